@@ -1,0 +1,52 @@
+"""kdsl: write GPU kernels in typed Python, get readable CUDA C++.
+
+This module is the public API.  The arithmetic type layer (SPEC section 2,
+``reference/arithmetic-types.md``) lives in :mod:`kdsl.transpile`.
+"""
+
+from kdsl.transpile.arith import PrecisionWarning, as_numeric
+from kdsl.transpile.errors import (
+    DSLError,
+    DSLSyntaxError,
+    DSLTypeError,
+    DSLValueError,
+    DSLZeroDivisionError,
+    DynamicValueError,
+    UnsupportedDtypeError,
+)
+from kdsl.transpile.types import (
+    BFloat16,
+    Boolean,
+    Float,
+    Float4E2M1FN,
+    Float6E2M3FN,
+    Float6E3M2FN,
+    Float8E4M3,
+    Float8E4M3B11FNUZ,
+    Float8E4M3FN,
+    Float8E4M3FNUZ,
+    Float8E5M2,
+    Float8E8M0FNU,
+    Float16,
+    Float32,
+    Float64,
+    Int4,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Int128,
+    Integer,
+    Numeric,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+    Uint128,
+    Vector,
+    vector_aliases,
+)
+
+__version__ = "0.1.0"
+
+globals().update(vector_aliases())  # Float32x4, BFloat16x8, Int32x4, ...

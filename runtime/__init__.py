@@ -1,0 +1,1 @@
+"""kdsl's runtime: compiling, dispatching and launching kernels."""

@@ -1,0 +1,1 @@
+"""kdsl's compiler: the arithmetic type layer, the IR and (later) the passes."""

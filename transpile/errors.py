@@ -1,0 +1,164 @@
+"""kdsl's user-facing errors: one catalog with stable codes, one format.
+
+Every error a user can see is a :class:`DSLError`.  Errors that Python code
+would expect to be a ``TypeError`` (or ``ZeroDivisionError`` …) also derive
+from that builtin, so ``except TypeError`` keeps working.
+
+An error is raised by name from :data:`CATALOG` through :func:`error`; the
+catalog fixes its code, its class and its message template, so that tests can
+assert the code and messages stay consistent.  When the error carries a
+:class:`~kdsl.transpile.source.Span` it renders like a compiler's::
+
+    path.py:12:9: error[E101]: bitwise operator '&' needs integer operands, got Float32
+        out[i] = x[i] & 1
+                 ^^^^^^^^
+    in instance vector_add__f32__256
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .source import Span
+
+
+class DSLError(Exception):
+    """Base of every error kdsl reports to a user."""
+
+    code = "E000"
+
+    def __init__(self, message: str, *, code: str | None = None, span=None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.span: Span | None = span
+        self.source_line: str | None = None
+        self.instance: str | None = None
+
+    def locate(self, span: Span, source_line: str | None = None) -> "DSLError":
+        """Attach a location unless a more precise one is already known."""
+        if self.span is None:
+            self.span = span
+            self.source_line = source_line
+        elif self.source_line is None and source_line is not None:
+            if self.span.line == span.line and self.span.path == span.path:
+                self.source_line = source_line
+        return self
+
+    def render(self) -> str:
+        head = f"error[{self.code}]: {self.message}"
+        if self.span is None:
+            lines = [head]
+        else:
+            lines = [f"{self.span}: {head}"]
+        if self.span is not None and self.source_line is not None:
+            lines.append(f"    {self.source_line}")
+            end = (
+                self.span.end_col
+                if self.span.end_line == self.span.line
+                else len(self.source_line) + 1
+            )
+            width = max(1, end - self.span.col)
+            lines.append("    " + " " * (self.span.col - 1) + "^" * width)
+        if self.instance is not None:
+            lines.append(f"in instance {self.instance}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class DSLTypeError(DSLError, TypeError):
+    """A type rule was broken (TypeError-compatible)."""
+
+
+class DSLValueError(DSLError, ValueError):
+    """A value is out of range or malformed (ValueError-compatible)."""
+
+
+class DSLZeroDivisionError(DSLError, ZeroDivisionError):
+    """Integer division by a compile-time zero."""
+
+
+class DSLSyntaxError(DSLError, SyntaxError):
+    """A construct outside kdsl's Python subset."""
+
+    def __str__(self) -> str:  # SyntaxError.__str__ would hide the render
+        return self.render()
+
+
+class DynamicValueError(DSLError, TypeError):
+    """A run-time value was used where a compile-time one is needed."""
+
+
+class UnsupportedDtypeError(DSLError, TypeError):
+    """A kernel was asked for a dtype outside its supported set."""
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    code: str
+    cls: type
+    template: str
+
+
+def _kinds(*rows: tuple[str, str, type, str]) -> dict[str, ErrorKind]:
+    table = {}
+    for name, code, cls, template in rows:
+        assert name not in table and all(k.code != code for k in table.values())
+        table[name] = ErrorKind(code, cls, template)
+    return table
+
+
+CATALOG: dict[str, ErrorKind] = _kinds(
+    # E1xx: the arithmetic type system
+    (
+        "bitwise-float",
+        "E101",
+        DSLTypeError,
+        "operator '{op}' needs integer operands, got {lhs} and {rhs}",
+    ),
+    (
+        "narrow-arithmetic",
+        "E102",
+        DSLTypeError,
+        "{type} is a storage type: convert with .to(Float32) before using '{op}'",
+    ),
+    (
+        "static-zero-division",
+        "E103",
+        DSLZeroDivisionError,
+        "integer {op} by zero ({lhs} {op} {rhs}) at compile time",
+    ),
+    ("dynamic-as-python", "E104", DynamicValueError, "{what}"),
+    (
+        "literal-range",
+        "E105",
+        DSLValueError,
+        "integer literal {value} does not fit Int64; write an explicit type, "
+        "e.g. Uint64({value})",
+    ),
+    ("not-numeric", "E106", DSLTypeError, "{what}"),
+    ("bitcast-width", "E107", DSLTypeError, "{what}"),
+    ("vector-type", "E108", DSLTypeError, "{what}"),
+    ("unknown-ir-type", "E109", DSLValueError, "no kdsl type is spelled {spelling!r}"),
+    (
+        "abstract-type",
+        "E110",
+        DSLTypeError,
+        "{type} is abstract; use a concrete type such as {example}",
+    ),
+    (
+        "unary-type",
+        "E111",
+        DSLTypeError,
+        "operator '{op}' is not defined for {type}",
+    ),
+)
+
+
+def error(name: str, *, span: Span | None = None, **fields) -> DSLError:
+    """Build the catalog error ``name`` with its message fields filled in."""
+    kind = CATALOG[name]
+    return kind.cls(kind.template.format(**fields), code=kind.code, span=span)
