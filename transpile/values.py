@@ -226,12 +226,20 @@ class _ANY_INT:
 
 
 def _to_narrow(value, src, dst) -> float:
-    """Encode into a narrow float; integers go through Float32 (Float64 when
-    wider than 32 bits) first, exactly as the generated code does."""
+    """Encode into a narrow float as CUDA's conversion from ``src`` does.
+
+    Integers go through Float32 (Float64 when wider than 32 bits) first,
+    exactly as the generated code does; narrow sources go through float.
+    """
+    source = _NARROW_SOURCE.get(getattr(src, "__name__", None), "float")
     if isinstance(value, int):
         wide = src is not None and src.width > 32
         value = int_to_float(value, types.Float64 if wide else types.Float32)
-    return narrow.decode(dst.__name__, narrow.encode(dst.__name__, value))
+        source = "double" if wide else "float"
+    return narrow.decode(dst.__name__, narrow.encode(dst.__name__, value, source))
+
+
+_NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"}
 
 
 # -- bit patterns ---------------------------------------------------------------
