@@ -1,6 +1,9 @@
 """kdsl: write GPU kernels in typed Python, get readable CUDA C++.
 
-This module is the public API.  The arithmetic type layer (SPEC section 2,
+This module is the public API.  Kernels are written with the names here
+(SPEC section 3); the built-ins ``kdsl.range``, ``kdsl.range_constexpr``,
+``kdsl.syncthreads``, ``kdsl.shared_array``, ``kdsl.atomic_add`` … are
+installed from ``kdsl.transpile.lang.BUILTINS``.  The arithmetic type layer (SPEC section 2,
 ``reference/arithmetic-types.md``) lives in :mod:`kdsl.transpile`.
 """
 
@@ -47,6 +50,27 @@ from kdsl.transpile.types import (
     vector_aliases,
 )
 
+from kdsl.transpile.lang import (
+    BUILTINS as _BUILTINS,
+    Array,
+    Bool,
+    Constexpr,
+    Dtype,
+    Int,
+    Num,
+    Pointer,
+    TypeVar,
+    block_dim,
+    block_idx,
+    func,
+    grid_dim,
+    thread_idx,
+)
+from kdsl.runtime.kernel import Kernel, KernelInstance, kernel
+from kdsl import math
+
 __version__ = "0.1.0"
+
+globals().update(_BUILTINS)  # range, range_constexpr, syncthreads, atomic_add, ...
 
 globals().update(vector_aliases())  # Float32x4, BFloat16x8, Int32x4, ...

@@ -48,11 +48,11 @@ def as_numeric(value, *, context: str | None = None):
         if Int64.min() <= value <= Int64.max():
             return Int64._static(value)
         raise error("literal-range", value=value)
-    if isinstance(value, (float, np.floating)):
-        kind = _NUMPY_SCALARS.get(np.dtype(type(value)))
-        if kind is not None:  # a numpy scalar keeps its own type
-            return kind._static(float(value))
-        return Float32._static(values.round_float(float(value), Float32))
+    if isinstance(value, np.generic) and value.dtype in _NUMPY_SCALARS:
+        # a numpy (or ml_dtypes) float scalar keeps its own type
+        return _NUMPY_SCALARS[value.dtype]._static(float(value))
+    if isinstance(value, float):
+        return Float32._static(values.round_float(value, Float32))
     where = f" in {context}" if context else ""
     raise error(
         "not-numeric",
@@ -61,7 +61,9 @@ def as_numeric(value, *, context: str | None = None):
 
 
 _NUMPY_SCALARS = {
-    t.np_dtype: t for t in BY_NAME.values() if t.np_dtype is not None and t.kind != "int"
+    t.np_dtype: t
+    for t in BY_NAME.values()
+    if t.np_dtype is not None and t.kind != "int"
 }
 _NUMPY_SCALARS.pop(np.dtype(np.bool_))
 
@@ -84,7 +86,8 @@ def convert(x, dtype, span=None):
         target = dtype if isinstance(dtype, VectorMeta) else vector_type(dtype, x.lanes)
         if target.lanes != x.lanes:
             raise error(
-                "vector-type", what=f"cannot convert {type(x).__name__} to {target.__name__}"
+                "vector-type",
+                what=f"cannot convert {type(x).__name__} to {target.__name__}",
             )
         if target is type(x):
             return x
@@ -106,7 +109,11 @@ def bitcast(x, dtype, span=None):
     """
     dtype = _check_type(dtype, ".bitcast()")
     width = x.width if isinstance(x, Vector) else type(x).width
-    if isinstance(x, Vector) and isinstance(dtype, NumericMeta) and dtype.width != width:
+    if (
+        isinstance(x, Vector)
+        and isinstance(dtype, NumericMeta)
+        and dtype.width != width
+    ):
         lanes, rest = divmod(width, dtype.width)
         if rest:
             raise error(
@@ -156,8 +163,12 @@ def init_vector(vec, args):
 def extract(vec, lane, span=None):
     """``vec[lane]`` for a compile-time lane index."""
     lane = as_numeric(lane)
-    if not (isinstance(lane, Numeric) and lane.is_static() and lane.dtype.kind == "int"):
-        raise error("vector-type", what="a vector lane index must be a compile-time integer")
+    if not (
+        isinstance(lane, Numeric) and lane.is_static() and lane.dtype.kind == "int"
+    ):
+        raise error(
+            "vector-type", what="a vector lane index must be a compile-time integer"
+        )
     index = int(lane)
     if not -vec.lanes <= index < vec.lanes:
         raise error(
@@ -194,6 +205,8 @@ def binary(op: str, lhs, rhs, span=None):
     _warn_literal(lhs, tb, op)
     _warn_literal(rhs, ta, op)
     operand_type, result_type = promotion.binary_types(op, ta, tb)
+    if op in ("//", "%") and operand_type.kind == "int":
+        _check_divisor(op, a, b, span)
     if isinstance(a, Vector) or isinstance(b, Vector):
         return _vector_binary(op, a, b, operand_type, result_type, span)
     a, b = convert(a, operand_type, span), convert(b, operand_type, span)
@@ -207,6 +220,13 @@ def binary(op: str, lhs, rhs, span=None):
         return result_type._static(result)
     node = ir.BinOp(result_type, op, a.ir_value(), b.ir_value(), span=span)
     return result_type._dynamic(node)
+
+
+def _check_divisor(op, a, b, span):
+    """Integer ``//`` or ``%`` by a compile-time zero is a compile error, also
+    when the dividend is only known at run time (C++ leaves it undefined)."""
+    if isinstance(b, Numeric) and b.is_static() and b._value == 0:
+        raise error("static-zero-division", op=op, lhs=repr(a), rhs=repr(b), span=span)
 
 
 def _vector_binary(op, a, b, operand_type, result_type, span):
@@ -267,5 +287,3 @@ def select(cond, true_value, false_value, span=None):
     return t._dynamic(
         ir.Select(t, cond.ir_value(), a.ir_value(), b.ir_value(), span=span)
     )
-
-

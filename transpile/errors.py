@@ -162,3 +162,50 @@ def error(name: str, *, span: Span | None = None, **fields) -> DSLError:
     """Build the catalog error ``name`` with its message fields filled in."""
     kind = CATALOG[name]
     return kind.cls(kind.template.format(**fields), code=kind.code, span=span)
+
+
+CATALOG.update(
+    _kinds(
+        # E2xx: the Python subset
+        (
+            "unsupported-syntax",
+            "E202",
+            DSLSyntaxError,
+            "{what} is not supported in kdsl kernels",
+        ),
+        ("bad-call", "E203", DSLTypeError, "{what}"),
+        ("bad-loop", "E204", DSLSyntaxError, "{what}"),
+        ("bad-target", "E205", DSLSyntaxError, "{what}"),
+        (
+            "recursion",
+            "E206",
+            DSLError,
+            "device function '{name}' calls itself; recursion is not supported",
+        ),
+        # E3xx: names and variables
+        ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
+        (
+            "retyped-variable",
+            "E302",
+            DSLTypeError,
+            "variable '{name}' is {old} (line {line}) and cannot be assigned a {new}; a variable keeps one type for its life",
+        ),
+        ("bad-assignment", "E303", DSLTypeError, "{what}"),
+        (
+            "needs-static",
+            "E304",
+            DynamicValueError,
+            "{what} must be known at compile time",
+        ),
+        (
+            "store-type",
+            "E305",
+            DSLTypeError,
+            "cannot store a {value} into {target} of {elem}: convert with .to({elem})",
+        ),
+        ("bad-index", "E306", DSLTypeError, "{what}"),
+        ("bad-attribute", "E307", DSLError, "{what}"),
+        ("return-type", "E308", DSLTypeError, "{what}"),
+        ("internal", "E999", DSLError, "internal compiler error: {what}"),
+    )
+)

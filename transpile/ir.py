@@ -104,3 +104,153 @@ class Call(Expr):
 
     func: str
     args: tuple[Expr, ...]
+
+
+# -- memory ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PointerType:
+    """A device pointer to ``elem`` (a scalar or vector type)."""
+
+    elem: Any
+    const: bool = False
+    space: str = "global"  # "global", "shared" or "local"
+
+
+@dataclass(frozen=True)
+class Special(Expr):
+    """A CUDA built-in read as a kdsl value: ``threadIdx.x``, the lane id …"""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    """``base[i0][i1]…``: an element of a pointer or a fixed-shape array."""
+
+    base: Expr
+    indices: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class VecView(Expr):
+    """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
+
+    pointer: Expr
+
+
+@dataclass(frozen=True)
+class Logical(Expr):
+    """``lhs && rhs`` / ``lhs || rhs`` on Booleans, short-circuiting."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+
+# -- statements -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stmt:
+    span: Span | None = field(default=None, kw_only=True, compare=False)
+
+
+@dataclass(frozen=True)
+class Comment(Stmt):
+    """The Python source a group of statements came from."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Declare(Stmt):
+    """``T name = init;`` (``init`` None: declared, assigned later)."""
+
+    name: str
+    type: Any
+    init: Expr | None
+
+
+@dataclass(frozen=True)
+class ArrayDecl(Stmt):
+    """A fixed-shape ``__shared__`` or local array."""
+
+    name: str
+    elem: Any
+    shape: tuple[int, ...]
+    space: str
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    base: Expr
+    indices: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    """``for (T var = start; var < stop; var += step)``; step is static."""
+
+    var: str
+    type: Any
+    start: Expr
+    stop: Expr
+    step: int
+    body: tuple[Stmt, ...]
+    unroll: int | None = None
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+# -- functions ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Any  # a scalar type or a PointerType
+
+
+@dataclass(frozen=True)
+class Function:
+    """A kernel (``ret`` None, ``is_kernel``) or a device function."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    ret: Any = None
+    is_kernel: bool = True

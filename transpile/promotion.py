@@ -81,5 +81,3 @@ def unary_type(op: str, t):
     if op == "~" and t.kind == "float":
         raise error("unary-type", op=op, type=t.__name__)
     return t
-
-

@@ -394,7 +394,9 @@ class VectorMeta(type):
 
     def __getitem__(cls, key):
         if not (isinstance(key, tuple) and len(key) == 2):
-            raise error("vector-type", what="write Vector[dtype, N], e.g. Vector[Float32, 4]")
+            raise error(
+                "vector-type", what="write Vector[dtype, N], e.g. Vector[Float32, 4]"
+            )
         return vector_type(*key)
 
 
@@ -463,7 +465,8 @@ def vector_type(dtype, lanes: int):
     """The vector type of ``lanes`` elements of ``dtype`` (cached)."""
     if not (isinstance(dtype, NumericMeta) and not dtype.abstract):
         raise error(
-            "vector-type", what=f"a vector element must be a concrete scalar type, got {dtype!r}"
+            "vector-type",
+            what=f"a vector element must be a concrete scalar type, got {dtype!r}",
         )
     if lanes not in VECTOR_LANES or dtype.width * lanes > MAX_VECTOR_BITS:
         raise error(
@@ -517,4 +520,8 @@ def is_scalar_type(t) -> bool:
     return isinstance(t, NumericMeta) and not t.abstract
 
 
-from . import arith, ir, values  # noqa: E402  (operators live in arith, built on these types)
+from . import (
+    arith,
+    ir,
+    values,
+)  # noqa: E402  (operators live in arith, built on these types)

@@ -86,7 +86,10 @@ def round_float(x: float, t) -> float:
         return x
     _, e = math.frexp(x)  # x = m * 2**e with 0.5 <= |m| < 1
     quantum = max(e - 1, t.min_exponent) - t.mantissa
-    rounded = math.ldexp(round(math.ldexp(x, -quantum)), quantum)
+    try:
+        rounded = math.ldexp(round(math.ldexp(x, -quantum)), quantum)
+    except OverflowError:  # rounded up to 2**1024: beyond float64 too
+        return math.copysign(math.inf, x)
     if abs(rounded) > _finite_limit(t):
         return math.copysign(math.inf, x)
     return rounded if rounded != 0.0 else math.copysign(0.0, x)
@@ -128,8 +131,9 @@ def _float_binary(op: str, a: float, b: float, t):
             r = np.floor_divide(x, y)
         elif op == "%":
             r = np.remainder(x, y)
-        else:
-            r = np.power(x, y)
+        else:  # C's pow: numpy's 0-d power takes sqrt for y == 0.5, which
+            # differs from pow at -0.0 and -inf; a one-element array does not
+            r = np.power(np.array([x]), np.array([y]))[0]
     return round_float(float(r), t)
 
 

@@ -1,0 +1,18 @@
+"""saxpy: y = a * x + y for every float dtype (half types compute in their own type)."""
+
+import kdsl
+from kdsl import Constexpr, Int32, Pointer, block_dim, block_idx, grid_dim, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def saxpy(a: D, x: Pointer[D], y: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 256):
+    # A grid-stride loop: any grid size covers all n elements.
+    start = block_idx.x * BLOCK + thread_idx.x
+    for i in range(start, n, BLOCK * 1024):
+        y[i] = a * x[i] + y[i]
+
+
+if __name__ == "__main__":
+    print(saxpy.dispatch(kdsl.Float16).source)

@@ -1,0 +1,428 @@
+"""Differential cases: the generated C++ of every scalar operation against
+``kdsl.transpile.values`` folding, bit for bit.
+
+A *case* is one operation on one type: a binary operator (``+ - * / // % **
+& | ^ << >>`` and the comparisons), a unary operator (``-``, ``~``, ``abs``),
+a ``.to()`` between two scalar types or a ``.bitcast()``.  Its *operands* are
+the type's edge values (``edge_values``: min, max, -1, 0, 1, neighbours of
+powers of two, NaN, +-inf, +-0.0, subnormals, rounding midpoints) in every
+pairing, plus a few seeded random values.
+
+``build_differential_source(cases)`` returns one CUDA C++ translation unit
+(the kdsl prelude plus one kernel per case, spelled by
+``kdsl.transpile.cexpr``).  Kernel ``case_<k>`` reads operand bit patterns
+from ``uint64_t`` arrays (two words per operand, low word first, so 128-bit
+values fit), applies the operation and writes the result's bit pattern::
+
+    case_<k>(const uint64_t* a, const uint64_t* b, uint64_t* out, long long n)
+
+``run(cases)`` compiles it through NVRTC (the options of
+``cexpr.nvrtc_options``), launches every kernel with CuPy and returns the
+mismatches against ``values``: floats compare by bits with any NaN equal to
+any NaN, integers by their full 64-bit (128-bit) pattern, which also checks
+that Int4 values stay sign-extended in their int8_t.  Float ``**`` is not
+bit-exact (the GPU's powf is not the host's): those cases (``exact=False``)
+allow 2 ulp.
+
+Run on a machine with a GPU::
+
+    python tests/gpu/semantics_cases.py          # prints a summary and mismatches
+
+Integer ``//`` and ``%`` by a run-time zero have no folded value (a static
+zero divisor is a compile error); the generated code defines ``x // 0 == 0``
+and ``x % 0 == x`` (``runtime_zero_division``), and the cases check that too.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from kdsl.transpile import cexpr, values
+from kdsl.transpile.promotion import COMPARISON
+from kdsl.transpile.types import (
+    FLOAT_TYPES,
+    INTEGER_TYPES,
+    NARROW_FLOAT_TYPES,
+    SCALAR_TYPES,
+    UNSIGNED_TYPES,
+    Boolean,
+    Int4,
+)
+
+INT_TYPES = INTEGER_TYPES + UNSIGNED_TYPES
+INT_BINARY = ("+", "-", "*", "//", "%", "**", "&", "|", "^", "<<", ">>") + COMPARISON
+FLOAT_BINARY = ("+", "-", "*", "/", "//", "%", "**") + COMPARISON
+BOOL_BINARY = ("&", "|", "^", "<<", ">>") + COMPARISON
+NVRTC_BASE_OPTIONS = ("-arch=sm_90", "-std=c++17", "--fmad=false")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One operation: ``kind`` is binary, unary, convert, bitcast or chain
+    (``a * b + a`` in one float type: catches contraction into an fma)."""
+
+    kind: str
+    op: str
+    src: type  # the operand type
+    dst: type  # the result type
+
+    @property
+    def exact(self) -> bool:
+        return not (self.op == "**" and self.src.kind == "float")
+
+    @property
+    def arity(self) -> int:
+        return 2 if self.kind in ("binary", "chain") else 1
+
+    def __str__(self) -> str:
+        if self.kind == "binary":
+            return f"{self.src.__name__} {self.op} {self.src.__name__}"
+        if self.kind == "chain":
+            return f"{self.src.__name__} a * b + a"
+        if self.kind == "unary":
+            return f"{self.op} {self.src.__name__}"
+        return f"{self.src.__name__}.{self.op}({self.dst.__name__})"
+
+
+def all_cases() -> list[Case]:
+    """Every operator on every type it applies to, every ``.to()`` pair and
+    every equal-width ``.bitcast()`` pair."""
+    cases = []
+    for t in INT_TYPES + FLOAT_TYPES + (Boolean,):
+        ops = INT_BINARY if t.kind == "int" else FLOAT_BINARY
+        ops = BOOL_BINARY if t is Boolean else ops
+        for op in ops:
+            cases.append(Case("binary", op, t, Boolean if op in COMPARISON else t))
+    for t in FLOAT_TYPES:
+        cases.append(Case("chain", "*+", t, t))
+    for t in INT_TYPES + FLOAT_TYPES + (Boolean,):
+        ops = (
+            ("~",)
+            if t is Boolean
+            else ("-", "abs") + (("~",) if t.kind == "int" else ())
+        )
+        cases.extend(Case("unary", op, t, t) for op in ops)
+    for src in SCALAR_TYPES:
+        for dst in SCALAR_TYPES:
+            if src is not dst:
+                cases.append(Case("convert", "to", src, dst))
+    for src in SCALAR_TYPES:
+        for dst in SCALAR_TYPES:
+            if src is not dst and src.width == dst.width and Boolean not in (src, dst):
+                cases.append(Case("bitcast", "bitcast", src, dst))
+    return cases
+
+
+# -- operand values --------------------------------------------------------------
+def _int_edges(t) -> list[int]:
+    lo, hi = t.min(), t.max()
+    picks = {lo, lo + 1, hi - 1, hi, -2, -1, 0, 1, 2, 3, 5, 7}
+    for k in sorted({2, 3, 4, 7, 8, 11, 12, 15, 16, 24, 31, 32, 53, 63, 64, 100, 127}):
+        for base in (1 << k, -(1 << k)):
+            picks.update({base - 1, base, base + 1})
+    # float rounding: ties to even and just above, for half, bfloat16, float
+    # and double, and a sticky bit far below (Int128 -> double)
+    for p in (8, 11, 24, 53):
+        for k in (p + 1, p + 3, 64, 100):
+            tie = (1 << k) + (1 << (k - p))
+            picks.update({tie, tie + 1, tie + (1 << (k - p + 1)), -tie})
+    picks.update({65504, 65519, 65520, 2**128 - 2**103, 2**128 - 2**104})
+    return sorted(v for v in picks if lo <= v <= hi)
+
+
+def _float_edges(t) -> list[float]:
+    limit = values._finite_limit(t)
+    tiny = math.ldexp(1.0, t.min_exponent)  # smallest normal
+    sub = math.ldexp(1.0, t.min_exponent - t.mantissa)  # smallest subnormal
+    picks = [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, 2.5, 0.1, 1 / 3, 7.0, 100.0, 255.5]
+    picks += [limit, tiny, sub, tiny - sub, 2 * sub, 1 + math.ldexp(1, -t.mantissa)]
+    picks += [math.inf, math.nan]
+    for k in (7, 8, 15, 16, 31, 32, 63, 64, 127):  # integer conversion bounds
+        picks += [
+            2.0**k,
+            2.0**k + 2.0 ** (k - t.mantissa),
+            2.0**k - 2.0 ** (k - t.mantissa - 1),
+        ]
+    for p in (2, 3, 4, 8, 11, 24):  # midpoints of narrower types near 1
+        picks += [1 + 2.0**-p, 1 + 3 * 2.0 ** -(p + 1), 1 + 2.0**-p + 2.0**-40]
+    picks += [65504.0, 65520.0, 57344.0, 61440.0, 448.0, 464.0, 240.0, 248.0, 6.0, 7.5]
+    out, seen = [], set()
+    for v in picks + [-v for v in picks]:
+        with np.errstate(all="ignore"):
+            r = values.round_float(v, t) if math.isfinite(v) else v
+        key = values.to_bits(r, t)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def edge_values(t) -> list:
+    """Edge values of scalar type ``t`` (Python values, as ``values`` holds
+    them): min, max, -1, 0, 1, neighbours of powers of two, rounding ties,
+    NaN, +-inf, +-0.0 and subnormals where the type has them."""
+    if t is Boolean:
+        return [False, True]
+    if t.kind == "int":
+        return _int_edges(t)
+    if t.kind == "narrow":
+        n = 1 << t.width  # every bit pattern, each value once
+        decoded = [values.from_bits(bits, t) for bits in range(n)]
+        out, seen = [], set()
+        for v in decoded:
+            key = "nan" if math.isnan(v) else (v, math.copysign(1, v))
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+        return out
+    return _float_edges(t)
+
+
+def _random_values(t, count: int, rng: random.Random) -> list:
+    if t.kind == "int":
+        return [rng.randint(t.min(), t.max()) for _ in range(count)]
+    if t.kind == "float":
+        out = []
+        for _ in range(count):
+            x = rng.uniform(1, 2) * 2.0 ** rng.randint(-20, 20) * rng.choice((1, -1))
+            out.append(values.round_float(x, t))
+        return out
+    return []
+
+
+def _shift_counts(t) -> list[int]:
+    w = t.width
+    return [
+        c
+        for c in (-1, 0, 1, 2, w // 2, w - 1, w, w + 1, t.min(), t.max())
+        if t.min() <= c <= t.max()
+    ]
+
+
+def _exponents(t) -> list[int]:
+    return [
+        e
+        for e in (-3, -2, -1, 0, 1, 2, 3, 5, t.width - 1, t.width, t.max())
+        if t.min() <= e <= t.max()
+    ]
+
+
+def operands(case: Case) -> list[tuple]:
+    """The operand tuples a case is tested on."""
+    rng = random.Random(f"{case}")
+    pool = edge_values(case.src) + _random_values(case.src, 8, rng)
+    if case.arity == 1:
+        return [(x,) for x in pool]
+    if case.src.kind == "int" and case.op in ("<<", ">>"):
+        return [(x, c) for x in pool for c in _shift_counts(case.src)]
+    if case.src.kind == "int" and case.op == "**":
+        return [(x, e) for x in pool for e in _exponents(case.src)]
+    pairs = [(x, y) for x in pool for y in pool]
+    if case.kind == "chain":
+        pairs += [tuple(_random_values(case.src, 2, rng)) for _ in range(2000)]
+    return pairs
+
+
+def runtime_zero_division(op: str, a: int) -> int:
+    """The generated code's integer ``a // 0`` and ``a % 0`` (no trap)."""
+    return 0 if op == "//" else a
+
+
+def expected(case: Case, args: tuple):
+    """What ``values`` folds for the case on these operands."""
+    if case.kind == "binary":
+        try:
+            return values.binary(case.op, args[0], args[1], case.src)
+        except ZeroDivisionError:
+            return runtime_zero_division(case.op, args[0])
+    if case.kind == "chain":
+        product = values.binary("*", args[0], args[1], case.src)
+        return values.binary("+", product, args[0], case.src)
+    if case.kind == "unary":
+        return values.unary(case.op, args[0], case.src)
+    if case.kind == "convert":
+        return values.convert(args[0], case.src, case.dst)
+    return values.from_bits(values.to_bits(args[0], case.src), case.dst)
+
+
+# -- C++ -------------------------------------------------------------------------
+def _load(t, words: str, i: str) -> str:
+    """C++ for the value of type ``t`` whose bits are ``words[2*i], words[2*i+1]``."""
+    lo, hi = f"{words}[2 * {i}]", f"{words}[2 * {i} + 1]"
+    if t is Boolean:
+        return f"({lo} != 0)"
+    if t is Int4:
+        return f"kdsl::i4({lo})"
+    if t.kind == "int" and t.width == 128:
+        return f"kdsl::{'int128' if t.signed else 'uint128'}({hi}, {lo})"
+    if t.kind == "int":
+        return f"{t.c_name}({lo})"
+    spelled = {
+        "float": f"__uint_as_float(uint32_t({lo}))",
+        "double": f"kdsl::bitcast<double>({lo})",
+        "__half": f"__ushort_as_half(uint16_t({lo}))",
+        "__nv_bfloat16": f"__ushort_as_bfloat16(uint16_t({lo}))",
+        "uint8_t": f"uint8_t({lo})",
+    }
+    return spelled.get(t.c_name, f"kdsl::bitcast<{t.c_name}>(uint8_t({lo}))")
+
+
+def _store(t, r: str) -> tuple[str, str]:
+    """C++ for the (low, high) words of the bits of ``r``, of type ``t``."""
+    if t.kind in ("int", "bool"):
+        if t.width == 128:
+            return f"uint64_t({r})", f"uint64_t((unsigned __int128){r} >> 64)"
+        return f"uint64_t({r})", "0"
+    spelled = {
+        "float": f"__float_as_uint({r})",
+        "double": f"kdsl::bitcast<uint64_t>({r})",
+        "__half": f"__half_as_ushort({r})",
+        "__nv_bfloat16": f"__bfloat16_as_ushort({r})",
+        "uint8_t": r,
+    }
+    return spelled.get(t.c_name, f"kdsl::bitcast<uint8_t>({r})"), "0"
+
+
+def spell(case: Case, a: str = "a", b: str = "b") -> str:
+    """The C++ expression ``cexpr`` spells for the case."""
+    if case.kind == "binary":
+        return cexpr.binary(case.op, case.src, case.dst, a, b)
+    if case.kind == "chain":
+        product = cexpr.binary("*", case.src, case.src, a, b)
+        return cexpr.binary("+", case.src, case.src, product, a)
+    if case.kind == "unary":
+        return cexpr.unary(case.op, case.src, a)
+    if case.kind == "convert":
+        return cexpr.convert(case.src, case.dst, a)
+    return cexpr.bitcast(case.src, case.dst, a)
+
+
+def case_types(cases) -> set:
+    return {t for c in cases for t in (c.src, c.dst)}
+
+
+def build_differential_source(cases) -> str:
+    """One CUDA C++ translation unit with kernel ``case_<k>`` for ``cases[k]``."""
+    parts = [
+        "// kdsl differential semantics kernels (tests/gpu/semantics_cases.py)",
+        cexpr.prelude(case_types(cases)),
+    ]
+    for k, case in enumerate(cases):
+        load_b = (
+            f"\n    {case.src.c_name} b = {_load(case.src, 'bs', 'i')};"
+            if case.arity == 2
+            else ""
+        )
+        lo, hi = _store(case.dst, "r")
+        parts.append(
+            f"// {case}\n"
+            f'extern "C" __global__ void case_{k}(const uint64_t* as, const uint64_t* bs, '
+            "uint64_t* out, long long n)\n"
+            "{\n"
+            "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+            "    if (i >= n) {\n        return;\n    }\n"
+            f"    {case.src.c_name} a = {_load(case.src, 'as', 'i')};{load_b}\n"
+            f"    {case.dst.c_name} r = {spell(case)};\n"
+            f"    out[2 * i] = {lo};\n"
+            f"    out[2 * i + 1] = {hi};\n"
+            "}\n"
+        )
+    return "\n".join(parts)
+
+
+def nvrtc_options(cases, include_dir: str | None = None) -> list[str]:
+    options = list(NVRTC_BASE_OPTIONS) + cexpr.nvrtc_options(case_types(cases))
+    return options + ([f"-I{include_dir}"] if include_dir else [])
+
+
+# -- comparison ------------------------------------------------------------------
+def _words(value, t) -> tuple[int, int]:
+    bits = values.to_bits(value, t)
+    return bits & (2**64 - 1), bits >> 64
+
+
+def _ulp(value: float, t) -> float:
+    if value == 0 or not math.isfinite(value):
+        return math.ldexp(1.0, t.min_exponent - t.mantissa)
+    _, e = math.frexp(value)
+    return math.ldexp(1.0, max(e - 1, t.min_exponent) - t.mantissa)
+
+
+def matches(case: Case, want, lo: int, hi: int) -> bool:
+    """Whether the GPU's result words ``(lo, hi)`` are the folded ``want``."""
+    t = case.dst
+    if t.kind in ("int", "bool"):
+        got = lo | (hi << 64)
+        mask = 2**128 - 1 if t.width == 128 else 2**64 - 1
+        return got == (int(want) & mask)
+    got = values.from_bits(lo & ((1 << t.width) - 1), t) if lo >> t.width == 0 else None
+    if got is None:  # stray bits above the type's width
+        return False
+    if math.isnan(want) or math.isnan(got):
+        return math.isnan(want) and math.isnan(got)
+    if t.kind == "narrow":  # (narrow values keep no NaN payload or inf bits)
+        return got == want and math.copysign(1, got) == math.copysign(1, want)
+    if not case.exact:
+        return got == want or abs(got - want) <= 2 * _ulp(want, t)
+    return lo == values.to_bits(want, t)
+
+
+def run(cases=None, include_dir: str | None = None, block: int = 256):
+    """Compile and run ``cases`` (default: all) on the GPU; return the
+    mismatches as ``(case, operands, want, (lo, hi))`` tuples."""
+    import cupy as cp
+    from cupy.cuda import nvrtc
+
+    cases = all_cases() if cases is None else list(cases)
+    source = build_differential_source(cases)
+    program = nvrtc.createProgram(source, "kdsl_semantics.cu", [], [])
+    try:
+        nvrtc.compileProgram(program, nvrtc_options(cases, include_dir))
+    except Exception:
+        print(nvrtc.getProgramLog(program), file=sys.stderr)
+        raise
+    module = cp.cuda.Module()
+    module.load(nvrtc.getCUBIN(program))
+    mismatches = []
+    for k, case in enumerate(cases):
+        tuples = operands(case)
+        words = np.zeros((case.arity, len(tuples), 2), np.uint64)
+        for j, args in enumerate(tuples):
+            for m, x in enumerate(args):
+                words[m, j] = _words(x, case.src)
+        a = cp.asarray(words[0].ravel())
+        b = cp.asarray(words[-1].ravel())
+        out = cp.zeros(2 * len(tuples), cp.uint64)
+        n = len(tuples)
+        kernel = module.get_function(f"case_{k}")
+        kernel(((n + block - 1) // block,), (block,), (a, b, out, np.int64(n)))
+        result = out.get().reshape(-1, 2)
+        for args, (lo, hi) in zip(tuples, result):
+            want = expected(case, args)
+            if not matches(case, want, int(lo), int(hi)):
+                mismatches.append((case, args, want, (int(lo), int(hi))))
+    return mismatches
+
+
+def main() -> int:
+    cases = all_cases()
+    mismatches = run(cases)
+    by_case: dict = {}
+    for case, args, want, got in mismatches:
+        by_case.setdefault(str(case), []).append((args, want, got))
+    total = sum(len(operands(c)) for c in cases)
+    print(f"{len(cases)} cases, {total} operand tuples, {len(mismatches)} mismatches")
+    for name, rows in by_case.items():
+        print(f"{name}: {len(rows)} mismatches, e.g.")
+        for args, want, got in rows[:4]:
+            print(f"    {args!r}: want {want!r}, got words {got[0]:#x} {got[1]:#x}")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""Emission: typed IR to readable CUDA C++ lines.
+
+Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
+this module renders statements, vectors, memory and calls, indenting on
+``{`` / ``}`` and parenthesising every compound expression.
+"""
+
+from __future__ import annotations
+
+from . import cexpr, ir, mathfns
+from .types import Float32, NumericMeta, VectorMeta
+
+_SHUFFLES = {
+    "shfl_down": "__shfl_down_sync",
+    "shfl_xor": "__shfl_xor_sync",
+    "shfl_idx": "__shfl_sync",
+}
+_ATOMICS = {
+    "atomic_add": "atomicAdd",
+    "atomic_max": "atomicMax",
+    "atomic_min": "atomicMin",
+    "atomic_exch": "atomicExch",
+    "atomic_cas": "atomicCAS",
+    "atomic_and_": "atomicAnd",
+    "atomic_or_": "atomicOr",
+    "atomic_xor": "atomicXor",
+}
+
+
+def ctype(t) -> str:
+    """The C++ spelling of a kdsl type."""
+    if isinstance(t, VectorMeta):
+        return f"kdsl::vec<{ctype(t.dtype)}, {t.lanes}>"
+    if isinstance(t, ir.PointerType):
+        const = "const " if t.const else ""
+        return f"{const}{ctype(t.elem)}*"
+    return t.c_name
+
+
+class Emitter:
+    def __init__(self, line_directives: bool = False):
+        self.lines: list[str] = []
+        self.depth = 0
+        self.line_directives = line_directives
+        self.types: set = set()  # scalar types the code uses (for headers)
+        self.readonly: set = frozenset()  # pointer parameters never stored to
+
+    def line(self, text: str):
+        if text.startswith("}"):
+            self.depth -= 1
+        self.lines.append("    " * self.depth + text if text else "")
+        if text.endswith("{"):
+            self.depth += 1
+
+    # -- functions ------------------------------------------------------------------
+    def function(self, f: ir.Function, readonly: set = frozenset()):
+        self.readonly = readonly
+        params = []
+        for p in f.params:
+            t = p.type
+            if isinstance(t, ir.PointerType) and p.name in readonly:
+                t = ir.PointerType(t.elem, const=True)
+            self.use(t)
+            params.append(f"{ctype(t)} {p.name}")
+        if f.is_kernel:
+            head = f'extern "C" __global__ void {f.name}('
+        else:
+            ret = ctype(f.ret) if f.ret is not None else "void"
+            head = f"static __device__ {ret} {f.name}("
+        if len(head) + sum(len(p) + 2 for p in params) <= 88:
+            self.line(head + ", ".join(params) + ") {")
+        else:
+            self.line(head)
+            self.depth += 2
+            for i, p in enumerate(params):
+                self.line(p + ("," if i + 1 < len(params) else ") {"))
+            self.depth -= 2
+        self.block(f.body)
+        self.line("}")
+
+    def block(self, stmts):
+        for s in stmts:
+            getattr(self, f"_s_{type(s).__name__}")(s)
+
+    # -- statements ---------------------------------------------------------------------
+    def _s_Comment(self, s):
+        if self.line_directives and s.span is not None:
+            self.lines.append(f'#line {s.span.line} "{_basename(s.span.path)}"')
+        self.line(f"// {s.text}")
+
+    def _s_Declare(self, s):
+        if isinstance(s.init, ir.VecView):
+            s = ir.Declare(s.name, self._view_type(s.init), s.init)
+        self.use(s.type)
+        if s.init is None:
+            self.line(f"{ctype(s.type)} {s.name};")
+        else:
+            self.line(f"{ctype(s.type)} {s.name} = {self.expr(s.init)};")
+
+    def _s_ArrayDecl(self, s):
+        self.use(s.elem)
+        dims = "".join(f"[{d}]" for d in s.shape)
+        prefix = "__shared__ " if s.space == "shared" else ""
+        self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
+
+    def _s_Assign(self, s):
+        self.line(f"{s.name} = {self.expr(s.value)};")
+
+    def _s_Store(self, s):
+        self.line(f"{self._element(s.base, s.indices)} = {self.expr(s.value)};")
+
+    def _s_ExprStmt(self, s):
+        self.line(f"{self.expr(s.expr)};")
+
+    def _s_If(self, s):
+        self.line(f"if ({_bare(self.expr(s.cond))}) {{")
+        self.block(s.then)
+        if s.orelse:
+            self.line("} else {")
+            self.block(s.orelse)
+        self.line("}")
+
+    def _s_For(self, s):
+        self.use(s.type)
+        if s.unroll is not None:
+            self.lines.append("    " * self.depth + f"#pragma unroll {s.unroll}")
+        cmp = "<" if s.step > 0 else ">"
+        step = f"{s.var} += {s.step}" if s.step > 0 else f"{s.var} -= {-s.step}"
+        if s.step == 1:
+            step = f"++{s.var}"
+        start, stop = self.expr(s.start), self.expr(s.stop)
+        self.line(
+            f"for ({ctype(s.type)} {s.var} = {start}; {s.var} {cmp} {stop}; {step}) {{"
+        )
+        self.block(s.body)
+        self.line("}")
+
+    def _s_While(self, s):
+        cond = "true" if isinstance(s.cond, ir.Const) else _bare(self.expr(s.cond))
+        self.line(f"while ({cond}) {{")
+        self.block(s.body)
+        self.line("}")
+
+    def _s_Break(self, s):
+        self.line("break;")
+
+    def _s_Continue(self, s):
+        self.line("continue;")
+
+    def _s_Return(self, s):
+        self.line(
+            "return;" if s.value is None else f"return {_bare(self.expr(s.value))};"
+        )
+
+    # -- expressions ---------------------------------------------------------------------
+    def use(self, t):
+        if isinstance(t, ir.PointerType):
+            t = t.elem
+        if isinstance(t, VectorMeta):
+            self.types.add("vector")
+            t = t.dtype
+        if isinstance(t, NumericMeta):
+            self.types.add(t)
+
+    def expr(self, e) -> str:
+        self.use(e.type)
+        return getattr(self, f"_e_{type(e).__name__}")(e)
+
+    def _e_Const(self, e):
+        return cexpr.literal(e.type, e.value)
+
+    def _e_Var(self, e):
+        return e.name
+
+    def _e_Special(self, e):
+        return f"(int32_t){e.name}"
+
+    def _e_BinOp(self, e):
+        a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if isinstance(e.type, VectorMeta):
+            t = e.lhs.type.dtype
+            body = cexpr.binary(e.op, t, e.type.dtype, "a", "b")
+            return f"kdsl::vmap([](const {ctype(t)} a, const {ctype(t)} b) {{ return {body}; }}, {a}, {b})"
+        return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+
+    def _e_UnaryOp(self, e):
+        a = self.expr(e.operand)
+        if isinstance(e.type, VectorMeta):
+            t = e.type.dtype
+            body = cexpr.unary(e.op, t, "a")
+            return f"kdsl::vmap([](const {ctype(t)} a) {{ return {body}; }}, {a})"
+        return cexpr.unary(e.op, e.type, a)
+
+    def _e_Convert(self, e):
+        a = self.expr(e.operand)
+        if isinstance(e.type, VectorMeta):
+            src, dst = e.operand.type.dtype, e.type.dtype
+            body = cexpr.convert(src, dst, "a")
+            return f"kdsl::vmap([](const {ctype(src)} a) {{ return {body}; }}, {a})"
+        return cexpr.convert(e.operand.type, e.type, a)
+
+    def _e_Bitcast(self, e):
+        a = self.expr(e.operand)
+        if isinstance(e.type, VectorMeta) or isinstance(e.operand.type, VectorMeta):
+            return f"kdsl::bitcast<{ctype(e.type)}>({a})"
+        return cexpr.bitcast(e.operand.type, e.type, a)
+
+    def _e_Select(self, e):
+        return f"({_bare(self.expr(e.cond))} ? {self.expr(e.if_true)} : {self.expr(e.if_false)})"
+
+    def _e_Logical(self, e):
+        return f"({self.expr(e.lhs)} {e.op} {self.expr(e.rhs)})"
+
+    def _e_Broadcast(self, e):
+        t = e.type
+        return (
+            f"kdsl::splat<{ctype(t.dtype)}, {t.lanes}>({_bare(self.expr(e.operand))})"
+        )
+
+    def _e_MakeVector(self, e):
+        lanes = ", ".join(_bare(self.expr(x)) for x in e.lanes)
+        return f"{ctype(e.type)}{{{{{lanes}}}}}"
+
+    def _e_Extract(self, e):
+        return f"{self.expr(e.vector)}.v[{e.lane}]"
+
+    def _e_Load(self, e):
+        return self._element(e.base, e.indices)
+
+    def _element(self, base, indices):
+        idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
+        return f"{self.expr(base)}{idx}"
+
+    def _view_type(self, e: ir.VecView) -> ir.PointerType:
+        const = isinstance(e.pointer, ir.Var) and e.pointer.name in self.readonly
+        return ir.PointerType(e.type.elem, const=const)
+
+    def _e_VecView(self, e):
+        return f"reinterpret_cast<{ctype(self._view_type(e))}>({self.expr(e.pointer)})"
+
+    def _e_Call(self, e):
+        args = [_bare(self.expr(a)) for a in e.args]
+        f = e.func
+        if f == "syncthreads":
+            return "__syncthreads()"
+        if f == "lane_id":
+            return "kdsl::lane_id()"
+        if f in _SHUFFLES:
+            return f"{_SHUFFLES[f]}(0xffffffffu, {', '.join(args)})"
+        if f in _ATOMICS:
+            slot = self._element(e.args[0].base, e.args[0].indices)
+            return f"{_ATOMICS[f]}(&{slot}, {', '.join(args[1:])})"
+        if f in ("min", "max"):
+            return f"kdsl::{f}({args[0]}, {args[1]})"
+        if f.startswith("math."):
+            name = f[5:]
+            if e.type.width in (32, 64):
+                return f"{mathfns.c_name(name, e.type.width)}({', '.join(args)})"
+            # Float16/BFloat16: compute in float, round once to the type.
+            wide = [cexpr.convert(e.type, Float32, a) for a in args]
+            call = f"{mathfns.c_name(name, 32)}({', '.join(wide)})"
+            return cexpr.convert(Float32, e.type, call)
+        return f"{f}({', '.join(args)})"
+
+
+def _bare(text: str) -> str:
+    """Drop one pair of outer parentheses where the context delimits already."""
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text
+        return text[1:-1]
+    return text
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -1,0 +1,193 @@
+"""Calls of kdsl built-ins inside kernels: one handler per built-in, by name.
+
+Each handler takes the lowerer, the evaluated arguments and the call node and
+returns a value (or None for statements such as ``syncthreads``).
+"""
+
+from __future__ import annotations
+
+from . import arith, ir, mathfns, values
+from .errors import error
+from .lower_expr import ArrayValue, FixedArray, PointerValue, is_python_number
+from .types import (
+    BFloat16,
+    Boolean,
+    Float16,
+    Float32,
+    Float64,
+    Int32,
+    Int64,
+    Numeric,
+    NumericMeta,
+    Uint32,
+    Uint64,
+    Vector,
+)
+
+HANDLERS = {}
+
+
+def handler(*names):
+    def register(fn):
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+
+    return register
+
+
+def _want(args, n, name):
+    if len(args) != n:
+        raise error("bad-call", what=f"{name}() takes {n} arguments, got {len(args)}")
+
+
+@handler("syncthreads")
+def _syncthreads(lw, name, args, kwargs, node):
+    _want(args, 0, name)
+    lw.emit(ir.ExprStmt(ir.Call(None, "syncthreads", ())))
+    return None
+
+
+@handler("lane_id")
+def _lane_id(lw, name, args, kwargs, node):
+    _want(args, 0, name)
+    return Int32._dynamic(ir.Call(Int32, "lane_id", ()))
+
+
+@handler("shared_array", "local_array")
+def _array(lw, name, args, kwargs, node):
+    _want(args, 2, name)
+    elem, shape = args
+    if not (isinstance(elem, NumericMeta) and not elem.abstract):
+        raise error("bad-call", what=f"{name}() needs an element type, got {elem!r}")
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    dims = []
+    for d in shape:
+        if isinstance(d, Numeric) and not d.is_static():
+            raise error("needs-static", what=f"the shape of {name}()")
+        dims.append(int(d))
+    if not dims or any(d <= 0 for d in dims):
+        raise error(
+            "bad-call", what=f"{name}() needs a positive static shape, got {shape}"
+        )
+    space = "shared" if name == "shared_array" else "local"
+    return lw.declare_array(elem, tuple(dims), space, node)
+
+
+_MINMAX_OP = {"min": "<", "max": ">"}
+
+
+@handler("min", "max")
+def _minmax(lw, name, args, kwargs, node):
+    if len(args) < 2 or kwargs:
+        raise error("bad-call", what=f"{name}() takes two or more numbers")
+    result = args[0]
+    for other in args[1:]:
+        result = _minmax2(name, result, other)
+    return result
+
+
+def _minmax2(name, a, b):
+    """Python's ``min``/``max`` of two values: ``b`` wins only if strictly better."""
+    if is_python_number(a) and is_python_number(b):
+        return min(a, b) if name == "min" else max(a, b)
+    t, _ = _common(a, b)
+    a, b = arith.convert(arith.as_numeric(a), t), arith.convert(arith.as_numeric(b), t)
+    if a.is_static() and b.is_static():
+        better = values.binary(_MINMAX_OP[name], b.value, a.value, t)
+        return b if better else a
+    return t._dynamic(ir.Call(t, name, (a.ir_value(), b.ir_value())))
+
+
+def _common(a, b):
+    from .promotion import binary_types
+
+    ta = type(arith.as_numeric(a))
+    tb = type(arith.as_numeric(b))
+    return binary_types("+", ta, tb)
+
+
+# -- math ------------------------------------------------------------------------------
+def _math(lw, name, args, kwargs, node):
+    fn = name.split(".", 1)[1]
+    _want(args, mathfns.arity(fn), f"kdsl.{name}")
+    nums = [arith.as_numeric(a) for a in args]
+    for n in nums:
+        if isinstance(n, Vector):
+            raise error("bad-call", what=f"kdsl.{name}() takes scalars")
+    t = type(nums[0])
+    for n in nums[1:]:
+        t, _ = _common(t._static(0) if t is not Boolean else False, n)
+    if t.kind != "float":
+        t = Float32 if t.kind in ("int", "bool") else t
+    if t.kind == "narrow":
+        raise error("narrow-arithmetic", type=t.__name__, op=f"kdsl.{name}")
+    nums = [arith.convert(n, t) for n in nums]
+    fold = mathfns.host_fold(fn)
+    if fold is not None and all(n.is_static() for n in nums):
+        result = fold(*(n.value for n in nums))
+        if fn == "fma" and t.width <= 32:
+            result = values.round_float(result, Float32)
+        return t._static(values.round_float(result, t))
+    return t._dynamic(ir.Call(t, name, tuple(n.ir_value() for n in nums)))
+
+
+for _fn in mathfns.MATH_FUNCTIONS:
+    HANDLERS[f"math.{_fn}"] = _math
+
+
+# -- warp shuffles ------------------------------------------------------------------------
+@handler("shfl_down", "shfl_xor", "shfl_idx")
+def _shuffle(lw, name, args, kwargs, node):
+    _want(args, 2, name)
+    width = kwargs.pop("width", 32)
+    if kwargs:
+        raise error("bad-call", what=f"{name}() takes only width= as a keyword")
+    value = arith.as_numeric(args[0])
+    if isinstance(value, Vector) or value.dtype.kind not in ("int", "float"):
+        raise error("bad-call", what=f"{name}() shuffles an integer or float scalar")
+    lane = arith.convert(arith.as_numeric(args[1]), Int32)
+    width = arith.convert(arith.as_numeric(width), Int32)
+    t = value.dtype
+    call = ir.Call(t, name, (value.ir_value(), lane.ir_value(), width.ir_value()))
+    return t._dynamic(call)
+
+
+# -- atomics ---------------------------------------------------------------------------------
+_ATOMIC_TYPES = {
+    "atomic_add": (Int32, Uint32, Uint64, Float16, BFloat16, Float32, Float64),
+    "atomic_max": (Int32, Uint32, Int64, Uint64),
+    "atomic_min": (Int32, Uint32, Int64, Uint64),
+    "atomic_exch": (Int32, Uint32, Uint64, Float32),
+    "atomic_cas": (Int32, Uint32, Uint64),
+    "atomic_and_": (Int32, Uint32, Uint64),
+    "atomic_or_": (Int32, Uint32, Uint64),
+    "atomic_xor": (Int32, Uint32, Uint64),
+}
+
+
+@handler(*_ATOMIC_TYPES)
+def _atomic(lw, name, args, kwargs, node):
+    n = 4 if name == "atomic_cas" else 3
+    _want(args, n, name)
+    target, index = args[0], args[1]
+    if not isinstance(target, (PointerValue, ArrayValue, FixedArray)):
+        raise error("bad-call", what=f"{name}() needs a pointer or array first")
+    t = target.elem
+    if t not in _ATOMIC_TYPES[name]:
+        listed = ", ".join(x.__name__ for x in _ATOMIC_TYPES[name])
+        raise error("bad-call", what=f"{name}() supports {listed}, not {t!r}")
+    indices = index if isinstance(index, tuple) else (index,)
+    base, flat = lw.address(target, indices)
+    lw.mark_written(target)
+    operands = []
+    for v in args[2:]:
+        v = arith.as_numeric(v)
+        if is_python_number(v) or v.is_static() or v.dtype is t:
+            operands.append(arith.convert(v, t).ir_value())
+        else:
+            raise error(
+                "store-type", value=v.dtype.__name__, target=name, elem=t.__name__
+            )
+    slot = ir.Load(t, base, flat)
+    return t._dynamic(ir.Call(t, name, (slot, *operands)))

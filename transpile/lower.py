@@ -1,0 +1,772 @@
+"""Lowering = checking + folding: a parsed kernel to typed IR, per instance.
+
+Statements are lowered in order into the current block.  Variables follow
+SPEC section 3: one type for a variable's life; static values fold and never
+reach C++; a variable that holds a static value and is then assigned at run
+time (in a branch or a loop) becomes a C++ variable declared before that
+construct, and a name first assigned inside a run-time branch and read after
+it is declared before the branch.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from dataclasses import dataclass
+
+import libcst as cst
+
+from . import arith, intrinsics, ir, names
+from .errors import DSLError, error
+from .lang import ArraySpec, ConstexprSpec, PointerSpec, TypeVar
+from .lower_expr import (
+    ALLOWED_BUILTINS,
+    ArrayValue,
+    ExprLowerer,
+    FixedArray,
+    PointerValue,
+    _kind_of,
+    is_python_number,
+    is_value,
+)
+from .parse import ParsedFunction
+from .types import Int32, Int64, Numeric, NumericMeta, Vector
+
+
+@dataclass
+class Binding:
+    value: object
+    line: int
+    cvar: str | None = None  # the C++ variable, once the name has one
+
+    @property
+    def type(self):
+        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
+
+
+class _StaticBreak(Exception):
+    def __init__(self, kind: str):
+        self.kind = kind
+
+
+@dataclass
+class Context:
+    """What one instance's lowering needs; shared with its device functions."""
+
+    globals: dict
+    statics: dict  # TypeVar names and constexpr names -> their values
+    functions: dict  # (func, arg types) -> ir.Function, in definition order
+    in_progress: set
+    written: set  # names of pointer parameters the kernel stores to
+
+
+class Lowerer(ExprLowerer):
+    def __init__(self, parsed: ParsedFunction, ctx: Context, reserved=()):
+        self.p = parsed
+        self.ctx = ctx
+        self.env: dict[str, Binding] = {}
+        self.block: list = []
+        self.names = names.NameTable(reserved)
+        self.hoisted: set[str] = set()
+        self.dynamic_depth = 0
+        self.loops: list[str] = []  # "runtime" / "constexpr", innermost last
+        self.returns: list = []  # device functions: the values returned
+        self._loop_depths: list[int] = []  # dynamic depth at each constexpr loop
+        # Declarations a statement needs before its comment (materialised or
+        # hoisted variables), one list per statement being lowered.
+        self._predeclared: list[list] = [[]]
+
+    # -- names ----------------------------------------------------------------------
+    def lookup(self, name, node):
+        if name in self.env:
+            return self.env[name].value
+        if name in self.ctx.statics:
+            return self.ctx.statics[name]
+        if name in self.ctx.globals:
+            value = self.ctx.globals[name]
+            return (
+                self.ctx.statics.get(value.name, value)
+                if isinstance(value, TypeVar)
+                else value
+            )
+        if name in ALLOWED_BUILTINS:
+            return getattr(builtins, name)
+        raise error("undefined-name", name=name)
+
+    def _line_of(self, node) -> str:
+        return self.p.source.line_text(self.p.span(node).line)
+
+    def emit(self, stmt):
+        self.block.append(stmt)
+
+    @contextlib.contextmanager
+    def new_block(self):
+        saved, self.block = self.block, []
+        try:
+            yield self.block
+        finally:
+            self.block = saved
+
+    # -- parameters ------------------------------------------------------------------------
+    def bind_params(self, sig, dtypes: dict) -> tuple[ir.Param, ...]:
+        params = []
+        for info in sig.params:
+            spec = info.spec
+            if info.kind == "constexpr":
+                continue
+            if info.kind == "scalar":
+                t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
+                cname = self.names.declare(info.name)
+                params.append(ir.Param(cname, t))
+                self.env[info.name] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+                continue
+            elem = spec.elem
+            elem = dtypes[elem.name] if isinstance(elem, TypeVar) else elem
+            cname = self.names.declare(info.name)
+            ptype = ir.PointerType(elem)
+            var = ir.Var(ptype, cname)
+            params.append(ir.Param(cname, ptype))
+            if isinstance(spec, PointerSpec):
+                value = PointerValue(var, elem, info.name)
+            else:
+                dims = []
+                for field in ("shape", "stride"):
+                    for k in range(spec.ndim):
+                        pname = self.names.declare(f"{info.name}_{field}{k}")
+                        params.append(ir.Param(pname, Int64))
+                        dims.append(Int64._dynamic(ir.Var(Int64, pname)))
+                value = ArrayValue(
+                    var,
+                    elem,
+                    tuple(dims[: spec.ndim]),
+                    tuple(dims[spec.ndim :]),
+                    info.name,
+                )
+            self.env[info.name] = Binding(value, 0)
+        return tuple(params)
+
+    def mark_written(self, target):
+        if isinstance(target, (PointerValue, ArrayValue)):
+            self.ctx.written.add(target.name.split(".")[0])
+
+    def declare_array(self, elem, shape, space, node):
+        cname = self.names.declare(self._pending_target or "array")
+        self.emit(ir.ArrayDecl(cname, elem, shape, space))
+        return FixedArray(
+            ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, cname
+        )
+
+    _pending_target = None
+
+    def call_builtin(self, name, args, kwargs, node):
+        if name in ("range", "range_constexpr"):
+            raise error(
+                "bad-loop", what=f"{name}() can only be the iterable of a for loop"
+            )
+        handler = intrinsics.HANDLERS.get(name)
+        if handler is None:
+            raise error("bad-call", what=f"kdsl.{name} is not available in kernels")
+        return handler(self, name, args, kwargs, node)
+
+    def call_device_function(self, f, args, kwargs, node):
+        if kwargs:
+            raise error("bad-call", what=f"{f.name}() takes positional arguments only")
+        vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
+        key = (f, tuple(type(v) for v in vals))
+        if key in self.ctx.in_progress:
+            raise error("recursion", name=f.name)
+        if key not in self.ctx.functions:
+            self.ctx.in_progress.add(key)
+            try:
+                self.ctx.functions[key] = self._lower_function(f, key[1])
+            finally:
+                self.ctx.in_progress.discard(key)
+        fn = self.ctx.functions[key]
+        call = ir.Call(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
+        if fn.ret is None:
+            self.emit(ir.ExprStmt(call))
+            return None
+        return fn.ret._dynamic(call)
+
+    def _lower_function(self, f, arg_types):
+        parsed = f.parsed()
+        ctx = Context(
+            f.fn.__globals__, {}, self.ctx.functions, self.ctx.in_progress, set()
+        )
+        sub = Lowerer(parsed, ctx)
+        sub.returns_allowed = True
+        py_params = [p.name.value for p in parsed.node.params.params]
+        if len(py_params) != len(arg_types):
+            raise error(
+                "bad-call",
+                what=f"{f.name}() takes {len(py_params)} arguments, got {len(arg_types)}",
+            )
+        params = []
+        for pname, t in zip(py_params, arg_types):
+            cname = sub.names.declare(pname)
+            params.append(ir.Param(cname, t))
+            sub.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+        sub.body(parsed.node.body.body)
+        ret_types = {type(v) for v, _ in sub.returns}
+        if len(ret_types) > 1:
+            listed = ", ".join(sorted(t.__name__ for t in ret_types))
+            raise error(
+                "return-type", what=f"{f.name}() returns different types: {listed}"
+            )
+        ret = ret_types.pop() if ret_types else None
+        suffix = "_".join(t.short for t in arg_types)
+        name = f"{f.name}__{suffix}" if suffix else f.name
+        return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
+
+    # -- statements -----------------------------------------------------------------------------
+    def body(self, statements):
+        for stmt in statements:
+            self.statement(stmt)
+            if (
+                self.block
+                and isinstance(self.block[-1], ir.Return)
+                and self.dynamic_depth == 0
+            ):
+                break
+
+    def statement(self, node):
+        handler = getattr(self, f"_stmt_{type(node).__name__}", None)
+        if handler is None:
+            raise error(
+                "unsupported-syntax", what=_describe_stmt(node), span=self.p.span(node)
+            )
+        start = len(self.block)
+        self._predeclared.append([])
+        try:
+            handler(node)
+        except DSLError as exc:
+            raise exc.locate(self.p.span(node), self._line_of(node)) from None
+        except _StaticBreak:
+            raise
+        except Exception as exc:  # the one error boundary: no internal frames
+            internal = error("internal", what=f"{type(exc).__name__}: {exc}")
+            raise internal.locate(self.p.span(node), self._line_of(node)) from None
+        finally:
+            predeclared = self._predeclared.pop()
+        if len(self.block) > start:
+            span = self.p.span(node)
+            comment = ir.Comment(self._source_text(node), span=span)
+            self.block[start:start] = predeclared + [comment]
+        else:
+            self.block[start:start] = predeclared
+
+    def _source_text(self, node) -> str:
+        if isinstance(node, cst.SimpleStatementLine):
+            text = "; ".join(self.p.code(s) for s in node.body)
+        elif isinstance(node, cst.If):
+            text = f"if {self.p.code(node.test)}:"
+        elif isinstance(node, cst.For):
+            text = f"for {self.p.code(node.target)} in {self.p.code(node.iter)}:"
+        elif isinstance(node, cst.While):
+            text = f"while {self.p.code(node.test)}:"
+        else:
+            text = self.p.code(node)
+        return " ".join(text.split())
+
+    def _stmt_SimpleStatementLine(self, node):
+        for small in node.body:
+            handler = getattr(self, f"_small_{type(small).__name__}", None)
+            if handler is None:
+                raise error(
+                    "unsupported-syntax",
+                    what=_describe_stmt(small),
+                    span=self.p.span(small),
+                )
+            try:
+                handler(small)
+            except DSLError as exc:
+                raise exc.locate(self.p.span(small), self._line_of(small)) from None
+
+    def _small_Pass(self, node):
+        pass
+
+    def _small_Expr(self, node):
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a docstring
+        value = self.expr(node.value)
+        if isinstance(value, (Numeric, Vector)) and not value.is_static():
+            expr = value.ir_value()
+            if isinstance(expr, ir.Call):
+                self.emit(ir.ExprStmt(expr))
+
+    def _small_Assign(self, node):
+        if len(node.targets) != 1:
+            raise error("bad-target", what="chained assignment a = b = c")
+        target = node.targets[0].target
+        if isinstance(target, cst.Name):
+            self._pending_target = target.value
+        try:
+            value = self.expr(node.value)
+        finally:
+            self._pending_target = None
+        self.assign(target, value, node.value)
+
+    def _small_AnnAssign(self, node):
+        t = self.expr(node.annotation.annotation)
+        if not isinstance(t, NumericMeta) or t.abstract:
+            raise error(
+                "bad-assignment", what=f"annotate variables with a kdsl type, got {t!r}"
+            )
+        if not isinstance(node.target, cst.Name):
+            raise error("bad-target", what="only a name can be annotated")
+        name = node.target.value
+        if node.value is None:
+            raise error("bad-assignment", what=f"'{name}: {t.__name__}' needs a value")
+        value = self.expr(node.value)
+        if name in self.env and self.env[name].type not in (None, t):
+            b = self.env[name]
+            raise error(
+                "retyped-variable",
+                name=name,
+                old=b.type.__name__,
+                line=b.line,
+                new=t.__name__,
+            )
+        self.assign(
+            node.target,
+            arith.convert(self.ensure_value(value, "an annotated value"), t),
+            node.value,
+        )
+
+    def _small_AugAssign(self, node):
+        op = _AUG[type(node.operator)]
+        current = self.expr(node.target)
+        value = self.expr(node.value)
+        if _is_literal(node.value) and isinstance(current, Numeric):
+            value = arith.convert(arith.as_numeric(value), current.dtype)
+        self.assign(node.target, self.binary(op, current, value, node), None)
+
+    def _small_Return(self, node):
+        if node.value is not None:
+            if not self.returns_allowed:
+                raise error(
+                    "return-type", what="a kernel returns nothing; use a bare return"
+                )
+            value = self.ensure_value(self.expr(node.value), "return")
+            self.returns.append((value, node))
+            self.emit(ir.Return(value.ir_value()))
+        else:
+            self.emit(ir.Return(None))
+
+    returns_allowed = False
+
+    def _small_Break(self, node):
+        self._loop_exit("break")
+
+    def _small_Continue(self, node):
+        self._loop_exit("continue")
+
+    def _loop_exit(self, kind):
+        if not self.loops:
+            raise error("bad-loop", what=f"'{kind}' outside a loop")
+        if self.loops[-1] == "constexpr":
+            if self.dynamic_depth > self._loop_depths[-1]:
+                raise error(
+                    "bad-loop",
+                    what=f"'{kind}' in a range_constexpr loop must be under a compile-time condition",
+                )
+            raise _StaticBreak(kind)
+        self.emit(ir.Break() if kind == "break" else ir.Continue())
+
+    # -- assignment ---------------------------------------------------------------------------
+    def assign(self, target, value, value_node):
+        if isinstance(target, cst.Subscript):
+            return self.store(target, value, value_node)
+        if isinstance(target, cst.Tuple):
+            if not isinstance(value, tuple) or len(value) != len(target.elements):
+                raise error(
+                    "bad-target",
+                    what="tuple assignment needs a tuple of the same length",
+                )
+            for element, v in zip(target.elements, value):
+                self.assign(element.value, v, None)
+            return None
+        if not isinstance(target, cst.Name):
+            raise error("bad-target", what=f"cannot assign to '{self.p.code(target)}'")
+        name, line = target.value, self.p.span(target).line
+        if name in self.ctx.statics:
+            raise error(
+                "bad-target",
+                what=f"'{name}' is a compile-time parameter and cannot be assigned",
+            )
+        b = self.env.get(name)
+        if is_python_number(value):
+            if (
+                b is not None
+                and b.type is not None
+                and value_node is not None
+                and _is_literal(value_node)
+            ):
+                value = arith.convert(arith.as_numeric(value), b.type)
+            else:
+                value = arith.as_numeric(value)
+        if not isinstance(value, (Numeric, Vector)):
+            return self._assign_object(name, value, b, line)
+        if b is not None:
+            if b.type is None:
+                raise error(
+                    "bad-assignment",
+                    what=f"'{name}' holds {_kind_of(b.value)} and cannot be reassigned",
+                )
+            if b.type is not type(value):
+                raise error(
+                    "retyped-variable",
+                    name=name,
+                    old=b.type.__name__,
+                    line=b.line,
+                    new=type(value).__name__,
+                )
+            if b.cvar is not None:
+                self.emit(ir.Assign(b.cvar, value.ir_value()))
+            elif value.is_static():
+                b.value = value
+                return None
+            else:
+                b.cvar = self.names.declare(name)
+                self.emit(ir.Declare(b.cvar, type(value), value.ir_value()))
+            b.value = type(value)._dynamic(ir.Var(type(value), b.cvar))
+            return None
+        if name in self.hoisted:
+            cvar = self.names.declare(name)
+            self.emit(ir.Assign(cvar, value.ir_value()))
+            self.env[name] = Binding(
+                type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
+            )
+        elif value.is_static():
+            self.env[name] = Binding(value, line)
+        else:
+            cvar = self.names.declare(name)
+            self.emit(ir.Declare(cvar, type(value), value.ir_value()))
+            self.env[name] = Binding(
+                type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
+            )
+        return None
+
+    def _assign_object(self, name, value, b, line):
+        if b is not None:
+            raise error(
+                "bad-assignment",
+                what=f"'{name}' cannot be reassigned with {_kind_of(value)}",
+            )
+        if self.dynamic_depth and name in self.hoisted:
+            raise error(
+                "bad-assignment",
+                what=f"{_kind_of(value)} cannot be assigned in run-time control flow",
+            )
+        if isinstance(value, PointerValue) and not isinstance(value.expr, ir.Var):
+            cvar = self.names.declare(name)
+            ptype = value.expr.type
+            self.emit(ir.Declare(cvar, ptype, value.expr))
+            value = PointerValue(ir.Var(ptype, cvar), value.elem, value.name)
+        self.env[name] = Binding(value, line)
+
+    def store(self, target, value, value_node):
+        obj = self.expr(target.value)
+        indices = tuple(self.expr(e.slice.value) for e in target.slice)
+        if not isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
+            raise error("bad-target", what=f"cannot store into {_kind_of(obj)}")
+        elem = obj.elem
+        value = self.ensure_value(value, "a store")
+        if type(value) is not elem:
+            if not (
+                value.is_static() and (value_node is None or _is_literal(value_node))
+            ):
+                raise error(
+                    "store-type",
+                    value=type(value).__name__,
+                    target=f"'{obj.name}'",
+                    elem=elem.__name__,
+                )
+            value = arith.convert(value, elem)
+        base, flat = self.address(obj, indices)
+        self.mark_written(obj)
+        self.emit(ir.Store(base, flat, value.ir_value()))
+
+    # -- control flow --------------------------------------------------------------------------
+    def _static_bool(self, v):
+        if is_python_number(v):
+            return bool(v)
+        if isinstance(v, Numeric) and v.is_static():
+            return bool(v)
+        if not is_value(v):
+            return bool(v)
+        return None
+
+    def _stmt_If(self, node):
+        cond = self.expr(node.test)
+        decided = self._static_bool(cond)
+        if decided is not None:
+            if decided:
+                self.body(node.body.body)
+            elif isinstance(node.orelse, cst.If):
+                self._stmt_If(node.orelse)
+            elif node.orelse is not None:
+                self.body(node.orelse.body.body)
+            return
+        cond = arith.truth(cond)
+        with self.dynamic(node):
+            with self.new_block() as then:
+                self.body(node.body.body)
+            with self.new_block() as orelse:
+                if isinstance(node.orelse, cst.If):
+                    self.statement(node.orelse)
+                elif node.orelse is not None:
+                    self.body(node.orelse.body.body)
+            self.emit(ir.If(cond.ir_value(), tuple(then), tuple(orelse)))
+
+    def _stmt_While(self, node):
+        if node.orelse is not None:
+            raise error("unsupported-syntax", what="while ... else")
+        with self.dynamic(node):
+            cond = self.expr(node.test)
+            decided = self._static_bool(cond)
+            if decided is False:
+                return
+            cond = arith.truth(cond) if decided is None else None
+            with self.new_block() as body, self.loop("runtime"):
+                self.body(node.body.body)
+            true = ir.Const(cond.dtype if cond is not None else None, True)
+            self.emit(
+                ir.While(cond.ir_value() if cond is not None else true, tuple(body))
+            )
+
+    def _stmt_For(self, node):
+        if node.orelse is not None:
+            raise error("unsupported-syntax", what="for ... else")
+        it = node.iter
+        callee = self.expr(it.func) if isinstance(it, cst.Call) else None
+        kind = getattr(callee, "builtin", None) or (
+            "range" if callee is builtins.range else None
+        )
+        if kind not in ("range", "range_constexpr"):
+            raise error(
+                "bad-loop",
+                what="a kernel loop iterates over range(...), kdsl.range(...) or kdsl.range_constexpr(...)",
+            )
+        if not isinstance(node.target, cst.Name):
+            raise error("bad-target", what="the loop variable must be a name")
+        args, kwargs = [], {}
+        for arg in it.args:
+            value = self.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        unroll = kwargs.pop("unroll", None)
+        if (
+            kwargs
+            or not 1 <= len(args) <= 3
+            or (unroll is not None and callee is builtins.range)
+        ):
+            raise error(
+                "bad-loop",
+                what="range takes start, stop and step (kdsl.range also unroll=k)",
+            )
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
+        if kind == "range_constexpr":
+            return self._unrolled(node, start, stop, step)
+        return self._runtime_loop(node, start, stop, step, unroll)
+
+    def _unrolled(self, node, start, stop, step):
+        bounds = []
+        for v in (start, stop, step):
+            if isinstance(v, Numeric) and not v.is_static() or not is_value(v):
+                raise error("needs-static", what="the bounds of range_constexpr")
+            bounds.append(int(v))
+        name = node.target.value
+        self._loop_depths.append(self.dynamic_depth)
+        try:
+            with self.loop("constexpr"):
+                for i in range(*bounds):
+                    self.env.pop(name, None)
+                    self.assign(
+                        node.target,
+                        Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
+                        None,
+                    )
+                    try:
+                        self.body(node.body.body)
+                    except _StaticBreak as exit_:
+                        if exit_.kind == "break":
+                            break
+        finally:
+            self._loop_depths.pop()
+
+    def _runtime_loop(self, node, start, stop, step, unroll):
+        if isinstance(step, Numeric) and not step.is_static() or not is_value(step):
+            raise error("needs-static", what="the step of a run-time range")
+        step = int(step)
+        if step == 0:
+            raise error("bad-loop", what="range() step must not be zero")
+        if unroll is not None:
+            unroll = int(unroll)
+        with self.dynamic(node):
+            start, stop = arith.as_numeric(start), arith.as_numeric(stop)
+            t, _ = _loop_type(start, stop)
+            start, stop = arith.convert(start, t), arith.convert(stop, t)
+            name = node.target.value
+            saved = self.env.pop(name, None)
+            cvar = self.names.declare(name)
+            stop_expr = stop.ir_value()
+            if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
+                end = self.names.declare(f"{name}_end")
+                self.emit(ir.Declare(end, t, stop_expr))
+                stop_expr = ir.Var(t, end)
+            self.env[name] = Binding(
+                t._dynamic(ir.Var(t, cvar)), self.p.span(node.target).line, cvar
+            )
+            with self.new_block() as body, self.loop("runtime"):
+                self.body(node.body.body)
+            self.env.pop(name, None)
+            self.names.release(cvar)
+            if saved is not None:
+                self.env[name] = saved
+            self.emit(
+                ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
+            )
+
+    @contextlib.contextmanager
+    def loop(self, kind):
+        self.loops.append(kind)
+        try:
+            yield
+        finally:
+            self.loops.pop()
+
+    @contextlib.contextmanager
+    def dynamic(self, node):
+        """Enter run-time control flow: materialise and hoist what it assigns."""
+        assigned = _assigned_names(node)
+        for name in assigned:
+            b = self.env.get(name)
+            if (
+                b is not None
+                and b.cvar is None
+                and isinstance(b.value, (Numeric, Vector))
+            ):
+                b.cvar = self.names.declare(name)
+                self._predeclared[-1].append(
+                    ir.Declare(b.cvar, b.type, b.value.ir_value())
+                )
+                b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
+        before = set(self.env)
+        new_hoisted = [
+            n
+            for n in assigned
+            if n not in self.env
+            and n not in self.hoisted
+            and self.p.loaded_outside(n, node)
+        ]
+        self.hoisted.update(new_hoisted)
+        self.dynamic_depth += 1
+        try:
+            yield
+        finally:
+            self.dynamic_depth -= 1
+        for name in new_hoisted:
+            self.hoisted.discard(name)
+            if name in self.env:
+                b = self.env[name]
+                self._predeclared[-1].append(ir.Declare(b.cvar, b.type, None))
+        for name in sorted(set(self.env) - before - set(new_hoisted)):
+            self.names.release(self.env.pop(name).cvar)
+
+
+_AUG = {
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.PowerAssign: "**",
+    cst.BitAndAssign: "&",
+    cst.BitOrAssign: "|",
+    cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
+}
+
+
+def _loop_type(start, stop):
+    from .promotion import binary_types
+
+    for v in (start, stop):
+        if (
+            isinstance(v, Vector)
+            or v.dtype.kind not in ("int",)
+            and v.dtype.kind != "bool"
+        ):
+            raise error(
+                "bad-loop", what=f"range bounds must be integers, got {v.dtype!r}"
+            )
+    return binary_types("+", start.dtype, stop.dtype)
+
+
+def _is_literal(node) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return True
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, (cst.Minus, cst.Plus))
+        and _is_literal(node.expression)
+    )
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self):
+        self.names: list[str] = []
+
+    def _add(self, target):
+        if isinstance(target, cst.Name) and target.value not in self.names:
+            self.names.append(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._add(e.value)
+
+    def visit_AssignTarget(self, node):
+        self._add(node.target)
+
+    def visit_AugAssign(self, node):
+        self._add(node.target)
+
+    def visit_AnnAssign(self, node):
+        self._add(node.target)
+
+    def visit_For(self, node):
+        self._add(node.target)
+
+
+def _assigned_names(node) -> list[str]:
+    """Names assigned anywhere inside a compound statement, in order."""
+    v = _Assigned()
+    if isinstance(node, (cst.If, cst.While, cst.For)):
+        node.body.visit(v)
+        if isinstance(node, cst.If) and node.orelse is not None:
+            node.orelse.visit(v)
+    return v.names
+
+
+def _describe_stmt(node) -> str:
+    names_ = {
+        "Try": "try",
+        "With": "with",
+        "FunctionDef": "a nested function",
+        "ClassDef": "a class",
+        "Global": "global",
+        "Nonlocal": "nonlocal",
+        "Del": "del",
+        "Raise": "raise",
+        "Assert": "assert",
+        "Import": "import",
+        "ImportFrom": "import",
+        "Match": "match",
+    }
+    return names_.get(type(node).__name__, f"the statement '{type(node).__name__}'")

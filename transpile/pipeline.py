@@ -1,0 +1,83 @@
+"""The pipeline: parse → lower (check + fold) → verify → emit → render."""
+
+from __future__ import annotations
+
+from . import cexpr, ir
+from .emit import Emitter, _basename
+from .errors import DSLError
+from .lower import Context, Lowerer
+from .render import prelude_part, render_file
+from .verify import verify
+
+
+def transpile_instance(
+    kdef, name: str, dtypes: tuple, constexprs: dict, *, line_directives=False
+) -> str:
+    """The CUDA C++ source of one instance of the kernel definition ``kdef``."""
+    try:
+        kernel, readonly, functions = _lower(kdef, name, dtypes, constexprs)
+        for f in functions + [kernel]:
+            verify(f)
+        return _render(
+            kdef, kernel, readonly, functions, dtypes, constexprs, line_directives
+        )
+    except DSLError as exc:
+        if exc.instance is None:
+            exc.instance = name
+        raise
+
+
+def _lower(kdef, name, dtypes, constexprs):
+    sig = kdef.signature
+    dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
+    ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
+    lw = Lowerer(kdef.parsed, ctx)
+    params = lw.bind_params(sig, dtype_map)
+    lw.body(kdef.parsed.node.body.body)
+    kernel = ir.Function(name, params, tuple(lw.block))
+    readonly = {
+        _pointer_of(lw.env[info.name].value).name
+        for info in sig.params
+        if info.kind in ("pointer", "array") and info.name not in ctx.written
+    }
+    return kernel, readonly, list(ctx.functions.values())
+
+
+def _pointer_of(value):
+    return value.data if hasattr(value, "data") else value.expr
+
+
+def _render(kdef, kernel, readonly, functions, dtypes, constexprs, line_directives):
+    emitter = Emitter(line_directives)
+    texts = []
+    for f in functions + [kernel]:
+        emitter.lines = []
+        emitter.function(f, readonly if f is kernel else frozenset())
+        texts.append("\n".join(emitter.lines))
+    body = "\n".join(texts)
+    headers = cexpr.headers(emitter.types)
+    parts = cexpr.prelude_parts(emitter.types)
+    if any(f"kdsl::{name}(" in body for name in ("min", "max", "lane_id")):
+        parts.append("intrinsics.h")
+    if "vector" in emitter.types:
+        parts.append("vector.h")
+    sig = kdef.signature
+    return render_file(
+        version=_version(),
+        source=_basename(kdef.parsed.source.path),
+        kernel=kdef.name,
+        instance=kernel.name,
+        dtypes=", ".join(
+            f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, dtypes)
+        ),
+        constexprs=", ".join(f"{k}={v!r}" for k, v in constexprs.items()),
+        headers=headers,
+        prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        functions=texts,
+    )
+
+
+def _version() -> str:
+    from kdsl import __version__
+
+    return __version__

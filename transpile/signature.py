@@ -1,0 +1,163 @@
+"""A kernel's parameters, dtype parameters, supported dtypes and instance names."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import DSLError, UnsupportedDtypeError, error
+from .lang import ArraySpec, ConstexprSpec, PointerSpec, TypeVar
+from .types import BY_NAME, BY_SHORT, SCALAR_TYPES, NumericMeta
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    kind: str  # "pointer", "array", "scalar" or "constexpr"
+    spec: object  # PointerSpec, ArraySpec, ConstexprSpec, a type or a TypeVar
+    default: object = inspect.Parameter.empty
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Signature:
+    params: tuple[ParamInfo, ...]
+    typevars: tuple[TypeVar, ...]
+
+    @property
+    def constexprs(self) -> tuple[ParamInfo, ...]:
+        return tuple(p for p in self.params if p.kind == "constexpr")
+
+    @property
+    def runtime(self) -> tuple[ParamInfo, ...]:
+        return tuple(p for p in self.params if p.kind != "constexpr")
+
+
+def _kind(spec) -> str:
+    if isinstance(spec, PointerSpec):
+        return "pointer"
+    if isinstance(spec, ArraySpec):
+        return "array"
+    if isinstance(spec, ConstexprSpec):
+        return "constexpr"
+    if isinstance(spec, (TypeVar, NumericMeta)):
+        return "scalar"
+    return ""
+
+
+def read_signature(fn, where: str) -> Signature:
+    """The kdsl signature of ``fn`` from its annotations."""
+    params, typevars = [], []
+    for p in inspect.signature(fn).parameters.values():
+        spec = p.annotation
+        if isinstance(spec, str):
+            try:
+                spec = eval(spec, fn.__globals__)  # noqa: S307 - the user's own code
+            except Exception:
+                spec = None
+        kind = _kind(spec)
+        if not kind or (isinstance(spec, NumericMeta) and spec.abstract):
+            raise DSLError(
+                f"{where}: parameter '{p.name}' needs an annotation: Pointer[T], "
+                f"Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
+                f"got {p.annotation!r}",
+                code="E401",
+            )
+        elem = getattr(spec, "elem", spec)
+        for t in (elem, getattr(elem, "dtype", None)):
+            if isinstance(t, TypeVar) and t not in typevars:
+                typevars.append(t)
+        params.append(ParamInfo(p.name, kind, spec, p.default))
+    return Signature(tuple(params), tuple(typevars))
+
+
+# -- dtypes -----------------------------------------------------------------------
+_ALIASES = {"half": "f16", "float": "f32", "double": "f64", "bool": "bool"}
+
+
+def resolve_dtype(value):
+    """A kdsl scalar type from a kdsl type, a numpy dtype or a string."""
+    if isinstance(value, NumericMeta) and not value.abstract:
+        return value
+    if isinstance(value, str):
+        key = _ALIASES.get(value, value)
+        if key in BY_SHORT:
+            return BY_SHORT[key]
+        if key in BY_NAME:
+            return BY_NAME[key]
+    try:
+        dt = np.dtype(value)
+    except TypeError:
+        dt = None
+    for t in SCALAR_TYPES:
+        if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
+            return t
+    raise error("not-numeric", what=f"{value!r} is not a kdsl dtype")
+
+
+def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
+    """``{TypeVar name: (types...)}`` from ``dtypes=`` or the implicit sets."""
+    out = {}
+    for tv in sig.typevars:
+        if isinstance(dtypes, dict):
+            listed = dtypes.get(tv.name)
+        else:
+            listed = dtypes
+        if listed is None:
+            implicit = tv.implicit_dtypes()
+            if implicit is None:
+                raise DSLError(
+                    f"cannot infer supported dtypes: a `@kdsl.kernel` ({kernel_name}) that "
+                    f"opts into dispatch without an explicit `dtypes = [..]` must have a "
+                    f"dtype type parameter bound by one of Dtype/Num/Int/Float/Bool "
+                    f"(dtype parameter {tv.name} has bound {tv.bound!r})",
+                    code="E402",
+                )
+            out[tv.name] = tuple(implicit)
+        else:
+            out[tv.name] = tuple(resolve_dtype(d) for d in listed)
+    return out
+
+
+def dtype_combinations(supported: dict) -> list[tuple]:
+    return list(itertools.product(*supported.values()))
+
+
+def check_dtypes(kernel_name: str, supported: dict, chosen: tuple):
+    for (name, allowed), t in zip(supported.items(), chosen):
+        if t not in allowed:
+            listed = ", ".join(a.__name__ for a in allowed)
+            raise UnsupportedDtypeError(
+                f"kernel '{kernel_name}' does not support dtype {t.__name__} for "
+                f"{name}; supported: {listed}",
+                code="E403",
+            )
+
+
+# -- instance names -------------------------------------------------------------------
+def _constexpr_token(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"m{-value}" if value < 0 else str(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "minf"
+    return repr(float(value)).replace("-", "m").replace(".", "p").replace("+", "")
+
+
+def instance_name(kernel_name: str, dtypes: tuple, constexprs: tuple) -> str:
+    """``vector_add__f32__256``: the kernel, its dtypes, its constexpr values."""
+    parts = [kernel_name]
+    if dtypes:
+        parts.append("_".join(t.short for t in dtypes))
+    parts.extend(_constexpr_token(v) for v in constexprs)
+    return "__".join(parts)
