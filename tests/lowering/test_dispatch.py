@@ -1,0 +1,83 @@
+"""Dtype sets, dispatch and backward pairing (SPEC section 4); no GPU needed."""
+
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl import Constexpr, Int32, Pointer
+
+F = kdsl.TypeVar("F", bound=kdsl.Float)
+T = kdsl.TypeVar("T", bound=object)
+
+
+@kdsl.kernel
+def scale(x: Pointer[F], n: Int32, BLOCK: Constexpr[int] = 128):
+    if n > 0:
+        x[0] = x[0] + x[0]
+
+
+def test_the_float_set_includes_half_precision():
+    assert scale.supported_dtypes == (
+        kdsl.Float16,
+        kdsl.BFloat16,
+        kdsl.Float32,
+        kdsl.Float64,
+    )
+
+
+@pytest.mark.parametrize("given", [kdsl.BFloat16, "bfloat16", "bf16"])
+def test_dispatch_takes_types_and_strings(given):
+    inst = scale.dispatch(given, 64)
+    assert inst.name == "scale__bf16__64"
+    assert "__nv_bfloat16* x" in inst.source
+
+
+def test_dispatch_takes_numpy_dtypes_and_named_constexprs():
+    inst = scale.dispatch(np.float32, BLOCK=32)
+    assert inst.name == "scale__f32__32"
+    assert inst.constexprs == {"BLOCK": 32}
+
+
+def test_unsupported_dtype_names_kernel_dtype_and_set():
+    with pytest.raises(kdsl.UnsupportedDtypeError) as info:
+        scale.dispatch(kdsl.Int32)
+    message = str(info.value)
+    assert "scale" in message and "Int32" in message and "BFloat16" in message
+
+
+def test_constexpr_type_is_checked():
+    with pytest.raises(kdsl.DSLError, match="Constexpr\\[int\\]"):
+        scale.dispatch("f32", 1.5)
+
+
+def test_cannot_infer_supported_dtypes():
+    with pytest.raises(kdsl.DSLError, match="cannot infer supported dtypes"):
+
+        @kdsl.kernel
+        def bad(x: Pointer[T]):
+            pass
+
+
+def test_backward_pairing_is_checked_at_decoration():
+    @kdsl.kernel
+    def grad(x: Pointer[F], n: Int32, OTHER: Constexpr[int] = 1):
+        pass
+
+    with pytest.raises(kdsl.DSLError, match="same dtype parameters and constexpr"):
+
+        @kdsl.kernel(backward=grad)
+        def forward(x: Pointer[F], n: Int32, BLOCK: Constexpr[int] = 1):
+            pass
+
+
+def test_backward_instance_uses_the_same_choices():
+    @kdsl.kernel
+    def grad2(x: Pointer[F], n: Int32, BLOCK: Constexpr[int] = 1):
+        pass
+
+    @kdsl.kernel(backward=grad2)
+    def forward2(x: Pointer[F], n: Int32, BLOCK: Constexpr[int] = 1):
+        pass
+
+    inst = forward2.dispatch("f16", 8)
+    assert inst.backward.name == "grad2__f16__8"
