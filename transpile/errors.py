@@ -158,9 +158,9 @@ CATALOG: dict[str, ErrorKind] = _kinds(
 )
 
 
-def error(name: str, *, span: Span | None = None, **fields) -> DSLError:
-    """Build the catalog error ``name`` with its message fields filled in."""
-    kind = CATALOG[name]
+def error(kind_name: str, /, *, span: Span | None = None, **fields) -> DSLError:
+    """Build the catalog error ``kind_name`` with its message fields filled in."""
+    kind = CATALOG[kind_name]
     return kind.cls(kind.template.format(**fields), code=kind.code, span=span)
 
 

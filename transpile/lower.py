@@ -232,9 +232,8 @@ class Lowerer(ExprLowerer):
     def statement(self, node):
         handler = getattr(self, f"_stmt_{type(node).__name__}", None)
         if handler is None:
-            raise error(
-                "unsupported-syntax", what=_describe_stmt(node), span=self.p.span(node)
-            )
+            exc = error("unsupported-syntax", what=_describe_stmt(node))
+            raise exc.locate(self.p.span(node), self._line_of(node))
         start = len(self.block)
         self._predeclared.append([])
         try:

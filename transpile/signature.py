@@ -63,7 +63,8 @@ def read_signature(fn, where: str) -> Signature:
             except Exception:
                 spec = None
         kind = _kind(spec)
-        if not kind or (isinstance(spec, NumericMeta) and spec.abstract):
+        elem = getattr(spec, "elem", spec)
+        if not kind or (isinstance(elem, NumericMeta) and elem.abstract):
             raise DSLError(
                 f"{where}: parameter '{p.name}' needs an annotation: Pointer[T], "
                 f"Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "

@@ -1,0 +1,26 @@
+# expect: E302 line 16
+import kdsl
+from kdsl import (
+    Array,
+    Constexpr,
+    Float16,
+    Float32,
+    Int32,
+    Pointer,
+    block_idx,
+    thread_idx,
+)
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+def helper(v):
+    return v
+
+
+@kdsl.kernel(dtypes=[kdsl.Float32])
+def bad(x: Pointer[D], out: Pointer[D], n: Int32):
+    i = block_idx.x * 256 + thread_idx.x
+    a = Int32(1)
+    a = Float32(2)
+    out[i] = x[i]
