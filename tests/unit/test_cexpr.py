@@ -82,7 +82,11 @@ def nvrtc_compile(source: str, options: list[str]) -> tuple[bool, str]:
 
 
 def _options(types) -> list[str]:
-    return list(sc.NVRTC_BASE_OPTIONS) + cexpr.nvrtc_options(types) + [f"-I{_include_dir()}"]
+    return (
+        list(sc.NVRTC_BASE_OPTIONS)
+        + cexpr.nvrtc_options(types)
+        + [f"-I{_include_dir()}"]
+    )
 
 
 _SAME_TYPE = """
@@ -107,7 +111,9 @@ def _key(types) -> tuple:
 
 
 def _operation_kernel(k: int, case) -> str:
-    args = f"{case.src.c_name} a" + (f", {case.src.c_name} b" if case.arity == 2 else "")
+    args = f"{case.src.c_name} a" + (
+        f", {case.src.c_name} b" if case.arity == 2 else ""
+    )
     expr = sc.spell(case)
     return (
         f"// {case}\n"
@@ -153,7 +159,9 @@ def _group_source(types, kernels) -> str:
 def _compiled() -> dict:
     """Compile every group once (two at a time): key -> (ok, log)."""
     groups = _groups()
-    jobs = {key: (_group_source(*groups[key]), _options(groups[key][0])) for key in groups}
+    jobs = {
+        key: (_group_source(*groups[key]), _options(groups[key][0])) for key in groups
+    }
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = pool.map(lambda key: nvrtc_compile(*jobs[key]), list(jobs))
         return dict(zip(jobs, results))
@@ -241,10 +249,14 @@ def test_operands_are_parenthesised_only_when_needed():
     assert cexpr.binary("+", Float32, Float32, "x * y", "z") == "(x * y + z)".replace(
         "x * y", "(x * y)"
     )
-    assert cexpr.binary("+", Float32, Float32, "f(x, y)", "-1.0f") == "(f(x, y) + (-1.0f))"
-    assert cexpr.binary("-", Float32, Float32, "a[i]", "(b)") == "((a[i]) - (b))".replace(
-        "(a[i])", "(a[i])"
-    ) or True
+    assert (
+        cexpr.binary("+", Float32, Float32, "f(x, y)", "-1.0f") == "(f(x, y) + (-1.0f))"
+    )
+    assert (
+        cexpr.binary("-", Float32, Float32, "a[i]", "(b)")
+        == "((a[i]) - (b))".replace("(a[i])", "(a[i])")
+        or True
+    )
     assert cexpr.unary("-", Float32, "-x") == "(-(-x))"
     assert cexpr.unary("-", Int32, "x") == "kdsl::neg(x)"
     assert cexpr.unary("~", Boolean, "p") == "(!p)"
@@ -363,5 +375,9 @@ def test_headers_follow_the_types():
         "half.h",
         "narrow_floats.h",
     ]
-    assert cexpr.prelude_parts({Int128, BFloat16}) == ["core.h", "bfloat16.h", "int128.h"]
+    assert cexpr.prelude_parts({Int128, BFloat16}) == [
+        "core.h",
+        "bfloat16.h",
+        "int128.h",
+    ]
     assert cexpr.nvrtc_options({Uint128}) == ["--device-int128"]
