@@ -1,4 +1,4 @@
-# expect: E302 line 16
+# expect: E302 line 25
 import kdsl
 from kdsl import (
     Array,

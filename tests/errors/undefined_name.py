@@ -1,4 +1,4 @@
-# expect: E301 line 15
+# expect: E301 line 24
 import kdsl
 from kdsl import (
     Array,
