@@ -10,16 +10,17 @@ Spelling policy (the tables below are the whole of it):
 
 * infix C++ operators wherever C++ already computes kdsl's result: float and
   double ``+ - * /`` (kdsl compiles with ``--fmad=false``: no contraction),
-  ``__half``/``__nv_bfloat16`` ``+ - *`` (cuda_fp16/bf16 round to the type
-  after every operation), all comparisons, ``& | ^`` on 32/64/128-bit
+  ``__half``/``__nv_bfloat16`` ``+ - * /`` (cuda_fp16/bf16 round to the type
+  after every operation; their ``/`` was checked correctly rounded for all
+  2**32 operand pairs on sm_90), all comparisons, ``& | ^`` on 32/64/128-bit
   integers, unsigned 32/64/128-bit ``+ - *``;
 * a functional cast back to the type where C++ promotes to ``int``:
   ``int8_t(a + b)`` for 8- and 16-bit integers, ``kdsl::i4(a + b)`` for
   Int4 (4-bit wrap);
 * a ``kdsl::`` prelude call (``templates/prelude/*.h``) where plain C++
   would be undefined or compute something else: signed ``+ - *`` and
-  negation, ``// % **``, shifts, half/bfloat16 ``/`` (``__hdiv`` is not
-  correctly rounded), float to integer, 128-bit conversions.
+  negation, ``// % **``, shifts, float to integer (saturating, NaN to 0),
+  128-bit conversions.
 
 The prelude is split by what it needs, so that a kernel on floats and
 integers includes no fp16/bf16/fp8 header (they multiply NVRTC time):
@@ -125,7 +126,8 @@ def _unsupported(what: str, *types) -> ValueError:
 # -- binary operators ------------------------------------------------------------
 # {a}/{b}: the operands as call arguments; {pa}/{pb}: parenthesised unless
 # atoms; {c}: the operand type's C++ name.
-_INFIX = "({pa} %s {pb})"
+_BARE = "{pa} %s {pb}"
+_INFIX = f"({_BARE})"
 _CALL = "kdsl::%s({a}, {b})"
 _CMP = {op: _INFIX % op for op in COMPARISON}
 _BITWISE = {op: _INFIX % op for op in "&|^"}
@@ -136,7 +138,7 @@ _FLOAT = {
     "//": _CALL % "floordiv",
     "%": _CALL % "mod",
 }
-_HALF = {**_FLOAT, "/": _CALL % "div", "**": _CALL % "pow"}
+_HALF = {**_FLOAT, "**": _CALL % "pow"}
 
 _INT_COMMON = {
     **_CMP,
@@ -156,11 +158,11 @@ _SIGNED_WIDE = {
 _UNSIGNED_WIDE = {**_INT_COMMON, **{op: _INFIX % op for op in "+-*"}}
 _SMALL = {
     **_INT_COMMON,
-    **{op: "{c}(%s)" % (_INFIX % op)[1:-1] for op in "+-*&|^"},
+    **{op: "{c}(%s)" % (_BARE % op) for op in "+-*&|^"},  # int8_t(a + b)
 }
 _INT4 = {
     **_SMALL,
-    **{op: "kdsl::i4(%s)" % (_INFIX % op)[1:-1] for op in "+-*"},
+    **{op: "kdsl::i4(%s)" % (_BARE % op) for op in "+-*"},
     "//": "kdsl::i4(kdsl::floordiv({a}, {b}))",
     "**": "kdsl::i4(kdsl::pow({a}, {b}))",
     "<<": _CALL % "shl_i4",
@@ -346,17 +348,19 @@ def _to_half(src, dst, a: str) -> str:
 
 
 def _to_narrow(src, dst, a: str) -> str:
-    """To a narrow float: CUDA's converting constructor from the source's own
-    float type, or from float (double for wider than 32-bit integers)."""
+    """To a narrow float.  A CUDA type converts with its constructor from the
+    source's own float type (``values`` folds what that constructor does);
+    anything else goes through float, or double for integers wider than 32
+    bits.  Narrow formats stored in a byte use narrow_floats.h."""
     family = _family(src)
-    if family in ("f32", "f64") or (
-        family in ("f16", "bf16") and _family(dst) == "narrow"
-    ):
+    if _family(dst) == "narrow":
+        if family in ("f32", "f64", "f16", "bf16"):
+            return f"{dst.c_name}({a})"
+        return f"{dst.c_name}({_as_wide_float(src, a)[1]})"
+    if family in ("f32", "f64"):
         wide, value = ("double" if family == "f64" else "float"), a
     else:
         wide, value = _as_wide_float(src, a)
-    if _family(dst) == "narrow":
-        return f"{dst.c_name}({value})"
     return f"{_byte_name(dst)}_from_{wide}({value})"
 
 

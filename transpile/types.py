@@ -52,6 +52,12 @@ class Numeric(metaclass=NumericMeta):
             made = cls._static(values.from_python(value, cls))
         else:
             src = arith.as_numeric(value, context=f"{cls.__name__}(...)")
+            if isinstance(src, Vector):
+                raise error(
+                    "vector-type",
+                    what=f"{cls.__name__}(...) takes a scalar, got a "
+                    f"{type(src).__name__}; use .to({cls.__name__}) on a vector",
+                )
             made = arith.convert(src, cls)
         self._value = made._value
         self._expr = made._expr

@@ -463,6 +463,7 @@ def test_narrow_float_after_to_is_fine(narrow):
         lambda: Float64(1.0) < 0.1,
         lambda: Float64(1.0) == 1e300,
         lambda: 3.14159 / Float64(2.0),
+        lambda: kdsl.Float64x2(1.0) * 0.1,
     ],
 )
 def test_precision_warning(expr):

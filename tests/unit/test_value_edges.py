@@ -396,6 +396,9 @@ CASES = [
     ("Float64(1e-50).to(Float32)", Float32, 0.0),
     ("Float64(-1e-50).to(Float32)", Float32, -0.0),
     ("Float64(nan).to(Float16)", Float16, nan),
+    ("Float32(1.7976931348623157e308)", Float32, inf),
+    ("Float16(-1.7976931348623157e308)", Float16, -inf),
+    ("Float64(1.7976931348623157e308).to(BFloat16)", BFloat16, inf),
     ("Float64(-inf).to(BFloat16)", BFloat16, -inf),
     # -- NaN and infinity comparisons --------------------------------------------------
     ("Float32(nan) == Float32(nan)", Boolean, False),
@@ -410,6 +413,12 @@ CASES = [
     ("BFloat16(inf) == Float16(inf)", Boolean, True),
     ("Float32(0.0) == Float32(-0.0)", Boolean, True),
     ("Float32(-0.0) < Float32(0.0)", Boolean, False),
+    # mixed types compare in the common type, as C does
+    ("Int32(-1) < Uint32(0)", Boolean, False),
+    ("Int64(-1) < Uint64(0)", Boolean, False),
+    ("Int64(-1) < Uint32(0)", Boolean, True),
+    ("Int32(16777217) == Float32(16777216.0)", Boolean, True),
+    ("Int64(2**53 + 1) == Float64(2.0**53)", Boolean, True),
     # -- signed zeros are kept ---------------------------------------------------------
     ("-Float32(0.0)", Float32, -0.0),
     ("Float32(-0.0)", Float32, -0.0),
@@ -497,6 +506,12 @@ CASES = [
     ("Float32(-8.0) ** Float32(1 / 3)", Float32, nan),
     ("Float32(0.0) ** Float32(-1.0)", Float32, inf),
     ("Float32(nan) ** Float32(0.0)", Float32, 1.0),
+    ("Float32(-0.0) ** Float32(0.5)", Float32, 0.0),  # C's pow, not sqrt
+    ("Float32(-inf) ** Float32(0.5)", Float32, inf),
+    ("Float64(-0.0) ** Float64(0.5)", Float64, 0.0),
+    ("Float64(-inf) ** Float64(0.5)", Float64, inf),
+    ("Float16(-inf) ** Float16(0.5)", Float16, inf),
+    ("Float32(-0.0) ** Float32(3.0)", Float32, -0.0),
     ("Float64(2.0) ** Float64(0.5)", Float64, math.sqrt(2.0)),
     ("Float64(-2.0) ** Float64(3.0)", Float64, -8.0),
     ("Float16(2.0) ** Float16(16.0)", Float16, inf),
@@ -895,6 +910,7 @@ def test_vector_types_are_cached():
         lambda: Float32x4(1.0, 2.0),
         lambda: Float32x4(0.0) + Float32x8(0.0),
         lambda: Float32x4(0.0).to(Float32x8),
+        lambda: Float32(Float32x4(1.0)),
     ],
 )
 def test_invalid_vector_types(build):

@@ -194,40 +194,33 @@ __device__ __forceinline__ T clamp(T x, T lo, T hi)
 
 }  // namespace detail
 
-// Wrapping + - * and negation of a signed T, computed in its unsigned U.
-#define KDSL_WRAPPING_OPS(T, U)                                                \
-    __device__ __forceinline__ T add(T a, T b) { return (T)((U)a + (U)b); }    \
-    __device__ __forceinline__ T sub(T a, T b) { return (T)((U)a - (U)b); }    \
-    __device__ __forceinline__ T mul(T a, T b) { return (T)((U)a * (U)b); }    \
+// The overloads for each integer type, from the templates above (int128.h
+// uses them too).  U: the unsigned type of T's width; W: the width in bits;
+// POW_U: the unsigned type ** computes in (at least 32 bits: uint16_t * uint16_t
+// would overflow int).
+
+// Wrapping + - * and negation of a signed T, computed in U.
+#define KDSL_WRAPPING_OPS(T, U)                                             \
+    __device__ __forceinline__ T add(T a, T b) { return (T)((U)a + (U)b); } \
+    __device__ __forceinline__ T sub(T a, T b) { return (T)((U)a - (U)b); } \
+    __device__ __forceinline__ T mul(T a, T b) { return (T)((U)a * (U)b); } \
     __device__ __forceinline__ T neg(T a) { return (T)((U)0 - (U)a); }
 
-// floordiv, mod, shl, shr, pow and abs of a signed T of width W.
-#define KDSL_SIGNED_OPS(T, U, W, POW_U)                                        \
-    __device__ __forceinline__ T floordiv(T a, T b)                            \
-    {                                                                          \
-        return detail::floordiv_signed<T, U>(a, b);                            \
-    }                                                                          \
-    __device__ __forceinline__ T mod(T a, T b) { return detail::mod_signed(a, b); } \
-    __device__ __forceinline__ T shl(T a, T n) { return detail::shl<T, U, W>(a, n); } \
-    __device__ __forceinline__ T shr(T a, T n)                                 \
-    {                                                                          \
-        return detail::shr_signed<T, U, W>(a, n);                              \
-    }                                                                          \
-    __device__ __forceinline__ T pow(T a, T n) { return detail::pow_signed<T, POW_U>(a, n); } \
+// floordiv, mod, shl, shr, pow and abs of a signed T.
+#define KDSL_SIGNED_OPS(T, U, W, POW_U)                                                             \
+    __device__ __forceinline__ T floordiv(T a, T b) { return detail::floordiv_signed<T, U>(a, b); } \
+    __device__ __forceinline__ T mod(T a, T b) { return detail::mod_signed(a, b); }                 \
+    __device__ __forceinline__ T shl(T a, T n) { return detail::shl<T, U, W>(a, n); }               \
+    __device__ __forceinline__ T shr(T a, T n) { return detail::shr_signed<T, U, W>(a, n); }        \
+    __device__ __forceinline__ T pow(T a, T n) { return detail::pow_signed<T, POW_U>(a, n); }       \
     __device__ __forceinline__ T abs(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }
 
-// floordiv, mod, shl, shr and pow of an unsigned T of width W.
-#define KDSL_UNSIGNED_OPS(T, W, POW_U)                                         \
-    __device__ __forceinline__ T floordiv(T a, T b)                            \
-    {                                                                          \
-        return detail::floordiv_unsigned(a, b);                                \
-    }                                                                          \
-    __device__ __forceinline__ T mod(T a, T b) { return detail::mod_unsigned(a, b); } \
-    __device__ __forceinline__ T shl(T a, T n) { return detail::shl<T, T, W>(a, n); } \
-    __device__ __forceinline__ T shr(T a, T n)                                 \
-    {                                                                          \
-        return detail::shr_unsigned<T, T, W>(a, n);                            \
-    }                                                                          \
+// floordiv, mod, shl, shr and pow of an unsigned T.
+#define KDSL_UNSIGNED_OPS(T, W, POW_U)                                                          \
+    __device__ __forceinline__ T floordiv(T a, T b) { return detail::floordiv_unsigned(a, b); } \
+    __device__ __forceinline__ T mod(T a, T b) { return detail::mod_unsigned(a, b); }           \
+    __device__ __forceinline__ T shl(T a, T n) { return detail::shl<T, T, W>(a, n); }           \
+    __device__ __forceinline__ T shr(T a, T n) { return detail::shr_unsigned<T, T, W>(a, n); }  \
     __device__ __forceinline__ T pow(T a, T n) { return (T)detail::pow_unsigned<POW_U>(a, n); }
 
 KDSL_WRAPPING_OPS(int32_t, uint32_t)
@@ -301,31 +294,16 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
-#define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                   \
-    __device__ __forceinline__ int8_t to_i4(F x)                               \
-    {                                                                          \
-        return isnan(x) ? 0 : (int8_t)detail::clamp(TO_I32(x), -8, 7);         \
-    }                                                                          \
-    __device__ __forceinline__ int8_t to_i8(F x)                               \
-    {                                                                          \
-        return isnan(x) ? 0 : (int8_t)detail::clamp(TO_I32(x), -128, 127);     \
-    }                                                                          \
-    __device__ __forceinline__ int16_t to_i16(F x)                             \
-    {                                                                          \
-        return isnan(x) ? 0 : (int16_t)detail::clamp(TO_I32(x), -32768, 32767); \
-    }                                                                          \
-    __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); } \
-    __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); } \
-    __device__ __forceinline__ uint8_t to_u8(F x)                              \
-    {                                                                          \
-        return isnan(x) ? 0 : (uint8_t)detail::clamp(TO_U32(x), 0u, 255u);     \
-    }                                                                          \
-    __device__ __forceinline__ uint16_t to_u16(F x)                            \
-    {                                                                          \
-        return isnan(x) ? 0 : (uint16_t)detail::clamp(TO_U32(x), 0u, 65535u);  \
-    }                                                                          \
-    __device__ __forceinline__ uint32_t to_u32(F x) { return isnan(x) ? 0 : TO_U32(x); } \
-    __device__ __forceinline__ uint64_t to_u64(F x) { return isnan(x) ? 0 : TO_U64(x); }
+#define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
+    __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
+    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
+    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
+    __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
+    __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
+    __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
+    __device__ __forceinline__ uint16_t to_u16(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 65535u); }  \
+    __device__ __forceinline__ uint32_t to_u32(F x) { return isnan(x) ? 0u : TO_U32(x); }                             \
+    __device__ __forceinline__ uint64_t to_u64(F x) { return isnan(x) ? 0ull : TO_U64(x); }
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
