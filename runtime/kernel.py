@@ -35,6 +35,12 @@ class KernelInstance:
             self._source = self.kernel._transpile(self)
         return self._source
 
+    def render(self, *, line_directives: bool = False) -> str:
+        """The CUDA C++, optionally with ``#line`` directives to the Python file."""
+        if not line_directives:
+            return self.source
+        return self.kernel._transpile(self, line_directives=True)
+
 
 class Kernel:
     """A ``@kdsl.kernel`` function: one CUDA kernel per (dtypes, constexprs)."""

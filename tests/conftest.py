@@ -4,8 +4,6 @@ import functools
 
 import pytest
 
-pytest_plugins = ["kdsl.testing"]
-
 
 @functools.lru_cache(maxsize=None)
 def gpu_available() -> bool:

@@ -84,9 +84,9 @@ class Emitter:
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
-        if self.line_directives and s.span is not None:
-            self.lines.append(f'#line {s.span.line} "{_basename(s.span.path)}"')
         self.line(f"// {s.text}")
+        if self.line_directives and s.span is not None:  # numbers the next line
+            self.lines.append(f'#line {s.span.line} "{_basename(s.span.path)}"')
 
     def _s_Declare(self, s):
         if isinstance(s.init, ir.VecView):
