@@ -66,7 +66,8 @@ from kdsl.transpile.lang import (
     grid_dim,
     thread_idx,
 )
-from kdsl.runtime.kernel import Kernel, KernelInstance, kernel
+from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
+from kdsl.runtime.launch import LaunchError
 from kdsl import math
 
 __version__ = "0.1.0"

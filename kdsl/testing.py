@@ -1,24 +1,32 @@
 """Golden-file testing of generated CUDA C++, as a pytest plugin.
 
-Use it in a project's tests::
+Installing kdsl registers this plugin with pytest (the ``pytest11`` entry
+point ``kdsl``); a project's tests use its ``golden`` fixture directly, with
+no ``pytest_plugins`` line (adding one would register the plugin twice)::
 
-    pytest_plugins = ["kdsl.testing"]
+    from my_kernels import vector_add
 
-    def test_my_kernel_source(golden):
-        golden.check(my_kernel.dispatch("f32"), "tests/golden/my_kernel")
+    def test_vector_add_source(golden):
+        golden.check(vector_add.dispatch("f32"), "tests/golden/vector_add")
+
+    def test_every_vector_add_instance(golden):
+        golden.check_kernel(vector_add, "tests/golden/vector_add")
 
 ``golden.check(instance, folder)`` compares ``instance.source`` with
 ``folder/<instance.name>.cu`` and fails with a unified diff when they differ
-(or the file is missing).  Run ``pytest --update-golden`` to (re)write the
-files instead, then review them like code.
+(or the file is missing).  ``golden.check_kernel(kernel, folder, **constexprs)``
+does so for every supported dtype combination and also fails on the kernel's
+stale files in ``folder``.  Run ``pytest --update-golden`` to (re)write the
+files instead (and remove stale ones), then review them like code.
 """
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
+
+from kdsl.transpile.cli_output import unified_diff
 
 
 def pytest_addoption(parser):
@@ -30,19 +38,17 @@ def pytest_addoption(parser):
     )
 
 
-def golden_diff(expected: str, actual: str, path) -> str:
+def golden_diff(expected: str | None, actual: str | None, path) -> str:
     """A unified diff from the golden text to the generated text."""
-    return "".join(
-        difflib.unified_diff(
-            expected.splitlines(keepends=True),
-            actual.splitlines(keepends=True),
-            fromfile=f"{path} (golden)",
-            tofile=f"{path} (generated)",
-        )
-    )
+    return unified_diff(expected, actual, f"{path} (golden)", f"{path} (generated)")
+
+
+_REFRESH = "run pytest --update-golden if the change is intended"
 
 
 class Golden:
+    """The ``golden`` fixture: compare generated code with checked-in files."""
+
     def __init__(self, update: bool):
         self.update = update
 
@@ -50,7 +56,8 @@ class Golden:
         path = Path(path)
         if self.update:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
             return
         if not path.exists():
             pytest.fail(
@@ -59,14 +66,47 @@ class Golden:
         expected = path.read_text()
         if expected != text:
             pytest.fail(
-                "generated code differs from the golden file "
-                "(run pytest --update-golden if the change is intended):\n"
+                f"generated code differs from the golden file ({_REFRESH}):\n"
                 + golden_diff(expected, text, path),
                 pytrace=False,
             )
 
     def check(self, instance, folder) -> None:
+        """``instance.source`` against ``folder/<instance.name>.cu``."""
         self.check_text(instance.source, Path(folder) / f"{instance.name}.cu")
+
+    def check_kernel(self, kernel, folder, **constexprs) -> None:
+        """Every dtype combination of ``kernel`` (at ``constexprs``, else the
+        defaults) against ``folder``.  At the defaults, the kernel's other
+        files in ``folder`` are stale (other values may share the folder)."""
+        folder = Path(folder)
+        made = set()
+        problems = []
+        for dtypes in kernel.combinations():
+            inst = kernel.dispatch(*dtypes, **constexprs)
+            made.add(f"{inst.name}.cu")
+            try:
+                self.check(inst, folder)
+            except pytest.fail.Exception as exc:
+                problems.append(str(exc))
+        stale = []
+        if not constexprs:  # other constexpr values may share the folder
+            stale = sorted(
+                p
+                for p in folder.glob(f"{kernel.name}*.cu")
+                if p.name not in made
+                and (p.stem == kernel.name or p.stem.startswith(kernel.name + "__"))
+            )
+        for path in stale:
+            if self.update:
+                path.unlink()
+            else:
+                problems.append(
+                    f"stale golden file {path} ({_REFRESH}):\n"
+                    + golden_diff(path.read_text(), None, path)
+                )
+        if problems:
+            pytest.fail("\n".join(problems), pytrace=False)
 
 
 @pytest.fixture

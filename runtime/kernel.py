@@ -17,7 +17,7 @@ from kdsl.transpile.signature import (
 )
 
 
-@dataclass
+@dataclass(eq=False)
 class KernelInstance:
     """One compiled specialisation: a kernel at fixed dtypes and constexprs."""
 
@@ -26,20 +26,29 @@ class KernelInstance:
     dtypes: tuple
     constexprs: dict
     backward: "KernelInstance | None" = None
-    _source: str | None = field(default=None, repr=False)
+    _transpiled: object = field(default=None, repr=False)
+
+    @property
+    def transpiled(self):
+        """Source and launch requirements (transpiled on first use; no GPU)."""
+        if self._transpiled is None:
+            self._transpiled = self.kernel._transpile(self)
+        return self._transpiled
 
     @property
     def source(self) -> str:
-        """The generated CUDA C++ (transpiled on first use; no GPU needed)."""
-        if self._source is None:
-            self._source = self.kernel._transpile(self)
-        return self._source
+        """The generated CUDA C++."""
+        return self.transpiled.source
 
     def render(self, *, line_directives: bool = False) -> str:
         """The CUDA C++, optionally with ``#line`` directives to the Python file."""
         if not line_directives:
             return self.source
-        return self.kernel._transpile(self, line_directives=True)
+        return self.kernel._transpile(self, line_directives=True).source
+
+    def __getitem__(self, config):
+        """``inst[grid, block](*args, stream=None, shared_mem=0)``."""
+        return _launcher(self.kernel._launchers, self.kernel, config, self)
 
 
 class Kernel:
@@ -57,6 +66,11 @@ class Kernel:
             self._check_backward(backward)
         self._parsed = None
         self._instances: dict = {}
+        self._plans: dict = {}  # (dtype keys, constexpr items, device) -> LaunchPlan
+        self._launchers: dict = {}  # ((grid, block), instance) -> Launcher
+        self._fingerprint = None  # hash of the source files (runtime.compile)
+        self._warned: set = set()
+        self._dtype_args = self._dtype_argument_positions()
 
     @property
     def parsed(self):
@@ -150,6 +164,139 @@ class Kernel:
         """The instances made so far, in order."""
         return list(self._instances.values())
 
+    # -- launching ----------------------------------------------------------------------
+    def __getitem__(self, config):
+        """``kernel[grid, block](*args, stream=None, shared_mem=0, **constexprs)``."""
+        return _launcher(self._launchers, self, config, None)
+
+    def _dtype_argument_positions(self) -> tuple:
+        """For each dtype parameter, the first runtime argument that carries it."""
+        out = []
+        runtime = self.signature.runtime
+        for tv in self.signature.typevars:
+            carriers = [
+                i
+                for i, info in enumerate(runtime)
+                if getattr(info.spec, "elem", info.spec) is tv
+            ]
+            arrays_first = sorted(carriers, key=lambda i: runtime[i].kind == "scalar")
+            if arrays_first:
+                out.append(arrays_first[0])
+        return tuple(out)
+
+    def _launch(self, launcher, args, constexprs, stream, shared_mem):
+        """The general launch path: finds or makes the plan, checks the block."""
+        import cupy
+
+        from kdsl.runtime.launch import _dim3, as_cupy_stream, max_threads_per_block
+
+        device = cupy.cuda.runtime.getDevice()
+        if launcher.threads > max_threads_per_block(device):
+            self._check_block(launcher.block, device)
+        inst = launcher.instance
+        try:
+            if inst is not None:
+                key = (inst.name, device)
+            else:
+                dts = tuple(args[i].dtype for i in self._dtype_args)
+                key = (dts, tuple(constexprs.items()), device)
+            plan = self._plans.get(key)
+        except (IndexError, AttributeError, TypeError):
+            plan, key = None, None
+        if plan is None:
+            plan = self._make_plan(launcher, args, constexprs, device)
+            if key is not None:
+                self._plans[key] = plan
+        launcher.remember(plan, args, constexprs, device)
+        grid = launcher.grid
+        if callable(grid):
+            grid = _dim3(grid(plan.instance.constexprs), "grid()")
+        if stream is not None:
+            stream = as_cupy_stream(stream)
+        plan.launch(grid, launcher.block, args, stream, shared_mem)
+
+    def _make_plan(self, launcher, args, constexprs, device):
+        from kdsl.runtime.launch import (
+            LaunchError,
+            LaunchPlan,
+            dtype_of_argument,
+            unsupported,
+        )
+
+        self._check_block(launcher.block, device)
+        runtime = self.signature.runtime
+        if len(args) < len(runtime):
+            self._bad_count(args)
+        inst = launcher.instance
+        if inst is None:
+            dtypes = []
+            for tv, i in zip(self.signature.typevars, self._dtype_args):
+                t = dtype_of_argument(args[i])
+                if t is None:
+                    raise LaunchError(
+                        f"cannot tell the dtype {tv.name} of '{self.name}' from "
+                        f"parameter '{runtime[i].name}' ({type(args[i]).__name__}); "
+                        f"pass an array or use {self.name}.dispatch(dtype)[grid, block]"
+                    )
+                if t not in self.supported[tv.name]:
+                    raise unsupported(self, tv.name, t, args[i])
+                dtypes.append(t)
+            missing = [tv.name for tv in self.signature.typevars][
+                len(self._dtype_args) :
+            ]
+            if missing:
+                raise LaunchError(
+                    f"'{self.name}' has no argument that carries dtype {missing[0]}; "
+                    f"use {self.name}.dispatch(dtype)[grid, block]"
+                )
+            inst = self.instance(tuple(dtypes), self._constexpr_values((), constexprs))
+            self._warn_many(inst)
+        elif constexprs:
+            raise LaunchError(
+                f"instance {inst.name} has its constexprs fixed; launch it without them"
+            )
+        return LaunchPlan(self, inst, device)
+
+    def _check_block(self, block, device):
+        from kdsl.runtime.launch import LaunchError, max_threads_per_block
+
+        threads = 1
+        for b in block:
+            threads *= b
+        limit = max_threads_per_block(device)
+        if threads > limit:
+            raise LaunchError(
+                f"block {block} of '{self.name}' has {threads} threads; device "
+                f"{device} allows at most {limit}"
+            )
+
+    def _bad_count(self, args):
+        from kdsl.runtime.launch import LaunchError
+
+        names = ", ".join(p.name for p in self.signature.runtime)
+        raise LaunchError(
+            f"'{self.name}' takes {len(self.signature.runtime)} arguments ({names}), "
+            f"got {len(args)}; constexprs go by keyword"
+        )
+
+    def _warn_many(self, inst):
+        import warnings
+
+        from kdsl.runtime.launch import MANY_INSTANCES
+
+        for name in inst.constexprs:
+            seen = {i.constexprs[name] for i in self._instances.values()}
+            if len(seen) > MANY_INSTANCES and name not in self._warned:
+                self._warned.add(name)
+                warnings.warn(
+                    f"kernel '{self.name}' has been compiled for {len(seen)} values of "
+                    f"constexpr '{name}': each value is a separate compilation. If it "
+                    f"varies with the data (a length, a size), make it a run-time "
+                    f"argument instead",
+                    ManyInstancesWarning,
+                    stacklevel=5,
+                )
+
     def _transpile(self, inst, line_directives=False) -> str:
         return transpile_instance(
             self,
@@ -161,6 +308,34 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<kdsl.kernel {self.name}>"
+
+
+_MAX_LAUNCHERS = 256
+
+
+def _launcher(cache: dict, kernel, config, instance):
+    """``kernel[grid, block]``: the same Launcher (and its plans) for the
+    same configuration; callable grids are not cached."""
+    key = (config, instance)
+    try:
+        return cache[key]
+    except (KeyError, TypeError):
+        pass
+    from kdsl.runtime.launch import Launcher
+
+    launcher = Launcher(kernel, config, instance)
+    if not callable(launcher.grid):
+        if len(cache) >= _MAX_LAUNCHERS:
+            cache.clear()
+        try:
+            cache[key] = launcher
+        except TypeError:
+            pass
+    return launcher
+
+
+class ManyInstancesWarning(UserWarning):
+    """One constexpr has taken many values: many compilations."""
 
 
 def check_constexpr(kernel_name, spec, value):
@@ -182,4 +357,4 @@ def kernel(fn=None, *, dtypes=None, backward=None):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k)``."""
     if fn is None:
         return lambda f: Kernel(f, dtypes=dtypes, backward=backward)
-    return Kernel(fn)
+    return Kernel(fn, dtypes=dtypes, backward=backward)

@@ -34,7 +34,10 @@ def cuda_include_dir() -> str:
 
 
 class NVRTCError(DSLError):
+    """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
+
     code = "E502"
+    log = ""
 
 
 def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
@@ -48,7 +51,38 @@ def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
             nvrtc.compileProgram(prog, options)
         except nvrtc.NVRTCError:
             log = nvrtc.getProgramLog(prog)
-            raise NVRTCError(f"NVRTC rejected {name}:\n{log}") from None
+            err = NVRTCError(explain(log, source, name))
+            err.log = log
+            raise err from None
         return nvrtc.getCUBIN(prog)
     finally:
         nvrtc.destroyProgram(prog)
+
+
+@lru_cache(maxsize=None)
+def nvrtc_version() -> str:
+    from cupy.cuda import nvrtc
+
+    return "%d.%d" % nvrtc.getVersion()
+
+
+def explain(log: str, source: str, name: str) -> str:
+    """NVRTC's log with, for each error, the generated line and the Python
+    statement it came from (the ``// ...`` comment kdsl puts before it)."""
+    import re
+
+    lines = source.splitlines()
+    out = [f"NVRTC rejected {name}:", log.rstrip()]
+    for match in re.finditer(rf"{re.escape(name)}\.cu\((\d+)\): error", log):
+        n = int(match.group(1))
+        if not 0 < n <= len(lines):
+            continue
+        out.append(f"  generated line {n}: {lines[n - 1].strip()}")
+        for back in range(n - 1, 0, -1):
+            text = lines[back - 1].strip()
+            if text.startswith("// ") and not text.startswith("// ----"):
+                out.append(f"  from Python: {text[3:]}")
+                break
+            if text.startswith("#line "):
+                out.append(f"  at {text[6:]}")
+    return "\n".join(out)

@@ -54,34 +54,57 @@ from .types import (
 
 # -- operand hygiene -------------------------------------------------------------
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
-_ATOM = re.compile(
-    rf"^(?:{_NAME}"  # a name
-    r"|(?:0[xX][0-9a-fA-F]+|[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?)[uUlLfF]*)$"  # number
-)
-_CALLEE = re.compile(rf"^{_NAME}(?:<[^()]*>)?(?=\()")
+_NUMBER = r"(?:0[xX][0-9a-fA-F]+|[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?)[uUlLfF]*"
+# A primary expression that starts an atom: a number, or a name with optional
+# template arguments (``kdsl::bitcast<uint8_t>``; a comparison has spaces).
+_HEAD = re.compile(rf"{_NUMBER}(?![A-Za-z0-9_.])|{_NAME}(?:<[^()\s][^()]*>)?")
+_MEMBER = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*")
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _closing(s: str, start: int) -> int:
-    """Index of the parenthesis closing the one at ``s[start]``."""
-    depth = 0
+    """Index of the bracket closing the one at ``s[start]`` (``(``, ``[``, ``{``)."""
+    stack = []
     for i in range(start, len(s)):
-        if s[i] == "(":
-            depth += 1
-        elif s[i] == ")":
-            depth -= 1
-            if depth == 0:
+        if s[i] in _PAIRS:
+            stack.append(_PAIRS[s[i]])
+        elif s[i] in ")]}":
+            if not stack or stack.pop() != s[i]:
+                break
+            if not stack:
                 return i
-    raise ValueError(f"unbalanced parentheses in {s!r}")
+    raise ValueError(f"unbalanced brackets in {s!r}")
 
 
 def is_atom(expr: str) -> bool:
-    """True when ``expr`` needs no parentheses as an operand of any operator."""
+    """True when ``expr`` needs no parentheses as an operand of any operator:
+    a postfix expression (a name, number, call or parenthesised group followed
+    by any ``[...]``, ``(...)``, ``{...}`` or ``.member``)."""
     expr = expr.strip()
-    if _ATOM.match(expr):
-        return True
-    callee = _CALLEE.match(expr)
-    start = callee.end() if callee else 0
-    return expr[start : start + 1] == "(" and _closing(expr, start) == len(expr) - 1
+    head = _HEAD.match(expr)
+    if head:
+        pos = head.end()
+    elif expr.startswith("("):
+        pos = _closing(expr, 0) + 1
+    else:
+        return False
+    while pos < len(expr):
+        if expr[pos] in _PAIRS:
+            pos = _closing(expr, pos) + 1
+            continue
+        member = _MEMBER.match(expr, pos)
+        if member is None:
+            return False
+        pos = member.end()
+    return True
+
+
+def bare(expr: str) -> str:
+    """``expr`` without one pair of parentheses around all of it: for places
+    that delimit an expression already (a call argument, a statement)."""
+    if expr.startswith("(") and _closing(expr, 0) == len(expr) - 1:
+        return expr[1:-1]
+    return expr
 
 
 def _p(expr: str) -> str:
@@ -211,7 +234,9 @@ def binary(op: str, operand_type, result_type, a: str, b: str) -> str:
             f"cexpr: {operand_type.__name__} {op} gives {expected.__name__}, "
             f"not {result_type.__name__}"
         )
-    return spelling.format(a=a, b=b, pa=_p(a), pb=_p(b), c=operand_type.c_name)
+    return spelling.format(
+        a=bare(a), b=bare(b), pa=_p(a), pb=_p(b), c=operand_type.c_name
+    )
 
 
 # -- unary operators -------------------------------------------------------------
@@ -250,7 +275,7 @@ def unary(op: str, t, a: str) -> str:
     spelling = _unary_table(t).get(op)
     if spelling is None:
         raise _unsupported(f"unary {op!r}", t)
-    return spelling.format(a=a, pa=_p(a), c=t.c_name)
+    return spelling.format(a=bare(a), pa=_p(a), c=t.c_name)
 
 
 # -- conversions -----------------------------------------------------------------
@@ -368,6 +393,7 @@ def convert(src, dst, a: str) -> str:
     """``a.to(dst)`` for a value ``a`` of scalar type ``src``."""
     if src is dst:
         return _p(a)
+    a = bare(a)
     family = _family(dst)
     if family in ("i4", "small", "int", "i128"):
         return _to_int(src, dst, a)
@@ -407,6 +433,7 @@ def bitcast(src, dst, a: str) -> str:
         raise _unsupported("bitcast", src, dst)
     if src is dst:
         return _p(a)
+    a = bare(a)
     if src is Int4:  # the low 4 bits of the int8_t
         return f"kdsl::bitcast<{dst.c_name}>(uint8_t({_p(a)} & 15))"
     if dst is Int4:

@@ -2,13 +2,19 @@
 
 Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
 this module renders statements, vectors, memory and calls, indenting on
-``{`` / ``}`` and parenthesising every compound expression.
+``{`` / ``}`` and parenthesising every compound operand.  A statement drops
+the parentheses around its whole value, and one longer than ``LIMIT``
+columns is broken as clang-format would break it (see ``wrap``).
 """
 
 from __future__ import annotations
 
 from . import cexpr, ir, mathfns
-from .types import Float32, NumericMeta, VectorMeta
+from .cexpr import bare as _bare
+from .types import Float32, NumericMeta, Uint32, VectorMeta
+
+LIMIT = 100  # columns of a generated line (comments excepted)
+CONTINUATION = 8  # extra indent of a wrapped statement's continuation lines
 
 _SHUFFLES = {
     "shfl_down": "__shfl_down_sync",
@@ -48,7 +54,13 @@ class Emitter:
     def line(self, text: str):
         if text.startswith("}"):
             self.depth -= 1
-        self.lines.append("    " * self.depth + text if text else "")
+        indent = "    " * self.depth
+        if not text:
+            self.lines.append("")
+        elif text.endswith(";") and not self.line_directives:
+            self.lines.extend(wrap(indent, text))
+        else:  # with #line directives a statement keeps to one line
+            self.lines.append(indent + text)
         if text.endswith("{"):
             self.depth += 1
 
@@ -67,7 +79,7 @@ class Emitter:
         else:
             ret = ctype(f.ret) if f.ret is not None else "void"
             head = f"static __device__ {ret} {f.name}("
-        if len(head) + sum(len(p) + 2 for p in params) <= 88:
+        if len(head) + sum(len(p) + 2 for p in params) + 1 <= LIMIT:
             self.line(head + ", ".join(params) + ") {")
         else:
             self.line(head)
@@ -95,7 +107,7 @@ class Emitter:
         if s.init is None:
             self.line(f"{ctype(s.type)} {s.name};")
         else:
-            self.line(f"{ctype(s.type)} {s.name} = {self.expr(s.init)};")
+            self.line(f"{ctype(s.type)} {s.name} = {self._value(s.init)};")
 
     def _s_ArrayDecl(self, s):
         self.use(s.elem)
@@ -104,13 +116,21 @@ class Emitter:
         self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
 
     def _s_Assign(self, s):
-        self.line(f"{s.name} = {self.expr(s.value)};")
+        self.line(f"{s.name} = {self._value(s.value)};")
 
     def _s_Store(self, s):
-        self.line(f"{self._element(s.base, s.indices)} = {self.expr(s.value)};")
+        self.line(f"{self._element(s.base, s.indices)} = {self._value(s.value)};")
 
     def _s_ExprStmt(self, s):
-        self.line(f"{self.expr(s.expr)};")
+        self.line(f"{_bare(self.expr(s.expr))};")
+
+    def _value(self, e) -> str:
+        """The value of a declaration, assignment or store: no outer
+        parentheses, and a CUDA index (unsigned) converts implicitly."""
+        if isinstance(e, ir.Special):
+            self.use(e.type)
+            return e.name
+        return _bare(self.expr(e))
 
     def _s_If(self, s):
         self.line(f"if ({_bare(self.expr(s.cond))}) {{")
@@ -173,13 +193,13 @@ class Emitter:
         return e.name
 
     def _e_Special(self, e):
-        return f"(int32_t){e.name}"
+        return cexpr.convert(Uint32, e.type, e.name)  # int32_t(blockIdx.x)
 
     def _e_BinOp(self, e):
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if isinstance(e.type, VectorMeta):
             t = e.lhs.type.dtype
-            body = cexpr.binary(e.op, t, e.type.dtype, "a", "b")
+            body = _bare(cexpr.binary(e.op, t, e.type.dtype, "a", "b"))
             return f"kdsl::vmap([](const {ctype(t)} a, const {ctype(t)} b) {{ return {body}; }}, {a}, {b})"
         return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
 
@@ -187,7 +207,7 @@ class Emitter:
         a = self.expr(e.operand)
         if isinstance(e.type, VectorMeta):
             t = e.type.dtype
-            body = cexpr.unary(e.op, t, "a")
+            body = _bare(cexpr.unary(e.op, t, "a"))
             return f"kdsl::vmap([](const {ctype(t)} a) {{ return {body}; }}, {a})"
         return cexpr.unary(e.op, e.type, a)
 
@@ -195,7 +215,7 @@ class Emitter:
         a = self.expr(e.operand)
         if isinstance(e.type, VectorMeta):
             src, dst = e.operand.type.dtype, e.type.dtype
-            body = cexpr.convert(src, dst, "a")
+            body = _bare(cexpr.convert(src, dst, "a"))
             return f"kdsl::vmap([](const {ctype(src)} a) {{ return {body}; }}, {a})"
         return cexpr.convert(e.operand.type, e.type, a)
 
@@ -206,7 +226,8 @@ class Emitter:
         return cexpr.bitcast(e.operand.type, e.type, a)
 
     def _e_Select(self, e):
-        return f"({_bare(self.expr(e.cond))} ? {self.expr(e.if_true)} : {self.expr(e.if_false)})"
+        cond, a, b = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
+        return f"({cond} ? {a} : {b})"
 
     def _e_Logical(self, e):
         return f"({self.expr(e.lhs)} {e.op} {self.expr(e.rhs)})"
@@ -263,18 +284,90 @@ class Emitter:
         return f"{f}({', '.join(args)})"
 
 
-def _bare(text: str) -> str:
-    """Drop one pair of outer parentheses where the context delimits already."""
-    if text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for i, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and i < len(text) - 1:
-                return text
-        return text[1:-1]
-    return text
-
-
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+# -- long statements ---------------------------------------------------------------
+def wrap(indent: str, text: str) -> list[str]:
+    """``indent + text``, broken into lines of at most ``LIMIT`` columns where
+    a rule below applies (else left long), in order: a conditional value
+    before its ``?`` and ``:``; the argument list (or index) that spans most
+    of the statement after its commas, aligned on its bracket; a value after
+    its ``=``."""
+    if len(indent) + len(text) <= LIMIT:
+        return [indent + text]
+    for rule in (_wrap_conditional, _wrap_arguments, _wrap_value):
+        lines = rule(indent, text)
+        if lines and all(len(line) <= LIMIT for line in lines):
+            return lines
+    return [indent + text]
+
+
+def _top_level(text: str, token: str, start: int = 0) -> int:
+    """Index of the first ``token`` outside any bracket, or -1."""
+    depth = 0
+    for i in range(start, len(text)):
+        if depth == 0 and text.startswith(token, i):
+            return i
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+    return -1
+
+
+def _wrap_conditional(indent, text):
+    head_end = _top_level(text, " = ")
+    head_end = head_end + 3 if head_end >= 0 else 0
+    q = _top_level(text, " ? ", head_end)
+    c = _top_level(text, " : ", q + 3) if q >= 0 else -1
+    if c < 0:
+        return None
+    more = indent + " " * CONTINUATION
+    return [indent + text[:q], more + text[q + 1 : c], more + text[c + 1 :]]
+
+
+def _groups(text):
+    """``(open, close, [comma indices])`` of every bracket pair with commas."""
+    stack, out = [], []
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            stack.append((i, []))
+        elif ch in ")]}":
+            start, commas = stack.pop()
+            if commas:
+                out.append((start, i, commas))
+        elif ch == "," and stack:
+            stack[-1][1].append(i)
+    return out
+
+
+def _wrap_arguments(indent, text):
+    groups = _groups(text)
+    if not groups:
+        return None
+    start, close, commas = max(groups, key=lambda g: (g[1] - g[0], -g[0]))
+    if 2 * (close - start) < len(text):
+        return None
+    align = " " * (len(indent) + start + 1)
+    pieces, prev = [], start + 1
+    for comma in commas:
+        pieces.append(text[prev : comma + 1].strip())
+        prev = comma + 1
+    pieces.append(text[prev:].strip())
+    lines, current = [], indent + text[: start + 1] + pieces[0]
+    for piece in pieces[1:]:
+        if len(current) + 1 + len(piece) <= LIMIT:
+            current += " " + piece
+        else:
+            lines.append(current)
+            current = align + piece
+    return lines + [current]
+
+
+def _wrap_value(indent, text):
+    eq = _top_level(text, " = ")
+    if eq < 0:
+        return None
+    return [indent + text[: eq + 2], indent + " " * CONTINUATION + text[eq + 3 :]]

@@ -1,14 +1,21 @@
 """Calls of kdsl built-ins inside kernels: one handler per built-in, by name.
 
 Each handler takes the lowerer, the evaluated arguments and the call node and
-returns a value (or None for statements such as ``syncthreads``).
+returns a value (or None for statements such as ``syncthreads``).  A handler
+is registered with the keywords it takes; :func:`call` rejects any other.
 """
 
 from __future__ import annotations
 
 from . import arith, ir, mathfns, values
 from .errors import error
-from .lower_expr import ArrayValue, FixedArray, PointerValue, is_python_number
+from .lower_expr import (
+    ArrayValue,
+    FixedArray,
+    PointerValue,
+    is_python_number,
+    static_integer,
+)
 from .types import (
     BFloat16,
     Boolean,
@@ -17,7 +24,6 @@ from .types import (
     Float64,
     Int32,
     Int64,
-    Numeric,
     NumericMeta,
     Uint32,
     Uint64,
@@ -25,20 +31,48 @@ from .types import (
 )
 
 HANDLERS = {}
+KEYWORDS = {}  # built-in name -> the keyword arguments it takes
 
 
-def handler(*names):
+def handler(*names, keywords=()):
     def register(fn):
         for name in names:
             HANDLERS[name] = fn
+            KEYWORDS[name] = tuple(keywords)
         return fn
 
     return register
 
 
+def call(lw, name, args, kwargs, node):
+    """Lower a call of the built-in ``name`` (a key of ``HANDLERS``)."""
+    allowed = KEYWORDS[name]
+    unknown = [k for k in kwargs if k not in allowed]
+    if unknown:
+        takes = (
+            "takes only " + ", ".join(f"{k}=" for k in allowed) + " as keywords"
+            if allowed
+            else "takes no keyword arguments"
+        )
+        raise error(
+            "bad-call",
+            what=f"{_spelled(name)}() got an unexpected keyword argument "
+            f"'{unknown[0]}'; it {takes}",
+        )
+    return HANDLERS[name](lw, name, args, dict(kwargs), node)
+
+
+def _spelled(name):
+    return name if name in ("min", "max") else f"kdsl.{name}"
+
+
 def _want(args, n, name):
     if len(args) != n:
-        raise error("bad-call", what=f"{name}() takes {n} arguments, got {len(args)}")
+        raise error(
+            "bad-call",
+            what=f"{_spelled(name)}() takes {n} argument{'s' * (n != 1)}, "
+            f"got {len(args)}",
+        )
 
 
 @handler("syncthreads")
@@ -61,11 +95,7 @@ def _array(lw, name, args, kwargs, node):
     if not (isinstance(elem, NumericMeta) and not elem.abstract):
         raise error("bad-call", what=f"{name}() needs an element type, got {elem!r}")
     shape = shape if isinstance(shape, tuple) else (shape,)
-    dims = []
-    for d in shape:
-        if isinstance(d, Numeric) and not d.is_static():
-            raise error("needs-static", what=f"the shape of {name}()")
-        dims.append(int(d))
+    dims = [static_integer(d, f"the shape of {name}()") for d in shape]
     if not dims or any(d <= 0 for d in dims):
         raise error(
             "bad-call", what=f"{name}() needs a positive static shape, got {shape}"
@@ -79,7 +109,7 @@ _MINMAX_OP = {"min": "<", "max": ">"}
 
 @handler("min", "max")
 def _minmax(lw, name, args, kwargs, node):
-    if len(args) < 2 or kwargs:
+    if len(args) < 2:
         raise error("bad-call", what=f"{name}() takes two or more numbers")
     result = args[0]
     for other in args[1:]:
@@ -110,7 +140,7 @@ def _common(a, b):
 # -- math ------------------------------------------------------------------------------
 def _math(lw, name, args, kwargs, node):
     fn = name.split(".", 1)[1]
-    _want(args, mathfns.arity(fn), f"kdsl.{name}")
+    _want(args, mathfns.arity(fn), name)
     nums = [arith.as_numeric(a) for a in args]
     for n in nums:
         if isinstance(n, Vector):
@@ -132,17 +162,14 @@ def _math(lw, name, args, kwargs, node):
     return t._dynamic(ir.Call(t, name, tuple(n.ir_value() for n in nums)))
 
 
-for _fn in mathfns.MATH_FUNCTIONS:
-    HANDLERS[f"math.{_fn}"] = _math
+handler(*(f"math.{fn}" for fn in mathfns.MATH_FUNCTIONS))(_math)
 
 
 # -- warp shuffles ------------------------------------------------------------------------
-@handler("shfl_down", "shfl_xor", "shfl_idx")
+@handler("shfl_down", "shfl_xor", "shfl_idx", keywords=("width",))
 def _shuffle(lw, name, args, kwargs, node):
     _want(args, 2, name)
     width = kwargs.pop("width", 32)
-    if kwargs:
-        raise error("bad-call", what=f"{name}() takes only width= as a keyword")
     value = arith.as_numeric(args[0])
     if isinstance(value, Vector) or value.dtype.kind not in ("int", "float"):
         raise error("bad-call", what=f"{name}() shuffles an integer or float scalar")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -24,10 +24,12 @@ from .lower_expr import (
     ArrayValue,
     ExprLowerer,
     FixedArray,
+    NoValue,
     PointerValue,
     _kind_of,
     is_python_number,
     is_value,
+    static_integer,
 )
 from .parse import ParsedFunction
 from .types import Int32, Int64, Numeric, NumericMeta, Vector
@@ -38,6 +40,7 @@ class Binding:
     value: object
     line: int
     cvar: str | None = None  # the C++ variable, once the name has one
+    origin: ir.Comment | None = None  # the statement that first assigned it
 
     @property
     def type(self):
@@ -58,6 +61,9 @@ class Context:
     functions: dict  # (func, arg types) -> ir.Function, in definition order
     in_progress: set
     written: set  # names of pointer parameters the kernel stores to
+    # pointer parameter -> bytes its .vec(N) views need it aligned to
+    alignment: dict = field(default_factory=dict)
+    symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
 
 
 class Lowerer(ExprLowerer):
@@ -66,7 +72,7 @@ class Lowerer(ExprLowerer):
         self.ctx = ctx
         self.env: dict[str, Binding] = {}
         self.block: list = []
-        self.names = names.NameTable(reserved)
+        self.names = names.NameTable(reserved, ctx.symbols)
         self.hoisted: set[str] = set()
         self.dynamic_depth = 0
         self.loops: list[str] = []  # "runtime" / "constexpr", innermost last
@@ -75,11 +81,21 @@ class Lowerer(ExprLowerer):
         # Declarations a statement needs before its comment (materialised or
         # hoisted variables), one list per statement being lowered.
         self._predeclared: list[list] = [[]]
+        self._origins: list[ir.Comment] = []  # the statements being lowered
+        self.ended_loops: dict[str, int] = {}  # run-time loop variable -> line
+        self.bare_returns: list = []  # the nodes of bare returns
 
     # -- names ----------------------------------------------------------------------
     def lookup(self, name, node):
         if name in self.env:
             return self.env[name].value
+        if name in self.ended_loops:
+            raise error(
+                "bad-assignment",
+                what=f"'{name}' is the variable of the run-time loop at line "
+                f"{self.ended_loops[name]} and does not exist after it; copy it "
+                "to a variable assigned before the loop",
+            )
         if name in self.ctx.statics:
             return self.ctx.statics[name]
         if name in self.ctx.globals:
@@ -91,6 +107,10 @@ class Lowerer(ExprLowerer):
             )
         if name in ALLOWED_BUILTINS:
             return getattr(builtins, name)
+        if name in ("True", "False"):
+            return name == "True"
+        if name == "None":
+            raise error("unsupported-syntax", what="None")
         raise error("undefined-name", name=name)
 
     def _line_of(self, node) -> str:
@@ -150,10 +170,11 @@ class Lowerer(ExprLowerer):
             self.ctx.written.add(target.name.split(".")[0])
 
     def declare_array(self, elem, shape, space, node):
-        cname = self.names.declare(self._pending_target or "array")
+        name = self._pending_target or "array"
+        cname = self.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
         return FixedArray(
-            ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, cname
+            ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
         )
 
     _pending_target = None
@@ -163,14 +184,21 @@ class Lowerer(ExprLowerer):
             raise error(
                 "bad-loop", what=f"{name}() can only be the iterable of a for loop"
             )
-        handler = intrinsics.HANDLERS.get(name)
-        if handler is None:
+        if name not in intrinsics.HANDLERS:
             raise error("bad-call", what=f"kdsl.{name} is not available in kernels")
-        return handler(self, name, args, kwargs, node)
+        return intrinsics.call(self, name, args, kwargs, node)
 
     def call_device_function(self, f, args, kwargs, node):
         if kwargs:
             raise error("bad-call", what=f"{f.name}() takes positional arguments only")
+        for a in args:
+            if isinstance(a, (PointerValue, ArrayValue, FixedArray)):
+                raise error(
+                    "bad-call",
+                    what=f"{f.name}() cannot take {_kind_of(a)}: a @kdsl.func "
+                    "takes numbers and vectors (load the value in the kernel "
+                    "and pass it)",
+                )
         vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
         key = (f, tuple(type(v) for v in vals))
         if key in self.ctx.in_progress:
@@ -191,7 +219,12 @@ class Lowerer(ExprLowerer):
     def _lower_function(self, f, arg_types):
         parsed = f.parsed()
         ctx = Context(
-            f.fn.__globals__, {}, self.ctx.functions, self.ctx.in_progress, set()
+            f.fn.__globals__,
+            {},
+            self.ctx.functions,
+            self.ctx.in_progress,
+            set(),
+            symbols=self.ctx.symbols,
         )
         sub = Lowerer(parsed, ctx)
         sub.returns_allowed = True
@@ -214,9 +247,30 @@ class Lowerer(ExprLowerer):
                 "return-type", what=f"{f.name}() returns different types: {listed}"
             )
         ret = ret_types.pop() if ret_types else None
+        if ret is not None:
+            sub.check_value_returns(f.name)
         suffix = "_".join(t.short for t in arg_types)
-        name = f"{f.name}__{suffix}" if suffix else f.name
+        name = self.ctx.symbols.function(f"{f.name}__{suffix}" if suffix else f.name)
         return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
+
+    def check_value_returns(self, name):
+        """A device function that returns a value returns one on every path."""
+        if self.bare_returns:
+            node = self.bare_returns[0]
+            exc = error(
+                "return-type",
+                what=f"{name}() returns a value elsewhere, so this return needs "
+                "one too",
+            )
+            raise exc.locate(self.p.span(node), self._line_of(node))
+        if not _always_returns(self.block):
+            node = self.p.node.name
+            exc = error(
+                "return-type",
+                what=f"{name}() returns a value but can reach its end without "
+                "one: end it with a return",
+            )
+            raise exc.locate(self.p.span(node), self._line_of(node))
 
     # -- statements -----------------------------------------------------------------------------
     def body(self, statements):
@@ -235,7 +289,10 @@ class Lowerer(ExprLowerer):
             exc = error("unsupported-syntax", what=_describe_stmt(node))
             raise exc.locate(self.p.span(node), self._line_of(node))
         start = len(self.block)
+        span = self.p.span(node)
+        comment = ir.Comment(self._source_text(node), span=span)
         self._predeclared.append([])
+        self._origins.append(comment)
         try:
             handler(node)
         except DSLError as exc:
@@ -247,9 +304,8 @@ class Lowerer(ExprLowerer):
             raise internal.locate(self.p.span(node), self._line_of(node)) from None
         finally:
             predeclared = self._predeclared.pop()
+            self._origins.pop()
         if len(self.block) > start:
-            span = self.p.span(node)
-            comment = ir.Comment(self._source_text(node), span=span)
             self.block[start:start] = predeclared + [comment]
         else:
             self.block[start:start] = predeclared
@@ -350,6 +406,7 @@ class Lowerer(ExprLowerer):
             self.returns.append((value, node))
             self.emit(ir.Return(value.ir_value()))
         else:
+            self.bare_returns.append(node)
             self.emit(ir.Return(None))
 
     returns_allowed = False
@@ -434,10 +491,13 @@ class Lowerer(ExprLowerer):
             cvar = self.names.declare(name)
             self.emit(ir.Assign(cvar, value.ir_value()))
             self.env[name] = Binding(
-                type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
+                type(value)._dynamic(ir.Var(type(value), cvar)),
+                line,
+                cvar,
+                self._origin(),
             )
         elif value.is_static():
-            self.env[name] = Binding(value, line)
+            self.env[name] = Binding(value, line, origin=self._origin())
         else:
             cvar = self.names.declare(name)
             self.emit(ir.Declare(cvar, type(value), value.ir_value()))
@@ -446,7 +506,14 @@ class Lowerer(ExprLowerer):
             )
         return None
 
+    def _origin(self) -> ir.Comment | None:
+        return self._origins[-1] if self._origins else None
+
     def _assign_object(self, name, value, b, line):
+        if isinstance(value, NoValue):
+            raise error(
+                "bad-assignment", what=f"{value.callee}() returns no value to assign"
+            )
         if b is not None:
             raise error(
                 "bad-assignment",
@@ -507,7 +574,7 @@ class Lowerer(ExprLowerer):
             elif node.orelse is not None:
                 self.body(node.orelse.body.body)
             return
-        cond = arith.truth(cond)
+        cond = self.condition(cond, "an 'if' condition")
         with self.dynamic(node):
             with self.new_block() as then:
                 self.body(node.body.body)
@@ -526,7 +593,10 @@ class Lowerer(ExprLowerer):
             decided = self._static_bool(cond)
             if decided is False:
                 return
-            cond = arith.truth(cond) if decided is None else None
+            if decided is None:
+                cond = self.condition(cond, "a 'while' condition")
+            else:
+                cond = None
             with self.new_block() as body, self.loop("runtime"):
                 self.body(node.body.body)
             true = ir.Const(cond.dtype if cond is not None else None, True)
@@ -572,11 +642,12 @@ class Lowerer(ExprLowerer):
         return self._runtime_loop(node, start, stop, step, unroll)
 
     def _unrolled(self, node, start, stop, step):
-        bounds = []
-        for v in (start, stop, step):
-            if isinstance(v, Numeric) and not v.is_static() or not is_value(v):
-                raise error("needs-static", what="the bounds of range_constexpr")
-            bounds.append(int(v))
+        bounds = [
+            static_integer(v, "the bounds of range_constexpr")
+            for v in (start, stop, step)
+        ]
+        if bounds[2] == 0:
+            raise error("bad-loop", what="range_constexpr() step must not be zero")
         name = node.target.value
         self._loop_depths.append(self.dynamic_depth)
         try:
@@ -599,16 +670,24 @@ class Lowerer(ExprLowerer):
     def _runtime_loop(self, node, start, stop, step, unroll):
         if isinstance(step, Numeric) and not step.is_static() or not is_value(step):
             raise error("needs-static", what="the step of a run-time range")
-        step = int(step)
+        step = static_integer(step, "the step of a run-time range")
         if step == 0:
             raise error("bad-loop", what="range() step must not be zero")
         if unroll is not None:
-            unroll = int(unroll)
+            unroll = static_integer(unroll, "unroll=")
+            if unroll < 1:
+                raise error("bad-loop", what=f"unroll= must be 1 or more, got {unroll}")
         with self.dynamic(node):
             start, stop = arith.as_numeric(start), arith.as_numeric(stop)
             t, _ = _loop_type(start, stop)
             start, stop = arith.convert(start, t), arith.convert(stop, t)
             name = node.target.value
+            if name in self.ctx.statics:
+                raise error(
+                    "bad-target",
+                    what=f"'{name}' is a compile-time parameter and cannot be "
+                    "a loop variable",
+                )
             saved = self.env.pop(name, None)
             cvar = self.names.declare(name)
             stop_expr = stop.ir_value()
@@ -625,6 +704,8 @@ class Lowerer(ExprLowerer):
             self.names.release(cvar)
             if saved is not None:
                 self.env[name] = saved
+            else:
+                self.ended_loops[name] = self.p.span(node.target).line
             self.emit(
                 ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
             )
@@ -636,6 +717,15 @@ class Lowerer(ExprLowerer):
             yield
         finally:
             self.loops.pop()
+
+    def _predeclare(self, origin, declaration):
+        """Declare a variable before the statement being lowered, under the
+        comment of the Python statement that first assigned it."""
+        pending = self._predeclared[-1]
+        comments = [s for s in pending if isinstance(s, ir.Comment)]
+        if origin is not None and (not comments or comments[-1] != origin):
+            pending.append(origin)
+        pending.append(declaration)
 
     @contextlib.contextmanager
     def dynamic(self, node):
@@ -649,8 +739,8 @@ class Lowerer(ExprLowerer):
                 and isinstance(b.value, (Numeric, Vector))
             ):
                 b.cvar = self.names.declare(name)
-                self._predeclared[-1].append(
-                    ir.Declare(b.cvar, b.type, b.value.ir_value())
+                self._predeclare(
+                    b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
                 )
                 b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
         before = set(self.env)
@@ -671,7 +761,7 @@ class Lowerer(ExprLowerer):
             self.hoisted.discard(name)
             if name in self.env:
                 b = self.env[name]
-                self._predeclared[-1].append(ir.Declare(b.cvar, b.type, None))
+                self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
         for name in sorted(set(self.env) - before - set(new_hoisted)):
             self.names.release(self.env.pop(name).cvar)
 
@@ -690,6 +780,18 @@ _AUG = {
     cst.LeftShiftAssign: "<<",
     cst.RightShiftAssign: ">>",
 }
+
+
+def _always_returns(stmts) -> bool:
+    """Whether every path through ``stmts`` ends in a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return _always_returns(last.then) and _always_returns(last.orelse)
+    return False
 
 
 def _loop_type(start, stop):

@@ -10,6 +10,7 @@ the generated code.
 from __future__ import annotations
 
 import builtins
+import inspect
 from dataclasses import dataclass
 
 import libcst as cst
@@ -99,6 +100,14 @@ class FixedArray:
 
 
 @dataclass(frozen=True)
+class NoValue:
+    """What a call that returns nothing (``syncthreads()``, a device
+    function without ``return value``) evaluates to."""
+
+    callee: str
+
+
+@dataclass(frozen=True)
 class BoundMethod:
     """``obj.method`` of a kdsl value, called later."""
 
@@ -142,17 +151,6 @@ class ExprLowerer:
                 span=self.p.span(node),
             )
         return arith.as_numeric(v)
-
-    def static_int(self, node, what: str) -> int:
-        v = self.expr(node)
-        if isinstance(v, Numeric) and not v.is_static():
-            raise error("needs-static", what=what, span=self.p.span(node))
-        if isinstance(v, (Numeric, int)) and not isinstance(v, float):
-            try:
-                return int(v.__index__() if isinstance(v, Numeric) else v)
-            except DSLError:
-                pass
-        raise error("bad-call", what=f"{what} must be an integer, got {_kind_of(v)}")
 
     # -- leaves -------------------------------------------------------------------
     def _expr_Integer(self, node):
@@ -202,8 +200,18 @@ class ExprLowerer:
     def logical_not(self, v):
         if is_python_number(v):
             return not v
-        cond = arith.truth(self.ensure_value(v, "'not'"))
-        return arith.unary("~", cond)
+        return arith.unary("~", self.condition(v, "the operand of 'not'"))
+
+    def condition(self, v, what):
+        """``v`` as a Boolean truth value; a vector has none."""
+        v = self.ensure_value(v, what)
+        if isinstance(v, Vector):
+            raise error(
+                "vector-type",
+                what=f"a {type(v).__name__} cannot be {what}: a vector has no "
+                "single truth value; test its lanes (v[0] > 0)",
+            )
+        return arith.truth(v)
 
     def _expr_Comparison(self, node):
         left = self.expr(node.left)
@@ -219,6 +227,8 @@ class ExprLowerer:
             if is_python_number(left) and is_python_number(right):
                 value = _PY_COMPARE[op](left, right)
             else:
+                for v in (left, right):
+                    self.ensure_value(v, f"operator '{op}'")
                 value = arith.binary(op, left, right, self.p.span(node))
             result = value if result is None else self.logical("and", result, value)
             left = right
@@ -231,12 +241,12 @@ class ExprLowerer:
             decided = bool(left)
             if (op == "and" and not decided) or (op == "or" and decided):
                 return arith.truth(arith.as_numeric(left))
-            return arith.truth(arith.as_numeric(self.expr(node.right)))
+            return self.condition(self.expr(node.right), f"an operand of '{op}'")
         return self.logical(op, left, self.expr(node.right))
 
     def logical(self, op, a, b):
-        a = arith.truth(self.ensure_value(a, f"'{op}'"))
-        b = arith.truth(self.ensure_value(b, f"'{op}'"))
+        a = self.condition(a, f"an operand of '{op}'")
+        b = self.condition(b, f"an operand of '{op}'")
         if a.is_static() and b.is_static():
             return Boolean._static(
                 a.value and b.value if op == "and" else a.value or b.value
@@ -252,6 +262,7 @@ class ExprLowerer:
         cond = self.expr(node.test)
         if is_python_number(cond) or (isinstance(cond, Numeric) and cond.is_static()):
             return self.expr(node.body if bool(cond) else node.orelse)
+        cond = self.condition(cond, "the condition of 'a if c else b'")
         a, b = self.expr(node.body), self.expr(node.orelse)
         return arith.select(cond, a, b, self.p.span(node))
 
@@ -267,7 +278,8 @@ class ExprLowerer:
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
                 raise error(
-                    "bad-attribute", what=f"{obj.cuda_name} has no field '{name}'"
+                    "bad-attribute",
+                    what=f"{_DIM3_NAMES[obj.cuda_name]} has no field '{name}'",
                 )
             return Int32._dynamic(ir.Special(Int32, f"{obj.cuda_name}.{name}"))
         if isinstance(obj, (Numeric, Vector)):
@@ -298,18 +310,22 @@ class ExprLowerer:
         return self.subscript(obj, tuple(indices))
 
     def subscript(self, obj, indices):
+        if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
+            raise error("bad-index", what=f"{_kind_of(obj)} takes one index")
         if isinstance(obj, Vector):
-            (lane,) = indices
-            return arith.extract(obj, lane)
+            return arith.extract(obj, indices[0])
         if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
             base, flat = self.address(obj, indices)
             t = obj.elem
             return t._dynamic(ir.Load(t, base, flat))
         if isinstance(obj, tuple):
-            (i,) = indices
-            if isinstance(i, Numeric) and not i.is_static():
-                raise error("needs-static", what="an index into a Python tuple or list")
-            return obj[int(i)]
+            i = static_integer(indices[0], "an index into a Python tuple or list")
+            if not -len(obj) <= i < len(obj):
+                raise error(
+                    "bad-index",
+                    what=f"index {i} is out of range for a tuple of {len(obj)}",
+                )
+            return obj[i]
         raise error("bad-index", what=f"{_kind_of(obj)} cannot be indexed")
 
     def address(self, obj, indices):
@@ -357,9 +373,12 @@ class ExprLowerer:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
-        return self.call(callee, args, kwargs, node)
+        result = self.call(callee, args, kwargs, node)
+        return NoValue(_code(node.func).strip()) if result is None else result
 
     def call(self, callee, args, kwargs, node):
+        if is_value(callee):  # before any ==: a value compares as a number
+            raise error("bad-call", what=f"{_kind_of(callee)} is not callable")
         if isinstance(callee, Builtin):
             return self.call_builtin(callee.builtin, args, kwargs, node)
         if isinstance(callee, (NumericMeta, VectorMeta)):
@@ -368,30 +387,88 @@ class ExprLowerer:
             return callee(*args)
         if isinstance(callee, BoundMethod):
             if isinstance(callee.obj, PointerValue):
+                _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
                 return self.pointer_vec(callee.obj, args)
-            return getattr(callee.obj, callee.name)(*args, **kwargs)
+            method = getattr(callee.obj, callee.name)
+            try:
+                inspect.signature(method).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise error("bad-call", what=f".{callee.name}(): {exc}") from None
+            return method(*args, **kwargs)
         if callee in (builtins.min, builtins.max):
             return self.call_builtin(callee.__name__, args, kwargs, node)
         if callee is builtins.abs:
-            (x,) = args
-            return abs(x) if is_python_number(x) else arith.unary("abs", x)
+            x = _one_argument("abs", args, kwargs)
+            if is_python_number(x):
+                return abs(x)
+            return arith.unary("abs", self.ensure_value(x, "abs()"))
         if callee in (builtins.int, builtins.float, builtins.bool):
-            (x,) = args
+            x = _one_argument(callee.__name__, args, kwargs)
+            if not is_value(x):
+                raise error(
+                    "bad-call",
+                    what=f"{callee.__name__}() takes a number, got {_kind_of(x)}",
+                )
             return callee(x)
         if callee is builtins.len:
-            (x,) = args
+            x = _one_argument("len", args, kwargs)
+            if not isinstance(x, tuple):
+                raise error("bad-call", what=f"len() takes a tuple, got {_kind_of(x)}")
             return len(x)
         if getattr(callee, "__kdsl_func__", False):
             return self.call_device_function(callee, args, kwargs, node)
+        if callee is builtins.range:
+            return self.call_builtin("range", args, kwargs, node)
+        if isinstance(callee, TypeVar):
+            raise error(
+                "bad-call",
+                what=f"the dtype parameter {callee.name} has no value here: a "
+                "@kdsl.func is specialised by its argument types, so convert "
+                "with a value's own type, e.g. a.dtype(2)",
+            )
+        if inspect.isfunction(callee):
+            raise error(
+                "bad-call",
+                what=f"cannot call the Python function '{callee.__name__}' in a "
+                "kernel: decorate it with @kdsl.func",
+            )
         raise error("bad-call", what=f"cannot call {_kind_of(callee)} in a kernel")
 
     def pointer_vec(self, ptr: PointerValue, args):
-        if len(args) != 1:
-            raise error("bad-call", what=".vec(N) takes the number of lanes")
-        lanes = int(args[0])
+        lanes = static_integer(args[0], "the lanes N of .vec(N)")
         vtype = _vector_of(ptr.elem, lanes)
         view = ir.VecView(ir.PointerType(vtype), ptr.expr)
+        root = ptr.name.split(".")[0]
+        need = vtype.width // 8
+        self.ctx.alignment[root] = max(self.ctx.alignment.get(root, 1), need)
         return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+
+def static_integer(v, what: str) -> int:
+    """``v`` as a Python int: a Python int or a static kdsl integer."""
+    if isinstance(v, Numeric) and not v.is_static():
+        raise error("needs-static", what=what)
+    if (
+        isinstance(v, Numeric)
+        and v.dtype.kind == "int"
+        or (isinstance(v, int) and not isinstance(v, bool))
+    ):
+        return int(v)
+    raise error("bad-call", what=f"{what} must be an integer, got {_kind_of(v)}")
+
+
+def _one_argument(name, args, kwargs, what="x"):
+    """The single positional argument of a call of ``name``."""
+    if kwargs:
+        raise error(
+            "bad-call",
+            what=f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'",
+        )
+    if len(args) != 1:
+        raise error(
+            "bad-call", what=f"{name}() takes one argument ({what}), got {len(args)}"
+        )
+    return args[0]
 
 
 def _vector_of(elem, lanes):
@@ -434,9 +511,27 @@ def _describe(node) -> str:
     return names.get(type(node).__name__, f"the expression '{_code(node).strip()}'")
 
 
+_DIM3_NAMES = {
+    "threadIdx": "thread_idx",
+    "blockIdx": "block_idx",
+    "blockDim": "block_dim",
+    "gridDim": "grid_dim",
+}
+
+
 def _kind_of(v) -> str:
     if isinstance(v, (Numeric, Vector)):
-        return f"a {type(v).__name__}"
+        name = type(v).__name__
+        return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"
+    if isinstance(v, NoValue):
+        return f"the result of {v.callee}(), which returns nothing"
+    if isinstance(v, _Dim3):
+        name = _DIM3_NAMES.get(v.cuda_name, v.cuda_name)
+        return f"{name} (use its Int32 fields {name}.x, .y, .z)"
+    if _is_module(v):
+        return f"the module {v.__name__}"
+    if hasattr(v, "dispatch") and hasattr(v, "signature"):
+        return f"the kernel '{v.name}'"
     if isinstance(v, PointerValue):
         return f"pointer '{v.name}'"
     if isinstance(v, (ArrayValue, FixedArray)):

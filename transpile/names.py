@@ -20,27 +20,59 @@ CUDA_NAMES = frozenset(
 )
 
 
+def _mangled(name: str) -> str:
+    if name in CPP_KEYWORDS or name in CUDA_NAMES or name.startswith("__"):
+        return name + "_"
+    return name
+
+
+def _first_free(base: str, taken) -> str:
+    candidate, n = base, 1
+    while taken(candidate):
+        n += 1
+        candidate = f"{base}_{n}"
+    return candidate
+
+
+class Symbols:
+    """The C++ names of one generated file: device functions (file scope)
+    and every variable of every function, so that neither hides the other
+    (``int32_t lane = lane();`` would not compile)."""
+
+    def __init__(self):
+        self.functions: set[str] = set()
+        self.variables: set[str] = set()
+
+    def function(self, name: str) -> str:
+        """A file-scope name for a device function called ``name``."""
+        cname = _first_free(
+            _mangled(name), lambda c: c in self.functions or c in self.variables
+        )
+        self.functions.add(cname)
+        return cname
+
+
 class NameTable:
     """Hands out unique C++ identifiers for one function.
 
     A Python name keeps its spelling unless it is a C++ keyword, a CUDA or
     kdsl name, or starts with an underscore pair; then ``_`` is appended.
     A second C++ variable for the same Python name (in a sibling scope it
-    cannot share) gets ``_2``, ``_3`` … — deterministic, by order of use.
+    cannot share), or one named like a device function, gets ``_2``, ``_3``
+    … — deterministic, by order of use.
     """
 
-    def __init__(self, reserved=()):
+    def __init__(self, reserved=(), symbols: Symbols | None = None):
         self.used: set[str] = set(reserved)
+        self.symbols = symbols if symbols is not None else Symbols()
 
     def declare(self, name: str) -> str:
-        base = name
-        if base in CPP_KEYWORDS or base in CUDA_NAMES or base.startswith("__"):
-            base = base + "_"
-        candidate, n = base, 1
-        while candidate in self.used:
-            n += 1
-            candidate = f"{base}_{n}"
+        functions = self.symbols.functions
+        candidate = _first_free(
+            _mangled(name), lambda c: c in self.used or c in functions
+        )
         self.used.add(candidate)
+        self.symbols.variables.add(candidate)
         return candidate
 
     def release(self, cname: str | None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from . import cexpr, ir
 from .emit import Emitter, _basename
 from .errors import DSLError
@@ -10,17 +12,26 @@ from .render import prelude_part, render_file
 from .verify import verify
 
 
+@dataclass(frozen=True)
+class Transpiled:
+    """An instance's CUDA C++ and what launching it requires."""
+
+    source: str
+    alignment: dict  # pointer parameter -> required alignment in bytes
+
+
 def transpile_instance(
     kdef, name: str, dtypes: tuple, constexprs: dict, *, line_directives=False
-) -> str:
+) -> Transpiled:
     """The CUDA C++ source of one instance of the kernel definition ``kdef``."""
     try:
-        kernel, readonly, functions = _lower(kdef, name, dtypes, constexprs)
+        kernel, readonly, functions, alignment = _lower(kdef, name, dtypes, constexprs)
         for f in functions + [kernel]:
             verify(f)
-        return _render(
+        source = _render(
             kdef, kernel, readonly, functions, dtypes, constexprs, line_directives
         )
+        return Transpiled(source, dict(sorted(alignment.items())))
     except DSLError as exc:
         if exc.instance is None:
             exc.instance = name
@@ -40,7 +51,7 @@ def _lower(kdef, name, dtypes, constexprs):
         for info in sig.params
         if info.kind in ("pointer", "array") and info.name not in ctx.written
     }
-    return kernel, readonly, list(ctx.functions.values())
+    return kernel, readonly, list(ctx.functions.values()), ctx.alignment
 
 
 def _pointer_of(value):

@@ -10,8 +10,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DSLError, UnsupportedDtypeError, error
-from .lang import ArraySpec, ConstexprSpec, PointerSpec, TypeVar
-from .types import BY_NAME, BY_SHORT, SCALAR_TYPES, NumericMeta
+from .lang import ArraySpec, Bool, ConstexprSpec, Dtype, Int, Num, PointerSpec, TypeVar
+from .types import (
+    BY_NAME,
+    BY_SHORT,
+    SCALAR_TYPES,
+    Boolean,
+    Float,
+    Integer,
+    NumericMeta,
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,19 @@ def resolve_dtype(value):
 
 
 def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
-    """``{TypeVar name: (types...)}`` from ``dtypes=`` or the implicit sets."""
+    """``{TypeVar name: (types...)}`` from ``dtypes=`` or the implicit sets.
+
+    An explicit dtype must lie inside its parameter's bound (E405), and a
+    ``dtypes={...}`` dict may only name the kernel's dtype parameters."""
+    if isinstance(dtypes, dict):
+        names = [tv.name for tv in sig.typevars]
+        for key in dtypes:
+            if key not in names:
+                raise DSLError(
+                    f"kernel '{kernel_name}': dtypes= names '{key}', which is not "
+                    f"one of its dtype parameters ({', '.join(names) or 'none'})",
+                    code="E405",
+                )
     out = {}
     for tv in sig.typevars:
         if isinstance(dtypes, dict):
@@ -123,8 +143,48 @@ def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
                 )
             out[tv.name] = tuple(implicit)
         else:
-            out[tv.name] = tuple(resolve_dtype(d) for d in listed)
+            out[tv.name] = _explicit(kernel_name, tv, listed)
     return out
+
+
+def _explicit(kernel_name: str, tv: TypeVar, listed) -> tuple:
+    """The explicit dtypes of ``tv``, checked against its bound."""
+    chosen = tuple(resolve_dtype(d) for d in listed)
+    if not chosen:
+        raise DSLError(
+            f"kernel '{kernel_name}': the dtypes of {tv.name} are an empty list",
+            code="E405",
+        )
+    for t in chosen:
+        if not _admits(tv.bound, t):
+            raise DSLError(
+                f"kernel '{kernel_name}': dtype {t.__name__} is outside the bound "
+                f"of {tv.name} ({_bound_name(tv.bound)}), so it cannot be one of "
+                f"its dtypes",
+                code="E405",
+            )
+    return chosen
+
+
+def _admits(bound, t) -> bool:
+    """Whether the dtype ``t`` lies inside a TypeVar ``bound``: Float, Int
+    (Integer), Num, Numeric, Bool, Dtype, or any kdsl type class; other
+    bounds (None, ``object``) leave the explicit list to decide."""
+    if bound is Num:
+        return issubclass(t, (Integer, Float))
+    if bound is Int:
+        return issubclass(t, Integer)
+    if bound is Bool:
+        return t is Boolean
+    if bound is Dtype:
+        return True
+    if isinstance(bound, NumericMeta):
+        return issubclass(t, bound)
+    return True
+
+
+def _bound_name(bound) -> str:
+    return f"kdsl.{getattr(bound, '__name__', bound)}"
 
 
 def dtype_combinations(supported: dict) -> list[tuple]:

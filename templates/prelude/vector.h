@@ -23,7 +23,7 @@ __device__ __forceinline__ vec<T, N> splat(T x)
 }
 
 template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N>& a) -> vec<decltype(f(a.v[0])), N>
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a) -> vec<decltype(f(a.v[0])), N>
 {
     vec<decltype(f(a.v[0])), N> r;
 #pragma unroll
@@ -34,7 +34,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N>& a) -> vec<decltype(f(
 }
 
 template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N>& a, const vec<T, N>& b)
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<T, N> b)
     -> vec<decltype(f(a.v[0], b.v[0])), N>
 {
     vec<decltype(f(a.v[0], b.v[0])), N> r;

@@ -81,3 +81,64 @@ def test_backward_instance_uses_the_same_choices():
 
     inst = forward2.dispatch("f16", 8)
     assert inst.backward.name == "grad2__f16__8"
+
+
+def test_an_explicit_dtype_outside_the_bound_is_an_error_at_decoration():
+    with pytest.raises(kdsl.DSLError) as info:
+
+        @kdsl.kernel(dtypes=[kdsl.Float32, kdsl.Int32])
+        def bounded(x: Pointer[F], n: Int32):
+            pass
+
+    message = str(info.value)
+    assert info.value.code == "E405"
+    assert "bounded" in message and "Int32" in message and "Float" in message
+
+
+def test_the_bound_is_checked_for_each_parameter_of_a_dict():
+    I = kdsl.TypeVar("I", bound=kdsl.Int)
+    with pytest.raises(kdsl.DSLError, match="I") as info:
+
+        @kdsl.kernel(dtypes={"F": [kdsl.Float16], "I": [kdsl.Float16]})
+        def two(x: Pointer[F], y: Pointer[I], n: Int32):
+            pass
+
+    assert info.value.code == "E405" and "Float16" in str(info.value)
+
+
+def test_dtypes_must_name_the_kernels_dtype_parameters():
+    with pytest.raises(kdsl.DSLError, match="'G'") as info:
+
+        @kdsl.kernel(dtypes={"F": [kdsl.Float32], "G": [kdsl.Float32]})
+        def named(x: Pointer[F], n: Int32):
+            pass
+
+    assert info.value.code == "E405"
+    with pytest.raises(kdsl.DSLError, match="empty") as info:
+
+        @kdsl.kernel(dtypes=[])
+        def empty(x: Pointer[F], n: Int32):
+            pass
+
+    assert info.value.code == "E405"
+
+
+@pytest.mark.parametrize(
+    "bound, dtypes",
+    [
+        (kdsl.Float, [kdsl.Float8E4M3FN, kdsl.BFloat16]),  # narrow floats: explicit
+        (kdsl.Int, [kdsl.Int4, kdsl.Uint128]),
+        (kdsl.Num, [kdsl.Int8, kdsl.Float64]),
+        (kdsl.Bool, [kdsl.Boolean]),
+        (kdsl.Dtype, [kdsl.Boolean, kdsl.Float16]),
+        (object, [kdsl.Int16]),  # no kdsl bound: the list decides
+    ],
+)
+def test_explicit_dtypes_inside_the_bound_are_accepted(bound, dtypes):
+    V = kdsl.TypeVar("V", bound=bound)
+
+    @kdsl.kernel(dtypes=dtypes)
+    def ok(x: Pointer[V], n: Int32):
+        pass
+
+    assert ok.supported_dtypes == tuple(dtypes)

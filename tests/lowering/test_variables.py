@@ -1,8 +1,6 @@
 """Lowering: static values fold, and static-then-dynamic variables become
 C++ variables declared at the right scope (SPEC section 3)."""
 
-import re
-
 import kernels as k
 from kdsl.runtime.nvrtc import compile_to_cubin
 
@@ -32,7 +30,7 @@ def test_loop_carried_value_is_declared_before_the_loop():
     decl = lines.index("float acc = 0.0f;")
     loop = next(i for i, s in enumerate(lines) if s.startswith("for (int32_t k = 0;"))
     assert decl < loop
-    assert any(re.fullmatch(r"acc = \(acc \+ \(?x\[k\]\)?\);", s) for s in lines)
+    assert "acc = acc + x[k];" in lines
     assert "out[0] = acc;" in lines
 
 
@@ -68,7 +66,7 @@ def test_static_counter_updated_in_a_while_loop_becomes_a_variable():
 def test_a_literal_takes_the_variables_type():
     lines = body(k.literal_takes_type)
     assert "acc = 2.0f;" in lines
-    assert any(s.startswith("acc = (acc + 1.0f)") for s in lines)
+    assert "acc = acc + 1.0f;" in lines
 
 
 def test_instance_names_are_readable_and_deterministic():

@@ -387,3 +387,58 @@ def test_headers_follow_the_types():
         "int128.h",
     ]
     assert cexpr.nvrtc_options({Uint128}) == ["--device-int128"]
+
+
+# -- atoms: element accesses and member reads need no parentheses -----------------
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x[i]",
+        "tile[ty][tx]",
+        "a.v[k]",
+        "xv[i].v[0]",
+        "blockIdx.x",
+        "x[kdsl::add(base, j)]",
+        "f(x)[0]",
+        "kdsl::vec<float, 4>{{a, b, c, d}}",
+        "(a + b)",
+        "0xff800000",
+        "1.5e-3f",
+    ],
+)
+def test_postfix_expressions_are_atoms(expr):
+    assert cexpr.is_atom(expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x[i] + y[i]",
+        "-x[i]",
+        "&out[0]",
+        "(a) + (b)",
+        "c ? x[i] : y[i]",
+        "a < b",
+        "a<b",
+        "[](const float a) { return a; }",
+        "(int32_t)blockIdx.x",
+        "x[i] [j",
+    ],
+)
+def test_compound_expressions_are_not_atoms(expr):
+    assert not cexpr.is_atom(expr)
+
+
+def test_loads_are_not_parenthesised():
+    assert cexpr.binary("+", Float32, Float32, "x[i]", "y[i]") == "(x[i] + y[i])"
+    assert cexpr.binary("*", Float32, Float32, "a.v[0]", "b") == "(a.v[0] * b)"
+    assert cexpr.binary("+", Int8, Int8, "x[i]", "y[i]") == "int8_t(x[i] + y[i])"
+
+
+def test_call_arguments_drop_their_outer_parentheses():
+    assert cexpr.convert(Float32, Int32, "(a * b)") == "kdsl::to_i32(a * b)"
+    assert cexpr.convert(Float32, Float16, "(a / b)") == "__float2half_rn(a / b)"
+    assert cexpr.binary("+", Int32, Int32, "(a & b)", "c") == "kdsl::add(a & b, c)"
+    assert cexpr.unary("abs", Float32, "(a - b)") == "fabsf(a - b)"
+    # an inner group that does not span the whole operand stays
+    assert cexpr.convert(Float32, Int32, "(a) * (b)") == "kdsl::to_i32((a) * (b))"

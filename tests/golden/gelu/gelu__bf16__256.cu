@@ -350,17 +350,14 @@ static __device__ float tanh_inner__f32(float x) {
     return 0.7978846f * (x + (((0.044715f * x) * x) * x));
 }
 
-extern "C" __global__ void gelu__bf16__256(
-        const __nv_bfloat16* x,
-        __nv_bfloat16* y,
-        int32_t n) {
+extern "C" __global__ void gelu__bf16__256(const __nv_bfloat16* x, __nv_bfloat16* y, int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n:
     if (i < n) {
         // v = x[i].to(Float32)
         float v = __bfloat162float(x[i]);
         // y[i] = (0.5 * v * (1.0 + kdsl.math.tanh(tanh_inner(v)))).to(D)
-        y[i] = __float2bfloat16_rn(((0.5f * v) * (1.0f + tanhf(tanh_inner__f32(v)))));
+        y[i] = __float2bfloat16_rn((0.5f * v) * (1.0f + tanhf(tanh_inner__f32(v))));
     }
 }

@@ -352,12 +352,12 @@ static __device__ float tanh_inner__f32(float x) {
 
 extern "C" __global__ void gelu__f16__256(const __half* x, __half* y, int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n:
     if (i < n) {
         // v = x[i].to(Float32)
         float v = __half2float(x[i]);
         // y[i] = (0.5 * v * (1.0 + kdsl.math.tanh(tanh_inner(v)))).to(D)
-        y[i] = __float2half_rn(((0.5f * v) * (1.0f + tanhf(tanh_inner__f32(v)))));
+        y[i] = __float2half_rn((0.5f * v) * (1.0f + tanhf(tanh_inner__f32(v))));
     }
 }

@@ -324,7 +324,7 @@ extern "C" __global__ void gelu_backward__f64__256(
         double* grad_in,
         int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n:
     if (i < n) {
         // v = x[i].to(Float32)
@@ -332,10 +332,10 @@ extern "C" __global__ void gelu_backward__f64__256(
         // t = kdsl.math.tanh(tanh_inner(v))
         float t = tanhf(tanh_inner__f32(v));
         // dinner = SQRT_2_OVER_PI * (1.0 + 3.0 * COEFF * v * v)
-        float dinner = (0.7978846f * (1.0f + ((0.134145f * v) * v)));
+        float dinner = 0.7978846f * (1.0f + ((0.134145f * v) * v));
         // dy = 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * dinner
-        float dy = ((0.5f * (1.0f + t)) + (((0.5f * v) * (1.0f - (t * t))) * dinner));
+        float dy = (0.5f * (1.0f + t)) + (((0.5f * v) * (1.0f - (t * t))) * dinner);
         // grad_in[i] = (grad_out[i].to(Float32) * dy).to(D)
-        grad_in[i] = double((float(grad_out[i]) * dy));
+        grad_in[i] = double(float(grad_out[i]) * dy);
     }
 }

@@ -351,7 +351,7 @@ extern "C" __global__ void histogram__f32__64__256(
         float lo,
         float hi) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n:
     if (i < n) {
         // v = x[i].to(Float32)
@@ -359,7 +359,7 @@ extern "C" __global__ void histogram__f32__64__256(
         // if v >= lo and v < hi:
         if ((v >= lo) && (v < hi)) {
             // b = ((v - lo) / (hi - lo) * BINS).to(Int32)
-            int32_t b = kdsl::to_i32((((v - lo) / (hi - lo)) * 64.0f));
+            int32_t b = kdsl::to_i32(((v - lo) / (hi - lo)) * 64.0f);
             // b = min(b, BINS - 1)
             b = kdsl::min(b, 63);
             // kdsl.atomic_add(counts, b, 1)

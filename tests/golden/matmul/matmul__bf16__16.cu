@@ -357,55 +357,60 @@ extern "C" __global__ void matmul__bf16__16(
     // b_tile = kdsl.shared_array(D, (TILE, TILE))
     __shared__ __nv_bfloat16 b_tile[16][16];
     // tx = thread_idx.x
-    int32_t tx = (int32_t)threadIdx.x;
+    int32_t tx = threadIdx.x;
     // ty = thread_idx.y
-    int32_t ty = (int32_t)threadIdx.y;
+    int32_t ty = threadIdx.y;
     // row = block_idx.y * TILE + ty
-    int32_t row = kdsl::add(kdsl::mul((int32_t)blockIdx.y, 16), ty);
+    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 16), ty);
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 16), tx);
+    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 16), tx);
+    // acc = Float32(0)
     float acc = 0.0f;
     // for k0 in range(0, K, TILE):
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
         // a_tile[ty, tx] = a[row * K + k0 + tx] if row < M and k0 + tx < K else D(0)
-        a_tile[ty][tx] = ((row < M) && (kdsl::add(k0, tx) < K) ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)] : __float2bfloat16_rn(0.0f));
+        a_tile[ty][tx] = ((row < M) && (kdsl::add(k0, tx) < K))
+                ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)]
+                : __float2bfloat16_rn(0.0f);
         // b_tile[ty, tx] = b[(k0 + ty) * N + col] if k0 + ty < K and col < N else D(0)
-        b_tile[ty][tx] = ((kdsl::add(k0, ty) < K) && (col < N) ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)] : __float2bfloat16_rn(0.0f));
+        b_tile[ty][tx] = ((kdsl::add(k0, ty) < K) && (col < N))
+                ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)]
+                : __float2bfloat16_rn(0.0f);
         // kdsl.syncthreads()
         __syncthreads();
         // for k in kdsl.range_constexpr(TILE):
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][0]) * __bfloat162float(b_tile[0][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][0]) * __bfloat162float(b_tile[0][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][1]) * __bfloat162float(b_tile[1][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][1]) * __bfloat162float(b_tile[1][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][2]) * __bfloat162float(b_tile[2][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][2]) * __bfloat162float(b_tile[2][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][3]) * __bfloat162float(b_tile[3][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][3]) * __bfloat162float(b_tile[3][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][4]) * __bfloat162float(b_tile[4][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][4]) * __bfloat162float(b_tile[4][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][5]) * __bfloat162float(b_tile[5][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][5]) * __bfloat162float(b_tile[5][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][6]) * __bfloat162float(b_tile[6][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][6]) * __bfloat162float(b_tile[6][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][7]) * __bfloat162float(b_tile[7][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][7]) * __bfloat162float(b_tile[7][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][8]) * __bfloat162float(b_tile[8][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][8]) * __bfloat162float(b_tile[8][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][9]) * __bfloat162float(b_tile[9][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][9]) * __bfloat162float(b_tile[9][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][10]) * __bfloat162float(b_tile[10][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][10]) * __bfloat162float(b_tile[10][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][11]) * __bfloat162float(b_tile[11][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][11]) * __bfloat162float(b_tile[11][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][12]) * __bfloat162float(b_tile[12][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][12]) * __bfloat162float(b_tile[12][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][13]) * __bfloat162float(b_tile[13][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][13]) * __bfloat162float(b_tile[13][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][14]) * __bfloat162float(b_tile[14][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][14]) * __bfloat162float(b_tile[14][tx]));
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + (__bfloat162float(a_tile[ty][15]) * __bfloat162float(b_tile[15][tx])));
+        acc = acc + (__bfloat162float(a_tile[ty][15]) * __bfloat162float(b_tile[15][tx]));
         // kdsl.syncthreads()
         __syncthreads();
     }

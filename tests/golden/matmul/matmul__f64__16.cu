@@ -325,55 +325,60 @@ extern "C" __global__ void matmul__f64__16(
     // b_tile = kdsl.shared_array(D, (TILE, TILE))
     __shared__ double b_tile[16][16];
     // tx = thread_idx.x
-    int32_t tx = (int32_t)threadIdx.x;
+    int32_t tx = threadIdx.x;
     // ty = thread_idx.y
-    int32_t ty = (int32_t)threadIdx.y;
+    int32_t ty = threadIdx.y;
     // row = block_idx.y * TILE + ty
-    int32_t row = kdsl::add(kdsl::mul((int32_t)blockIdx.y, 16), ty);
+    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 16), ty);
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 16), tx);
+    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 16), tx);
+    // acc = D(0)
     double acc = 0.0;
     // for k0 in range(0, K, TILE):
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
         // a_tile[ty, tx] = a[row * K + k0 + tx] if row < M and k0 + tx < K else D(0)
-        a_tile[ty][tx] = ((row < M) && (kdsl::add(k0, tx) < K) ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)] : 0.0);
+        a_tile[ty][tx] = ((row < M) && (kdsl::add(k0, tx) < K))
+                ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)]
+                : 0.0;
         // b_tile[ty, tx] = b[(k0 + ty) * N + col] if k0 + ty < K and col < N else D(0)
-        b_tile[ty][tx] = ((kdsl::add(k0, ty) < K) && (col < N) ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)] : 0.0);
+        b_tile[ty][tx] = ((kdsl::add(k0, ty) < K) && (col < N))
+                ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)]
+                : 0.0;
         // kdsl.syncthreads()
         __syncthreads();
         // for k in kdsl.range_constexpr(TILE):
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][0]) * (b_tile[0][tx])));
+        acc = acc + (a_tile[ty][0] * b_tile[0][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][1]) * (b_tile[1][tx])));
+        acc = acc + (a_tile[ty][1] * b_tile[1][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][2]) * (b_tile[2][tx])));
+        acc = acc + (a_tile[ty][2] * b_tile[2][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][3]) * (b_tile[3][tx])));
+        acc = acc + (a_tile[ty][3] * b_tile[3][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][4]) * (b_tile[4][tx])));
+        acc = acc + (a_tile[ty][4] * b_tile[4][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][5]) * (b_tile[5][tx])));
+        acc = acc + (a_tile[ty][5] * b_tile[5][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][6]) * (b_tile[6][tx])));
+        acc = acc + (a_tile[ty][6] * b_tile[6][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][7]) * (b_tile[7][tx])));
+        acc = acc + (a_tile[ty][7] * b_tile[7][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][8]) * (b_tile[8][tx])));
+        acc = acc + (a_tile[ty][8] * b_tile[8][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][9]) * (b_tile[9][tx])));
+        acc = acc + (a_tile[ty][9] * b_tile[9][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][10]) * (b_tile[10][tx])));
+        acc = acc + (a_tile[ty][10] * b_tile[10][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][11]) * (b_tile[11][tx])));
+        acc = acc + (a_tile[ty][11] * b_tile[11][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][12]) * (b_tile[12][tx])));
+        acc = acc + (a_tile[ty][12] * b_tile[12][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][13]) * (b_tile[13][tx])));
+        acc = acc + (a_tile[ty][13] * b_tile[13][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][14]) * (b_tile[14][tx])));
+        acc = acc + (a_tile[ty][14] * b_tile[14][tx]);
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
-        acc = (acc + ((a_tile[ty][15]) * (b_tile[15][tx])));
+        acc = acc + (a_tile[ty][15] * b_tile[15][tx]);
         // kdsl.syncthreads()
         __syncthreads();
     }

@@ -317,9 +317,10 @@ extern "C" __global__ void reduce_sum__f32__256(const float* x, float* out, int3
     // partial = kdsl.shared_array(D, BLOCK)
     __shared__ float partial[256];
     // tid = thread_idx.x
-    int32_t tid = (int32_t)threadIdx.x;
+    int32_t tid = threadIdx.x;
     // i = block_idx.x * BLOCK + tid
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), tid);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), tid);
+    // value = D(0)
     float value = 0.0f;
     // if i < n:
     if (i < n) {
@@ -330,13 +331,14 @@ extern "C" __global__ void reduce_sum__f32__256(const float* x, float* out, int3
     partial[tid] = value;
     // kdsl.syncthreads()
     __syncthreads();
+    // stride = BLOCK // 2
     int32_t stride = 128;
     // while stride > 0:
     while (stride > 0) {
         // if tid < stride:
         if (tid < stride) {
             // partial[tid] = partial[tid] + partial[tid + stride]
-            partial[tid] = ((partial[tid]) + (partial[kdsl::add(tid, stride)]));
+            partial[tid] = partial[tid] + partial[kdsl::add(tid, stride)];
         }
         // kdsl.syncthreads()
         __syncthreads();

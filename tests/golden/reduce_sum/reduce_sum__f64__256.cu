@@ -313,16 +313,14 @@ KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __d
 #endif  // KDSL_CORE_H
 // ---- end of kdsl prelude ----
 
-extern "C" __global__ void reduce_sum__f64__256(
-        const double* x,
-        double* out,
-        int32_t n) {
+extern "C" __global__ void reduce_sum__f64__256(const double* x, double* out, int32_t n) {
     // partial = kdsl.shared_array(D, BLOCK)
     __shared__ double partial[256];
     // tid = thread_idx.x
-    int32_t tid = (int32_t)threadIdx.x;
+    int32_t tid = threadIdx.x;
     // i = block_idx.x * BLOCK + tid
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), tid);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), tid);
+    // value = D(0)
     double value = 0.0;
     // if i < n:
     if (i < n) {
@@ -333,13 +331,14 @@ extern "C" __global__ void reduce_sum__f64__256(
     partial[tid] = value;
     // kdsl.syncthreads()
     __syncthreads();
+    // stride = BLOCK // 2
     int32_t stride = 128;
     // while stride > 0:
     while (stride > 0) {
         // if tid < stride:
         if (tid < stride) {
             // partial[tid] = partial[tid] + partial[tid + stride]
-            partial[tid] = ((partial[tid]) + (partial[kdsl::add(tid, stride)]));
+            partial[tid] = partial[tid] + partial[kdsl::add(tid, stride)];
         }
         // kdsl.syncthreads()
         __syncthreads();

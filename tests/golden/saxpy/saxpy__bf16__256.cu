@@ -351,10 +351,10 @@ extern "C" __global__ void saxpy__bf16__256(
         __nv_bfloat16* y,
         int32_t n) {
     // start = block_idx.x * BLOCK + thread_idx.x
-    int32_t start = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t start = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // for i in range(start, n, BLOCK * 1024):
     for (int32_t i = start; i < n; i += 262144) {
         // y[i] = a * x[i] + y[i]
-        y[i] = ((a * (x[i])) + (y[i]));
+        y[i] = (a * x[i]) + y[i];
     }
 }

@@ -345,16 +345,12 @@ __device__ __forceinline__ __half pow(__half a, __half b)
 #endif  // KDSL_HALF_H
 // ---- end of kdsl prelude ----
 
-extern "C" __global__ void saxpy__f16__256(
-        __half a,
-        const __half* x,
-        __half* y,
-        int32_t n) {
+extern "C" __global__ void saxpy__f16__256(__half a, const __half* x, __half* y, int32_t n) {
     // start = block_idx.x * BLOCK + thread_idx.x
-    int32_t start = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t start = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // for i in range(start, n, BLOCK * 1024):
     for (int32_t i = start; i < n; i += 262144) {
         // y[i] = a * x[i] + y[i]
-        y[i] = ((a * (x[i])) + (y[i]));
+        y[i] = (a * x[i]) + y[i];
     }
 }

@@ -313,16 +313,12 @@ KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __d
 #endif  // KDSL_CORE_H
 // ---- end of kdsl prelude ----
 
-extern "C" __global__ void saxpy__f32__256(
-        float a,
-        const float* x,
-        float* y,
-        int32_t n) {
+extern "C" __global__ void saxpy__f32__256(float a, const float* x, float* y, int32_t n) {
     // start = block_idx.x * BLOCK + thread_idx.x
-    int32_t start = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t start = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // for i in range(start, n, BLOCK * 1024):
     for (int32_t i = start; i < n; i += 262144) {
         // y[i] = a * x[i] + y[i]
-        y[i] = ((a * (x[i])) + (y[i]));
+        y[i] = (a * x[i]) + y[i];
     }
 }

@@ -363,15 +363,15 @@ static __device__ float warp_max__f32(float v) {
 static __device__ float warp_sum__f32(float v) {
     // for k in kdsl.range_constexpr(5):
     // v = v + kdsl.shfl_xor(v, 16 >> k)
-    v = (v + __shfl_xor_sync(0xffffffffu, v, 16, 32));
+    v = v + __shfl_xor_sync(0xffffffffu, v, 16, 32);
     // v = v + kdsl.shfl_xor(v, 16 >> k)
-    v = (v + __shfl_xor_sync(0xffffffffu, v, 8, 32));
+    v = v + __shfl_xor_sync(0xffffffffu, v, 8, 32);
     // v = v + kdsl.shfl_xor(v, 16 >> k)
-    v = (v + __shfl_xor_sync(0xffffffffu, v, 4, 32));
+    v = v + __shfl_xor_sync(0xffffffffu, v, 4, 32);
     // v = v + kdsl.shfl_xor(v, 16 >> k)
-    v = (v + __shfl_xor_sync(0xffffffffu, v, 2, 32));
+    v = v + __shfl_xor_sync(0xffffffffu, v, 2, 32);
     // v = v + kdsl.shfl_xor(v, 16 >> k)
-    v = (v + __shfl_xor_sync(0xffffffffu, v, 1, 32));
+    v = v + __shfl_xor_sync(0xffffffffu, v, 1, 32);
     // return v
     return v;
 }
@@ -380,15 +380,16 @@ extern "C" __global__ void softmax__f32__256(const float* x, float* y, int32_t c
     // scratch = kdsl.shared_array(Float32, BLOCK // WARP)
     __shared__ float scratch[8];
     // row = block_idx.x
-    int32_t row = (int32_t)blockIdx.x;
+    int32_t row = blockIdx.x;
     // tid = thread_idx.x
-    int32_t tid = (int32_t)threadIdx.x;
+    int32_t tid = threadIdx.x;
     // lane = kdsl.lane_id()
     int32_t lane = kdsl::lane_id();
     // warp = tid // WARP
     int32_t warp = kdsl::floordiv(tid, 32);
     // base = row * cols
     int32_t base = kdsl::mul(row, cols);
+    // m = Float32(NEG_INF)
     float m = __int_as_float(0xff800000);
     // for j in range(tid, cols, BLOCK):
     for (int32_t j = tid; j < cols; j += 256) {
@@ -423,11 +424,12 @@ extern "C" __global__ void softmax__f32__256(const float* x, float* y, int32_t c
     m = kdsl::max(m, scratch[7]);
     // kdsl.syncthreads()
     __syncthreads();
+    // s = Float32(0)
     float s = 0.0f;
     // for j in range(tid, cols, BLOCK):
     for (int32_t j = tid; j < cols; j += 256) {
         // s = s + kdsl.math.exp(x[base + j].to(Float32) - m)
-        s = (s + expf((x[kdsl::add(base, j)]) - m));
+        s = s + expf(x[kdsl::add(base, j)] - m);
     }
     // s = warp_sum(s)
     s = warp_sum__f32(s);
@@ -442,22 +444,22 @@ extern "C" __global__ void softmax__f32__256(const float* x, float* y, int32_t c
     s = scratch[0];
     // for w in kdsl.range_constexpr(1, BLOCK // WARP):
     // s = s + scratch[w]
-    s = (s + (scratch[1]));
+    s = s + scratch[1];
     // s = s + scratch[w]
-    s = (s + (scratch[2]));
+    s = s + scratch[2];
     // s = s + scratch[w]
-    s = (s + (scratch[3]));
+    s = s + scratch[3];
     // s = s + scratch[w]
-    s = (s + (scratch[4]));
+    s = s + scratch[4];
     // s = s + scratch[w]
-    s = (s + (scratch[5]));
+    s = s + scratch[5];
     // s = s + scratch[w]
-    s = (s + (scratch[6]));
+    s = s + scratch[6];
     // s = s + scratch[w]
-    s = (s + (scratch[7]));
+    s = s + scratch[7];
     // for j in range(tid, cols, BLOCK):
     for (int32_t j = tid; j < cols; j += 256) {
         // y[base + j] = (kdsl.math.exp(x[base + j].to(Float32) - m) / s).to(D)
-        y[kdsl::add(base, j)] = (expf((x[kdsl::add(base, j)]) - m) / s);
+        y[kdsl::add(base, j)] = expf(x[kdsl::add(base, j)] - m) / s;
     }
 }

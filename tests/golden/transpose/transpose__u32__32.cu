@@ -327,27 +327,29 @@ extern "C" __global__ void transpose__u32__32(
     // tile = kdsl.shared_array(D, (TILE, TILE + 1))
     __shared__ uint32_t tile[32][33];
     // tx = thread_idx.x
-    int32_t tx = (int32_t)threadIdx.x;
+    int32_t tx = threadIdx.x;
     // ty = thread_idx.y
-    int32_t ty = (int32_t)threadIdx.y;
+    int32_t ty = threadIdx.y;
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 32), tx);
+    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), tx);
     // row = block_idx.y * TILE + ty
-    int32_t row = kdsl::add(kdsl::mul((int32_t)blockIdx.y, 32), ty);
+    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty);
     // if row < a.shape[0] and col < a.shape[1]:
     if ((int64_t(row) < a_shape0) && (int64_t(col) < a_shape1)) {
         // tile[ty, tx] = a[row, col]
-        tile[ty][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0), kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
+                                   kdsl::mul(int64_t(col), a_stride1))];
     }
     // kdsl.syncthreads()
     __syncthreads();
     // out_col = block_idx.y * TILE + tx
-    int32_t out_col = kdsl::add(kdsl::mul((int32_t)blockIdx.y, 32), tx);
+    int32_t out_col = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), tx);
     // out_row = block_idx.x * TILE + ty
-    int32_t out_row = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 32), ty);
+    int32_t out_row = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty);
     // if out_row < out.shape[0] and out_col < out.shape[1]:
     if ((int64_t(out_row) < out_shape0) && (int64_t(out_col) < out_shape1)) {
         // out[out_row, out_col] = tile[tx, ty]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0), kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][ty];
+        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
+                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][ty];
     }
 }

@@ -319,10 +319,10 @@ extern "C" __global__ void vector_add__f32__256(
         float* out,
         int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n:
     if (i < n) {
         // out[i] = x[i] + y[i]
-        out[i] = ((x[i]) + (y[i]));
+        out[i] = x[i] + y[i];
     }
 }

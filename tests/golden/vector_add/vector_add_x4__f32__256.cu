@@ -336,7 +336,7 @@ __device__ __forceinline__ vec<T, N> splat(T x)
 }
 
 template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N>& a) -> vec<decltype(f(a.v[0])), N>
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a) -> vec<decltype(f(a.v[0])), N>
 {
     vec<decltype(f(a.v[0])), N> r;
 #pragma unroll
@@ -347,7 +347,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N>& a) -> vec<decltype(f(
 }
 
 template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N>& a, const vec<T, N>& b)
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<T, N> b)
     -> vec<decltype(f(a.v[0], b.v[0])), N>
 {
     vec<decltype(f(a.v[0], b.v[0])), N> r;
@@ -369,7 +369,7 @@ extern "C" __global__ void vector_add_x4__f32__256(
         float* out,
         int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul((int32_t)blockIdx.x, 256), (int32_t)threadIdx.x);
+    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
     // if i < n // 4:
     if (i < kdsl::floordiv(n, 4)) {
         // xv = x.vec(4)
@@ -379,6 +379,6 @@ extern "C" __global__ void vector_add_x4__f32__256(
         // ov = out.vec(4)
         kdsl::vec<float, 4>* ov = reinterpret_cast<kdsl::vec<float, 4>*>(out);
         // ov[i] = xv[i] + yv[i]
-        ov[i] = kdsl::vmap([](const float a, const float b) { return (a + b); }, xv[i], yv[i]);
+        ov[i] = kdsl::vmap([](const float a, const float b) { return a + b; }, xv[i], yv[i]);
     }
 }

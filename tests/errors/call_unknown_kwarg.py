@@ -1,6 +1,15 @@
-# expect: E203 line 15
+# expect: E203 line 24
 import kdsl
-from kdsl import Array, Constexpr, Float16, Float32, Int32, Pointer, block_idx, thread_idx
+from kdsl import (
+    Array,
+    Constexpr,
+    Float16,
+    Float32,
+    Int32,
+    Pointer,
+    block_idx,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 

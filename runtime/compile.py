@@ -1,0 +1,103 @@
+"""From a kernel instance to a loaded CUDA function, with every step cached.
+
+1. Transpiled source: in memory on the instance, on disk keyed by the
+   kernel's source files, kdsl's own sources and the instance.
+2. Binary (cubin): on disk keyed by the source, the architecture, NVRTC's
+   version and the options.
+3. Loaded module and function: in memory per (instance, device).
+
+A new process with a warm cache therefore neither transpiles nor compiles.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from kdsl.runtime import cache, nvrtc
+from kdsl.transpile.pipeline import Transpiled
+
+
+@lru_cache(maxsize=None)
+def kdsl_fingerprint() -> str:
+    """A hash of kdsl's own transpiler and templates: a new kdsl, new keys."""
+    import kdsl
+    import kdsl.templates
+    import kdsl.transpile
+
+    files = []
+    for pkg in (kdsl, kdsl.transpile, kdsl.templates):
+        for base in pkg.__path__:
+            files += sorted(
+                p for p in Path(base).rglob("*") if p.suffix in (".py", ".h", ".j2")
+            )
+    return cache.digest(kdsl.__version__, *(f.read_bytes() for f in files))
+
+
+def kernel_fingerprint(kernel) -> str:
+    """A hash of the files a kernel's code can come from: its own module and
+    the modules of the device functions and kernels its module refers to."""
+    from kdsl.runtime.kernel import Kernel
+    from kdsl.transpile.lang import DeviceFunction
+
+    paths = {kernel.parsed.source.path}
+    for value in list(kernel.fn.__globals__.values()):
+        if isinstance(value, (DeviceFunction, Kernel)):
+            paths.add(value.fn.__code__.co_filename)
+    texts = []
+    for path in sorted(paths):
+        try:
+            texts.append(Path(path).read_bytes())
+        except OSError:
+            texts.append(path.encode())
+    return cache.digest(*texts)
+
+
+def transpiled(inst) -> Transpiled:
+    """The instance's source and requirements, from the disk cache if there."""
+    if inst._transpiled is not None:
+        return inst._transpiled
+    kernel = inst.kernel
+    if kernel._fingerprint is None:
+        kernel._fingerprint = kernel_fingerprint(kernel)
+    key = cache.digest(
+        kdsl_fingerprint(), kernel._fingerprint, kernel.fn.__qualname__, inst.name
+    )
+    entry = cache.SOURCES.get(key)
+    if entry is not None:
+        data = json.loads(entry)
+        inst._transpiled = Transpiled(data["source"], data["alignment"])
+    else:
+        inst._transpiled = inst.transpiled
+        data = {"source": inst.source, "alignment": inst._transpiled.alignment}
+        cache.SOURCES.put(key, json.dumps(data).encode())
+    return inst._transpiled
+
+
+@lru_cache(maxsize=None)
+def device_arch(device_id: int) -> str:
+    import cupy
+
+    return "sm_" + cupy.cuda.Device(device_id).compute_capability
+
+
+def cubin_for(inst, arch: str) -> bytes:
+    source = transpiled(inst).source
+    key = cache.digest(source, arch, nvrtc.nvrtc_version(), *nvrtc.EXACT_OPTIONS)
+    cubin = cache.BINARIES.get(key)
+    if cubin is None:
+        cubin = nvrtc.compile_to_cubin(source, inst.name, arch=arch)
+        cache.BINARIES.put(key, cubin)
+    return cubin
+
+
+def load_function(inst, device_id: int):
+    """The CuPy ``Function`` of ``inst`` on device ``device_id`` (loaded once)."""
+    import cupy
+
+    cubin = cubin_for(inst, device_arch(device_id))
+    with cupy.cuda.Device(device_id):
+        module = cupy.cuda.function.Module()
+        module.load(cubin)
+        return module.get_function(inst.name)

@@ -1,0 +1,418 @@
+"""Launching: ``kernel[grid, block](*args, stream=None, shared_mem=0, **constexprs)``.
+
+The launch path is a hot path.  Each (dtypes, constexprs, device) gets a
+``LaunchPlan`` once: the compiled function plus a small Python function
+generated for that signature, which checks and packs the arguments with
+plain attribute reads and comparisons (CuPy arrays and PyTorch tensors take
+the fast branch) and calls CuPy's ``Function``.  Anything unusual falls to
+``check_argument``, the one slow, thorough place that names the parameter in
+its error.  Nothing is launched when an argument is wrong.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+
+from kdsl.runtime import arrays
+from kdsl.transpile.errors import DSLError, UnsupportedDtypeError
+from kdsl.transpile.types import NumericMeta
+
+# A constexpr that takes more distinct values than this in one process gets a
+# warning: each value is a separate compilation (reference, "Choosing what to
+# specialise on").
+MANY_INSTANCES = 8
+
+
+class LaunchError(DSLError, TypeError):
+    code = "E405"
+
+
+def _dim3(value, what: str) -> tuple:
+    if isinstance(value, int):
+        value = (value,)
+    if not (
+        isinstance(value, tuple)
+        and 1 <= len(value) <= 3
+        and all(isinstance(v, int) and v > 0 for v in value)
+    ):
+        raise LaunchError(
+            f"{what} must be a positive int or a tuple of up to 3, got {value!r}"
+        )
+    return value
+
+
+class Launcher:
+    """``kernel[grid, block]``: call it with the kernel's arguments.
+
+    The fast path (no constexpr keywords, one dtype parameter or a fixed
+    instance, a fixed grid) finds its plan with one dict lookup keyed by the
+    dtype of one argument and the current device; everything else goes
+    through ``Kernel._launch``, which also fills ``plans``.
+    """
+
+    __slots__ = ("kernel", "grid", "block", "threads", "instance", "plans", "dt_index")
+
+    def __init__(self, kernel, config, instance=None):
+        if not (isinstance(config, tuple) and len(config) == 2):
+            raise LaunchError(f"launch {kernel.name} as kernel[grid, block](...)")
+        grid, block = config
+        self.kernel = kernel
+        self.grid = grid if callable(grid) else _dim3(grid, "grid")
+        self.block = _dim3(block, "block")
+        self.threads = 1
+        for b in self.block:
+            self.threads *= b
+        self.instance = instance
+        self.plans: dict = {}
+        self.dt_index = None
+        if not callable(grid):
+            if instance is not None:
+                self.dt_index = -1  # the plan depends on the device only
+            elif len(kernel._dtype_args) == 1:
+                self.dt_index = kernel._dtype_args[0]
+        _init_device_query()
+
+    def __call__(self, *args, stream=None, shared_mem=0, **constexprs):
+        i = self.dt_index
+        if i is not None and not constexprs:
+            try:
+                key = _get_device() if i < 0 else (args[i].dtype, _get_device())
+                plan = self.plans[key]
+            except (KeyError, IndexError, AttributeError, TypeError):
+                plan = None
+            if plan is not None:
+                if stream is not None:
+                    stream = as_cupy_stream(stream)
+                return plan.launch(self.grid, self.block, args, stream, shared_mem)
+        return self.kernel._launch(self, args, constexprs, stream, shared_mem)
+
+    def remember(self, plan, args, constexprs, device):
+        """Keep ``plan`` for the fast path when this call could have used it."""
+        i = self.dt_index
+        if i is None or constexprs:
+            return
+        try:
+            key = device if i < 0 else (args[i].dtype, device)
+            self.plans[key] = plan
+        except (IndexError, AttributeError, TypeError):
+            pass
+
+
+_get_device = None
+
+
+def _init_device_query():
+    global _get_device
+    if _get_device is None:
+        import cupy
+
+        _get_device = cupy.cuda.runtime.getDevice
+
+
+_STREAMS: dict = {}
+
+
+def as_cupy_stream(stream):
+    """A CuPy stream for a CuPy stream, a PyTorch stream or anything with a
+    ``cuda_stream``/``ptr`` attribute (cached per stream pointer)."""
+    import cupy
+
+    if isinstance(stream, cupy.cuda.Stream):
+        return stream
+    ptr = getattr(stream, "cuda_stream", None)
+    if ptr is None:
+        ptr = getattr(stream, "ptr", None)
+    if not isinstance(ptr, int):
+        raise LaunchError(f"stream= must be a CuPy or PyTorch stream, got {stream!r}")
+    if ptr not in _STREAMS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            _STREAMS[ptr] = cupy.cuda.ExternalStream(ptr)
+    return _STREAMS[ptr]
+
+
+_LIMITS: dict = {}
+
+
+def max_threads_per_block(device: int) -> int:
+    if device not in _LIMITS:
+        import cupy
+
+        _LIMITS[device] = cupy.cuda.Device(device).attributes["MaxThreadsPerBlock"]
+    return _LIMITS[device]
+
+
+# -- scalars ----------------------------------------------------------------------
+def scalar_packer(t):
+    """A function turning a Python value into ``t``'s bits for the launch."""
+    import ml_dtypes
+
+    if t.kind == "int":
+        if t.width > 64:
+            return None
+        return t.np_dtype.type
+    if t.kind == "bool":
+        return np.bool_
+    if t.__name__ == "BFloat16":
+        return lambda v: np.array(v, ml_dtypes.bfloat16).view(np.uint16)[()]
+    if t.kind == "narrow":
+        from kdsl.transpile import values
+
+        return lambda v: np.uint8(values.to_bits(t(v).value, t))
+    return t.np_dtype.type
+
+
+def check_scalar(param, t, value):
+    """A scalar argument checked against its declared type, then packed."""
+    from kdsl.transpile.types import Numeric
+
+    if isinstance(value, Numeric):
+        if not value.is_static():
+            raise LaunchError(f"parameter '{param}' got a run-time kdsl value")
+        value = value.value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if t.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise LaunchError(f"parameter '{param}' is {t.__name__}, got {value!r}")
+        if not t.min() <= value <= t.max():
+            raise LaunchError(
+                f"parameter '{param}' is {t.__name__}: {value} is outside "
+                f"[{t.min()}, {t.max()}]"
+            )
+    elif t.kind == "bool":
+        if not isinstance(value, bool):
+            raise LaunchError(f"parameter '{param}' is Boolean, got {value!r}")
+    elif not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise LaunchError(f"parameter '{param}' is {t.__name__}, got {value!r}")
+    packer = scalar_packer(t)
+    if packer is None:
+        raise LaunchError(
+            f"parameter '{param}': {t.__name__} cannot be passed at launch"
+        )
+    return packer(value)
+
+
+# -- arrays ------------------------------------------------------------------------------
+def check_array(param, kind, t, value, device, align):
+    """An array argument checked (device, dtype, layout, alignment), then packed."""
+    info = arrays.describe(value)
+    if info is None:
+        raise LaunchError(
+            f"parameter '{param}' needs a device array (CuPy, PyTorch CUDA, "
+            f"__cuda_array_interface__ or DLPack), got {type(value).__name__}"
+        )
+    if info.device is None:
+        raise LaunchError(
+            f"parameter '{param}' is a host ({info.library}) array; kdsl kernels "
+            f"need device memory (e.g. cupy.asarray(...))"
+        )
+    if info.device != device:
+        raise LaunchError(
+            f"parameter '{param}' lives on device {info.device}, the launch is on "
+            f"device {device}"
+        )
+    if info.dtype is not t:
+        got = info.dtype.__name__ if info.dtype is not None else "an unsupported dtype"
+        raise LaunchError(f"parameter '{param}' must hold {t.__name__}, got {got}")
+    if kind == "pointer":
+        if not info.contiguous:
+            raise LaunchError(
+                f"parameter '{param}' is a Pointer and needs a contiguous array; "
+                f"pass .copy() or declare it Array[{t.__name__}, ndim]"
+            )
+        if info.ptr % align:
+            raise LaunchError(
+                f"parameter '{param}' is read with .vec(): its base address must be "
+                f"{align}-byte aligned, got {info.ptr:#x}"
+            )
+        return (np.uintp(info.ptr),)
+    ndim = kind[1]
+    if len(info.shape) != ndim:
+        raise LaunchError(
+            f"parameter '{param}' is Array[{t.__name__}, {ndim}], got {len(info.shape)} dimensions"
+        )
+    return (
+        np.uintp(info.ptr),
+        *(np.int64(n) for n in info.shape),
+        *(np.int64(s) for s in info.strides),
+    )
+
+
+# -- plans -----------------------------------------------------------------------------------
+class LaunchPlan:
+    """One instance on one device: its function and its argument packer."""
+
+    def __init__(self, kernel, inst, device: int):
+        from kdsl.runtime.compile import load_function, transpiled
+
+        self.kernel = kernel
+        self.instance = inst
+        self.device = device
+        self.function = load_function(inst, device)
+        alignment = transpiled(inst).alignment
+        self.launch = _generate(kernel, inst, device, self.function, alignment)
+
+
+_CUPY_FAST = """\
+    if type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig}{align_check}:
+        p{i} = {a}
+    elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {a}.is_cuda and {a}.is_contiguous(){talign_check}:
+        p{i} = _uintp({a}.data_ptr())
+    else:
+        (p{i},) = _array({i}, {a})
+"""
+
+
+def _generate(kernel, inst, device, function, alignment):
+    """Python source of a launch function specialised for this plan."""
+    import cupy
+
+    torch = sys.modules.get("torch")  # only if the program uses PyTorch at all
+    if torch is not None:
+        torch_tensor = torch.Tensor
+        torch_dtypes = {v: k for k, v in _torch_dtypes().items()}
+    else:
+        torch_tensor, torch_dtypes = _NoTensor, {}
+    global _CONTIGUOUS
+    if _CONTIGUOUS is None:
+        _CONTIGUOUS = _contiguous_attribute()
+    dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
+    env = {
+        "_cupy_ndarray": cupy.ndarray,
+        "_torch_tensor": torch_tensor,
+        "_uintp": np.uintp,
+        "_function": function,
+        "_bad_count": kernel._bad_count,
+    }
+    lines = ["def launch(grid, block, args, stream, shared_mem):"]
+    params = kernel.signature.runtime
+    names = [f"a{i}" for i in range(len(params))]
+    lines.append(f"    if len(args) != {len(params)}:")
+    lines.append("        _bad_count(args)")
+    if names:
+        lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = args")
+    packed = []
+    for i, info in enumerate(params):
+        spec = info.spec
+        elem = getattr(spec, "elem", spec)
+        t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
+        a = names[i]
+        if info.kind == "scalar":
+            env[f"_scalar{i}"] = _bind(check_scalar, info.name, t)
+            if t.kind == "int" and t.width <= 64:
+                env[f"_conv{i}"] = t.np_dtype.type
+                lines.append(
+                    f"    p{i} = _conv{i}({a}) if type({a}) is int and {t.min()} <= {a} <= {t.max()} "
+                    f"else _scalar{i}({a})"
+                )
+            elif t.kind == "float" and t.__name__ != "BFloat16":
+                env[f"_conv{i}"] = t.np_dtype.type
+                lines.append(
+                    f"    p{i} = _conv{i}({a}) if type({a}) is float else _scalar{i}({a})"
+                )
+            else:
+                lines.append(f"    p{i} = _scalar{i}({a})")
+            packed.append(f"p{i}")
+            continue
+        kind = "pointer" if info.kind == "pointer" else ("array", spec.ndim)
+        align = alignment.get(info.name, 1)
+        env[f"_array{i}"] = _bind_array(check_array, info.name, kind, t, device, align)
+        if info.kind == "array":
+            lines.append(f"    p{i} = _array{i}({a})")
+            packed.append(f"*p{i}")
+            continue
+        env[f"_dt{i}"] = t.np_dtype if t.np_dtype is not None else object()
+        env[f"_tdt{i}"] = torch_dtypes.get(t, object())
+        align_check = f" and {a}.data.ptr % {align} == 0" if align > 1 else ""
+        talign_check = f" and {a}.data_ptr() % {align} == 0" if align > 1 else ""
+        lines.append(
+            _CUPY_FAST.format(
+                a=a,
+                i=i,
+                contig=_CONTIGUOUS,
+                align_check=align_check,
+                talign_check=talign_check,
+            )
+            .replace(f"_array({i}, {a})", f"_array{i}({a})")
+            .rstrip("\n")
+        )
+        packed.append(f"p{i}")
+    args = ", ".join(packed) + ("," if len(packed) == 1 else "")
+    lines.append(
+        f"    _function(grid, block, ({args}), shared_mem=shared_mem, stream=stream)"
+    )
+    code = "\n".join(lines) + "\n"
+    exec(compile(code, f"<kdsl launch {inst.name}>", "exec"), env)  # noqa: S102
+    launch = env["launch"]
+    launch.__kdsl_source__ = code
+    return launch
+
+
+def _contiguous_attribute():
+    import cupy
+
+    return (
+        "_c_contiguous"
+        if hasattr(cupy.ndarray, "_c_contiguous")
+        else "flags.c_contiguous"
+    )
+
+
+_CONTIGUOUS = None
+
+
+class _NoTensor:
+    """Stands in for torch.Tensor when PyTorch is not imported."""
+
+
+def _bind(fn, *bound):
+    return lambda value: fn(*bound, value)
+
+
+def _bind_array(fn, param, kind, t, device, align):
+    return lambda value: fn(param, kind, t, value, device, align)
+
+
+def _torch_dtypes():
+    import torch
+
+    from kdsl.transpile import types as T
+
+    return {
+        torch.float16: T.Float16,
+        torch.bfloat16: T.BFloat16,
+        torch.float32: T.Float32,
+        torch.float64: T.Float64,
+        torch.int8: T.Int8,
+        torch.int16: T.Int16,
+        torch.int32: T.Int32,
+        torch.int64: T.Int64,
+        torch.uint8: T.Uint8,
+        torch.bool: T.Boolean,
+    }
+
+
+def dtype_of_argument(value):
+    """The kdsl dtype an argument carries (arrays, numpy scalars, kdsl values)."""
+    from kdsl.transpile.types import Numeric
+
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, Numeric):
+        return type(value)
+    if dtype is None:
+        return None
+    return arrays.kdsl_dtype(dtype)
+
+
+def unsupported(kernel, tv_name, t, given):
+    allowed = ", ".join(x.__name__ for x in kernel.supported[tv_name])
+    got = t.__name__ if t is not None else repr(given)
+    return UnsupportedDtypeError(
+        f"kernel '{kernel.name}' does not support dtype {got} for {tv_name}; "
+        f"supported: {allowed}",
+        code="E403",
+    )

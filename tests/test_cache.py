@@ -1,0 +1,108 @@
+"""The disk caches (no GPU needed: NVRTC compiles on the CPU)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kdsl.runtime import cache, compile as kcompile, nvrtc
+
+sys.path.insert(0, str(Path(__file__).parent))
+from examples_index import example_modules  # noqa: E402
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(tmp_path))
+    for c in (cache.SOURCES, cache.BINARIES):
+        monkeypatch.setattr(c, "memory", {})
+        monkeypatch.setattr(c, "writable", True)
+    return tmp_path
+
+
+def _new_instance():
+    """The same instance as a new process would build it (nothing in memory)."""
+    from kdsl.runtime.kernel import KernelInstance
+
+    inst = example_modules()["saxpy"].saxpy.dispatch("f32")
+    return KernelInstance(inst.kernel, inst.name, inst.dtypes, inst.constexprs)
+
+
+def _forget_memory():
+    cache.SOURCES.memory.clear()
+    cache.BINARIES.memory.clear()
+
+
+def test_warm_cache_neither_transpiles_nor_compiles(fresh_cache, monkeypatch):
+    first = kcompile.cubin_for(_new_instance(), "sm_90")
+    assert list(fresh_cache.glob("source/*.cu")) and list(
+        fresh_cache.glob("cubin/*.cubin")
+    )
+    _forget_memory()
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a warm cache must not transpile or compile")
+
+    monkeypatch.setattr(nvrtc, "compile_to_cubin", forbidden)
+    monkeypatch.setattr("kdsl.runtime.kernel.transpile_instance", forbidden)
+    assert kcompile.cubin_for(_new_instance(), "sm_90") == first
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty"])
+def test_corrupt_entries_are_detected_and_rebuilt(fresh_cache, damage):
+    first = kcompile.cubin_for(_new_instance(), "sm_90")
+    for path in list(fresh_cache.glob("*/*")):
+        data = path.read_bytes()
+        if damage == "truncate":
+            path.write_bytes(data[: len(data) // 2])
+        elif damage == "flip":
+            path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+        else:
+            path.write_bytes(b"")
+    _forget_memory()
+    assert kcompile.cubin_for(_new_instance(), "sm_90") == first
+    for path in fresh_cache.glob("*/*"):  # rewritten whole
+        assert cache._unwrap(path.read_bytes()) is not None
+
+
+def test_unwritable_cache_dir_falls_back_to_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(blocker / "cache"))
+    for c in (cache.SOURCES, cache.BINARIES):
+        monkeypatch.setattr(c, "memory", {})
+        monkeypatch.setattr(c, "writable", True)
+    cubin = kcompile.cubin_for(_new_instance(), "sm_90")
+    assert cubin[:4] == b"\x7fELF"
+    assert not cache.BINARIES.writable and cache.BINARIES.memory
+
+
+def test_editing_the_kernel_file_changes_the_key(fresh_cache, tmp_path):
+    import importlib.util
+
+    src = tmp_path / "k.py"
+    body = (
+        "import kdsl\nfrom kdsl import Pointer, Int32\n"
+        "@kdsl.kernel(dtypes=[kdsl.Float32])\n"
+        "def k(x: Pointer[kdsl.TypeVar('D', bound=kdsl.Float)], n: Int32):\n"
+        "    x[0] = x[0] + {}\n"
+    )
+
+    def load(value):
+        src.write_text(body.format(value))
+        spec = importlib.util.spec_from_file_location("k", src)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        return m.k.dispatch("f32")
+
+    a = kcompile.transpiled(load("1.0")).source
+    b = kcompile.transpiled(load("2.0")).source
+    assert "1.0f" in a and "2.0f" in b
+
+
+def test_nvrtc_errors_name_the_generated_and_python_lines():
+    source = '// x[i] = y\nextern "C" __global__ void k() { undefined_name; }\n'
+    with pytest.raises(nvrtc.NVRTCError) as info:
+        nvrtc.compile_to_cubin(source, "k")
+    text = str(info.value)
+    assert "undefined_name" in text and "from Python: x[i] = y" in text
