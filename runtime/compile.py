@@ -41,7 +41,7 @@ def kernel_fingerprint(kernel) -> str:
     from kdsl.runtime.kernel import Kernel
     from kdsl.transpile.lang import DeviceFunction
 
-    paths = {kernel.parsed.source.path}
+    paths = {kernel.fn.__code__.co_filename}
     for value in list(kernel.fn.__globals__.values()):
         if isinstance(value, (DeviceFunction, Kernel)):
             paths.add(value.fn.__code__.co_filename)

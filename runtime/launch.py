@@ -53,7 +53,16 @@ class Launcher:
     through ``Kernel._launch``, which also fills ``plans``.
     """
 
-    __slots__ = ("kernel", "grid", "block", "threads", "instance", "plans", "dt_index")
+    __slots__ = (
+        "kernel",
+        "grid",
+        "block",
+        "threads",
+        "instance",
+        "plans",
+        "dt_index",
+        "last",
+    )
 
     def __init__(self, kernel, config, instance=None):
         if not (isinstance(config, tuple) and len(config) == 2):
@@ -66,7 +75,8 @@ class Launcher:
         for b in self.block:
             self.threads *= b
         self.instance = instance
-        self.plans: dict = {}
+        self.plans: dict = {}  # (dtype number, device) -> launch function
+        self.last = (None, None, None)  # (dtype object, device, launch function)
         self.dt_index = None
         if not callable(grid):
             if instance is not None:
@@ -79,14 +89,20 @@ class Launcher:
         i = self.dt_index
         if i is not None and not constexprs:
             try:
-                key = _get_device() if i < 0 else (args[i].dtype, _get_device())
-                plan = self.plans[key]
-            except (KeyError, IndexError, AttributeError, TypeError):
-                plan = None
-            if plan is not None:
-                if stream is not None:
-                    stream = as_cupy_stream(stream)
-                return plan.launch(self.grid, self.block, args, stream, shared_mem)
+                dt = args[i].dtype if i >= 0 else None
+            except (IndexError, AttributeError):
+                dt = False
+            if dt is not False:
+                device = _get_device()
+                last_dt, last_device, launch = self.last
+                if dt is not last_dt or device != last_device:
+                    launch = self.plans.get((getattr(dt, "num", dt), device))
+                    if launch is not None:
+                        self.last = (dt, device, launch)
+                if launch is not None:
+                    if stream is not None:
+                        stream = as_cupy_stream(stream)
+                    return launch(self.grid, self.block, args, stream, shared_mem)
         return self.kernel._launch(self, args, constexprs, stream, shared_mem)
 
     def remember(self, plan, args, constexprs, device):
@@ -95,10 +111,11 @@ class Launcher:
         if i is None or constexprs:
             return
         try:
-            key = device if i < 0 else (args[i].dtype, device)
-            self.plans[key] = plan
-        except (IndexError, AttributeError, TypeError):
-            pass
+            dt = args[i].dtype if i >= 0 else None
+        except (IndexError, AttributeError):
+            return
+        self.plans[(getattr(dt, "num", dt), device)] = plan.launch
+        self.last = (dt, device, plan.launch)
 
 
 _get_device = None
@@ -291,10 +308,16 @@ def _generate(kernel, inst, device, function, alignment):
     lines = ["def launch(grid, block, args, stream, shared_mem):"]
     params = kernel.signature.runtime
     names = [f"a{i}" for i in range(len(params))]
-    lines.append(f"    if len(args) != {len(params)}:")
-    lines.append("        _bad_count(args)")
     if names:
-        lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = args")
+        lines.append("    try:")
+        lines.append(
+            f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args"
+        )
+        lines.append("    except ValueError:")
+        lines.append("        _bad_count(args)")
+    else:
+        lines.append("    if args:")
+        lines.append("        _bad_count(args)")
     packed = []
     for i, info in enumerate(params):
         spec = info.spec
@@ -342,9 +365,7 @@ def _generate(kernel, inst, device, function, alignment):
         )
         packed.append(f"p{i}")
     args = ", ".join(packed) + ("," if len(packed) == 1 else "")
-    lines.append(
-        f"    _function(grid, block, ({args}), shared_mem=shared_mem, stream=stream)"
-    )
+    lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
     code = "\n".join(lines) + "\n"
     exec(compile(code, f"<kdsl launch {inst.name}>", "exec"), env)  # noqa: S102
     launch = env["launch"]

@@ -201,7 +201,8 @@ CATALOG.update(
             "store-type",
             "E305",
             DSLTypeError,
-            "cannot store a {value} into {target} of {elem}: convert with .to({elem})",
+            "cannot store a value of type {value} into {target} of {elem}: "
+            "convert with .to({elem})",
         ),
         ("bad-index", "E306", DSLTypeError, "{what}"),
         ("bad-attribute", "E307", DSLError, "{what}"),

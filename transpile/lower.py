@@ -382,11 +382,14 @@ class Lowerer(ExprLowerer):
                 line=b.line,
                 new=t.__name__,
             )
-        self.assign(
-            node.target,
-            arith.convert(self.ensure_value(value, "an annotated value"), t),
-            node.value,
-        )
+        value = self.ensure_value(value, "an annotated value")
+        if type(value) is not t and not value.is_static():
+            raise error(
+                "bad-assignment",
+                what=f"'{name}: {t.__name__}' is assigned a run-time "
+                f"{type(value).__name__}; convert explicitly with .to({t.__name__})",
+            )
+        self.assign(node.target, arith.convert(value, t), node.value)
 
     def _small_AugAssign(self, node):
         op = _AUG[type(node.operator)]
