@@ -40,20 +40,27 @@ extern "C" __global__ void hand_add4(const float4* x, const float4* y, float4* o
 """
 
 
-def host_us_per_launch(launch, reps=20000, rounds=7):
+def host_us_per_launch(launches: dict, reps=20000, rounds=9):
+    """Median host microseconds per launch for each named launch function.
+
+    The rounds interleave the contenders so that drift of the machine (clock,
+    other tenants) affects them alike.
+    """
     import cupy as cp
 
-    for _ in range(200):
-        launch()
-    cp.cuda.Device().synchronize()
-    samples = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(reps):
+    for launch in launches.values():
+        for _ in range(200):
             launch()
-        samples.append((time.perf_counter() - t) / reps * 1e6)
-        cp.cuda.Device().synchronize()
-    return statistics.median(samples)
+    cp.cuda.Device().synchronize()
+    samples = {name: [] for name in launches}
+    for _ in range(rounds):
+        for name, launch in launches.items():
+            t = time.perf_counter()
+            for _ in range(reps):
+                launch()
+            samples[name].append((time.perf_counter() - t) / reps * 1e6)
+            cp.cuda.Device().synchronize()
+    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 def launch_cost():
@@ -72,14 +79,16 @@ def launch_cost():
     )
     n32 = np.int32(n)
     kd = va.vector_add
-    results = {
-        "kdsl": host_us_per_launch(lambda: kd[4, 256](x, y, out, n)),
-        "kdsl_instance": host_us_per_launch(lambda: inst[4, 256](x, y, out, n)),
-        "rawkernel": host_us_per_launch(lambda: raw((4,), (256,), (x, y, out, n32))),
-        "rawkernel_int32_per_call": host_us_per_launch(
-            lambda: raw((4,), (256,), (x, y, out, np.int32(n)))
-        ),
-    }
+    results = host_us_per_launch(
+        {
+            "kdsl": lambda: kd[4, 256](x, y, out, n),
+            "kdsl_instance": lambda: inst[4, 256](x, y, out, n),
+            "rawkernel": lambda: raw((4,), (256,), (x, y, out, n32)),
+            "rawkernel_int32_per_call": lambda: raw(
+                (4,), (256,), (x, y, out, np.int32(n))
+            ),
+        }
+    )
     try:
         import torch
         import triton
@@ -89,19 +98,23 @@ def launch_cost():
         def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
             offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
             mask = offs < n
-            tl.store(
-                out_ptr + offs,
-                tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-                mask=mask,
-            )
+            x = tl.load(x_ptr + offs, mask=mask)
+            y = tl.load(y_ptr + offs, mask=mask)
+            tl.store(out_ptr + offs, x + y, mask=mask)
 
         tx = torch.ones(n, device="cuda")
         ty = torch.ones(n, device="cuda")
         to = torch.zeros(n, device="cuda")
-        results["triton"] = host_us_per_launch(
-            lambda: add_kernel[(4,)](tx, ty, to, n, BLOCK=256), reps=5000
+        results.update(
+            host_us_per_launch(
+                {
+                    "triton": lambda: add_kernel[(4,)](tx, ty, to, n, BLOCK=256),
+                    "kdsl_torch": lambda: kd[4, 256](tx, ty, to, n),
+                },
+                reps=5000,
+                rounds=5,
+            )
         )
-        results["kdsl_torch"] = host_us_per_launch(lambda: kd[4, 256](tx, ty, to, n))
     except Exception as exc:  # noqa: BLE001 - report and go on
         results["triton_error"] = repr(exc)
     return results
@@ -180,7 +193,7 @@ def first_calls():
         "bare_nvrtc_ms": [],
         "triton_cold_ms": [],
     }
-    for _ in range(3):
+    for _ in range(5):
         with (
             tempfile.TemporaryDirectory() as cache_dir,
             tempfile.TemporaryDirectory() as tcache,

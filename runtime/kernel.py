@@ -27,6 +27,7 @@ class KernelInstance:
     constexprs: dict
     backward: "KernelInstance | None" = None
     _transpiled: object = field(default=None, repr=False)
+    _launchers: dict = field(default_factory=dict, repr=False)  # (grid, block) ->
 
     @property
     def transpiled(self):
@@ -48,7 +49,10 @@ class KernelInstance:
 
     def __getitem__(self, config):
         """``inst[grid, block](*args, stream=None, shared_mem=0)``."""
-        return _launcher(self.kernel._launchers, self.kernel, config, self)
+        try:
+            return self._launchers[config]
+        except (KeyError, TypeError):
+            return _launcher(self._launchers, self.kernel, config, self)
 
 
 class Kernel:
@@ -67,7 +71,7 @@ class Kernel:
         self._parsed = None
         self._instances: dict = {}
         self._plans: dict = {}  # (dtype keys, constexpr items, device) -> LaunchPlan
-        self._launchers: dict = {}  # ((grid, block), instance) -> Launcher
+        self._launchers: dict = {}  # (grid, block) -> Launcher
         self._fingerprint = None  # hash of the source files (runtime.compile)
         self._warned: set = set()
         self._dtype_args = self._dtype_argument_positions()
@@ -167,7 +171,10 @@ class Kernel:
     # -- launching ----------------------------------------------------------------------
     def __getitem__(self, config):
         """``kernel[grid, block](*args, stream=None, shared_mem=0, **constexprs)``."""
-        return _launcher(self._launchers, self, config, None)
+        try:
+            return self._launchers[config]
+        except (KeyError, TypeError):
+            return _launcher(self._launchers, self, config, None)
 
     def _dtype_argument_positions(self) -> tuple:
         """For each dtype parameter, the first runtime argument that carries it."""
@@ -316,11 +323,6 @@ _MAX_LAUNCHERS = 256
 def _launcher(cache: dict, kernel, config, instance):
     """``kernel[grid, block]``: the same Launcher (and its plans) for the
     same configuration; callable grids are not cached."""
-    key = (config, instance)
-    try:
-        return cache[key]
-    except (KeyError, TypeError):
-        pass
     from kdsl.runtime.launch import Launcher
 
     launcher = Launcher(kernel, config, instance)
@@ -328,7 +330,7 @@ def _launcher(cache: dict, kernel, config, instance):
         if len(cache) >= _MAX_LAUNCHERS:
             cache.clear()
         try:
-            cache[key] = launcher
+            cache[config] = launcher
         except TypeError:
             pass
     return launcher
