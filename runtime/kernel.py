@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kdsl.transpile.errors import code_of
 from dataclasses import dataclass, field
 
 from kdsl.transpile.errors import DSLError, error
@@ -95,7 +96,8 @@ class Kernel:
     def _check_backward(self, other):
         if not isinstance(other, Kernel):
             raise DSLError(
-                f"backward= of '{self.name}' must be a @kdsl.kernel", code="E404"
+                f"backward= of '{self.name}' must be a @kdsl.kernel",
+                code=code_of("backward-mismatch"),
             )
         mine = (
             [t.name for t in self.signature.typevars],
@@ -109,7 +111,7 @@ class Kernel:
             raise DSLError(
                 f"backward kernel '{other.name}' must have the same dtype parameters and "
                 f"constexpr names as '{self.name}': {mine} vs {theirs}",
-                code="E404",
+                code=code_of("backward-mismatch"),
             )
 
     # -- dispatch ---------------------------------------------------------------------

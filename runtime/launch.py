@@ -17,17 +17,14 @@ import warnings
 import numpy as np
 
 from kdsl.runtime import arrays
-from kdsl.transpile.errors import DSLError, UnsupportedDtypeError
+from kdsl.transpile.errors import LaunchError, UnsupportedDtypeError
 from kdsl.transpile.types import NumericMeta
+from kdsl.transpile.errors import code_of
 
 # A constexpr that takes more distinct values than this in one process gets a
 # warning: each value is a separate compilation (reference, "Choosing what to
 # specialise on").
 MANY_INSTANCES = 8
-
-
-class LaunchError(DSLError, TypeError):
-    code = "E405"
 
 
 def _dim3(value, what: str) -> tuple:
@@ -435,5 +432,5 @@ def unsupported(kernel, tv_name, t, given):
     return UnsupportedDtypeError(
         f"kernel '{kernel.name}' does not support dtype {got} for {tv_name}; "
         f"supported: {allowed}",
-        code="E403",
+        code=code_of("unsupported-dtype"),
     )

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from kdsl.transpile.errors import DSLError
+from kdsl.transpile.errors import DSLError, NVRTCError
+from kdsl.transpile.errors import code_of
 
 EXACT_OPTIONS = ("--fmad=false", "-std=c++17", "--device-int128")
 
@@ -29,15 +30,8 @@ def cuda_include_dir() -> str:
                 return path
     raise DSLError(
         "CUDA headers not found: pip install nvidia-cuda-runtime (kdsl's dependency)",
-        code="E501",
+        code=code_of("cuda-headers"),
     )
-
-
-class NVRTCError(DSLError):
-    """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
-
-    code = "E502"
-    log = ""
 
 
 def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:

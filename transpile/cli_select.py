@@ -21,13 +21,16 @@ from pathlib import Path
 from .errors import DSLError, error
 from .signature import resolve_dtype
 from .source import Span
+from .errors import code_of
 
 # Errors of the command line itself (the catalog in errors.py covers the language).
-BAD_PATH = "E601"  # a PATH that is not a .py file or a folder of them
-IMPORT_FAILED = "E602"  # a module raised while being imported
-NO_MATCH = "E603"  # -k / --dtypes / -D name nothing that exists
-MODULE_CLASH = "E604"  # two modules would write the same OUTDIR/<module>/
-BAD_OPTION = "E605"  # a malformed flag value
+BAD_PATH = code_of("cli-path")  # a PATH that is not a .py file or a folder of them
+IMPORT_FAILED = code_of("cli-import")  # a module raised while being imported
+NO_MATCH = code_of("cli-no-match")  # -k / --dtypes / -D name nothing that exists
+MODULE_CLASH = code_of(
+    "cli-module-clash"
+)  # two modules would write the same OUTDIR/<module>/
+BAD_OPTION = code_of("cli-option")  # a malformed flag value
 
 
 @dataclass(frozen=True)
@@ -358,7 +361,7 @@ def _kernel_jobs(module: Module, k, dtypes: dict, defines: dict, named: bool):
             raise DSLError(
                 f"kernel '{k.name}' supports none of the dtypes of --dtypes "
                 f"(supported: {listed})",
-                code="E403",
+                code=code_of("unsupported-dtype"),
             )
         return []
     names = tuple(tv.name for tv in k.signature.typevars)

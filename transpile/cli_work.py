@@ -19,6 +19,7 @@ from pathlib import Path
 from .cli_select import Job, find_kernel, import_module, render_error
 from .errors import DSLError, error
 from .source import Span
+from .errors import code_of
 
 # Test-only: the Python statement text after whose generated comment --check
 # inserts an undeclared identifier, so that tests can see a compile failure
@@ -109,13 +110,14 @@ def check_arch(arch: str) -> None:
     if not re.fullmatch(r"(sm|compute)_\d+[a-z]?", arch):
         raise DSLError(
             f"--arch {arch!r}: expected a GPU architecture such as sm_90",
-            code="E605",
+            code=code_of("cli-option"),
         )
     try:
         compile_to_cubin('extern "C" __global__ void probe() {}', "probe", arch=arch)
     except NVRTCError as exc:
         raise DSLError(
-            f"--arch {arch}: NVRTC cannot compile for it:\n{exc.message}", code="E605"
+            f"--arch {arch}: NVRTC cannot compile for it:\n{exc.message}",
+            code=code_of("cli-option"),
         ) from None
 
 
@@ -197,7 +199,10 @@ def nvrtc_report(job: Job, name: str, source, directed, log: str, arch: str) -> 
             first = (m.group("file"), int(m.group("line")), m.group("what"))
             break
     what = re.sub(r"^error:\s*", "", first[2]) if first else "compilation failed"
-    exc = DSLError(f"NVRTC rejected the generated code for {arch}: {what}", code="E502")
+    exc = DSLError(
+        f"NVRTC rejected the generated code for {arch}: {what}",
+        code=code_of("nvrtc-rejected"),
+    )
     exc.instance = name
     extra = []
     if first is not None and first[0] == f"{name}.cu" and 0 < first[1] <= len(lines):

@@ -96,6 +96,19 @@ class UnsupportedDtypeError(DSLError, TypeError):
     """A kernel was asked for a dtype outside its supported set."""
 
 
+class LaunchError(DSLError, TypeError):
+    """A launch argument or configuration is wrong; nothing was launched."""
+
+    code = "E406"
+
+
+class NVRTCError(DSLError):
+    """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
+
+    code = "E502"
+    log = ""
+
+
 @dataclass(frozen=True)
 class ErrorKind:
     code: str
@@ -156,6 +169,36 @@ CATALOG: dict[str, ErrorKind] = _kinds(
         "operator '{op}' is not defined for {type}",
     ),
 )
+
+
+CATALOG.update(
+    _kinds(
+        # Compile-time kernel definitions and dispatch.
+        ("no-source", "E201", DSLError, "{what}"),
+        ("bad-annotation", "E401", DSLError, "{what}"),
+        ("cannot-infer-dtypes", "E402", DSLError, "{what}"),
+        ("unsupported-dtype", "E403", UnsupportedDtypeError, "{what}"),
+        ("backward-mismatch", "E404", DSLError, "{what}"),
+        ("dtype-outside-bound", "E405", DSLError, "{what}"),
+        ("launch-argument", "E406", LaunchError, "{what}"),
+        # NVRTC.
+        ("cuda-headers", "E501", DSLError, "{what}"),
+        ("nvrtc-rejected", "E502", NVRTCError, "{what}"),
+        # kdsl-transpile.
+        ("cli-path", "E601", DSLError, "{what}"),
+        ("cli-import", "E602", DSLError, "{what}"),
+        ("cli-no-match", "E603", DSLError, "{what}"),
+        ("cli-module-clash", "E604", DSLError, "{what}"),
+        ("cli-option", "E605", DSLError, "{what}"),
+    )
+)
+assert LaunchError.code == CATALOG["launch-argument"].code
+assert NVRTCError.code == CATALOG["nvrtc-rejected"].code
+
+
+def code_of(kind_name: str) -> str:
+    """The stable code of the catalog entry ``kind_name``."""
+    return CATALOG[kind_name].code
 
 
 def error(kind_name: str, /, *, span: Span | None = None, **fields) -> DSLError:

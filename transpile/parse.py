@@ -17,6 +17,7 @@ from libcst.metadata import (
 
 from .errors import DSLError
 from .source import SourceFile, Span
+from .errors import code_of
 
 
 @dataclass
@@ -71,7 +72,7 @@ def parse_function(fn) -> ParsedFunction:
         raise DSLError(
             f"cannot read the source of {fn.__qualname__}: kdsl kernels must be "
             f"defined in a file ({exc})",
-            code="E201",
+            code=code_of("no-source"),
         ) from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)

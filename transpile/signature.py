@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .errors import code_of
 import inspect
 import itertools
 import math
@@ -77,7 +78,7 @@ def read_signature(fn, where: str) -> Signature:
                 f"{where}: parameter '{p.name}' needs an annotation: Pointer[T], "
                 f"Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
                 f"got {p.annotation!r}",
-                code="E401",
+                code=code_of("bad-annotation"),
             )
         elem = getattr(spec, "elem", spec)
         for t in (elem, getattr(elem, "dtype", None)):
@@ -123,7 +124,7 @@ def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
                 raise DSLError(
                     f"kernel '{kernel_name}': dtypes= names '{key}', which is not "
                     f"one of its dtype parameters ({', '.join(names) or 'none'})",
-                    code="E405",
+                    code=code_of("dtype-outside-bound"),
                 )
     out = {}
     for tv in sig.typevars:
@@ -139,7 +140,7 @@ def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
                     f"opts into dispatch without an explicit `dtypes = [..]` must have a "
                     f"dtype type parameter bound by one of Dtype/Num/Int/Float/Bool "
                     f"(dtype parameter {tv.name} has bound {tv.bound!r})",
-                    code="E402",
+                    code=code_of("cannot-infer-dtypes"),
                 )
             out[tv.name] = tuple(implicit)
         else:
@@ -153,7 +154,7 @@ def _explicit(kernel_name: str, tv: TypeVar, listed) -> tuple:
     if not chosen:
         raise DSLError(
             f"kernel '{kernel_name}': the dtypes of {tv.name} are an empty list",
-            code="E405",
+            code=code_of("dtype-outside-bound"),
         )
     for t in chosen:
         if not _admits(tv.bound, t):
@@ -161,7 +162,7 @@ def _explicit(kernel_name: str, tv: TypeVar, listed) -> tuple:
                 f"kernel '{kernel_name}': dtype {t.__name__} is outside the bound "
                 f"of {tv.name} ({_bound_name(tv.bound)}), so it cannot be one of "
                 f"its dtypes",
-                code="E405",
+                code=code_of("dtype-outside-bound"),
             )
     return chosen
 
@@ -198,7 +199,7 @@ def check_dtypes(kernel_name: str, supported: dict, chosen: tuple):
             raise UnsupportedDtypeError(
                 f"kernel '{kernel_name}' does not support dtype {t.__name__} for "
                 f"{name}; supported: {listed}",
-                code="E403",
+                code=code_of("unsupported-dtype"),
             )
 
 
