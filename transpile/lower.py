@@ -20,6 +20,7 @@ from . import arith, intrinsics, ir, names
 from .errors import DSLError, error
 from .lang import ArraySpec, ConstexprSpec, PointerSpec, TypeVar
 from .lower_expr import (
+    UNSUPPORTED,
     ALLOWED_BUILTINS,
     ArrayValue,
     ExprLowerer,
@@ -859,18 +860,6 @@ def _assigned_names(node) -> list[str]:
 
 
 def _describe_stmt(node) -> str:
-    names_ = {
-        "Try": "try",
-        "With": "with",
-        "FunctionDef": "a nested function",
-        "ClassDef": "a class",
-        "Global": "global",
-        "Nonlocal": "nonlocal",
-        "Del": "del",
-        "Raise": "raise",
-        "Assert": "assert",
-        "Import": "import",
-        "ImportFrom": "import",
-        "Match": "match",
-    }
-    return names_.get(type(node).__name__, f"the statement '{type(node).__name__}'")
+    return UNSUPPORTED.get(
+        type(node).__name__, f"the statement '{type(node).__name__}'"
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from . import arith, ir
+from . import arith, ir, values
 from .errors import DSLError, error
 from .lang import Builtin, TypeVar, _Dim3
 from .types import Boolean, Int32, Int64, Numeric, NumericMeta, Vector, VectorMeta
@@ -56,14 +56,7 @@ _PY_BINARY = {
     "<<": lambda a, b: a << b,
     ">>": lambda a, b: a >> b,
 }
-_PY_COMPARE = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-}
+_PY_COMPARE = values.COMPARE
 # Python built-ins a kernel may call; everything else in builtins is an error.
 ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len")
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
@@ -489,26 +482,43 @@ def _code(node) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
+# How an unsupported construct is named in E202, by libcst node class.
+UNSUPPORTED = {
+    "Lambda": "lambda",
+    "ListComp": "a list comprehension",
+    "SetComp": "a set comprehension",
+    "DictComp": "a dict comprehension",
+    "GeneratorExp": "a generator expression",
+    "SimpleString": "a string",
+    "FormattedString": "an f-string",
+    "ConcatenatedString": "a string",
+    "Dict": "a dict",
+    "Set": "a set",
+    "Await": "await",
+    "Yield": "yield",
+    "NamedExpr": "the walrus operator :=",
+    "Ellipsis": "...",
+    "Imaginary": "a complex number",
+    "StarredElement": "unpacking with *",
+    "Try": "try",
+    "With": "with",
+    "FunctionDef": "a nested function",
+    "ClassDef": "a class",
+    "Global": "global",
+    "Nonlocal": "nonlocal",
+    "Del": "del",
+    "Raise": "raise",
+    "Assert": "assert",
+    "Import": "import",
+    "ImportFrom": "import",
+    "Match": "match",
+}
+
+
 def _describe(node) -> str:
-    names = {
-        "Lambda": "lambda",
-        "ListComp": "a list comprehension",
-        "SetComp": "a set comprehension",
-        "DictComp": "a dict comprehension",
-        "GeneratorExp": "a generator expression",
-        "SimpleString": "a string",
-        "FormattedString": "an f-string",
-        "ConcatenatedString": "a string",
-        "Dict": "a dict",
-        "Set": "a set",
-        "Await": "await",
-        "Yield": "yield",
-        "NamedExpr": "the walrus operator :=",
-        "Ellipsis": "...",
-        "Imaginary": "a complex number",
-        "StarredElement": "unpacking with *",
-    }
-    return names.get(type(node).__name__, f"the expression '{_code(node).strip()}'")
+    return UNSUPPORTED.get(
+        type(node).__name__, f"the expression '{_code(node).strip()}'"
+    )
 
 
 _DIM3_NAMES = {

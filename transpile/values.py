@@ -18,6 +18,7 @@ the GPU differential tests prove it.  In short (SPEC section 2):
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -139,12 +140,12 @@ def _float_binary(op: str, a: float, b: float, t):
 
 # -- the operations -------------------------------------------------------------
 COMPARE = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
 }
 
 
