@@ -1,16 +1,16 @@
 """saxpy: y = a * x + y for every float dtype (half types compute in their own type)."""
 
 import kdsl
-from kdsl import Constexpr, Int32, Pointer, block_dim, block_idx, grid_dim, thread_idx
+from kdsl import Int32, Pointer, block_dim, block_idx, grid_dim, thread_idx
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
 
 @kdsl.kernel
-def saxpy(a: D, x: Pointer[D], y: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 256):
-    # A grid-stride loop: any grid size covers all n elements.
-    start = block_idx.x * BLOCK + thread_idx.x
-    for i in range(start, n, BLOCK * 1024):
+def saxpy(a: D, x: Pointer[D], y: Pointer[D], n: Int32):
+    # A grid-stride loop: any grid and block size covers all n elements.
+    start = block_idx.x * block_dim.x + thread_idx.x
+    for i in range(start, n, block_dim.x * grid_dim.x):
         y[i] = a * x[i] + y[i]
 
 

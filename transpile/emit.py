@@ -144,14 +144,16 @@ class Emitter:
         self.use(s.type)
         if s.unroll is not None:
             self.lines.append("    " * self.depth + f"#pragma unroll {s.unroll}")
-        cmp = "<" if s.step > 0 else ">"
-        step = f"{s.var} += {s.step}" if s.step > 0 else f"{s.var} -= {-s.step}"
-        if s.step == 1:
-            step = f"++{s.var}"
         start, stop = self.expr(s.start), self.expr(s.stop)
-        self.line(
-            f"for ({ctype(s.type)} {s.var} = {start}; {s.var} {cmp} {stop}; {step}) {{"
-        )
+        if isinstance(s.step, ir.Var):
+            cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
+            step = f"{s.var} += {s.step.name}"
+        else:
+            cond = f"{s.var} {'<' if s.step > 0 else '>'} {stop}"
+            step = f"{s.var} += {s.step}" if s.step > 0 else f"{s.var} -= {-s.step}"
+            if s.step == 1:
+                step = f"++{s.var}"
+        self.line(f"for ({ctype(s.type)} {s.var} = {start}; {cond}; {step}) {{")
         self.block(s.body)
         self.line("}")
 

@@ -206,13 +206,17 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class For(Stmt):
-    """``for (T var = start; var < stop; var += step)``; step is static."""
+    """``for (T var = start; var < stop; var += step)``.
+
+    ``step`` is a nonzero int, or a variable holding a run-time step (its sign
+    decides the comparison at run time, as in Python's ``range``).
+    """
 
     var: str
     type: Any
     start: Expr
     stop: Expr
-    step: int
+    step: "int | Var"
     body: tuple[Stmt, ...]
     unroll: int | None = None
 

@@ -672,11 +672,12 @@ class Lowerer(ExprLowerer):
             self._loop_depths.pop()
 
     def _runtime_loop(self, node, start, stop, step, unroll):
-        if isinstance(step, Numeric) and not step.is_static() or not is_value(step):
-            raise error("needs-static", what="the step of a run-time range")
-        step = static_integer(step, "the step of a run-time range")
-        if step == 0:
-            raise error("bad-loop", what="range() step must not be zero")
+        if not is_value(step):
+            raise error("bad-loop", what="range() step must be an integer")
+        if not (isinstance(step, Numeric) and not step.is_static()):
+            step = static_integer(step, "the step of a run-time range")
+            if step == 0:
+                raise error("bad-loop", what="range() step must not be zero")
         if unroll is not None:
             unroll = static_integer(unroll, "unroll=")
             if unroll < 1:
@@ -684,6 +685,8 @@ class Lowerer(ExprLowerer):
         with self.dynamic(node):
             start, stop = arith.as_numeric(start), arith.as_numeric(stop)
             t, _ = _loop_type(start, stop)
+            if isinstance(step, Numeric):  # a run-time step joins the loop type
+                t, _ = _loop_type(t._static(0), step)
             start, stop = arith.convert(start, t), arith.convert(stop, t)
             name = node.target.value
             if name in self.ctx.statics:
@@ -699,6 +702,10 @@ class Lowerer(ExprLowerer):
                 end = self.names.declare(f"{name}_end")
                 self.emit(ir.Declare(end, t, stop_expr))
                 stop_expr = ir.Var(t, end)
+            if isinstance(step, Numeric):  # evaluated once, like Python's range
+                step_var = self.names.declare(f"{name}_step")
+                self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
+                step = ir.Var(t, step_var)
             self.env[name] = Binding(
                 t._dynamic(ir.Var(t, cvar)), self.p.span(node.target).line, cvar
             )

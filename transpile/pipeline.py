@@ -68,7 +68,7 @@ def _render(kdef, kernel, readonly, functions, dtypes, constexprs, line_directiv
     body = "\n".join(texts)
     headers = cexpr.headers(emitter.types)
     parts = cexpr.prelude_parts(emitter.types)
-    if any(f"kdsl::{name}(" in body for name in ("min", "max", "lane_id")):
+    if any(f"kdsl::{name}(" in body for name in ("min", "max", "lane_id", "in_range")):
         parts.append("intrinsics.h")
     if "vector" in emitter.types:
         parts.append("vector.h")

@@ -68,3 +68,9 @@ def literal_takes_type(out: Pointer[D], n: Int32):
         acc = 2
         acc += 1
     out[0] = acc
+
+
+@kdsl.kernel(dtypes=[kdsl.Float32])
+def grid_stride(x: Pointer[D], n: Int32):
+    for i in range(thread_idx.x, n, kdsl.block_dim.x * kdsl.grid_dim.x):
+        x[i] = x[i] + x[i]

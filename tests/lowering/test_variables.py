@@ -74,3 +74,11 @@ def test_instance_names_are_readable_and_deterministic():
     assert inst.name == "static_folds__f32__false"
     assert inst.dtypes == (k.kdsl.Float32,)
     assert inst.constexprs == {"FLAG": False}
+
+
+def test_a_run_time_step_is_allowed_and_keeps_pythons_sign_rule():
+    lines = body(k.grid_stride)
+    step = next(s for s in lines if s.startswith("int32_t i_step = "))
+    assert "blockDim.x" in step and "gridDim.x" in step
+    loop = next(s for s in lines if s.startswith("for (int32_t i = "))
+    assert "kdsl::in_range(i, n, i_step)" in loop and "i += i_step" in loop

@@ -331,6 +331,15 @@ __device__ __forceinline__ T max(T a, T b)
     return (b > a) ? b : a;
 }
 
+// The condition of a loop over range(start, stop, step) with a run-time
+// step: Python's rule (the sign of step picks the comparison); a zero step
+// runs no iteration (Python would raise).
+template <typename T>
+__device__ __forceinline__ bool in_range(T i, T stop, T step)
+{
+    return step > 0 ? i < stop : (step < 0 && i > stop);
+}
+
 // This thread's lane in its warp.
 __device__ __forceinline__ int32_t lane_id()
 {
