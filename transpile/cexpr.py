@@ -35,7 +35,6 @@ import re
 from fractions import Fraction
 from importlib import resources
 
-import numpy as np
 
 from . import values
 from .promotion import COMPARISON
@@ -513,19 +512,11 @@ def _half_literal(t, value: float) -> str:
     """``__float2half_rn(0.1f)``: the shortest float literal that rounds (as
     the call does) back to the value; inf and NaN by their bits."""
     h = "half" if t is Float16 else "bfloat16"
-    if not math.isfinite(value):
-        return f"__ushort_as_{h}({values.to_bits(value, t):#06x})"
 
     def reads_back(x):
         return values.round_float(_round_exact(x, Float32), t) == value
 
     return f"__float2{h}_rn({_decimal(value, reads_back)}f)"
-
-
-def _narrow_bits(t, value: float) -> int:
-    if math.isinf(value):  # values.to_bits saturates inf to the largest finite
-        return int(np.array(value, dtype=t.np_dtype).view(np.uint8))
-    return values.to_bits(value, t)
 
 
 def literal(t, value) -> str:
@@ -535,19 +526,22 @@ def literal(t, value) -> str:
         return "true" if value else "false"
     if t.kind == "int":
         return _int_literal(t, value)
+    if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
+        bits = values.to_bits(value, t)
+        if family == "f32":
+            return f"__int_as_float({bits:#010x})"
+        if family == "f64":
+            return f"__longlong_as_double({bits:#018x}ll)"
+        if family in ("f16", "bf16"):
+            return f"__ushort_as_{'half' if t is Float16 else 'bfloat16'}({bits:#06x})"
     value = float(value)
     if family == "f32":
-        if math.isfinite(value):
-            return _f32_text(value)
-        return f"__int_as_float({values.to_bits(value, t):#010x})"
+        return _f32_text(value)
     if family == "f64":
-        if math.isfinite(value):
-            return repr(value)
-        return f"__longlong_as_double({values.to_bits(value, t):#018x}ll)"
+        return repr(value)
     if family in ("f16", "bf16"):
         return _half_literal(t, value)
-    if not math.isfinite(value):  # constructors saturate: spell the bits
-        bits = _narrow_bits(t, value)
+    if not math.isfinite(value):  # narrow: by the bits above (constructors saturate)
         if family == "byte":
             return f"uint8_t({bits:#04x})"
         return f"kdsl::bitcast<{t.c_name}>(uint8_t({bits:#04x}))"

@@ -18,7 +18,7 @@ import libcst as cst
 
 from . import arith, intrinsics, ir, names
 from .errors import DSLError, error
-from .lang import ArraySpec, ConstexprSpec, PointerSpec, TypeVar
+from .lang import PointerSpec, TypeVar
 from .lower_expr import (
     UNSUPPORTED,
     ALLOWED_BUILTINS,
@@ -151,9 +151,9 @@ class Lowerer(ExprLowerer):
                 value = PointerValue(var, elem, info.name)
             else:
                 dims = []
-                for field in ("shape", "stride"):
+                for part in ("shape", "stride"):
                     for k in range(spec.ndim):
-                        pname = self.names.declare(f"{info.name}_{field}{k}")
+                        pname = self.names.declare(f"{info.name}_{part}{k}")
                         params.append(ir.Param(pname, Int64))
                         dims.append(Int64._dynamic(ir.Var(Int64, pname)))
                 value = ArrayValue(

@@ -248,11 +248,29 @@ _NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"
 
 
 # -- bit patterns ---------------------------------------------------------------
+class NaNBits(float):
+    """A NaN that remembers its exact bit pattern in one type.
+
+    Reinterpreting bits keeps NaN payloads and signs on the GPU, so a static
+    ``bitcast`` must too; arithmetic on it gives an ordinary NaN (as the GPU
+    gives its canonical one), which is compared as "any NaN".
+    """
+
+    def __new__(cls, bits: int, type_name: str):
+        obj = super().__new__(cls, math.nan)
+        obj.bits, obj.type_name = bits, type_name
+        return obj
+
+
 def to_bits(value, t) -> int:
     """The unsigned bit pattern of ``value`` in type ``t``."""
     if t.kind in ("int", "bool"):
         return int(value) & ((1 << t.width) - 1)
+    if isinstance(value, NaNBits) and value.type_name == t.__name__:
+        return value.bits
     if t.kind == "narrow":
+        if math.isinf(value):  # a stored narrow inf exists only if the format has one
+            return int(np.array(value, dtype=t.np_dtype).view(np.uint8))
         return narrow.encode(t.__name__, value)
     uint = np.dtype(f"u{t.width // 8}")
     return int(np.array(value, dtype=t.np_dtype).view(uint))
@@ -265,6 +283,8 @@ def from_bits(bits: int, t):
     if t.kind == "int":
         return wrap(bits, t)
     if t.kind == "narrow":
-        return narrow.decode(t.__name__, bits)
-    uint = np.dtype(f"u{t.width // 8}")
-    return float(np.array(bits, dtype=uint).view(t.np_dtype))
+        value = narrow.decode(t.__name__, bits)
+    else:
+        uint = np.dtype(f"u{t.width // 8}")
+        value = float(np.array(bits, dtype=uint).view(t.np_dtype))
+    return NaNBits(bits, t.__name__) if math.isnan(value) else value
