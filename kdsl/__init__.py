@@ -67,6 +67,7 @@ from kdsl.transpile.lang import (
     thread_idx,
 )
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
+from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.launch import LaunchError
 from kdsl import math
 

@@ -1,0 +1,278 @@
+"""``@kdsl.autotune``: pick the fastest constexpr configuration, once per key.
+
+    @kdsl.autotune(configs=[kdsl.Config(BLOCK=128), kdsl.Config(BLOCK=256)], key=["n"])
+    @kdsl.kernel
+    def vector_add(x: Pointer[D], ..., n: Int32, BLOCK: Constexpr[int] = 256): ...
+
+    vector_add[lambda m: cdiv(n, m["BLOCK"]), lambda m: m["BLOCK"]](x, y, out, n)
+
+The first launch for a new key (the values of the ``key`` arguments, the
+dtypes of the array arguments and the device) times every configuration on
+the GPU — CUDA events around ``reps`` launches after ``warmup`` launches, the
+median per launch — keeps the fastest (a tie goes to the earlier config) and
+remembers it in memory and on disk (``$KDSL_CACHE_DIR/autotune``), so the
+next process does not search again.  A configuration that fails to compile or
+launch is skipped and reported (``AutotuneWarning``).  ``restore=[names]``
+saves those arrays before the search and puts them back after it (for kernels
+that accumulate into their outputs).  ``pin(Config(...))`` bypasses the search.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import warnings
+from dataclasses import dataclass, field
+
+from kdsl.runtime import cache
+from kdsl.transpile.errors import DSLError, LaunchError
+
+
+class AutotuneWarning(UserWarning):
+    """A configuration failed during the search and was skipped."""
+
+
+class Config:
+    """One set of constexpr values to try: ``Config(BLOCK=128, UNROLL=4)``."""
+
+    def __init__(self, **constexprs):
+        self.constexprs = dict(constexprs)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.constexprs.items())
+        return f"Config({inner})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Config) and other.constexprs == self.constexprs
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.constexprs.items())))
+
+
+@dataclass
+class Search:
+    """The outcome of one search: every config's time (ms) or error, and the winner."""
+
+    key: tuple
+    times: list = field(default_factory=list)  # (config, ms or None, error or None)
+    best: int = -1
+
+    def table(self) -> str:
+        rows = [f"autotune key {self.key}:"]
+        for i, (config, ms, err) in enumerate(self.times):
+            mark = "*" if i == self.best else " "
+            what = f"{ms * 1e3:10.2f} us" if ms is not None else f"failed: {err}"
+            rows.append(f" {mark} {config!r:40s} {what}")
+        return "\n".join(rows)
+
+
+def autotune(configs, key=(), *, warmup: int = 3, reps: int = 20, restore=()):
+    """Decorator over a ``@kdsl.kernel``; see the module documentation."""
+
+    def wrap(kernel):
+        return Autotuned(
+            kernel, configs, key, warmup=warmup, reps=reps, restore=restore
+        )
+
+    return wrap
+
+
+class Autotuned:
+    def __init__(self, kernel, configs, key, *, warmup=3, reps=20, restore=()):
+        from kdsl.runtime.kernel import Kernel
+
+        if not isinstance(kernel, Kernel):
+            raise LaunchError("@kdsl.autotune goes above @kdsl.kernel")
+        configs = list(configs)
+        if not configs or not all(isinstance(c, Config) for c in configs):
+            raise LaunchError(
+                f"autotune of '{kernel.name}' needs a list of kdsl.Config"
+            )
+        names = {c.name for c in kernel.signature.constexprs}
+        runtime = [p.name for p in kernel.signature.runtime]
+        for c in configs:
+            unknown = set(c.constexprs) - names
+            if unknown:
+                raise LaunchError(
+                    f"{c!r} names no constexpr of '{kernel.name}': {sorted(unknown)}"
+                )
+        for name in list(key) + list(restore):
+            if name not in runtime:
+                raise LaunchError(f"autotune of '{kernel.name}': no argument '{name}'")
+        self.kernel = kernel
+        self.name = kernel.name
+        self.configs = configs
+        self.key_positions = [runtime.index(k) for k in key]
+        self.restore_positions = [runtime.index(r) for r in restore]
+        self.warmup, self.reps = warmup, reps
+        self.searches: dict = {}  # key -> Search
+        self.pinned: Config | None = None
+
+    # -- public -----------------------------------------------------------------
+    def __getitem__(self, config):
+        if not (isinstance(config, tuple) and len(config) == 2):
+            raise LaunchError(f"launch {self.name} as tuned[grid, block](...)")
+        return lambda *args, stream=None, shared_mem=0: self._launch(
+            config[0], config[1], args, stream, shared_mem
+        )
+
+    def pin(self, config: Config | None) -> None:
+        """Use ``config`` from now on without searching (None: search again)."""
+        self.pinned = config
+
+    def best_config(self, *args) -> Config:
+        """The configuration the search chose for these arguments (searching if needed)."""
+        return self.configs[self._search_for(None, None, args, None, 0).best]
+
+    def table(self) -> str:
+        """The timing tables of every search so far."""
+        return "\n".join(s.table() for s in self.searches.values())
+
+    # -- the search ---------------------------------------------------------------
+    def _key(self, args) -> tuple:
+        import cupy
+
+        dtypes = tuple(
+            str(getattr(a, "dtype", "")) for a in args if hasattr(a, "dtype")
+        )
+        values = tuple(args[i] for i in self.key_positions)
+        return (values, dtypes, cupy.cuda.runtime.getDevice())
+
+    def _launch(self, grid, block, args, stream, shared_mem):
+        if self.pinned is not None:
+            config = self.pinned
+        else:
+            search = self._search_for(grid, block, args, stream, shared_mem)
+            config = self.configs[search.best]
+        self._launch_config(config, grid, block, args, stream, shared_mem)
+
+    def _search_for(self, grid, block, args, stream, shared_mem) -> Search:
+        key = self._key(args)
+        search = self.searches.get(key)
+        if search is None:
+            search = self._load(key)
+        if search is None:
+            if grid is None:
+                raise LaunchError(
+                    f"'{self.name}' has not been tuned for these arguments yet; "
+                    "launch it once"
+                )
+            search = self._search(key, grid, block, args, stream, shared_mem)
+            self._store(search)
+        self.searches[key] = search
+        return search
+
+    def _search(self, key, grid, block, args, stream, shared_mem) -> Search:
+        saved = [_snapshot(args[i]) for i in self.restore_positions]
+        search = Search(key)
+        try:
+            for config in self.configs:
+                try:
+                    ms = self._time_config(
+                        config, grid, block, args, stream, shared_mem
+                    )
+                    search.times.append((config, ms, None))
+                except DSLError as exc:
+                    search.times.append((config, None, exc.message.splitlines()[0]))
+                    warnings.warn(
+                        f"autotune of '{self.name}': {config!r} failed and is skipped: "
+                        f"{exc.message.splitlines()[0]}",
+                        AutotuneWarning,
+                        stacklevel=5,
+                    )
+        finally:
+            for i, copy in zip(self.restore_positions, saved):
+                _put_back(args[i], copy)
+        timed = [(ms, i) for i, (_, ms, _) in enumerate(search.times) if ms is not None]
+        if not timed:
+            raise LaunchError(
+                f"autotune of '{self.name}': every configuration failed\n"
+                + search.table()
+            )
+        search.best = min(timed)[1]  # the fastest; a tie goes to the earlier config
+        return search
+
+    def _time_config(self, config, grid, block, args, stream, shared_mem) -> float:
+        """Median milliseconds per launch of ``config`` (CUDA events)."""
+        import cupy
+
+        for _ in range(self.warmup):
+            self._launch_config(config, grid, block, args, stream, shared_mem)
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        samples = []
+        for _ in range(self.reps):
+            start.record()
+            self._launch_config(config, grid, block, args, stream, shared_mem)
+            stop.record()
+            stop.synchronize()
+            samples.append(cupy.cuda.get_elapsed_time(start, stop))
+        return statistics.median(samples)
+
+    def _launch_config(self, config, grid, block, args, stream, shared_mem):
+        meta = {**self._defaults(), **config.constexprs}
+        g = grid(meta) if callable(grid) else grid
+        b = block(meta) if callable(block) else block
+        self.kernel[g, b](
+            *args, stream=stream, shared_mem=shared_mem, **config.constexprs
+        )
+
+    def _defaults(self) -> dict:
+        return {
+            c.name: c.default for c in self.kernel.signature.constexprs if c.has_default
+        }
+
+    # -- the disk cache -------------------------------------------------------------------
+    def _disk_key(self, key) -> str:
+        from kdsl.runtime.compile import kernel_fingerprint
+
+        if self.kernel._fingerprint is None:
+            self.kernel._fingerprint = kernel_fingerprint(self.kernel)
+        return cache.digest(
+            "autotune",
+            self.kernel._fingerprint,
+            self.kernel.fn.__qualname__,
+            repr(self.configs),
+            repr(key[:2]),
+            _device_name(key[2]),
+        )
+
+    def _load(self, key) -> Search | None:
+        payload = AUTOTUNE.get(self._disk_key(key))
+        if payload is None:
+            return None
+        data = json.loads(payload)
+        search = Search(key, best=data["best"])
+        for config, (ms, err) in zip(self.configs, data["times"]):
+            search.times.append((config, ms, err))
+        return search
+
+    def _store(self, search: Search) -> None:
+        data = {
+            "best": search.best,
+            "times": [[ms, err] for _, ms, err in search.times],
+        }
+        AUTOTUNE.put(self._disk_key(search.key), json.dumps(data).encode())
+
+    def __repr__(self) -> str:
+        return f"<kdsl.autotune {self.name} over {len(self.configs)} configs>"
+
+
+AUTOTUNE = cache.DiskCache("autotune", ".json")
+
+
+def _device_name(device: int) -> str:
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(device)
+    return f"{props['name']}:{props['major']}{props['minor']}"
+
+
+def _snapshot(array):
+    return array.clone() if hasattr(array, "clone") else array.copy()
+
+
+def _put_back(array, saved):
+    if hasattr(array, "copy_"):
+        array.copy_(saved)
+    else:
+        array[...] = saved
