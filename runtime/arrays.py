@@ -9,6 +9,7 @@ slower path and the place that knows each library's spelling.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,7 @@ class ArrayInfo:
     ptr: int
     dtype: object  # a kdsl scalar type, or None when kdsl has no such type
     shape: tuple
-    strides: tuple  # in elements
+    strides: tuple | None  # in elements; None: not whole elements
     contiguous: bool
     device: int | None  # None: host memory
     library: str
@@ -62,6 +63,8 @@ def kdsl_dtype(dtype):
 
 
 def _contiguous(shape, strides) -> bool:
+    if strides is None:
+        return False
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1 and s != expected:
@@ -70,21 +73,30 @@ def _contiguous(shape, strides) -> bool:
     return True
 
 
+def _elements(byte_strides, itemsize):
+    """Byte strides in elements (None when one is not a whole number of them)."""
+    if any(s % itemsize for s in byte_strides):
+        return None
+    return tuple(s // itemsize for s in byte_strides)
+
+
 def describe(value) -> ArrayInfo | None:
     """What kdsl needs of a device array argument (None: not an array)."""
-    module = type(value).__module__.split(".")[0]
-    if module == "cupy":
-        item = value.dtype.itemsize
+    import cupy
+
+    if isinstance(value, cupy.ndarray):
+        strides = _elements(value.strides, value.dtype.itemsize)
         return ArrayInfo(
             value.data.ptr,
             kdsl_dtype(value.dtype),
             value.shape,
-            tuple(s // item for s in value.strides),
-            value.flags.c_contiguous,
+            strides,
+            value.flags.c_contiguous and strides is not None,
             value.device.id,
             "cupy",
         )
-    if module == "torch":
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
         return ArrayInfo(
             value.data_ptr(),
             kdsl_dtype(value.dtype),
@@ -99,7 +111,7 @@ def describe(value) -> ArrayInfo | None:
             value.ctypes.data,
             kdsl_dtype(value.dtype),
             value.shape,
-            tuple(s // value.itemsize for s in value.strides),
+            _elements(value.strides, value.itemsize),
             value.flags.c_contiguous,
             None,
             "numpy",
@@ -109,11 +121,7 @@ def describe(value) -> ArrayInfo | None:
         dtype = np.dtype(cai["typestr"])
         shape = tuple(cai["shape"])
         strides = cai.get("strides")
-        strides = (
-            tuple(s // dtype.itemsize for s in strides)
-            if strides
-            else _c_strides(shape)
-        )
+        strides = _elements(strides, dtype.itemsize) if strides else _c_strides(shape)
         return ArrayInfo(
             cai["data"][0],
             kdsl_dtype(dtype),
@@ -124,10 +132,14 @@ def describe(value) -> ArrayInfo | None:
             "cuda_array_interface",
         )
     if hasattr(value, "__dlpack__"):
-        import cupy
-
+        device_of = getattr(value, "__dlpack_device__", None)
+        if device_of is not None and device_of()[0] not in _DLPACK_DEVICE_TYPES:
+            return ArrayInfo(0, None, (), (), True, None, "DLPack")  # host memory
         return describe(cupy.from_dlpack(value))
     return None
+
+
+_DLPACK_DEVICE_TYPES = (2, 13)  # kDLCUDA, kDLCUDAManaged
 
 
 def _c_strides(shape):

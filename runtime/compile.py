@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from types import CodeType, ModuleType
 
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.pipeline import Transpiled
@@ -36,8 +37,12 @@ def kdsl_fingerprint() -> str:
 
 
 def kernel_fingerprint(kernel) -> str:
-    """A hash of the files a kernel's code can come from: its own module and
-    the modules of the device functions and kernels its module refers to."""
+    """A hash of what a kernel's code can come from: the files of its module
+    and of the device functions, kernels and modules it refers to (followed
+    through device functions and module attributes, wherever they live), and
+    the values of the module-level constants it reads (``from cfg import
+    TILE`` changes with cfg.py, and a value computed at import changes with
+    no file at all)."""
     from kdsl.runtime.kernel import Kernel
     from kdsl.transpile.lang import DeviceFunction
 
@@ -45,13 +50,62 @@ def kernel_fingerprint(kernel) -> str:
     for value in list(kernel.fn.__globals__.values()):
         if isinstance(value, (DeviceFunction, Kernel)):
             paths.add(value.fn.__code__.co_filename)
+    constants: set = set()
+    seen: set = set()
+
+    def visit(fn):
+        if id(fn) in seen:
+            return
+        seen.add(id(fn))
+        paths.add(fn.__code__.co_filename)
+        names = _names(fn.__code__)
+        scopes = [fn.__globals__]
+        while scopes:
+            scope = scopes.pop()
+            for name in names:
+                value = scope.get(name, _MISSING)
+                if isinstance(value, (DeviceFunction, Kernel)):
+                    visit(value.fn)
+                elif isinstance(value, ModuleType):
+                    if id(value) not in seen:
+                        seen.add(id(value))
+                        if getattr(value, "__file__", None):
+                            paths.add(value.__file__)
+                        scopes.append(vars(value))
+                elif _is_constant(value):
+                    constants.add(f"{name}={type(value).__name__}:{value!r}")
+
+    visit(kernel.fn)
     texts = []
     for path in sorted(paths):
         try:
             texts.append(Path(path).read_bytes())
         except OSError:
             texts.append(path.encode())
-    return cache.digest(*texts)
+    return cache.digest(*texts, *sorted(constants))
+
+
+_MISSING = object()
+
+
+def _names(code) -> set:
+    """The global and attribute names a function's code reads."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _names(const)
+    return names
+
+
+def _is_constant(value) -> bool:
+    from kdsl.transpile.types import Numeric, NumericMeta, VectorMeta
+
+    if isinstance(value, tuple):
+        return all(_is_constant(v) for v in value)
+    return value is None or isinstance(
+        value,
+        (bool, int, float, complex, str, bytes, Numeric, NumericMeta, VectorMeta),
+    )
 
 
 def transpiled(inst) -> Transpiled:
@@ -62,7 +116,11 @@ def transpiled(inst) -> Transpiled:
     if kernel._fingerprint is None:
         kernel._fingerprint = kernel_fingerprint(kernel)
     key = cache.digest(
-        kdsl_fingerprint(), kernel._fingerprint, kernel.fn.__qualname__, inst.name
+        kdsl_fingerprint(),
+        kernel._fingerprint,
+        kernel.fn.__qualname__,
+        kernel.fn.__code__.co_firstlineno,  # a redefinition of the same name
+        inst.name,
     )
     entry = cache.SOURCES.get(key)
     if entry is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kdsl.transpile.errors import code_of
+import os
 from dataclasses import dataclass, field
 
 from kdsl.transpile.errors import DSLError, error
@@ -47,6 +48,11 @@ class KernelInstance:
         if not line_directives:
             return self.source
         return self.kernel._transpile(self, line_directives=True).source
+
+    @property
+    def interpret(self):
+        """``inst.interpret[grid, block](*args)``: run this instance on the CPU."""
+        return Interpreted(self.kernel, self)
 
     def __getitem__(self, config):
         """``inst[grid, block](*args, stream=None, shared_mem=0)``."""
@@ -156,19 +162,55 @@ class Kernel:
         return out
 
     def instance(self, dtypes: tuple, constexprs: dict) -> KernelInstance:
-        key = (dtypes, tuple(constexprs.values()))
-        inst = self._instances.get(key)
+        # Keyed by the name, which tells apart what == does not (0.0 and
+        # -0.0 are two kernels) and makes every NaN one kernel.
+        name = instance_name(self.name, dtypes, tuple(constexprs.values()))
+        inst = self._instances.get(name)
         if inst is None:
-            name = instance_name(self.name, dtypes, tuple(constexprs.values()))
             inst = KernelInstance(self, name, dtypes, constexprs)
             if self.backward is not None:
                 inst.backward = self.backward.instance(dtypes, constexprs)
-            self._instances[key] = inst
+            self._instances[name] = inst
         return inst
 
     def instances(self) -> list[KernelInstance]:
         """The instances made so far, in order."""
         return list(self._instances.values())
+
+    # -- the CPU interpreter --------------------------------------------------------------
+    @property
+    def interpret(self) -> "Interpreted":
+        """``kernel.interpret[grid, block](*args, **constexprs)``: run on the CPU."""
+        return Interpreted(self)
+
+    def _interpret(self, grid, block, args, constexprs, instance=None):
+        from kdsl.runtime.interpret import interpret
+        from kdsl.runtime.launch import LaunchError, dtype_of_argument, unsupported
+
+        constexprs = {
+            k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
+        }
+        if instance is None:
+            dtypes = []
+            runtime = self.signature.runtime
+            if len(args) != len(runtime):
+                self._bad_count(args)
+            for tv, i in zip(self.signature.typevars, self._dtype_args):
+                t = dtype_of_argument(args[i])
+                if t is None and getattr(args[i], "dtype", None) is None:
+                    raise LaunchError(
+                        f"cannot tell the dtype {tv.name} of '{self.name}' from "
+                        f"parameter '{runtime[i].name}'"
+                    )
+                if t not in self.supported[tv.name]:
+                    raise unsupported(self, tv.name, t, args[i], runtime[i].name)
+                dtypes.append(t)
+            instance = self.instance(
+                tuple(dtypes), self._constexpr_values((), constexprs)
+            )
+        if callable(grid):
+            grid = grid(instance.constexprs)
+        interpret(self, instance, grid, block, args)
 
     # -- launching ----------------------------------------------------------------------
     def __getitem__(self, config):
@@ -197,18 +239,28 @@ class Kernel:
         """The general launch path: finds or makes the plan, checks the block."""
         import cupy
 
-        from kdsl.runtime.launch import _dim3, as_cupy_stream, max_threads_per_block
+        from kdsl.runtime.launch import (
+            LaunchError,
+            _dim3,
+            as_cupy_stream,
+            max_threads_per_block,
+        )
 
         device = cupy.cuda.runtime.getDevice()
-        if launcher.threads > max_threads_per_block(device):
+        # x and y are bounded by the thread count; z (64) is checked apart
+        if launcher.threads > max_threads_per_block(device) or len(launcher.block) == 3:
             self._check_block(launcher.block, device)
         inst = launcher.instance
+        if inst is not None and constexprs:
+            raise LaunchError(
+                f"instance {inst.name} has its constexprs fixed; launch it without them"
+            )
         try:
             if inst is not None:
                 key = (inst.name, device)
             else:
                 dts = tuple(args[i].dtype for i in self._dtype_args)
-                key = (dts, tuple(constexprs.items()), device)
+                key = (dts, _constexpr_key(constexprs), device)
             plan = self._plans.get(key)
         except (IndexError, AttributeError, TypeError):
             plan, key = None, None
@@ -241,14 +293,14 @@ class Kernel:
             dtypes = []
             for tv, i in zip(self.signature.typevars, self._dtype_args):
                 t = dtype_of_argument(args[i])
-                if t is None:
+                if t is None and getattr(args[i], "dtype", None) is None:
                     raise LaunchError(
                         f"cannot tell the dtype {tv.name} of '{self.name}' from "
                         f"parameter '{runtime[i].name}' ({type(args[i]).__name__}); "
                         f"pass an array or use {self.name}.dispatch(dtype)[grid, block]"
                     )
                 if t not in self.supported[tv.name]:
-                    raise unsupported(self, tv.name, t, args[i])
+                    raise unsupported(self, tv.name, t, args[i], runtime[i].name)
                 dtypes.append(t)
             missing = [tv.name for tv in self.signature.typevars][
                 len(self._dtype_args) :
@@ -260,14 +312,19 @@ class Kernel:
                 )
             inst = self.instance(tuple(dtypes), self._constexpr_values((), constexprs))
             self._warn_many(inst)
-        elif constexprs:
-            raise LaunchError(
-                f"instance {inst.name} has its constexprs fixed; launch it without them"
-            )
-        return LaunchPlan(self, inst, device)
+        # One plan (one loaded module) per instance and device, however the
+        # constexprs were spelt.
+        plan = self._plans.get((inst.name, device))
+        if plan is None:
+            plan = self._plans[(inst.name, device)] = LaunchPlan(self, inst, device)
+        return plan
 
     def _check_block(self, block, device):
-        from kdsl.runtime.launch import LaunchError, max_threads_per_block
+        from kdsl.runtime.launch import (
+            LaunchError,
+            max_block_dims,
+            max_threads_per_block,
+        )
 
         threads = 1
         for b in block:
@@ -278,6 +335,12 @@ class Kernel:
                 f"block {block} of '{self.name}' has {threads} threads; device "
                 f"{device} allows at most {limit}"
             )
+        for axis, b, most in zip("xyz", block, max_block_dims(device)):
+            if b > most:
+                raise LaunchError(
+                    f"block {block} of '{self.name}' is {b} threads in {axis}; device "
+                    f"{device} allows at most {most}"
+                )
 
     def _bad_count(self, args):
         from kdsl.runtime.launch import LaunchError
@@ -293,8 +356,9 @@ class Kernel:
 
         from kdsl.runtime.launch import MANY_INSTANCES
 
+        instances = list(self._instances.values())  # other threads may add some
         for name in inst.constexprs:
-            seen = {i.constexprs[name] for i in self._instances.values()}
+            seen = {i.constexprs[name] for i in instances}
             if len(seen) > MANY_INSTANCES and name not in self._warned:
                 self._warned.add(name)
                 warnings.warn(
@@ -322,11 +386,32 @@ class Kernel:
 _MAX_LAUNCHERS = 256
 
 
+class Interpreted:
+    """``kernel.interpret`` (or ``inst.interpret``): launches on the CPU."""
+
+    def __init__(self, kernel, instance=None):
+        self.kernel, self.instance = kernel, instance
+
+    def __getitem__(self, config):
+        from kdsl.runtime.launch import LaunchError
+
+        if not (isinstance(config, tuple) and len(config) == 2):
+            raise LaunchError(f"launch {self.kernel.name} as kernel[grid, block](...)")
+        grid, block = config
+
+        def launch(*args, **constexprs):
+            self.kernel._interpret(grid, block, args, constexprs, self.instance)
+
+        return launch
+
+
 def _launcher(cache: dict, kernel, config, instance):
     """``kernel[grid, block]``: the same Launcher (and its plans) for the
     same configuration; callable grids are not cached."""
     from kdsl.runtime.launch import Launcher
 
+    if os.environ.get("KDSL_INTERPRET") == "1":  # run on the CPU (SPEC section 9)
+        return Interpreted(kernel, instance)[config]
     launcher = Launcher(kernel, config, instance)
     if not callable(launcher.grid):
         if len(cache) >= _MAX_LAUNCHERS:
@@ -338,6 +423,16 @@ def _launcher(cache: dict, kernel, config, instance):
     return launcher
 
 
+def _constexpr_key(constexprs: dict) -> tuple:
+    """The launch keywords as a plan key: by type too (``B=True`` is not
+    ``B=1``, which the check would refuse) and floats by their repr
+    (``-0.0`` is not ``0.0``)."""
+    return tuple(
+        (k, type(v), repr(float(v)) if isinstance(v, float) else v)
+        for k, v in constexprs.items()
+    )
+
+
 class ManyInstancesWarning(UserWarning):
     """One constexpr has taken many values: many compilations."""
 
@@ -347,7 +442,10 @@ def check_constexpr(kernel_name, spec, value):
     kind = spec.spec.kind
     ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value, ok = float(value), True
+        try:
+            value, ok = float(value), True
+        except OverflowError:  # an int beyond every float: refused below
+            pass
     if not ok:
         raise error(
             "bad-call",

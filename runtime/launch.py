@@ -18,7 +18,7 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.transpile.errors import LaunchError, UnsupportedDtypeError
-from kdsl.transpile.types import NumericMeta
+from kdsl.transpile.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import code_of
 
 # A constexpr that takes more distinct values than this in one process gets a
@@ -44,7 +44,7 @@ def _dim3(value, what: str) -> tuple:
 class Launcher:
     """``kernel[grid, block]``: call it with the kernel's arguments.
 
-    The fast path (no constexpr keywords, one dtype parameter or a fixed
+    The fast path (no constexpr keywords, at most one dtype parameter or a fixed
     instance, a fixed grid) finds its plan with one dict lookup keyed by the
     dtype of one argument and the current device; everything else goes
     through ``Kernel._launch``, which also fills ``plans``.
@@ -80,6 +80,8 @@ class Launcher:
                 self.dt_index = -1  # the plan depends on the device only
             elif len(kernel._dtype_args) == 1:
                 self.dt_index = kernel._dtype_args[0]
+            elif not kernel.signature.typevars:
+                self.dt_index = -1  # no dtype parameters: the device only
         _init_device_query()
 
     def __call__(self, *args, stream=None, shared_mem=0, **constexprs):
@@ -159,6 +161,19 @@ def max_threads_per_block(device: int) -> int:
     return _LIMITS[device]
 
 
+_BLOCK_DIMS: dict = {}
+
+
+def max_block_dims(device: int) -> tuple:
+    """The device's largest block in x, y and z (z is 64 on every GPU so far)."""
+    if device not in _BLOCK_DIMS:
+        import cupy
+
+        attrs = cupy.cuda.Device(device).attributes
+        _BLOCK_DIMS[device] = tuple(attrs[f"MaxBlockDim{c}"] for c in "XYZ")
+    return _BLOCK_DIMS[device]
+
+
 # -- scalars ----------------------------------------------------------------------
 def scalar_packer(t):
     """A function turning a Python value into ``t``'s bits for the launch."""
@@ -167,6 +182,8 @@ def scalar_packer(t):
     if t.kind == "int":
         if t.width > 64:
             return None
+        if t.width < 8:  # Int4 is an int8_t in C; CuPy cannot pack ml_dtypes.int4
+            return np.int8
         return t.np_dtype.type
     if t.kind == "bool":
         return np.bool_
@@ -207,13 +224,24 @@ def check_scalar(param, t, value):
         raise LaunchError(
             f"parameter '{param}': {t.__name__} cannot be passed at launch"
         )
-    return packer(value)
+    try:
+        return packer(value)
+    except OverflowError:
+        raise LaunchError(
+            f"parameter '{param}' is {t.__name__}: {value} is out of its range"
+        ) from None
 
 
 # -- arrays ------------------------------------------------------------------------------
 def check_array(param, kind, t, value, device, align):
     """An array argument checked (device, dtype, layout, alignment), then packed."""
-    info = arrays.describe(value)
+    try:
+        info = arrays.describe(value)
+    except Exception as e:  # whatever a foreign object raises, name the parameter
+        raise LaunchError(
+            f"parameter '{param}': cannot read it as a device array "
+            f"({type(value).__name__}): {e}"
+        ) from None
     if info is None:
         raise LaunchError(
             f"parameter '{param}' needs a device array (CuPy, PyTorch CUDA, "
@@ -249,6 +277,11 @@ def check_array(param, kind, t, value, device, align):
         raise LaunchError(
             f"parameter '{param}' is Array[{t.__name__}, {ndim}], got {len(info.shape)} dimensions"
         )
+    if info.strides is None:
+        raise LaunchError(
+            f"parameter '{param}' has byte strides that are not a multiple of the "
+            f"element size; pass a copy"
+        )
     return (
         np.uintp(info.ptr),
         *(np.int64(n) for n in info.shape),
@@ -272,9 +305,9 @@ class LaunchPlan:
 
 
 _CUPY_FAST = """\
-    if type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig}{align_check}:
+    if type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig} and {a}.data.device_id == {device}{align_check}:
         p{i} = {a}
-    elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {a}.is_cuda and {a}.is_contiguous(){talign_check}:
+    elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {a}.get_device() == {device} and {a}.is_contiguous(){talign_check}:
         p{i} = _uintp({a}.data_ptr())
     else:
         (p{i},) = _array({i}, {a})
@@ -319,12 +352,18 @@ def _generate(kernel, inst, device, function, alignment):
     for i, info in enumerate(params):
         spec = info.spec
         elem = getattr(spec, "elem", spec)
+        if isinstance(elem, VectorMeta):
+            raise LaunchError(
+                f"parameter '{info.name}' of '{kernel.name}' is a pointer to "
+                f"{elem.__name__}, which cannot be launched: declare Pointer"
+                f"[{elem.dtype.__name__}] and use .vec({elem.lanes}) in the kernel"
+            )
         t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
         a = names[i]
         if info.kind == "scalar":
             env[f"_scalar{i}"] = _bind(check_scalar, info.name, t)
             if t.kind == "int" and t.width <= 64:
-                env[f"_conv{i}"] = t.np_dtype.type
+                env[f"_conv{i}"] = scalar_packer(t)
                 lines.append(
                     f"    p{i} = _conv{i}({a}) if type({a}) is int and {t.min()} <= {a} <= {t.max()} "
                     f"else _scalar{i}({a})"
@@ -353,6 +392,7 @@ def _generate(kernel, inst, device, function, alignment):
             _CUPY_FAST.format(
                 a=a,
                 i=i,
+                device=device,
                 contig=_CONTIGUOUS,
                 align_check=align_check,
                 talign_check=talign_check,
@@ -421,16 +461,22 @@ def dtype_of_argument(value):
     dtype = getattr(value, "dtype", None)
     if isinstance(value, Numeric):
         return type(value)
-    if dtype is None:
-        return None
+    if dtype is None:  # an array known only by __cuda_array_interface__ / DLPack
+        try:
+            info = arrays.describe(value)
+        except Exception:
+            return None
+        return info.dtype if info is not None else None
     return arrays.kdsl_dtype(dtype)
 
 
-def unsupported(kernel, tv_name, t, given):
+def unsupported(kernel, tv_name, t, given, param=None):
     allowed = ", ".join(x.__name__ for x in kernel.supported[tv_name])
-    got = t.__name__ if t is not None else repr(given)
+    # the dtype, never the array itself (its repr copies it to the host)
+    got = t.__name__ if t is not None else str(getattr(given, "dtype", type(given)))
+    where = f" (parameter '{param}')" if param else ""
     return UnsupportedDtypeError(
-        f"kernel '{kernel.name}' does not support dtype {got} for {tv_name}; "
+        f"kernel '{kernel.name}' does not support dtype {got} for {tv_name}{where}; "
         f"supported: {allowed}",
         code=code_of("unsupported-dtype"),
     )

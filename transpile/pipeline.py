@@ -38,6 +38,20 @@ def transpile_instance(
         raise
 
 
+def lower_instance(kdef, name: str, dtypes: tuple, constexprs: dict):
+    """The verified IR of one instance: the kernel and its device functions
+    by name (what the CPU interpreter runs)."""
+    try:
+        kernel, _, functions, _ = _lower(kdef, name, dtypes, constexprs)
+        for f in functions + [kernel]:
+            verify(f)
+        return kernel, {f.name: f for f in functions}
+    except DSLError as exc:
+        if exc.instance is None:
+            exc.instance = name
+        raise
+
+
 def _lower(kdef, name, dtypes, constexprs):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}

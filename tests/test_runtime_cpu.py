@@ -1,0 +1,391 @@
+"""The launch path without a GPU: plans, argument checks and packing, caches.
+
+CuPy imports and NVRTC compiles here, but no memory can be allocated, so the
+device queries and the module loading are replaced by fakes and the arrays are
+CuPy arrays over unowned (never touched) addresses or objects exposing
+``__cuda_array_interface__``.  The generated launch functions run for real.
+"""
+
+import importlib
+import importlib.util
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl import Array, Constexpr, Float32, Int32, Pointer, thread_idx
+from kdsl.runtime import arrays, cache, compile as kcompile, launch
+from kdsl.transpile import types as T
+
+cupy = pytest.importorskip("cupy")
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel(dtypes=[Float32])
+def scaled(
+    out: Pointer[D],
+    n: Int32,
+    B: Constexpr[int] = 4,
+    S: Constexpr[float] = 1.0,
+    F: Constexpr[bool] = False,
+):
+    if thread_idx.x < n:
+        out[0] = out[0] * S
+
+
+@kdsl.kernel
+def no_dtype_params(out: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        out[0] = 1.0
+
+
+@kdsl.kernel
+def strided(a: Array[D, 2], n: Int32):
+    if thread_idx.x < n:
+        a[0, 0] = a[0, 1]
+
+
+@kdsl.kernel
+def vector_param(out: Pointer[kdsl.Float32x4], n: Int32):
+    if thread_idx.x < n:
+        out[0] = out[0]
+
+
+@kdsl.kernel
+def float_scalar(out: Pointer[Float32], s: kdsl.Float64):
+    out[0] = s.to(Float32)
+
+
+# -- the harness -------------------------------------------------------------------------
+class FakeFunction:
+    def __init__(self, inst, device, log):
+        self.inst, self.device, self.log = inst, device, log
+
+    def __call__(self, grid, block, args, shared_mem, stream):
+        self.log.append((self.inst.name, args))
+
+
+@pytest.fixture
+def gpu(tmp_path, monkeypatch):
+    """Device 0 with 1024 threads a block; loads and launches are recorded."""
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(tmp_path / "cache"))
+    for c in (cache.SOURCES, cache.BINARIES):
+        monkeypatch.setattr(c, "memory", {})
+        monkeypatch.setattr(c, "writable", True)
+    log, loads = [], []
+
+    def load_function(inst, device):
+        loads.append((inst.name, device))
+        return FakeFunction(inst, device, log)
+
+    monkeypatch.setattr(kcompile, "load_function", load_function)
+    monkeypatch.setattr(launch, "_get_device", lambda: 0)
+    monkeypatch.setattr(cupy.cuda.runtime, "getDevice", lambda: 0)
+    monkeypatch.setitem(launch._LIMITS, 0, 1024)
+    monkeypatch.setitem(launch._BLOCK_DIMS, 0, (1024, 1024, 64))
+    monkeypatch.setattr(arrays, "_device_of_pointer", lambda ptr: 0)
+    for k in (scaled, no_dtype_params, strided, vector_param, float_scalar):
+        for attr in ("_instances", "_plans", "_launchers"):
+            monkeypatch.setattr(k, attr, {})
+    return types.SimpleNamespace(log=log, loads=loads)
+
+
+def device_array(n, dtype=np.float32, ptr=0x10000, device=0):
+    """A CuPy array over an address nothing reads (no allocation, no GPU)."""
+    size = n * np.dtype(dtype).itemsize + 64
+    mem = cupy.cuda.UnownedMemory(ptr, size, None, device_id=device)
+    return cupy.ndarray((n,), dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
+
+
+class CAI:
+    """An array known only through ``__cuda_array_interface__``."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, ptr=0x10000):
+        self.__cuda_array_interface__ = dict(
+            shape=shape, typestr=typestr, strides=strides, data=(ptr, False), version=3
+        )
+
+
+def launched(gpu):
+    return gpu.log[-1][0]
+
+
+# -- which instance a launch runs ----------------------------------------------------------
+def test_instance_launch_refuses_constexprs_even_with_a_cached_plan(gpu):
+    x = device_array(16)
+    inst = scaled.dispatch("f32")
+    inst[1, 16](x, 16)
+    with pytest.raises(kdsl.DSLError, match="constexprs fixed"):
+        inst[1, 16](x, 16, B=128)
+    assert len(gpu.log) == 1
+
+
+@pytest.mark.parametrize(
+    "good,bad",
+    [({"B": 1}, {"B": True}), ({"F": True}, {"F": 1}), ({"B": 1}, {"B": np.int64(1)})],
+)
+def test_a_cached_plan_does_not_accept_a_wrong_constexpr(gpu, good, bad):
+    x = device_array(16)
+    scaled[1, 16](x, 16, **good)
+    with pytest.raises(kdsl.DSLError, match="Constexpr"):
+        scaled[1, 16](x, 16, **bad)
+    assert len(gpu.log) == 1
+
+
+def test_negative_zero_constexpr_is_its_own_instance(gpu):
+    assert scaled.dispatch("f32", S=0.0).name == "scaled__f32__4__0p0__false"
+    assert scaled.dispatch("f32", S=-0.0).name == "scaled__f32__4__m0p0__false"
+    x = device_array(16)
+    scaled[1, 16](x, 16, S=0.0)
+    scaled[1, 16](x, 16, S=-0.0)
+    assert launched(gpu) == "scaled__f32__4__m0p0__false"
+
+
+def test_nan_constexpr_is_one_instance(gpu):
+    a = scaled.dispatch("f32", S=float("nan"))
+    assert scaled.dispatch("f32", S=float("nan")) is a
+    assert len(scaled.instances()) == 1
+
+
+def test_float_constexpr_beyond_every_float_is_a_named_error(gpu):
+    with pytest.raises(kdsl.DSLError, match="constexpr 'S'"):
+        scaled.dispatch("f32", S=10**400)
+
+
+def test_constexpr_given_positionally_at_launch_is_refused_with_a_cached_plan(gpu):
+    x = device_array(16)
+    scaled[1, 16](x, 16)
+    with pytest.raises(kdsl.DSLError, match="constexprs go by keyword"):
+        scaled[1, 16](x, 16, 8)
+    assert len(gpu.log) == 1
+
+
+def test_one_module_load_per_instance_and_device(gpu):
+    x = device_array(16)
+    scaled[1, 16](x, 16)
+    scaled[1, 16](x, 16, B=4)
+    scaled[1, 16](x, 16, S=1.0, B=4)
+    scaled.dispatch("f32")[1, 16](x, 16)
+    assert gpu.loads == [("scaled__f32__4__1p0__false", 0)]
+
+
+def test_kernels_without_dtype_parameters_take_the_fast_path(gpu, monkeypatch):
+    x = device_array(16)
+    no_dtype_params[1, 16](x, 16)
+
+    def slow(*args, **kwargs):
+        raise AssertionError("a cached launch must not take the slow path")
+
+    monkeypatch.setattr(no_dtype_params, "_launch", slow)
+    no_dtype_params[1, 16](x, 16)
+    assert len(gpu.log) == 2
+
+
+def test_a_cuda_array_interface_object_carries_the_dtype(gpu):
+    strided[1, 16](CAI((4, 4)), 16)
+    assert launched(gpu) == "strided__f32"
+    strided[1, 16](CAI((4, 4)), 16)
+    assert len(gpu.loads) == 1
+
+
+def test_block_over_the_device_limit_in_z_is_a_named_error(gpu):
+    x = device_array(16)
+    scaled[1, 16](x, 16)  # a plan exists: a new configuration must still be checked
+    with pytest.raises(kdsl.DSLError, match="at most 64"):
+        scaled[1, (1, 1, 128)](x, 16)
+    assert len(gpu.log) == 1
+
+
+# -- array checks --------------------------------------------------------------------------
+def test_fast_path_refuses_a_cupy_array_on_another_device(gpu):
+    x = device_array(16)
+    scaled[1, 16](x, 16)  # the plan is cached: the next call is the fast path
+    other = device_array(16, device=1)
+    with pytest.raises(kdsl.DSLError, match="'out' lives on device 1"):
+        scaled[1, 16](other, 16)
+    assert len(gpu.log) == 1
+
+
+class TorchDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+def test_fast_path_refuses_a_torch_tensor_on_another_device(gpu, monkeypatch):
+    torch = types.ModuleType("torch")
+    for name in [
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "bool",
+    ]:
+        setattr(torch, name, TorchDtype(name))
+
+    class Tensor:
+        __module__ = "torch"
+        dtype = torch.float32
+        is_cuda = True
+        shape = (16,)
+
+        def __init__(self, device):
+            self.device = types.SimpleNamespace(index=device)
+
+        def get_device(self):
+            return self.device.index
+
+        def is_contiguous(self):
+            return True
+
+        def data_ptr(self):
+            return 0x10000
+
+        def stride(self):
+            return (1,)
+
+    torch.Tensor = Tensor
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    scaled[1, 16](Tensor(0), 16)
+    with pytest.raises(kdsl.DSLError, match="'out' lives on device 1"):
+        scaled[1, 16](Tensor(1), 16)
+    assert len(gpu.log) == 1
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: CAI((4, 4), strides=(16, 6)), "'a'.*multiple of"),
+        (lambda: CAI((4, 4), typestr="<zz"), "'a'"),
+        (lambda: device_array(16).data, "'a'"),
+    ],
+)
+def test_unreadable_arrays_are_named_errors(gpu, make, message):
+    inst = strided.dispatch("f32")
+    with pytest.raises(kdsl.DSLError, match=message):
+        inst[1, 16](make(), 16)
+    assert not gpu.log
+
+
+def test_byte_strides_that_are_not_whole_elements_are_not_contiguous(gpu):
+    inst = scaled.dispatch("f32")
+    with pytest.raises(
+        kdsl.DSLError, match="'out' is a Pointer and needs a contiguous"
+    ):
+        inst[1, 16](CAI((4,), strides=(6,)), 16)
+    assert not gpu.log
+
+
+def test_negative_strides_are_passed_in_elements(gpu):
+    a = device_array(16)
+    view = cupy.ndarray((4, 4), np.float32, memptr=a.data)[::-1, ::2]
+    strided[1, 16](view, 16)
+    ptr, *rest = gpu.log[-1][1]
+    assert int(ptr) == 0x10000 + 12 * 4
+    assert [int(v) for v in rest] == [4, 2, -4, 2, 16]
+
+
+def test_host_dlpack_array_is_a_named_error(gpu):
+    class HostDLPack:
+        def __init__(self):
+            self.a = np.zeros(4, np.float32)
+
+        def __dlpack__(self, **kwargs):
+            return self.a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    with pytest.raises(kdsl.DSLError, match="'out' is a host"):
+        scaled.dispatch("f32")[1, 16](HostDLPack(), 16)
+
+
+def test_unsupported_dtype_names_the_parameter_and_not_the_contents(gpu):
+    x = device_array(16, np.complex64)
+    with pytest.raises(kdsl.UnsupportedDtypeError) as info:
+        strided[1, 16](cupy.ndarray((4, 4), np.complex64, memptr=x.data), 16)
+    assert "parameter 'a'" in str(info.value) and "complex64" in str(info.value)
+
+
+def test_vector_element_parameter_is_a_named_error(gpu):
+    with pytest.raises(kdsl.DSLError, match="'out'"):
+        vector_param[1, 16](device_array(16), 16)
+
+
+# -- scalars -------------------------------------------------------------------------------
+def test_huge_int_for_a_float_parameter_is_a_named_error(gpu):
+    with pytest.raises(kdsl.DSLError, match="'s'"):
+        float_scalar.dispatch()[1, 1](device_array(4), 2**2000)
+
+
+def test_int4_scalar_is_packed_as_its_c_type():
+    packed = launch.check_scalar("n", T.Int4, -3)
+    assert type(packed) is np.int8 and packed == -3
+
+
+# -- the source cache key ------------------------------------------------------------------
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_redefined_kernel_of_the_same_name_gets_its_own_source(gpu, tmp_path):
+    path = tmp_path / "redefined.py"
+    path.write_text(
+        "import kdsl\nfrom kdsl import Pointer, Float32\n"
+        "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n    x[0] = 1.5\nFIRST = k\n"
+        "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n    x[0] = 2.5\n"
+    )
+    m = _load(path, "kdsl_test_redefined")
+    sys.modules.pop("kdsl_test_redefined")
+    assert "1.5f" in kcompile.transpiled(m.FIRST.dispatch()).source
+    assert "2.5f" in kcompile.transpiled(m.k.dispatch()).source
+
+
+def test_constants_and_device_functions_of_other_modules_are_in_the_key(
+    gpu, tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "kdsl_test_cfg.py").write_text("SCALE = 1.5\n")
+    (tmp_path / "kdsl_test_helpers.py").write_text(
+        "import kdsl\n" "@kdsl.func\ndef bump(v):\n    return v + 0.25\n"
+    )
+    (tmp_path / "kdsl_test_user.py").write_text(
+        "import kdsl\nfrom kdsl import Pointer, Float32\n"
+        "import kdsl_test_helpers\nfrom kdsl_test_cfg import SCALE\n"
+        "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n"
+        "    x[0] = kdsl_test_helpers.bump(x[0] * SCALE)\n"
+    )
+
+    def source():
+        for name in ("kdsl_test_cfg", "kdsl_test_helpers", "kdsl_test_user"):
+            sys.modules.pop(name, None)
+        cache.SOURCES.memory.clear()  # a new process: only the disk cache
+        m = importlib.import_module("kdsl_test_user")
+        return kcompile.transpiled(m.k.dispatch()).source
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    try:
+        assert "1.5f" in source() and "0.25f" in source()
+        (tmp_path / "kdsl_test_cfg.py").write_text("SCALE = 3.25\n")
+        assert "3.25f" in source()
+        (tmp_path / "kdsl_test_helpers.py").write_text(
+            (tmp_path / "kdsl_test_helpers.py").read_text().replace("0.25", "0.875")
+        )
+        assert "0.875f" in source()
+    finally:
+        for name in ("kdsl_test_cfg", "kdsl_test_helpers", "kdsl_test_user"):
+            sys.modules.pop(name, None)
