@@ -305,19 +305,29 @@ class LaunchPlan:
 
 
 _CUPY_FAST = """\
-    if type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig} and {a}.data.device_id == {device}{align_check}:
+    if type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig}{cdev}{align_check}:
         p{i} = {a}
-    elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {a}.get_device() == {device} and {a}.is_contiguous(){talign_check}:
+    elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {tdev} and {a}.is_contiguous(){talign_check}:
         p{i} = _uintp({a}.data_ptr())
     else:
         (p{i},) = _array({i}, {a})
 """
 
 
+def _several_gpus() -> bool:
+    import cupy
+
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 1
+    except Exception:  # noqa: BLE001 - unknown: keep the device checks
+        return True
+
+
 def _generate(kernel, inst, device, function, alignment):
     """Python source of a launch function specialised for this plan."""
     import cupy
 
+    multi = _several_gpus()
     torch = sys.modules.get("torch")  # only if the program uses PyTorch at all
     if torch is not None:
         torch_tensor = torch.Tensor
@@ -392,8 +402,11 @@ def _generate(kernel, inst, device, function, alignment):
             _CUPY_FAST.format(
                 a=a,
                 i=i,
-                device=device,
                 contig=_CONTIGUOUS,
+                # With one GPU an array cannot live on another device: the
+                # fast path checks the device only where it could differ.
+                cdev=f" and {a}.data.device_id == {device}" if multi else "",
+                tdev=f"{a}.get_device() == {device}" if multi else f"{a}.is_cuda",
                 align_check=align_check,
                 talign_check=talign_check,
             )

@@ -14,9 +14,10 @@ RNG = np.random.default_rng(11)
 
 
 def _random(shape, t):
-    if t.kind == "int":
-        info = np.iinfo(t.np_dtype)
-        return RNG.integers(info.min, info.max, shape, endpoint=True).astype(t.np_dtype)
+    if t.kind == "int":  # every bit pattern, extremes included
+        size = int(np.prod(shape)) * t.np_dtype.itemsize
+        raw = RNG.integers(0, 256, size, dtype=np.uint8)
+        return raw.view(t.np_dtype).reshape(shape)
     return (RNG.standard_normal(shape) * 100).astype(t.np_dtype)
 
 
