@@ -268,6 +268,7 @@ class Kernel:
             plan = self._make_plan(launcher, args, constexprs, device)
             if key is not None:
                 self._plans[key] = plan
+        plan = plan.current()  # PyTorch imported since: a packer that knows it
         launcher.remember(plan, args, constexprs, device)
         grid = launcher.grid
         if callable(grid):

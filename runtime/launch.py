@@ -300,8 +300,21 @@ class LaunchPlan:
         self.instance = inst
         self.device = device
         self.function = load_function(inst, device)
-        alignment = transpiled(inst).alignment
-        self.launch = _generate(kernel, inst, device, self.function, alignment)
+        self.alignment = transpiled(inst).alignment
+        self.refresh()
+
+    def refresh(self):
+        """(Re)generate the packer; it knows PyTorch only if it was imported."""
+        self.knows_torch = "torch" in sys.modules
+        self.launch = _generate(
+            self.kernel, self.instance, self.device, self.function, self.alignment
+        )
+
+    def current(self) -> "LaunchPlan":
+        """This plan, its packer regenerated if PyTorch came after it."""
+        if not self.knows_torch and "torch" in sys.modules:
+            self.refresh()
+        return self
 
 
 _CUPY_FAST = """\

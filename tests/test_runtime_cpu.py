@@ -389,3 +389,29 @@ def test_constants_and_device_functions_of_other_modules_are_in_the_key(
     finally:
         for name in ("kdsl_test_cfg", "kdsl_test_helpers", "kdsl_test_user"):
             sys.modules.pop(name, None)
+
+
+def test_a_plan_made_before_pytorch_was_imported_learns_about_it(monkeypatch):
+    """The packer binds torch.Tensor only if PyTorch is imported; a plan made
+    earlier regenerates its packer, so tensors do not take the slow path."""
+    import types
+
+    from kdsl.runtime import launch
+
+    calls = []
+    plan = launch.LaunchPlan.__new__(launch.LaunchPlan)
+    plan.kernel = plan.instance = plan.function = None
+    plan.device, plan.alignment = 0, {}
+
+    def fake_generate(kernel, inst, device, function, alignment):
+        calls.append("torch" in sys.modules)
+        return lambda *a: None
+
+    monkeypatch.setattr(launch, "_generate", fake_generate)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    plan.refresh()
+    assert plan.current() is plan and calls == [False]
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
+    assert plan.current() is plan and calls == [False, True]
+    plan.current()
+    assert calls == [False, True]  # regenerated once
