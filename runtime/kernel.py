@@ -241,7 +241,7 @@ class Kernel:
 
         from kdsl.runtime.launch import (
             LaunchError,
-            _dim3,
+            _grid_dims,
             as_cupy_stream,
             max_threads_per_block,
         )
@@ -272,7 +272,7 @@ class Kernel:
         launcher.remember(plan, args, constexprs, device)
         grid = launcher.grid
         if callable(grid):
-            grid = _dim3(grid(plan.instance.constexprs), "grid()")
+            grid = _grid_dims(grid(plan.instance.constexprs), "grid()")
         if stream is not None:
             stream = as_cupy_stream(stream)
         plan.launch(grid, launcher.block, args, stream, shared_mem)

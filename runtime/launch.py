@@ -41,6 +41,19 @@ def _dim3(value, what: str) -> tuple:
     return value
 
 
+GRID_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's, on every current GPU
+
+
+def _grid_dims(value, what: str = "grid") -> tuple:
+    grid = _dim3(value, what)
+    for n, limit, axis in zip(grid, GRID_LIMITS, "xyz"):
+        if n > limit:
+            raise LaunchError(
+                f"{what} {grid}: {axis} = {n} is over CUDA's limit {limit}"
+            )
+    return grid
+
+
 class Launcher:
     """``kernel[grid, block]``: call it with the kernel's arguments.
 
@@ -66,7 +79,7 @@ class Launcher:
             raise LaunchError(f"launch {kernel.name} as kernel[grid, block](...)")
         grid, block = config
         self.kernel = kernel
-        self.grid = grid if callable(grid) else _dim3(grid, "grid")
+        self.grid = grid if callable(grid) else _grid_dims(grid)
         self.block = _dim3(block, "block")
         self.threads = 1
         for b in self.block:
@@ -95,7 +108,10 @@ class Launcher:
                 device = _get_device()
                 last_dt, last_device, launch = self.last
                 if dt is not last_dt or device != last_device:
-                    launch = self.plans.get((getattr(dt, "num", dt), device))
+                    try:
+                        launch = self.plans.get((getattr(dt, "num", dt), device))
+                    except TypeError:  # an unhashable dtype: the thorough path
+                        launch = None
                     if launch is not None:
                         self.last = (dt, device, launch)
                 if launch is not None:

@@ -9,6 +9,7 @@ CuPy arrays over unowned (never touched) addresses or objects exposing
 import importlib
 import importlib.util
 import sys
+from pathlib import Path
 import types
 
 import numpy as np
@@ -415,3 +416,45 @@ def test_a_plan_made_before_pytorch_was_imported_learns_about_it(monkeypatch):
     assert plan.current() is plan and calls == [False, True]
     plan.current()
     assert calls == [False, True]  # regenerated once
+
+
+@pytest.mark.parametrize(
+    "grid,message",
+    [
+        ((1, 65536), "grid"),
+        ((1, 1, 70000), "grid"),
+        (2**31, "grid"),
+        ((0,), "positive"),
+    ],
+)
+def test_grid_limits_are_checked_before_anything_runs(grid, message):
+    from kdsl.runtime.launch import Launcher
+
+    kernel = _vector_add()
+    with pytest.raises(kdsl.DSLError, match=message):
+        Launcher(kernel, (grid, 256))
+
+
+def test_an_unhashable_dtype_takes_the_thorough_path(monkeypatch):
+    from kdsl.runtime import launch
+
+    kernel = _vector_add()
+    launcher = launch.Launcher.__new__(launch.Launcher)
+    launcher.kernel, launcher.dt_index, launcher.last = kernel, 0, (None, None, None)
+    launcher.plans, launcher.grid, launcher.block = {}, (1,), (1,)
+    monkeypatch.setattr(launch, "_get_device", lambda: 0)
+    called = []
+    monkeypatch.setattr(kernel, "_launch", lambda *a: called.append(a))
+
+    class Odd:
+        dtype = ["not", "hashable"]
+
+    launcher(Odd(), Odd(), Odd(), 1)
+    assert called
+
+
+def _vector_add():
+    sys.path.insert(0, str(Path(__file__).parent))
+    from examples_index import example_modules
+
+    return example_modules()["vector_add"].vector_add
