@@ -79,6 +79,7 @@ class Lowerer(ExprLowerer):
         self.loops: list[str] = []  # "runtime" / "constexpr", innermost last
         self.returns: list = []  # device functions: the values returned
         self._loop_depths: list[int] = []  # dynamic depth at each constexpr loop
+        self._unrolled_at: list[str] = []  # "k = 3" for each enclosing unrolled loop
         # Declarations a statement needs before its comment (materialised or
         # hoisted variables), one list per statement being lowered.
         self._predeclared: list[list] = [[]]
@@ -291,7 +292,10 @@ class Lowerer(ExprLowerer):
             raise exc.locate(self.p.span(node), self._line_of(node))
         start = len(self.block)
         span = self.p.span(node)
-        comment = ir.Comment(self._source_text(node), span=span)
+        text = self._source_text(node)
+        if self._unrolled_at:  # which iteration of a range_constexpr this is
+            text += "  [" + ", ".join(self._unrolled_at) + "]"
+        comment = ir.Comment(text, span=span)
         self._predeclared.append([])
         self._origins.append(comment)
         try:
@@ -663,11 +667,14 @@ class Lowerer(ExprLowerer):
                         Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
                         None,
                     )
+                    self._unrolled_at.append(f"{name} = {i}")
                     try:
                         self.body(node.body.body)
                     except _StaticBreak as exit_:
                         if exit_.kind == "break":
                             break
+                    finally:
+                        self._unrolled_at.pop()
         finally:
             self._loop_depths.pop()
 

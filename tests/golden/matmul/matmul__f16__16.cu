@@ -379,37 +379,37 @@ extern "C" __global__ void matmul__f16__16(
         // kdsl.syncthreads()
         __syncthreads();
         // for k in kdsl.range_constexpr(TILE):
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 0]
         acc = acc + (__half2float(a_tile[ty][0]) * __half2float(b_tile[0][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 1]
         acc = acc + (__half2float(a_tile[ty][1]) * __half2float(b_tile[1][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 2]
         acc = acc + (__half2float(a_tile[ty][2]) * __half2float(b_tile[2][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 3]
         acc = acc + (__half2float(a_tile[ty][3]) * __half2float(b_tile[3][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 4]
         acc = acc + (__half2float(a_tile[ty][4]) * __half2float(b_tile[4][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 5]
         acc = acc + (__half2float(a_tile[ty][5]) * __half2float(b_tile[5][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 6]
         acc = acc + (__half2float(a_tile[ty][6]) * __half2float(b_tile[6][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 7]
         acc = acc + (__half2float(a_tile[ty][7]) * __half2float(b_tile[7][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 8]
         acc = acc + (__half2float(a_tile[ty][8]) * __half2float(b_tile[8][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 9]
         acc = acc + (__half2float(a_tile[ty][9]) * __half2float(b_tile[9][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 10]
         acc = acc + (__half2float(a_tile[ty][10]) * __half2float(b_tile[10][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 11]
         acc = acc + (__half2float(a_tile[ty][11]) * __half2float(b_tile[11][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 12]
         acc = acc + (__half2float(a_tile[ty][12]) * __half2float(b_tile[12][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 13]
         acc = acc + (__half2float(a_tile[ty][13]) * __half2float(b_tile[13][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 14]
         acc = acc + (__half2float(a_tile[ty][14]) * __half2float(b_tile[14][tx]));
-        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)
+        // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 15]
         acc = acc + (__half2float(a_tile[ty][15]) * __half2float(b_tile[15][tx]));
         // kdsl.syncthreads()
         __syncthreads();

@@ -355,15 +355,15 @@ __device__ __forceinline__ int32_t lane_id()
 
 static __device__ float warp_max__f32(float v) {
     // for k in kdsl.range_constexpr(5):
-    // v = max(v, kdsl.shfl_xor(v, 16 >> k))
+    // v = max(v, kdsl.shfl_xor(v, 16 >> k))  [k = 0]
     v = kdsl::max(v, __shfl_xor_sync(0xffffffffu, v, 16, 32));
-    // v = max(v, kdsl.shfl_xor(v, 16 >> k))
+    // v = max(v, kdsl.shfl_xor(v, 16 >> k))  [k = 1]
     v = kdsl::max(v, __shfl_xor_sync(0xffffffffu, v, 8, 32));
-    // v = max(v, kdsl.shfl_xor(v, 16 >> k))
+    // v = max(v, kdsl.shfl_xor(v, 16 >> k))  [k = 2]
     v = kdsl::max(v, __shfl_xor_sync(0xffffffffu, v, 4, 32));
-    // v = max(v, kdsl.shfl_xor(v, 16 >> k))
+    // v = max(v, kdsl.shfl_xor(v, 16 >> k))  [k = 3]
     v = kdsl::max(v, __shfl_xor_sync(0xffffffffu, v, 2, 32));
-    // v = max(v, kdsl.shfl_xor(v, 16 >> k))
+    // v = max(v, kdsl.shfl_xor(v, 16 >> k))  [k = 4]
     v = kdsl::max(v, __shfl_xor_sync(0xffffffffu, v, 1, 32));
     // return v
     return v;
@@ -371,15 +371,15 @@ static __device__ float warp_max__f32(float v) {
 
 static __device__ float warp_sum__f32(float v) {
     // for k in kdsl.range_constexpr(5):
-    // v = v + kdsl.shfl_xor(v, 16 >> k)
+    // v = v + kdsl.shfl_xor(v, 16 >> k)  [k = 0]
     v = v + __shfl_xor_sync(0xffffffffu, v, 16, 32);
-    // v = v + kdsl.shfl_xor(v, 16 >> k)
+    // v = v + kdsl.shfl_xor(v, 16 >> k)  [k = 1]
     v = v + __shfl_xor_sync(0xffffffffu, v, 8, 32);
-    // v = v + kdsl.shfl_xor(v, 16 >> k)
+    // v = v + kdsl.shfl_xor(v, 16 >> k)  [k = 2]
     v = v + __shfl_xor_sync(0xffffffffu, v, 4, 32);
-    // v = v + kdsl.shfl_xor(v, 16 >> k)
+    // v = v + kdsl.shfl_xor(v, 16 >> k)  [k = 3]
     v = v + __shfl_xor_sync(0xffffffffu, v, 2, 32);
-    // v = v + kdsl.shfl_xor(v, 16 >> k)
+    // v = v + kdsl.shfl_xor(v, 16 >> k)  [k = 4]
     v = v + __shfl_xor_sync(0xffffffffu, v, 1, 32);
     // return v
     return v;
@@ -417,19 +417,19 @@ extern "C" __global__ void softmax__f32__256(const float* x, float* y, int32_t c
     // m = scratch[0]
     m = scratch[0];
     // for w in kdsl.range_constexpr(1, BLOCK // WARP):
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 1]
     m = kdsl::max(m, scratch[1]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 2]
     m = kdsl::max(m, scratch[2]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 3]
     m = kdsl::max(m, scratch[3]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 4]
     m = kdsl::max(m, scratch[4]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 5]
     m = kdsl::max(m, scratch[5]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 6]
     m = kdsl::max(m, scratch[6]);
-    // m = max(m, scratch[w])
+    // m = max(m, scratch[w])  [w = 7]
     m = kdsl::max(m, scratch[7]);
     // kdsl.syncthreads()
     __syncthreads();
@@ -452,19 +452,19 @@ extern "C" __global__ void softmax__f32__256(const float* x, float* y, int32_t c
     // s = scratch[0]
     s = scratch[0];
     // for w in kdsl.range_constexpr(1, BLOCK // WARP):
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 1]
     s = s + scratch[1];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 2]
     s = s + scratch[2];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 3]
     s = s + scratch[3];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 4]
     s = s + scratch[4];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 5]
     s = s + scratch[5];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 6]
     s = s + scratch[6];
-    // s = s + scratch[w]
+    // s = s + scratch[w]  [w = 7]
     s = s + scratch[7];
     // for j in range(tid, cols, BLOCK):
     for (int32_t j = tid; j < cols; j += 256) {
