@@ -20,6 +20,7 @@ from . import arith, intrinsics, ir, names
 from .errors import DSLError, error
 from .lang import PointerSpec, TypeVar
 from .lower_expr import (
+    Binding,
     UNSUPPORTED,
     ALLOWED_BUILTINS,
     ArrayValue,
@@ -29,28 +30,11 @@ from .lower_expr import (
     PointerValue,
     _kind_of,
     is_python_number,
-    is_value,
-    static_integer,
 )
+from .lower_control import ControlFlowLowerer, _StaticBreak
+from .lower_func import DeviceFunctionLowerer
 from .parse import ParsedFunction
-from .types import Int32, Int64, Numeric, NumericMeta, Vector
-
-
-@dataclass
-class Binding:
-    value: object
-    line: int
-    cvar: str | None = None  # the C++ variable, once the name has one
-    origin: ir.Comment | None = None  # the statement that first assigned it
-
-    @property
-    def type(self):
-        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
-
-
-class _StaticBreak(Exception):
-    def __init__(self, kind: str):
-        self.kind = kind
+from .types import Int64, Numeric, NumericMeta, Vector
 
 
 @dataclass
@@ -67,7 +51,7 @@ class Context:
     symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
 
 
-class Lowerer(ExprLowerer):
+class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
     def __init__(self, parsed: ParsedFunction, ctx: Context, reserved=()):
         self.p = parsed
         self.ctx = ctx
@@ -189,90 +173,6 @@ class Lowerer(ExprLowerer):
         if name not in intrinsics.HANDLERS:
             raise error("bad-call", what=f"kdsl.{name} is not available in kernels")
         return intrinsics.call(self, name, args, kwargs, node)
-
-    def call_device_function(self, f, args, kwargs, node):
-        if kwargs:
-            raise error("bad-call", what=f"{f.name}() takes positional arguments only")
-        for a in args:
-            if isinstance(a, (PointerValue, ArrayValue, FixedArray)):
-                raise error(
-                    "bad-call",
-                    what=f"{f.name}() cannot take {_kind_of(a)}: a @kdsl.func "
-                    "takes numbers and vectors (load the value in the kernel "
-                    "and pass it)",
-                )
-        vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
-        key = (f, tuple(type(v) for v in vals))
-        if key in self.ctx.in_progress:
-            raise error("recursion", name=f.name)
-        if key not in self.ctx.functions:
-            self.ctx.in_progress.add(key)
-            try:
-                self.ctx.functions[key] = self._lower_function(f, key[1])
-            finally:
-                self.ctx.in_progress.discard(key)
-        fn = self.ctx.functions[key]
-        call = ir.Call(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
-        if fn.ret is None:
-            self.emit(ir.ExprStmt(call))
-            return None
-        return fn.ret._dynamic(call)
-
-    def _lower_function(self, f, arg_types):
-        parsed = f.parsed()
-        ctx = Context(
-            f.fn.__globals__,
-            {},
-            self.ctx.functions,
-            self.ctx.in_progress,
-            set(),
-            symbols=self.ctx.symbols,
-        )
-        sub = Lowerer(parsed, ctx)
-        sub.returns_allowed = True
-        py_params = [p.name.value for p in parsed.node.params.params]
-        if len(py_params) != len(arg_types):
-            raise error(
-                "bad-call",
-                what=f"{f.name}() takes {len(py_params)} arguments, got {len(arg_types)}",
-            )
-        params = []
-        for pname, t in zip(py_params, arg_types):
-            cname = sub.names.declare(pname)
-            params.append(ir.Param(cname, t))
-            sub.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
-        sub.body(parsed.node.body.body)
-        ret_types = {type(v) for v, _ in sub.returns}
-        if len(ret_types) > 1:
-            listed = ", ".join(sorted(t.__name__ for t in ret_types))
-            raise error(
-                "return-type", what=f"{f.name}() returns different types: {listed}"
-            )
-        ret = ret_types.pop() if ret_types else None
-        if ret is not None:
-            sub.check_value_returns(f.name)
-        suffix = "_".join(t.short for t in arg_types)
-        name = self.ctx.symbols.function(f"{f.name}__{suffix}" if suffix else f.name)
-        return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
-
-    def check_value_returns(self, name):
-        """A device function that returns a value returns one on every path."""
-        if self.bare_returns:
-            node = self.bare_returns[0]
-            exc = error(
-                "return-type",
-                what=f"{name}() returns a value elsewhere, so this return needs "
-                "one too",
-            )
-            raise exc.locate(self.p.span(node), self._line_of(node))
-        if not _always_returns(self.block):
-            node = self.p.node.name
-            exc = error(
-                "return-type",
-                what=f"{name}() returns a value but can reach its end without "
-                "one: end it with a return",
-            )
-            raise exc.locate(self.p.span(node), self._line_of(node))
 
     # -- statements -----------------------------------------------------------------------------
     def body(self, statements):
@@ -425,18 +325,6 @@ class Lowerer(ExprLowerer):
     def _small_Continue(self, node):
         self._loop_exit("continue")
 
-    def _loop_exit(self, kind):
-        if not self.loops:
-            raise error("bad-loop", what=f"'{kind}' outside a loop")
-        if self.loops[-1] == "constexpr":
-            if self.dynamic_depth > self._loop_depths[-1]:
-                raise error(
-                    "bad-loop",
-                    what=f"'{kind}' in a range_constexpr loop must be under a compile-time condition",
-                )
-            raise _StaticBreak(kind)
-        self.emit(ir.Break() if kind == "break" else ir.Continue())
-
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, target, value, value_node):
         if isinstance(target, cst.Subscript):
@@ -561,228 +449,6 @@ class Lowerer(ExprLowerer):
         self.mark_written(obj)
         self.emit(ir.Store(base, flat, value.ir_value()))
 
-    # -- control flow --------------------------------------------------------------------------
-    def _static_bool(self, v):
-        if is_python_number(v):
-            return bool(v)
-        if isinstance(v, Numeric) and v.is_static():
-            return bool(v)
-        if not is_value(v):
-            return bool(v)
-        return None
-
-    def _stmt_If(self, node):
-        cond = self.expr(node.test)
-        decided = self._static_bool(cond)
-        if decided is not None:
-            if decided:
-                self.body(node.body.body)
-            elif isinstance(node.orelse, cst.If):
-                self._stmt_If(node.orelse)
-            elif node.orelse is not None:
-                self.body(node.orelse.body.body)
-            return
-        cond = self.condition(cond, "an 'if' condition")
-        with self.dynamic(node):
-            with self.new_block() as then:
-                self.body(node.body.body)
-            with self.new_block() as orelse:
-                if isinstance(node.orelse, cst.If):
-                    self.statement(node.orelse)
-                elif node.orelse is not None:
-                    self.body(node.orelse.body.body)
-            self.emit(ir.If(cond.ir_value(), tuple(then), tuple(orelse)))
-
-    def _stmt_While(self, node):
-        if node.orelse is not None:
-            raise error("unsupported-syntax", what="while ... else")
-        with self.dynamic(node):
-            cond = self.expr(node.test)
-            decided = self._static_bool(cond)
-            if decided is False:
-                return
-            if decided is None:
-                cond = self.condition(cond, "a 'while' condition")
-            else:
-                cond = None
-            with self.new_block() as body, self.loop("runtime"):
-                self.body(node.body.body)
-            true = ir.Const(cond.dtype if cond is not None else None, True)
-            self.emit(
-                ir.While(cond.ir_value() if cond is not None else true, tuple(body))
-            )
-
-    def _stmt_For(self, node):
-        if node.orelse is not None:
-            raise error("unsupported-syntax", what="for ... else")
-        it = node.iter
-        callee = self.expr(it.func) if isinstance(it, cst.Call) else None
-        kind = getattr(callee, "builtin", None) or (
-            "range" if callee is builtins.range else None
-        )
-        if kind not in ("range", "range_constexpr"):
-            raise error(
-                "bad-loop",
-                what="a kernel loop iterates over range(...), kdsl.range(...) or kdsl.range_constexpr(...)",
-            )
-        if not isinstance(node.target, cst.Name):
-            raise error("bad-target", what="the loop variable must be a name")
-        args, kwargs = [], {}
-        for arg in it.args:
-            value = self.expr(arg.value)
-            if arg.keyword is not None:
-                kwargs[arg.keyword.value] = value
-            else:
-                args.append(value)
-        unroll = kwargs.pop("unroll", None)
-        if (
-            kwargs
-            or not 1 <= len(args) <= 3
-            or (unroll is not None and callee is builtins.range)
-        ):
-            raise error(
-                "bad-loop",
-                what="range takes start, stop and step (kdsl.range also unroll=k)",
-            )
-        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
-        if kind == "range_constexpr":
-            return self._unrolled(node, start, stop, step)
-        return self._runtime_loop(node, start, stop, step, unroll)
-
-    def _unrolled(self, node, start, stop, step):
-        bounds = [
-            static_integer(v, "the bounds of range_constexpr")
-            for v in (start, stop, step)
-        ]
-        if bounds[2] == 0:
-            raise error("bad-loop", what="range_constexpr() step must not be zero")
-        name = node.target.value
-        self._loop_depths.append(self.dynamic_depth)
-        try:
-            with self.loop("constexpr"):
-                for i in range(*bounds):
-                    self.env.pop(name, None)
-                    self.assign(
-                        node.target,
-                        Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
-                        None,
-                    )
-                    self._unrolled_at.append(f"{name} = {i}")
-                    try:
-                        self.body(node.body.body)
-                    except _StaticBreak as exit_:
-                        if exit_.kind == "break":
-                            break
-                    finally:
-                        self._unrolled_at.pop()
-        finally:
-            self._loop_depths.pop()
-
-    def _runtime_loop(self, node, start, stop, step, unroll):
-        if not is_value(step):
-            raise error("bad-loop", what="range() step must be an integer")
-        if not (isinstance(step, Numeric) and not step.is_static()):
-            step = static_integer(step, "the step of a run-time range")
-            if step == 0:
-                raise error("bad-loop", what="range() step must not be zero")
-        if unroll is not None:
-            unroll = static_integer(unroll, "unroll=")
-            if unroll < 1:
-                raise error("bad-loop", what=f"unroll= must be 1 or more, got {unroll}")
-        with self.dynamic(node):
-            start, stop = arith.as_numeric(start), arith.as_numeric(stop)
-            t, _ = _loop_type(start, stop)
-            if isinstance(step, Numeric):  # a run-time step joins the loop type
-                t, _ = _loop_type(t._static(0), step)
-            start, stop = arith.convert(start, t), arith.convert(stop, t)
-            name = node.target.value
-            if name in self.ctx.statics:
-                raise error(
-                    "bad-target",
-                    what=f"'{name}' is a compile-time parameter and cannot be "
-                    "a loop variable",
-                )
-            saved = self.env.pop(name, None)
-            cvar = self.names.declare(name)
-            stop_expr = stop.ir_value()
-            if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
-                end = self.names.declare(f"{name}_end")
-                self.emit(ir.Declare(end, t, stop_expr))
-                stop_expr = ir.Var(t, end)
-            if isinstance(step, Numeric):  # evaluated once, like Python's range
-                step_var = self.names.declare(f"{name}_step")
-                self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
-                step = ir.Var(t, step_var)
-            self.env[name] = Binding(
-                t._dynamic(ir.Var(t, cvar)), self.p.span(node.target).line, cvar
-            )
-            with self.new_block() as body, self.loop("runtime"):
-                self.body(node.body.body)
-            self.env.pop(name, None)
-            self.names.release(cvar)
-            if saved is not None:
-                self.env[name] = saved
-            else:
-                self.ended_loops[name] = self.p.span(node.target).line
-            self.emit(
-                ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
-            )
-
-    @contextlib.contextmanager
-    def loop(self, kind):
-        self.loops.append(kind)
-        try:
-            yield
-        finally:
-            self.loops.pop()
-
-    def _predeclare(self, origin, declaration):
-        """Declare a variable before the statement being lowered, under the
-        comment of the Python statement that first assigned it."""
-        pending = self._predeclared[-1]
-        comments = [s for s in pending if isinstance(s, ir.Comment)]
-        if origin is not None and (not comments or comments[-1] != origin):
-            pending.append(origin)
-        pending.append(declaration)
-
-    @contextlib.contextmanager
-    def dynamic(self, node):
-        """Enter run-time control flow: materialise and hoist what it assigns."""
-        assigned = _assigned_names(node)
-        for name in assigned:
-            b = self.env.get(name)
-            if (
-                b is not None
-                and b.cvar is None
-                and isinstance(b.value, (Numeric, Vector))
-            ):
-                b.cvar = self.names.declare(name)
-                self._predeclare(
-                    b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
-                )
-                b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
-        before = set(self.env)
-        new_hoisted = [
-            n
-            for n in assigned
-            if n not in self.env
-            and n not in self.hoisted
-            and self.p.loaded_outside(n, node)
-        ]
-        self.hoisted.update(new_hoisted)
-        self.dynamic_depth += 1
-        try:
-            yield
-        finally:
-            self.dynamic_depth -= 1
-        for name in new_hoisted:
-            self.hoisted.discard(name)
-            if name in self.env:
-                b = self.env[name]
-                self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
-        for name in sorted(set(self.env) - before - set(new_hoisted)):
-            self.names.release(self.env.pop(name).cvar)
-
 
 _AUG = {
     cst.AddAssign: "+",
@@ -800,33 +466,6 @@ _AUG = {
 }
 
 
-def _always_returns(stmts) -> bool:
-    """Whether every path through ``stmts`` ends in a return."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ir.Return):
-        return True
-    if isinstance(last, ir.If):
-        return _always_returns(last.then) and _always_returns(last.orelse)
-    return False
-
-
-def _loop_type(start, stop):
-    from .promotion import binary_types
-
-    for v in (start, stop):
-        if (
-            isinstance(v, Vector)
-            or v.dtype.kind not in ("int",)
-            and v.dtype.kind != "bool"
-        ):
-            raise error(
-                "bad-loop", what=f"range bounds must be integers, got {v.dtype!r}"
-            )
-    return binary_types("+", start.dtype, stop.dtype)
-
-
 def _is_literal(node) -> bool:
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
@@ -837,40 +476,6 @@ def _is_literal(node) -> bool:
         and isinstance(node.operator, (cst.Minus, cst.Plus))
         and _is_literal(node.expression)
     )
-
-
-class _Assigned(cst.CSTVisitor):
-    def __init__(self):
-        self.names: list[str] = []
-
-    def _add(self, target):
-        if isinstance(target, cst.Name) and target.value not in self.names:
-            self.names.append(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                self._add(e.value)
-
-    def visit_AssignTarget(self, node):
-        self._add(node.target)
-
-    def visit_AugAssign(self, node):
-        self._add(node.target)
-
-    def visit_AnnAssign(self, node):
-        self._add(node.target)
-
-    def visit_For(self, node):
-        self._add(node.target)
-
-
-def _assigned_names(node) -> list[str]:
-    """Names assigned anywhere inside a compound statement, in order."""
-    v = _Assigned()
-    if isinstance(node, (cst.If, cst.While, cst.For)):
-        node.body.visit(v)
-        if isinstance(node, cst.If) and node.orelse is not None:
-            node.orelse.visit(v)
-    return v.names
 
 
 def _describe_stmt(node) -> str:

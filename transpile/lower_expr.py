@@ -62,6 +62,20 @@ ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len")
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
 
 
+@dataclass
+class Binding:
+    """What a name holds in a kernel: a value, and its C++ variable if any."""
+
+    value: object
+    line: int
+    cvar: str | None = None  # the C++ variable, once the name has one
+    origin: ir.Comment | None = None  # the statement that first assigned it
+
+    @property
+    def type(self):
+        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
+
+
 @dataclass(frozen=True)
 class PointerValue:
     """A pointer parameter (or a ``.vec(N)`` view of one)."""
