@@ -163,7 +163,7 @@ class ControlFlowLowerer:
                     what=f"'{name}' is a compile-time parameter and cannot be "
                     "a loop variable",
                 )
-            saved = self.env.pop(name, None)
+            self.env.pop(name, None)
             cvar = self.names.declare(name)
             stop_expr = stop.ir_value()
             if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
@@ -174,17 +174,23 @@ class ControlFlowLowerer:
                 step_var = self.names.declare(f"{name}_step")
                 self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
                 step = ir.Var(t, step_var)
+            var = cvar
+            if name in _assigned_names(node):
+                # Python's next iteration ignores the body's assignment: the
+                # body works on a copy of the counter
+                var = self.names.declare(name)
             self.env[name] = Binding(
-                t._dynamic(ir.Var(t, cvar)), self.p.span(node.target).line, cvar
+                t._dynamic(ir.Var(t, var)), self.p.span(node.target).line, var
             )
             with self.new_block() as body, self.loop("runtime"):
+                if var != cvar:
+                    self.emit(ir.Declare(var, t, ir.Var(t, cvar)))
                 self.body(node.body.body)
             self.env.pop(name, None)
+            self.names.release(var)
             self.names.release(cvar)
-            if saved is not None:
-                self.env[name] = saved
-            else:
-                self.ended_loops[name] = self.p.span(node.target).line
+            # as in Python, the loop replaced any earlier value of the name
+            self.ended_loops[name] = self.p.span(node.target).line
             self.emit(
                 ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
             )
@@ -241,7 +247,8 @@ class ControlFlowLowerer:
             if name in self.env:
                 b = self.env[name]
                 self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
-        for name in sorted(set(self.env) - before - set(new_hoisted)):
+        # names hoisted by an enclosing construct outlive this one too
+        for name in sorted(set(self.env) - before - set(new_hoisted) - self.hoisted):
             self.names.release(self.env.pop(name).cvar)
 
     def _loop_exit(self, kind):

@@ -348,7 +348,10 @@ def np_float_binary(op, a, b, t):
     dt = NP_FLOAT[t]
     with np.errstate(all="ignore"):
         if op == "**":  # C's pow (a 0-d power takes sqrt for b == 0.5)
-            r = np.power(np.array([a], dt), np.array([b], dt))[0]
+            # Half types: powf in float, rounded once, as the GPU computes it
+            # (numpy's own half power gives NaN for 1 ** NaN; C's pow gives 1).
+            wide = np.float32 if np.dtype(dt).itemsize == 2 else dt
+            r = np.power(np.array([a], wide), np.array([b], wide))[0].astype(dt)
         else:
             r = UFUNC[op](np.array(a, dt), np.array(b, dt))
     if op in COMPARISONS:
