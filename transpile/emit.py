@@ -132,12 +132,25 @@ class Emitter:
             return e.name
         return _bare(self.expr(e))
 
-    def _s_If(self, s):
-        self.line(f"if ({_bare(self.expr(s.cond))}) {{")
+    def _s_If(self, s, chained: bool = False):
+        head = f"if ({_bare(self.expr(s.cond))}) {{"
+        self.line("} else " + head if chained else head)
         self.block(s.then)
-        if s.orelse:
+        orelse = s.orelse
+        if (
+            len(orelse) == 2
+            and isinstance(orelse[0], ir.Comment)
+            and isinstance(orelse[1], ir.If)
+        ):  # an elif: "} else if (...) {", its Python source just above
+            comment = orelse[0]
+            self.depth -= 1
+            self._s_Comment(ir.Comment("el" + comment.text, span=comment.span))
+            self.depth += 1
+            self._s_If(orelse[1], chained=True)
+            return
+        if orelse:
             self.line("} else {")
-            self.block(s.orelse)
+            self.block(orelse)
         self.line("}")
 
     def _s_For(self, s):

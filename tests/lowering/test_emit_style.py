@@ -122,3 +122,34 @@ def test_wrap_rules():
     assert wrap(pad, f"out[k(i, j)] = {value};")[1].strip() == value + ";"
     hopeless = "x = " + "a" * 120 + ";"
     assert wrap(pad, hopeless) == [pad + hopeless]
+
+
+@kdsl.kernel
+def classify(x: Pointer[Float32], out: Pointer[Int32], n: Int32):
+    i = thread_idx.x
+    if i < n:
+        v = x[i]
+        if v < 0:
+            out[i] = -1
+        elif v == 0:
+            out[i] = 0
+        elif v < 1:
+            out[i] = 1
+        else:
+            out[i] = 2
+
+
+def test_elif_chains_read_as_else_if():
+    from kdsl.runtime.nvrtc import compile_to_cubin
+
+    src, inst = code_lines(classify)
+    compile_to_cubin(src, inst.name)
+    lines = [line.strip() for line in src[src.index('extern "C"') :].splitlines()]
+    at = lines.index("} else if (v == 0.0f) {")
+    assert lines[at - 1] == "// elif v == 0:"
+    assert "} else if (v < 1.0f) {" in lines
+    assert lines.count("}") == 3  # the chain, the outer if, the function
+    out = __import__("numpy").zeros(4, "int32")
+    x = __import__("numpy").array([-2.0, 0.0, 0.5, 3.0], "float32")
+    classify.interpret[1, 4](x, out, 4)
+    assert out.tolist() == [-1, 0, 1, 2]
