@@ -185,28 +185,15 @@ class Kernel:
 
     def _interpret(self, grid, block, args, constexprs, instance=None):
         from kdsl.runtime.interpret import interpret
-        from kdsl.runtime.launch import LaunchError, dtype_of_argument, unsupported
 
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
         }
         if instance is None:
-            dtypes = []
-            runtime = self.signature.runtime
-            if len(args) != len(runtime):
+            if len(args) != len(self.signature.runtime):
                 self._bad_count(args)
-            for tv, i in zip(self.signature.typevars, self._dtype_args):
-                t = dtype_of_argument(args[i])
-                if t is None and getattr(args[i], "dtype", None) is None:
-                    raise LaunchError(
-                        f"cannot tell the dtype {tv.name} of '{self.name}' from "
-                        f"parameter '{runtime[i].name}'"
-                    )
-                if t not in self.supported[tv.name]:
-                    raise unsupported(self, tv.name, t, args[i], runtime[i].name)
-                dtypes.append(t)
             instance = self.instance(
-                tuple(dtypes), self._constexpr_values((), constexprs)
+                self._dtypes_of(args), self._constexpr_values((), constexprs)
             )
         if callable(grid):
             grid = grid(instance.constexprs)
@@ -219,6 +206,31 @@ class Kernel:
             return self._launchers[config]
         except (KeyError, TypeError):
             return _launcher(self._launchers, self, config, None)
+
+    def _dtypes_of(self, args) -> tuple:
+        """The dtype parameters' values, read off the arguments that carry them."""
+        from kdsl.runtime.launch import LaunchError, dtype_of_argument, unsupported
+
+        runtime = self.signature.runtime
+        dtypes = []
+        for tv, i in zip(self.signature.typevars, self._dtype_args):
+            t = dtype_of_argument(args[i])
+            if t is None and getattr(args[i], "dtype", None) is None:
+                raise LaunchError(
+                    f"cannot tell the dtype {tv.name} of '{self.name}' from "
+                    f"parameter '{runtime[i].name}' ({type(args[i]).__name__}); "
+                    f"pass an array or use {self.name}.dispatch(dtype)[grid, block]"
+                )
+            if t not in self.supported[tv.name]:
+                raise unsupported(self, tv.name, t, args[i], runtime[i].name)
+            dtypes.append(t)
+        missing = [tv.name for tv in self.signature.typevars][len(self._dtype_args) :]
+        if missing:
+            raise LaunchError(
+                f"'{self.name}' has no argument that carries dtype {missing[0]}; "
+                f"use {self.name}.dispatch(dtype)[grid, block]"
+            )
+        return tuple(dtypes)
 
     def _dtype_argument_positions(self) -> tuple:
         """For each dtype parameter, the first runtime argument that carries it."""
@@ -278,12 +290,7 @@ class Kernel:
         plan.launch(grid, launcher.block, args, stream, shared_mem)
 
     def _make_plan(self, launcher, args, constexprs, device):
-        from kdsl.runtime.launch import (
-            LaunchError,
-            LaunchPlan,
-            dtype_of_argument,
-            unsupported,
-        )
+        from kdsl.runtime.launch import LaunchPlan
 
         self._check_block(launcher.block, device)
         runtime = self.signature.runtime
@@ -291,27 +298,9 @@ class Kernel:
             self._bad_count(args)
         inst = launcher.instance
         if inst is None:
-            dtypes = []
-            for tv, i in zip(self.signature.typevars, self._dtype_args):
-                t = dtype_of_argument(args[i])
-                if t is None and getattr(args[i], "dtype", None) is None:
-                    raise LaunchError(
-                        f"cannot tell the dtype {tv.name} of '{self.name}' from "
-                        f"parameter '{runtime[i].name}' ({type(args[i]).__name__}); "
-                        f"pass an array or use {self.name}.dispatch(dtype)[grid, block]"
-                    )
-                if t not in self.supported[tv.name]:
-                    raise unsupported(self, tv.name, t, args[i], runtime[i].name)
-                dtypes.append(t)
-            missing = [tv.name for tv in self.signature.typevars][
-                len(self._dtype_args) :
-            ]
-            if missing:
-                raise LaunchError(
-                    f"'{self.name}' has no argument that carries dtype {missing[0]}; "
-                    f"use {self.name}.dispatch(dtype)[grid, block]"
-                )
-            inst = self.instance(tuple(dtypes), self._constexpr_values((), constexprs))
+            inst = self.instance(
+                self._dtypes_of(args), self._constexpr_values((), constexprs)
+            )
             self._warn_many(inst)
         # One plan (one loaded module) per instance and device, however the
         # constexprs were spelt.
