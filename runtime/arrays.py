@@ -17,7 +17,7 @@ import numpy as np
 from kdsl.transpile.types import SCALAR_TYPES
 
 NUMPY_TO_KDSL = {t.np_dtype: t for t in SCALAR_TYPES if t.np_dtype is not None}
-_TORCH_NAMES = {
+TORCH_NAMES = {
     "float16": "f16",
     "bfloat16": "bf16",
     "float32": "f32",
@@ -58,7 +58,7 @@ def kdsl_dtype(dtype):
     name = str(dtype).replace("torch.", "")
     from kdsl.transpile.types import BY_SHORT
 
-    short = _TORCH_NAMES.get(name)
+    short = TORCH_NAMES.get(name)
     return BY_SHORT.get(short) if short else None
 
 

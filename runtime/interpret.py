@@ -157,32 +157,13 @@ class Machine:
 
 
 def _needs_concurrency(functions) -> bool:
-    def calls(stmts):
-        for s in stmts:
-            for value in vars(s).values():
-                if isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
-                    yield from calls(value)
-                elif isinstance(value, ir.Expr):
-                    yield from _exprs(value)
-
-    for f in functions:
-        for e in calls(f.body):
-            if isinstance(e, ir.Call) and (
-                e.func == "syncthreads" or e.func.startswith("shfl_")
-            ):
-                return True
-    return False
-
-
-def _exprs(e):
-    yield e
-    for value in vars(e).values():
-        if isinstance(value, ir.Expr):
-            yield from _exprs(value)
-        elif isinstance(value, tuple):
-            for v in value:
-                if isinstance(v, ir.Expr):
-                    yield from _exprs(v)
+    """Whether any function waits for other threads (a barrier or a shuffle)."""
+    return any(
+        isinstance(e, ir.Call)
+        and (e.func == "syncthreads" or e.func.startswith("shfl_"))
+        for f in functions
+        for e in ir.expressions(f.body)
+    )
 
 
 class Thread:
@@ -247,22 +228,24 @@ class Thread:
         step = s.step if isinstance(s.step, int) else env[s.step.name]
         while (step > 0 and i < stop) or (step < 0 and i > stop):
             env[s.var] = i
-            try:
-                self.block_of(s.body, env)
-            except _Break:
+            if not self.iteration(s.body, env):
                 break
-            except _Continue:
-                pass
             i = values.wrap(i + step, s.type)
 
     def s_While(self, s, env):
         while self.eval(s.cond, env):
-            try:
-                self.block_of(s.body, env)
-            except _Break:
+            if not self.iteration(s.body, env):
                 break
-            except _Continue:
-                pass
+
+    def iteration(self, body, env) -> bool:
+        """One pass of a loop body; False when it ends with ``break``."""
+        try:
+            self.block_of(body, env)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def s_Break(self, s, env):
         raise _Break()

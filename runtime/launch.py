@@ -478,22 +478,15 @@ def _bind_array(fn, param, kind, t, device, align):
 
 
 def _torch_dtypes():
+    """torch dtype -> kdsl type, for every torch dtype kdsl knows (arrays.py)."""
     import torch
 
-    from kdsl.transpile import types as T
-
-    return {
-        torch.float16: T.Float16,
-        torch.bfloat16: T.BFloat16,
-        torch.float32: T.Float32,
-        torch.float64: T.Float64,
-        torch.int8: T.Int8,
-        torch.int16: T.Int16,
-        torch.int32: T.Int32,
-        torch.int64: T.Int64,
-        torch.uint8: T.Uint8,
-        torch.bool: T.Boolean,
-    }
+    out = {}
+    for name in arrays.TORCH_NAMES:
+        dtype = getattr(torch, name, None)
+        if dtype is not None:
+            out[dtype] = arrays.kdsl_dtype(dtype)
+    return out
 
 
 def dtype_of_argument(value):

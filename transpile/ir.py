@@ -258,3 +258,35 @@ class Function:
     body: tuple[Stmt, ...]
     ret: Any = None
     is_kernel: bool = True
+
+
+# -- traversal ------------------------------------------------------------------------
+def operands(node):
+    """The expressions directly inside ``node`` (an expression or a statement)."""
+    for value in vars(node).values():
+        if isinstance(value, Expr):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, Expr))
+
+
+def statements(stmts):
+    """Every statement of a body, nested bodies included, in order."""
+    for s in stmts:
+        yield s
+        for value in vars(s).values():
+            if isinstance(value, tuple) and value and isinstance(value[0], Stmt):
+                yield from statements(value)
+
+
+def expressions(stmts):
+    """Every expression of a body, sub-expressions included."""
+
+    def within(e):
+        yield e
+        for child in operands(e):
+            yield from within(child)
+
+    for s in statements(stmts):
+        for e in operands(s):
+            yield from within(e)

@@ -8,9 +8,10 @@ from .errors import error
 
 def verify(f: ir.Function) -> None:
     """Check the typing invariants the emitter relies on."""
-    for stmt in _walk(f.body):
-        for e in _exprs(stmt):
-            _check_expr(e)
+    for e in ir.expressions(f.body):
+        if isinstance(e, ir.BinOp) and e.lhs.type is not e.rhs.type:
+            _fail(f, f"operands of '{e.op}' differ: {e.lhs.type!r}, {e.rhs.type!r}")
+    for stmt in ir.statements(f.body):
         if isinstance(stmt, ir.Store) and stmt.value.type is not stmt.base.type.elem:
             _fail(f, f"store of {stmt.value.type!r} into {stmt.base.type.elem!r}")
         if isinstance(stmt, ir.Declare) and stmt.init is not None:
@@ -21,39 +22,5 @@ def verify(f: ir.Function) -> None:
                 )
 
 
-def _check_expr(e):
-    if isinstance(e, ir.BinOp) and e.lhs.type is not e.rhs.type:
-        raise error(
-            "internal",
-            what=f"operands of '{e.op}' differ: {e.lhs.type!r}, {e.rhs.type!r}",
-        )
-    for child in _children(e):
-        _check_expr(child)
-
-
 def _fail(f, what):
     raise error("internal", what=f"in {f.name}: {what}")
-
-
-def _children(e):
-    for value in vars(e).values():
-        if isinstance(value, ir.Expr):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, ir.Expr))
-
-
-def _exprs(stmt):
-    for value in vars(stmt).values():
-        if isinstance(value, ir.Expr):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, ir.Expr))
-
-
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        for value in vars(s).values():
-            if isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
-                yield from _walk(value)
