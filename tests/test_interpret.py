@@ -95,7 +95,8 @@ def test_out_of_bounds_is_an_error_naming_the_access_and_thread():
         x[thread_idx.x + n] = Float32(1)
 
     with pytest.raises(
-        kdsl.DSLError, match=r"out-of-bounds access x\[4\].*thread \(0, 0, 0\)"
+        kdsl.DSLError,
+        match=r"out-of-bounds store to x\[4\] \(x has 4 elements\) by thread \(0, 0, 0\)",
     ):
         oob.interpret[1, 1](np.zeros(4, np.float32), 4)
 

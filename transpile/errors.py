@@ -102,6 +102,13 @@ class LaunchError(DSLError, TypeError):
     code = "E406"
 
 
+class InterpretError(DSLError, RuntimeError):
+    """The CPU interpreter caught a fault the GPU would not report (an index
+    out of bounds, a divergent barrier or shuffle, a data race)."""
+
+    code = "E407"
+
+
 class NVRTCError(DSLError):
     """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
 
@@ -181,6 +188,7 @@ CATALOG.update(
         ("backward-mismatch", "E404", DSLError, "{what}"),
         ("dtype-outside-bound", "E405", DSLError, "{what}"),
         ("launch-argument", "E406", LaunchError, "{what}"),
+        ("interpreter-fault", "E407", InterpretError, "{what}"),
         # NVRTC.
         ("cuda-headers", "E501", DSLError, "{what}"),
         ("nvrtc-rejected", "E502", NVRTCError, "{what}"),
@@ -193,6 +201,7 @@ CATALOG.update(
     )
 )
 assert LaunchError.code == CATALOG["launch-argument"].code
+assert InterpretError.code == CATALOG["interpreter-fault"].code
 assert NVRTCError.code == CATALOG["nvrtc-rejected"].code
 
 

@@ -1,0 +1,564 @@
+"""The lock-step interpreter: a batch of whole blocks runs the IR as numpy
+arrays, one element per thread, the way the hardware runs SIMT code.
+
+Every statement runs for the *active* lanes (a boolean mask).  ``if`` runs
+both arms under complementary masks; loops run while any lane is still
+iterating; ``break``, ``continue`` and ``return`` switch lanes off until the
+end of their loop or function.  An assignment under a partial mask merges the
+new value into the inactive lanes' old one.  Loads, stores, short-circuit
+operands and the arms of a conditional expression only touch active lanes,
+so an index that only a switched-off thread computes is never used.
+
+Because the lanes of a batch advance together, ``syncthreads`` needs no
+waiting: it checks that every running thread of each block reached it
+(a barrier in divergent code is an error), and warp shuffles read the other
+lanes' values directly, after the same check per warp.  Blocks share nothing
+but global memory and atomics, so running several in one batch changes no
+result a race-free kernel can observe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdsl.transpile import ir
+from kdsl.transpile.types import VectorMeta
+
+from . import lanes
+from .simt_memory import Memory, RaceLog, fault
+
+WARP = 32
+BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
+
+_AT_OPS = {  # atomics whose old value is unused, as one ufunc.at
+    "atomic_add": np.add,
+    "atomic_max": np.maximum,
+    "atomic_min": np.minimum,
+    "atomic_and_": np.bitwise_and,
+    "atomic_or_": np.bitwise_or,
+    "atomic_xor": np.bitwise_xor,
+}
+
+
+def run(kernel_ir, functions, grid, block, env):
+    """Run every block of the launch, a batch of blocks at a time."""
+    per_block = int(np.prod(block))
+    blocks = int(np.prod(grid))
+    per_batch = max(1, BATCH_THREADS // per_block)
+    with np.errstate(all="ignore"):
+        for first in range(0, blocks, per_batch):
+            count = min(per_batch, blocks - first)
+            Batch(kernel_ir, functions, grid, block, first, count).run(env)
+
+
+class _Frame:
+    """One function activation: its variables and which lanes have left it."""
+
+    __slots__ = ("env", "off", "returned", "result", "loops")
+
+    def __init__(self, env, n):
+        self.env = env
+        self.off = None  # lanes switched off by return/break/continue
+        self.returned = np.zeros(n, np.bool_)
+        self.result = None
+        self.loops = []  # the `broken` mask of each enclosing loop
+
+    def switch_off(self, mask):
+        self.off = mask.copy() if self.off is None else self.off | mask
+
+
+class Batch:
+    """``count`` consecutive blocks of one launch, run in lock-step."""
+
+    def __init__(self, kernel_ir, functions, grid, block, first, count):
+        self.kernel, self.functions = kernel_ir, functions
+        bx, by, bz = block
+        self.per_block = bx * by * bz
+        self.count = count
+        self.n = n = count * self.per_block
+        pos = np.arange(n)
+        local = pos % self.per_block
+        self.block_pos = pos // self.per_block
+        linear_block = self.block_pos + first
+        gx, gy, _ = grid
+        axes = {
+            "threadIdx": (local % bx, local // bx % by, local // (bx * by)),
+            "blockIdx": (
+                linear_block % gx,
+                linear_block // gx % gy,
+                linear_block // (gx * gy),
+            ),
+            "blockDim": tuple(np.full(n, d) for d in block),
+            "gridDim": tuple(np.full(n, d) for d in grid),
+        }
+        self.specials = {
+            f"{name}.{'xyz'[k]}": axis.astype(np.int32)
+            for name, xyz in axes.items()
+            for k, axis in enumerate(xyz)
+        }
+        self.pos, self.local = pos, local
+        self.lane = (local % WARP).astype(np.int32)
+        warps_per_block = -(-self.per_block // WARP)
+        self.warp = self.block_pos * warps_per_block + local // WARP
+        self.consts: dict = {}
+        self.shared: dict = {}
+        self.kernel_frame = None
+        self.span = None  # the Python statement running (for errors)
+        self._stmt = {
+            cls: getattr(self, f"s_{cls.__name__}")
+            for cls in (
+                ir.Comment,
+                ir.Declare,
+                ir.ArrayDecl,
+                ir.Assign,
+                ir.Store,
+                ir.ExprStmt,
+                ir.If,
+                ir.For,
+                ir.While,
+                ir.Break,
+                ir.Continue,
+                ir.Return,
+            )
+        }
+        self._expr = {
+            cls: getattr(self, f"e_{cls.__name__}")
+            for cls in (
+                ir.Const,
+                ir.Var,
+                ir.Special,
+                ir.BinOp,
+                ir.UnaryOp,
+                ir.Convert,
+                ir.Bitcast,
+                ir.Select,
+                ir.Logical,
+                ir.Broadcast,
+                ir.MakeVector,
+                ir.Extract,
+                ir.VecView,
+                ir.Load,
+                ir.Call,
+            )
+        }
+
+    def run(self, arguments: dict):
+        env = {}
+        for p in self.kernel.params:
+            value = arguments[p.name]
+            env[p.name] = (
+                value
+                if isinstance(value, Memory)
+                else lanes.full(self.n, value, p.type)
+            )
+        self.kernel_frame = frame = _Frame(env, self.n)
+        self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
+
+    # -- describing threads for errors ---------------------------------------------
+    def who(self, lane: int) -> str:
+        s = self.specials
+        t = tuple(int(s[f"threadIdx.{a}"][lane]) for a in "xyz")
+        b = tuple(int(s[f"blockIdx.{a}"][lane]) for a in "xyz")
+        return f"thread {t} of block {b}"
+
+    def where(self, node):
+        return node.span or self.span
+
+    def _oob(self, node, what: str):
+        def fail(lane, text):
+            message = f"out-of-bounds {what} {text} by {self.who(lane)}"
+            raise fault(message, self.where(node))
+
+        return fail
+
+    # -- statements -------------------------------------------------------------------
+    def block(self, stmts, mask, frame):
+        for s in stmts:
+            m = mask if frame.off is None else mask & ~frame.off
+            if not m.any():
+                return
+            self._stmt[type(s)](s, m, frame)
+
+    def s_Comment(self, s, m, frame):
+        self.span = s.span  # statements carry no span: their comment does
+
+    def s_Declare(self, s, m, frame):
+        if s.init is None:
+            frame.env.setdefault(s.name, None)
+        else:
+            self.set(frame, s.name, self.eval(s.init, m, frame), m)
+
+    def s_ArrayDecl(self, s, m, frame):
+        if isinstance(frame.env.get(s.name), Memory):
+            return  # one copy per block (shared) or thread (local) for the launch
+        size = int(np.prod(s.shape))
+        dtype = s.elem.np_dtype if s.elem.np_dtype is not None else object
+        if s.space == "shared":
+            mem = self.shared.get(s.name)
+            if mem is None:
+                total = self.count * size
+                mem = Memory(
+                    np.zeros(total, dtype),
+                    s.elem,
+                    s.name,
+                    s.shape,
+                    self.block_pos * size,
+                    races=RaceLog(total, size),
+                )
+                self.shared[s.name] = mem
+        else:
+            mem = Memory(
+                np.zeros(self.n * size, dtype), s.elem, s.name, s.shape, self.pos * size
+            )
+        frame.env[s.name] = mem
+
+    def s_Assign(self, s, m, frame):
+        self.set(frame, s.name, self.eval(s.value, m, frame), m)
+
+    def s_Store(self, s, m, frame):
+        mem = self.eval(s.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in s.indices]
+        value = self.eval(s.value, m, frame)
+        addr = mem.addresses(indices, m, self._oob(s, "store to"))
+        if mem.races is not None:
+            self._race(mem.races.write(addr, self.pos[m], mem.lanes), mem, s, "writes")
+        mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
+
+    def s_ExprStmt(self, s, m, frame):
+        e = s.expr
+        if (
+            isinstance(e, ir.Call)
+            and e.func in _AT_OPS
+            and self._fast_atomic(e, m, frame)
+        ):
+            return
+        self.eval(e, m, frame)
+
+    def s_If(self, s, m, frame):
+        cond = self.eval(s.cond, m, frame)
+        then = m & cond
+        if then.any():
+            self.block(s.then, then, frame)
+        if s.orelse:
+            orelse = m & ~cond
+            if orelse.any():
+                self.block(s.orelse, orelse, frame)
+
+    def s_For(self, s, m, frame):
+        i = self.eval(s.start, m, frame)
+        fixed = isinstance(s.step, int)
+        step = lanes.full(self.n, s.step, s.type) if fixed else frame.env[s.step.name]
+
+        def within(i, stop):
+            if fixed:
+                return lanes.binary("<" if s.step > 0 else ">", i, stop, s.type)
+            return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+
+        def advance(running):
+            self.set(frame, s.var, i, running)
+            self.block(s.body, running, frame)
+            return frame.env[s.var]
+
+        for running in self._loop(
+            m, frame, lambda r: within(i, self.eval(s.stop, r, frame))
+        ):
+            i = np.where(running, lanes.binary("+", advance(running), step, s.type), i)
+
+    def s_While(self, s, m, frame):
+        for running in self._loop(m, frame, lambda r: self.eval(s.cond, r, frame)):
+            self.block(s.body, running, frame)
+
+    def _loop(self, m, frame, condition):
+        """Yield the lanes running each iteration until none is."""
+        outer_off = frame.off
+        broken = np.zeros(self.n, np.bool_)
+        frame.loops.append(broken)
+        running = m.copy()
+        while True:
+            frame.off = outer_off  # `continue` ends with the iteration
+            running &= ~broken & ~frame.returned
+            if not running.any():
+                break
+            running &= condition(running)
+            if not running.any():
+                break
+            yield running
+        frame.loops.pop()
+        frame.off = outer_off
+        if frame.returned.any():
+            frame.switch_off(frame.returned)
+
+    def s_Break(self, s, m, frame):
+        frame.loops[-1] |= m
+        frame.switch_off(m)
+
+    def s_Continue(self, s, m, frame):
+        frame.switch_off(m)
+
+    def s_Return(self, s, m, frame):
+        if s.value is not None:
+            value = self.eval(s.value, m, frame)
+            frame.result = (
+                value if frame.result is None else _merge(m, value, frame.result)
+            )
+        frame.returned |= m
+        frame.switch_off(m)
+
+    def set(self, frame, name, value, m):
+        old = frame.env.get(name)
+        if old is None or m.all():
+            frame.env[name] = value
+        else:
+            frame.env[name] = _merge(m, value, old)
+
+    # -- expressions -------------------------------------------------------------------
+    def eval(self, e, m, frame):
+        return self._expr[type(e)](e, m, frame)
+
+    def e_Const(self, e, m, frame):
+        cached = self.consts.get(id(e))
+        if cached is None:
+            if isinstance(e.type, VectorMeta):
+                value = tuple(lanes.full(self.n, x, e.type.dtype) for x in e.value)
+            else:
+                value = lanes.full(self.n, e.value, e.type)
+            cached = self.consts[id(e)] = (e, value)  # e kept alive: ids stay unique
+        return cached[1]
+
+    def e_Var(self, e, m, frame):
+        value = frame.env[e.name]
+        if value is None:  # declared, not yet assigned in any lane
+            t = e.type
+            if isinstance(t, VectorMeta):
+                return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
+            return lanes.full(self.n, 0, t)
+        return value
+
+    def e_Special(self, e, m, frame):
+        return self.specials[e.name]
+
+    def e_BinOp(self, e, m, frame):
+        a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
+        t = e.lhs.type
+        if isinstance(t, VectorMeta):
+            return tuple(lanes.binary(e.op, x, y, t.dtype) for x, y in zip(a, b))
+        return lanes.binary(e.op, a, b, t)
+
+    def e_UnaryOp(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        if isinstance(e.type, VectorMeta):
+            return tuple(lanes.unary(e.op, x, e.type.dtype) for x in a)
+        return lanes.unary(e.op, a, e.type)
+
+    def e_Convert(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        src, dst = e.operand.type, e.type
+        if isinstance(dst, VectorMeta):
+            return tuple(lanes.convert(x, src.dtype, dst.dtype) for x in a)
+        return lanes.convert(a, src, dst)
+
+    def e_Bitcast(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        src, dst = e.operand.type, e.type
+        vec_in, vec_out = isinstance(src, VectorMeta), isinstance(dst, VectorMeta)
+        out = lanes.bitcast(
+            list(a) if vec_in else [a],
+            src.dtype if vec_in else src,
+            dst.dtype if vec_out else dst,
+            dst.lanes if vec_out else 1,
+        )
+        return tuple(out) if vec_out else out[0]
+
+    def e_Select(self, e, m, frame):
+        cond = self.eval(e.cond, m, frame)
+        if isinstance(cond, tuple):  # lane-wise select of two vectors
+            a, b = self.eval(e.if_true, m, frame), self.eval(e.if_false, m, frame)
+            return tuple(np.where(c, x, y) for c, x, y in zip(cond, a, b))
+        a = self.eval(e.if_true, m & cond, frame)  # C++ evaluates one arm
+        b = self.eval(e.if_false, m & ~cond, frame)
+        return _merge(cond, a, b)
+
+    def e_Logical(self, e, m, frame):
+        a = self.eval(e.lhs, m, frame)
+        rest = m & a if e.op == "&&" else m & ~a  # lanes that evaluate the rhs
+        if not rest.any():
+            return a
+        b = self.eval(e.rhs, rest, frame)
+        return (a & b) if e.op == "&&" else (a | b)
+
+    def e_Broadcast(self, e, m, frame):
+        return (self.eval(e.operand, m, frame),) * e.type.lanes
+
+    def e_MakeVector(self, e, m, frame):
+        return tuple(self.eval(x, m, frame) for x in e.lanes)
+
+    def e_Extract(self, e, m, frame):
+        return self.eval(e.vector, m, frame)[e.lane]
+
+    def e_VecView(self, e, m, frame):
+        vec = e.type.elem
+        return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
+
+    def e_Load(self, e, m, frame):
+        mem = self.eval(e.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in e.indices]
+        addr = mem.addresses(indices, m, self._oob(e, "load from"))
+        if mem.races is not None:
+            self._race(mem.races.read(addr, self.pos[m], mem.lanes), mem, e, "reads")
+        parts = mem.load(addr, self.n, m)
+        return tuple(parts) if mem.lanes > 1 else parts[0]
+
+    def e_Call(self, e, m, frame):
+        f = e.func
+        if f in self.functions:
+            return self.call(
+                self.functions[f], [self.eval(a, m, frame) for a in e.args], m
+            )
+        if f.startswith("atomic_"):
+            return self.atomic(e, m, frame)
+        if f == "syncthreads":
+            self.syncthreads(e, m)
+            return None
+        if f == "lane_id":
+            return self.lane
+        args = [self.eval(a, m, frame) for a in e.args]
+        if f in ("min", "max"):
+            return lanes.select_min_max(f, *args)
+        if f.startswith("shfl_"):
+            return self.shuffle(e, m, *args)
+        if f.startswith("math."):
+            return lanes.math_call(f[5:], args, e.type)
+        raise fault(f"the interpreter has no '{f}'", self.where(e))
+
+    def call(self, function, args, m):
+        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        self.block(function.body, m, callee)
+        return callee.result
+
+    # -- threads working together --------------------------------------------------------
+    def _diverged(self, group, groups, m):
+        """The first lane still running in a group where other lanes are at
+        this point, or None (every group is all here or all elsewhere)."""
+        alive = ~self.kernel_frame.returned
+        here = np.bincount(group[m], minlength=groups)
+        live = np.bincount(group[alive], minlength=groups)
+        split = (here > 0) & (here < live)
+        if not split.any():
+            return None
+        missing = alive & ~m & split[group]
+        return int(np.argmax(missing))
+
+    def syncthreads(self, e, m):
+        lane = self._diverged(self.block_pos, self.count, m)
+        if lane is not None:
+            raise fault(
+                f"syncthreads() is not reached by {self.who(lane)}, which is still "
+                "running: every running thread of a block must reach the same barrier",
+                self.where(e),
+            )
+        at_barrier = np.bincount(self.block_pos[m], minlength=self.count) > 0
+        for mem in self.shared.values():
+            mem.races.barrier(at_barrier)
+
+    def shuffle(self, e, m, value, arg, width):
+        lane = self._diverged(self.warp, int(self.warp[-1]) + 1, m)
+        if lane is not None:
+            raise fault(
+                f"{e.func}() is not reached by {self.who(lane)}, which is still running: "
+                "every running lane of a warp must take part in a shuffle",
+                self.where(e),
+            )
+        me = self.lane.astype(np.int64)
+        a, w = arg.astype(np.int64), width.astype(np.int64)
+        base = me - me % w
+        if e.func == "shfl_idx":
+            src = base + a % w
+        elif e.func == "shfl_xor":
+            src = me ^ a
+            src = np.where((src >= base) & (src < base + w), src, me)
+        else:  # shfl_down
+            src = np.where(me % w + a < w, me + a, me)
+        source = self.pos - me + src
+        exists = (self.local - me + src < self.per_block) & (source < self.n)
+        source = np.where(exists, source, self.pos)
+        gone = m & ~(exists & m[source])
+        if gone.any():
+            lane = int(np.argmax(gone))
+            raise fault(
+                f"{e.func}() in {self.who(lane)} reads lane {int(src[lane])}, "
+                "which is not running (it returned, or is beyond the block)",
+                self.where(e),
+            )
+        if isinstance(value, tuple):
+            return tuple(np.where(m, v[source], v) for v in value)
+        return np.where(m, value[source], value)
+
+    def _atomic_target(self, e, m, frame):
+        slot = e.args[0]
+        mem = self.eval(slot.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in slot.indices]
+        addr = mem.addresses(indices, m, self._oob(e, "atomic on"))
+        operands = [self.eval(a, m, frame)[m] for a in e.args[1:]]
+        return mem, addr, operands
+
+    def _fast_atomic(self, e, m, frame) -> bool:
+        """An atomic whose old value is unused, on native numbers: one ufunc.at
+        (which applies the updates in thread order, as the sequential path)."""
+        t = e.type
+        native = t.kind == "int" and t.width in (32, 64)
+        native = native or (e.func == "atomic_add" and t.width in (32, 64))
+        if not native:
+            return False
+        mem, addr, (value,) = self._atomic_target(e, m, frame)
+        _AT_OPS[e.func].at(mem.data, addr, value.astype(mem.data.dtype))
+        return True
+
+    def atomic(self, e, m, frame):
+        """Atomics one thread at a time, in thread order; returns the old values."""
+        mem, addr, operands = self._atomic_target(e, m, frame)
+        t = e.type
+        columns = [lanes.to_values(o, t) for o in operands]
+        old = []
+        for j, a in enumerate(addr.tolist()):
+            current = lanes.to_values(mem.data[a : a + 1], t)[0]
+            new = _atomic_update(e.func, current, [c[j] for c in columns], t)
+            mem.data[a : a + 1] = lanes.from_values([new], t)
+            old.append(current)
+        result = lanes.full(self.n, 0, t)
+        result[m] = lanes.from_values(old, t)
+        return result
+
+    def _race(self, clash, mem, node, verb):
+        if clash is None:
+            return
+        addr, me, other = clash
+        index = addr % mem.races.per_block
+        raise fault(
+            f"data race on shared array {mem.name}[{index}]: {self.who(me)} {verb} it "
+            f"and {self.who(other)} {'wrote' if verb == 'reads' else 'read or wrote'} "
+            "it, with no syncthreads() between",
+            self.where(node),
+        )
+
+
+def _merge(mask, value, old):
+    if isinstance(value, tuple):
+        return tuple(np.where(mask, v, o) for v, o in zip(value, old))
+    return np.where(mask, value, old)
+
+
+def _atomic_update(func, old, operands, t):
+    from kdsl.transpile import values
+
+    if func == "atomic_cas":
+        compare, value = operands
+        return value if old == compare else old
+    (value,) = operands
+    if func == "atomic_exch":
+        return value
+    if func == "atomic_max":
+        return max(old, value)
+    if func == "atomic_min":
+        return min(old, value)
+    op = {"atomic_add": "+", "atomic_and_": "&", "atomic_or_": "|", "atomic_xor": "^"}
+    return values.binary(op[func], old, value, t)
