@@ -126,3 +126,254 @@ def test_kdsl_interpret_env_routes_launches_to_the_cpu(tmp_path):
         check=True,
     )
     assert result.stdout.strip() == str([2.0 * i for i in range(8)])
+
+
+# -- lock-step execution: divergent control flow ---------------------------------
+def _collatz_steps(v, cap):
+    count = 0
+    while v != 1 and count < cap:
+        v = v // 2 if v % 2 == 0 else 3 * v + 1
+        count += 1
+    return count
+
+
+@kdsl.kernel
+def collatz(x: Pointer[Int32], steps: Pointer[Int32], n: Int32):
+    i = kdsl.block_idx.x * kdsl.block_dim.x + thread_idx.x
+    if i >= n:
+        return
+    v = x[i]
+    count = Int32(0)
+    while v != 1:
+        if v % 2 == 0:
+            v = v // 2
+        else:
+            v = 3 * v + 1
+        count = count + 1
+        if count >= 60:
+            break
+    steps[i] = count
+
+
+def test_threads_of_a_warp_take_different_paths_and_trip_counts():
+    n = 300
+    x = np.arange(1, n + 1, dtype=np.int32)
+    steps = np.full(n + 20, -5, np.int32)
+    collatz.interpret[3, 128](x, steps, n)  # 84 threads return at once
+    assert steps[:n].tolist() == [_collatz_steps(int(v), 60) for v in x]
+    assert (steps[n:] == -5).all()
+
+
+@kdsl.kernel
+def flow(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    total = Int32(0)
+    for k in range(0, x[i]):
+        if k % 3 == 0:
+            continue
+        if k == 7:
+            out[i] = -total
+            return
+        total = total + k
+    out[i] = total
+
+
+def test_continue_and_return_inside_a_run_time_loop():
+    x = np.arange(12, dtype=np.int32)
+    out = np.zeros(12, np.int32)
+    flow.interpret[1, 12](x, out)
+
+    def ref(m):
+        total = 0
+        for k in range(m):
+            if k % 3 == 0:
+                continue
+            if k == 7:
+                return -total
+            total += k
+        return total
+
+    assert out.tolist() == [ref(m) for m in range(12)]
+
+
+@kdsl.func
+def sign(v):
+    if v < 0:
+        return Int32(-1)
+    if v > 0:
+        return Int32(1)
+    return Int32(0)
+
+
+@kdsl.kernel
+def signs(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    out[i] = sign(x[i]) * 10 + sign(x[i] - 2)
+
+
+def test_device_function_returning_from_different_branches():
+    x = np.array([-3, 0, 1, 2, 5], np.int32)
+    out = np.zeros(5, np.int32)
+    signs.interpret[1, 5](x, out)
+    assert out.tolist() == [-11, -1, 9, 10, 11]
+
+
+@kdsl.kernel
+def short_circuit(x: Pointer[Int32], out: Pointer[Int32], n: Int32):
+    i = thread_idx.x
+    # x[i] is read only where i < n: the other lanes never touch memory
+    out[i] = Int32(1) if i < n and x[i] > 0 else Int32(0)
+
+
+def test_short_circuit_and_conditional_arms_only_run_in_their_lanes():
+    x = np.array([3, -1, 4], np.int32)
+    out = np.full(6, 9, np.int32)
+    short_circuit.interpret[1, 6](x, out, 3)
+    assert out.tolist() == [1, 0, 1, 0, 0, 0]
+
+
+# -- threads working together ---------------------------------------------------------
+@kdsl.kernel
+def warp_ops(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    v = x[i]
+    total = v
+    for k in kdsl.range_constexpr(5):
+        total = total + kdsl.shfl_down(total, 16 >> k)
+    first = kdsl.shfl_idx(v, 0)
+    out[3 * i] = total
+    out[3 * i + 1] = first + kdsl.lane_id()
+    out[3 * i + 2] = kdsl.shfl_xor(v, 1, width=4)
+
+
+def test_warp_shuffles_and_lane_id():
+    x = RNG.integers(-1000, 1000, 64).astype(np.int32)
+    out = np.zeros(3 * 64, np.int32)
+    warp_ops.interpret[1, 64](x, out)
+    got = out.reshape(64, 3)
+    for w in range(2):
+        lanes_ = x[32 * w : 32 * w + 32]
+        assert got[32 * w, 0] == lanes_.sum()  # lane 0 holds the whole sum
+        assert got[32 * w : 32 * w + 32, 1].tolist() == [
+            lanes_[0] + k for k in range(32)
+        ]
+    assert got[:, 2].tolist() == [x[i ^ 1] for i in range(64)]
+
+
+@kdsl.kernel
+def slots(keys: Pointer[Int32], order: Pointer[Int32], counter: Pointer[Int32]):
+    i = kdsl.block_idx.x * kdsl.block_dim.x + thread_idx.x
+    slot = kdsl.atomic_add(counter, 0, Int32(1))
+    order[slot] = keys[i]
+    kdsl.atomic_max(counter, 1, keys[i])
+    kdsl.atomic_cas(counter, 2, Int32(0), keys[i])
+
+
+def test_atomics_return_old_values_in_thread_order():
+    keys = RNG.integers(1, 10**6, 96).astype(np.int32)
+    order = np.zeros(96, np.int32)
+    counter = np.zeros(3, np.int32)
+    slots.interpret[3, 32](keys, order, counter)
+    assert sorted(order.tolist()) == sorted(keys.tolist())
+    assert counter.tolist() == [96, keys.max(), keys[0]]  # the first CAS wins
+
+
+@kdsl.kernel
+def tile_rows(x: Pointer[Float32], out: Pointer[Float32]):
+    tile = kdsl.shared_array(Float32, (4, 8))
+    acc = kdsl.local_array(Float32, 2)
+    r = thread_idx.y
+    c = thread_idx.x
+    tile[r, c] = x[r * 8 + c]
+    kdsl.syncthreads()
+    acc[0] = tile[r, 7 - c]
+    acc[1] = tile[3 - r, c]
+    out[r * 8 + c] = acc[0] + acc[1]
+
+
+def test_two_dimensional_shared_arrays_and_per_thread_local_arrays():
+    x = RNG.standard_normal(32).astype(np.float32)
+    out = np.zeros(32, np.float32)
+    tile_rows.interpret[1, (8, 4)](x, out)
+    t = x.reshape(4, 8)
+    np.testing.assert_array_equal(out.reshape(4, 8), t[:, ::-1] + t[::-1, :])
+
+
+# -- faults the GPU would not report ---------------------------------------------------
+@kdsl.kernel
+def halves(x: Pointer[Float32]):
+    if thread_idx.x < 16:
+        kdsl.syncthreads()
+    x[thread_idx.x] = Float32(1)
+
+
+def test_a_barrier_in_divergent_code_is_an_error():
+    with pytest.raises(kdsl.DSLError) as info:
+        halves.interpret[1, 32](np.zeros(32, np.float32))
+    text = str(info.value)
+    assert (
+        "E407" in text and "syncthreads() is not reached by thread (16, 0, 0)" in text
+    )
+    assert "test_interpret.py" in text and "kdsl.syncthreads()" in text
+
+
+@kdsl.kernel
+def early_exit_then_barrier(x: Pointer[Float32], n: Int32):
+    i = thread_idx.x
+    if i >= n:
+        return
+    x[i] = x[i] + Float32(1)
+    kdsl.syncthreads()
+
+
+def test_threads_that_returned_do_not_block_a_barrier():
+    x = np.zeros(32, np.float32)
+    early_exit_then_barrier.interpret[1, 32](x, 20)
+    assert x.tolist() == [1.0] * 20 + [0.0] * 12
+
+
+@kdsl.kernel
+def partial_shuffle(x: Pointer[Int32]):
+    i = thread_idx.x
+    if i < 8:
+        x[i] = kdsl.shfl_xor(x[i], 1)
+
+
+def test_a_shuffle_in_divergent_code_is_an_error():
+    with pytest.raises(
+        kdsl.DSLError, match=r"shfl_xor\(\) is not reached by thread \(8, 0, 0\)"
+    ):
+        partial_shuffle.interpret[1, 32](np.zeros(32, np.int32))
+
+
+@kdsl.kernel
+def racy(x: Pointer[Float32]):
+    s = kdsl.shared_array(Float32, 64)
+    s[thread_idx.x] = x[thread_idx.x]
+    x[thread_idx.x] = s[63 - thread_idx.x]  # needs a syncthreads() before
+
+
+def test_a_shared_memory_race_is_an_error():
+    with pytest.raises(kdsl.DSLError, match=r"data race on shared array s\[63\]"):
+        racy.interpret[1, 64](np.zeros(64, np.float32))
+
+
+@kdsl.kernel
+def oob_load(x: Pointer[Float32], out: Pointer[Float32]):
+    i = thread_idx.x
+    out[i] = x[i * 2]
+
+
+def test_an_out_of_bounds_load_names_array_index_thread_and_line():
+    with pytest.raises(kdsl.DSLError) as info:
+        oob_load.interpret[1, 8](np.zeros(8, np.float32), np.zeros(8, np.float32))
+    text = str(info.value)
+    assert "out-of-bounds load from x[8] (x has 8 elements) by thread (4, 0, 0)" in text
+    assert "out[i] = x[i * 2]" in text  # the Python line, with a caret under it
+
+
+def test_a_block_larger_than_the_gpu_allows_is_refused():
+    with pytest.raises(kdsl.DSLError, match="at most 1024 threads"):
+        oob_load.interpret[1, (64, 32)](
+            np.zeros(8, np.float32), np.zeros(8, np.float32)
+        )
