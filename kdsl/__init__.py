@@ -15,6 +15,7 @@ from kdsl.transpile.errors import (
     DSLValueError,
     DSLZeroDivisionError,
     DynamicValueError,
+    InterpretError,
     UnsupportedDtypeError,
 )
 from kdsl.transpile.types import (

@@ -311,6 +311,7 @@ def test_a_barrier_in_divergent_code_is_an_error():
     with pytest.raises(kdsl.DSLError) as info:
         halves.interpret[1, 32](np.zeros(32, np.float32))
     text = str(info.value)
+    assert isinstance(info.value, kdsl.InterpretError)
     assert (
         "E407" in text and "syncthreads() is not reached by thread (16, 0, 0)" in text
     )
