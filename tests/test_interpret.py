@@ -378,3 +378,24 @@ def test_a_block_larger_than_the_gpu_allows_is_refused():
         oob_load.interpret[1, (64, 32)](
             np.zeros(8, np.float32), np.zeros(8, np.float32)
         )
+
+
+# -- Python semantics the IR must keep (found by running the adversarial kernels) ------
+@kdsl.kernel
+def swaps(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    a = x[i]
+    b = x[0]
+    a, b = b, a
+    out[2 * i] = a
+    out[2 * i + 1] = b
+    if i == 0:
+        x[1], x[2] = x[2], x[1]
+
+
+def test_tuple_assignment_evaluates_every_value_before_assigning():
+    x = np.array([10, 20, 30, 40], np.int32)
+    out = np.zeros(8, np.int32)
+    swaps.interpret[1, 4](x, out)
+    assert out.tolist() == [10, 10, 10, 20, 10, 30, 10, 40]
+    assert x.tolist() == [10, 30, 20, 40]

@@ -279,14 +279,15 @@ def statements(stmts):
                 yield from statements(value)
 
 
+def walk(expr):
+    """``expr`` and every expression inside it."""
+    yield expr
+    for child in operands(expr):
+        yield from walk(child)
+
+
 def expressions(stmts):
     """Every expression of a body, sub-expressions included."""
-
-    def within(e):
-        yield e
-        for child in operands(e):
-            yield from within(child)
-
     for s in statements(stmts):
         for e in operands(s):
-            yield from within(e)
+            yield from walk(e)

@@ -335,6 +335,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                     "bad-target",
                     what="tuple assignment needs a tuple of the same length",
                 )
+            value = self._evaluated_first(target.elements, value)
             for element, v in zip(target.elements, value):
                 self.assign(element.value, v, None)
             return None
@@ -401,6 +402,28 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
             )
         return None
+
+    def _evaluated_first(self, elements, values) -> list:
+        """Python evaluates every value of a tuple assignment before it assigns
+        any: a run-time value that reads a variable (or memory) an earlier
+        target writes is copied to a temporary first (``a, b = b, a``)."""
+        out, written, stored = list(values), set(), False
+        for k, (element, v) in enumerate(zip(elements, values)):
+            if isinstance(v, (Numeric, Vector)) and not v.is_static():
+                inside = list(ir.walk(v.ir_value()))
+                reads = {e.name for e in inside if isinstance(e, ir.Var)}
+                loads = any(isinstance(e, ir.Load) for e in inside)
+                if reads & written or (stored and loads):
+                    base = _target_name(element.value)
+                    tmp = self.names.declare(f"{base}_value")
+                    self.emit(ir.Declare(tmp, type(v), v.ir_value()))
+                    out[k] = type(v)._dynamic(ir.Var(type(v), tmp))
+            target = element.value
+            b = self.env.get(target.value) if isinstance(target, cst.Name) else None
+            if b is not None and b.cvar is not None:
+                written.add(b.cvar)
+            stored = stored or not isinstance(target, cst.Name)
+        return out
 
     def _origin(self) -> ir.Comment | None:
         return self._origins[-1] if self._origins else None
@@ -482,3 +505,10 @@ def _describe_stmt(node) -> str:
     return UNSUPPORTED.get(
         type(node).__name__, f"the statement '{type(node).__name__}'"
     )
+
+
+def _target_name(target) -> str:
+    """A name for a temporary holding the value assigned to ``target``."""
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else "tuple"

@@ -17,7 +17,7 @@ import libcst as cst
 from . import arith, ir
 from .errors import error
 from .lower_expr import Binding, is_python_number, is_value, static_integer
-from .types import Int32, Int64, Numeric, Vector
+from .types import Boolean, Int32, Int64, Numeric, Vector
 
 
 class ControlFlowLowerer:
@@ -68,9 +68,9 @@ class ControlFlowLowerer:
                 cond = None
             with self.new_block() as body, self.loop("runtime"):
                 self.body(node.body.body)
-            true = ir.Const(cond.dtype if cond is not None else None, True)
+            forever = ir.Const(Boolean, True)
             self.emit(
-                ir.While(cond.ir_value() if cond is not None else true, tuple(body))
+                ir.While(cond.ir_value() if cond is not None else forever, tuple(body))
             )
 
     def _stmt_For(self, node):

@@ -2,6 +2,7 @@
 NVRTC compiles, or is a located DSLError with a clear message — never an
 internal error (E999), a Python exception or code NVRTC rejects."""
 
+import numpy as np
 import pytest
 
 import kdsl
@@ -100,6 +101,9 @@ def test_weird_kernels_that_are_fine_compile(tmp_path, case):
     k, _ = make_kernel(tmp_path, "i = thread_idx.x\n" + body, helpers)
     inst = k.dispatch("f32")
     compile_to_cubin(inst.source, inst.name)
+    # the interpreter runs what the transpiler accepts (no internal error)
+    x, out = np.arange(64, dtype=np.float32) - 3, np.zeros(64, np.float32)
+    k.interpret[1, 8](x, out, 8)
 
 
 VEC = "v = x.vec(4)[i]\n"
