@@ -399,3 +399,20 @@ def test_tuple_assignment_evaluates_every_value_before_assigning():
     swaps.interpret[1, 4](x, out)
     assert out.tolist() == [10, 10, 10, 20, 10, 30, 10, 40]
     assert x.tolist() == [10, 30, 20, 40]
+
+
+@kdsl.kernel
+def shrinking(out: Pointer[Int32], n: Int32):
+    i = thread_idx.x
+    m = n
+    count = Int32(0)
+    for k in range(i, m):  # range() reads m once, as in Python
+        m = m - 1
+        count = count + 1
+    out[i] = count
+
+
+def test_a_range_bound_assigned_in_the_loop_body_is_read_once():
+    out = np.zeros(4, np.int32)
+    shrinking.interpret[1, 4](out, 6)
+    assert out.tolist() == [6, 5, 4, 3]

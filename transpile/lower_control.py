@@ -186,6 +186,10 @@ class ControlFlowLowerer:
                 if var != cvar:
                     self.emit(ir.Declare(var, t, ir.Var(t, cvar)))
                 self.body(node.body.body)
+            if isinstance(stop_expr, ir.Var) and _assigns(body, stop_expr.name):
+                end = self.names.declare(f"{name}_end")  # read once, like range()
+                self.emit(ir.Declare(end, t, stop_expr))
+                stop_expr = ir.Var(t, end)
             self.env.pop(name, None)
             self.names.release(var)
             self.names.release(cvar)
@@ -316,3 +320,10 @@ def _assigned_names(node) -> list[str]:
 class _StaticBreak(Exception):
     def __init__(self, kind: str):
         self.kind = kind
+
+
+def _assigns(body, cname: str) -> bool:
+    """Whether the statements ``body`` assign the C++ variable ``cname``."""
+    return any(
+        isinstance(s, ir.Assign) and s.name == cname for s in ir.statements(body)
+    )
