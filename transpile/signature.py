@@ -102,14 +102,25 @@ def resolve_dtype(value):
             return BY_SHORT[key]
         if key in BY_NAME:
             return BY_NAME[key]
-    try:
-        dt = np.dtype(value)
-    except TypeError:
-        dt = None
+    dt = _numpy_dtype(value)
     for t in SCALAR_TYPES:
         if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
             return t
     raise error("not-numeric", what=f"{value!r} is not a kdsl dtype")
+
+
+def _numpy_dtype(value):
+    """``value`` as a numpy dtype when it names one (a dtype, a numpy scalar
+    type, a dtype string, or Python's float/int/bool), else None."""
+    named = isinstance(value, (np.dtype, str)) or any(
+        value is t for t in (float, int, bool)
+    )
+    if not named and not (isinstance(value, type) and issubclass(value, np.generic)):
+        return None
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:

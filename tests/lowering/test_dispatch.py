@@ -58,6 +58,17 @@ def test_cannot_infer_supported_dtypes():
             pass
 
 
+@pytest.mark.parametrize(
+    "given", [(kdsl.Float32, kdsl.Int32), ("f32", "i32"), "float3", 3, None]
+)
+def test_a_dtype_that_is_not_one_is_a_dsl_error(given):
+    with pytest.raises(kdsl.DSLError, match="is not a kdsl dtype"):
+
+        @kdsl.kernel(dtypes=[given])
+        def bad(x: Pointer[F]):
+            pass
+
+
 def test_backward_pairing_is_checked_at_decoration():
     @kdsl.kernel
     def grad(x: Pointer[F], n: Int32, OTHER: Constexpr[int] = 1):
