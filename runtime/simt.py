@@ -104,43 +104,9 @@ class Batch:
         self.shared: dict = {}
         self.kernel_frame = None
         self.span = None  # the Python statement running (for errors)
-        self._stmt = {
-            cls: getattr(self, f"s_{cls.__name__}")
-            for cls in (
-                ir.Comment,
-                ir.Declare,
-                ir.ArrayDecl,
-                ir.Assign,
-                ir.Store,
-                ir.ExprStmt,
-                ir.If,
-                ir.For,
-                ir.While,
-                ir.Break,
-                ir.Continue,
-                ir.Return,
-            )
-        }
-        self._expr = {
-            cls: getattr(self, f"e_{cls.__name__}")
-            for cls in (
-                ir.Const,
-                ir.Var,
-                ir.Special,
-                ir.BinOp,
-                ir.UnaryOp,
-                ir.Convert,
-                ir.Bitcast,
-                ir.Select,
-                ir.Logical,
-                ir.Broadcast,
-                ir.MakeVector,
-                ir.Extract,
-                ir.VecView,
-                ir.Load,
-                ir.Call,
-            )
-        }
+        # every IR node type has its handler (a new one fails here, loudly)
+        self._stmt = _handlers(self, "s_", ir.Stmt)
+        self._expr = _handlers(self, "e_", ir.Expr)
 
     def run(self, arguments: dict):
         env = {}
@@ -539,6 +505,10 @@ class Batch:
             "it, with no syncthreads() between",
             self.where(node),
         )
+
+
+def _handlers(batch, prefix, base) -> dict:
+    return {cls: getattr(batch, prefix + cls.__name__) for cls in base.__subclasses__()}
 
 
 def _merge(mask, value, old):
