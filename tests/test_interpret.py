@@ -416,3 +416,17 @@ def test_a_range_bound_assigned_in_the_loop_body_is_read_once():
     out = np.zeros(4, np.int32)
     shrinking.interpret[1, 4](out, 6)
     assert out.tolist() == [6, 5, 4, 3]
+
+
+def test_an_instance_and_constexpr_keywords_run_interpreted():
+    va = EX["vector_add"].vector_add
+    x = np.arange(300, dtype=np.float16)
+    out = np.zeros(300, np.float16)
+    va.interpret[3, 128](x, x, out, 300, BLOCK=128)
+    np.testing.assert_array_equal(out, x + x)
+    inst = va.dispatch("f16", BLOCK=64)
+    out[:] = 0
+    inst.interpret[5, 64](x, x, out, 300)
+    np.testing.assert_array_equal(out, x + x)
+    with pytest.raises(kdsl.DSLError, match="'x' must hold Float16, got float32"):
+        inst.interpret[5, 64](x.astype(np.float32), x, out, 300)

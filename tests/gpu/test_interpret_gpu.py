@@ -92,3 +92,12 @@ def test_matmul_wrapping_on_every_bit_pattern(t):
     c = BOTH.poison((M, N), t)
     grid = ((N + 15) // 16, (M + 15) // 16)
     _both(EX["matmul"].matmul, grid, (16, 16))(a, b, c, M, N, K)
+
+
+def test_cupy_arrays_are_copied_to_the_host_and_back():
+    n = 1000
+    x = cp.arange(n, dtype=cp.float32)
+    out = cp.zeros(n, dtype=cp.float32)
+    EX["vector_add"].vector_add.interpret[4, 256](x, x, out, n)
+    assert isinstance(out, cp.ndarray)
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(n, dtype=np.float32))
