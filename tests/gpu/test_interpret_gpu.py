@@ -101,3 +101,37 @@ def test_cupy_arrays_are_copied_to_the_host_and_back():
     EX["vector_add"].vector_add.interpret[4, 256](x, x, out, n)
     assert isinstance(out, cp.ndarray)
     np.testing.assert_array_equal(out.get(), 2 * np.arange(n, dtype=np.float32))
+
+
+def _interpreter_tests():
+    import test_interpret
+
+    return test_interpret
+
+
+def test_control_flow_kernels_interpreted_equal_gpu():
+    """The interpreter's own test kernels (divergent loops, early returns,
+    device functions, short circuits, shuffles, shared and local arrays, tuple
+    assignment, a range bound assigned in its loop) give the GPU's bits."""
+    t = _interpreter_tests()
+    i32 = np.int32
+    x300 = np.arange(1, 301, dtype=i32)
+    signs = np.array([-3, 0, 1, 2, 5], i32)
+    shuffled = RNG.integers(-1000, 1000, 64).astype(i32)
+    tile = RNG.standard_normal(32).astype(np.float32)
+    runs = [
+        (t.collatz, 3, 128, [x300, np.full(320, -5, i32), 300]),
+        (t.flow, 1, 12, [np.arange(12, dtype=i32), np.zeros(12, i32)]),
+        (t.signs, 1, 5, [signs, np.zeros(5, i32)]),
+        (t.short_circuit, 1, 6, [np.array([3, -1, 4], i32), np.full(6, 9, i32), 3]),
+        (t.warp_ops, 1, 64, [shuffled, np.zeros(192, i32)]),
+        (t.tile_rows, 1, (8, 4), [tile, np.zeros(32, np.float32)]),
+        (t.swaps, 1, 4, [np.array([10, 20, 30, 40], i32), np.zeros(8, i32)]),
+        (t.shrinking, 1, 4, [np.zeros(4, i32), 6]),
+    ]
+    for kernel, grid, block, args in runs:
+        pairs = [
+            Pair(a.copy(), cp.asarray(a)) if isinstance(a, np.ndarray) else a
+            for a in args
+        ]
+        _both(kernel, grid, block)(*pairs)
