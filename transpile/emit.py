@@ -344,18 +344,31 @@ def _wrap_conditional(indent, text):
 
 
 def _groups(text):
-    """``(open, close, [comma indices])`` of every bracket pair with commas."""
+    """``(open, close, [comma indices])`` of every bracket pair with commas.
+
+    A template's ``<...>`` (a ``<`` right after a name, as in
+    ``splat<float, 8>``; a comparison has spaces) is a bracket whose commas
+    never break a line."""
     stack, out = [], []
     for i, ch in enumerate(text):
-        if ch in "([{":
+        if ch in "([{" or _opens_template(text, i):
             stack.append((i, []))
-        elif ch in ")]}":
+        elif ch in ")]}" or (ch == ">" and stack and text[stack[-1][0]] == "<"):
             start, commas = stack.pop()
-            if commas:
+            if commas and text[start] != "<":
                 out.append((start, i, commas))
         elif ch == "," and stack:
             stack[-1][1].append(i)
     return out
+
+
+def _opens_template(text: str, i: int) -> bool:
+    return (
+        text[i] == "<"
+        and i > 0
+        and (text[i - 1].isalnum() or text[i - 1] == "_")
+        and text[i + 1 : i + 2] not in ("", " ", "=", "<")
+    )
 
 
 def _wrap_arguments(indent, text):

@@ -122,6 +122,12 @@ def test_wrap_rules():
     assert wrap(pad, f"out[k(i, j)] = {value};")[1].strip() == value + ";"
     hopeless = "x = " + "a" * 120 + ";"
     assert wrap(pad, hopeless) == [pad + hopeless]
+    # a template argument list is never split (its commas are not arguments)
+    templated = "o[i] = kdsl::vmap(f, " + "w" * 50 + ", kdsl::splat<float, 8>(0.5f));"
+    for line in wrap(pad, templated):
+        assert line.count("<") == line.count(">")
+    compare = "out[i] = pick(" + "a" * 40 + " < b, c > " + "d" * 40 + ", e);"
+    assert wrap(pad, compare)[0].endswith(" < b,")  # comparisons are no brackets
 
 
 @kdsl.kernel
