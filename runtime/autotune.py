@@ -20,6 +20,7 @@ that accumulate into their outputs).  ``pin(Config(...))`` bypasses the search.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import warnings
 from dataclasses import dataclass, field
@@ -116,6 +117,12 @@ class Autotuned:
             config[0], config[1], args, stream, shared_mem
         )
 
+    @property
+    def interpret(self):
+        """``tuned.interpret[grid, block](*args)``: on the CPU, with the pinned
+        configuration, else the first (there is nothing to time)."""
+        return _Interpreted(self)
+
     def pin(self, config: Config | None) -> None:
         """Use ``config`` from now on without searching (None: search again)."""
         self.pinned = config
@@ -139,6 +146,8 @@ class Autotuned:
         return (values, dtypes, cupy.cuda.runtime.getDevice())
 
     def _launch(self, grid, block, args, stream, shared_mem):
+        if os.environ.get("KDSL_INTERPRET") == "1":
+            return self._interpret(grid, block, args)
         if self.pinned is not None:
             config = self.pinned
         else:
@@ -209,12 +218,23 @@ class Autotuned:
         return statistics.median(samples)
 
     def _launch_config(self, config, grid, block, args, stream, shared_mem):
-        meta = {**self._defaults(), **config.constexprs}
-        g = grid(meta) if callable(grid) else grid
-        b = block(meta) if callable(block) else block
+        g, b = self._shape(config, grid, block)
         self.kernel[g, b](
             *args, stream=stream, shared_mem=shared_mem, **config.constexprs
         )
+
+    def _interpret(self, grid, block, args):
+        config = self.pinned if self.pinned is not None else self.configs[0]
+        g, b = self._shape(config, grid, block)
+        self.kernel.interpret[g, b](*args, **config.constexprs)
+
+    def _shape(self, config, grid, block) -> tuple:
+        """The launch grid and block of ``config`` (either may be a function
+        of the constexpr values)."""
+        meta = {**self._defaults(), **config.constexprs}
+        g = grid(meta) if callable(grid) else grid
+        b = block(meta) if callable(block) else block
+        return g, b
 
     def _defaults(self) -> dict:
         return {
@@ -276,3 +296,17 @@ def _put_back(array, saved):
         array.copy_(saved)
     else:
         array[...] = saved
+
+
+class _Interpreted:
+    """``tuned.interpret``: launches on the CPU."""
+
+    def __init__(self, tuned: Autotuned):
+        self.tuned = tuned
+
+    def __getitem__(self, config):
+        if not (isinstance(config, tuple) and len(config) == 2):
+            raise LaunchError(
+                f"launch {self.tuned.name} as tuned.interpret[grid, block](...)"
+            )
+        return lambda *args: self.tuned._interpret(config[0], config[1], args)

@@ -139,3 +139,19 @@ def test_configs_are_checked_against_the_kernel():
         kdsl.autotune(configs=[kdsl.Config(WIDTH=4)], key=["n"])(scale)
     with pytest.raises(kdsl.DSLError, match="no argument 'm'"):
         kdsl.autotune(configs=[kdsl.Config(BLOCK=4)], key=["m"])(scale)
+
+
+def test_without_a_gpu_an_autotuned_kernel_runs_interpreted(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setenv("KDSL_INTERPRET", "1")
+    configs = [kdsl.Config(BLOCK=64), kdsl.Config(BLOCK=256)]
+    tuned = kdsl.autotune(configs=configs, key=["n"])(scale)
+    x = np.arange(300, dtype=np.float32)
+    # the first config (nothing to time on a CPU), its grid computed from it
+    tuned[lambda meta: (300 + meta["BLOCK"] - 1) // meta["BLOCK"], 64](x, 300)
+    np.testing.assert_array_equal(x, 2 * np.arange(300, dtype=np.float32))
+    tuned.pin(configs[1])
+    tuned.interpret[2, 256](x, 300)  # also directly, without the variable
+    np.testing.assert_array_equal(x, 4 * np.arange(300, dtype=np.float32))
+    assert tuned.searches == {}
