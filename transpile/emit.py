@@ -211,28 +211,55 @@ class Emitter:
         return cexpr.convert(Uint32, e.type, e.name)  # int32_t(blockIdx.x)
 
     def _e_BinOp(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
-        if isinstance(e.type, VectorMeta):
-            t = e.lhs.type.dtype
-            body = _bare(cexpr.binary(e.op, t, e.type.dtype, "a", "b"))
-            return f"kdsl::vmap([](const {ctype(t)} a, const {ctype(t)} b) {{ return {body}; }}, {a}, {b})"
         return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
 
     def _e_UnaryOp(self, e):
-        a = self.expr(e.operand)
-        if isinstance(e.type, VectorMeta):
-            t = e.type.dtype
-            body = _bare(cexpr.unary(e.op, t, "a"))
-            return f"kdsl::vmap([](const {ctype(t)} a) {{ return {body}; }}, {a})"
-        return cexpr.unary(e.op, e.type, a)
+        if _lanewise(e):
+            return self._vmap(e)
+        return cexpr.unary(e.op, e.type, self.expr(e.operand))
 
     def _e_Convert(self, e):
-        a = self.expr(e.operand)
-        if isinstance(e.type, VectorMeta):
-            src, dst = e.operand.type.dtype, e.type.dtype
-            body = _bare(cexpr.convert(src, dst, "a"))
-            return f"kdsl::vmap([](const {ctype(src)} a) {{ return {body}; }}, {a})"
-        return cexpr.convert(e.operand.type, e.type, a)
+        if _lanewise(e):
+            return self._vmap(e)
+        return cexpr.convert(e.operand.type, e.type, self.expr(e.operand))
+
+    def _vmap(self, e):
+        """A vector expression as one ``kdsl::vmap`` of a scalar lambda: its
+        lane-wise operations are the lambda's body (the scalar spellings, so
+        each lane has the scalar semantics); its other parts are the vectors
+        mapped over, a variable under its own name, anything else as a, b, ..."""
+        leaves = _vector_leaves(e)
+        var_names = {n.name for n in leaves if isinstance(n, ir.Var)}
+        letters = (c for c in "abcdefghijklmnopqrstuvwxyz" if c not in var_names)
+        params, args, named = [], [], {}
+
+        def lane(n):
+            self.use(n.type)
+            if _lanewise(n) and isinstance(n, ir.BinOp):
+                t = n.lhs.type.dtype
+                return cexpr.binary(n.op, t, n.type.dtype, lane(n.lhs), lane(n.rhs))
+            if _lanewise(n) and isinstance(n, ir.UnaryOp):
+                return cexpr.unary(n.op, n.type.dtype, lane(n.operand))
+            if _lanewise(n):
+                src = n.operand.type.dtype
+                return cexpr.convert(src, n.type.dtype, lane(n.operand))
+            if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Const):
+                return cexpr.literal(n.operand.type, n.operand.value)
+            key = n.name if isinstance(n, ir.Var) else None
+            if key is None or key not in named:
+                name = key or next(letters)
+                params.append(f"const {ctype(n.type.dtype)} {name}")
+                args.append(_bare(self.expr(n)))
+                if key is not None:
+                    named[key] = name
+                return name
+            return named[key]
+
+        body = _bare(lane(e))
+        return f"kdsl::vmap([]({', '.join(params)}) {{ return {body}; }}, {', '.join(args)})"
 
     def _e_Bitcast(self, e):
         a = self.expr(e.operand)
@@ -303,6 +330,23 @@ def _basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
+def _lanewise(e) -> bool:
+    """Whether ``e`` is a lane-wise vector operation (part of one vmap)."""
+    return isinstance(e, (ir.BinOp, ir.UnaryOp, ir.Convert)) and isinstance(
+        e.type, VectorMeta
+    )
+
+
+def _vector_leaves(e) -> list:
+    """The parts of the vector expression ``e`` that are not lane-wise
+    operations (nor constant broadcasts), left to right."""
+    if _lanewise(e):
+        return [leaf for child in ir.operands(e) for leaf in _vector_leaves(child)]
+    if isinstance(e, ir.Broadcast) and isinstance(e.operand, ir.Const):
+        return []
+    return [e]
+
+
 # -- long statements ---------------------------------------------------------------
 def wrap(indent: str, text: str) -> list[str]:
     """``indent + text``, broken into lines of at most ``LIMIT`` columns where
@@ -312,6 +356,9 @@ def wrap(indent: str, text: str) -> list[str]:
     its ``=``."""
     if len(indent) + len(text) <= LIMIT:
         return [indent + text]
+    lines = _wrap_vmap(indent, text)
+    if lines:
+        return lines
     for rule in (_wrap_conditional, _wrap_arguments, _wrap_value):
         lines = rule(indent, text)
         if lines and all(len(line) <= LIMIT for line in lines):
@@ -329,6 +376,45 @@ def _top_level(text: str, token: str, start: int = 0) -> int:
             depth += 1
         elif text[i] in ")]}":
             depth -= 1
+    return -1
+
+
+_VMAP = "kdsl::vmap([]("
+
+
+def _wrap_vmap(indent, text):
+    """The first ``kdsl::vmap`` laid out as clang-format lays out a lambda
+    argument: the lambda's head, its return statement and the vectors on
+    lines of their own."""
+    start = text.find(_VMAP)
+    if start < 0:
+        return None
+    head_end = text.find(") { return ", start)  # the lambda's parameters end
+    body_end = text.find("; }, ", head_end)
+    close = _closing(text, start + len("kdsl::vmap"))
+    if min(head_end, body_end, close) < 0:
+        return None
+    more = indent + " " * CONTINUATION
+    body = more + "    "
+    return [
+        indent + text[: start + len("kdsl::vmap(")],
+        more + text[start + len("kdsl::vmap(") : head_end + 3],
+        body + text[head_end + 4 : body_end + 1],
+        more + "},",
+        more + text[body_end + 5 :],
+    ]
+
+
+def _closing(text: str, open_index: int) -> int:
+    """Index of the bracket closing the one at ``open_index``, or -1."""
+    depth = 0
+    for i in range(open_index, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
     return -1
 
 

@@ -112,8 +112,13 @@ def _interpreter_tests():
 def test_control_flow_kernels_interpreted_equal_gpu():
     """The interpreter's own test kernels (divergent loops, early returns,
     device functions, short circuits, shuffles, shared and local arrays, tuple
-    assignment, a range bound assigned in its loop) give the GPU's bits."""
+    assignment, a range bound assigned in its loop, vector expressions) give
+    the GPU's bits."""
     t = _interpreter_tests()
+    import test_interpret_types as types
+    import test_vector_codegen as vectors
+
+    halves = RNG.standard_normal(32).astype(np.float16)
     i32 = np.int32
     x300 = np.arange(1, 301, dtype=i32)
     signs = np.array([-3, 0, 1, 2, 5], i32)
@@ -128,6 +133,13 @@ def test_control_flow_kernels_interpreted_equal_gpu():
         (t.tile_rows, 1, (8, 4), [tile, np.zeros(32, np.float32)]),
         (t.swaps, 1, 4, [np.array([10, 20, 30, 40], i32), np.zeros(8, i32)]),
         (t.shrinking, 1, 4, [np.zeros(4, i32), 6]),
+        (
+            types.vectors,
+            1,
+            4,
+            [halves, np.zeros(32, np.float32), np.zeros(64, np.uint8)],
+        ),
+        (vectors.mixed, 1, 4, [halves[:16], tile[:16], np.zeros(16, np.float32)]),
     ]
     for kernel, grid, block, args in runs:
         pairs = [

@@ -122,6 +122,17 @@ def test_wrap_rules():
     assert wrap(pad, f"out[k(i, j)] = {value};")[1].strip() == value + ";"
     hopeless = "x = " + "a" * 120 + ";"
     assert wrap(pad, hopeless) == [pad + hopeless]
+    # a vector expression's lambda gets lines of its own
+    lam = "[](const float w, const float a) { return " + "w * a + " * 9 + "a; }"
+    lines = wrap(pad, f"o[i] = kdsl::vmap({lam}, w, kdsl::splat<float, 4>(x[0]));")
+    assert [line.strip() for line in lines] == [
+        "o[i] = kdsl::vmap(",
+        "[](const float w, const float a) {",
+        "return " + "w * a + " * 9 + "a;",
+        "},",
+        "w, kdsl::splat<float, 4>(x[0]));",
+    ]
+    assert lines[2].index("return") == lines[1].index("[") + 4
     # a template argument list is never split (its commas are not arguments)
     templated = "o[i] = kdsl::vmap(f, " + "w" * 50 + ", kdsl::splat<float, 8>(0.5f));"
     for line in wrap(pad, templated):

@@ -312,8 +312,9 @@ KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __d
 
 #endif  // KDSL_CORE_H
 // kdsl prelude, vector part: Vector[T, N] as an aligned array, so that a
-// 16-byte vector load or store is one 128-bit instruction.  Operations apply
-// a scalar lambda lane by lane (kdsl's exact scalar semantics per lane).
+// 16-byte vector load or store is one 128-bit instruction.  A vector
+// expression is one scalar lambda (kdsl's exact scalar semantics) applied
+// lane by lane by vmap.
 #ifndef KDSL_VECTOR_H
 #define KDSL_VECTOR_H
 
@@ -335,25 +336,16 @@ __device__ __forceinline__ vec<T, N> splat(T x)
     return r;
 }
 
-template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N> a) -> vec<decltype(f(a.v[0])), N>
+// f applied lane by lane to one or more vectors of N lanes (their element
+// types may differ): r.v[i] = f(a.v[i], b.v[i], ...).
+template <typename F, typename T, int N, typename... Ts>
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>... rest)
+    -> vec<decltype(f(a.v[0], rest.v[0]...)), N>
 {
-    vec<decltype(f(a.v[0])), N> r;
+    vec<decltype(f(a.v[0], rest.v[0]...)), N> r;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        r.v[i] = f(a.v[i]);
-    }
-    return r;
-}
-
-template <typename F, typename T, int N>
-__device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<T, N> b)
-    -> vec<decltype(f(a.v[0], b.v[0])), N>
-{
-    vec<decltype(f(a.v[0], b.v[0])), N> r;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        r.v[i] = f(a.v[i], b.v[i]);
+        r.v[i] = f(a.v[i], rest.v[i]...);
     }
     return r;
 }
