@@ -122,14 +122,10 @@ def _host_array(name, value, t):
 
 def interpret(kernel, inst, grid, block, args):
     """Run ``inst`` of ``kernel`` on the CPU."""
-    from kdsl.transpile.pipeline import lower_instance
-
     grid, block = _dim3(grid, "grid"), _dim3(block, "block")
     if np.prod(block) > 1024:
         raise LaunchError(f"a block has at most 1024 threads, got {block}")
-    kernel_ir, functions = lower_instance(
-        kernel, inst.name, inst.dtypes, inst.constexprs
-    )
+    kernel_ir, functions = inst.lowered
     env, write_backs = bind_arguments(kernel, inst, kernel_ir, args)
     simt.run(kernel_ir, functions, grid, block, env)
     for back in write_backs:

@@ -30,6 +30,7 @@ class KernelInstance:
     backward: "KernelInstance | None" = None
     _transpiled: object = field(default=None, repr=False)
     _launchers: dict = field(default_factory=dict, repr=False)  # (grid, block) ->
+    _lowered: tuple | None = field(default=None, repr=False)
 
     @property
     def transpiled(self):
@@ -37,6 +38,17 @@ class KernelInstance:
         if self._transpiled is None:
             self._transpiled = self.kernel._transpile(self)
         return self._transpiled
+
+    @property
+    def lowered(self) -> tuple:
+        """``(kernel IR, {name: device function IR})``, lowered on first use."""
+        if self._lowered is None:
+            from kdsl.transpile.pipeline import lower_instance
+
+            self._lowered = lower_instance(
+                self.kernel, self.name, self.dtypes, self.constexprs
+            )
+        return self._lowered
 
     @property
     def source(self) -> str:

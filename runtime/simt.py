@@ -159,8 +159,8 @@ class Batch:
             return  # one copy per block (shared) or thread (local) for the launch
         size = int(np.prod(s.shape))
         dtype = s.elem.np_dtype if s.elem.np_dtype is not None else object
-        if s.space == "shared":
-            mem = self.shared.get(s.name)
+        if s.space == "shared":  # one per declaration (functions may reuse a name)
+            mem = self.shared.get(id(s))
             if mem is None:
                 total = self.count * size
                 mem = Memory(
@@ -171,7 +171,7 @@ class Batch:
                     self.block_pos * size,
                     races=RaceLog(total, size),
                 )
-                self.shared[s.name] = mem
+                self.shared[id(s)] = mem
         else:
             mem = Memory(
                 np.zeros(self.n * size, dtype), s.elem, s.name, s.shape, self.pos * size

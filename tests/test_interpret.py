@@ -430,3 +430,35 @@ def test_an_instance_and_constexpr_keywords_run_interpreted():
     np.testing.assert_array_equal(out, x + x)
     with pytest.raises(kdsl.DSLError, match="'x' must hold Float16, got float32"):
         inst.interpret[5, 64](x.astype(np.float32), x, out, 300)
+
+
+@kdsl.func
+def stash_a(v):
+    buf = kdsl.shared_array(Int32, 32)
+    buf[thread_idx.x] = v
+    kdsl.syncthreads()
+    return buf[31 - thread_idx.x]
+
+
+@kdsl.func
+def stash_b(v):
+    buf = kdsl.shared_array(Int32, 32)
+    buf[thread_idx.x] = v * 100
+    kdsl.syncthreads()
+    return buf[thread_idx.x ^ 1]
+
+
+@kdsl.kernel
+def two_buffers(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    a = stash_a(x[i])
+    b = stash_b(x[i])
+    out[i] = a + stash_a(b)  # stash_a's buffer again, after a barrier
+
+
+def test_shared_arrays_of_the_same_name_in_two_functions_are_distinct():
+    x = np.arange(32, dtype=np.int32)
+    out = np.zeros(32, np.int32)
+    two_buffers.interpret[1, 32](x, out)
+    want = [(31 - i) + (((31 - i) ^ 1) * 100) for i in range(32)]
+    assert out.tolist() == want
