@@ -406,13 +406,15 @@ class Batch:
         """The first lane still running in a group where other lanes are at
         this point, or None (every group is all here or all elsewhere)."""
         alive = ~self.kernel_frame.returned
+        missing = alive & ~m
+        if not missing.any():  # every running thread is here
+            return None
         here = np.bincount(group[m], minlength=groups)
         live = np.bincount(group[alive], minlength=groups)
         split = (here > 0) & (here < live)
         if not split.any():
             return None
-        missing = alive & ~m & split[group]
-        return int(np.argmax(missing))
+        return int(np.argmax(missing & split[group]))
 
     def syncthreads(self, e, m):
         lane = self._diverged(self.block_pos, self.count, m)
