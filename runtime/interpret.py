@@ -39,6 +39,7 @@ def bind_arguments(kernel, inst, kernel_ir, args):
     ir_params = iter(kernel_ir.params)
     env, write_backs = {}, []
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
+    alignment = inst.transpiled.alignment  # what .vec(N) needs, as on the GPU
     for info, value in zip(params, args):
         elem = getattr(info.spec, "elem", info.spec)
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
@@ -49,13 +50,19 @@ def bind_arguments(kernel, inst, kernel_ir, args):
             check_scalar(info.name, t, value)
             env[p.name] = values.from_python(_python(value), t)
             continue
-        host, back = _host_array(info.name, value, t)
+        host, back, address = _host_array(info.name, value, t)
         if back is not None:
             write_backs.append(back)
         if info.kind == "pointer":
             if not host.flags.c_contiguous:
                 raise LaunchError(
                     f"parameter '{info.name}' is a Pointer and needs a contiguous array"
+                )
+            align = alignment.get(info.name, 1)
+            if address % align:
+                raise LaunchError(
+                    f"parameter '{info.name}' is read with .vec(): its base address "
+                    f"must be {align}-byte aligned, got {address:#x}"
                 )
             env[p.name] = Memory(host.reshape(-1), t, info.name)
             continue
@@ -64,24 +71,30 @@ def bind_arguments(kernel, inst, kernel_ir, args):
                 f"parameter '{info.name}' is Array[{t.__name__}, {info.spec.ndim}], "
                 f"got {host.ndim} dimensions"
             )
-        if any(s < 0 for s in host.strides):
-            raise LaunchError(
-                f"parameter '{info.name}': negative strides are not supported"
-            )
-        item = host.itemsize
-        strides = [s // item for s in host.strides]
-        span = (
-            1 + sum((n - 1) * s for n, s in zip(host.shape, strides))
-            if host.size
-            else 0
-        )
-        flat = np.lib.stride_tricks.as_strided(host, shape=(span,), strides=(item,))
-        env[p.name] = Memory(flat, t, info.name)
+        env[p.name] = _strided_memory(host, t, info.name)
+        strides = [s // host.itemsize for s in host.strides]
         for n in host.shape:
             env[next(ir_params).name] = int(n)
         for s in strides:
             env[next(ir_params).name] = int(s)
     return env, write_backs
+
+
+def _strided_memory(host, t, name) -> Memory:
+    """The elements an array view can reach, as one flat run of memory (from
+    its lowest address: strides may be negative)."""
+    strides = [s // host.itemsize for s in host.strides]
+    if not host.size:
+        return Memory(host.reshape(-1)[:0], t, name)
+    lowest = tuple(
+        slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(host.shape, strides)
+    )
+    low = sum(min(0, (n - 1) * s) for n, s in zip(host.shape, strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(host.shape, strides))
+    flat = np.lib.stride_tricks.as_strided(
+        host[lowest], shape=(high - low + 1,), strides=(host.itemsize,)
+    )
+    return Memory(flat, t, name, origin=-low)
 
 
 def _python(value):
@@ -96,9 +109,9 @@ def _python(value):
 
 def _host_array(name, value, t):
     if isinstance(value, np.ndarray):
-        host, back = value, None
+        host, back, address = value, None, _offset_in_allocation(value)
     elif type(value).__module__.split(".")[0] == "cupy":
-        host = value.get()
+        host, address = value.get(), value.data.ptr
         back = lambda: value.set(host)  # noqa: E731
     elif type(value).__module__.split(".")[0] == "torch":
         import torch
@@ -108,6 +121,7 @@ def _host_array(name, value, t):
             raise LaunchError(
                 f"parameter '{name}': the interpreter takes bfloat16 as numpy arrays"
             )
+        address = value.data_ptr()
         back = lambda: value.copy_(torch.from_numpy(host))  # noqa: E731
     else:
         raise LaunchError(
@@ -117,14 +131,27 @@ def _host_array(name, value, t):
         raise LaunchError(
             f"parameter '{name}' must hold {t.__name__}, got {host.dtype}"
         )
-    return host, back
+    return host, back, address
+
+
+def _offset_in_allocation(a: np.ndarray) -> int:
+    """Where ``a`` starts in the numpy array that owns its memory: the GPU's
+    allocations are aligned far beyond any vector, numpy's only to 16 bytes,
+    so alignment is judged as if the owner were a device allocation."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return a.ctypes.data - root.ctypes.data
 
 
 def interpret(kernel, inst, grid, block, args):
     """Run ``inst`` of ``kernel`` on the CPU."""
-    grid, block = _dim3(grid, "grid"), _dim3(block, "block")
-    if np.prod(block) > 1024:
-        raise LaunchError(f"a block has at most 1024 threads, got {block}")
+    from kdsl.runtime.launch import BLOCK_LIMITS, MAX_THREADS, _dim3, _grid_dims
+    from kdsl.runtime.launch import check_block
+
+    grid, block = _grid_dims(grid), _dim3(block, "block")  # as on the GPU
+    check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
+    grid, block = _padded(grid), _padded(block)
     kernel_ir, functions = inst.lowered
     env, write_backs = bind_arguments(kernel, inst, kernel_ir, args)
     simt.run(kernel_ir, functions, grid, block, env)
@@ -132,8 +159,5 @@ def interpret(kernel, inst, grid, block, args):
         back()
 
 
-def _dim3(v, what):
-    v = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
-    if not 1 <= len(v) <= 3 or any(int(d) < 1 for d in v):
-        raise LaunchError(f"{what} must be one to three positive sizes, got {v}")
-    return tuple(int(d) for d in v) + (1,) * (3 - len(v))
+def _padded(dims: tuple) -> tuple:
+    return tuple(dims) + (1,) * (3 - len(dims))

@@ -323,26 +323,13 @@ class Kernel:
 
     def _check_block(self, block, device):
         from kdsl.runtime.launch import (
-            LaunchError,
+            check_block,
             max_block_dims,
             max_threads_per_block,
         )
 
-        threads = 1
-        for b in block:
-            threads *= b
-        limit = max_threads_per_block(device)
-        if threads > limit:
-            raise LaunchError(
-                f"block {block} of '{self.name}' has {threads} threads; device "
-                f"{device} allows at most {limit}"
-            )
-        for axis, b, most in zip("xyz", block, max_block_dims(device)):
-            if b > most:
-                raise LaunchError(
-                    f"block {block} of '{self.name}' is {b} threads in {axis}; device "
-                    f"{device} allows at most {most}"
-                )
+        limits = max_threads_per_block(device), max_block_dims(device)
+        check_block(self.name, block, *limits, f"device {device}")
 
     def _bad_count(self, args):
         from kdsl.runtime.launch import LaunchError

@@ -54,6 +54,28 @@ def _grid_dims(value, what: str = "grid") -> tuple:
     return grid
 
 
+BLOCK_LIMITS = (1024, 1024, 64)  # CUDA's largest block per axis, every current GPU
+MAX_THREADS = 1024  # threads per block, every current GPU
+
+
+def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
+    """``block`` against the thread and per-axis limits of ``where`` (a device)."""
+    threads = 1
+    for b in block:
+        threads *= b
+    if threads > max_threads:
+        raise LaunchError(
+            f"block {block} of '{kernel_name}' has {threads} threads; {where} "
+            f"allows at most {max_threads}"
+        )
+    for axis, b, most in zip("xyz", block, max_dims):
+        if b > most:
+            raise LaunchError(
+                f"block {block} of '{kernel_name}' is {b} threads in {axis}; "
+                f"{where} allows at most {most}"
+            )
+
+
 class Launcher:
     """``kernel[grid, block]``: call it with the kernel's arguments.
 

@@ -149,10 +149,9 @@ class Batch:
         self.span = s.span  # statements carry no span: their comment does
 
     def s_Declare(self, s, m, frame):
-        if s.init is None:
-            frame.env.setdefault(s.name, None)
-        else:
-            self.set(frame, s.name, self.eval(s.init, m, frame), m)
+        # a new C++ variable (its name may have served another type before):
+        # only the lanes that declare it can see it, so nothing is merged
+        frame.env[s.name] = None if s.init is None else self.eval(s.init, m, frame)
 
     def s_ArrayDecl(self, s, m, frame):
         if isinstance(frame.env.get(s.name), Memory):
@@ -182,9 +181,9 @@ class Batch:
         self.set(frame, s.name, self.eval(s.value, m, frame), m)
 
     def s_Store(self, s, m, frame):
+        value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
         mem = self.eval(s.base, m, frame)
         indices = [self.eval(i, m, frame) for i in s.indices]
-        value = self.eval(s.value, m, frame)
         addr = mem.addresses(indices, m, self._oob(s, "store to"))
         if mem.races is not None:
             self._race(mem.races.write(addr, self.pos[m], mem.lanes), mem, s, "writes")
@@ -213,12 +212,18 @@ class Batch:
     def s_For(self, s, m, frame):
         i = self.eval(s.start, m, frame)
         fixed = isinstance(s.step, int)
-        step = lanes.full(self.n, s.step, s.type) if fixed else frame.env[s.step.name]
+        if fixed:  # i += step, or i -= -step (an unsigned counter can count down)
+            op = "+" if s.step > 0 else "-"
+            step = lanes.full(self.n, abs(s.step), s.type)
+        else:
+            op, step = "+", frame.env[s.step.name]
 
         def within(i, stop):
             if fixed:
                 return lanes.binary("<" if s.step > 0 else ">", i, stop, s.type)
             return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+
+        frame.env[s.var] = None  # a new C++ variable, perhaps of another type
 
         def advance(running):
             self.set(frame, s.var, i, running)
@@ -228,7 +233,7 @@ class Batch:
         for running in self._loop(
             m, frame, lambda r: within(i, self.eval(s.stop, r, frame))
         ):
-            i = np.where(running, lanes.binary("+", advance(running), step, s.type), i)
+            i = np.where(running, lanes.binary(op, advance(running), step, s.type), i)
 
     def s_While(self, s, m, frame):
         for running in self._loop(m, frame, lambda r: self.eval(s.cond, r, frame)):
@@ -272,7 +277,7 @@ class Batch:
 
     def set(self, frame, name, value, m):
         old = frame.env.get(name)
-        if old is None or m.all():
+        if old is None or isinstance(value, Memory) or m.all():
             frame.env[name] = value
         else:
             frame.env[name] = _merge(m, value, old)
@@ -294,10 +299,7 @@ class Batch:
     def e_Var(self, e, m, frame):
         value = frame.env[e.name]
         if value is None:  # declared, not yet assigned in any lane
-            t = e.type
-            if isinstance(t, VectorMeta):
-                return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
-            return lanes.full(self.n, 0, t)
+            return self._zeros(e.type)
         return value
 
     def e_Special(self, e, m, frame):
@@ -365,6 +367,24 @@ class Batch:
         vec = e.type.elem
         return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
 
+    def e_ArrayOffset(self, e, m, frame):
+        indices = [self.eval(i, m, frame) for i in e.indices]
+        extents = [self.eval(n, m, frame) for n in e.extents]
+        outside = np.zeros(self.n, np.bool_)
+        for i, n in zip(indices, extents):
+            outside |= (i < 0) | (i >= n)
+        outside &= m
+        if outside.any():
+            lane = int(np.argmax(outside))
+            where = ", ".join(str(int(i[lane])) for i in indices)
+            shape = ", ".join(str(int(n[lane])) for n in extents)
+            raise fault(
+                f"out-of-bounds index {e.array}[{where}] ({e.array} has shape "
+                f"({shape})) by {self.who(lane)}",
+                self.where(e),
+            )
+        return self.eval(e.flat, m, frame)
+
     def e_Load(self, e, m, frame):
         mem = self.eval(e.base, m, frame)
         indices = [self.eval(i, m, frame) for i in e.indices]
@@ -399,7 +419,14 @@ class Batch:
     def call(self, function, args, m):
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
         self.block(function.body, m, callee)
+        if callee.result is None and function.ret is not None:
+            return self._zeros(function.ret)  # no lane ran (an untaken arm)
         return callee.result
+
+    def _zeros(self, t):
+        if isinstance(t, VectorMeta):
+            return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
+        return lanes.full(self.n, 0, t)
 
     # -- threads working together --------------------------------------------------------
     def _diverged(self, group, groups, m):
@@ -436,16 +463,20 @@ class Batch:
                 "every running lane of a warp must take part in a shuffle",
                 self.where(e),
             )
+        # PTX shfl.sync's rule, with the c operand CUDA passes for a width:
+        # segment mask 32 - width; a source beyond the segment's last lane
+        # reads the lane's own value (an earlier segment may be read)
         me = self.lane.astype(np.int64)
-        a, w = arg.astype(np.int64), width.astype(np.int64)
-        base = me - me % w
+        b = arg.astype(np.int64) & (WARP - 1)
+        segment = WARP - width.astype(np.int64)
+        last = (me & segment) | ((WARP - 1) & ~segment)
         if e.func == "shfl_idx":
-            src = base + a % w
+            src = (me & segment) | (b & ~segment)
         elif e.func == "shfl_xor":
-            src = me ^ a
-            src = np.where((src >= base) & (src < base + w), src, me)
+            src = me ^ b
         else:  # shfl_down
-            src = np.where(me % w + a < w, me + a, me)
+            src = me + b
+        src = np.where(src <= last, src, me)
         source = self.pos - me + src
         exists = (self.local - me + src < self.per_block) & (source < self.n)
         source = np.where(exists, source, self.pos)

@@ -15,7 +15,7 @@ same way — on the GPU its result would depend on scheduling.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,18 +35,11 @@ class Memory:
     rows: np.ndarray | None = None  # fixed arrays: each lane's first element
     lanes: int = 1  # a .vec(N) view reads N consecutive elements
     races: "RaceLog | None" = None
+    origin: int = 0  # an array view's element 0 (negative strides reach below it)
 
     def view(self, lanes: int, elem) -> "Memory":
         """This memory read ``lanes`` elements at a time (``.vec(lanes)``)."""
-        return Memory(
-            self.data,
-            elem,
-            f"{self.name}.vec({lanes})",
-            self.shape,
-            self.rows,
-            lanes,
-            self.races,
-        )
+        return replace(self, elem=elem, name=f"{self.name}.vec({lanes})", lanes=lanes)
 
     @property
     def size(self) -> int:
@@ -68,10 +61,11 @@ class Memory:
                 flat = flat * n + i
         else:
             (flat,) = idx
-            bad = (flat < 0) | ((flat + 1) * self.lanes > self.size)
+            at = flat * self.lanes + self.origin
+            bad = (at < 0) | (at + self.lanes > self.size)
             if bad.any():
                 self._fault(idx, bad, active, fault)
-            flat = flat * self.lanes
+            flat = at
         if self.rows is not None:
             flat = flat + self.rows[active]
         return flat

@@ -374,7 +374,9 @@ def test_an_out_of_bounds_load_names_array_index_thread_and_line():
 
 
 def test_a_block_larger_than_the_gpu_allows_is_refused():
-    with pytest.raises(kdsl.DSLError, match="at most 1024 threads"):
+    with pytest.raises(
+        kdsl.DSLError, match="has 2048 threads; CUDA allows at most 1024"
+    ):
         oob_load.interpret[1, (64, 32)](
             np.zeros(8, np.float32), np.zeros(8, np.float32)
         )
@@ -462,3 +464,161 @@ def test_shared_arrays_of_the_same_name_in_two_functions_are_distinct():
     two_buffers.interpret[1, 32](x, out)
     want = [(31 - i) + (((31 - i) ^ 1) * 100) for i in range(32)]
     assert out.tolist() == want
+
+
+@kdsl.kernel
+def row_sums(a: kdsl.Array[Float32, 2], out: Pointer[Float32], cols: Int32):
+    r = thread_idx.x
+    s = Float32(0)
+    for c in range(cols):
+        s = s + a[r, c]
+    out[r] = s
+
+
+def test_every_dimension_of_an_array_is_checked_even_on_a_view():
+    base = np.arange(32, dtype=np.float32).reshape(4, 8)
+    out = np.zeros(4, np.float32)
+    row_sums.interpret[1, 4](base[:, :3], out, 3)
+    np.testing.assert_array_equal(out, base[:, :3].sum(1))
+    with pytest.raises(kdsl.DSLError) as info:
+        row_sums.interpret[1, 4](base[:, :3], out, 5)  # inside base, outside a
+    text = str(info.value)
+    assert (
+        "out-of-bounds index a[0, 3] (a has shape (4, 3)) by thread (0, 0, 0)" in text
+    )
+    assert "s = s + a[r, c]" in text
+
+
+# -- found in review: each equals what the H200 computes ------------------------------
+@kdsl.kernel
+def countdown(out: Pointer[Int32], n: kdsl.Uint32):
+    c = Int32(0)
+    for k in range(n, kdsl.Uint32(0), -1):  # k -= 1 on an unsigned counter
+        c = c + 1
+    out[thread_idx.x] = c
+
+
+def test_an_unsigned_counter_with_a_negative_step():
+    out = np.zeros(2, np.int32)
+    countdown.interpret[1, 2](out, 5)
+    assert out.tolist() == [5, 5]
+
+
+@kdsl.kernel
+def value_first(out: Pointer[Int32], cnt: Pointer[Int32]):
+    # C++17 and Python both evaluate the stored value before the index
+    out[kdsl.atomic_add(cnt, 0, Int32(1))] = kdsl.atomic_add(cnt, 0, Int32(10))
+
+
+def test_a_store_evaluates_its_value_before_its_index():
+    out = np.full(16, -1, np.int32)
+    cnt = np.zeros(1, np.int32)
+    value_first.interpret[1, 1](out, cnt)
+    assert out[10] == 0 and cnt[0] == 11
+
+
+@kdsl.func
+def twice(v):
+    return v * 2
+
+
+@kdsl.kernel
+def untaken_arm(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    y = twice(x[i]) if x[i] < 0 else Int32(2147483647)
+    out[i] = y + 1
+
+
+def test_a_conditional_arm_no_lane_takes_keeps_its_type():
+    out = np.zeros(4, np.int32)
+    untaken_arm.interpret[1, 4](np.arange(4, dtype=np.int32), out)
+    assert out.tolist() == [-(2**31)] * 4  # wraps
+
+
+@kdsl.kernel
+def reused_name(out: Pointer[Int32], n: kdsl.Int64):
+    i = thread_idx.x
+    if i < 2:
+        for j in range(n):  # an Int64 j
+            out[i] = out[i] + 1
+    if i > 0:
+        for j in range(3):  # an Int32 j under the same C++ name
+            if j + Int32(2147483647) < 0:  # wraps for j >= 1
+                out[4 + i] = out[4 + i] + 1
+
+
+def test_a_cxx_name_reused_with_another_type_gets_that_type():
+    out = np.zeros(8, np.int32)
+    reused_name.interpret[1, 4](out, 2)
+    assert out.tolist() == [2, 2, 0, 0, 0, 2, 2, 2]
+
+
+@kdsl.kernel
+def view_in_branch(x: Pointer[Float32], out: Pointer[Float32]):
+    i = thread_idx.x
+    for r in range(2):
+        if i < 2:
+            v = x.vec(4)
+            w = v[i]
+            out[2 * i + r] = w[0]
+
+
+def test_a_vector_view_taken_under_a_branch():
+    out = np.zeros(8, np.float32)
+    view_in_branch.interpret[1, 4](np.arange(8, dtype=np.float32), out)
+    assert out[:4].tolist() == [0.0, 0.0, 4.0, 4.0]
+
+
+@kdsl.kernel
+def shuffle_edges(x: Pointer[Int32], out: Pointer[Int32], d: Int32):
+    i = thread_idx.x
+    out[3 * i] = kdsl.shfl_xor(x[i], 4, width=4)  # may read an earlier group
+    out[3 * i + 1] = kdsl.shfl_down(x[i], d)  # the hardware uses d & 31
+    out[3 * i + 2] = kdsl.shfl_idx(x[i], d, width=8)
+
+
+def _hardware_shuffle(mode, lane, b, width):
+    """PTX shfl.sync's rule for the source lane (CUDA passes c = ((32 - width)
+    << 8) | 31): lanes beyond the segment's end read their own value."""
+    b &= 31
+    seg = 32 - width
+    max_lane = (lane & seg) | (31 & ~seg)
+    j = {"down": lane + b, "bfly": lane ^ b, "idx": (lane & seg) | (b & ~seg)}[mode]
+    return j if j <= max_lane else lane
+
+
+@pytest.mark.parametrize("d", [1, -1, 33, 5, -7])
+def test_shuffles_follow_the_hardware_rule_for_every_offset(d):
+    x = np.arange(100, 164, dtype=np.int32)
+    out = np.zeros(3 * 64, np.int32)
+    shuffle_edges.interpret[1, 64](x, out, d)
+    got = out.reshape(64, 3)
+    for t in range(64):
+        w, lane = t - t % 32, t % 32
+        assert got[t, 0] == x[w + _hardware_shuffle("bfly", lane, 4, 4)]
+        assert got[t, 1] == x[w + _hardware_shuffle("down", lane, d, 32)]
+        assert got[t, 2] == x[w + _hardware_shuffle("idx", lane, d, 8)]
+
+
+def test_launches_the_gpu_refuses_are_refused_the_same_way():
+    x4 = EX["vector_add"].vector_add_x4
+    x = np.zeros(65, np.float32)
+    with pytest.raises(kdsl.DSLError, match="'x' is read with .vec\\(\\): .* 16-byte"):
+        x4.interpret[1, 16](x[1:], x[1:], x[1:], 64)  # 4 bytes past an aligned start
+    va = EX["vector_add"].vector_add
+    with pytest.raises(kdsl.DSLError, match="y = 70000 is over CUDA's limit 65535"):
+        va.interpret[(1, 70000), 256](x, x, x, 0)
+    with pytest.raises(
+        kdsl.DSLError, match="is 128 threads in z; CUDA allows at most 64"
+    ):
+        va.interpret[1, (1, 1, 128)](x, x, x, 0)
+
+
+def test_arrays_with_negative_strides():
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    view = base[::-1, ::-2]  # rows reversed, every other column backwards
+    out = np.zeros(4, np.float32)
+    row_sums.interpret[1, 4](view, out, 3)
+    np.testing.assert_array_equal(out, view.sum(1))
+    with pytest.raises(kdsl.DSLError, match=r"a\[0, 3\] \(a has shape \(4, 3\)\)"):
+        row_sums.interpret[1, 4](view, out, 4)

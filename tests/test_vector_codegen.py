@@ -5,7 +5,7 @@ by the interpreter against numpy."""
 import numpy as np
 
 import kdsl
-from kdsl import Float16, Float32, Pointer, thread_idx
+from kdsl import Float16, Float32, Int32, Pointer, thread_idx
 from kdsl.runtime.nvrtc import compile_to_cubin
 
 
@@ -40,3 +40,28 @@ def test_mixed_element_types_compute_lane_by_lane():
     mixed.interpret[1, 4](h, f, out)
     hf = h.astype(np.float32)
     np.testing.assert_array_equal(out, hf * f + f * np.float32(0.5) - hf)
+
+
+@kdsl.kernel
+def pick(x: Pointer[Int32], y: Pointer[Int32], out: Pointer[Int32], lo: Pointer[Int32]):
+    i = thread_idx.x
+    a = x.vec(4)[i]
+    b = y.vec(4)[i]
+    o = out.vec(4)
+    o[i] = (a < b).select(a * 2, b // a)  # lane by lane
+    m = lo.vec(4)
+    m[i] = min(a, b, 3)
+
+
+def test_vector_select_and_min_are_lane_wise():
+    src = pick.dispatch().source
+    assert "kdsl::vmap(" in src and "? " in src
+    compile_to_cubin(src, pick.dispatch().name)
+    x = np.array([1, 5, 0, 5, 2, -2, 2, 2], np.int32)
+    y = np.array([2, 4, 0, 9, 1, 3, 1, 3], np.int32)
+    out, lo = np.zeros(8, np.int32), np.zeros(8, np.int32)
+    pick.interpret[1, 2](x, y, out, lo)
+    with np.errstate(divide="ignore"):
+        floor = np.where(x == 0, 0, y // np.where(x == 0, 1, x))
+    np.testing.assert_array_equal(out, np.where(x < y, x * 2, floor))
+    np.testing.assert_array_equal(lo, np.minimum(np.minimum(x, y), 3))

@@ -243,6 +243,9 @@ class Emitter:
                 return cexpr.binary(n.op, t, n.type.dtype, lane(n.lhs), lane(n.rhs))
             if _lanewise(n) and isinstance(n, ir.UnaryOp):
                 return cexpr.unary(n.op, n.type.dtype, lane(n.operand))
+            if _lanewise(n) and isinstance(n, ir.Select):
+                cond = _bare(lane(n.cond))
+                return f"({cond} ? {lane(n.if_true)} : {lane(n.if_false)})"
             if _lanewise(n):
                 src = n.operand.type.dtype
                 return cexpr.convert(src, n.type.dtype, lane(n.operand))
@@ -268,6 +271,8 @@ class Emitter:
         return cexpr.bitcast(e.operand.type, e.type, a)
 
     def _e_Select(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
         cond, a, b = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
         return f"({cond} ? {a} : {b})"
 
@@ -286,6 +291,9 @@ class Emitter:
 
     def _e_Extract(self, e):
         return f"{self.expr(e.vector)}.v[{e.lane}]"
+
+    def _e_ArrayOffset(self, e):
+        return self.expr(e.flat)
 
     def _e_Load(self, e):
         return self._element(e.base, e.indices)
@@ -332,6 +340,8 @@ def _basename(path: str) -> str:
 
 def _lanewise(e) -> bool:
     """Whether ``e`` is a lane-wise vector operation (part of one vmap)."""
+    if isinstance(e, ir.Select):
+        return isinstance(e.cond.type, VectorMeta)
     return isinstance(e, (ir.BinOp, ir.UnaryOp, ir.Convert)) and isinstance(
         e.type, VectorMeta
     )

@@ -121,6 +121,8 @@ def _minmax2(name, a, b):
     """Python's ``min``/``max`` of two values: ``b`` wins only if strictly better."""
     if is_python_number(a) and is_python_number(b):
         return min(a, b) if name == "min" else max(a, b)
+    if isinstance(a, Vector) or isinstance(b, Vector):  # lane by lane
+        return arith.select(arith.binary(_MINMAX_OP[name], b, a), b, a)
     t, _ = _common(a, b)
     a, b = arith.convert(arith.as_numeric(a), t), arith.convert(arith.as_numeric(b), t)
     if a.is_static() and b.is_static():

@@ -132,6 +132,18 @@ class Load(Expr):
 
 
 @dataclass(frozen=True)
+class ArrayOffset(Expr):
+    """``flat``: the element offset of ``array[indices]`` in an ``Array``
+    parameter, emitted as ``flat``.  The indices and the array's extents
+    ride along so that the interpreter can check every dimension."""
+
+    flat: Expr
+    array: str
+    indices: tuple[Expr, ...]
+    extents: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class VecView(Expr):
     """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
 

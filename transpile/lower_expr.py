@@ -360,7 +360,14 @@ class ExprLowerer:
             for i, stride in zip(idx, obj.strides):
                 term = arith.binary("*", i.to(Int64), stride)
                 flat = term if flat is None else arith.binary("+", flat, term)
-            return obj.data, (flat.ir_value(),)
+            offset = ir.ArrayOffset(
+                Int64,
+                flat.ir_value(),
+                obj.name,
+                tuple(i.ir_value() for i in idx),
+                tuple(n.ir_value() for n in obj.shape),
+            )
+            return obj.data, (offset,)
         if len(idx) != len(obj.shape):
             raise error(
                 "bad-index",
