@@ -119,6 +119,7 @@ def test_control_flow_kernels_interpreted_equal_gpu():
     import test_vector_codegen as vectors
 
     halves = RNG.standard_normal(32).astype(np.float16)
+    picks = RNG.integers(-3, 4, (2, 8)).astype(np.int32)
     i32 = np.int32
     x300 = np.arange(1, 301, dtype=i32)
     signs = np.array([-3, 0, 1, 2, 5], i32)
@@ -140,7 +141,21 @@ def test_control_flow_kernels_interpreted_equal_gpu():
             [halves, np.zeros(32, np.float32), np.zeros(64, np.uint8)],
         ),
         (vectors.mixed, 1, 4, [halves[:16], tile[:16], np.zeros(16, np.float32)]),
+        (vectors.pick, 1, 2, [picks[0], picks[1], np.zeros(8, i32), np.zeros(8, i32)]),
+        (t.countdown, 1, 2, [np.zeros(2, i32), 5]),
+        (t.value_first, 1, 1, [np.full(16, -1, i32), np.zeros(1, i32)]),
+        (t.untaken_arm, 1, 4, [np.arange(4, dtype=i32), np.zeros(4, i32)]),
+        (t.reused_name, 1, 4, [np.zeros(8, i32), 2]),
+        (
+            t.view_in_branch,
+            1,
+            4,
+            [np.arange(8, dtype=np.float32), np.zeros(8, np.float32)],
+        ),
     ]
+    for d in (1, -1, 33, 5, -7):  # shuffles: the PTX rule for every offset
+        x = np.arange(100, 164, dtype=i32)
+        runs.append((t.shuffle_edges, 1, 64, [x, np.zeros(192, i32), d]))
     for kernel, grid, block, args in runs:
         pairs = [
             Pair(a.copy(), cp.asarray(a)) if isinstance(a, np.ndarray) else a
