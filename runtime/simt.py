@@ -104,6 +104,7 @@ class Batch:
         self.shared: dict = {}
         self.kernel_frame = None
         self.span = None  # the Python statement running (for errors)
+        self.writes = 0  # memory changes so far (for _Watch)
         # every IR node type has its handler (a new one fails here, loudly)
         self._stmt = _handlers(self, "s_", ir.Stmt)
         self._expr = _handlers(self, "e_", ir.Expr)
@@ -188,6 +189,7 @@ class Batch:
         if mem.races is not None:
             self._race(mem.races.write(addr, self.pos[m], mem.lanes), mem, s, "writes")
         mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
+        self.writes += 1
 
     def s_ExprStmt(self, s, m, frame):
         e = s.expr
@@ -245,6 +247,7 @@ class Batch:
         broken = np.zeros(self.n, np.bool_)
         frame.loops.append(broken)
         running = m.copy()
+        watch = _Watch(self.span)
         while True:
             frame.off = outer_off  # `continue` ends with the iteration
             running &= ~broken & ~frame.returned
@@ -253,6 +256,7 @@ class Batch:
             running &= condition(running)
             if not running.any():
                 break
+            watch.check(running, frame.env, self.writes)
             yield running
         frame.loops.pop()
         frame.off = outer_off
@@ -510,6 +514,7 @@ class Batch:
             return False
         mem, addr, (value,) = self._atomic_target(e, m, frame)
         _AT_OPS[e.func].at(mem.data, addr, value.astype(mem.data.dtype))
+        self.writes += 1
         return True
 
     def atomic(self, e, m, frame):
@@ -521,7 +526,9 @@ class Batch:
         for j, a in enumerate(addr.tolist()):
             current = lanes.to_values(mem.data[a : a + 1], t)[0]
             new = _atomic_update(e.func, current, [c[j] for c in columns], t)
-            mem.data[a : a + 1] = lanes.from_values([new], t)
+            if new != current:  # (a failed compare-and-swap changes nothing)
+                mem.data[a : a + 1] = lanes.from_values([new], t)
+                self.writes += 1
             old.append(current)
         result = lanes.full(self.n, 0, t)
         result[m] = lanes.from_values(old, t)
@@ -538,6 +545,53 @@ class Batch:
             "it, with no syncthreads() between",
             self.where(node),
         )
+
+
+class _Watch:
+    """Finds a loop that cannot end: from iteration 1024 on, at every power of
+    two, it notes the running lanes, the variables and the memory-change
+    count; if the next iteration starts from exactly that state, every later
+    one will too.  (A thread spinning on a lock its holder would release
+    later: in lock-step the holder never gets to.)"""
+
+    def __init__(self, span):
+        self.span, self.count, self.noted = span, 0, None
+
+    def check(self, running, env, writes):
+        self.count += 1
+        if self.noted is not None:
+            lanes_, values_, then = self.noted
+            self.noted = None
+            if (
+                then == writes
+                and np.array_equal(lanes_, running)
+                and _same_env(values_, env)
+            ):
+                raise fault(
+                    "this loop makes no progress: its threads run in lock-step in "
+                    "the interpreter, so one waiting for another to move on (a spin "
+                    "lock) waits for ever",
+                    self.span,
+                )
+        if self.count >= 1024 and self.count & (self.count - 1) == 0:
+            self.noted = (running.copy(), dict(env), writes)
+
+
+def _same_env(old: dict, new: dict) -> bool:
+    if old.keys() != new.keys():
+        return False
+    for k, a in old.items():
+        b = new[k]
+        if a is b:
+            continue
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            if not all(np.array_equal(x, y) for x, y in zip(a, b)):
+                return False
+        elif not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        elif not np.array_equal(a, b):
+            return False
+    return True
 
 
 def _handlers(batch, prefix, base) -> dict:

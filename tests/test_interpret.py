@@ -622,3 +622,34 @@ def test_arrays_with_negative_strides():
     np.testing.assert_array_equal(out, view.sum(1))
     with pytest.raises(kdsl.DSLError, match=r"a\[0, 3\] \(a has shape \(4, 3\)\)"):
         row_sums.interpret[1, 4](view, out, 4)
+
+
+@kdsl.kernel
+def spin_lock(lock: Pointer[Int32], total: Pointer[Int32]):
+    # each thread waits for the lock's holder, which lock-step never lets go on
+    while kdsl.atomic_cas(lock, 0, Int32(0), Int32(1)) != 0:
+        pass
+    total[0] = total[0] + 1
+    kdsl.atomic_exch(lock, 0, Int32(0))
+
+
+def test_a_loop_that_can_make_no_progress_is_an_error_not_a_hang():
+    lock, total = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    with pytest.raises(kdsl.DSLError) as info:
+        spin_lock.interpret[1, 2](lock, total)
+    text = str(info.value)
+    assert "makes no progress" in text and "while kdsl.atomic_cas" in text
+
+
+@kdsl.kernel
+def long_loop(out: Pointer[Int32], n: Int32):
+    k = Int32(0)
+    while k < n:  # many iterations, each changing k: never mistaken for a hang
+        k = k + 1
+    out[thread_idx.x] = k
+
+
+def test_a_long_loop_that_progresses_runs_to_the_end():
+    out = np.zeros(2, np.int32)
+    long_loop.interpret[1, 2](out, 5000)
+    assert out.tolist() == [5000, 5000]
