@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from kdsl.transpile import mathfns, values
-from kdsl.transpile.types import BFloat16, Float32, Float64, Int8
+from kdsl.transpile.types import BFloat16, Float64, Int8
 
 _COMPARE = {
     "<": np.less,
@@ -279,16 +279,9 @@ def math_call(name: str, args: list, t) -> np.ndarray:
     in float32 (float64 for Float64) as CUDA does, and can differ from CUDA's
     in the last bit.
     """
-    if name == "fma":
-        fma = mathfns.host_fold("fma")
-
-        def one(x, y, z):
-            r = fma(x, y, z)
-            r = values.round_float(r, Float32) if t.width <= 32 else r
-            return values.round_float(r, t)
-
-        return _each(one, t, args, (t, t, t))
-    exact = mathfns.host_fold(name) is not None
+    if name == "fma":  # exactly, one element at a time
+        return _each(lambda *xyz: mathfns.fold("fma", xyz, t), t, args, (t, t, t))
+    exact = mathfns.host_fold(name)
     compute = np.float64 if exact or t.width == 64 else np.float32
     result = _NUMPY_MATH[name](*(a.astype(compute) for a in args))
     if name == "erf" and t.width < 64:

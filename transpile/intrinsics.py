@@ -155,12 +155,8 @@ def _math(lw, name, args, kwargs, node):
     if t.kind == "narrow":
         raise error("narrow-arithmetic", type=t.__name__, op=f"kdsl.{name}")
     nums = [arith.convert(n, t) for n in nums]
-    fold = mathfns.host_fold(fn)
-    if fold is not None and all(n.is_static() for n in nums):
-        result = fold(*(n.value for n in nums))
-        if fn == "fma" and t.width <= 32:
-            result = values.round_float(result, Float32)
-        return t._static(values.round_float(result, t))
+    if mathfns.host_fold(fn) and all(n.is_static() for n in nums):
+        return t._static(mathfns.fold(fn, [n.value for n in nums], t))
     return t._dynamic(ir.Call(t, name, tuple(n.ir_value() for n in nums)))
 
 

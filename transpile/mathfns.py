@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from . import values
+from .types import Float32, Float64
+
 # name -> (number of arguments, exact host fold or None, C name for float)
 # The C name for double drops the trailing "f"; Float16/BFloat16 go through
 # the float function (``kdsl::`` overloads in prelude/math_half.h).
@@ -48,7 +51,17 @@ def c_name(name: str, width: int) -> str:
 
 
 def _finite(fn):
-    return lambda x: float(fn(x)) if math.isfinite(x) else x
+    """``fn`` (an integer-valued rounding) as C's: infinities and NaN pass
+    through, and a zero result keeps the sign of ``x`` (``ceil(-0.5)`` is
+    ``-0.0``), as floorf/ceilf/truncf/rintf give on the GPU."""
+
+    def rounded(x):
+        if not math.isfinite(x):
+            return x
+        r = float(fn(x))
+        return math.copysign(r, x) if r == 0 else r
+
+    return rounded
 
 
 _FOLDS = {
@@ -62,19 +75,44 @@ _FOLDS = {
 
 
 def host_fold(name: str):
-    """The exact host function for ``name`` (None: never folded).
-
-    ``fma`` is computed exactly; the caller rounds it to float (as ``fmaf``
-    does) and then to the argument type.
-    """
-    fold = _TABLE[name][1]
-    if fold == "fma":
-        return _fma
-    return _FOLDS[fold] if fold else None
+    """Whether ``name`` has an exact host fold (else it is never folded)."""
+    return _TABLE[name][1] is not None
 
 
-def _fma(x, y, z):
+def fold(name: str, args: list, t) -> float:
+    """``kdsl.math.name(*args)`` in float type ``t``, exactly as the GPU
+    computes it: the exact result rounded once to the type the CUDA function
+    works in (float for Float32 and the half types, which then round once
+    more to their own type, as the generated code does).  Only for names
+    with ``host_fold``."""
+    how = _TABLE[name][1]
+    if how == "fma":
+        result = _fma(*args, Float32 if t.width <= 32 else Float64)
+    else:
+        result = _FOLDS[how](*args)
+    return values.round_float(result, t)
+
+
+def _fma(x, y, z, rounding):
+    """``x * y + z`` rounded once to ``rounding`` (fmaf/fma)."""
     if not all(map(math.isfinite, (x, y, z))):
         return x * y + z
     exact = Fraction(x) * Fraction(y) + Fraction(z)
-    return float(exact) if exact != 0 else (x * y + z)
+    if exact == 0:  # the sign of an exact zero, by IEEE's rule
+        return x * y + z
+    return _round_fraction(exact, rounding)
+
+
+def _round_fraction(q: Fraction, t) -> float:
+    """The rational ``q`` rounded to nearest even in float type ``t``."""
+    sign, q = (-1.0 if q < 0 else 1.0), abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1  # now 2**e <= q < 2**(e+1)
+    quantum = max(e, t.min_exponent) - t.mantissa
+    n = round(q / Fraction(2) ** quantum)  # half to even
+    try:
+        value = math.ldexp(n, quantum)
+    except OverflowError:
+        return sign * math.inf
+    return sign * (value if value <= values.finite_limit(t) else math.inf)

@@ -76,7 +76,7 @@ def _int_binary(op: str, a: int, b: int, t):
 
 
 # -- floats -------------------------------------------------------------------
-def _finite_limit(t) -> float:
+def finite_limit(t) -> float:
     """The largest finite value of an IEEE-style float type."""
     return math.ldexp(2.0 - math.ldexp(1.0, -t.mantissa), 1 - t.min_exponent)
 
@@ -91,7 +91,7 @@ def round_float(x: float, t) -> float:
         rounded = math.ldexp(round(math.ldexp(x, -quantum)), quantum)
     except OverflowError:  # rounded up to 2**1024: beyond float64 too
         return math.copysign(math.inf, x)
-    if abs(rounded) > _finite_limit(t):
+    if abs(rounded) > finite_limit(t):
         return math.copysign(math.inf, x)
     return rounded if rounded != 0.0 else math.copysign(0.0, x)
 

@@ -150,7 +150,7 @@ def _int_edges(t) -> list[int]:
 
 
 def _float_edges(t) -> list[float]:
-    limit = values._finite_limit(t)
+    limit = values.finite_limit(t)
     tiny = math.ldexp(1.0, t.min_exponent)  # smallest normal
     sub = math.ldexp(1.0, t.min_exponent - t.mantissa)  # smallest subnormal
     picks = [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, 2.5, 0.1, 1 / 3, 7.0, 100.0, 255.5]

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import kdsl
+
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
@@ -162,3 +164,45 @@ def test_control_flow_kernels_interpreted_equal_gpu():
             for a in args
         ]
         _both(kernel, grid, block)(*pairs)
+
+
+F = kdsl.TypeVar("F", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def exact_math(
+    x: kdsl.Pointer[F], y: kdsl.Pointer[F], z: kdsl.Pointer[F], out: kdsl.Pointer[F]
+):
+    i = kdsl.block_idx.x * kdsl.block_dim.x + kdsl.thread_idx.x
+    a, b, c = x[i], y[i], z[i]
+    out[7 * i] = kdsl.math.sqrt(a)
+    out[7 * i + 1] = kdsl.math.floor(a)
+    out[7 * i + 2] = kdsl.math.ceil(a)
+    out[7 * i + 3] = kdsl.math.trunc(a)
+    out[7 * i + 4] = kdsl.math.round(a)
+    out[7 * i + 5] = kdsl.math.fabs(a)
+    out[7 * i + 6] = kdsl.math.fma(a, b, c)
+
+
+@pytest.mark.parametrize("t", exact_math.supported_dtypes, ids=str)
+def test_exact_math_functions_fold_as_the_gpu_computes(t):
+    """The interpreter computes these with the compile-time fold
+    (tests/unit/test_lanes.py), so folding equals the GPU (any NaN is a NaN)."""
+    import semantics_cases as sc
+
+    from kdsl.runtime import lanes
+
+    edges = sc.edge_values(t)
+    n = len(edges)
+    x = lanes.from_values(edges, t)
+    y, z = np.roll(x, 7), np.roll(x, 13)
+    host = np.zeros(7 * n, t.np_dtype)
+    exact_math.interpret[n, 1](x, y, z, host)
+    dev = cp.zeros(7 * n, t.np_dtype)
+    exact_math[n, 1](cp.asarray(x), cp.asarray(y), cp.asarray(z), dev)
+    dev = dev.get()
+    h, d = host.astype(np.float64), dev.astype(np.float64)
+    unsigned = f"u{t.np_dtype().itemsize}" if t.np_dtype is not None else None
+    same = (host.view(unsigned) == dev.view(unsigned)) | (np.isnan(h) & np.isnan(d))
+    bad = np.flatnonzero(~same)
+    assert not len(bad), [(edges[k // 7], k % 7, h[k], d[k]) for k in bad[:10]]
