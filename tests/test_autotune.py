@@ -5,7 +5,6 @@ import pytest
 import kdsl
 from kdsl import Constexpr, Int32, Pointer
 from kdsl.runtime import autotune as at
-from kdsl.runtime import cache
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 

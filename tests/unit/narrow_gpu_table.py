@@ -11,7 +11,6 @@ types) and compares bit for bit with ``narrow.encode`` / ``narrow.decode``.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import pathlib
 import sys
