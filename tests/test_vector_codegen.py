@@ -3,6 +3,7 @@
 by the interpreter against numpy."""
 
 import numpy as np
+import pytest
 
 import kdsl
 from kdsl import Float16, Float32, Int32, Pointer, thread_idx
@@ -65,3 +66,19 @@ def test_vector_select_and_min_are_lane_wise():
         floor = np.where(x == 0, 0, y // np.where(x == 0, 1, x))
     np.testing.assert_array_equal(out, np.where(x < y, x * 2, floor))
     np.testing.assert_array_equal(lo, np.minimum(np.minimum(x, y), 3))
+
+
+@kdsl.kernel
+def packed_fp4(x: Pointer[kdsl.Float4E2M1FN], out: Pointer[kdsl.Uint32]):
+    i = thread_idx.x
+    out[i] = x.vec(8)[i].bitcast(kdsl.Uint32)
+
+
+def test_a_vector_of_sub_byte_lanes_cannot_be_bitcast():
+    # CUDA keeps each Float4/Float6/Int4 lane in a byte of its own, so eight
+    # Float4 lanes are 8 bytes, not 32 bits: a clear error, not NVRTC's
+    with pytest.raises(kdsl.DSLError) as info:
+        packed_fp4.dispatch().source
+    text = str(info.value)
+    assert "E107" in text and "a byte of its own" in text
+    assert "out[i] = x.vec(8)[i].bitcast(kdsl.Uint32)" in text

@@ -122,6 +122,13 @@ def bitcast(x, dtype, span=None):
                 f"{dtype.__name__} ({dtype.width} bits)",
             )
         dtype = vector_type(dtype, lanes)
+    for v in (type(x), dtype):
+        if isinstance(v, VectorMeta) and v.dtype.width < 8:
+            raise error(
+                "bitcast-width",
+                what=f"a vector of {v.dtype.__name__} cannot be bitcast: CUDA keeps "
+                "each lane in a byte of its own; bitcast the lanes one at a time",
+            )
     if dtype.width != width:
         raise error(
             "bitcast-width",
