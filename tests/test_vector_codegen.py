@@ -82,3 +82,20 @@ def test_a_vector_of_sub_byte_lanes_cannot_be_bitcast():
     text = str(info.value)
     assert "E107" in text and "a byte of its own" in text
     assert "out[i] = x.vec(8)[i].bitcast(kdsl.Uint32)" in text
+
+
+@kdsl.kernel
+def constant_lanes(out: Pointer[Float32]):
+    i = thread_idx.x
+    o = out.vec(4)
+    o[2 * i] = kdsl.Float32x4(1.0) + kdsl.Float32x4(2.0)
+    o[2 * i + 1] = -kdsl.Float32x4(1.5)
+
+
+def test_a_vector_expression_of_constants_is_one_splat():
+    inst = constant_lanes.dispatch()
+    assert "o[kdsl::mul(2, i)] = kdsl::splat<float, 4>(1.0f + 2.0f);" in inst.source
+    compile_to_cubin(inst.source, inst.name)
+    out = np.zeros(16, np.float32)
+    constant_lanes.interpret[1, 2](out)
+    assert out.tolist() == [3.0] * 4 + [-1.5] * 4 + [3.0] * 4 + [-1.5] * 4

@@ -262,6 +262,8 @@ class Emitter:
             return named[key]
 
         body = _bare(lane(e))
+        if not args:  # every lane computes the same constant expression
+            return f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})"
         return f"kdsl::vmap([]({', '.join(params)}) {{ return {body}; }}, {', '.join(args)})"
 
     def _e_Bitcast(self, e):

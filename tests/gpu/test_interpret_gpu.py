@@ -144,6 +144,7 @@ def test_control_flow_kernels_interpreted_equal_gpu():
         ),
         (vectors.mixed, 1, 4, [halves[:16], tile[:16], np.zeros(16, np.float32)]),
         (vectors.pick, 1, 2, [picks[0], picks[1], np.zeros(8, i32), np.zeros(8, i32)]),
+        (vectors.constant_lanes, 1, 2, [np.zeros(16, np.float32)]),
         (t.countdown, 1, 2, [np.zeros(2, i32), 5]),
         (t.value_first, 1, 1, [np.full(16, -1, i32), np.zeros(1, i32)]),
         (t.untaken_arm, 1, 4, [np.arange(4, dtype=i32), np.zeros(4, i32)]),
