@@ -99,3 +99,17 @@ def test_a_vector_expression_of_constants_is_one_splat():
     out = np.zeros(16, np.float32)
     constant_lanes.interpret[1, 2](out)
     assert out.tolist() == [3.0] * 4 + [-1.5] * 4 + [3.0] * 4 + [-1.5] * 4
+
+
+def test_random_vector_expressions_compile_and_run(tmp_path):
+    from vector_fuzz import make_kernels
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 8)).astype(np.float32)
+    for k in make_kernels(tmp_path, 30, seed=1):
+        inst = k.dispatch()
+        assert inst.source.count("kdsl::vmap(") + inst.source.count("splat<") >= 1
+        compile_to_cubin(inst.source, inst.name)
+        out = np.zeros(8, np.float32)
+        k.interpret[1, 2](x, y, out, np.float32(0.25))
+        assert not np.isnan(out).any()

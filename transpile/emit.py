@@ -9,6 +9,9 @@ columns is broken as clang-format would break it (see ``wrap``).
 
 from __future__ import annotations
 
+import itertools
+import string
+
 from . import cexpr, ir, mathfns
 from .cexpr import bare as _bare
 from .types import Float32, NumericMeta, Uint32, VectorMeta
@@ -229,12 +232,18 @@ class Emitter:
     def _vmap(self, e):
         """A vector expression as one ``kdsl::vmap`` of a scalar lambda: its
         lane-wise operations are the lambda's body (the scalar spellings, so
-        each lane has the scalar semantics); its other parts are the vectors
-        mapped over, a variable under its own name, anything else as a, b, ..."""
-        leaves = _vector_leaves(e)
-        var_names = {n.name for n in leaves if isinstance(n, ir.Var)}
-        letters = (c for c in "abcdefghijklmnopqrstuvwxyz" if c not in var_names)
-        params, args, named = [], [], {}
+        each lane has the scalar semantics); a broadcast scalar variable is
+        captured, a broadcast constant written in place; the other parts are
+        the vectors mapped over, a variable under its own name, anything else
+        as a, b, ...  With no vector to map over it is one ``kdsl::splat``."""
+        taken = {n.name for n in ir.walk(e) if isinstance(n, ir.Var)}
+        letters = (
+            name
+            for k in itertools.count(1)
+            for c in string.ascii_lowercase
+            if (name := c if k == 1 else f"{c}{k}") not in taken
+        )
+        params, args, captures, named = [], [], [], {}
 
         def lane(n):
             self.use(n.type)
@@ -251,6 +260,10 @@ class Emitter:
                 return cexpr.convert(src, n.type.dtype, lane(n.operand))
             if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Const):
                 return cexpr.literal(n.operand.type, n.operand.value)
+            if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Var):
+                if n.operand.name not in captures:
+                    captures.append(n.operand.name)
+                return n.operand.name
             key = n.name if isinstance(n, ir.Var) else None
             if key is None or key not in named:
                 name = key or next(letters)
@@ -262,9 +275,10 @@ class Emitter:
             return named[key]
 
         body = _bare(lane(e))
-        if not args:  # every lane computes the same constant expression
+        if not args:  # every lane computes the same expression
             return f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})"
-        return f"kdsl::vmap([]({', '.join(params)}) {{ return {body}; }}, {', '.join(args)})"
+        head = f"[{', '.join(captures)}]({', '.join(params)})"
+        return f"kdsl::vmap({head} {{ return {body}; }}, {', '.join(args)})"
 
     def _e_Bitcast(self, e):
         a = self.expr(e.operand)
@@ -349,16 +363,6 @@ def _lanewise(e) -> bool:
     )
 
 
-def _vector_leaves(e) -> list:
-    """The parts of the vector expression ``e`` that are not lane-wise
-    operations (nor constant broadcasts), left to right."""
-    if _lanewise(e):
-        return [leaf for child in ir.operands(e) for leaf in _vector_leaves(child)]
-    if isinstance(e, ir.Broadcast) and isinstance(e.operand, ir.Const):
-        return []
-    return [e]
-
-
 # -- long statements ---------------------------------------------------------------
 def wrap(indent: str, text: str) -> list[str]:
     """``indent + text``, broken into lines of at most ``LIMIT`` columns where
@@ -391,7 +395,7 @@ def _top_level(text: str, token: str, start: int = 0) -> int:
     return -1
 
 
-_VMAP = "kdsl::vmap([]("
+_VMAP = "kdsl::vmap(["
 
 
 def _wrap_vmap(indent, text):

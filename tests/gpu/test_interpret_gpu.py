@@ -207,3 +207,14 @@ def test_exact_math_functions_fold_as_the_gpu_computes(t):
     same = (host.view(unsigned) == dev.view(unsigned)) | (np.isnan(h) & np.isnan(d))
     bad = np.flatnonzero(~same)
     assert not len(bad), [(edges[k // 7], k % 7, h[k], d[k]) for k in bad[:10]]
+
+
+def test_random_vector_expressions_interpreted_equal_gpu(tmp_path):
+    """Each lane of a vector expression has the scalar semantics, on both sides."""
+    from vector_fuzz import make_kernels
+
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((2, 64)).astype(np.float32)
+    for k in make_kernels(tmp_path, 40, seed=2):
+        out = np.zeros(64, np.float32)
+        _both(k, 1, 16)(BOTH.to_device(x), BOTH.to_device(y), BOTH.to_device(out), 0.25)
