@@ -114,15 +114,8 @@ def _host_array(name, value, t):
         host, address = value.get(), value.data.ptr
         back = lambda: value.set(host)  # noqa: E731
     elif type(value).__module__.split(".")[0] == "torch":
-        import torch
-
-        host = value.detach().cpu().numpy() if t.__name__ != "BFloat16" else None
-        if host is None:
-            raise LaunchError(
-                f"parameter '{name}': the interpreter takes bfloat16 as numpy arrays"
-            )
+        host, back = _torch_on_host(value)
         address = value.data_ptr()
-        back = lambda: value.copy_(torch.from_numpy(host))  # noqa: E731
     else:
         raise LaunchError(
             f"parameter '{name}' needs an array (numpy, CuPy or PyTorch), got {type(value).__name__}"
@@ -132,6 +125,23 @@ def _host_array(name, value, t):
             f"parameter '{name}' must hold {t.__name__}, got {host.dtype}"
         )
     return host, back, address
+
+
+def _torch_on_host(tensor):
+    """A numpy copy (or, for a CPU tensor, view) of a PyTorch tensor and the
+    function that copies it back; bfloat16 travels as its bits (numpy has no
+    bfloat16 of PyTorch's, ml_dtypes has)."""
+    import ml_dtypes
+    import torch
+
+    t = tensor.detach()
+    if t.dtype == torch.bfloat16:
+        host = t.view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)
+        return host, lambda: t.view(torch.int16).copy_(
+            torch.from_numpy(host.view(np.int16))
+        )
+    host = t.cpu().numpy()
+    return host, lambda: t.copy_(torch.from_numpy(host))
 
 
 def _offset_in_allocation(a: np.ndarray) -> int:

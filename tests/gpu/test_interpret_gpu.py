@@ -218,3 +218,13 @@ def test_random_vector_expressions_interpreted_equal_gpu(tmp_path):
     for k in make_kernels(tmp_path, 40, seed=2):
         out = np.zeros(64, np.float32)
         _both(k, 1, 16)(BOTH.to_device(x), BOTH.to_device(y), BOTH.to_device(out), 0.25)
+
+
+def test_pytorch_tensors_bfloat16_included_go_through_the_interpreter():
+    torch = pytest.importorskip("torch")
+    va = EX["vector_add"].vector_add
+    for device in ("cuda", "cpu"):
+        x = torch.randn(300, device=device, dtype=torch.bfloat16)
+        out = torch.zeros_like(x)
+        va.interpret[2, 256](x, x, out, 300)
+        assert torch.equal(out, x + x), device
