@@ -653,3 +653,25 @@ def test_a_long_loop_that_progresses_runs_to_the_end():
     out = np.zeros(2, np.int32)
     long_loop.interpret[1, 2](out, 5000)
     assert out.tolist() == [5000, 5000]
+
+
+@kdsl.kernel
+def nested_swaps(out: Pointer[Int32]):
+    a, b, c = Int32(10), Int32(20), Int32(30)
+    if thread_idx.x == 0:  # run-time variables
+        a, (b, c) = c, (a, b)
+    out[0] = a
+    out[1] = b
+    out[2] = c
+    d, e, f = Int32(10), Int32(20), Int32(30)
+    if thread_idx.x == 0:
+        (d, e), f = (e, f), d
+    out[3] = d
+    out[4] = e
+    out[5] = f
+
+
+def test_nested_tuple_assignment_evaluates_every_value_first():
+    out = np.zeros(6, np.int32)
+    nested_swaps.interpret[1, 1](out)
+    assert out.tolist() == [30, 10, 20, 20, 30, 10]

@@ -113,3 +113,71 @@ def test_random_vector_expressions_compile_and_run(tmp_path):
         out = np.zeros(8, np.float32)
         k.interpret[1, 2](x, y, out, np.float32(0.25))
         assert not np.isnan(out).any()
+
+
+@kdsl.kernel
+def select_of_select(x: Pointer[Int32], out: Pointer[Int32]):
+    i = thread_idx.x
+    v = x.vec(4)[i]
+    o = out.vec(4)
+    o[i] = ((v > 0).select(v < 5, v > 10)).select(v, -v)  # a select as condition
+
+
+def test_a_select_as_the_condition_of_a_select_keeps_its_parentheses():
+    src = select_of_select.dispatch().source
+    assert "return ((v > 0 ? (v < 5) : (v > 10)) ? v : kdsl::neg(v));" in src or (
+        "(v > 0 ? (v < 5) : (v > 10)) ?" in src
+    )
+    x = np.array([-5, 3, 20, -1], np.int32)
+    out = np.zeros(4, np.int32)
+    select_of_select.interpret[1, 1](x, out)
+    assert out.tolist() == [5, 3, -20, 1]
+
+
+@kdsl.func
+def axpy(a, x, y):
+    return x * a + y
+
+
+@kdsl.kernel
+def vector_function(
+    x: Pointer[Float32], y: Pointer[Float32], out: Pointer[Float32], s: Float32
+):
+    i = thread_idx.x
+    o = out.vec(4)
+    o[i] = axpy(s, x.vec(4)[i], y.vec(4)[i])
+
+
+def test_a_device_function_takes_vectors():
+    inst = vector_function.dispatch()
+    assert "axpy__f32_f32x4_f32x4(" in inst.source
+    compile_to_cubin(inst.source, inst.name)
+    x, y = np.arange(8, dtype=np.float32), np.ones(8, np.float32)
+    out = np.zeros(8, np.float32)
+    vector_function.interpret[1, 2](x, y, out, np.float32(2))
+    np.testing.assert_array_equal(out, x * 2 + y)
+
+
+@kdsl.kernel
+def many_loads(
+    h: Pointer[Float16],
+    f: Pointer[Float32],
+    out: Pointer[Float32],
+    longer_name: Float32,
+):
+    i = thread_idx.x
+    o = out.vec(4)
+    o[i] = min(h.vec(4)[i].to(Float32), f.vec(4)[i]) * longer_name + max(
+        f.vec(4)[i], longer_name
+    )
+
+
+def test_long_vector_statements_stay_within_the_line_limit_and_load_once():
+    from kdsl.transpile.emit import LIMIT
+
+    src = many_loads.dispatch().source
+    statement = src[src.index("    o[i] = ") : src.rindex("}")]
+    assert all(len(line) <= LIMIT for line in statement.splitlines()[:-1] + [""])
+    assert statement.count("reinterpret_cast<const kdsl::vec<float, 4>*>(f)[i]") == 1
+    assert statement.count("reinterpret_cast<const kdsl::vec<__half, 4>*>(h)[i]") == 1
+    compile_to_cubin(src, many_loads.dispatch().name)

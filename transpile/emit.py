@@ -253,7 +253,8 @@ class Emitter:
             if _lanewise(n) and isinstance(n, ir.UnaryOp):
                 return cexpr.unary(n.op, n.type.dtype, lane(n.operand))
             if _lanewise(n) and isinstance(n, ir.Select):
-                cond = _bare(lane(n.cond))
+                cond = lane(n.cond)  # a ?: condition keeps its parentheses
+                cond = cond if isinstance(n.cond, ir.Select) else _bare(cond)
                 return f"({cond} ? {lane(n.if_true)} : {lane(n.if_false)})"
             if _lanewise(n):
                 src = n.operand.type.dtype
@@ -264,11 +265,12 @@ class Emitter:
                 if n.operand.name not in captures:
                     captures.append(n.operand.name)
                 return n.operand.name
-            key = n.name if isinstance(n, ir.Var) else None
+            text = _bare(self.expr(n))
+            key = n.name if isinstance(n, ir.Var) else text if _pure_load(n) else None
             if key is None or key not in named:
-                name = key or next(letters)
+                name = n.name if isinstance(n, ir.Var) else next(letters)
                 params.append(f"const {ctype(n.type.dtype)} {name}")
-                args.append(_bare(self.expr(n)))
+                args.append(text)
                 if key is not None:
                     named[key] = name
                 return name
@@ -363,6 +365,14 @@ def _lanewise(e) -> bool:
     )
 
 
+def _pure_load(e) -> bool:
+    """A load whose address has no call (no atomic): reading it twice in one
+    expression reads the same value, so one read serves both."""
+    return isinstance(e, ir.Load) and not any(
+        isinstance(x, ir.Call) for x in ir.walk(e)
+    )
+
+
 # -- long statements ---------------------------------------------------------------
 def wrap(indent: str, text: str) -> list[str]:
     """``indent + text``, broken into lines of at most ``LIMIT`` columns where
@@ -415,10 +425,57 @@ def _wrap_vmap(indent, text):
     return [
         indent + text[: start + len("kdsl::vmap(")],
         more + text[start + len("kdsl::vmap(") : head_end + 3],
-        body + text[head_end + 4 : body_end + 1],
+        *_return_lines(body, text[head_end + 4 : body_end + 1]),
         more + "},",
-        more + text[body_end + 5 :],
+        *_packed(more, text[body_end + 5 :]),
     ]
+
+
+_OPERATORS = (" ? ", " : ", " || ", " && ", " + ", " - ", " * ", " / ")
+
+
+def _return_lines(indent, text):
+    """``return <value>;``, broken after a top-level binary operator (the
+    rightmost that keeps the first line within ``LIMIT``) when too long; the
+    continuation is aligned with the value."""
+    if len(indent) + len(text) <= LIMIT:
+        return [indent + text]
+    value = len("return ")
+    best = -1
+    for op in _OPERATORS:
+        at = _top_level(text, op, value)
+        while at >= 0:
+            if len(indent) + at + len(op) - 1 <= LIMIT:
+                best = max(best, at)
+            at = _top_level(text, op, at + 1)
+    if best < 0:
+        return [indent + text]
+    split = text.index(" ", best + 1) + 1  # after the operator
+    head, tail = text[:split].rstrip(), text[split:]
+    return [indent + head, indent + " " * value + tail]
+
+
+def _packed(indent, text):
+    """``text`` (the vectors a vmap maps over, then the statement's end) in
+    lines of at most ``LIMIT`` columns, broken after its top-level commas."""
+    pieces, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{" or _opens_template(text, i):
+            depth += 1
+        elif ch in ")]}" or (ch == ">" and depth and not text[i - 1] == "-"):
+            depth -= 1
+        elif ch == "," and depth == 0:
+            pieces.append(text[start : i + 1].strip())
+            start = i + 1
+    pieces.append(text[start:].strip())
+    lines, current = [], indent + pieces[0]
+    for piece in pieces[1:]:
+        if len(current) + 1 + len(piece) <= LIMIT:
+            current += " " + piece
+        else:
+            lines.append(current)
+            current = indent + piece
+    return lines + [current]
 
 
 def _closing(text: str, open_index: int) -> int:

@@ -330,14 +330,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if isinstance(target, cst.Subscript):
             return self.store(target, value, value_node)
         if isinstance(target, cst.Tuple):
-            if not isinstance(value, tuple) or len(value) != len(target.elements):
-                raise error(
-                    "bad-target",
-                    what="tuple assignment needs a tuple of the same length",
-                )
-            value = self._evaluated_first(target.elements, value)
-            for element, v in zip(target.elements, value):
-                self.assign(element.value, v, None)
+            pairs = _tuple_pairs(target, value)
+            targets = [t for t, _ in pairs]
+            values = self._evaluated_first(targets, [v for _, v in pairs])
+            for t, v in zip(targets, values):  # left to right, as Python does
+                self.assign(t, v, None)
             return None
         if not isinstance(target, cst.Name):
             raise error("bad-target", what=f"cannot assign to '{self.p.code(target)}'")
@@ -403,22 +400,22 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             )
         return None
 
-    def _evaluated_first(self, elements, values) -> list:
+    def _evaluated_first(self, targets, values) -> list:
         """Python evaluates every value of a tuple assignment before it assigns
         any: a run-time value that reads a variable (or memory) an earlier
-        target writes is copied to a temporary first (``a, b = b, a``)."""
+        target writes is copied to a temporary first (``a, b = b, a``).
+        ``targets`` and ``values`` are the flattened leaves (``_tuple_pairs``)."""
         out, written, stored = list(values), set(), False
-        for k, (element, v) in enumerate(zip(elements, values)):
+        for k, (target, v) in enumerate(zip(targets, values)):
             if isinstance(v, (Numeric, Vector)) and not v.is_static():
                 inside = list(ir.walk(v.ir_value()))
                 reads = {e.name for e in inside if isinstance(e, ir.Var)}
                 loads = any(isinstance(e, ir.Load) for e in inside)
                 if reads & written or (stored and loads):
-                    base = _target_name(element.value)
+                    base = _target_name(target)
                     tmp = self.names.declare(f"{base}_value")
                     self.emit(ir.Declare(tmp, type(v), v.ir_value()))
                     out[k] = type(v)._dynamic(ir.Var(type(v), tmp))
-            target = element.value
             b = self.env.get(target.value) if isinstance(target, cst.Name) else None
             if b is not None and b.cvar is not None:
                 written.add(b.cvar)
@@ -505,6 +502,22 @@ def _describe_stmt(node) -> str:
     return UNSUPPORTED.get(
         type(node).__name__, f"the statement '{type(node).__name__}'"
     )
+
+
+def _tuple_pairs(target, value) -> list:
+    """``(target, value)`` leaves of a (possibly nested) tuple assignment, in
+    the order Python assigns them."""
+    if not isinstance(value, tuple) or len(value) != len(target.elements):
+        raise error(
+            "bad-target", what="tuple assignment needs a tuple of the same length"
+        )
+    pairs = []
+    for element, v in zip(target.elements, value):
+        if isinstance(element.value, cst.Tuple):
+            pairs.extend(_tuple_pairs(element.value, v))
+        else:
+            pairs.append((element.value, v))
+    return pairs
 
 
 def _target_name(target) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import ir
 from .errors import error
 from .lower_expr import ArrayValue, Binding, FixedArray, PointerValue, _kind_of
+from .types import VectorMeta
 
 
 class DeviceFunctionLowerer:
@@ -73,7 +74,7 @@ class DeviceFunctionLowerer:
         ret = ret_types.pop() if ret_types else None
         if ret is not None:
             sub.check_value_returns(f.name)
-        suffix = "_".join(t.short for t in arg_types)
+        suffix = "_".join(_short(t) for t in arg_types)
         name = self.ctx.symbols.function(f"{f.name}__{suffix}" if suffix else f.name)
         return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
 
@@ -107,3 +108,10 @@ def _always_returns(stmts) -> bool:
     if isinstance(last, ir.If):
         return _always_returns(last.then) and _always_returns(last.orelse)
     return False
+
+
+def _short(t) -> str:
+    """A type's name in a device function's C++ name: ``f32``, ``f32x4``."""
+    if isinstance(t, VectorMeta):
+        return f"{t.dtype.short}x{t.lanes}"
+    return t.short

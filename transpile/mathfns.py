@@ -95,6 +95,8 @@ def fold(name: str, args: list, t) -> float:
 
 def _fma(x, y, z, rounding):
     """``x * y + z`` rounded once to ``rounding`` (fmaf/fma)."""
+    if math.isfinite(x) and math.isfinite(y) and math.isinf(z):
+        return z  # the exact product is finite, even where a double's is not
     if not all(map(math.isfinite, (x, y, z))):
         return x * y + z
     exact = Fraction(x) * Fraction(y) + Fraction(z)

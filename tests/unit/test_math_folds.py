@@ -34,3 +34,10 @@ def test_fma_overflow_is_infinity_not_an_internal_error():
     assert mathfns.fold("fma", [1e308, 10.0, 0.0], Float64) == math.inf
     assert mathfns.fold("fma", [-1e308, 10.0, 0.0], Float64) == -math.inf
     assert mathfns.fold("fma", [60000.0, 2.0, 0.0], Float16) == math.inf
+
+
+def test_fma_with_an_infinite_addend_is_that_infinity_whatever_the_product():
+    # the exact product 1e309 is finite: fma(1e308, 10, -inf) is -inf, not NaN
+    assert mathfns.fold("fma", [1e308, 10.0, -math.inf], Float64) == -math.inf
+    assert mathfns.fold("fma", [1e308, -10.0, math.inf], Float64) == math.inf
+    assert math.isnan(mathfns.fold("fma", [math.inf, 0.0, 1.0], Float64))
