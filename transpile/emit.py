@@ -458,24 +458,41 @@ def _return_lines(indent, text):
 def _packed(indent, text):
     """``text`` (the vectors a vmap maps over, then the statement's end) in
     lines of at most ``LIMIT`` columns, broken after its top-level commas."""
-    pieces, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{" or _opens_template(text, i):
-            depth += 1
-        elif ch in ")]}" or (ch == ">" and depth and not text[i - 1] == "-"):
-            depth -= 1
-        elif ch == "," and depth == 0:
-            pieces.append(text[start : i + 1].strip())
-            start = i + 1
-    pieces.append(text[start:].strip())
-    lines, current = [], indent + pieces[0]
-    for piece in pieces[1:]:
+    pieces, prev = [], 0
+    for comma in _top_level_commas(text):
+        pieces.append(text[prev : comma + 1].strip())
+        prev = comma + 1
+    pieces.append(text[prev:].strip())
+    return _fill(indent + pieces[0], pieces[1:], indent)
+
+
+def _fill(current, pieces, indent):
+    """``current`` followed by ``pieces``, as many on a line as fit."""
+    lines = []
+    for piece in pieces:
         if len(current) + 1 + len(piece) <= LIMIT:
             current += " " + piece
         else:
             lines.append(current)
             current = indent + piece
     return lines + [current]
+
+
+def _top_level_commas(text):
+    """Indices of the commas of ``text`` outside any bracket (or template)."""
+    return [i for i, depth in _depths(text) if text[i] == "," and depth == 0]
+
+
+def _depths(text):
+    """``(index, bracket depth)`` of each character; a closing bracket with no
+    opening one in ``text`` is ignored, and a template's ``<...>`` counts."""
+    stack = []
+    for i, ch in enumerate(text):
+        if ch in "([{" or _opens_template(text, i):
+            stack.append(ch)
+        elif stack and (ch in ")]}" or (ch == ">" and stack[-1] == "<")):
+            stack.pop()
+        yield i, len(stack)
 
 
 def _closing(text: str, open_index: int) -> int:
@@ -543,14 +560,7 @@ def _wrap_arguments(indent, text):
         pieces.append(text[prev : comma + 1].strip())
         prev = comma + 1
     pieces.append(text[prev:].strip())
-    lines, current = [], indent + text[: start + 1] + pieces[0]
-    for piece in pieces[1:]:
-        if len(current) + 1 + len(piece) <= LIMIT:
-            current += " " + piece
-        else:
-            lines.append(current)
-            current = align + piece
-    return lines + [current]
+    return _fill(indent + text[: start + 1] + pieces[0], pieces[1:], align)
 
 
 def _wrap_value(indent, text):

@@ -133,6 +133,17 @@ def test_wrap_rules():
         "w, kdsl::splat<float, 4>(x[0]));",
     ]
     assert lines[2].index("return") == lines[1].index("[") + 4
+    # the vectors after the lambda break only between arguments, even with a
+    # comparison inside one (">" is no closing bracket there)
+    args = "w" * 60 + ", kdsl::splat<float, 4>(f(p > q, r)), " + "v" * 40
+    text = (
+        f"o[i] = kdsl::vmap([](const float w, const float a) {{ return w; }}, {args});"
+    )
+    tail = wrap(pad, text)[4:]
+    assert [x.strip() for x in tail] == [
+        "w" * 60 + ",",
+        "kdsl::splat<float, 4>(f(p > q, r)), " + "v" * 40 + ");",
+    ]
     # a template argument list is never split (its commas are not arguments)
     templated = "o[i] = kdsl::vmap(f, " + "w" * 50 + ", kdsl::splat<float, 8>(0.5f));"
     for line in wrap(pad, templated):
