@@ -20,6 +20,7 @@ one element at a time (``_each``).
 from __future__ import annotations
 
 import math
+import operator
 
 import ml_dtypes
 import numpy as np
@@ -27,22 +28,16 @@ import numpy as np
 from kdsl.transpile import mathfns, values
 from kdsl.transpile.types import BFloat16, Float64, Int8
 
-_COMPARE = {
-    "<": np.less,
-    "<=": np.less_equal,
-    ">": np.greater,
-    ">=": np.greater_equal,
-    "==": np.equal,
-    "!=": np.not_equal,
+_ARITHMETIC = {  # numpy applies these lane by lane, in the operands' dtype
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
 }
-_NATIVE = {
-    "+": np.add,
-    "-": np.subtract,
-    "*": np.multiply,
-    "&": np.bitwise_and,
-    "|": np.bitwise_or,
-    "^": np.bitwise_xor,
-}
+_WRAPPING = ("+", "-", "*", "&", "|", "^")  # exact on integers after _fix
 
 
 # -- representation ---------------------------------------------------------------
@@ -106,14 +101,14 @@ def _fix(a: np.ndarray, t) -> np.ndarray:
 # -- operators ------------------------------------------------------------------------
 def binary(op: str, a, b, t) -> np.ndarray:
     """``a op b`` on lanes of operand type ``t`` (comparisons give Boolean)."""
-    if op in _COMPARE:
-        return _COMPARE[op](a, b).astype(np.bool_)
+    if op in values.COMPARE:
+        return np.asarray(values.COMPARE[op](a, b), dtype=np.bool_)
     if t.kind == "float":
         return _float_binary(op, a, b, t)
-    if _by_element(t) or (t.kind == "bool" and op not in _NATIVE) or op == "**":
+    if _by_element(t) or (t.kind == "bool" and op not in _WRAPPING) or op == "**":
         return _each(lambda x, y: _int_op(op, x, y, t), t, (a, b), (t, t))
-    if op in _NATIVE:
-        return _fix(_NATIVE[op](a, b), t)
+    if op in _WRAPPING:
+        return _fix(_ARITHMETIC[op](a, b), t)
     if op in ("//", "%"):
         zero = b == 0
         safe = np.where(zero, np.ones_like(b), b)
@@ -140,9 +135,7 @@ def _shift(op, a, count, t):
 
 def _float_binary(op, a, b, t):
     if op in ("+", "-", "*", "/"):
-        return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op](
-            a, b
-        )
+        return _ARITHMETIC[op](a, b)  # rounded once: see the module's docstring
     compute = np.float64 if t.width == 64 else np.float32
     x, y = a.astype(compute), b.astype(compute)
     if op == "//":

@@ -393,15 +393,11 @@ def wrap(indent: str, text: str) -> list[str]:
 
 
 def _top_level(text: str, token: str, start: int = 0) -> int:
-    """Index of the first ``token`` outside any bracket, or -1."""
-    depth = 0
-    for i in range(start, len(text)):
-        if depth == 0 and text.startswith(token, i):
+    """Index of the first ``token`` at or after ``start`` outside any bracket,
+    or -1."""
+    for i, depth in _depths(text):
+        if i >= start and depth == 0 and text.startswith(token, i):
             return i
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
     return -1
 
 
@@ -497,14 +493,11 @@ def _depths(text):
 
 def _closing(text: str, open_index: int) -> int:
     """Index of the bracket closing the one at ``open_index``, or -1."""
-    depth = 0
-    for i in range(open_index, len(text)):
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
+    for i, depth in _depths(text):
+        if i == open_index:
+            inside = depth
+        elif i > open_index and depth < inside:
+            return i
     return -1
 
 
