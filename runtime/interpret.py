@@ -45,10 +45,9 @@ def bind_arguments(kernel, inst, kernel_ir, args):
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
         p = next(ir_params)
         if info.kind == "scalar":
-            from kdsl.runtime.launch import check_scalar
+            from kdsl.runtime.launch import scalar_value
 
-            check_scalar(info.name, t, value)
-            env[p.name] = values.from_python(_python(value), t)
+            env[p.name] = values.from_python(scalar_value(info.name, t, value), t)
             continue
         host, back, address = _host_array(info.name, value, t)
         if back is not None:
@@ -95,16 +94,6 @@ def _strided_memory(host, t, name) -> Memory:
         host[lowest], shape=(high - low + 1,), strides=(host.itemsize,)
     )
     return Memory(flat, t, name, origin=-low)
-
-
-def _python(value):
-    from kdsl.transpile.types import Numeric
-
-    if isinstance(value, Numeric):
-        return value.value
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _host_array(name, value, t):

@@ -236,6 +236,18 @@ def scalar_packer(t):
 
 def check_scalar(param, t, value):
     """A scalar argument checked against its declared type, then packed."""
+    value = scalar_value(param, t, value)
+    try:
+        return scalar_packer(t)(value)
+    except OverflowError:
+        raise LaunchError(
+            f"parameter '{param}' is {t.__name__}: {value} is out of its range"
+        ) from None
+
+
+def scalar_value(param, t, value):
+    """A scalar argument checked against its declared type, as a Python
+    number (a kdsl constant or numpy scalar unwrapped)."""
     from kdsl.transpile.types import Numeric
 
     if isinstance(value, Numeric):
@@ -257,17 +269,11 @@ def check_scalar(param, t, value):
             raise LaunchError(f"parameter '{param}' is Boolean, got {value!r}")
     elif not isinstance(value, (int, float)) or isinstance(value, bool):
         raise LaunchError(f"parameter '{param}' is {t.__name__}, got {value!r}")
-    packer = scalar_packer(t)
-    if packer is None:
+    if scalar_packer(t) is None:
         raise LaunchError(
             f"parameter '{param}': {t.__name__} cannot be passed at launch"
         )
-    try:
-        return packer(value)
-    except OverflowError:
-        raise LaunchError(
-            f"parameter '{param}' is {t.__name__}: {value} is out of its range"
-        ) from None
+    return value
 
 
 # -- arrays ------------------------------------------------------------------------------
