@@ -59,15 +59,20 @@ def _by_element(t) -> bool:
 
 def full(n: int, value, t) -> np.ndarray:
     """``n`` lanes holding the (exact) value ``value`` of type ``t``."""
+    if isinstance(value, values.NaNBits) or t.kind == "narrow":
+        return np.repeat(from_values([value], t), n)  # the exact bits
     return np.full(n, value, dtype=lane_dtype(t))
 
 
 def from_values(items, t) -> np.ndarray:
     """Lanes from a sequence of ``values``-style Python values of type ``t``."""
-    if t.kind == "narrow":  # NaN bits as CUDA's conversions make them
+    items = list(items)
+    if t.kind == "narrow" or any(isinstance(x, values.NaNBits) for x in items):
+        # the bits: NaN payloads as CUDA's conversions or a bitcast made them
         bits = [values.to_bits(x, t) for x in items]
-        return np.array(bits, dtype=np.uint8).view(t.np_dtype)
-    return np.array(list(items), dtype=lane_dtype(t))
+        unsigned = np.dtype(f"u{lane_dtype(t).itemsize}")
+        return np.array(bits, dtype=unsigned).view(lane_dtype(t))
+    return np.array(items, dtype=lane_dtype(t))
 
 
 def to_values(a: np.ndarray, t) -> list:

@@ -97,3 +97,16 @@ def test_int128_arithmetic():
         p = int(a[k]) * int(b[k])
         assert int(out[2 * k]) == p >> 64
         assert int(out[2 * k + 1]) == values.wrap(p, T.Int64)
+
+
+@kdsl.kernel
+def nan_payload(out: Pointer[kdsl.Int32]):
+    v = kdsl.Int32(0x7F800001).bitcast(kdsl.Float32)  # folded: a signalling NaN
+    w = v if thread_idx.x < 100 else kdsl.Float32(0)  # a run-time value
+    out[thread_idx.x] = w.bitcast(kdsl.Int32)  # __int_as_float keeps the bits
+
+
+def test_a_folded_nan_keeps_its_bits_at_run_time():
+    out = np.zeros(2, np.int32)
+    nan_payload.interpret[1, 2](out)
+    assert out.tolist() == [0x7F800001] * 2

@@ -159,6 +159,7 @@ def test_control_flow_kernels_interpreted_equal_gpu():
             [halves[:8], tile[:8], np.zeros(8, np.float32), 0.5],
         ),
         (t.nested_swaps, 1, 1, [np.zeros(6, i32)]),
+        (types.nan_payload, 1, 2, [np.zeros(2, i32)]),
         (t.countdown, 1, 2, [np.zeros(2, i32), 5]),
         (t.value_first, 1, 1, [np.full(16, -1, i32), np.zeros(1, i32)]),
         (t.untaken_arm, 1, 4, [np.arange(4, dtype=i32), np.zeros(4, i32)]),
