@@ -3,11 +3,11 @@
 This module is the public API.  Kernels are written with the names here
 (SPEC section 3); the built-ins ``kdsl.range``, ``kdsl.range_constexpr``,
 ``kdsl.syncthreads``, ``kdsl.shared_array``, ``kdsl.atomic_add`` … are
-installed from ``kdsl.transpile.lang.BUILTINS``.  The arithmetic type layer (SPEC section 2,
+installed from ``kdsl.transpile.frontend.lang.BUILTINS``.  The arithmetic type layer (SPEC section 2,
 ``reference/arithmetic-types.md``) lives in :mod:`kdsl.transpile`.
 """
 
-from kdsl.transpile.arith import PrecisionWarning, as_numeric
+from kdsl.transpile.core.arith import PrecisionWarning, as_numeric
 from kdsl.transpile.errors import (
     DSLError,
     DSLSyntaxError,
@@ -18,7 +18,7 @@ from kdsl.transpile.errors import (
     InterpretError,
     UnsupportedDtypeError,
 )
-from kdsl.transpile.types import (
+from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
     Float,
@@ -51,7 +51,7 @@ from kdsl.transpile.types import (
     vector_aliases,
 )
 
-from kdsl.transpile.lang import (
+from kdsl.transpile.frontend.lang import (
     BUILTINS as _BUILTINS,
     Array,
     Bool,

@@ -8,8 +8,8 @@ transcendental functions are never folded, so a kernel gets the GPU's result
 whether its argument is known at compile time or not.
 """
 
-from kdsl.transpile.lang import Builtin
-from kdsl.transpile.mathfns import MATH_FUNCTIONS
+from kdsl.transpile.frontend.lang import Builtin
+from kdsl.transpile.core.mathfns import MATH_FUNCTIONS
 
 for _name, _doc in MATH_FUNCTIONS.items():
     globals()[_name] = Builtin(f"math.{_name}", _doc)

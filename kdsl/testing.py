@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from kdsl.transpile.cli_output import unified_diff
+from kdsl.transpile.cli.output import unified_diff
 
 
 def pytest_addoption(parser):

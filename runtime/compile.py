@@ -44,7 +44,7 @@ def kernel_fingerprint(kernel) -> str:
     TILE`` changes with cfg.py, and a value computed at import changes with
     no file at all)."""
     from kdsl.runtime.kernel import Kernel
-    from kdsl.transpile.lang import DeviceFunction
+    from kdsl.transpile.frontend.lang import DeviceFunction
 
     paths = {kernel.fn.__code__.co_filename}
     for value in list(kernel.fn.__globals__.values()):
@@ -98,7 +98,7 @@ def _names(code) -> set:
 
 
 def _is_constant(value) -> bool:
-    from kdsl.transpile.types import Numeric, NumericMeta, VectorMeta
+    from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 
     if isinstance(value, tuple):
         return all(_is_constant(v) for v in value)

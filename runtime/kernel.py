@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass, field
 
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.parse import parse_function
+from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import transpile_instance
-from kdsl.transpile.signature import (
+from kdsl.transpile.frontend.signature import (
     check_dtypes,
     dtype_combinations,
     instance_name,
@@ -196,7 +196,7 @@ class Kernel:
         return Interpreted(self)
 
     def _interpret(self, grid, block, args, constexprs, instance=None):
-        from kdsl.runtime.interpret import interpret
+        from kdsl.runtime.interpreter.interpret import interpret
 
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")

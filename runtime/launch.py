@@ -18,7 +18,7 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.transpile.errors import LaunchError, UnsupportedDtypeError
-from kdsl.transpile.types import NumericMeta, VectorMeta
+from kdsl.transpile.core.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import code_of
 
 # A constexpr that takes more distinct values than this in one process gets a
@@ -228,7 +228,7 @@ def scalar_packer(t):
     if t.__name__ == "BFloat16":
         return lambda v: np.array(v, ml_dtypes.bfloat16).view(np.uint16)[()]
     if t.kind == "narrow":
-        from kdsl.transpile import values
+        from kdsl.transpile.core import values
 
         return lambda v: np.uint8(values.to_bits(t(v).value, t))
     return t.np_dtype.type
@@ -248,7 +248,7 @@ def check_scalar(param, t, value):
 def scalar_value(param, t, value):
     """A scalar argument checked against its declared type, as a Python
     number (a kdsl constant or numpy scalar unwrapped)."""
-    from kdsl.transpile.types import Numeric
+    from kdsl.transpile.core.types import Numeric
 
     if isinstance(value, Numeric):
         if not value.is_static():
@@ -519,7 +519,7 @@ def _torch_dtypes():
 
 def dtype_of_argument(value):
     """The kdsl dtype an argument carries (arrays, numpy scalars, kdsl values)."""
-    from kdsl.transpile.types import Numeric
+    from kdsl.transpile.core.types import Numeric
 
     dtype = getattr(value, "dtype", None)
     if isinstance(value, Numeric):

@@ -1,6 +1,6 @@
 """The interpreter on every scalar type through memory (loads, conversions,
 stores, narrow floats and Int4 included), vectors, bitcasts and Int128 —
-each against kdsl's folding (``kdsl.transpile.values``)."""
+each against kdsl's folding (``kdsl.transpile.core.values``)."""
 
 import math
 import sys
@@ -10,9 +10,9 @@ import numpy as np
 
 import kdsl
 from kdsl import Int64, Pointer, Uint8, thread_idx
-from kdsl.runtime import lanes
-from kdsl.transpile import types as T
-from kdsl.transpile import values
+from kdsl.transpile.core import lanes
+from kdsl.transpile.core import types as T
+from kdsl.transpile.core import values
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
 import semantics_cases as sc  # noqa: E402

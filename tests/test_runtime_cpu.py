@@ -18,7 +18,7 @@ import pytest
 import kdsl
 from kdsl import Array, Constexpr, Float32, Int32, Pointer, thread_idx
 from kdsl.runtime import arrays, cache, compile as kcompile, launch
-from kdsl.transpile import types as T
+from kdsl.transpile.core import types as T
 
 cupy = pytest.importorskip("cupy")
 

@@ -173,7 +173,7 @@ def many_loads(
 
 
 def test_long_vector_statements_stay_within_the_line_limit_and_load_once():
-    from kdsl.transpile.emit import LIMIT
+    from kdsl.transpile.cuda.emit import LIMIT
 
     src = many_loads.dispatch().source
     statement = src[src.index("    o[i] = ") : src.rindex("}")]

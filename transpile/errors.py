@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .source import Span
+from kdsl.transpile.source import Span
 
 
 class DSLError(Exception):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import cexpr, ir
-from .emit import Emitter, _basename
-from .errors import DSLError
-from .lower import Context, Lowerer
-from .render import prelude_part, render_file
-from .verify import verify
+from kdsl.transpile.cuda import cexpr
+from kdsl.transpile import ir
+from kdsl.transpile.cuda.emit import Emitter, _basename
+from kdsl.transpile.errors import DSLError
+from kdsl.transpile.frontend.lower import Context, Lowerer
+from kdsl.transpile.cuda.render import prelude_part, render_file
+from kdsl.transpile.ir.verify import verify
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Differential cases: the generated C++ of every scalar operation against
-``kdsl.transpile.values`` folding, bit for bit.
+``kdsl.transpile.core.values`` folding, bit for bit.
 
 A *case* is one operation on one type: a binary operator (``+ - * / // % **
 & | ^ << >>`` and the comparisons), a unary operator (``-``, ``~``, ``abs``),
@@ -11,7 +11,7 @@ pairing, plus a few seeded random values.
 
 ``build_differential_source(cases)`` returns one CUDA C++ translation unit
 (the kdsl prelude plus one kernel per case, spelled by
-``kdsl.transpile.cexpr``).  Kernel ``case_<k>`` reads operand bit patterns
+``kdsl.transpile.cuda.cexpr``).  Kernel ``case_<k>`` reads operand bit patterns
 from ``uint64_t`` arrays (two words per operand, low word first, so 128-bit
 values fit), applies the operation and writes the result's bit pattern::
 
@@ -50,9 +50,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kdsl.transpile import cexpr, values
-from kdsl.transpile.promotion import COMPARISON
-from kdsl.transpile.types import (
+from kdsl.transpile.cuda import cexpr
+from kdsl.transpile.core import values
+from kdsl.transpile.core.promotion import COMPARISON
+from kdsl.transpile.core.types import (
     FLOAT_TYPES,
     INTEGER_TYPES,
     NARROW_FLOAT_TYPES,

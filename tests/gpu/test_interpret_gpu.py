@@ -206,7 +206,7 @@ def test_exact_math_functions_fold_as_the_gpu_computes(t):
     (tests/unit/test_lanes.py), so folding equals the GPU (any NaN is a NaN)."""
     import semantics_cases as sc
 
-    from kdsl.runtime import lanes
+    from kdsl.transpile.core import lanes
 
     edges = sc.edge_values(t)
     n = len(edges)

@@ -107,7 +107,7 @@ def test_every_declaration_keeps_its_python_origin():
 
 
 def test_wrap_rules():
-    from kdsl.transpile.emit import LIMIT, wrap
+    from kdsl.transpile.cuda.emit import LIMIT, wrap
 
     pad = "    "
     assert wrap(pad, "x = y;") == [pad + "x = y;"]

@@ -1,4 +1,4 @@
-"""GPU cross-check of kdsl.transpile.narrow against the real conversions.
+"""GPU cross-check of kdsl.transpile.core.narrow against the real conversions.
 
 ``cuda_source_for_exhaustive_check()`` returns one CUDA C++ kernel,
 ``kdsl_narrow_check``, that converts each input value to all nine narrow
@@ -83,7 +83,7 @@ extern "C" __global__ void kdsl_narrow_check(const {t}* x, long long n,
 
 
 def _load_narrow():
-    from kdsl.transpile import narrow
+    from kdsl.transpile.core import narrow
 
     return narrow
 

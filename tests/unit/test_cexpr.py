@@ -1,4 +1,4 @@
-"""The C++ spelling of every scalar operation (``kdsl.transpile.cexpr``).
+"""The C++ spelling of every scalar operation (``kdsl.transpile.cuda.cexpr``).
 
 Every operation, conversion, bitcast and edge-value literal is compiled by
 NVRTC for sm_90 (no GPU needed), each with only the headers and prelude parts
@@ -19,8 +19,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from kdsl.transpile import cexpr, values
-from kdsl.transpile.types import (
+from kdsl.transpile.cuda import cexpr
+from kdsl.transpile.core import values
+from kdsl.transpile.core.types import (
     SCALAR_TYPES,
     BFloat16,
     Boolean,

@@ -464,7 +464,7 @@ NON_BOOL = INTS + FLOATS
 def test_mixed_types_equal_explicit_conversion(ta, tb, op, data):
     a, b = data.draw(values_of(ta)), data.draw(values_of(tb))
     x, y = ta(a), tb(b)
-    c = kdsl.transpile.promotion.binary_types(op, ta, tb)[0]
+    c = kdsl.transpile.core.promotion.binary_types(op, ta, tb)[0]
     xc, yc = x.to(c), y.to(c)
     if c.kind == "int" and int_excluded(op, yc.value, c):
         return

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kdsl.runtime import lanes
+from kdsl.transpile.core import lanes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gpu"))
 import semantics_cases as sc  # noqa: E402
@@ -63,7 +63,7 @@ EXACT_MATH = ["sqrt", "floor", "ceil", "trunc", "round", "fabs", "fma"]
 def test_exactly_folded_math_equals_the_fold(name, t):
     """kdsl.math functions with an exact fold give the folded bits (the
     transcendental ones are numpy's and may differ from CUDA's last bit)."""
-    from kdsl.transpile import mathfns
+    from kdsl.transpile.core import mathfns
 
     edges = sc.edge_values(t)
     arity = mathfns.arity(name)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kdsl import Float16, Float32, Float64
-from kdsl.transpile import mathfns
+from kdsl.transpile.core import mathfns
 
 
 @pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "round"])

@@ -1,4 +1,4 @@
-"""kdsl.transpile.narrow: decoding, CUDA-exact encoding, and the prelude."""
+"""kdsl.transpile.core.narrow: decoding, CUDA-exact encoding, and the prelude."""
 
 import math
 import pathlib
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-from kdsl.transpile import narrow
+from kdsl.transpile.core import narrow
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import narrow_gpu_table as gpu_table  # noqa: E402

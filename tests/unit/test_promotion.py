@@ -30,7 +30,7 @@ from kdsl import (
     Uint64,
     Uint128,
 )
-from kdsl.transpile import promotion, types
+from kdsl.transpile.core import promotion, types
 
 REFERENCE_TABLE = """
 | lhs \\ rhs | Int8 | Int16 | Int32 | Int64 | Uint32 | Float16 | BFloat16 | Float32 | Float64 |

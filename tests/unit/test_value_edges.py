@@ -56,7 +56,8 @@ from kdsl import (  # vector aliases
     Uint32x4,
     Uint64x2,
 )
-from kdsl.transpile import ir, types
+from kdsl.transpile import ir
+from kdsl.transpile.core import types
 
 inf, nan = math.inf, math.nan
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -968,7 +969,7 @@ def test_from_ir_type_spelling(spelling, dtype):
     assert Numeric.from_ir_type(spelling) is dtype
 
 
-@pytest.mark.parametrize("dtype", kdsl.transpile.types.SCALAR_TYPES)
+@pytest.mark.parametrize("dtype", kdsl.transpile.core.types.SCALAR_TYPES)
 def test_from_ir_type_of_types(dtype):
     assert Numeric.from_ir_type(dtype) is dtype
     if dtype.c_name not in ("int8_t", "uint8_t") or dtype in (Int8, Uint8):

@@ -1,0 +1,162 @@
+"""The CPU interpreter: run a kernel instance's IR on numpy arrays.
+
+``kernel.interpret[grid, block](*args, **constexprs)`` — or any launch when
+``KDSL_INTERPRET=1`` was set before the kernel was defined — executes the
+same verified IR the CUDA code is generated from, with the exact value
+semantics of ``kdsl.transpile.core.values`` (``lanes`` computes them on arrays).
+The threads of a batch of blocks run in lock-step as numpy arrays (``simt``).
+Arrays are numpy arrays; CuPy arrays and PyTorch tensors are copied to the
+host before the run and back after it.
+
+An index out of bounds, a barrier or shuffle in divergent code and a data
+race on shared memory are errors naming the thread and the Python line,
+where the GPU would have undefined behaviour.  ``kdsl.math`` transcendental
+functions use numpy's, not CUDA's: they can differ in the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdsl.transpile.core import values
+from kdsl.transpile.errors import InterpretError, LaunchError
+from kdsl.transpile.core.types import NumericMeta
+
+from kdsl.runtime.interpreter import simt
+from kdsl.runtime.interpreter.memory import Memory
+
+__all__ = ["InterpretError", "bind_arguments", "interpret"]
+
+
+# -- binding arguments ---------------------------------------------------------------------
+def bind_arguments(kernel, inst, kernel_ir, args):
+    """IR parameter name -> value for the interpreter, from the user's
+    arguments (numpy arrays; CuPy/PyTorch ones are copied to the host).
+    Returns (env, write_backs) where write_backs copy results back."""
+    params = kernel.signature.runtime
+    if len(args) != len(params):
+        kernel._bad_count(args)
+    ir_params = iter(kernel_ir.params)
+    env, write_backs = {}, []
+    dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
+    alignment = inst.transpiled.alignment  # what .vec(N) needs, as on the GPU
+    for info, value in zip(params, args):
+        elem = getattr(info.spec, "elem", info.spec)
+        t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
+        p = next(ir_params)
+        if info.kind == "scalar":
+            from kdsl.runtime.launch import scalar_value
+
+            env[p.name] = values.from_python(scalar_value(info.name, t, value), t)
+            continue
+        host, back, address = _host_array(info.name, value, t)
+        if back is not None:
+            write_backs.append(back)
+        if info.kind == "pointer":
+            if not host.flags.c_contiguous:
+                raise LaunchError(
+                    f"parameter '{info.name}' is a Pointer and needs a contiguous array"
+                )
+            align = alignment.get(info.name, 1)
+            if address % align:
+                raise LaunchError(
+                    f"parameter '{info.name}' is read with .vec(): its base address "
+                    f"must be {align}-byte aligned, got {address:#x}"
+                )
+            env[p.name] = Memory(host.reshape(-1), t, info.name)
+            continue
+        if host.ndim != info.spec.ndim:
+            raise LaunchError(
+                f"parameter '{info.name}' is Array[{t.__name__}, {info.spec.ndim}], "
+                f"got {host.ndim} dimensions"
+            )
+        env[p.name] = _strided_memory(host, t, info.name)
+        strides = [s // host.itemsize for s in host.strides]
+        for n in host.shape:
+            env[next(ir_params).name] = int(n)
+        for s in strides:
+            env[next(ir_params).name] = int(s)
+    return env, write_backs
+
+
+def _strided_memory(host, t, name) -> Memory:
+    """The elements an array view can reach, as one flat run of memory (from
+    its lowest address: strides may be negative)."""
+    strides = [s // host.itemsize for s in host.strides]
+    if not host.size:
+        return Memory(host.reshape(-1)[:0], t, name)
+    lowest = tuple(
+        slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(host.shape, strides)
+    )
+    low = sum(min(0, (n - 1) * s) for n, s in zip(host.shape, strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(host.shape, strides))
+    flat = np.lib.stride_tricks.as_strided(
+        host[lowest], shape=(high - low + 1,), strides=(host.itemsize,)
+    )
+    return Memory(flat, t, name, origin=-low)
+
+
+def _host_array(name, value, t):
+    if isinstance(value, np.ndarray):
+        host, back, address = value, None, _offset_in_allocation(value)
+    elif type(value).__module__.split(".")[0] == "cupy":
+        host, address = value.get(), value.data.ptr
+        back = lambda: value.set(host)  # noqa: E731
+    elif type(value).__module__.split(".")[0] == "torch":
+        host, back = _torch_on_host(value)
+        address = value.data_ptr()
+    else:
+        raise LaunchError(
+            f"parameter '{name}' needs an array (numpy, CuPy or PyTorch), got {type(value).__name__}"
+        )
+    if t.np_dtype is None or host.dtype != t.np_dtype:
+        raise LaunchError(
+            f"parameter '{name}' must hold {t.__name__}, got {host.dtype}"
+        )
+    return host, back, address
+
+
+def _torch_on_host(tensor):
+    """A numpy copy (or, for a CPU tensor, view) of a PyTorch tensor and the
+    function that copies it back; bfloat16 travels as its bits (numpy has no
+    bfloat16 of PyTorch's, ml_dtypes has)."""
+    import ml_dtypes
+    import torch
+
+    t = tensor.detach()
+    if t.dtype == torch.bfloat16:
+        host = t.view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)
+        return host, lambda: t.view(torch.int16).copy_(
+            torch.from_numpy(host.view(np.int16))
+        )
+    host = t.cpu().numpy()
+    return host, lambda: t.copy_(torch.from_numpy(host))
+
+
+def _offset_in_allocation(a: np.ndarray) -> int:
+    """Where ``a`` starts in the numpy array that owns its memory: the GPU's
+    allocations are aligned far beyond any vector, numpy's only to 16 bytes,
+    so alignment is judged as if the owner were a device allocation."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return a.ctypes.data - root.ctypes.data
+
+
+def interpret(kernel, inst, grid, block, args):
+    """Run ``inst`` of ``kernel`` on the CPU."""
+    from kdsl.runtime.launch import BLOCK_LIMITS, MAX_THREADS, _dim3, _grid_dims
+    from kdsl.runtime.launch import check_block
+
+    grid, block = _grid_dims(grid), _dim3(block, "block")  # as on the GPU
+    check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
+    grid, block = _padded(grid), _padded(block)
+    kernel_ir, functions = inst.lowered
+    env, write_backs = bind_arguments(kernel, inst, kernel_ir, args)
+    simt.run(kernel_ir, functions, grid, block, env)
+    for back in write_backs:
+        back()
+
+
+def _padded(dims: tuple) -> tuple:
+    return tuple(dims) + (1,) * (3 - len(dims))

@@ -1,0 +1,477 @@
+"""The lock-step interpreter: a batch of whole blocks runs the IR as numpy
+arrays, one element per thread, the way the hardware runs SIMT code.
+
+Every statement runs for the *active* lanes (a boolean mask).  ``if`` runs
+both arms under complementary masks; loops run while any lane is still
+iterating; ``break``, ``continue`` and ``return`` switch lanes off until the
+end of their loop or function.  An assignment under a partial mask merges the
+new value into the inactive lanes' old one.  Loads, stores, short-circuit
+operands and the arms of a conditional expression only touch active lanes,
+so an index that only a switched-off thread computes is never used.
+
+Because the lanes of a batch advance together, ``syncthreads`` needs no
+waiting: it checks that every running thread of each block reached it
+(a barrier in divergent code is an error), and warp shuffles read the other
+lanes' values directly, after the same check per warp.  Blocks share nothing
+but global memory and atomics, so running several in one batch changes no
+result a race-free kernel can observe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdsl.transpile import ir
+from kdsl.transpile.core.types import VectorMeta
+
+from kdsl.transpile.core import lanes
+from kdsl.runtime.interpreter.memory import Memory, RaceLog, fault
+from kdsl.runtime.interpreter.together import WARP, Together
+
+BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
+
+
+def run(kernel_ir, functions, grid, block, env):
+    """Run every block of the launch, a batch of blocks at a time."""
+    per_block = int(np.prod(block))
+    blocks = int(np.prod(grid))
+    per_batch = max(1, BATCH_THREADS // per_block)
+    with np.errstate(all="ignore"):
+        for first in range(0, blocks, per_batch):
+            count = min(per_batch, blocks - first)
+            Batch(kernel_ir, functions, grid, block, first, count).run(env)
+
+
+class _Frame:
+    """One function activation: its variables and which lanes have left it."""
+
+    __slots__ = ("env", "off", "returned", "result", "loops")
+
+    def __init__(self, env, n):
+        self.env = env
+        self.off = None  # lanes switched off by return/break/continue
+        self.returned = np.zeros(n, np.bool_)
+        self.result = None
+        self.loops = []  # the `broken` mask of each enclosing loop
+
+    def switch_off(self, mask):
+        self.off = mask.copy() if self.off is None else self.off | mask
+
+
+class Batch(Together):
+    """``count`` consecutive blocks of one launch, run in lock-step."""
+
+    def __init__(self, kernel_ir, functions, grid, block, first, count):
+        self.kernel, self.functions = kernel_ir, functions
+        bx, by, bz = block
+        self.per_block = bx * by * bz
+        self.count = count
+        self.n = n = count * self.per_block
+        pos = np.arange(n)
+        local = pos % self.per_block
+        self.block_pos = pos // self.per_block
+        linear_block = self.block_pos + first
+        gx, gy, _ = grid
+        axes = {
+            "threadIdx": (local % bx, local // bx % by, local // (bx * by)),
+            "blockIdx": (
+                linear_block % gx,
+                linear_block // gx % gy,
+                linear_block // (gx * gy),
+            ),
+            "blockDim": tuple(np.full(n, d) for d in block),
+            "gridDim": tuple(np.full(n, d) for d in grid),
+        }
+        self.specials = {
+            f"{name}.{'xyz'[k]}": axis.astype(np.int32)
+            for name, xyz in axes.items()
+            for k, axis in enumerate(xyz)
+        }
+        self.pos, self.local = pos, local
+        self.lane = (local % WARP).astype(np.int32)
+        warps_per_block = -(-self.per_block // WARP)
+        self.warp = self.block_pos * warps_per_block + local // WARP
+        self.consts: dict = {}
+        self.shared: dict = {}
+        self.kernel_frame = None
+        self.span = None  # the Python statement running (for errors)
+        self.writes = 0  # memory changes so far (for _Watch)
+        # every IR node type has its handler (a new one fails here, loudly)
+        self._stmt = _handlers(self, "s_", ir.Stmt)
+        self._expr = _handlers(self, "e_", ir.Expr)
+
+    def run(self, arguments: dict):
+        env = {}
+        for p in self.kernel.params:
+            value = arguments[p.name]
+            env[p.name] = (
+                value
+                if isinstance(value, Memory)
+                else lanes.full(self.n, value, p.type)
+            )
+        self.kernel_frame = frame = _Frame(env, self.n)
+        self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
+
+    # -- describing threads for errors ---------------------------------------------
+    def who(self, lane: int) -> str:
+        s = self.specials
+        t = tuple(int(s[f"threadIdx.{a}"][lane]) for a in "xyz")
+        b = tuple(int(s[f"blockIdx.{a}"][lane]) for a in "xyz")
+        return f"thread {t} of block {b}"
+
+    def where(self, node):
+        return node.span or self.span
+
+    def _oob(self, node, what: str):
+        def fail(lane, text):
+            message = f"out-of-bounds {what} {text} by {self.who(lane)}"
+            raise fault(message, self.where(node))
+
+        return fail
+
+    # -- statements -------------------------------------------------------------------
+    def block(self, stmts, mask, frame):
+        for s in stmts:
+            m = mask if frame.off is None else mask & ~frame.off
+            if not m.any():
+                return
+            self._stmt[type(s)](s, m, frame)
+
+    def s_Comment(self, s, m, frame):
+        self.span = s.span  # statements carry no span: their comment does
+
+    def s_Declare(self, s, m, frame):
+        # a new C++ variable (its name may have served another type before):
+        # only the lanes that declare it can see it, so nothing is merged
+        frame.env[s.name] = None if s.init is None else self.eval(s.init, m, frame)
+
+    def s_ArrayDecl(self, s, m, frame):
+        if isinstance(frame.env.get(s.name), Memory):
+            return  # one copy per block (shared) or thread (local) for the launch
+        size = int(np.prod(s.shape))
+        dtype = s.elem.np_dtype if s.elem.np_dtype is not None else object
+        if s.space == "shared":  # one per declaration (functions may reuse a name)
+            mem = self.shared.get(id(s))
+            if mem is None:
+                total = self.count * size
+                mem = Memory(
+                    np.zeros(total, dtype),
+                    s.elem,
+                    s.name,
+                    s.shape,
+                    self.block_pos * size,
+                    races=RaceLog(total, size),
+                )
+                self.shared[id(s)] = mem
+        else:
+            mem = Memory(
+                np.zeros(self.n * size, dtype), s.elem, s.name, s.shape, self.pos * size
+            )
+        frame.env[s.name] = mem
+
+    def s_Assign(self, s, m, frame):
+        self.set(frame, s.name, self.eval(s.value, m, frame), m)
+
+    def s_Store(self, s, m, frame):
+        value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
+        mem = self.eval(s.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in s.indices]
+        addr = mem.addresses(indices, m, self._oob(s, "store to"))
+        if mem.races is not None:
+            self._race(mem.races.write(addr, self.pos[m], mem.lanes), mem, s, "writes")
+        mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
+        self.writes += 1
+
+    def s_ExprStmt(self, s, m, frame):
+        e = s.expr
+        if isinstance(e, ir.Call) and self._fast_atomic(e, m, frame):
+            return
+        self.eval(e, m, frame)
+
+    def s_If(self, s, m, frame):
+        cond = self.eval(s.cond, m, frame)
+        then = m & cond
+        if then.any():
+            self.block(s.then, then, frame)
+        if s.orelse:
+            orelse = m & ~cond
+            if orelse.any():
+                self.block(s.orelse, orelse, frame)
+
+    def s_For(self, s, m, frame):
+        i = self.eval(s.start, m, frame)
+        fixed = isinstance(s.step, int)
+        if fixed:  # i += step, or i -= -step (an unsigned counter can count down)
+            op = "+" if s.step > 0 else "-"
+            step = lanes.full(self.n, abs(s.step), s.type)
+        else:
+            op, step = "+", frame.env[s.step.name]
+
+        def within(i, stop):
+            if fixed:
+                return lanes.binary("<" if s.step > 0 else ">", i, stop, s.type)
+            return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+
+        frame.env[s.var] = None  # a new C++ variable, perhaps of another type
+
+        def advance(running):
+            self.set(frame, s.var, i, running)
+            self.block(s.body, running, frame)
+            return frame.env[s.var]
+
+        for running in self._loop(
+            m, frame, lambda r: within(i, self.eval(s.stop, r, frame))
+        ):
+            i = np.where(running, lanes.binary(op, advance(running), step, s.type), i)
+
+    def s_While(self, s, m, frame):
+        for running in self._loop(m, frame, lambda r: self.eval(s.cond, r, frame)):
+            self.block(s.body, running, frame)
+
+    def _loop(self, m, frame, condition):
+        """Yield the lanes running each iteration until none is."""
+        outer_off = frame.off
+        broken = np.zeros(self.n, np.bool_)
+        frame.loops.append(broken)
+        running = m.copy()
+        watch = _Watch(self.span)
+        while True:
+            frame.off = outer_off  # `continue` ends with the iteration
+            running &= ~broken & ~frame.returned
+            if not running.any():
+                break
+            running &= condition(running)
+            if not running.any():
+                break
+            watch.check(running, frame.env, self.writes)
+            yield running
+        frame.loops.pop()
+        frame.off = outer_off
+        if frame.returned.any():
+            frame.switch_off(frame.returned)
+
+    def s_Break(self, s, m, frame):
+        frame.loops[-1] |= m
+        frame.switch_off(m)
+
+    def s_Continue(self, s, m, frame):
+        frame.switch_off(m)
+
+    def s_Return(self, s, m, frame):
+        if s.value is not None:
+            value = self.eval(s.value, m, frame)
+            frame.result = (
+                value if frame.result is None else _merge(m, value, frame.result)
+            )
+        frame.returned |= m
+        frame.switch_off(m)
+
+    def set(self, frame, name, value, m):
+        old = frame.env.get(name)
+        if old is None or isinstance(value, Memory) or m.all():
+            frame.env[name] = value
+        else:
+            frame.env[name] = _merge(m, value, old)
+
+    # -- expressions -------------------------------------------------------------------
+    def eval(self, e, m, frame):
+        return self._expr[type(e)](e, m, frame)
+
+    def e_Const(self, e, m, frame):
+        cached = self.consts.get(id(e))
+        if cached is None:
+            if isinstance(e.type, VectorMeta):
+                value = tuple(lanes.full(self.n, x, e.type.dtype) for x in e.value)
+            else:
+                value = lanes.full(self.n, e.value, e.type)
+            cached = self.consts[id(e)] = (e, value)  # e kept alive: ids stay unique
+        return cached[1]
+
+    def e_Var(self, e, m, frame):
+        value = frame.env[e.name]
+        if value is None:  # declared, not yet assigned in any lane
+            return self._zeros(e.type)
+        return value
+
+    def e_Special(self, e, m, frame):
+        return self.specials[e.name]
+
+    def e_BinOp(self, e, m, frame):
+        a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
+        t = e.lhs.type
+        if isinstance(t, VectorMeta):
+            return tuple(lanes.binary(e.op, x, y, t.dtype) for x, y in zip(a, b))
+        return lanes.binary(e.op, a, b, t)
+
+    def e_UnaryOp(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        if isinstance(e.type, VectorMeta):
+            return tuple(lanes.unary(e.op, x, e.type.dtype) for x in a)
+        return lanes.unary(e.op, a, e.type)
+
+    def e_Convert(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        src, dst = e.operand.type, e.type
+        if isinstance(dst, VectorMeta):
+            return tuple(lanes.convert(x, src.dtype, dst.dtype) for x in a)
+        return lanes.convert(a, src, dst)
+
+    def e_Bitcast(self, e, m, frame):
+        a = self.eval(e.operand, m, frame)
+        src, dst = e.operand.type, e.type
+        vec_in, vec_out = isinstance(src, VectorMeta), isinstance(dst, VectorMeta)
+        out = lanes.bitcast(
+            list(a) if vec_in else [a],
+            src.dtype if vec_in else src,
+            dst.dtype if vec_out else dst,
+            dst.lanes if vec_out else 1,
+        )
+        return tuple(out) if vec_out else out[0]
+
+    def e_Select(self, e, m, frame):
+        cond = self.eval(e.cond, m, frame)
+        if isinstance(cond, tuple):  # lane-wise select of two vectors
+            a, b = self.eval(e.if_true, m, frame), self.eval(e.if_false, m, frame)
+            return tuple(np.where(c, x, y) for c, x, y in zip(cond, a, b))
+        a = self.eval(e.if_true, m & cond, frame)  # C++ evaluates one arm
+        b = self.eval(e.if_false, m & ~cond, frame)
+        return _merge(cond, a, b)
+
+    def e_Logical(self, e, m, frame):
+        a = self.eval(e.lhs, m, frame)
+        rest = m & a if e.op == "&&" else m & ~a  # lanes that evaluate the rhs
+        if not rest.any():
+            return a
+        b = self.eval(e.rhs, rest, frame)
+        return (a & b) if e.op == "&&" else (a | b)
+
+    def e_Broadcast(self, e, m, frame):
+        return (self.eval(e.operand, m, frame),) * e.type.lanes
+
+    def e_MakeVector(self, e, m, frame):
+        return tuple(self.eval(x, m, frame) for x in e.lanes)
+
+    def e_Extract(self, e, m, frame):
+        return self.eval(e.vector, m, frame)[e.lane]
+
+    def e_VecView(self, e, m, frame):
+        vec = e.type.elem
+        return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
+
+    def e_ArrayOffset(self, e, m, frame):
+        indices = [self.eval(i, m, frame) for i in e.indices]
+        extents = [self.eval(n, m, frame) for n in e.extents]
+        outside = np.zeros(self.n, np.bool_)
+        for i, n in zip(indices, extents):
+            outside |= (i < 0) | (i >= n)
+        outside &= m
+        if outside.any():
+            lane = int(np.argmax(outside))
+            where = ", ".join(str(int(i[lane])) for i in indices)
+            shape = ", ".join(str(int(n[lane])) for n in extents)
+            raise fault(
+                f"out-of-bounds index {e.array}[{where}] ({e.array} has shape "
+                f"({shape})) by {self.who(lane)}",
+                self.where(e),
+            )
+        return self.eval(e.flat, m, frame)
+
+    def e_Load(self, e, m, frame):
+        mem = self.eval(e.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in e.indices]
+        addr = mem.addresses(indices, m, self._oob(e, "load from"))
+        if mem.races is not None:
+            self._race(mem.races.read(addr, self.pos[m], mem.lanes), mem, e, "reads")
+        parts = mem.load(addr, self.n, m)
+        return tuple(parts) if mem.lanes > 1 else parts[0]
+
+    def e_Call(self, e, m, frame):
+        f = e.func
+        if f in self.functions:
+            return self.call(
+                self.functions[f], [self.eval(a, m, frame) for a in e.args], m
+            )
+        if f.startswith("atomic_"):
+            return self.atomic(e, m, frame)
+        if f == "syncthreads":
+            self.syncthreads(e, m)
+            return None
+        if f == "lane_id":
+            return self.lane
+        args = [self.eval(a, m, frame) for a in e.args]
+        if f in ("min", "max"):
+            return lanes.select_min_max(f, *args)
+        if f.startswith("shfl_"):
+            return self.shuffle(e, m, *args)
+        if f.startswith("math."):
+            return lanes.math_call(f[5:], args, e.type)
+        raise fault(f"the interpreter has no '{f}'", self.where(e))
+
+    def call(self, function, args, m):
+        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        self.block(function.body, m, callee)
+        if callee.result is None and function.ret is not None:
+            return self._zeros(function.ret)  # no lane ran (an untaken arm)
+        return callee.result
+
+    def _zeros(self, t):
+        if isinstance(t, VectorMeta):
+            return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
+        return lanes.full(self.n, 0, t)
+
+
+class _Watch:
+    """Finds a loop that cannot end: from iteration 1024 on, at every power of
+    two, it notes the running lanes, the variables and the memory-change
+    count; if the next iteration starts from exactly that state, every later
+    one will too.  (A thread spinning on a lock its holder would release
+    later: in lock-step the holder never gets to.)"""
+
+    def __init__(self, span):
+        self.span, self.count, self.noted = span, 0, None
+
+    def check(self, running, env, writes):
+        self.count += 1
+        if self.noted is not None:
+            lanes_, values_, then = self.noted
+            self.noted = None
+            if (
+                then == writes
+                and np.array_equal(lanes_, running)
+                and _same_env(values_, env)
+            ):
+                raise fault(
+                    "this loop makes no progress: its threads run in lock-step in "
+                    "the interpreter, so one waiting for another to move on (a spin "
+                    "lock) waits for ever",
+                    self.span,
+                )
+        if self.count >= 1024 and self.count & (self.count - 1) == 0:
+            self.noted = (running.copy(), dict(env), writes)
+
+
+def _same_env(old: dict, new: dict) -> bool:
+    if old.keys() != new.keys():
+        return False
+    for k, a in old.items():
+        b = new[k]
+        if a is b:
+            continue
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            if not all(np.array_equal(x, y) for x, y in zip(a, b)):
+                return False
+        elif not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        elif not np.array_equal(a, b):
+            return False
+    return True
+
+
+def _handlers(batch, prefix, base) -> dict:
+    return {cls: getattr(batch, prefix + cls.__name__) for cls in base.__subclasses__()}
+
+
+def _merge(mask, value, old):
+    if isinstance(value, tuple):
+        return tuple(np.where(mask, v, o) for v, o in zip(value, old))
+    return np.where(mask, value, old)

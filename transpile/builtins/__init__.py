@@ -1,0 +1,1 @@
+"""The built-ins a kernel can call."""

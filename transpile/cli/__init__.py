@@ -1,0 +1,1 @@
+"""``kdsl-transpile``: the command line, above the compiler and the runtime."""

@@ -1,0 +1,399 @@
+"""kdsl-transpile, part 1: from PATHs and flags to the list of instances to make.
+
+Modules are imported from their files; their kernels are the module
+attributes that are ``@kdsl.kernel`` objects defined there.  ``-k``,
+``--dtypes`` and ``-D`` select among them; every problem is a
+:class:`~kdsl.transpile.errors.DSLError` in the compiler format, located at
+the kernel's parameter where there is one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import os
+import sys
+import traceback
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.frontend.signature import resolve_dtype
+from kdsl.transpile.source import Span
+from kdsl.transpile.errors import code_of
+
+# Errors of the command line itself (the catalog in errors.py covers the language).
+BAD_PATH = code_of("cli-path")  # a PATH that is not a .py file or a folder of them
+IMPORT_FAILED = code_of("cli-import")  # a module raised while being imported
+NO_MATCH = code_of("cli-no-match")  # -k / --dtypes / -D name nothing that exists
+MODULE_CLASH = code_of(
+    "cli-module-clash"
+)  # two modules would write the same OUTDIR/<module>/
+BAD_OPTION = code_of("cli-option")  # a malformed flag value
+
+
+@dataclass(frozen=True)
+class Module:
+    """A user's Python file, imported."""
+
+    name: str  # the file's stem: OUTDIR/<name>/
+    path: str  # as the user named it (relative paths stay relative)
+    source: str  # the shown path: relative to the working folder where possible
+    sha256: str  # of the file's bytes
+
+
+@dataclass(frozen=True)
+class Job:
+    """One instance to transpile, described by picklable values only."""
+
+    module: Module
+    kernel: str  # the kernel's name (unique within its module)
+    dtypes: tuple  # short names, e.g. ("f32",)
+    dtype_names: tuple  # the dtype parameters' names, e.g. ("D",)
+    constexprs: tuple  # ((name, value), ...) in declaration order
+    instance: str
+
+    @property
+    def file(self) -> str:
+        return f"{self.module.name}/{self.instance}.cu"
+
+
+def render_error(exc: DSLError) -> str:
+    """``exc`` in the compiler format, its path relative to the working folder."""
+    span = exc.span
+    if span is not None and os.path.isabs(span.path):
+        shown = _shown_path(Path(span.path), keep=span.path)
+        exc.span = replace(span, path=shown)
+        try:
+            return exc.render()
+        finally:
+            exc.span = span
+    return exc.render()
+
+
+def _shown_path(path: Path, keep: str | None = None) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.name if keep is None else keep
+
+
+def module_files(paths: list[str]) -> list[Path]:
+    """The .py files named by PATH arguments (a folder: its *.py, not recursing)."""
+    files = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.glob("*.py") if p.is_file() and p.name != "__init__.py"
+            )
+            if not found:
+                raise DSLError(f"{raw}: folder holds no .py files", code=BAD_PATH)
+            files.extend(found)
+        elif path.is_file() and path.suffix == ".py":
+            files.append(path)
+        elif path.exists():
+            raise DSLError(f"{raw}: not a .py file or a folder", code=BAD_PATH)
+        else:
+            raise DSLError(f"{raw}: no such file or folder", code=BAD_PATH)
+    unique, seen = [], set()
+    for f in files:
+        key = f.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    by_name: dict[str, Path] = {}
+    for f in unique:
+        if f.stem in by_name:
+            raise DSLError(
+                f"{by_name[f.stem]} and {f} would both be written to <OUTDIR>/{f.stem}/; "
+                f"transpile them in separate runs",
+                code=MODULE_CLASH,
+            )
+        by_name[f.stem] = f
+    return unique
+
+
+# -- importing ------------------------------------------------------------------------
+_LOADED: dict[str, object] = {}  # path -> module, shared with forked workers
+
+
+def import_module(path: str):
+    """Import the user's file once per process (its folder goes on sys.path)."""
+    module = _LOADED.get(path)
+    if module is not None:
+        return module
+    stem = Path(path).stem
+    folder = str(Path(path).resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(f"kdsl_transpile_{stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        _execute(spec, module, path)
+    except BaseException:
+        sys.modules.pop(spec.name, None)
+        raise
+    _LOADED[path] = module
+    return module
+
+
+def _execute(spec, module, path: str) -> None:
+    try:
+        spec.loader.exec_module(module)
+    except DSLError:
+        raise
+    except SyntaxError as exc:
+        span = Span(path, exc.lineno or 1, exc.offset or 1, exc.lineno or 1, 0)
+        raise DSLError(f"SyntaxError: {exc.msg}", code=IMPORT_FAILED, span=span).locate(
+            span, (exc.text or "").rstrip("\n")
+        ) from None
+    except BaseException as exc:  # the user's module code failed
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise _import_error(path, exc) from None
+
+
+def _import_error(path: str, exc: BaseException) -> DSLError:
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if os.path.abspath(f.filename) == os.path.abspath(path)
+    ]
+    what = f"importing {path} raised {type(exc).__name__}: {exc}"
+    if not frames:
+        return DSLError(what, code=IMPORT_FAILED)
+    f = frames[-1]
+    line = f.line or ""
+    col = len(line) - len(line.lstrip()) + 1
+    span = Span(path, f.lineno, col, f.lineno, len(line.rstrip()) + 1)
+    return DSLError(what, code=IMPORT_FAILED, span=span).locate(span, line.rstrip())
+
+
+def kernels_of(module) -> list:
+    """The ``@kdsl.kernel`` objects a module defines, sorted by name."""
+    from kdsl import Kernel
+
+    found = {}
+    for value in vars(module).values():
+        if isinstance(value, Kernel) and value.fn.__module__ == module.__name__:
+            found.setdefault(id(value), value)
+    return sorted(found.values(), key=lambda k: k.name)
+
+
+def find_kernel(module, name: str):
+    return next(k for k in kernels_of(module) if k.name == name)
+
+
+def load_modules(files: list[Path]) -> list[tuple[Module, list]]:
+    out = []
+    for f in files:
+        path = os.path.normpath(str(f))
+        module = import_module(path)
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        info = Module(f.stem, path, _shown_path(f), digest)
+        out.append((info, kernels_of(module)))
+    return out
+
+
+# -- selection ------------------------------------------------------------------------
+def split_values(values: list[str] | None) -> list[str]:
+    return [v.strip() for raw in values or () for v in raw.split(",") if v.strip()]
+
+
+def parse_dtypes(values: list[str] | None) -> dict:
+    """``--dtypes f32,bf16`` (every dtype parameter) or ``--dtypes D=f32``.
+
+    The result maps a dtype parameter's name (or ``None`` for all) to the set
+    of allowed kdsl types.
+    """
+    out: dict = {}
+    for raw in values or ():
+        name, sep, listed = raw.partition("=")
+        key = name.strip() if sep else None
+        items = listed if sep else raw
+        types = {resolve_dtype(d) for d in split_values([items])}
+        if not types:
+            raise DSLError(f"--dtypes {raw!r} names no dtype", code=BAD_OPTION)
+        out.setdefault(key, set()).update(types)
+    return out
+
+
+def parse_defines(values: list[str] | None) -> dict[str, list[str]]:
+    """``-D NAME=V[,V...]`` (repeatable) as ``{NAME: [raw values]}``."""
+    out: dict[str, list[str]] = {}
+    for raw in values or ():
+        name, sep, listed = raw.partition("=")
+        name = name.strip()
+        items = split_values([listed])
+        if not sep or not name.isidentifier() or not items:
+            raise DSLError(
+                f"-D {raw!r}: expected NAME=VALUE[,VALUE...]", code=BAD_OPTION
+            )
+        for item in items:
+            if item not in out.setdefault(name, []):
+                out[name].append(item)
+    return out
+
+
+def _param_location(kernel, name: str):
+    """The span and source line of a kernel's parameter, if it can be read."""
+    try:
+        p = kernel.parsed
+        params = p.node.params
+        for node in (*params.params, *params.kwonly_params):
+            if node.name.value == name:
+                span = p.span(node)
+                return span, p.source.line_text(span.line)
+    except DSLError:
+        pass
+    return None, None
+
+
+def _located(exc: DSLError, kernel, name: str) -> DSLError:
+    span, line = _param_location(kernel, name)
+    if span is not None:
+        exc.locate(span, line)
+    return exc
+
+
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
+
+
+def constexpr_value(kernel, spec, raw: str):
+    """A ``-D`` string read as the constexpr's declared type, then checked."""
+    from kdsl.runtime.kernel import check_constexpr
+
+    kind = spec.spec.kind
+    value = None
+    try:
+        if kind is bool:
+            if raw.lower() in _TRUE + _FALSE:
+                value = raw.lower() in _TRUE
+        elif kind is int:
+            value = int(raw, 0)
+        elif kind is float:
+            value = float(raw)
+    except ValueError:
+        value = None
+    if value is None:
+        raise _located(
+            error(
+                "bad-call",
+                what=f"-D {spec.name}={raw}: constexpr '{spec.name}' of '{kernel.name}' "
+                f"is Constexpr[{kind.__name__}], got {raw!r}",
+            ),
+            kernel,
+            spec.name,
+        )
+    try:
+        return check_constexpr(kernel.name, spec, value)
+    except DSLError as exc:
+        raise _located(exc, kernel, spec.name) from None
+
+
+def _constexpr_choices(kernel, defines: dict) -> list[tuple]:
+    per_param = []
+    for spec in kernel.signature.constexprs:
+        if spec.name in defines:
+            values = [constexpr_value(kernel, spec, raw) for raw in defines[spec.name]]
+        elif spec.has_default:
+            values = [spec.default]
+        else:
+            raise _located(
+                error(
+                    "bad-call",
+                    what=f"constexpr '{spec.name}' of '{kernel.name}' has no default: "
+                    f"give it a value with -D {spec.name}=<{spec.spec.kind.__name__}>",
+                ),
+                kernel,
+                spec.name,
+            )
+        per_param.append([(spec.name, v) for v in values])
+    return list(itertools.product(*per_param))
+
+
+def _dtype_choices(kernel, dtypes: dict) -> list[tuple]:
+    names = [tv.name for tv in kernel.signature.typevars]
+    out = []
+    for combo in kernel.combinations():
+        allowed = (dtypes.get(n, dtypes.get(None)) for n in names)
+        if all(a is None or t in a for a, t in zip(allowed, combo)):
+            out.append(combo)
+    return out
+
+
+def select_jobs(modules, kernels=None, dtypes=None, defines=None) -> list[Job]:
+    """Every instance the flags ask for, in a fixed order, without duplicates."""
+    wanted = set(split_values(kernels))
+    dtypes = parse_dtypes(dtypes)
+    defines = parse_defines(defines)
+    chosen = [
+        (module, k)
+        for module, module_kernels in modules
+        for k in module_kernels
+        if not wanted or k.name in wanted
+    ]
+    _check_names(modules, chosen, wanted, dtypes, defines)
+    jobs, seen = [], set()
+    for module, k in chosen:
+        for job in _kernel_jobs(module, k, dtypes, defines, named=bool(wanted)):
+            if (module.name, job.instance) not in seen:
+                seen.add((module.name, job.instance))
+                jobs.append(job)
+    if not jobs:
+        raise DSLError(
+            "no kernel instance matches the given PATHs and flags", code=NO_MATCH
+        )
+    return jobs
+
+
+def _kernel_jobs(module: Module, k, dtypes: dict, defines: dict, named: bool):
+    combos = _dtype_choices(k, dtypes)
+    if not combos:
+        if named and dtypes:
+            listed = "; ".join(
+                f"{n}: {', '.join(t.short for t in ts)}"
+                for n, ts in k.supported.items()
+            )
+            raise DSLError(
+                f"kernel '{k.name}' supports none of the dtypes of --dtypes "
+                f"(supported: {listed})",
+                code=code_of("unsupported-dtype"),
+            )
+        return []
+    names = tuple(tv.name for tv in k.signature.typevars)
+    jobs = []
+    for consts in _constexpr_choices(k, defines):
+        for combo in combos:
+            inst = k.dispatch(*combo, **dict(consts))
+            shorts = tuple(t.short for t in combo)
+            jobs.append(Job(module, k.name, shorts, names, tuple(consts), inst.name))
+    return jobs
+
+
+def _check_names(modules, chosen, wanted: set, dtypes: dict, defines: dict) -> None:
+    """Every name in -k, --dtypes NAME= and -D must exist among the kernels."""
+    missing = sorted(wanted - {k.name for _, k in chosen})
+    if missing:
+        raise DSLError(
+            f"no kernel named {', '.join(repr(m) for m in missing)} in the given PATHs",
+            code=NO_MATCH,
+        )
+    constexprs = {c.name for _, k in chosen for c in k.signature.constexprs}
+    unused = sorted(set(defines) - constexprs)
+    if unused:
+        raise DSLError(
+            f"-D {', '.join(unused)}: no selected kernel has a constexpr of that name",
+            code=NO_MATCH,
+        )
+    typevars = {tv.name for _, k in chosen for tv in k.signature.typevars}
+    unknown = sorted(n for n in dtypes if n is not None and n not in typevars)
+    if unknown:
+        raise DSLError(
+            f"--dtypes {', '.join(unknown)}=...: no selected kernel has a dtype "
+            f"parameter of that name",
+            code=NO_MATCH,
+        )

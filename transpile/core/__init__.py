@@ -1,0 +1,3 @@
+"""The arithmetic core: types, promotion, exact values (folding), narrow
+floats, math functions, the same semantics on numpy arrays (``lanes``), and
+``arith``, which folds a static operation or builds its IR node."""

@@ -1,0 +1,290 @@
+"""Exact value semantics: what every operation computes, for folding.
+
+These functions work on plain Python values (``int`` for integers, ``bool``
+for Boolean, ``float`` holding the exactly rounded value for every float type,
+narrow floats included).  The generated CUDA C++ computes the same results;
+the GPU differential tests prove it.  In short (SPEC section 2):
+
+* integers wrap at their width; ``//`` and ``%`` floor like Python;
+* shifts by a count outside ``[0, width)`` shift everything out;
+* Float16/BFloat16/Float32 results are rounded to nearest even after every
+  operation; ``+ - * /`` are computed exactly enough in float64 that the one
+  rounding is correct, ``//`` and ``%`` follow numpy's ``divmod`` algorithm in
+  float32 (float64 for Float64), as the generated code does;
+* float to integer truncates toward zero and saturates, NaN becoming 0;
+* narrow floats convert as CUDA's conversion intrinsics do (``narrow``).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from kdsl.transpile.core import narrow, types
+
+
+# -- integers -----------------------------------------------------------------
+def wrap(value: int, t) -> int:
+    """``value`` reduced to the two's complement range of integer type ``t``."""
+    mask = (1 << t.width) - 1
+    value &= mask
+    if t.signed and value >> (t.width - 1):
+        value -= 1 << t.width
+    return value
+
+
+def _int_pow(base: int, exp: int, t) -> int:
+    if exp < 0:  # 1 / base**-exp truncated toward zero
+        if base == 1:
+            return 1
+        if base == -1:
+            return -1 if exp % 2 else 1
+        return 0
+    return wrap(pow(base, exp, 1 << t.width), t)
+
+
+def _shift(op: str, a: int, count: int, t) -> int:
+    if count < 0 or count >= t.width:
+        return -1 if (op == ">>" and a < 0) else 0
+    return wrap(a << count, t) if op == "<<" else a >> count
+
+
+def _int_binary(op: str, a: int, b: int, t):
+    if op in ("//", "%") and b == 0:
+        raise ZeroDivisionError(op)
+    if op == "+":
+        return wrap(a + b, t)
+    if op == "-":
+        return wrap(a - b, t)
+    if op == "*":
+        return wrap(a * b, t)
+    if op == "//":
+        return wrap(a // b, t)
+    if op == "%":
+        return wrap(a % b, t)
+    if op == "**":
+        return _int_pow(a, b, t)
+    if op == "&":
+        return wrap(a & b, t)
+    if op == "|":
+        return wrap(a | b, t)
+    if op == "^":
+        return wrap(a ^ b, t)
+    return _shift(op, a, b, t)
+
+
+# -- floats -------------------------------------------------------------------
+def finite_limit(t) -> float:
+    """The largest finite value of an IEEE-style float type."""
+    return math.ldexp(2.0 - math.ldexp(1.0, -t.mantissa), 1 - t.min_exponent)
+
+
+def round_float(x: float, t) -> float:
+    """``x`` (a float64) rounded to nearest even in float type ``t``."""
+    if t.width == 64 or math.isnan(x) or math.isinf(x) or x == 0.0:
+        return x
+    _, e = math.frexp(x)  # x = m * 2**e with 0.5 <= |m| < 1
+    quantum = max(e - 1, t.min_exponent) - t.mantissa
+    try:
+        rounded = math.ldexp(round(math.ldexp(x, -quantum)), quantum)
+    except OverflowError:  # rounded up to 2**1024: beyond float64 too
+        return math.copysign(math.inf, x)
+    if abs(rounded) > finite_limit(t):
+        return math.copysign(math.inf, x)
+    return rounded if rounded != 0.0 else math.copysign(0.0, x)
+
+
+def int_to_float(n: int, t) -> float:
+    """The integer ``n`` rounded to nearest even in float type ``t``."""
+    precision = t.mantissa + 1
+    extra = abs(n).bit_length() - precision
+    if extra > 0:  # drop `extra` low bits, rounding half to even
+        q, r = divmod(abs(n), 1 << extra)
+        half = 1 << (extra - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        n = (q << extra) * (1 if n > 0 else -1)
+    try:
+        value = float(n)
+    except OverflowError:
+        return math.copysign(math.inf, n)
+    return round_float(value, t)
+
+
+_DIVMOD_FLOAT = {16: np.float32, 32: np.float32, 64: np.float64}
+
+
+def _float_binary(op: str, a: float, b: float, t):
+    compute = _DIVMOD_FLOAT[t.width] if op in ("//", "%", "**") else np.float64
+    x, y = compute(a), compute(b)
+    with np.errstate(all="ignore"):
+        if op == "+":
+            r = x + y
+        elif op == "-":
+            r = x - y
+        elif op == "*":
+            r = x * y
+        elif op == "/":
+            r = x / y
+        elif op == "//":
+            r = np.floor_divide(x, y)
+        elif op == "%":
+            r = np.remainder(x, y)
+        else:  # C's pow: numpy's 0-d power takes sqrt for y == 0.5, which
+            # differs from pow at -0.0 and -inf; a one-element array does not
+            r = np.power(np.array([x]), np.array([y]))[0]
+    return round_float(float(r), t)
+
+
+# -- the operations -------------------------------------------------------------
+COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+def binary(op: str, a, b, t):
+    """``a op b`` for two values of operand type ``t``.
+
+    Comparisons return a ``bool``; integer ``//`` or ``%`` by zero raises
+    ``ZeroDivisionError`` (the caller turns it into a compile error).
+    """
+    if op in COMPARE:
+        return COMPARE[op](a, b)
+    if t.kind == "bool":
+        return bool(_int_binary(op, int(a), int(b), _BOOL_AS_INT))
+    if t.kind == "int":
+        return _int_binary(op, a, b, t)
+    return _float_binary(op, a, b, t)
+
+
+class _BoolAsInt:
+    """Boolean in bitwise operations: an unsigned one-bit integer."""
+
+    width, signed = 1, False
+
+
+_BOOL_AS_INT = _BoolAsInt
+
+
+def unary(op: str, a, t):
+    """``op a`` for a value of type ``t`` (``-``, ``+``, ``~``, ``abs``)."""
+    if t.kind == "bool":
+        assert op == "~"
+        return not a
+    if op == "+":
+        return a
+    if t.kind == "int":
+        return wrap({"-": -a, "~": ~a, "abs": abs(a)}[op], t)
+    return -a if op == "-" else abs(a)
+
+
+# -- conversions ----------------------------------------------------------------
+def float_to_int(x: float, t) -> int:
+    """Truncate toward zero and saturate; NaN becomes 0."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return t.max() if x > 0 else t.min()
+    return max(t.min(), min(t.max(), math.trunc(x)))
+
+
+def convert(value, src, dst):
+    """The value of ``src`` converted to ``dst`` (the semantics of ``.to()``)."""
+    if src is dst:
+        return value
+    if dst.kind == "bool":
+        return value != 0  # NaN is nonzero, as in C
+    if src.kind == "bool":
+        value = int(value)
+        src = None
+    if dst.kind == "int":
+        if isinstance(value, float):
+            return float_to_int(value, dst)
+        return wrap(value, dst)
+    if dst.kind == "narrow":
+        return _to_narrow(value, src, dst)
+    if isinstance(value, int):
+        return int_to_float(value, dst)
+    return round_float(value, dst)
+
+
+def from_python(value, dst):
+    """A Python ``bool``, ``int`` or ``float`` cast to ``dst`` (constructors)."""
+    if isinstance(value, bool):
+        return convert(value, types.Boolean, dst)
+    if isinstance(value, int):
+        return wrap(value, dst) if dst.kind == "int" else convert(value, _ANY_INT, dst)
+    return convert(float(value), types.Float64, dst)
+
+
+class _ANY_INT:
+    """A Python int of any size as a conversion source."""
+
+    kind, width, signed = "int", 128, True
+
+
+def _to_narrow(value, src, dst) -> float:
+    """Encode into a narrow float as CUDA's conversion from ``src`` does.
+
+    Integers go through Float32 (Float64 when wider than 32 bits) first,
+    exactly as the generated code does; narrow sources go through float.
+    """
+    source = _NARROW_SOURCE.get(getattr(src, "__name__", None), "float")
+    if isinstance(value, int):
+        wide = src is not None and src.width > 32
+        value = int_to_float(value, types.Float64 if wide else types.Float32)
+        source = "double" if wide else "float"
+    return narrow.decode(dst.__name__, narrow.encode(dst.__name__, value, source))
+
+
+_NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"}
+
+
+# -- bit patterns ---------------------------------------------------------------
+class NaNBits(float):
+    """A NaN that remembers its exact bit pattern in one type.
+
+    Reinterpreting bits keeps NaN payloads and signs on the GPU, so a static
+    ``bitcast`` must too; arithmetic on it gives an ordinary NaN (as the GPU
+    gives its canonical one), which is compared as "any NaN".
+    """
+
+    def __new__(cls, bits: int, type_name: str):
+        obj = super().__new__(cls, math.nan)
+        obj.bits, obj.type_name = bits, type_name
+        return obj
+
+
+def to_bits(value, t) -> int:
+    """The unsigned bit pattern of ``value`` in type ``t``."""
+    if t.kind in ("int", "bool"):
+        return int(value) & ((1 << t.width) - 1)
+    if isinstance(value, NaNBits) and value.type_name == t.__name__:
+        return value.bits
+    if t.kind == "narrow":
+        if math.isinf(value):  # a stored narrow inf exists only if the format has one
+            return int(np.array(value, dtype=t.np_dtype).view(np.uint8))
+        return narrow.encode(t.__name__, value)
+    uint = np.dtype(f"u{t.width // 8}")
+    return int(np.array(value, dtype=t.np_dtype).view(uint))
+
+
+def from_bits(bits: int, t):
+    """The value of type ``t`` whose bit pattern is ``bits``."""
+    if t.kind == "bool":
+        return bool(bits & 1)
+    if t.kind == "int":
+        return wrap(bits, t)
+    if t.kind == "narrow":
+        value = narrow.decode(t.__name__, bits)
+    else:
+        uint = np.dtype(f"u{t.width // 8}")
+        value = float(np.array(bits, dtype=uint).view(t.np_dtype))
+    return NaNBits(bits, t.__name__) if math.isnan(value) else value

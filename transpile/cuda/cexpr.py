@@ -1,0 +1,614 @@
+"""The CUDA C++ spelling of every scalar operation, exact to ``values``.
+
+Strings in, string out: operands are already-rendered C++ expressions of the
+right C++ type, and every spelling returned here is an *atom* (a name, a call
+or a parenthesised expression) whose C++ type is exactly the C++ type of its
+kdsl type, so it can be dropped into any context and into any overloaded
+prelude call.
+
+Spelling policy (the tables below are the whole of it):
+
+* infix C++ operators wherever C++ already computes kdsl's result: float and
+  double ``+ - * /`` (kdsl compiles with ``--fmad=false``: no contraction),
+  ``__half``/``__nv_bfloat16`` ``+ - * /`` (cuda_fp16/bf16 round to the type
+  after every operation; their ``/`` was checked correctly rounded for all
+  2**32 operand pairs on sm_90), all comparisons, ``& | ^`` on 32/64/128-bit
+  integers, unsigned 32/64/128-bit ``+ - *``;
+* a functional cast back to the type where C++ promotes to ``int``:
+  ``int8_t(a + b)`` for 8- and 16-bit integers, ``kdsl::i4(a + b)`` for
+  Int4 (4-bit wrap);
+* a ``kdsl::`` prelude call (``templates/prelude/*.h``) where plain C++
+  would be undefined or compute something else: signed ``+ - *`` and
+  negation, ``// % **``, shifts, float to integer (saturating, NaN to 0),
+  128-bit conversions.
+
+The prelude is split by what it needs, so that a kernel on floats and
+integers includes no fp16/bf16/fp8 header (they multiply NVRTC time):
+``headers``, ``prelude_parts`` and ``nvrtc_options`` say what a set of types
+needs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from importlib import resources
+
+
+from kdsl.transpile.core import values
+from kdsl.transpile.core.promotion import COMPARISON
+from kdsl.transpile.core.types import (
+    BFloat16,
+    Boolean,
+    Float16,
+    Float32,
+    Float64,
+    Int4,
+    Int128,
+    NumericMeta,
+    Uint128,
+    VectorMeta,
+)
+
+# -- operand hygiene -------------------------------------------------------------
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
+_NUMBER = r"(?:0[xX][0-9a-fA-F]+|[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?)[uUlLfF]*"
+# A primary expression that starts an atom: a number, or a name with optional
+# template arguments (``kdsl::bitcast<uint8_t>``; a comparison has spaces).
+_HEAD = re.compile(rf"{_NUMBER}(?![A-Za-z0-9_.])|{_NAME}(?:<[^()\s][^()]*>)?")
+_MEMBER = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*")
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _closing(s: str, start: int) -> int:
+    """Index of the bracket closing the one at ``s[start]`` (``(``, ``[``, ``{``)."""
+    stack = []
+    for i in range(start, len(s)):
+        if s[i] in _PAIRS:
+            stack.append(_PAIRS[s[i]])
+        elif s[i] in ")]}":
+            if not stack or stack.pop() != s[i]:
+                break
+            if not stack:
+                return i
+    raise ValueError(f"unbalanced brackets in {s!r}")
+
+
+def is_atom(expr: str) -> bool:
+    """True when ``expr`` needs no parentheses as an operand of any operator:
+    a postfix expression (a name, number, call or parenthesised group followed
+    by any ``[...]``, ``(...)``, ``{...}`` or ``.member``)."""
+    expr = expr.strip()
+    head = _HEAD.match(expr)
+    if head:
+        pos = head.end()
+    elif expr.startswith("("):
+        pos = _closing(expr, 0) + 1
+    else:
+        return False
+    while pos < len(expr):
+        if expr[pos] in _PAIRS:
+            pos = _closing(expr, pos) + 1
+            continue
+        member = _MEMBER.match(expr, pos)
+        if member is None:
+            return False
+        pos = member.end()
+    return True
+
+
+def bare(expr: str) -> str:
+    """``expr`` without one pair of parentheses around all of it: for places
+    that delimit an expression already (a call argument, a statement)."""
+    if expr.startswith("(") and _closing(expr, 0) == len(expr) - 1:
+        return expr[1:-1]
+    return expr
+
+
+def _p(expr: str) -> str:
+    """``expr``, parenthesised unless it is an atom."""
+    return expr if is_atom(expr) else f"({expr})"
+
+
+# -- type families ---------------------------------------------------------------
+def _family(t) -> str:
+    """bool, i4, small (8/16-bit ints), int (32/64-bit), i128, f32, f64, f16,
+    bf16, narrow (a CUDA narrow type) or byte (a narrow float in a byte)."""
+    if t is Boolean:
+        return "bool"
+    if t.kind == "int":
+        if t is Int4:
+            return "i4"
+        if t.width < 32:
+            return "small"
+        return "i128" if t.width == 128 else "int"
+    if t.kind == "narrow":
+        return "narrow" if t.c_name.startswith("__nv_") else "byte"
+    return {Float16: "f16", BFloat16: "bf16", Float32: "f32", Float64: "f64"}[t]
+
+
+def _cast(t, expr: str) -> str:
+    """A conversion of ``expr`` to ``t``'s C++ type, spelled as an atom."""
+    if " " in t.c_name:  # unsigned __int128: no functional cast
+        return f"(({t.c_name}){_p(expr)})"
+    return f"{t.c_name}({expr})"
+
+
+def _byte_name(t) -> str:
+    """``kdsl_f8e4m3fnuz`` for the narrow_floats.h functions of type ``t``."""
+    return f"kdsl_{t.short}"
+
+
+def _unsupported(what: str, *types) -> ValueError:
+    names = ", ".join(t.__name__ for t in types)
+    return ValueError(f"cexpr: no C++ spelling for {what} on {names}")
+
+
+# -- binary operators ------------------------------------------------------------
+# {a}/{b}: the operands as call arguments; {pa}/{pb}: parenthesised unless
+# atoms; {c}: the operand type's C++ name.
+_BARE = "{pa} %s {pb}"
+_INFIX = f"({_BARE})"
+_CALL = "kdsl::%s({a}, {b})"
+_CMP = {op: _INFIX % op for op in COMPARISON}
+_BITWISE = {op: _INFIX % op for op in "&|^"}
+
+_FLOAT = {
+    **_CMP,
+    **{op: _INFIX % op for op in "+-*/"},
+    "//": _CALL % "floordiv",
+    "%": _CALL % "mod",
+}
+_HALF = {**_FLOAT, "**": _CALL % "pow"}
+
+_INT_COMMON = {
+    **_CMP,
+    **_BITWISE,
+    "//": _CALL % "floordiv",
+    "%": _CALL % "mod",
+    "**": _CALL % "pow",
+    "<<": _CALL % "shl",
+    ">>": _CALL % "shr",
+}
+_SIGNED_WIDE = {
+    **_INT_COMMON,
+    "+": _CALL % "add",
+    "-": _CALL % "sub",
+    "*": _CALL % "mul",
+}
+_UNSIGNED_WIDE = {**_INT_COMMON, **{op: _INFIX % op for op in "+-*"}}
+_SMALL = {
+    **_INT_COMMON,
+    **{op: "{c}(%s)" % (_BARE % op) for op in "+-*&|^"},  # int8_t(a + b)
+}
+_INT4 = {
+    **_SMALL,
+    **{op: "kdsl::i4(%s)" % (_BARE % op) for op in "+-*"},
+    "//": "kdsl::i4(kdsl::floordiv({a}, {b}))",
+    "**": "kdsl::i4(kdsl::pow({a}, {b}))",
+    "<<": _CALL % "shl_i4",
+    ">>": _CALL % "shr_i4",
+}
+_BOOL = {
+    **_CMP,
+    "&": "bool({pa} & {pb})",
+    "|": "bool({pa} | {pb})",
+    "^": "({pa} != {pb})",
+    "<<": _CALL % "shl",
+    ">>": _CALL % "shr",
+}
+
+BINARY = {
+    "bool": _BOOL,
+    "i4": _INT4,
+    "f32": {**_FLOAT, "**": "powf({a}, {b})"},
+    "f64": {**_FLOAT, "**": "pow({a}, {b})"},
+    "f16": _HALF,
+    "bf16": _HALF,
+}
+
+
+def _binary_table(t) -> dict:
+    family = _family(t)
+    if family in BINARY:
+        return BINARY[family]
+    if family == "small":
+        if t.c_name == "uint16_t":  # uint16_t * uint16_t overflows int
+            return {**_SMALL, "*": _CALL % "mul"}
+        return _SMALL
+    if family in ("int", "i128"):
+        return _SIGNED_WIDE if t.signed else _UNSIGNED_WIDE
+    return {}
+
+
+def binary(op: str, operand_type, result_type, a: str, b: str) -> str:
+    """``a op b``: operands of ``operand_type``, a value of ``result_type``."""
+    spelling = _binary_table(operand_type).get(op)
+    if spelling is None:
+        raise _unsupported(f"binary {op!r}", operand_type)
+    expected = Boolean if op in COMPARISON else operand_type
+    if result_type is not expected:
+        raise ValueError(
+            f"cexpr: {operand_type.__name__} {op} gives {expected.__name__}, "
+            f"not {result_type.__name__}"
+        )
+    return spelling.format(
+        a=bare(a), b=bare(b), pa=_p(a), pb=_p(b), c=operand_type.c_name
+    )
+
+
+# -- unary operators -------------------------------------------------------------
+UNARY = {
+    "bool": {"~": "(!{pa})"},
+    "i4": {
+        "-": "kdsl::i4(-{pa})",
+        "~": "int8_t(~{pa})",
+        "abs": "kdsl::i4(kdsl::abs({a}))",
+    },
+    "f32": {"-": "(-{pa})", "abs": "fabsf({a})"},
+    "f64": {"-": "(-{pa})", "abs": "fabs({a})"},
+    "f16": {"-": "(-{pa})", "abs": "__habs({a})"},
+    "bf16": {"-": "(-{pa})", "abs": "__habs({a})"},
+}
+
+
+def _unary_table(t) -> dict:
+    family = _family(t)
+    if family in UNARY:
+        return UNARY[family]
+    if family == "small":
+        table = {"-": "{c}(-{pa})", "~": "{c}(~{pa})"}
+    elif t.signed:
+        table = {"-": "kdsl::neg({a})", "~": "(~{pa})"}
+    else:
+        table = {"-": "(-{pa})", "~": "(~{pa})"}
+    table["abs"] = "kdsl::abs({a})" if t.signed else "{pa}"
+    return table
+
+
+def unary(op: str, t, a: str) -> str:
+    """``op a`` for ``-``, ``~`` (``not`` for Boolean), ``abs`` (and ``+``)."""
+    if op == "+" and t is not Boolean:
+        return _p(a)
+    spelling = _unary_table(t).get(op)
+    if spelling is None:
+        raise _unsupported(f"unary {op!r}", t)
+    return spelling.format(a=bare(a), pa=_p(a), c=t.c_name)
+
+
+# -- conversions -----------------------------------------------------------------
+_HALF_FROM_INT = {  # (signed, width) -> the cuda_fp16 intrinsic's type infix
+    (True, 4): "short",
+    (True, 8): "short",
+    (True, 16): "short",
+    (False, 8): "ushort",
+    (False, 16): "ushort",
+    (True, 32): "int",
+    (False, 32): "uint",
+    (True, 64): "ll",
+    (False, 64): "ull",
+}
+
+
+def _as_float(src, a: str) -> str:
+    """A half, bfloat16 or narrow value widened (exactly) to float."""
+    family = _family(src)
+    if family == "f16":
+        return f"__half2float({a})"
+    if family == "bf16":
+        return f"__bfloat162float({a})"
+    if family == "byte":
+        return f"{_byte_name(src)}_to_float({a})"
+    return f"float({a})"  # CUDA narrow types: explicit operator float
+
+
+def _as_wide_float(src, a: str) -> tuple[str, str]:
+    """(``float`` or ``double``, ``a`` as that type): what an integer, Boolean
+    or narrow value goes through on its way to a narrow float."""
+    family = _family(src)
+    if family == "i128":
+        return "double", f"kdsl::to_f64({a})"
+    if family == "int" and src.width == 64:
+        return "double", f"double({a})"
+    if family in ("f16", "bf16", "narrow", "byte"):
+        return "float", _as_float(src, a)
+    return "float", f"float({a})"
+
+
+def _to_int(src, dst, a: str) -> str:
+    family = _family(src)
+    if family in ("bool", "i4", "small", "int", "i128"):
+        return f"kdsl::i4({a})" if dst is Int4 else _cast(dst, a)
+    if family in ("f16", "bf16", "narrow", "byte"):
+        a = _as_float(src, a)
+    return f"kdsl::to_{dst.short}({a})"
+
+
+def _to_bool(src, a: str) -> str:
+    family = _family(src)
+    if family in ("i4", "small", "int", "i128"):
+        return f"({_p(a)} != 0)"
+    if family == "f64":
+        return f"({_p(a)} != 0.0)"
+    if family == "f32":
+        return f"({_p(a)} != 0.0f)"
+    return f"({_as_float(src, a)} != 0.0f)"
+
+
+def _to_f32(src, a: str) -> str:
+    family = _family(src)
+    if family == "i128":
+        return f"kdsl::to_f32({a})"
+    if family in ("f16", "bf16", "narrow", "byte"):
+        return _as_float(src, a)
+    return f"float({a})"  # int -> float rounds to nearest even in CUDA
+
+
+def _to_f64(src, a: str) -> str:
+    family = _family(src)
+    if family == "i128":
+        return f"kdsl::to_f64({a})"
+    if family in ("f16", "bf16", "narrow", "byte"):
+        return f"double({_as_float(src, a)})"
+    return f"double({a})"
+
+
+def _to_half(src, dst, a: str) -> str:
+    """To ``__half`` or ``__nv_bfloat16`` with one rounding."""
+    h = "half" if dst is Float16 else "bfloat16"
+    family = _family(src)
+    if family == "i128":
+        return f"kdsl::to_{dst.short}({a})"
+    if family == "bool":
+        return f"__ushort2{h}_rn({a})"
+    if family in ("i4", "small", "int"):
+        return f"__{_HALF_FROM_INT[src.signed, src.width]}2{h}_rn({a})"
+    if family == "f32":
+        return f"__float2{h}_rn({a})"
+    if family == "f64":
+        return f"__double2{h}({a})"
+    return f"__float2{h}_rn({_as_float(src, a)})"
+
+
+def _to_narrow(src, dst, a: str) -> str:
+    """To a narrow float.  A CUDA type converts with its constructor from the
+    source's own float type (``values`` folds what that constructor does);
+    anything else goes through float, or double for integers wider than 32
+    bits.  Narrow formats stored in a byte use narrow_floats.h."""
+    family = _family(src)
+    if _family(dst) == "narrow":
+        if family in ("f32", "f64", "f16", "bf16"):
+            return f"{dst.c_name}({a})"
+        return f"{dst.c_name}({_as_wide_float(src, a)[1]})"
+    if family in ("f32", "f64"):
+        wide, value = ("double" if family == "f64" else "float"), a
+    else:
+        wide, value = _as_wide_float(src, a)
+    return f"{_byte_name(dst)}_from_{wide}({value})"
+
+
+def convert(src, dst, a: str) -> str:
+    """``a.to(dst)`` for a value ``a`` of scalar type ``src``."""
+    if src is dst:
+        return _p(a)
+    a = bare(a)
+    family = _family(dst)
+    if family in ("i4", "small", "int", "i128"):
+        return _to_int(src, dst, a)
+    if family == "bool":
+        return _to_bool(src, a)
+    if family == "f32":
+        return _to_f32(src, a)
+    if family == "f64":
+        return _to_f64(src, a)
+    if family in ("f16", "bf16"):
+        return _to_half(src, dst, a)
+    return _to_narrow(src, dst, a)
+
+
+# -- bitcasts --------------------------------------------------------------------
+_BITCAST = {  # CUDA's own reinterpreting intrinsics, by (src, dst) C++ names
+    ("float", "int32_t"): "__float_as_int",
+    ("float", "uint32_t"): "__float_as_uint",
+    ("int32_t", "float"): "__int_as_float",
+    ("uint32_t", "float"): "__uint_as_float",
+    ("double", "int64_t"): "__double_as_longlong",
+    ("int64_t", "double"): "__longlong_as_double",
+    ("__half", "int16_t"): "__half_as_short",
+    ("__half", "uint16_t"): "__half_as_ushort",
+    ("int16_t", "__half"): "__short_as_half",
+    ("uint16_t", "__half"): "__ushort_as_half",
+    ("__nv_bfloat16", "int16_t"): "__bfloat16_as_short",
+    ("__nv_bfloat16", "uint16_t"): "__bfloat16_as_ushort",
+    ("int16_t", "__nv_bfloat16"): "__short_as_bfloat16",
+    ("uint16_t", "__nv_bfloat16"): "__ushort_as_bfloat16",
+}
+
+
+def bitcast(src, dst, a: str) -> str:
+    """``a.bitcast(dst)``: the bits of ``a`` (of ``src``) seen as ``dst``."""
+    if src.width != dst.width or Boolean in (src, dst):
+        raise _unsupported("bitcast", src, dst)
+    if src is dst:
+        return _p(a)
+    a = bare(a)
+    if src is Int4:  # the low 4 bits of the int8_t
+        return f"kdsl::bitcast<{dst.c_name}>(uint8_t({_p(a)} & 15))"
+    if dst is Int4:
+        return f"kdsl::i4(kdsl::bitcast<uint8_t>({a}))"
+    if src.c_name == dst.c_name:  # e.g. Uint8 and a narrow float in a byte
+        return _p(a)
+    intrinsic = _BITCAST.get((src.c_name, dst.c_name))
+    if intrinsic:
+        return f"{intrinsic}({a})"
+    if src.kind == "int" and dst.kind == "int":  # same width, other signedness
+        return _cast(dst, a)
+    if _family(src) == "byte" and dst.kind == "int":
+        return _cast(dst, a)
+    if _family(dst) == "byte" and src.kind == "int":
+        return _cast(dst, a)
+    return f"kdsl::bitcast<{dst.c_name}>({a})"
+
+
+# -- literals --------------------------------------------------------------------
+def _int_literal(t, value: int) -> str:
+    value = values.wrap(int(value), t)
+    if t.width == 128:
+        if -(1 << 63) <= value < (1 << 63) and t.signed:
+            return f"__int128({_int_literal(_I64, value)})"
+        if 0 <= value < (1 << 64) and not t.signed:
+            return f"((unsigned __int128){value}ull)"
+        bits = value & ((1 << 128) - 1)
+        maker = "int128" if t.signed else "uint128"
+        return f"kdsl::{maker}({bits >> 64:#x}ull, {bits & ((1 << 64) - 1):#x}ull)"
+    if t.width == 32:
+        if not t.signed:
+            return f"{value}u"
+        return "(-2147483647 - 1)" if value == -(1 << 31) else str(value)
+    if t.width == 64:
+        if not t.signed:
+            return f"{value}ull"
+        return "(-9223372036854775807ll - 1)" if value == -(1 << 63) else f"{value}ll"
+    return f"{t.c_name}({value})"
+
+
+class _I64:
+    width, signed = 64, True
+
+
+def _round_exact(x: Fraction, t) -> float:
+    """The decimal ``x`` rounded to nearest even in float type ``t``, exactly
+    (as a C++ compiler reads a floating literal)."""
+    if x == 0:
+        return 0.0
+    e = math.floor(math.log2(abs(x)))
+    e += 1 if Fraction(2) ** e * 2 <= abs(x) else 0  # log2 may be off by one
+    e -= 1 if Fraction(2) ** e > abs(x) else 0
+    quantum = Fraction(2) ** (max(e, t.min_exponent) - t.mantissa)
+    rounded = round(x / quantum) * quantum  # Fraction rounds half to even
+    try:
+        return values.round_float(float(rounded), t)  # overflow to inf
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _decimal(value: float, reads_back) -> str:
+    """The shortest decimal for which ``reads_back`` holds, readably."""
+    for digits in range(1, 18):
+        text = f"{value:.{digits}g}"
+        if reads_back(Fraction(text)):
+            break
+    text = repr(float(text))  # positional for 1e-4 <= |x| < 1e16
+    return "-0.0" if value == 0 and math.copysign(1, value) < 0 else text
+
+
+def _f32_text(value: float) -> str:
+    """A float literal: ``0.1f``."""
+    return _decimal(value, lambda x: _round_exact(x, Float32) == value) + "f"
+
+
+def _half_literal(t, value: float) -> str:
+    """``__float2half_rn(0.1f)``: the shortest float literal that rounds (as
+    the call does) back to the value; inf and NaN by their bits."""
+    h = "half" if t is Float16 else "bfloat16"
+
+    def reads_back(x):
+        return values.round_float(_round_exact(x, Float32), t) == value
+
+    return f"__float2{h}_rn({_decimal(value, reads_back)}f)"
+
+
+def literal(t, value) -> str:
+    """A static value of type ``t`` as a C++ expression of ``t``'s C++ type."""
+    family = _family(t)
+    if family == "bool":
+        return "true" if value else "false"
+    if t.kind == "int":
+        return _int_literal(t, value)
+    if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
+        bits = values.to_bits(value, t)
+        if family == "f32":
+            return f"__int_as_float({bits:#010x})"
+        if family == "f64":
+            return f"__longlong_as_double({bits:#018x}ll)"
+        if family in ("f16", "bf16"):
+            return f"__ushort_as_{'half' if t is Float16 else 'bfloat16'}({bits:#06x})"
+    value = float(value)
+    if family == "f32":
+        return _f32_text(value)
+    if family == "f64":
+        return repr(value)
+    if family in ("f16", "bf16"):
+        return _half_literal(t, value)
+    if not math.isfinite(value):  # narrow: by the bits above (constructors saturate)
+        if family == "byte":
+            return f"uint8_t({bits:#04x})"
+        return f"kdsl::bitcast<{t.c_name}>(uint8_t({bits:#04x}))"
+    if family == "byte":
+        return f"{_byte_name(t)}_from_float({_f32_text(value)})"
+    return f"{t.c_name}({_f32_text(value)})"
+
+
+# -- headers, prelude, NVRTC options ---------------------------------------------
+def _scalars(types) -> set:
+    out = set()
+    for t in types:
+        if isinstance(t, VectorMeta):
+            t = t.dtype
+        if isinstance(t, NumericMeta):
+            out.add(t)
+    return out
+
+
+_NARROW_HEADERS = {"fp8": "cuda_fp8.h", "fp6": "cuda_fp6.h", "fp4": "cuda_fp4.h"}
+
+
+def headers(types) -> list[str]:
+    """The CUDA headers that code on these scalar types needs, in order."""
+    used = _scalars(types)
+    out = []
+    if Float16 in used:
+        out.append("cuda_fp16.h")
+    if BFloat16 in used:
+        out.append("cuda_bf16.h")
+    for key, header in _NARROW_HEADERS.items():
+        if any(
+            _family(t) == "narrow" and t.c_name.startswith(f"__nv_{key}") for t in used
+        ):
+            out.append(header)
+    return out
+
+
+def prelude_parts(types) -> list[str]:
+    """The files of ``templates/prelude`` that code on these types needs, in
+    include order (after the CUDA ``headers``)."""
+    used = _scalars(types)
+    parts = ["core.h"]
+    if Float16 in used:
+        parts.append("half.h")
+    if BFloat16 in used:
+        parts.append("bfloat16.h")
+    if Int128 in used or Uint128 in used:
+        parts.append("int128.h")
+    if any(_family(t) == "byte" for t in used):
+        parts.append("narrow_floats.h")
+    return parts
+
+
+def nvrtc_options(types) -> list[str]:
+    """NVRTC options that code on these types needs (``__int128``)."""
+    used = _scalars(types)
+    return ["--device-int128"] if Int128 in used or Uint128 in used else []
+
+
+def prelude_file(name: str) -> str:
+    """The text of one prelude file."""
+    return resources.files("kdsl.templates.prelude").joinpath(name).read_text()
+
+
+def prelude(types) -> str:
+    """``#include`` lines and the prelude text for code on these types."""
+    lines = [f"#include <{h}>" for h in headers(types)]
+    text = "\n".join(lines) + "\n\n" if lines else ""
+    return text + "\n".join(prelude_file(p) for p in prelude_parts(types))

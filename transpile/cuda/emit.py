@@ -1,0 +1,565 @@
+"""Emission: typed IR to readable CUDA C++ lines.
+
+Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
+this module renders statements, vectors, memory and calls, indenting on
+``{`` / ``}`` and parenthesising every compound operand.  A statement drops
+the parentheses around its whole value, and one longer than ``LIMIT``
+columns is broken as clang-format would break it (see ``wrap``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+
+from kdsl.transpile.cuda import cexpr
+from kdsl.transpile import ir
+from kdsl.transpile.core import mathfns
+from kdsl.transpile.cuda.cexpr import bare as _bare
+from kdsl.transpile.core.types import Float32, NumericMeta, Uint32, VectorMeta
+
+LIMIT = 100  # columns of a generated line (comments excepted)
+CONTINUATION = 8  # extra indent of a wrapped statement's continuation lines
+
+_SHUFFLES = {
+    "shfl_down": "__shfl_down_sync",
+    "shfl_xor": "__shfl_xor_sync",
+    "shfl_idx": "__shfl_sync",
+}
+_ATOMICS = {
+    "atomic_add": "atomicAdd",
+    "atomic_max": "atomicMax",
+    "atomic_min": "atomicMin",
+    "atomic_exch": "atomicExch",
+    "atomic_cas": "atomicCAS",
+    "atomic_and_": "atomicAnd",
+    "atomic_or_": "atomicOr",
+    "atomic_xor": "atomicXor",
+}
+
+
+def ctype(t) -> str:
+    """The C++ spelling of a kdsl type."""
+    if isinstance(t, VectorMeta):
+        return f"kdsl::vec<{ctype(t.dtype)}, {t.lanes}>"
+    if isinstance(t, ir.PointerType):
+        const = "const " if t.const else ""
+        return f"{const}{ctype(t.elem)}*"
+    return t.c_name
+
+
+class Emitter:
+    def __init__(self, line_directives: bool = False):
+        self.lines: list[str] = []
+        self.depth = 0
+        self.line_directives = line_directives
+        self.types: set = set()  # scalar types the code uses (for headers)
+        self.readonly: set = frozenset()  # pointer parameters never stored to
+
+    def line(self, text: str):
+        if text.startswith("}"):
+            self.depth -= 1
+        indent = "    " * self.depth
+        if not text:
+            self.lines.append("")
+        elif text.endswith(";") and not self.line_directives:
+            self.lines.extend(wrap(indent, text))
+        else:  # with #line directives a statement keeps to one line
+            self.lines.append(indent + text)
+        if text.endswith("{"):
+            self.depth += 1
+
+    # -- functions ------------------------------------------------------------------
+    def function(self, f: ir.Function, readonly: set = frozenset()):
+        self.readonly = readonly
+        params = []
+        for p in f.params:
+            t = p.type
+            if isinstance(t, ir.PointerType) and p.name in readonly:
+                t = ir.PointerType(t.elem, const=True)
+            self.use(t)
+            params.append(f"{ctype(t)} {p.name}")
+        if f.is_kernel:
+            head = f'extern "C" __global__ void {f.name}('
+        else:
+            ret = ctype(f.ret) if f.ret is not None else "void"
+            head = f"static __device__ {ret} {f.name}("
+        if len(head) + sum(len(p) + 2 for p in params) + 1 <= LIMIT:
+            self.line(head + ", ".join(params) + ") {")
+        else:
+            self.line(head)
+            self.depth += 2
+            for i, p in enumerate(params):
+                self.line(p + ("," if i + 1 < len(params) else ") {"))
+            self.depth -= 2
+        self.block(f.body)
+        self.line("}")
+
+    def block(self, stmts):
+        for s in stmts:
+            getattr(self, f"_s_{type(s).__name__}")(s)
+
+    # -- statements ---------------------------------------------------------------------
+    def _s_Comment(self, s):
+        self.line(f"// {s.text}")
+        if self.line_directives and s.span is not None:  # numbers the next line
+            self.lines.append(f'#line {s.span.line} "{_basename(s.span.path)}"')
+
+    def _s_Declare(self, s):
+        if isinstance(s.init, ir.VecView):
+            s = ir.Declare(s.name, self._view_type(s.init), s.init)
+        self.use(s.type)
+        if s.init is None:
+            self.line(f"{ctype(s.type)} {s.name};")
+        else:
+            self.line(f"{ctype(s.type)} {s.name} = {self._value(s.init)};")
+
+    def _s_ArrayDecl(self, s):
+        self.use(s.elem)
+        dims = "".join(f"[{d}]" for d in s.shape)
+        prefix = "__shared__ " if s.space == "shared" else ""
+        self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
+
+    def _s_Assign(self, s):
+        self.line(f"{s.name} = {self._value(s.value)};")
+
+    def _s_Store(self, s):
+        self.line(f"{self._element(s.base, s.indices)} = {self._value(s.value)};")
+
+    def _s_ExprStmt(self, s):
+        self.line(f"{_bare(self.expr(s.expr))};")
+
+    def _value(self, e) -> str:
+        """The value of a declaration, assignment or store: no outer
+        parentheses, and a CUDA index (unsigned) converts implicitly."""
+        if isinstance(e, ir.Special):
+            self.use(e.type)
+            return e.name
+        return _bare(self.expr(e))
+
+    def _s_If(self, s, chained: bool = False):
+        head = f"if ({_bare(self.expr(s.cond))}) {{"
+        self.line("} else " + head if chained else head)
+        self.block(s.then)
+        orelse = s.orelse
+        if (
+            len(orelse) == 2
+            and isinstance(orelse[0], ir.Comment)
+            and isinstance(orelse[1], ir.If)
+        ):  # an elif: "} else if (...) {", its Python source just above
+            comment = orelse[0]
+            self.depth -= 1
+            self._s_Comment(ir.Comment("el" + comment.text, span=comment.span))
+            self.depth += 1
+            self._s_If(orelse[1], chained=True)
+            return
+        if orelse:
+            self.line("} else {")
+            self.block(orelse)
+        self.line("}")
+
+    def _s_For(self, s):
+        self.use(s.type)
+        if s.unroll is not None:
+            self.lines.append("    " * self.depth + f"#pragma unroll {s.unroll}")
+        start, stop = self.expr(s.start), self.expr(s.stop)
+        if isinstance(s.step, ir.Var):
+            cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
+            step = f"{s.var} += {s.step.name}"
+        else:
+            cond = f"{s.var} {'<' if s.step > 0 else '>'} {stop}"
+            step = f"{s.var} += {s.step}" if s.step > 0 else f"{s.var} -= {-s.step}"
+            if s.step == 1:
+                step = f"++{s.var}"
+        self.line(f"for ({ctype(s.type)} {s.var} = {start}; {cond}; {step}) {{")
+        self.block(s.body)
+        self.line("}")
+
+    def _s_While(self, s):
+        cond = "true" if isinstance(s.cond, ir.Const) else _bare(self.expr(s.cond))
+        self.line(f"while ({cond}) {{")
+        self.block(s.body)
+        self.line("}")
+
+    def _s_Break(self, s):
+        self.line("break;")
+
+    def _s_Continue(self, s):
+        self.line("continue;")
+
+    def _s_Return(self, s):
+        self.line(
+            "return;" if s.value is None else f"return {_bare(self.expr(s.value))};"
+        )
+
+    # -- expressions ---------------------------------------------------------------------
+    def use(self, t):
+        if isinstance(t, ir.PointerType):
+            t = t.elem
+        if isinstance(t, VectorMeta):
+            self.types.add("vector")
+            t = t.dtype
+        if isinstance(t, NumericMeta):
+            self.types.add(t)
+
+    def expr(self, e) -> str:
+        self.use(e.type)
+        return getattr(self, f"_e_{type(e).__name__}")(e)
+
+    def _e_Const(self, e):
+        return cexpr.literal(e.type, e.value)
+
+    def _e_Var(self, e):
+        return e.name
+
+    def _e_Special(self, e):
+        return cexpr.convert(Uint32, e.type, e.name)  # int32_t(blockIdx.x)
+
+    def _e_BinOp(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
+        a, b = self.expr(e.lhs), self.expr(e.rhs)
+        return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+
+    def _e_UnaryOp(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
+        return cexpr.unary(e.op, e.type, self.expr(e.operand))
+
+    def _e_Convert(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
+        return cexpr.convert(e.operand.type, e.type, self.expr(e.operand))
+
+    def _vmap(self, e):
+        """A vector expression as one ``kdsl::vmap`` of a scalar lambda: its
+        lane-wise operations are the lambda's body (the scalar spellings, so
+        each lane has the scalar semantics); a broadcast scalar variable is
+        captured, a broadcast constant written in place; the other parts are
+        the vectors mapped over, a variable under its own name, anything else
+        as a, b, ...  With no vector to map over it is one ``kdsl::splat``."""
+        taken = {n.name for n in ir.walk(e) if isinstance(n, ir.Var)}
+        letters = (
+            name
+            for k in itertools.count(1)
+            for c in string.ascii_lowercase
+            if (name := c if k == 1 else f"{c}{k}") not in taken
+        )
+        params, args, captures, named = [], [], [], {}
+
+        def lane(n):
+            self.use(n.type)
+            if _lanewise(n) and isinstance(n, ir.BinOp):
+                t = n.lhs.type.dtype
+                return cexpr.binary(n.op, t, n.type.dtype, lane(n.lhs), lane(n.rhs))
+            if _lanewise(n) and isinstance(n, ir.UnaryOp):
+                return cexpr.unary(n.op, n.type.dtype, lane(n.operand))
+            if _lanewise(n) and isinstance(n, ir.Select):
+                cond = lane(n.cond)  # a ?: condition keeps its parentheses
+                cond = cond if isinstance(n.cond, ir.Select) else _bare(cond)
+                return f"({cond} ? {lane(n.if_true)} : {lane(n.if_false)})"
+            if _lanewise(n):
+                src = n.operand.type.dtype
+                return cexpr.convert(src, n.type.dtype, lane(n.operand))
+            if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Const):
+                return cexpr.literal(n.operand.type, n.operand.value)
+            if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Var):
+                if n.operand.name not in captures:
+                    captures.append(n.operand.name)
+                return n.operand.name
+            text = _bare(self.expr(n))
+            key = n.name if isinstance(n, ir.Var) else text if _pure_load(n) else None
+            if key is None or key not in named:
+                name = n.name if isinstance(n, ir.Var) else next(letters)
+                params.append(f"const {ctype(n.type.dtype)} {name}")
+                args.append(text)
+                if key is not None:
+                    named[key] = name
+                return name
+            return named[key]
+
+        body = _bare(lane(e))
+        if not args:  # every lane computes the same expression
+            return f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})"
+        head = f"[{', '.join(captures)}]({', '.join(params)})"
+        return f"kdsl::vmap({head} {{ return {body}; }}, {', '.join(args)})"
+
+    def _e_Bitcast(self, e):
+        a = self.expr(e.operand)
+        if isinstance(e.type, VectorMeta) or isinstance(e.operand.type, VectorMeta):
+            return f"kdsl::bitcast<{ctype(e.type)}>({a})"
+        return cexpr.bitcast(e.operand.type, e.type, a)
+
+    def _e_Select(self, e):
+        if _lanewise(e):
+            return self._vmap(e)
+        cond, a, b = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
+        return f"({cond} ? {a} : {b})"
+
+    def _e_Logical(self, e):
+        return f"({self.expr(e.lhs)} {e.op} {self.expr(e.rhs)})"
+
+    def _e_Broadcast(self, e):
+        t = e.type
+        return (
+            f"kdsl::splat<{ctype(t.dtype)}, {t.lanes}>({_bare(self.expr(e.operand))})"
+        )
+
+    def _e_MakeVector(self, e):
+        lanes = ", ".join(_bare(self.expr(x)) for x in e.lanes)
+        return f"{ctype(e.type)}{{{{{lanes}}}}}"
+
+    def _e_Extract(self, e):
+        return f"{self.expr(e.vector)}.v[{e.lane}]"
+
+    def _e_ArrayOffset(self, e):
+        return self.expr(e.flat)
+
+    def _e_Load(self, e):
+        return self._element(e.base, e.indices)
+
+    def _element(self, base, indices):
+        idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
+        return f"{self.expr(base)}{idx}"
+
+    def _view_type(self, e: ir.VecView) -> ir.PointerType:
+        const = isinstance(e.pointer, ir.Var) and e.pointer.name in self.readonly
+        return ir.PointerType(e.type.elem, const=const)
+
+    def _e_VecView(self, e):
+        return f"reinterpret_cast<{ctype(self._view_type(e))}>({self.expr(e.pointer)})"
+
+    def _e_Call(self, e):
+        args = [_bare(self.expr(a)) for a in e.args]
+        f = e.func
+        if f == "syncthreads":
+            return "__syncthreads()"
+        if f == "lane_id":
+            return "kdsl::lane_id()"
+        if f in _SHUFFLES:
+            return f"{_SHUFFLES[f]}(0xffffffffu, {', '.join(args)})"
+        if f in _ATOMICS:
+            slot = self._element(e.args[0].base, e.args[0].indices)
+            return f"{_ATOMICS[f]}(&{slot}, {', '.join(args[1:])})"
+        if f in ("min", "max"):
+            return f"kdsl::{f}({args[0]}, {args[1]})"
+        if f.startswith("math."):
+            name = f[5:]
+            if e.type.width in (32, 64):
+                return f"{mathfns.c_name(name, e.type.width)}({', '.join(args)})"
+            # Float16/BFloat16: compute in float, round once to the type.
+            wide = [cexpr.convert(e.type, Float32, a) for a in args]
+            call = f"{mathfns.c_name(name, 32)}({', '.join(wide)})"
+            return cexpr.convert(Float32, e.type, call)
+        return f"{f}({', '.join(args)})"
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _lanewise(e) -> bool:
+    """Whether ``e`` is a lane-wise vector operation (part of one vmap)."""
+    if isinstance(e, ir.Select):
+        return isinstance(e.cond.type, VectorMeta)
+    return isinstance(e, (ir.BinOp, ir.UnaryOp, ir.Convert)) and isinstance(
+        e.type, VectorMeta
+    )
+
+
+def _pure_load(e) -> bool:
+    """A load whose address has no call (no atomic): reading it twice in one
+    expression reads the same value, so one read serves both."""
+    return isinstance(e, ir.Load) and not any(
+        isinstance(x, ir.Call) for x in ir.walk(e)
+    )
+
+
+# -- long statements ---------------------------------------------------------------
+def wrap(indent: str, text: str) -> list[str]:
+    """``indent + text``, broken into lines of at most ``LIMIT`` columns where
+    a rule below applies (else left long), in order: a conditional value
+    before its ``?`` and ``:``; the argument list (or index) that spans most
+    of the statement after its commas, aligned on its bracket; a value after
+    its ``=``."""
+    if len(indent) + len(text) <= LIMIT:
+        return [indent + text]
+    lines = _wrap_vmap(indent, text)
+    if lines:
+        return lines
+    for rule in (_wrap_conditional, _wrap_arguments, _wrap_value):
+        lines = rule(indent, text)
+        if lines and all(len(line) <= LIMIT for line in lines):
+            return lines
+    return [indent + text]
+
+
+def _top_level(text: str, token: str, start: int = 0) -> int:
+    """Index of the first ``token`` at or after ``start`` outside any bracket,
+    or -1."""
+    for i, depth in _depths(text):
+        if i >= start and depth == 0 and text.startswith(token, i):
+            return i
+    return -1
+
+
+_VMAP = "kdsl::vmap(["
+
+
+def _wrap_vmap(indent, text):
+    """The first ``kdsl::vmap`` laid out as clang-format lays out a lambda
+    argument: the lambda's head, its return statement and the vectors on
+    lines of their own."""
+    start = text.find(_VMAP)
+    if start < 0:
+        return None
+    head_end = text.find(") { return ", start)  # the lambda's parameters end
+    body_end = text.find("; }, ", head_end)
+    close = _closing(text, start + len("kdsl::vmap"))
+    if min(head_end, body_end, close) < 0:
+        return None
+    more = indent + " " * CONTINUATION
+    body = more + "    "
+    return [
+        indent + text[: start + len("kdsl::vmap(")],
+        more + text[start + len("kdsl::vmap(") : head_end + 3],
+        *_return_lines(body, text[head_end + 4 : body_end + 1]),
+        more + "},",
+        *_packed(more, text[body_end + 5 :]),
+    ]
+
+
+_OPERATORS = (" ? ", " : ", " || ", " && ", " + ", " - ", " * ", " / ")
+
+
+def _return_lines(indent, text):
+    """``return <value>;``, broken after a top-level binary operator (the
+    rightmost that keeps the first line within ``LIMIT``) when too long; the
+    continuation is aligned with the value."""
+    if len(indent) + len(text) <= LIMIT:
+        return [indent + text]
+    value = len("return ")
+    best = -1
+    for op in _OPERATORS:
+        at = _top_level(text, op, value)
+        while at >= 0:
+            if len(indent) + at + len(op) - 1 <= LIMIT:
+                best = max(best, at)
+            at = _top_level(text, op, at + 1)
+    if best < 0:
+        return [indent + text]
+    split = text.index(" ", best + 1) + 1  # after the operator
+    head, tail = text[:split].rstrip(), text[split:]
+    return [indent + head, indent + " " * value + tail]
+
+
+def _packed(indent, text):
+    """``text`` (the vectors a vmap maps over, then the statement's end) in
+    lines of at most ``LIMIT`` columns, broken after its top-level commas."""
+    pieces, prev = [], 0
+    for comma in _top_level_commas(text):
+        pieces.append(text[prev : comma + 1].strip())
+        prev = comma + 1
+    pieces.append(text[prev:].strip())
+    return _fill(indent + pieces[0], pieces[1:], indent)
+
+
+def _fill(current, pieces, indent):
+    """``current`` followed by ``pieces``, as many on a line as fit."""
+    lines = []
+    for piece in pieces:
+        if len(current) + 1 + len(piece) <= LIMIT:
+            current += " " + piece
+        else:
+            lines.append(current)
+            current = indent + piece
+    return lines + [current]
+
+
+def _top_level_commas(text):
+    """Indices of the commas of ``text`` outside any bracket (or template)."""
+    return [i for i, depth in _depths(text) if text[i] == "," and depth == 0]
+
+
+def _depths(text):
+    """``(index, bracket depth)`` of each character; a closing bracket with no
+    opening one in ``text`` is ignored, and a template's ``<...>`` counts."""
+    stack = []
+    for i, ch in enumerate(text):
+        if ch in "([{" or _opens_template(text, i):
+            stack.append(ch)
+        elif stack and (ch in ")]}" or (ch == ">" and stack[-1] == "<")):
+            stack.pop()
+        yield i, len(stack)
+
+
+def _closing(text: str, open_index: int) -> int:
+    """Index of the bracket closing the one at ``open_index``, or -1."""
+    for i, depth in _depths(text):
+        if i == open_index:
+            inside = depth
+        elif i > open_index and depth < inside:
+            return i
+    return -1
+
+
+def _wrap_conditional(indent, text):
+    head_end = _top_level(text, " = ")
+    head_end = head_end + 3 if head_end >= 0 else 0
+    q = _top_level(text, " ? ", head_end)
+    c = _top_level(text, " : ", q + 3) if q >= 0 else -1
+    if c < 0:
+        return None
+    more = indent + " " * CONTINUATION
+    return [indent + text[:q], more + text[q + 1 : c], more + text[c + 1 :]]
+
+
+def _groups(text):
+    """``(open, close, [comma indices])`` of every bracket pair with commas.
+
+    A template's ``<...>`` (a ``<`` right after a name, as in
+    ``splat<float, 8>``; a comparison has spaces) is a bracket whose commas
+    never break a line."""
+    stack, out = [], []
+    for i, ch in enumerate(text):
+        if ch in "([{" or _opens_template(text, i):
+            stack.append((i, []))
+        elif ch in ")]}" or (ch == ">" and stack and text[stack[-1][0]] == "<"):
+            start, commas = stack.pop()
+            if commas and text[start] != "<":
+                out.append((start, i, commas))
+        elif ch == "," and stack:
+            stack[-1][1].append(i)
+    return out
+
+
+def _opens_template(text: str, i: int) -> bool:
+    return (
+        text[i] == "<"
+        and i > 0
+        and (text[i - 1].isalnum() or text[i - 1] == "_")
+        and text[i + 1 : i + 2] not in ("", " ", "=", "<")
+    )
+
+
+def _wrap_arguments(indent, text):
+    groups = _groups(text)
+    if not groups:
+        return None
+    start, close, commas = max(groups, key=lambda g: (g[1] - g[0], -g[0]))
+    if 2 * (close - start) < len(text):
+        return None
+    align = " " * (len(indent) + start + 1)
+    pieces, prev = [], start + 1
+    for comma in commas:
+        pieces.append(text[prev : comma + 1].strip())
+        prev = comma + 1
+    pieces.append(text[prev:].strip())
+    return _fill(indent + text[: start + 1] + pieces[0], pieces[1:], align)
+
+
+def _wrap_value(indent, text):
+    eq = _top_level(text, " = ")
+    if eq < 0:
+        return None
+    return [indent + text[: eq + 2], indent + " " * CONTINUATION + text[eq + 3 :]]

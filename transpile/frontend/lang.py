@@ -1,0 +1,207 @@
+"""The names a kernel is written with: annotations, dtype parameters, built-ins.
+
+These objects are markers.  Outside a kernel most of them do nothing useful;
+inside one the lowering pass recognises them (by their ``builtin`` name) and
+turns them into IR.  ``kdsl`` re-exports them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kdsl.transpile.errors import error
+from kdsl.transpile.core.types import (
+    BFloat16,
+    Boolean,
+    Float,
+    Float16,
+    Float32,
+    Float64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Integer,
+    Numeric,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+)
+
+
+# -- dtype parameters ---------------------------------------------------------------
+class Int:
+    """Bound for a dtype parameter over the integers (``TypeVar(bound=Int)``)."""
+
+
+class Num:
+    """Bound: every integer and float type."""
+
+
+class Bool:
+    """Bound: Boolean."""
+
+
+class Dtype:
+    """Bound: every type of the other four bounds."""
+
+
+_FLOATS = (Float16, BFloat16, Float32, Float64)
+_INTS = (Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64)
+IMPLICIT_DTYPES = {
+    Float: _FLOATS,
+    Int: _INTS,
+    Integer: _INTS,
+    Num: _INTS + _FLOATS,
+    Numeric: _INTS + _FLOATS,
+    Bool: (Boolean,),
+    Dtype: _INTS + _FLOATS + (Boolean,),
+}
+
+
+class TypeVar:
+    """A dtype parameter: ``D = kdsl.TypeVar("D", bound=kdsl.Float)``.
+
+    Each kernel instance fixes it to one concrete type; ``bound`` gives the
+    implicit set of supported dtypes (SPEC section 4).
+    """
+
+    def __init__(self, name: str, bound=None):
+        self.name = name
+        self.bound = bound
+
+    def implicit_dtypes(self):
+        return IMPLICIT_DTYPES.get(self.bound)
+
+    def __repr__(self) -> str:
+        return f"TypeVar({self.name!r})"
+
+
+# -- parameter annotations --------------------------------------------------------
+@dataclass(frozen=True)
+class PointerSpec:
+    elem: object  # a scalar type, a vector type or a TypeVar
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    elem: object
+    ndim: int
+
+
+@dataclass(frozen=True)
+class ConstexprSpec:
+    kind: type  # int, bool or float
+
+
+class _Subscriptable:
+    def __init__(self, name, make):
+        self._name, self._make = name, make
+
+    def __getitem__(self, key):
+        return self._make(*(key if isinstance(key, tuple) else (key,)))
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+def _constexpr(kind):
+    if kind not in (int, bool, float):
+        raise error(
+            "not-numeric", what=f"Constexpr takes int, bool or float, got {kind!r}"
+        )
+    return ConstexprSpec(kind)
+
+
+Pointer = _Subscriptable("Pointer", PointerSpec)
+Array = _Subscriptable("Array", ArraySpec)
+Constexpr = _Subscriptable("Constexpr", _constexpr)
+
+
+# -- built-ins ------------------------------------------------------------------------
+class Builtin:
+    """A kdsl function usable only inside kernels; lowering handles it by name."""
+
+    def __init__(self, name: str, doc: str):
+        self.builtin = name
+        self.__doc__ = doc
+
+    def __call__(self, *args, **kwargs):
+        raise error(
+            "not-numeric",
+            what=f"kdsl.{self.builtin}() can only be used inside a @kdsl.kernel",
+        )
+
+    def __repr__(self) -> str:
+        return f"kdsl.{self.builtin}"
+
+
+class _Dim3:
+    """``thread_idx`` etc.: ``.x``, ``.y``, ``.z`` are Int32 run-time values."""
+
+    def __init__(self, cuda_name: str):
+        self.cuda_name = cuda_name
+
+    def __repr__(self) -> str:
+        return self.cuda_name
+
+
+thread_idx = _Dim3("threadIdx")
+block_idx = _Dim3("blockIdx")
+block_dim = _Dim3("blockDim")
+grid_dim = _Dim3("gridDim")
+
+_BUILTINS = {
+    "range": "range(start, stop, step, unroll=k): a run-time loop, unrolled by k",
+    "range_constexpr": "range_constexpr(...): a loop unrolled at compile time",
+    "syncthreads": "syncthreads(): a barrier for the thread block",
+    "shared_array": "shared_array(T, shape): a __shared__ array of static shape",
+    "local_array": "local_array(T, shape): a per-thread array of static shape",
+    "lane_id": "lane_id(): this thread's lane in its warp (Int32)",
+    "shfl_down": "shfl_down(value, delta, width=32)",
+    "shfl_xor": "shfl_xor(value, mask, width=32)",
+    "shfl_idx": "shfl_idx(value, lane, width=32)",
+    "atomic_add": "atomic_add(ptr, index, value) -> old value",
+    "atomic_max": "atomic_max(ptr, index, value) -> old value",
+    "atomic_min": "atomic_min(ptr, index, value) -> old value",
+    "atomic_exch": "atomic_exch(ptr, index, value) -> old value",
+    "atomic_cas": "atomic_cas(ptr, index, compare, value) -> old value",
+    "atomic_and_": "atomic_and_(ptr, index, value) -> old value",
+    "atomic_or_": "atomic_or_(ptr, index, value) -> old value",
+    "atomic_xor": "atomic_xor(ptr, index, value) -> old value",
+}
+BUILTINS = {name: Builtin(name, doc) for name, doc in _BUILTINS.items()}
+
+
+class DeviceFunction:
+    """A ``@kdsl.func`` device function, specialised per argument types."""
+
+    __kdsl_func__ = True
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._parsed = None
+
+    def parsed(self):
+        if self._parsed is None:
+            from kdsl.transpile.frontend.parse import parse_function
+
+            self._parsed = parse_function(self.fn)
+        return self._parsed
+
+    def __call__(self, *args, **kwargs):
+        raise error(
+            "not-numeric",
+            what=f"@kdsl.func {self.name}() can only be called inside a kernel",
+        )
+
+    def __repr__(self) -> str:
+        return f"<kdsl.func {self.name}>"
+
+
+def func(fn):
+    """Decorator: a device function callable from kernels."""
+    return DeviceFunction(fn)

@@ -1,0 +1,530 @@
+"""Lowering = checking + folding: a parsed kernel to typed IR, per instance.
+
+Statements are lowered in order into the current block.  Variables follow
+SPEC section 3: one type for a variable's life; static values fold and never
+reach C++; a variable that holds a static value and is then assigned at run
+time (in a branch or a loop) becomes a C++ variable declared before that
+construct, and a name first assigned inside a run-time branch and read after
+it is declared before the branch.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from kdsl.transpile.core import arith
+from kdsl.transpile.builtins import intrinsics
+from kdsl.transpile import ir
+from kdsl.transpile.frontend import names
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
+from kdsl.transpile.frontend.lower_expr import (
+    Binding,
+    UNSUPPORTED,
+    ALLOWED_BUILTINS,
+    ArrayValue,
+    ExprLowerer,
+    FixedArray,
+    NoValue,
+    PointerValue,
+    _kind_of,
+    is_python_number,
+)
+from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
+from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
+from kdsl.transpile.frontend.parse import ParsedFunction
+from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
+
+
+@dataclass
+class Context:
+    """What one instance's lowering needs; shared with its device functions."""
+
+    globals: dict
+    statics: dict  # TypeVar names and constexpr names -> their values
+    functions: dict  # (func, arg types) -> ir.Function, in definition order
+    in_progress: set
+    written: set  # names of pointer parameters the kernel stores to
+    # pointer parameter -> bytes its .vec(N) views need it aligned to
+    alignment: dict = field(default_factory=dict)
+    symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
+
+
+class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
+    def __init__(self, parsed: ParsedFunction, ctx: Context, reserved=()):
+        self.p = parsed
+        self.ctx = ctx
+        self.env: dict[str, Binding] = {}
+        self.block: list = []
+        self.names = names.NameTable(reserved, ctx.symbols)
+        self.hoisted: set[str] = set()
+        self.dynamic_depth = 0
+        self.loops: list[str] = []  # "runtime" / "constexpr", innermost last
+        self.returns: list = []  # device functions: the values returned
+        self._loop_depths: list[int] = []  # dynamic depth at each constexpr loop
+        self._unrolled_at: list[str] = []  # "k = 3" for each enclosing unrolled loop
+        # Declarations a statement needs before its comment (materialised or
+        # hoisted variables), one list per statement being lowered.
+        self._predeclared: list[list] = [[]]
+        self._origins: list[ir.Comment] = []  # the statements being lowered
+        self.ended_loops: dict[str, int] = {}  # run-time loop variable -> line
+        self.bare_returns: list = []  # the nodes of bare returns
+
+    # -- names ----------------------------------------------------------------------
+    def lookup(self, name, node):
+        if name in self.env:
+            return self.env[name].value
+        if name in self.ended_loops:
+            raise error(
+                "bad-assignment",
+                what=f"'{name}' is the variable of the run-time loop at line "
+                f"{self.ended_loops[name]} and does not exist after it; copy it "
+                "to a variable assigned before the loop",
+            )
+        if name in self.ctx.statics:
+            return self.ctx.statics[name]
+        if name in self.ctx.globals:
+            value = self.ctx.globals[name]
+            return (
+                self.ctx.statics.get(value.name, value)
+                if isinstance(value, TypeVar)
+                else value
+            )
+        if name in ALLOWED_BUILTINS:
+            return getattr(builtins, name)
+        if name in ("True", "False"):
+            return name == "True"
+        if name == "None":
+            raise error("unsupported-syntax", what="None")
+        raise error("undefined-name", name=name)
+
+    def _line_of(self, node) -> str:
+        return self.p.source.line_text(self.p.span(node).line)
+
+    def emit(self, stmt):
+        self.block.append(stmt)
+
+    @contextlib.contextmanager
+    def new_block(self):
+        saved, self.block = self.block, []
+        try:
+            yield self.block
+        finally:
+            self.block = saved
+
+    # -- parameters ------------------------------------------------------------------------
+    def bind_params(self, sig, dtypes: dict) -> tuple[ir.Param, ...]:
+        params = []
+        for info in sig.params:
+            spec = info.spec
+            if info.kind == "constexpr":
+                continue
+            if info.kind == "scalar":
+                t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
+                cname = self.names.declare(info.name)
+                params.append(ir.Param(cname, t))
+                self.env[info.name] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+                continue
+            elem = spec.elem
+            elem = dtypes[elem.name] if isinstance(elem, TypeVar) else elem
+            cname = self.names.declare(info.name)
+            ptype = ir.PointerType(elem)
+            var = ir.Var(ptype, cname)
+            params.append(ir.Param(cname, ptype))
+            if isinstance(spec, PointerSpec):
+                value = PointerValue(var, elem, info.name)
+            else:
+                dims = []
+                for part in ("shape", "stride"):
+                    for k in range(spec.ndim):
+                        pname = self.names.declare(f"{info.name}_{part}{k}")
+                        params.append(ir.Param(pname, Int64))
+                        dims.append(Int64._dynamic(ir.Var(Int64, pname)))
+                value = ArrayValue(
+                    var,
+                    elem,
+                    tuple(dims[: spec.ndim]),
+                    tuple(dims[spec.ndim :]),
+                    info.name,
+                )
+            self.env[info.name] = Binding(value, 0)
+        return tuple(params)
+
+    def mark_written(self, target):
+        if isinstance(target, (PointerValue, ArrayValue)):
+            self.ctx.written.add(target.name.split(".")[0])
+
+    def declare_array(self, elem, shape, space, node):
+        name = self._pending_target or "array"
+        cname = self.names.declare(name)
+        self.emit(ir.ArrayDecl(cname, elem, shape, space))
+        return FixedArray(
+            ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
+        )
+
+    _pending_target = None
+
+    def call_builtin(self, name, args, kwargs, node):
+        if name in ("range", "range_constexpr"):
+            raise error(
+                "bad-loop", what=f"{name}() can only be the iterable of a for loop"
+            )
+        if name not in intrinsics.HANDLERS:
+            raise error("bad-call", what=f"kdsl.{name} is not available in kernels")
+        return intrinsics.call(self, name, args, kwargs, node)
+
+    # -- statements -----------------------------------------------------------------------------
+    def body(self, statements):
+        for stmt in statements:
+            self.statement(stmt)
+            if (
+                self.block
+                and isinstance(self.block[-1], ir.Return)
+                and self.dynamic_depth == 0
+            ):
+                break
+
+    def statement(self, node):
+        handler = getattr(self, f"_stmt_{type(node).__name__}", None)
+        if handler is None:
+            exc = error("unsupported-syntax", what=_describe_stmt(node))
+            raise exc.locate(self.p.span(node), self._line_of(node))
+        start = len(self.block)
+        span = self.p.span(node)
+        text = self._source_text(node)
+        if self._unrolled_at:  # which iteration of a range_constexpr this is
+            text += "  [" + ", ".join(self._unrolled_at) + "]"
+        comment = ir.Comment(text, span=span)
+        self._predeclared.append([])
+        self._origins.append(comment)
+        try:
+            handler(node)
+        except DSLError as exc:
+            raise exc.locate(self.p.span(node), self._line_of(node)) from None
+        except _StaticBreak:
+            raise
+        except Exception as exc:  # the one error boundary: no internal frames
+            internal = error("internal", what=f"{type(exc).__name__}: {exc}")
+            raise internal.locate(self.p.span(node), self._line_of(node)) from None
+        finally:
+            predeclared = self._predeclared.pop()
+            self._origins.pop()
+        if len(self.block) > start:
+            self.block[start:start] = predeclared + [comment]
+        else:
+            self.block[start:start] = predeclared
+
+    def _source_text(self, node) -> str:
+        if isinstance(node, cst.SimpleStatementLine):
+            text = "; ".join(self.p.code(s) for s in node.body)
+        elif isinstance(node, cst.If):
+            text = f"if {self.p.code(node.test)}:"
+        elif isinstance(node, cst.For):
+            text = f"for {self.p.code(node.target)} in {self.p.code(node.iter)}:"
+        elif isinstance(node, cst.While):
+            text = f"while {self.p.code(node.test)}:"
+        else:
+            text = self.p.code(node)
+        return " ".join(text.split())
+
+    def _stmt_SimpleStatementLine(self, node):
+        for small in node.body:
+            handler = getattr(self, f"_small_{type(small).__name__}", None)
+            if handler is None:
+                raise error(
+                    "unsupported-syntax",
+                    what=_describe_stmt(small),
+                    span=self.p.span(small),
+                )
+            try:
+                handler(small)
+            except DSLError as exc:
+                raise exc.locate(self.p.span(small), self._line_of(small)) from None
+
+    def _small_Pass(self, node):
+        pass
+
+    def _small_Expr(self, node):
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a docstring
+        value = self.expr(node.value)
+        if isinstance(value, (Numeric, Vector)) and not value.is_static():
+            expr = value.ir_value()
+            if isinstance(expr, ir.Call):
+                self.emit(ir.ExprStmt(expr))
+
+    def _small_Assign(self, node):
+        if len(node.targets) != 1:
+            raise error("bad-target", what="chained assignment a = b = c")
+        target = node.targets[0].target
+        if isinstance(target, cst.Name):
+            self._pending_target = target.value
+        try:
+            value = self.expr(node.value)
+        finally:
+            self._pending_target = None
+        self.assign(target, value, node.value)
+
+    def _small_AnnAssign(self, node):
+        t = self.expr(node.annotation.annotation)
+        if not isinstance(t, NumericMeta) or t.abstract:
+            raise error(
+                "bad-assignment", what=f"annotate variables with a kdsl type, got {t!r}"
+            )
+        if not isinstance(node.target, cst.Name):
+            raise error("bad-target", what="only a name can be annotated")
+        name = node.target.value
+        if node.value is None:
+            raise error("bad-assignment", what=f"'{name}: {t.__name__}' needs a value")
+        value = self.expr(node.value)
+        if name in self.env and self.env[name].type not in (None, t):
+            b = self.env[name]
+            raise error(
+                "retyped-variable",
+                name=name,
+                old=b.type.__name__,
+                line=b.line,
+                new=t.__name__,
+            )
+        value = self.ensure_value(value, "an annotated value")
+        if type(value) is not t and not value.is_static():
+            raise error(
+                "bad-assignment",
+                what=f"'{name}: {t.__name__}' is assigned a run-time "
+                f"{type(value).__name__}; convert explicitly with .to({t.__name__})",
+            )
+        self.assign(node.target, arith.convert(value, t), node.value)
+
+    def _small_AugAssign(self, node):
+        op = _AUG[type(node.operator)]
+        current = self.expr(node.target)
+        value = self.expr(node.value)
+        if _is_literal(node.value) and isinstance(current, Numeric):
+            value = arith.convert(arith.as_numeric(value), current.dtype)
+        self.assign(node.target, self.binary(op, current, value, node), None)
+
+    def _small_Return(self, node):
+        if node.value is not None:
+            if not self.returns_allowed:
+                raise error(
+                    "return-type", what="a kernel returns nothing; use a bare return"
+                )
+            value = self.ensure_value(self.expr(node.value), "return")
+            self.returns.append((value, node))
+            self.emit(ir.Return(value.ir_value()))
+        else:
+            self.bare_returns.append(node)
+            self.emit(ir.Return(None))
+
+    returns_allowed = False
+
+    def _small_Break(self, node):
+        self._loop_exit("break")
+
+    def _small_Continue(self, node):
+        self._loop_exit("continue")
+
+    # -- assignment ---------------------------------------------------------------------------
+    def assign(self, target, value, value_node):
+        if isinstance(target, cst.Subscript):
+            return self.store(target, value, value_node)
+        if isinstance(target, cst.Tuple):
+            pairs = _tuple_pairs(target, value)
+            targets = [t for t, _ in pairs]
+            values = self._evaluated_first(targets, [v for _, v in pairs])
+            for t, v in zip(targets, values):  # left to right, as Python does
+                self.assign(t, v, None)
+            return None
+        if not isinstance(target, cst.Name):
+            raise error("bad-target", what=f"cannot assign to '{self.p.code(target)}'")
+        name, line = target.value, self.p.span(target).line
+        if name in self.ctx.statics:
+            raise error(
+                "bad-target",
+                what=f"'{name}' is a compile-time parameter and cannot be assigned",
+            )
+        b = self.env.get(name)
+        if is_python_number(value):
+            if (
+                b is not None
+                and b.type is not None
+                and value_node is not None
+                and _is_literal(value_node)
+            ):
+                value = arith.convert(arith.as_numeric(value), b.type)
+            else:
+                value = arith.as_numeric(value)
+        if not isinstance(value, (Numeric, Vector)):
+            return self._assign_object(name, value, b, line)
+        if b is not None:
+            if b.type is None:
+                raise error(
+                    "bad-assignment",
+                    what=f"'{name}' holds {_kind_of(b.value)} and cannot be reassigned",
+                )
+            if b.type is not type(value):
+                raise error(
+                    "retyped-variable",
+                    name=name,
+                    old=b.type.__name__,
+                    line=b.line,
+                    new=type(value).__name__,
+                )
+            if b.cvar is not None:
+                self.emit(ir.Assign(b.cvar, value.ir_value()))
+            elif value.is_static():
+                b.value = value
+                return None
+            else:
+                b.cvar = self.names.declare(name)
+                self.emit(ir.Declare(b.cvar, type(value), value.ir_value()))
+            b.value = type(value)._dynamic(ir.Var(type(value), b.cvar))
+            return None
+        if name in self.hoisted:
+            cvar = self.names.declare(name)
+            self.emit(ir.Assign(cvar, value.ir_value()))
+            self.env[name] = Binding(
+                type(value)._dynamic(ir.Var(type(value), cvar)),
+                line,
+                cvar,
+                self._origin(),
+            )
+        elif value.is_static():
+            self.env[name] = Binding(value, line, origin=self._origin())
+        else:
+            cvar = self.names.declare(name)
+            self.emit(ir.Declare(cvar, type(value), value.ir_value()))
+            self.env[name] = Binding(
+                type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
+            )
+        return None
+
+    def _evaluated_first(self, targets, values) -> list:
+        """Python evaluates every value of a tuple assignment before it assigns
+        any: a run-time value that reads a variable (or memory) an earlier
+        target writes is copied to a temporary first (``a, b = b, a``).
+        ``targets`` and ``values`` are the flattened leaves (``_tuple_pairs``)."""
+        out, written, stored = list(values), set(), False
+        for k, (target, v) in enumerate(zip(targets, values)):
+            if isinstance(v, (Numeric, Vector)) and not v.is_static():
+                inside = list(ir.walk(v.ir_value()))
+                reads = {e.name for e in inside if isinstance(e, ir.Var)}
+                loads = any(isinstance(e, ir.Load) for e in inside)
+                if reads & written or (stored and loads):
+                    base = _target_name(target)
+                    tmp = self.names.declare(f"{base}_value")
+                    self.emit(ir.Declare(tmp, type(v), v.ir_value()))
+                    out[k] = type(v)._dynamic(ir.Var(type(v), tmp))
+            b = self.env.get(target.value) if isinstance(target, cst.Name) else None
+            if b is not None and b.cvar is not None:
+                written.add(b.cvar)
+            stored = stored or not isinstance(target, cst.Name)
+        return out
+
+    def _origin(self) -> ir.Comment | None:
+        return self._origins[-1] if self._origins else None
+
+    def _assign_object(self, name, value, b, line):
+        if isinstance(value, NoValue):
+            raise error(
+                "bad-assignment", what=f"{value.callee}() returns no value to assign"
+            )
+        if b is not None:
+            raise error(
+                "bad-assignment",
+                what=f"'{name}' cannot be reassigned with {_kind_of(value)}",
+            )
+        if self.dynamic_depth and name in self.hoisted:
+            raise error(
+                "bad-assignment",
+                what=f"{_kind_of(value)} cannot be assigned in run-time control flow",
+            )
+        if isinstance(value, PointerValue) and not isinstance(value.expr, ir.Var):
+            cvar = self.names.declare(name)
+            ptype = value.expr.type
+            self.emit(ir.Declare(cvar, ptype, value.expr))
+            value = PointerValue(ir.Var(ptype, cvar), value.elem, value.name)
+        self.env[name] = Binding(value, line)
+
+    def store(self, target, value, value_node):
+        obj = self.expr(target.value)
+        indices = tuple(self.expr(e.slice.value) for e in target.slice)
+        if not isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
+            raise error("bad-target", what=f"cannot store into {_kind_of(obj)}")
+        elem = obj.elem
+        value = self.ensure_value(value, "a store")
+        if type(value) is not elem:
+            if not (
+                value.is_static() and (value_node is None or _is_literal(value_node))
+            ):
+                raise error(
+                    "store-type",
+                    value=type(value).__name__,
+                    target=f"'{obj.name}'",
+                    elem=elem.__name__,
+                )
+            value = arith.convert(value, elem)
+        base, flat = self.address(obj, indices)
+        self.mark_written(obj)
+        self.emit(ir.Store(base, flat, value.ir_value()))
+
+
+_AUG = {
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.PowerAssign: "**",
+    cst.BitAndAssign: "&",
+    cst.BitOrAssign: "|",
+    cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
+}
+
+
+def _is_literal(node) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return True
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, (cst.Minus, cst.Plus))
+        and _is_literal(node.expression)
+    )
+
+
+def _describe_stmt(node) -> str:
+    return UNSUPPORTED.get(
+        type(node).__name__, f"the statement '{type(node).__name__}'"
+    )
+
+
+def _tuple_pairs(target, value) -> list:
+    """``(target, value)`` leaves of a (possibly nested) tuple assignment, in
+    the order Python assigns them."""
+    if not isinstance(value, tuple) or len(value) != len(target.elements):
+        raise error(
+            "bad-target", what="tuple assignment needs a tuple of the same length"
+        )
+    pairs = []
+    for element, v in zip(target.elements, value):
+        if isinstance(element.value, cst.Tuple):
+            pairs.extend(_tuple_pairs(element.value, v))
+        else:
+            pairs.append((element.value, v))
+    return pairs
+
+
+def _target_name(target) -> str:
+    """A name for a temporary holding the value assigned to ``target``."""
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else "tuple"

@@ -1,0 +1,335 @@
+"""Lowering of control flow: ``if``, ``while``, ``for`` over ranges.
+
+A condition known at compile time lowers only the taken branch; a
+``range_constexpr`` loop is unrolled.  Run-time control flow is entered
+through ``dynamic``, which gives C++ variables to the static values the
+construct assigns (declared before it) and hoists names first assigned
+inside it and read after it (SPEC section 3).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+
+import libcst as cst
+
+from kdsl.transpile.core import arith
+from kdsl.transpile import ir
+from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.lower_expr import (
+    Binding,
+    is_python_number,
+    is_value,
+    static_integer,
+)
+from kdsl.transpile.core.types import Boolean, Int32, Int64, Numeric, Vector
+
+
+class ControlFlowLowerer:
+    """The control-flow half of ``lower.Lowerer`` (a mixin)."""
+
+    def _static_bool(self, v):
+        if is_python_number(v):
+            return bool(v)
+        if isinstance(v, Numeric) and v.is_static():
+            return bool(v)
+        if not is_value(v):
+            return bool(v)
+        return None
+
+    def _stmt_If(self, node):
+        cond = self.expr(node.test)
+        decided = self._static_bool(cond)
+        if decided is not None:
+            if decided:
+                self.body(node.body.body)
+            elif isinstance(node.orelse, cst.If):
+                self._stmt_If(node.orelse)
+            elif node.orelse is not None:
+                self.body(node.orelse.body.body)
+            return
+        cond = self.condition(cond, "an 'if' condition")
+        with self.dynamic(node):
+            with self.new_block() as then:
+                self.body(node.body.body)
+            with self.new_block() as orelse:
+                if isinstance(node.orelse, cst.If):
+                    self.statement(node.orelse)
+                elif node.orelse is not None:
+                    self.body(node.orelse.body.body)
+            self.emit(ir.If(cond.ir_value(), tuple(then), tuple(orelse)))
+
+    def _stmt_While(self, node):
+        if node.orelse is not None:
+            raise error("unsupported-syntax", what="while ... else")
+        with self.dynamic(node):
+            cond = self.expr(node.test)
+            decided = self._static_bool(cond)
+            if decided is False:
+                return
+            if decided is None:
+                cond = self.condition(cond, "a 'while' condition")
+            else:
+                cond = None
+            with self.new_block() as body, self.loop("runtime"):
+                self.body(node.body.body)
+            forever = ir.Const(Boolean, True)
+            self.emit(
+                ir.While(cond.ir_value() if cond is not None else forever, tuple(body))
+            )
+
+    def _stmt_For(self, node):
+        if node.orelse is not None:
+            raise error("unsupported-syntax", what="for ... else")
+        it = node.iter
+        callee = self.expr(it.func) if isinstance(it, cst.Call) else None
+        kind = getattr(callee, "builtin", None) or (
+            "range" if callee is builtins.range else None
+        )
+        if kind not in ("range", "range_constexpr"):
+            raise error(
+                "bad-loop",
+                what="a kernel loop iterates over range(...), kdsl.range(...) or kdsl.range_constexpr(...)",
+            )
+        if not isinstance(node.target, cst.Name):
+            raise error("bad-target", what="the loop variable must be a name")
+        args, kwargs = [], {}
+        for arg in it.args:
+            value = self.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        unroll = kwargs.pop("unroll", None)
+        if (
+            kwargs
+            or not 1 <= len(args) <= 3
+            or (unroll is not None and callee is builtins.range)
+        ):
+            raise error(
+                "bad-loop",
+                what="range takes start, stop and step (kdsl.range also unroll=k)",
+            )
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
+        if kind == "range_constexpr":
+            return self._unrolled(node, start, stop, step)
+        return self._runtime_loop(node, start, stop, step, unroll)
+
+    def _unrolled(self, node, start, stop, step):
+        bounds = [
+            static_integer(v, "the bounds of range_constexpr")
+            for v in (start, stop, step)
+        ]
+        if bounds[2] == 0:
+            raise error("bad-loop", what="range_constexpr() step must not be zero")
+        name = node.target.value
+        self._loop_depths.append(self.dynamic_depth)
+        try:
+            with self.loop("constexpr"):
+                for i in range(*bounds):
+                    self.env.pop(name, None)
+                    self.assign(
+                        node.target,
+                        Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
+                        None,
+                    )
+                    self._unrolled_at.append(f"{name} = {i}")
+                    try:
+                        self.body(node.body.body)
+                    except _StaticBreak as exit_:
+                        if exit_.kind == "break":
+                            break
+                    finally:
+                        self._unrolled_at.pop()
+        finally:
+            self._loop_depths.pop()
+
+    def _runtime_loop(self, node, start, stop, step, unroll):
+        if not is_value(step):
+            raise error("bad-loop", what="range() step must be an integer")
+        if not (isinstance(step, Numeric) and not step.is_static()):
+            step = static_integer(step, "the step of a run-time range")
+            if step == 0:
+                raise error("bad-loop", what="range() step must not be zero")
+        if unroll is not None:
+            unroll = static_integer(unroll, "unroll=")
+            if unroll < 1:
+                raise error("bad-loop", what=f"unroll= must be 1 or more, got {unroll}")
+        with self.dynamic(node):
+            start, stop = arith.as_numeric(start), arith.as_numeric(stop)
+            t, _ = _loop_type(start, stop)
+            if isinstance(step, Numeric):  # a run-time step joins the loop type
+                t, _ = _loop_type(t._static(0), step)
+            start, stop = arith.convert(start, t), arith.convert(stop, t)
+            name = node.target.value
+            if name in self.ctx.statics:
+                raise error(
+                    "bad-target",
+                    what=f"'{name}' is a compile-time parameter and cannot be "
+                    "a loop variable",
+                )
+            self.env.pop(name, None)
+            cvar = self.names.declare(name)
+            stop_expr = stop.ir_value()
+            if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
+                end = self.names.declare(f"{name}_end")
+                self.emit(ir.Declare(end, t, stop_expr))
+                stop_expr = ir.Var(t, end)
+            if isinstance(step, Numeric):  # evaluated once, like Python's range
+                step_var = self.names.declare(f"{name}_step")
+                self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
+                step = ir.Var(t, step_var)
+            var = cvar
+            if name in _assigned_names(node):
+                # Python's next iteration ignores the body's assignment: the
+                # body works on a copy of the counter
+                var = self.names.declare(name)
+            self.env[name] = Binding(
+                t._dynamic(ir.Var(t, var)), self.p.span(node.target).line, var
+            )
+            with self.new_block() as body, self.loop("runtime"):
+                if var != cvar:
+                    self.emit(ir.Declare(var, t, ir.Var(t, cvar)))
+                self.body(node.body.body)
+            if isinstance(stop_expr, ir.Var) and _assigns(body, stop_expr.name):
+                end = self.names.declare(f"{name}_end")  # read once, like range()
+                self.emit(ir.Declare(end, t, stop_expr))
+                stop_expr = ir.Var(t, end)
+            self.env.pop(name, None)
+            self.names.release(var)
+            self.names.release(cvar)
+            # as in Python, the loop replaced any earlier value of the name
+            self.ended_loops[name] = self.p.span(node.target).line
+            self.emit(
+                ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
+            )
+
+    @contextlib.contextmanager
+    def loop(self, kind):
+        self.loops.append(kind)
+        try:
+            yield
+        finally:
+            self.loops.pop()
+
+    def _predeclare(self, origin, declaration):
+        """Declare a variable before the statement being lowered, under the
+        comment of the Python statement that first assigned it."""
+        pending = self._predeclared[-1]
+        comments = [s for s in pending if isinstance(s, ir.Comment)]
+        if origin is not None and (not comments or comments[-1] != origin):
+            pending.append(origin)
+        pending.append(declaration)
+
+    @contextlib.contextmanager
+    def dynamic(self, node):
+        """Enter run-time control flow: materialise and hoist what it assigns."""
+        assigned = _assigned_names(node)
+        for name in assigned:
+            b = self.env.get(name)
+            if (
+                b is not None
+                and b.cvar is None
+                and isinstance(b.value, (Numeric, Vector))
+            ):
+                b.cvar = self.names.declare(name)
+                self._predeclare(
+                    b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
+                )
+                b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
+        before = set(self.env)
+        new_hoisted = [
+            n
+            for n in assigned
+            if n not in self.env
+            and n not in self.hoisted
+            and self.p.loaded_outside(n, node)
+        ]
+        self.hoisted.update(new_hoisted)
+        self.dynamic_depth += 1
+        try:
+            yield
+        finally:
+            self.dynamic_depth -= 1
+        for name in new_hoisted:
+            self.hoisted.discard(name)
+            if name in self.env:
+                b = self.env[name]
+                self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
+        # names hoisted by an enclosing construct outlive this one too
+        for name in sorted(set(self.env) - before - set(new_hoisted) - self.hoisted):
+            self.names.release(self.env.pop(name).cvar)
+
+    def _loop_exit(self, kind):
+        if not self.loops:
+            raise error("bad-loop", what=f"'{kind}' outside a loop")
+        if self.loops[-1] == "constexpr":
+            if self.dynamic_depth > self._loop_depths[-1]:
+                raise error(
+                    "bad-loop",
+                    what=f"'{kind}' in a range_constexpr loop must be under a compile-time condition",
+                )
+            raise _StaticBreak(kind)
+        self.emit(ir.Break() if kind == "break" else ir.Continue())
+
+
+def _loop_type(start, stop):
+    from kdsl.transpile.core.promotion import binary_types
+
+    for v in (start, stop):
+        if (
+            isinstance(v, Vector)
+            or v.dtype.kind not in ("int",)
+            and v.dtype.kind != "bool"
+        ):
+            raise error(
+                "bad-loop", what=f"range bounds must be integers, got {v.dtype!r}"
+            )
+    return binary_types("+", start.dtype, stop.dtype)
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self):
+        self.names: list[str] = []
+
+    def _add(self, target):
+        if isinstance(target, cst.Name) and target.value not in self.names:
+            self.names.append(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._add(e.value)
+
+    def visit_AssignTarget(self, node):
+        self._add(node.target)
+
+    def visit_AugAssign(self, node):
+        self._add(node.target)
+
+    def visit_AnnAssign(self, node):
+        self._add(node.target)
+
+    def visit_For(self, node):
+        self._add(node.target)
+
+
+def _assigned_names(node) -> list[str]:
+    """Names assigned anywhere inside a compound statement, in order."""
+    v = _Assigned()
+    if isinstance(node, (cst.If, cst.While, cst.For)):
+        node.body.visit(v)
+        if isinstance(node, cst.If) and node.orelse is not None:
+            node.orelse.visit(v)
+    return v.names
+
+
+class _StaticBreak(Exception):
+    def __init__(self, kind: str):
+        self.kind = kind
+
+
+def _assigns(body, cname: str) -> bool:
+    """Whether the statements ``body`` assign the C++ variable ``cname``."""
+    return any(
+        isinstance(s, ir.Assign) and s.name == cname for s in ir.statements(body)
+    )

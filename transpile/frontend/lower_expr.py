@@ -1,0 +1,587 @@
+"""Lowering of expressions: libcst expression nodes to kdsl values.
+
+A kernel's expression evaluates, at compile time, to a *value*: a static or
+dynamic ``Numeric`` / ``Vector`` (arith builds IR for the dynamic ones), a
+pointer or array view, or a plain Python object (a type, a Constexpr's int, a
+module).  Static operands fold here, so nothing known at compile time reaches
+the generated code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from dataclasses import dataclass
+
+import libcst as cst
+
+from kdsl.transpile.core import arith, values
+from kdsl.transpile import ir
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.frontend.lang import Builtin, TypeVar, _Dim3
+from kdsl.transpile.core.types import (
+    Boolean,
+    Int32,
+    Int64,
+    Numeric,
+    NumericMeta,
+    Vector,
+    VectorMeta,
+)
+
+BINARY_OPS = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+    cst.LeftShift: "<<",
+    cst.RightShift: ">>",
+}
+COMPARE_OPS = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+_PY_BINARY = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "**": lambda a, b: a**b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b,
+}
+_PY_COMPARE = values.COMPARE
+# Python built-ins a kernel may call; everything else in builtins is an error.
+ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len")
+NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
+
+
+@dataclass
+class Binding:
+    """What a name holds in a kernel: a value, and its C++ variable if any."""
+
+    value: object
+    line: int
+    cvar: str | None = None  # the C++ variable, once the name has one
+    origin: ir.Comment | None = None  # the statement that first assigned it
+
+    @property
+    def type(self):
+        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
+
+
+@dataclass(frozen=True)
+class PointerValue:
+    """A pointer parameter (or a ``.vec(N)`` view of one)."""
+
+    expr: ir.Expr
+    elem: object
+    name: str
+
+
+@dataclass(frozen=True)
+class ArrayValue:
+    """An ``Array[T, ndim]`` parameter: data pointer, shape and strides."""
+
+    data: ir.Expr
+    elem: object
+    shape: tuple
+    strides: tuple
+    name: str
+
+
+@dataclass(frozen=True)
+class FixedArray:
+    """A ``shared_array``/``local_array`` of static shape."""
+
+    expr: ir.Expr
+    elem: object
+    shape: tuple[int, ...]
+    name: str
+
+
+@dataclass(frozen=True)
+class NoValue:
+    """What a call that returns nothing (``syncthreads()``, a device
+    function without ``return value``) evaluates to."""
+
+    callee: str
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``obj.method`` of a kdsl value, called later."""
+
+    obj: object
+    name: str
+
+
+def is_python_number(v) -> bool:
+    return isinstance(v, (int, float, bool)) and not isinstance(v, Numeric)
+
+
+def is_value(v) -> bool:
+    return isinstance(v, (Numeric, Vector)) or is_python_number(v)
+
+
+class ExprLowerer:
+    """Expression half of the lowering pass (see ``lower.Lowerer``)."""
+
+    # -- entry ------------------------------------------------------------------
+    def expr(self, node: cst.BaseExpression):
+        handler = getattr(self, f"_expr_{type(node).__name__}", None)
+        if handler is None:
+            raise error(
+                "unsupported-syntax", what=_describe(node), span=self.p.span(node)
+            )
+        try:
+            return handler(node)
+        except DSLError as exc:
+            raise exc.locate(self.p.span(node), self._line_of(node)) from None
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
+            raise error(
+                "bad-call", what=f"{type(exc).__name__}: {exc}", span=self.p.span(node)
+            ) from None
+
+    def numeric(self, node, what="this expression"):
+        v = self.expr(node)
+        if not is_value(v):
+            raise error(
+                "bad-call",
+                what=f"{what} must be a number, got {_kind_of(v)}",
+                span=self.p.span(node),
+            )
+        return arith.as_numeric(v)
+
+    # -- leaves -------------------------------------------------------------------
+    def _expr_Integer(self, node):
+        return int(node.evaluated_value)
+
+    def _expr_Float(self, node):
+        return float(node.evaluated_value)
+
+    def _expr_Name(self, node):
+        return self.lookup(node.value, node)
+
+    def _expr_Tuple(self, node):
+        return tuple(self.expr(e.value) for e in node.elements)
+
+    def _expr_List(self, node):
+        return self._expr_Tuple(node)
+
+    # -- operators ------------------------------------------------------------------
+    def _expr_BinaryOperation(self, node):
+        op = BINARY_OPS.get(type(node.operator))
+        if op is None:
+            raise error("unsupported-syntax", what=f"operator {_code(node.operator)}")
+        a, b = self.expr(node.left), self.expr(node.right)
+        return self.binary(op, a, b, node)
+
+    def binary(self, op, a, b, node):
+        if is_python_number(a) and is_python_number(b):
+            if op in ("//", "%") and b == 0:
+                raise error("static-zero-division", op=op, lhs=a, rhs=b)
+            return _PY_BINARY[op](a, b)
+        for v in (a, b):
+            if not is_value(v):
+                raise error(
+                    "bad-call", what=f"operator '{op}' cannot take {_kind_of(v)}"
+                )
+        return arith.binary(op, a, b, self.p.span(node))
+
+    def _expr_UnaryOperation(self, node):
+        v = self.expr(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return self.logical_not(v)
+        op = {cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}[type(node.operator)]
+        if is_python_number(v):
+            return {"-": lambda x: -x, "+": lambda x: +x, "~": lambda x: ~x}[op](v)
+        return arith.unary(op, self.ensure_value(v, f"operator '{op}'"))
+
+    def logical_not(self, v):
+        if is_python_number(v):
+            return not v
+        return arith.unary("~", self.condition(v, "the operand of 'not'"))
+
+    def condition(self, v, what):
+        """``v`` as a Boolean truth value; a vector has none."""
+        v = self.ensure_value(v, what)
+        if isinstance(v, Vector):
+            raise error(
+                "vector-type",
+                what=f"a {type(v).__name__} cannot be {what}: a vector has no "
+                "single truth value; test its lanes (v[0] > 0)",
+            )
+        return arith.truth(v)
+
+    def _expr_Comparison(self, node):
+        left = self.expr(node.left)
+        result = None
+        for target in node.comparisons:
+            op = COMPARE_OPS.get(type(target.operator))
+            if op is None:
+                raise error(
+                    "unsupported-syntax",
+                    what=f"comparison '{_code(target.operator).strip()}'",
+                )
+            right = self.expr(target.comparator)
+            if is_python_number(left) and is_python_number(right):
+                value = _PY_COMPARE[op](left, right)
+            else:
+                for v in (left, right):
+                    self.ensure_value(v, f"operator '{op}'")
+                value = arith.binary(op, left, right, self.p.span(node))
+            result = value if result is None else self.logical("and", result, value)
+            left = right
+        return result
+
+    def _expr_BooleanOperation(self, node):
+        op = "and" if isinstance(node.operator, cst.And) else "or"
+        left = self.expr(node.left)
+        if is_python_number(left) or (isinstance(left, Numeric) and left.is_static()):
+            decided = bool(left)
+            if (op == "and" and not decided) or (op == "or" and decided):
+                return arith.truth(arith.as_numeric(left))
+            return self.condition(self.expr(node.right), f"an operand of '{op}'")
+        return self.logical(op, left, self.expr(node.right))
+
+    def logical(self, op, a, b):
+        a = self.condition(a, f"an operand of '{op}'")
+        b = self.condition(b, f"an operand of '{op}'")
+        if a.is_static() and b.is_static():
+            return Boolean._static(
+                a.value and b.value if op == "and" else a.value or b.value
+            )
+        if a.is_static():
+            return b if bool(a) == (op == "and") else a
+        node = ir.Logical(
+            Boolean, "&&" if op == "and" else "||", a.ir_value(), b.ir_value()
+        )
+        return Boolean._dynamic(node)
+
+    def _expr_IfExp(self, node):
+        cond = self.expr(node.test)
+        if is_python_number(cond) or (isinstance(cond, Numeric) and cond.is_static()):
+            return self.expr(node.body if bool(cond) else node.orelse)
+        cond = self.condition(cond, "the condition of 'a if c else b'")
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        return arith.select(cond, a, b, self.p.span(node))
+
+    def ensure_value(self, v, what):
+        if not is_value(v):
+            raise error("bad-call", what=f"{what} cannot take {_kind_of(v)}")
+        return arith.as_numeric(v)
+
+    # -- attributes and subscripts -----------------------------------------------------
+    def _expr_Attribute(self, node):
+        obj = self.expr(node.value)
+        name = node.attr.value
+        if isinstance(obj, _Dim3):
+            if name not in ("x", "y", "z"):
+                raise error(
+                    "bad-attribute",
+                    what=f"{_DIM3_NAMES[obj.cuda_name]} has no field '{name}'",
+                )
+            return Int32._dynamic(ir.Special(Int32, f"{obj.cuda_name}.{name}"))
+        if isinstance(obj, (Numeric, Vector)):
+            if name == "dtype":
+                return obj.dtype
+            if name in NUMERIC_METHODS:
+                return BoundMethod(obj, name)
+        if isinstance(obj, PointerValue) and name == "vec":
+            return BoundMethod(obj, name)
+        if isinstance(obj, ArrayValue) and name in ("shape", "strides"):
+            return getattr(obj, name)
+        if isinstance(obj, FixedArray) and name == "shape":
+            return obj.shape
+        if isinstance(obj, (NumericMeta, VectorMeta)) or _is_module(obj):
+            if not name.startswith("_") and hasattr(obj, name):
+                return getattr(obj, name)
+        raise error(
+            "bad-attribute", what=f"{_kind_of(obj)} has no attribute '{name}' in kdsl"
+        )
+
+    def _expr_Subscript(self, node):
+        obj = self.expr(node.value)
+        indices = []
+        for element in node.slice:
+            if not isinstance(element.slice, cst.Index):
+                raise error("unsupported-syntax", what="slicing")
+            indices.append(self.expr(element.slice.value))
+        return self.subscript(obj, tuple(indices))
+
+    def subscript(self, obj, indices):
+        if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
+            raise error("bad-index", what=f"{_kind_of(obj)} takes one index")
+        if isinstance(obj, Vector):
+            return arith.extract(obj, indices[0])
+        if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
+            base, flat = self.address(obj, indices)
+            t = obj.elem
+            return t._dynamic(ir.Load(t, base, flat))
+        if isinstance(obj, tuple):
+            i = static_integer(indices[0], "an index into a Python tuple or list")
+            if not -len(obj) <= i < len(obj):
+                raise error(
+                    "bad-index",
+                    what=f"index {i} is out of range for a tuple of {len(obj)}",
+                )
+            return obj[i]
+        raise error("bad-index", what=f"{_kind_of(obj)} cannot be indexed")
+
+    def address(self, obj, indices):
+        """``(base expression, index expressions)`` of an element access."""
+        idx = []
+        for i in indices:
+            v = self.ensure_value(i, "an index")
+            if isinstance(v, Vector) or v.dtype.kind not in ("int",):
+                raise error(
+                    "bad-index", what=f"an index must be an integer, got {v.dtype!r}"
+                )
+            idx.append(v)
+        if isinstance(obj, PointerValue):
+            if len(idx) != 1:
+                raise error("bad-index", what=f"pointer '{obj.name}' takes one index")
+            return obj.expr, (idx[0].ir_value(),)
+        if isinstance(obj, ArrayValue):
+            if len(idx) != len(obj.shape):
+                raise error(
+                    "bad-index",
+                    what=f"array '{obj.name}' has {len(obj.shape)} dimensions, "
+                    f"indexed with {len(idx)}",
+                )
+            flat = None
+            for i, stride in zip(idx, obj.strides):
+                term = arith.binary("*", i.to(Int64), stride)
+                flat = term if flat is None else arith.binary("+", flat, term)
+            offset = ir.ArrayOffset(
+                Int64,
+                flat.ir_value(),
+                obj.name,
+                tuple(i.ir_value() for i in idx),
+                tuple(n.ir_value() for n in obj.shape),
+            )
+            return obj.data, (offset,)
+        if len(idx) != len(obj.shape):
+            raise error(
+                "bad-index",
+                what=f"array '{obj.name}' has shape {obj.shape}, indexed with {len(idx)}",
+            )
+        return obj.expr, tuple(i.ir_value() for i in idx)
+
+    # -- calls ---------------------------------------------------------------------------
+    def _expr_Call(self, node):
+        callee = self.expr(node.func)
+        args, kwargs = [], {}
+        for arg in node.args:
+            if arg.star:
+                raise error("unsupported-syntax", what="*args and **kwargs")
+            value = self.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        result = self.call(callee, args, kwargs, node)
+        return NoValue(_code(node.func).strip()) if result is None else result
+
+    def call(self, callee, args, kwargs, node):
+        if is_value(callee):  # before any ==: a value compares as a number
+            raise error("bad-call", what=f"{_kind_of(callee)} is not callable")
+        if isinstance(callee, Builtin):
+            return self.call_builtin(callee.builtin, args, kwargs, node)
+        if isinstance(callee, (NumericMeta, VectorMeta)):
+            if kwargs:
+                raise error("bad-call", what=f"{callee.__name__}() takes no keywords")
+            return callee(*args)
+        if isinstance(callee, BoundMethod):
+            if isinstance(callee.obj, PointerValue):
+                _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
+                return self.pointer_vec(callee.obj, args)
+            method = getattr(callee.obj, callee.name)
+            try:
+                inspect.signature(method).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise error("bad-call", what=f".{callee.name}(): {exc}") from None
+            return method(*args, **kwargs)
+        if callee in (builtins.min, builtins.max):
+            return self.call_builtin(callee.__name__, args, kwargs, node)
+        if callee is builtins.abs:
+            x = _one_argument("abs", args, kwargs)
+            if is_python_number(x):
+                return abs(x)
+            return arith.unary("abs", self.ensure_value(x, "abs()"))
+        if callee in (builtins.int, builtins.float, builtins.bool):
+            x = _one_argument(callee.__name__, args, kwargs)
+            if not is_value(x):
+                raise error(
+                    "bad-call",
+                    what=f"{callee.__name__}() takes a number, got {_kind_of(x)}",
+                )
+            return callee(x)
+        if callee is builtins.len:
+            x = _one_argument("len", args, kwargs)
+            if not isinstance(x, tuple):
+                raise error("bad-call", what=f"len() takes a tuple, got {_kind_of(x)}")
+            return len(x)
+        if getattr(callee, "__kdsl_func__", False):
+            return self.call_device_function(callee, args, kwargs, node)
+        if callee is builtins.range:
+            return self.call_builtin("range", args, kwargs, node)
+        if isinstance(callee, TypeVar):
+            raise error(
+                "bad-call",
+                what=f"the dtype parameter {callee.name} has no value here: a "
+                "@kdsl.func is specialised by its argument types, so convert "
+                "with a value's own type, e.g. a.dtype(2)",
+            )
+        if inspect.isfunction(callee):
+            raise error(
+                "bad-call",
+                what=f"cannot call the Python function '{callee.__name__}' in a "
+                "kernel: decorate it with @kdsl.func",
+            )
+        raise error("bad-call", what=f"cannot call {_kind_of(callee)} in a kernel")
+
+    def pointer_vec(self, ptr: PointerValue, args):
+        lanes = static_integer(args[0], "the lanes N of .vec(N)")
+        vtype = _vector_of(ptr.elem, lanes)
+        view = ir.VecView(ir.PointerType(vtype), ptr.expr)
+        root = ptr.name.split(".")[0]
+        need = vtype.width // 8
+        self.ctx.alignment[root] = max(self.ctx.alignment.get(root, 1), need)
+        return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+
+def static_integer(v, what: str) -> int:
+    """``v`` as a Python int: a Python int or a static kdsl integer."""
+    if isinstance(v, Numeric) and not v.is_static():
+        raise error("needs-static", what=what)
+    if (
+        isinstance(v, Numeric)
+        and v.dtype.kind == "int"
+        or (isinstance(v, int) and not isinstance(v, bool))
+    ):
+        return int(v)
+    raise error("bad-call", what=f"{what} must be an integer, got {_kind_of(v)}")
+
+
+def _one_argument(name, args, kwargs, what="x"):
+    """The single positional argument of a call of ``name``."""
+    if kwargs:
+        raise error(
+            "bad-call",
+            what=f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'",
+        )
+    if len(args) != 1:
+        raise error(
+            "bad-call", what=f"{name}() takes one argument ({what}), got {len(args)}"
+        )
+    return args[0]
+
+
+def _vector_of(elem, lanes):
+    from kdsl.transpile.core.types import vector_type
+
+    if isinstance(elem, VectorMeta):
+        raise error(
+            "bad-call", what="a vector pointer cannot be viewed as vectors again"
+        )
+    return vector_type(elem, lanes)
+
+
+def _is_module(obj) -> bool:
+    return type(obj).__name__ == "module"
+
+
+def _code(node) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+# How an unsupported construct is named in E202, by libcst node class.
+UNSUPPORTED = {
+    "Lambda": "lambda",
+    "ListComp": "a list comprehension",
+    "SetComp": "a set comprehension",
+    "DictComp": "a dict comprehension",
+    "GeneratorExp": "a generator expression",
+    "SimpleString": "a string",
+    "FormattedString": "an f-string",
+    "ConcatenatedString": "a string",
+    "Dict": "a dict",
+    "Set": "a set",
+    "Await": "await",
+    "Yield": "yield",
+    "NamedExpr": "the walrus operator :=",
+    "Ellipsis": "...",
+    "Imaginary": "a complex number",
+    "StarredElement": "unpacking with *",
+    "Try": "try",
+    "With": "with",
+    "FunctionDef": "a nested function",
+    "ClassDef": "a class",
+    "Global": "global",
+    "Nonlocal": "nonlocal",
+    "Del": "del",
+    "Raise": "raise",
+    "Assert": "assert",
+    "Import": "import",
+    "ImportFrom": "import",
+    "Match": "match",
+}
+
+
+def _describe(node) -> str:
+    return UNSUPPORTED.get(
+        type(node).__name__, f"the expression '{_code(node).strip()}'"
+    )
+
+
+_DIM3_NAMES = {
+    "threadIdx": "thread_idx",
+    "blockIdx": "block_idx",
+    "blockDim": "block_dim",
+    "gridDim": "grid_dim",
+}
+
+
+def _kind_of(v) -> str:
+    if isinstance(v, (Numeric, Vector)):
+        name = type(v).__name__
+        return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"
+    if isinstance(v, NoValue):
+        return f"the result of {v.callee}(), which returns nothing"
+    if isinstance(v, _Dim3):
+        name = _DIM3_NAMES.get(v.cuda_name, v.cuda_name)
+        return f"{name} (use its Int32 fields {name}.x, .y, .z)"
+    if _is_module(v):
+        return f"the module {v.__name__}"
+    if hasattr(v, "dispatch") and hasattr(v, "signature"):
+        return f"the kernel '{v.name}'"
+    if isinstance(v, PointerValue):
+        return f"pointer '{v.name}'"
+    if isinstance(v, (ArrayValue, FixedArray)):
+        return f"array '{v.name}'"
+    if isinstance(v, (NumericMeta, VectorMeta)):
+        return f"the type {v.__name__}"
+    if isinstance(v, TypeVar):
+        return f"the dtype parameter {v.name}"
+    if isinstance(v, tuple):
+        return "a tuple"
+    if isinstance(v, Builtin):
+        return repr(v)
+    return f"a Python {type(v).__name__}"

@@ -1,0 +1,126 @@
+"""Lowering of ``@kdsl.func`` calls: one device function per argument types."""
+
+from __future__ import annotations
+
+from kdsl.transpile import ir
+from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.lower_expr import (
+    ArrayValue,
+    Binding,
+    FixedArray,
+    PointerValue,
+    _kind_of,
+)
+from kdsl.transpile.core.types import VectorMeta
+
+
+class DeviceFunctionLowerer:
+    """The device-function half of ``lower.Lowerer`` (a mixin)."""
+
+    def call_device_function(self, f, args, kwargs, node):
+        if kwargs:
+            raise error("bad-call", what=f"{f.name}() takes positional arguments only")
+        for a in args:
+            if isinstance(a, (PointerValue, ArrayValue, FixedArray)):
+                raise error(
+                    "bad-call",
+                    what=f"{f.name}() cannot take {_kind_of(a)}: a @kdsl.func "
+                    "takes numbers and vectors (load the value in the kernel "
+                    "and pass it)",
+                )
+        vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
+        key = (f, tuple(type(v) for v in vals))
+        if key in self.ctx.in_progress:
+            raise error("recursion", name=f.name)
+        if key not in self.ctx.functions:
+            self.ctx.in_progress.add(key)
+            try:
+                self.ctx.functions[key] = self._lower_function(f, key[1])
+            finally:
+                self.ctx.in_progress.discard(key)
+        fn = self.ctx.functions[key]
+        call = ir.Call(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
+        if fn.ret is None:
+            self.emit(ir.ExprStmt(call))
+            return None
+        return fn.ret._dynamic(call)
+
+    def _lower_function(self, f, arg_types):
+        from kdsl.transpile.frontend.lower import (
+            Context,
+            Lowerer,
+        )  # the full lowerer, for the body
+
+        parsed = f.parsed()
+        ctx = Context(
+            f.fn.__globals__,
+            {},
+            self.ctx.functions,
+            self.ctx.in_progress,
+            set(),
+            symbols=self.ctx.symbols,
+        )
+        sub = Lowerer(parsed, ctx)
+        sub.returns_allowed = True
+        py_params = [p.name.value for p in parsed.node.params.params]
+        if len(py_params) != len(arg_types):
+            raise error(
+                "bad-call",
+                what=f"{f.name}() takes {len(py_params)} arguments, got {len(arg_types)}",
+            )
+        params = []
+        for pname, t in zip(py_params, arg_types):
+            cname = sub.names.declare(pname)
+            params.append(ir.Param(cname, t))
+            sub.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+        sub.body(parsed.node.body.body)
+        ret_types = {type(v) for v, _ in sub.returns}
+        if len(ret_types) > 1:
+            listed = ", ".join(sorted(t.__name__ for t in ret_types))
+            raise error(
+                "return-type", what=f"{f.name}() returns different types: {listed}"
+            )
+        ret = ret_types.pop() if ret_types else None
+        if ret is not None:
+            sub.check_value_returns(f.name)
+        suffix = "_".join(_short(t) for t in arg_types)
+        name = self.ctx.symbols.function(f"{f.name}__{suffix}" if suffix else f.name)
+        return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
+
+    def check_value_returns(self, name):
+        """A device function that returns a value returns one on every path."""
+        if self.bare_returns:
+            node = self.bare_returns[0]
+            exc = error(
+                "return-type",
+                what=f"{name}() returns a value elsewhere, so this return needs "
+                "one too",
+            )
+            raise exc.locate(self.p.span(node), self._line_of(node))
+        if not _always_returns(self.block):
+            node = self.p.node.name
+            exc = error(
+                "return-type",
+                what=f"{name}() returns a value but can reach its end without "
+                "one: end it with a return",
+            )
+            raise exc.locate(self.p.span(node), self._line_of(node))
+
+
+def _always_returns(stmts) -> bool:
+    """Whether every path through ``stmts`` ends in a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return _always_returns(last.then) and _always_returns(last.orelse)
+    return False
+
+
+def _short(t) -> str:
+    """A type's name in a device function's C++ name: ``f32``, ``f32x4``."""
+    if isinstance(t, VectorMeta):
+        return f"{t.dtype.short}x{t.lanes}"
+    return t.short

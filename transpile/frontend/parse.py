@@ -1,0 +1,103 @@
+"""Parse a kernel's Python source with libcst, keeping exact positions."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import (
+    ExpressionContext,
+    ExpressionContextProvider,
+    MetadataWrapper,
+    PositionProvider,
+)
+
+from kdsl.transpile.errors import DSLError
+from kdsl.transpile.source import SourceFile, Span
+from kdsl.transpile.errors import code_of
+
+
+@dataclass
+class ParsedFunction:
+    """A function's libcst tree with the means to locate its nodes."""
+
+    node: cst.FunctionDef
+    module: cst.Module
+    positions: dict
+    source: SourceFile
+    line_offset: int
+    col_offset: int
+    loads: dict = field(default_factory=dict)  # name -> [(line, col)]
+
+    def span(self, node: cst.CSTNode) -> Span:
+        r = self.positions[node]
+        return Span(
+            self.source.path,
+            r.start.line + self.line_offset,
+            r.start.column + 1 + self.col_offset,
+            r.end.line + self.line_offset,
+            r.end.column + 1 + self.col_offset,
+        )
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def contains(self, outer: cst.CSTNode, line: int, col: int) -> bool:
+        r = self.positions[outer]
+        return (
+            (r.start.line, r.start.column)
+            <= (line, col)
+            < (
+                r.end.line,
+                r.end.column,
+            )
+        )
+
+    def loaded_outside(self, name: str, body: cst.CSTNode) -> bool:
+        """Whether ``name`` is read anywhere in the function outside ``body``."""
+        return any(
+            not self.contains(body, line, col) for line, col in self.loads.get(name, ())
+        )
+
+
+def parse_function(fn) -> ParsedFunction:
+    """Parse the source of ``fn`` (a plain Python function)."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        path = inspect.getsourcefile(fn) or "<unknown>"
+    except (OSError, TypeError) as exc:
+        raise DSLError(
+            f"cannot read the source of {fn.__qualname__}: kdsl kernels must be "
+            f"defined in a file ({exc})",
+            code=code_of("no-source"),
+        ) from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    try:
+        with open(path, encoding="utf-8") as f:
+            file_text = f.read()
+    except OSError:
+        file_text = "\n" * (start - 1) + text
+    wrapper = MetadataWrapper(cst.parse_module(dedented))
+    positions = wrapper.resolve(PositionProvider)
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    module = wrapper.module
+    func = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    loads = defaultdict(list)
+    for node, ctx in contexts.items():
+        if isinstance(node, cst.Name) and ctx is ExpressionContext.LOAD:
+            r = positions[node]
+            loads[node.value].append((r.start.line, r.start.column))
+    return ParsedFunction(
+        node=func,
+        module=module,
+        positions=positions,
+        source=SourceFile(path, file_text),
+        line_offset=start - 1,
+        col_offset=indent,
+        loads=dict(loads),
+    )

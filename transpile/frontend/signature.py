@@ -1,0 +1,245 @@
+"""A kernel's parameters, dtype parameters, supported dtypes and instance names."""
+
+from __future__ import annotations
+
+from kdsl.transpile.errors import code_of
+import inspect
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from kdsl.transpile.errors import DSLError, UnsupportedDtypeError, error
+from kdsl.transpile.frontend.lang import (
+    ArraySpec,
+    Bool,
+    ConstexprSpec,
+    Dtype,
+    Int,
+    Num,
+    PointerSpec,
+    TypeVar,
+)
+from kdsl.transpile.core.types import (
+    BY_NAME,
+    BY_SHORT,
+    SCALAR_TYPES,
+    Boolean,
+    Float,
+    Integer,
+    NumericMeta,
+)
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    kind: str  # "pointer", "array", "scalar" or "constexpr"
+    spec: object  # PointerSpec, ArraySpec, ConstexprSpec, a type or a TypeVar
+    default: object = inspect.Parameter.empty
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Signature:
+    params: tuple[ParamInfo, ...]
+    typevars: tuple[TypeVar, ...]
+
+    @property
+    def constexprs(self) -> tuple[ParamInfo, ...]:
+        return tuple(p for p in self.params if p.kind == "constexpr")
+
+    @property
+    def runtime(self) -> tuple[ParamInfo, ...]:
+        return tuple(p for p in self.params if p.kind != "constexpr")
+
+
+def _kind(spec) -> str:
+    if isinstance(spec, PointerSpec):
+        return "pointer"
+    if isinstance(spec, ArraySpec):
+        return "array"
+    if isinstance(spec, ConstexprSpec):
+        return "constexpr"
+    if isinstance(spec, (TypeVar, NumericMeta)):
+        return "scalar"
+    return ""
+
+
+def read_signature(fn, where: str) -> Signature:
+    """The kdsl signature of ``fn`` from its annotations."""
+    params, typevars = [], []
+    for p in inspect.signature(fn).parameters.values():
+        spec = p.annotation
+        if isinstance(spec, str):
+            try:
+                spec = eval(spec, fn.__globals__)  # noqa: S307 - the user's own code
+            except Exception:
+                spec = None
+        kind = _kind(spec)
+        elem = getattr(spec, "elem", spec)
+        if not kind or (isinstance(elem, NumericMeta) and elem.abstract):
+            raise DSLError(
+                f"{where}: parameter '{p.name}' needs an annotation: Pointer[T], "
+                f"Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
+                f"got {p.annotation!r}",
+                code=code_of("bad-annotation"),
+            )
+        elem = getattr(spec, "elem", spec)
+        for t in (elem, getattr(elem, "dtype", None)):
+            if isinstance(t, TypeVar) and t not in typevars:
+                typevars.append(t)
+        params.append(ParamInfo(p.name, kind, spec, p.default))
+    return Signature(tuple(params), tuple(typevars))
+
+
+# -- dtypes -----------------------------------------------------------------------
+_ALIASES = {"half": "f16", "float": "f32", "double": "f64", "bool": "bool"}
+
+
+def resolve_dtype(value):
+    """A kdsl scalar type from a kdsl type, a numpy dtype or a string."""
+    if isinstance(value, NumericMeta) and not value.abstract:
+        return value
+    if isinstance(value, str):
+        key = _ALIASES.get(value, value)
+        if key in BY_SHORT:
+            return BY_SHORT[key]
+        if key in BY_NAME:
+            return BY_NAME[key]
+    dt = _numpy_dtype(value)
+    for t in SCALAR_TYPES:
+        if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
+            return t
+    raise error("not-numeric", what=f"{value!r} is not a kdsl dtype")
+
+
+def _numpy_dtype(value):
+    """``value`` as a numpy dtype when it names one (a dtype, a numpy scalar
+    type, a dtype string, or Python's float/int/bool), else None."""
+    named = isinstance(value, (np.dtype, str)) or any(
+        value is t for t in (float, int, bool)
+    )
+    if not named and not (isinstance(value, type) and issubclass(value, np.generic)):
+        return None
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
+    """``{TypeVar name: (types...)}`` from ``dtypes=`` or the implicit sets.
+
+    An explicit dtype must lie inside its parameter's bound (E405), and a
+    ``dtypes={...}`` dict may only name the kernel's dtype parameters."""
+    if isinstance(dtypes, dict):
+        names = [tv.name for tv in sig.typevars]
+        for key in dtypes:
+            if key not in names:
+                raise DSLError(
+                    f"kernel '{kernel_name}': dtypes= names '{key}', which is not "
+                    f"one of its dtype parameters ({', '.join(names) or 'none'})",
+                    code=code_of("dtype-outside-bound"),
+                )
+    out = {}
+    for tv in sig.typevars:
+        if isinstance(dtypes, dict):
+            listed = dtypes.get(tv.name)
+        else:
+            listed = dtypes
+        if listed is None:
+            implicit = tv.implicit_dtypes()
+            if implicit is None:
+                raise DSLError(
+                    f"cannot infer supported dtypes: a `@kdsl.kernel` ({kernel_name}) that "
+                    f"opts into dispatch without an explicit `dtypes = [..]` must have a "
+                    f"dtype type parameter bound by one of Dtype/Num/Int/Float/Bool "
+                    f"(dtype parameter {tv.name} has bound {tv.bound!r})",
+                    code=code_of("cannot-infer-dtypes"),
+                )
+            out[tv.name] = tuple(implicit)
+        else:
+            out[tv.name] = _explicit(kernel_name, tv, listed)
+    return out
+
+
+def _explicit(kernel_name: str, tv: TypeVar, listed) -> tuple:
+    """The explicit dtypes of ``tv``, checked against its bound."""
+    chosen = tuple(resolve_dtype(d) for d in listed)
+    if not chosen:
+        raise DSLError(
+            f"kernel '{kernel_name}': the dtypes of {tv.name} are an empty list",
+            code=code_of("dtype-outside-bound"),
+        )
+    for t in chosen:
+        if not _admits(tv.bound, t):
+            raise DSLError(
+                f"kernel '{kernel_name}': dtype {t.__name__} is outside the bound "
+                f"of {tv.name} ({_bound_name(tv.bound)}), so it cannot be one of "
+                f"its dtypes",
+                code=code_of("dtype-outside-bound"),
+            )
+    return chosen
+
+
+def _admits(bound, t) -> bool:
+    """Whether the dtype ``t`` lies inside a TypeVar ``bound``: Float, Int
+    (Integer), Num, Numeric, Bool, Dtype, or any kdsl type class; other
+    bounds (None, ``object``) leave the explicit list to decide."""
+    if bound is Num:
+        return issubclass(t, (Integer, Float))
+    if bound is Int:
+        return issubclass(t, Integer)
+    if bound is Bool:
+        return t is Boolean
+    if bound is Dtype:
+        return True
+    if isinstance(bound, NumericMeta):
+        return issubclass(t, bound)
+    return True
+
+
+def _bound_name(bound) -> str:
+    return f"kdsl.{getattr(bound, '__name__', bound)}"
+
+
+def dtype_combinations(supported: dict) -> list[tuple]:
+    return list(itertools.product(*supported.values()))
+
+
+def check_dtypes(kernel_name: str, supported: dict, chosen: tuple):
+    for (name, allowed), t in zip(supported.items(), chosen):
+        if t not in allowed:
+            listed = ", ".join(a.__name__ for a in allowed)
+            raise UnsupportedDtypeError(
+                f"kernel '{kernel_name}' does not support dtype {t.__name__} for "
+                f"{name}; supported: {listed}",
+                code=code_of("unsupported-dtype"),
+            )
+
+
+# -- instance names -------------------------------------------------------------------
+def _constexpr_token(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"m{-value}" if value < 0 else str(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "minf"
+    return repr(float(value)).replace("-", "m").replace(".", "p").replace("+", "")
+
+
+def instance_name(kernel_name: str, dtypes: tuple, constexprs: tuple) -> str:
+    """``vector_add__f32__256``: the kernel, its dtypes, its constexpr values."""
+    parts = [kernel_name]
+    if dtypes:
+        parts.append("_".join(t.short for t in dtypes))
+    parts.extend(_constexpr_token(v) for v in constexprs)
+    return "__".join(parts)

@@ -1,0 +1,345 @@
+"""kdsl's typed IR: small frozen dataclasses, each with its type and span.
+
+Expressions are values of one kdsl type (a scalar or vector type class from
+``types``; pointers and arrays add their own types later).  Compile-time values
+never reach the IR except as :class:`Const` leaves: everything static is
+folded before a node is built.  Operands of a :class:`BinOp` already have the
+operation's common type; its own ``type`` is the result type (``Boolean`` for
+comparisons).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdsl.transpile.source import Span
+
+__all__ = [
+    "Expr",
+    "Const",
+    "Var",
+    "BinOp",
+    "UnaryOp",
+    "Convert",
+    "Bitcast",
+    "Select",
+    "Broadcast",
+    "MakeVector",
+    "Extract",
+    "Call",
+    "PointerType",
+    "Special",
+    "Load",
+    "ArrayOffset",
+    "VecView",
+    "Logical",
+    "Stmt",
+    "Comment",
+    "Declare",
+    "ArrayDecl",
+    "Assign",
+    "Store",
+    "ExprStmt",
+    "If",
+    "For",
+    "While",
+    "Break",
+    "Continue",
+    "Return",
+    "Param",
+    "Function",
+    "operands",
+    "statements",
+    "walk",
+    "expressions",
+]
+
+
+@dataclass(frozen=True)
+class Expr:
+    type: Any
+    span: Span | None = field(default=None, kw_only=True, compare=False)
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    """A compile-time value materialised in the IR (exact, already rounded)."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    """A named run-time value: a parameter or a local variable."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    """``lhs op rhs`` with both operands of the operation's common type."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class UnaryOp(Expr):
+    """``op operand``: ``-``, ``~`` (``not`` for Boolean) or ``abs``."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Convert(Expr):
+    """Value conversion to ``type`` (the semantics of ``.to()``)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Bitcast(Expr):
+    """Reinterpretation of the operand's bits as ``type`` (equal width)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Select(Expr):
+    """``cond ? if_true : if_false`` with both arms of ``type``."""
+
+    cond: Expr
+    if_true: Expr
+    if_false: Expr
+
+
+@dataclass(frozen=True)
+class Broadcast(Expr):
+    """A scalar copied into every lane of the vector ``type``."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class MakeVector(Expr):
+    """A vector built lane by lane."""
+
+    lanes: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Extract(Expr):
+    """One lane of a vector, at a compile-time index."""
+
+    vector: Expr
+    lane: int
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A call of an intrinsic or device function by its kdsl name."""
+
+    func: str
+    args: tuple[Expr, ...]
+
+
+# -- memory ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PointerType:
+    """A device pointer to ``elem`` (a scalar or vector type)."""
+
+    elem: Any
+    const: bool = False
+    space: str = "global"  # "global", "shared" or "local"
+
+
+@dataclass(frozen=True)
+class Special(Expr):
+    """A CUDA built-in read as a kdsl value: ``threadIdx.x``, the lane id …"""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    """``base[i0][i1]…``: an element of a pointer or a fixed-shape array."""
+
+    base: Expr
+    indices: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class ArrayOffset(Expr):
+    """``flat``: the element offset of ``array[indices]`` in an ``Array``
+    parameter, emitted as ``flat``.  The indices and the array's extents
+    ride along so that the interpreter can check every dimension."""
+
+    flat: Expr
+    array: str
+    indices: tuple[Expr, ...]
+    extents: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class VecView(Expr):
+    """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
+
+    pointer: Expr
+
+
+@dataclass(frozen=True)
+class Logical(Expr):
+    """``lhs && rhs`` / ``lhs || rhs`` on Booleans, short-circuiting."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+
+# -- statements -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stmt:
+    span: Span | None = field(default=None, kw_only=True, compare=False)
+
+
+@dataclass(frozen=True)
+class Comment(Stmt):
+    """The Python source a group of statements came from."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Declare(Stmt):
+    """``T name = init;`` (``init`` None: declared, assigned later)."""
+
+    name: str
+    type: Any
+    init: Expr | None
+
+
+@dataclass(frozen=True)
+class ArrayDecl(Stmt):
+    """A fixed-shape ``__shared__`` or local array."""
+
+    name: str
+    elem: Any
+    shape: tuple[int, ...]
+    space: str
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    base: Expr
+    indices: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    """``for (T var = start; var < stop; var += step)``.
+
+    ``step`` is a nonzero int, or a variable holding a run-time step (its sign
+    decides the comparison at run time, as in Python's ``range``).
+    """
+
+    var: str
+    type: Any
+    start: Expr
+    stop: Expr
+    step: "int | Var"
+    body: tuple[Stmt, ...]
+    unroll: int | None = None
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+# -- functions ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Any  # a scalar type or a PointerType
+
+
+@dataclass(frozen=True)
+class Function:
+    """A kernel (``ret`` None, ``is_kernel``) or a device function."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    ret: Any = None
+    is_kernel: bool = True
+
+
+# -- traversal ------------------------------------------------------------------------
+def operands(node):
+    """The expressions directly inside ``node`` (an expression or a statement)."""
+    for value in vars(node).values():
+        if isinstance(value, Expr):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, Expr))
+
+
+def statements(stmts):
+    """Every statement of a body, nested bodies included, in order."""
+    for s in stmts:
+        yield s
+        for value in vars(s).values():
+            if isinstance(value, tuple) and value and isinstance(value[0], Stmt):
+                yield from statements(value)
+
+
+def walk(expr):
+    """``expr`` and every expression inside it."""
+    yield expr
+    for child in operands(expr):
+        yield from walk(child)
+
+
+def expressions(stmts):
+    """Every expression of a body, sub-expressions included."""
+    for s in statements(stmts):
+        for e in operands(s):
+            yield from walk(e)

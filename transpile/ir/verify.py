@@ -1,0 +1,26 @@
+"""The IR checker between lowering and emission: catches compiler bugs early."""
+
+from __future__ import annotations
+
+from kdsl.transpile import ir
+from kdsl.transpile.errors import error
+
+
+def verify(f: ir.Function) -> None:
+    """Check the typing invariants the emitter relies on."""
+    for e in ir.expressions(f.body):
+        if isinstance(e, ir.BinOp) and e.lhs.type is not e.rhs.type:
+            _fail(f, f"operands of '{e.op}' differ: {e.lhs.type!r}, {e.rhs.type!r}")
+    for stmt in ir.statements(f.body):
+        if isinstance(stmt, ir.Store) and stmt.value.type is not stmt.base.type.elem:
+            _fail(f, f"store of {stmt.value.type!r} into {stmt.base.type.elem!r}")
+        if isinstance(stmt, ir.Declare) and stmt.init is not None:
+            if stmt.init.type != stmt.type:
+                _fail(
+                    f,
+                    f"{stmt.name} declared {stmt.type!r}, initialised {stmt.init.type!r}",
+                )
+
+
+def _fail(f, what):
+    raise error("internal", what=f"in {f.name}: {what}")
