@@ -3,7 +3,7 @@
 This module is the public API.  Kernels are written with the names here
 (SPEC section 3); the built-ins ``kdsl.range``, ``kdsl.range_constexpr``,
 ``kdsl.syncthreads``, ``kdsl.shared_array``, ``kdsl.atomic_add`` … are
-installed from ``kdsl.transpile.frontend.lang.BUILTINS``.  The arithmetic type layer (SPEC section 2,
+installed from the built-in registry (``kdsl.transpile.builtins``).  The arithmetic type layer (SPEC section 2,
 ``reference/arithmetic-types.md``) lives in :mod:`kdsl.transpile`.
 """
 
@@ -52,7 +52,6 @@ from kdsl.transpile.core.types import (
 )
 
 from kdsl.transpile.frontend.lang import (
-    BUILTINS as _BUILTINS,
     Array,
     Bool,
     Constexpr,
@@ -67,13 +66,16 @@ from kdsl.transpile.frontend.lang import (
     grid_dim,
     thread_idx,
 )
+from kdsl.transpile.builtins import public as _public_builtins
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.launch import LaunchError
 from kdsl import math
 
-__version__ = "0.1.0"
+from kdsl.transpile.version import __version__  # noqa: E402,F401
 
-globals().update(_BUILTINS)  # range, range_constexpr, syncthreads, atomic_add, ...
+globals().update(
+    _public_builtins()
+)  # range, range_constexpr, syncthreads, atomic_add, ...
 
 globals().update(vector_aliases())  # Float32x4, BFloat16x8, Int32x4, ...

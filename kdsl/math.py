@@ -5,13 +5,12 @@ compute in float and round the result to their type; integer arguments are
 converted to Float32 first.  ``floor``, ``ceil``, ``sqrt``, ``fma``, ``trunc``
 and ``round`` are exact (correctly rounded) and fold at compile time; the
 transcendental functions are never folded, so a kernel gets the GPU's result
-whether its argument is known at compile time or not.
+whether its argument is known at compile time or not.  Each function is its
+entry of the built-in registry (``kdsl.transpile.builtins.math``).
 """
 
-from kdsl.transpile.frontend.lang import Builtin
-from kdsl.transpile.core.mathfns import MATH_FUNCTIONS
+from kdsl.transpile.builtins import math_functions
 
-for _name, _doc in MATH_FUNCTIONS.items():
-    globals()[_name] = Builtin(f"math.{_name}", _doc)
+globals().update(math_functions())
 
-__all__ = sorted(MATH_FUNCTIONS)
+__all__ = sorted(math_functions())

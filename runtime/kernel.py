@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.parse import parse_function
-from kdsl.transpile.pipeline import transpile_instance
+from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.transpile.frontend.signature import (
     check_dtypes,
     dtype_combinations,
@@ -30,25 +30,29 @@ class KernelInstance:
     backward: "KernelInstance | None" = None
     _transpiled: object = field(default=None, repr=False)
     _launchers: dict = field(default_factory=dict, repr=False)  # (grid, block) ->
-    _lowered: tuple | None = field(default=None, repr=False)
+    _compilation: Compilation | None = field(default=None, repr=False)
 
     @property
-    def transpiled(self):
+    def compilation(self) -> Compilation:
+        """This instance's way through the pipeline (each stage on first use)."""
+        if self._compilation is None:
+            self._compilation = Compilation(
+                self.kernel, self.name, self.dtypes, self.constexprs
+            )
+        return self._compilation
+
+    @property
+    def transpiled(self) -> Transpiled:
         """Source and launch requirements (transpiled on first use; no GPU)."""
         if self._transpiled is None:
-            self._transpiled = self.kernel._transpile(self)
+            self._transpiled = self.compilation.transpiled()
         return self._transpiled
 
     @property
-    def lowered(self) -> tuple:
-        """``(kernel IR, {name: device function IR})``, lowered on first use."""
-        if self._lowered is None:
-            from kdsl.transpile.pipeline import lower_instance
-
-            self._lowered = lower_instance(
-                self.kernel, self.name, self.dtypes, self.constexprs
-            )
-        return self._lowered
+    def lowered(self) -> Lowered:
+        """The verified IR (kernel and device functions) and launch
+        requirements, lowered on first use (what the interpreter runs)."""
+        return self.compilation.lowered
 
     @property
     def source(self) -> str:
@@ -59,7 +63,7 @@ class KernelInstance:
         """The CUDA C++, optionally with ``#line`` directives to the Python file."""
         if not line_directives:
             return self.source
-        return self.kernel._transpile(self, line_directives=True).source
+        return self.compilation.source(line_directives=True)
 
     @property
     def interpret(self):
@@ -358,15 +362,6 @@ class Kernel:
                     ManyInstancesWarning,
                     stacklevel=5,
                 )
-
-    def _transpile(self, inst, line_directives=False) -> str:
-        return transpile_instance(
-            self,
-            inst.name,
-            inst.dtypes,
-            inst.constexprs,
-            line_directives=line_directives,
-        )
 
     def __repr__(self) -> str:
         return f"<kdsl.kernel {self.name}>"

@@ -44,7 +44,7 @@ def test_warm_cache_neither_transpiles_nor_compiles(fresh_cache, monkeypatch):
         raise AssertionError("a warm cache must not transpile or compile")
 
     monkeypatch.setattr(nvrtc, "compile_to_cubin", forbidden)
-    monkeypatch.setattr("kdsl.runtime.kernel.transpile_instance", forbidden)
+    monkeypatch.setattr("kdsl.transpile.pipeline.Compilation.source", forbidden)
     assert kcompile.cubin_for(_new_instance(), "sm_90") == first
 
 

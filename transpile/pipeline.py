@@ -1,55 +1,99 @@
-"""The pipeline: parse → lower (check + fold) → verify → emit → render."""
+"""The pipeline: parse → lower (check + fold) → verify → emit → render.
+
+A :class:`Compilation` is one kernel instance on its way through it.  Each
+stage is computed once, on first use: the parsed function (shared by every
+instance of a kernel definition), the lowered and verified IR with what
+launching needs (:class:`Lowered`), and the CUDA source.  The CPU
+interpreter takes the IR, the runtime the source and the alignment, the CLI
+either; nothing is lowered twice or emitted to be thrown away.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
+from functools import cached_property
 
-from kdsl.transpile.cuda import cexpr
 from kdsl.transpile import ir
 from kdsl.transpile.cuda.emit import Emitter, _basename
+from kdsl.transpile.cuda.prelude import needs
+from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
 from kdsl.transpile.frontend.lower import Context, Lowerer
-from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.ir.verify import verify
+from kdsl.transpile.version import __version__
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An instance's verified IR and what its launch requires."""
+
+    kernel: ir.Function
+    functions: tuple[ir.Function, ...]  # device functions, callees first
+    readonly: frozenset  # pointer parameters the kernel never stores to
+    alignment: dict  # pointer parameter -> the alignment its .vec(N) needs
+
+    @property
+    def by_name(self) -> dict:
+        """The device functions by their C++ name."""
+        return {f.name: f for f in self.functions}
 
 
 @dataclass(frozen=True)
 class Transpiled:
-    """An instance's CUDA C++ and what launching it requires."""
+    """An instance's CUDA C++ and what launching it requires (what the
+    runtime keeps in its disk cache)."""
 
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
 
 
-def transpile_instance(
-    kdef, name: str, dtypes: tuple, constexprs: dict, *, line_directives=False
-) -> Transpiled:
-    """The CUDA C++ source of one instance of the kernel definition ``kdef``."""
-    try:
-        kernel, readonly, functions, alignment = _lower(kdef, name, dtypes, constexprs)
-        for f in functions + [kernel]:
-            verify(f)
-        source = _render(
-            kdef, kernel, readonly, functions, dtypes, constexprs, line_directives
+class Compilation:
+    """One instance of the kernel definition ``kdef`` (a ``kdsl.kernel``:
+    its ``parsed`` function, ``signature`` and ``name``) at fixed dtypes and
+    constexprs, through the pipeline's stages."""
+
+    def __init__(self, kdef, name: str, dtypes: tuple, constexprs: dict):
+        self.kdef, self.name = kdef, name
+        self.dtypes, self.constexprs = dtypes, constexprs
+        self._sources: dict[bool, str] = {}
+
+    @cached_property
+    def lowered(self) -> Lowered:
+        """Lowered and verified IR (errors name this instance)."""
+        with _naming(self.name):
+            kernel, readonly, functions, alignment = _lower(
+                self.kdef, self.name, self.dtypes, self.constexprs
+            )
+            for f in functions + [kernel]:
+                verify(f)
+        return Lowered(
+            kernel,
+            tuple(functions),
+            frozenset(readonly),
+            dict(sorted(alignment.items())),
         )
-        return Transpiled(source, dict(sorted(alignment.items())))
-    except DSLError as exc:
-        if exc.instance is None:
-            exc.instance = name
-        raise
+
+    def source(self, *, line_directives: bool = False) -> str:
+        """The CUDA C++ (optionally with ``#line`` directives to the Python)."""
+        if line_directives not in self._sources:
+            lowered = self.lowered
+            with _naming(self.name):
+                self._sources[line_directives] = _render(self, lowered, line_directives)
+        return self._sources[line_directives]
+
+    def transpiled(self) -> Transpiled:
+        return Transpiled(self.source(), self.lowered.alignment)
 
 
-def lower_instance(kdef, name: str, dtypes: tuple, constexprs: dict):
-    """The verified IR of one instance: the kernel and its device functions
-    by name (what the CPU interpreter runs)."""
+@contextlib.contextmanager
+def _naming(instance: str):
+    """A :class:`DSLError` raised inside names ``instance``."""
     try:
-        kernel, _, functions, _ = _lower(kdef, name, dtypes, constexprs)
-        for f in functions + [kernel]:
-            verify(f)
-        return kernel, {f.name: f for f in functions}
+        yield
     except DSLError as exc:
         if exc.instance is None:
-            exc.instance = name
+            exc.instance = instance
         raise
 
 
@@ -73,37 +117,25 @@ def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
 
 
-def _render(kdef, kernel, readonly, functions, dtypes, constexprs, line_directives):
+def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
     emitter = Emitter(line_directives)
     texts = []
-    for f in functions + [kernel]:
+    for f in lowered.functions + (lowered.kernel,):
         emitter.lines = []
-        emitter.function(f, readonly if f is kernel else frozenset())
+        emitter.function(f, lowered.readonly if f.is_kernel else frozenset())
         texts.append("\n".join(emitter.lines))
-    body = "\n".join(texts)
-    headers = cexpr.headers(emitter.types)
-    parts = cexpr.prelude_parts(emitter.types)
-    if any(f"kdsl::{name}(" in body for name in ("min", "max", "lane_id", "in_range")):
-        parts.append("intrinsics.h")
-    if "vector" in emitter.types:
-        parts.append("vector.h")
-    sig = kdef.signature
+    headers, parts = needs(lowered.functions + (lowered.kernel,))
+    sig = c.kdef.signature
     return render_file(
-        version=_version(),
-        source=_basename(kdef.parsed.source.path),
-        kernel=kdef.name,
-        instance=kernel.name,
+        version=__version__,
+        source=_basename(c.kdef.parsed.source.path),
+        kernel=c.kdef.name,
+        instance=c.name,
         dtypes=", ".join(
-            f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, dtypes)
+            f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, c.dtypes)
         ),
-        constexprs=", ".join(f"{k}={v!r}" for k, v in constexprs.items()),
+        constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,
     )
-
-
-def _version() -> str:
-    from kdsl import __version__
-
-    return __version__

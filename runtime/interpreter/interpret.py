@@ -39,7 +39,7 @@ def bind_arguments(kernel, inst, kernel_ir, args):
     ir_params = iter(kernel_ir.params)
     env, write_backs = {}, []
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
-    alignment = inst.transpiled.alignment  # what .vec(N) needs, as on the GPU
+    alignment = inst.lowered.alignment  # what .vec(N) needs, as on the GPU
     for info, value in zip(params, args):
         elem = getattr(info.spec, "elem", info.spec)
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
@@ -151,9 +151,9 @@ def interpret(kernel, inst, grid, block, args):
     grid, block = _grid_dims(grid), _dim3(block, "block")  # as on the GPU
     check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
     grid, block = _padded(grid), _padded(block)
-    kernel_ir, functions = inst.lowered
-    env, write_backs = bind_arguments(kernel, inst, kernel_ir, args)
-    simt.run(kernel_ir, functions, grid, block, env)
+    lowered = inst.lowered
+    env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
+    simt.run(lowered.kernel, lowered.by_name, grid, block, env)
     for back in write_backs:
         back()
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kdsl.transpile import ir
+from kdsl.transpile import builtins, ir
+from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes
 from kdsl.runtime.interpreter.memory import Memory, RaceLog, fault
-from kdsl.runtime.interpreter.together import WARP, Together
+from kdsl.runtime.interpreter.together import WARP, Slot, Together
 
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 
@@ -58,8 +59,13 @@ class _Frame:
         self.off = mask.copy() if self.off is None else self.off | mask
 
 
-class Batch(Together):
-    """``count`` consecutive blocks of one launch, run in lock-step."""
+class Batch(Together, Backend):
+    """``count`` consecutive blocks of one launch, run in lock-step: the
+    interpreter backend, one ``s_<Node>``/``e_<Node>`` per IR node class
+    (checked when the class is defined); built-in calls run through their
+    registry entry."""
+
+    backend_name = "interpreter"
 
     def __init__(self, kernel_ir, functions, grid, block, first, count):
         self.kernel, self.functions = kernel_ir, functions
@@ -73,14 +79,14 @@ class Batch(Together):
         linear_block = self.block_pos + first
         gx, gy, _ = grid
         axes = {
-            "threadIdx": (local % bx, local // bx % by, local // (bx * by)),
-            "blockIdx": (
+            "thread_idx": (local % bx, local // bx % by, local // (bx * by)),
+            "block_idx": (
                 linear_block % gx,
                 linear_block // gx % gy,
                 linear_block // (gx * gy),
             ),
-            "blockDim": tuple(np.full(n, d) for d in block),
-            "gridDim": tuple(np.full(n, d) for d in grid),
+            "block_dim": tuple(np.full(n, d) for d in block),
+            "grid_dim": tuple(np.full(n, d) for d in grid),
         }
         self.specials = {
             f"{name}.{'xyz'[k]}": axis.astype(np.int32)
@@ -96,9 +102,6 @@ class Batch(Together):
         self.kernel_frame = None
         self.span = None  # the Python statement running (for errors)
         self.writes = 0  # memory changes so far (for _Watch)
-        # every IR node type has its handler (a new one fails here, loudly)
-        self._stmt = _handlers(self, "s_", ir.Stmt)
-        self._expr = _handlers(self, "e_", ir.Expr)
 
     def run(self, arguments: dict):
         env = {}
@@ -115,8 +118,8 @@ class Batch(Together):
     # -- describing threads for errors ---------------------------------------------
     def who(self, lane: int) -> str:
         s = self.specials
-        t = tuple(int(s[f"threadIdx.{a}"][lane]) for a in "xyz")
-        b = tuple(int(s[f"blockIdx.{a}"][lane]) for a in "xyz")
+        t = tuple(int(s[f"thread_idx.{a}"][lane]) for a in "xyz")
+        b = tuple(int(s[f"block_idx.{a}"][lane]) for a in "xyz")
         return f"thread {t} of block {b}"
 
     def where(self, node):
@@ -135,7 +138,7 @@ class Batch(Together):
             m = mask if frame.off is None else mask & ~frame.off
             if not m.any():
                 return
-            self._stmt[type(s)](s, m, frame)
+            self.STMT[type(s)](self, s, m, frame)
 
     def s_Comment(self, s, m, frame):
         self.span = s.span  # statements carry no span: their comment does
@@ -184,9 +187,10 @@ class Batch(Together):
 
     def s_ExprStmt(self, s, m, frame):
         e = s.expr
-        if isinstance(e, ir.Call) and self._fast_atomic(e, m, frame):
-            return
-        self.eval(e, m, frame)
+        if isinstance(e, ir.BuiltinCall):  # its result unused
+            self.builtin_call(e, m, frame, used=False)
+        else:
+            self.eval(e, m, frame)
 
     def s_If(self, s, m, frame):
         cond = self.eval(s.cond, m, frame)
@@ -275,7 +279,7 @@ class Batch(Together):
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, e, m, frame):
-        return self._expr[type(e)](e, m, frame)
+        return self.EXPR[type(e)](self, e, m, frame)
 
     def e_Const(self, e, m, frame):
         cached = self.consts.get(id(e))
@@ -294,7 +298,10 @@ class Batch(Together):
         return value
 
     def e_Special(self, e, m, frame):
-        return self.specials[e.name]
+        return builtins.get(e.name).interpret(self, e, [], m)
+
+    def special(self, name):
+        return self.specials[name]
 
     def e_BinOp(self, e, m, frame):
         a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
@@ -385,27 +392,29 @@ class Batch(Together):
         parts = mem.load(addr, self.n, m)
         return tuple(parts) if mem.lanes > 1 else parts[0]
 
-    def e_Call(self, e, m, frame):
-        f = e.func
-        if f in self.functions:
-            return self.call(
-                self.functions[f], [self.eval(a, m, frame) for a in e.args], m
-            )
-        if f.startswith("atomic_"):
-            return self.atomic(e, m, frame)
-        if f == "syncthreads":
-            self.syncthreads(e, m)
-            return None
-        if f == "lane_id":
-            return self.lane
+    def e_FuncCall(self, e, m, frame):
         args = [self.eval(a, m, frame) for a in e.args]
-        if f in ("min", "max"):
-            return lanes.select_min_max(f, *args)
-        if f.startswith("shfl_"):
-            return self.shuffle(e, m, *args)
-        if f.startswith("math."):
-            return lanes.math_call(f[5:], args, e.type)
-        raise fault(f"the interpreter has no '{f}'", self.where(e))
+        return self.call(self.functions[e.func], args, m)
+
+    def e_BuiltinCall(self, e, m, frame):
+        return self.builtin_call(e, m, frame)
+
+    def builtin_call(self, e, m, frame, used=True):
+        """A call of a registered built-in: the group a collective one
+        belongs to is checked first, then the entry's semantics run."""
+        entry = builtins.get(e.builtin)
+        if entry.collective is not None:
+            self.check_collective(entry, e, m)
+        args = [self.eval(a, m, frame) for a in e.args]
+        if not used and entry.interpret_unused is not None:
+            if entry.interpret_unused(self, e, args, m):
+                return None
+        return entry.interpret(self, e, args, m)
+
+    def e_Address(self, e, m, frame):
+        mem = self.eval(e.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in e.indices]
+        return Slot(mem, mem.addresses(indices, m, self._oob(e, "atomic on")))
 
     def call(self, function, args, m):
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
@@ -465,10 +474,6 @@ def _same_env(old: dict, new: dict) -> bool:
         elif not np.array_equal(a, b):
             return False
     return True
-
-
-def _handlers(batch, prefix, base) -> dict:
-    return {cls: getattr(batch, prefix + cls.__name__) for cls in base.__subclasses__()}
 
 
 def _merge(mask, value, old):

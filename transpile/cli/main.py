@@ -3,7 +3,7 @@
 ::
 
     kdsl-transpile PATH... [-k KERNEL] [--dtypes f32,bf16] [-D NAME=V[,V...]]
-                   [-o OUTDIR | --stdout] [--check] [--arch sm_90]
+                   [-o OUTDIR | --stdout | --ir] [--check] [--arch sm_90]
                    [--diff GOLDEN_DIR | --update GOLDEN_DIR] [--line-directives]
                    [-j N]
 
@@ -23,6 +23,7 @@ from pathlib import Path
 from kdsl.transpile.cli.output import (
     diff_text,
     golden_changes,
+    ir_text,
     stdout_text,
     summary,
     update_golden,
@@ -37,8 +38,11 @@ from kdsl.transpile.cli.select import (
 )
 from kdsl.transpile.cli.work import Options, check_arch, default_workers, run_jobs
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.version import __version__
 
 OK, DIFFERS, USER_ERROR = 0, 1, 2
+# flags that --ir excludes besides -o / --stdout (its argparse group): their dests
+_IR_CLASHES = {"--check": "check", "--diff": "diff", "--update": "update"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -75,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--outdir", type=Path, help="write OUTDIR/<module>/<instance>.cu"
     )
     out.add_argument("--stdout", action="store_true", help="print the sources")
+    out.add_argument(
+        "--ir",
+        action="store_true",
+        help="print each instance's lowered IR instead of CUDA (for debugging kdsl)",
+    )
     p.add_argument(
         "--check", action="store_true", help="compile every instance with NVRTC"
     )
@@ -119,13 +128,15 @@ def _positive(text: str) -> int:
 
 
 def _version() -> str:
-    from kdsl import __version__
-
     return __version__
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    clash = [flag for flag, dest in _IR_CLASHES.items() if getattr(args, dest)]
+    if args.ir and clash:
+        parser.error(f"argument --ir: not allowed with argument {clash[0]}")
     try:
         return _run(args)
     except DSLError as exc:
@@ -136,12 +147,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    interactive = sys.stdout.isatty() and sys.stderr.isatty() and not args.stdout
+    interactive = sys.stdout.isatty() and sys.stderr.isatty()
+    interactive = interactive and not (args.stdout or args.ir)
     modules = load_modules(module_files(args.paths))
     jobs = select_jobs(modules, args.kernel, args.dtypes, args.defines)
     if args.check:
         check_arch(args.arch)
-    options = Options(args.check, args.arch, args.line_directives)
+    options = Options(args.check, args.arch, args.line_directives, args.ir)
     workers = args.jobs or default_workers()
     results = run_jobs(jobs, options, workers, progress=interactive)
 
@@ -153,6 +165,9 @@ def _run(args) -> int:
     sources = [r.source for r in results]
     status = OK
 
+    if args.ir:
+        sys.stdout.write(ir_text(jobs, sources))
+        return OK
     if args.outdir is not None:
         write_outdir(args.outdir, jobs, sources, _version())
     if args.stdout or not (args.outdir or args.check or args.diff or args.update):

@@ -142,6 +142,14 @@ def stdout_text(jobs, sources) -> str:
     return "\n".join(parts)
 
 
+def ir_text(jobs, texts) -> str:
+    """--ir: each instance's IR under a ``# ==> <module>/<instance> <==`` line."""
+    parts = [
+        f"# ==> {j.module.name}/{j.instance} <==\n{t}" for j, t in zip(jobs, texts)
+    ]
+    return "\n".join(parts)
+
+
 # -- golden folders --------------------------------------------------------------------
 def _owned_files(golden: Path, jobs, kernels: set | None) -> set[str]:
     """The golden .cu files this run speaks for: under its modules' folders,

@@ -20,6 +20,7 @@ from kdsl.transpile.cli.select import Job, find_kernel, import_module, render_er
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.source import Span
 from kdsl.transpile.errors import code_of
+from kdsl.transpile.ir.printer import format_instance
 
 # Test-only: the Python statement text after whose generated comment --check
 # inserts an undeclared identifier, so that tests can see a compile failure
@@ -33,20 +34,25 @@ class Options:
     check: bool = False
     arch: str = "sm_90"
     line_directives: bool = False
+    ir: bool = False  # the lowered IR's text instead of CUDA (--ir)
 
 
 @dataclass(frozen=True)
 class Result:
-    source: str | None = None  # the generated .cu (None after a user error)
+    source: str | None = None  # the .cu, or under --ir the IR (None after an error)
     error: str | None = None  # a rendered DSLError: exit 2
     check_error: str | None = None  # a rendered NVRTC failure: exit 1
 
 
 def run_job(job: Job, options: Options) -> Result:
-    """Transpile one instance (and compile it with NVRTC under --check)."""
+    """Transpile one instance (and compile it with NVRTC under --check), or
+    under --ir format its lowered IR."""
     try:
         kernel = find_kernel(import_module(job.module.path), job.kernel)
         inst = kernel.dispatch(*job.dtypes, **dict(job.constexprs))
+        if options.ir:
+            lowered = inst.lowered
+            return Result(format_instance(lowered.kernel, lowered.functions))
         source = inst.render(line_directives=options.line_directives)
     except DSLError as exc:
         return Result(error=render_error(exc))

@@ -36,6 +36,11 @@ class PrecisionWarning(UserWarning):
     """A bare float literal lost precision as Float32 next to a Float64."""
 
 
+def is_python_number(v) -> bool:
+    """A Python int, float or bool (not a kdsl value)."""
+    return isinstance(v, (int, float, bool)) and not isinstance(v, Numeric)
+
+
 def as_numeric(value, *, context: str | None = None):
     """``value`` as a kdsl value; Python literals take a type by value."""
     if isinstance(value, (Numeric, Vector)):

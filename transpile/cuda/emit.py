@@ -12,30 +12,14 @@ from __future__ import annotations
 import itertools
 import string
 
+from kdsl.transpile import builtins, ir
+from kdsl.transpile.core.types import NumericMeta, Uint32, VectorMeta
 from kdsl.transpile.cuda import cexpr
-from kdsl.transpile import ir
-from kdsl.transpile.core import mathfns
 from kdsl.transpile.cuda.cexpr import bare as _bare
-from kdsl.transpile.core.types import Float32, NumericMeta, Uint32, VectorMeta
+from kdsl.transpile.ir.backend import Backend
 
 LIMIT = 100  # columns of a generated line (comments excepted)
 CONTINUATION = 8  # extra indent of a wrapped statement's continuation lines
-
-_SHUFFLES = {
-    "shfl_down": "__shfl_down_sync",
-    "shfl_xor": "__shfl_xor_sync",
-    "shfl_idx": "__shfl_sync",
-}
-_ATOMICS = {
-    "atomic_add": "atomicAdd",
-    "atomic_max": "atomicMax",
-    "atomic_min": "atomicMin",
-    "atomic_exch": "atomicExch",
-    "atomic_cas": "atomicCAS",
-    "atomic_and_": "atomicAnd",
-    "atomic_or_": "atomicOr",
-    "atomic_xor": "atomicXor",
-}
 
 
 def ctype(t) -> str:
@@ -48,7 +32,15 @@ def ctype(t) -> str:
     return t.c_name
 
 
-class Emitter:
+class Emitter(Backend):
+    """The CUDA backend: one ``_e_<Node>``/``_s_<Node>`` per IR node class
+    (checked when the class is defined); built-in calls render through
+    their registry entry."""
+
+    backend_name = "CUDA emitter"
+    expr_prefix = "_e_"
+    stmt_prefix = "_s_"
+
     def __init__(self, line_directives: bool = False):
         self.lines: list[str] = []
         self.depth = 0
@@ -97,7 +89,7 @@ class Emitter:
 
     def block(self, stmts):
         for s in stmts:
-            getattr(self, f"_s_{type(s).__name__}")(s)
+            self.STMT[type(s)](self, s)
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
@@ -134,7 +126,7 @@ class Emitter:
         parentheses, and a CUDA index (unsigned) converts implicitly."""
         if isinstance(e, ir.Special):
             self.use(e.type)
-            return e.name
+            return self._register(e)
         return _bare(self.expr(e))
 
     def _s_If(self, s, chained: bool = False):
@@ -204,7 +196,7 @@ class Emitter:
 
     def expr(self, e) -> str:
         self.use(e.type)
-        return getattr(self, f"_e_{type(e).__name__}")(e)
+        return self.EXPR[type(e)](self, e)
 
     def _e_Const(self, e):
         return cexpr.literal(e.type, e.value)
@@ -212,8 +204,16 @@ class Emitter:
     def _e_Var(self, e):
         return e.name
 
+    def _register(self, e):
+        """A special register's CUDA name (``blockIdx.x``: an unsigned int)."""
+        return builtins.get(e.name).cuda(self, e, [])
+
     def _e_Special(self, e):
-        return cexpr.convert(Uint32, e.type, e.name)  # int32_t(blockIdx.x)
+        return cexpr.convert(Uint32, e.type, self._register(e))  # int32_t(blockIdx.x)
+
+    def convert(self, src, dst, text: str) -> str:
+        """``text`` of kdsl type ``src`` as ``dst`` (for built-in renderings)."""
+        return cexpr.convert(src, dst, text)
 
     def _e_BinOp(self, e):
         if _lanewise(e):
@@ -329,29 +329,15 @@ class Emitter:
     def _e_VecView(self, e):
         return f"reinterpret_cast<{ctype(self._view_type(e))}>({self.expr(e.pointer)})"
 
-    def _e_Call(self, e):
+    def _e_Address(self, e):
+        return f"&{self._element(e.base, e.indices)}"
+
+    def _e_BuiltinCall(self, e):
         args = [_bare(self.expr(a)) for a in e.args]
-        f = e.func
-        if f == "syncthreads":
-            return "__syncthreads()"
-        if f == "lane_id":
-            return "kdsl::lane_id()"
-        if f in _SHUFFLES:
-            return f"{_SHUFFLES[f]}(0xffffffffu, {', '.join(args)})"
-        if f in _ATOMICS:
-            slot = self._element(e.args[0].base, e.args[0].indices)
-            return f"{_ATOMICS[f]}(&{slot}, {', '.join(args[1:])})"
-        if f in ("min", "max"):
-            return f"kdsl::{f}({args[0]}, {args[1]})"
-        if f.startswith("math."):
-            name = f[5:]
-            if e.type.width in (32, 64):
-                return f"{mathfns.c_name(name, e.type.width)}({', '.join(args)})"
-            # Float16/BFloat16: compute in float, round once to the type.
-            wide = [cexpr.convert(e.type, Float32, a) for a in args]
-            call = f"{mathfns.c_name(name, 32)}({', '.join(wide)})"
-            return cexpr.convert(Float32, e.type, call)
-        return f"{f}({', '.join(args)})"
+        return builtins.get(e.builtin).cuda(self, e, args)
+
+    def _e_FuncCall(self, e):
+        return f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})"
 
 
 def _basename(path: str) -> str:
@@ -371,7 +357,7 @@ def _pure_load(e) -> bool:
     """A load whose address has no call (no atomic): reading it twice in one
     expression reads the same value, so one read serves both."""
     return isinstance(e, ir.Load) and not any(
-        isinstance(x, ir.Call) for x in ir.walk(e)
+        isinstance(x, ir.CALLS) for x in ir.walk(e)
     )
 
 

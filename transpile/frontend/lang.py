@@ -119,59 +119,22 @@ Array = _Subscriptable("Array", ArraySpec)
 Constexpr = _Subscriptable("Constexpr", _constexpr)
 
 
-# -- built-ins ------------------------------------------------------------------------
-class Builtin:
-    """A kdsl function usable only inside kernels; lowering handles it by name."""
-
-    def __init__(self, name: str, doc: str):
-        self.builtin = name
-        self.__doc__ = doc
-
-    def __call__(self, *args, **kwargs):
-        raise error(
-            "not-numeric",
-            what=f"kdsl.{self.builtin}() can only be used inside a @kdsl.kernel",
-        )
-
-    def __repr__(self) -> str:
-        return f"kdsl.{self.builtin}"
-
-
+# -- where a thread is -----------------------------------------------------------------
 class _Dim3:
-    """``thread_idx`` etc.: ``.x``, ``.y``, ``.z`` are Int32 run-time values."""
+    """``thread_idx`` etc.: ``.x``, ``.y``, ``.z`` are Int32 run-time values
+    (the special registers ``thread_idx.x`` … of the built-in registry)."""
 
-    def __init__(self, cuda_name: str):
-        self.cuda_name = cuda_name
+    def __init__(self, name: str):
+        self.name = name
 
     def __repr__(self) -> str:
-        return self.cuda_name
+        return self.name
 
 
-thread_idx = _Dim3("threadIdx")
-block_idx = _Dim3("blockIdx")
-block_dim = _Dim3("blockDim")
-grid_dim = _Dim3("gridDim")
-
-_BUILTINS = {
-    "range": "range(start, stop, step, unroll=k): a run-time loop, unrolled by k",
-    "range_constexpr": "range_constexpr(...): a loop unrolled at compile time",
-    "syncthreads": "syncthreads(): a barrier for the thread block",
-    "shared_array": "shared_array(T, shape): a __shared__ array of static shape",
-    "local_array": "local_array(T, shape): a per-thread array of static shape",
-    "lane_id": "lane_id(): this thread's lane in its warp (Int32)",
-    "shfl_down": "shfl_down(value, delta, width=32)",
-    "shfl_xor": "shfl_xor(value, mask, width=32)",
-    "shfl_idx": "shfl_idx(value, lane, width=32)",
-    "atomic_add": "atomic_add(ptr, index, value) -> old value",
-    "atomic_max": "atomic_max(ptr, index, value) -> old value",
-    "atomic_min": "atomic_min(ptr, index, value) -> old value",
-    "atomic_exch": "atomic_exch(ptr, index, value) -> old value",
-    "atomic_cas": "atomic_cas(ptr, index, compare, value) -> old value",
-    "atomic_and_": "atomic_and_(ptr, index, value) -> old value",
-    "atomic_or_": "atomic_or_(ptr, index, value) -> old value",
-    "atomic_xor": "atomic_xor(ptr, index, value) -> old value",
-}
-BUILTINS = {name: Builtin(name, doc) for name, doc in _BUILTINS.items()}
+thread_idx = _Dim3("thread_idx")
+block_idx = _Dim3("block_idx")
+block_dim = _Dim3("block_dim")
+grid_dim = _Dim3("grid_dim")
 
 
 class DeviceFunction:

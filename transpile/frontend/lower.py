@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from kdsl.transpile.core import arith
-from kdsl.transpile.builtins import intrinsics
 from kdsl.transpile import ir
 from kdsl.transpile.frontend import names
 from kdsl.transpile.errors import DSLError, error
@@ -33,6 +32,7 @@ from kdsl.transpile.frontend.lower_expr import (
     PointerValue,
     _kind_of,
     is_python_number,
+    static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
@@ -158,7 +158,13 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if isinstance(target, (PointerValue, ArrayValue)):
             self.ctx.written.add(target.name.split(".")[0])
 
-    def declare_array(self, elem, shape, space, node):
+    def is_memory(self, value) -> bool:
+        return isinstance(value, (PointerValue, ArrayValue, FixedArray))
+
+    def static_integer(self, value, what: str) -> int:
+        return static_integer(value, what)
+
+    def declare_array(self, elem, shape, space):
         name = self._pending_target or "array"
         cname = self.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
@@ -167,15 +173,6 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         )
 
     _pending_target = None
-
-    def call_builtin(self, name, args, kwargs, node):
-        if name in ("range", "range_constexpr"):
-            raise error(
-                "bad-loop", what=f"{name}() can only be the iterable of a for loop"
-            )
-        if name not in intrinsics.HANDLERS:
-            raise error("bad-call", what=f"kdsl.{name} is not available in kernels")
-        return intrinsics.call(self, name, args, kwargs, node)
 
     # -- statements -----------------------------------------------------------------------------
     def body(self, statements):
@@ -254,7 +251,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         value = self.expr(node.value)
         if isinstance(value, (Numeric, Vector)) and not value.is_static():
             expr = value.ir_value()
-            if isinstance(expr, ir.Call):
+            if isinstance(expr, ir.CALLS):
                 self.emit(ir.ExprStmt(expr))
 
     def _small_Assign(self, node):

@@ -16,6 +16,7 @@ import libcst as cst
 
 from kdsl.transpile.core import arith
 from kdsl.transpile import ir
+from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.lower_expr import (
     Binding,
@@ -84,9 +85,8 @@ class ControlFlowLowerer:
             raise error("unsupported-syntax", what="for ... else")
         it = node.iter
         callee = self.expr(it.func) if isinstance(it, cst.Call) else None
-        kind = getattr(callee, "builtin", None) or (
-            "range" if callee is builtins.range else None
-        )
+        kind = callee.name if isinstance(callee, Builtin) else None
+        kind = "range" if callee is builtins.range else kind
         if kind not in ("range", "range_constexpr"):
             raise error(
                 "bad-loop",

@@ -18,7 +18,8 @@ import libcst as cst
 from kdsl.transpile.core import arith, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.frontend.lang import Builtin, TypeVar, _Dim3
+from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
+from kdsl.transpile.frontend.lang import TypeVar, _Dim3
 from kdsl.transpile.core.types import (
     Boolean,
     Int32,
@@ -131,8 +132,7 @@ class BoundMethod:
     name: str
 
 
-def is_python_number(v) -> bool:
-    return isinstance(v, (int, float, bool)) and not isinstance(v, Numeric)
+is_python_number = arith.is_python_number
 
 
 def is_value(v) -> bool:
@@ -293,11 +293,8 @@ class ExprLowerer:
         name = node.attr.value
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
-                raise error(
-                    "bad-attribute",
-                    what=f"{_DIM3_NAMES[obj.cuda_name]} has no field '{name}'",
-                )
-            return Int32._dynamic(ir.Special(Int32, f"{obj.cuda_name}.{name}"))
+                raise error("bad-attribute", what=f"{obj.name} has no field '{name}'")
+            return lower_call(self, builtin(f"{obj.name}.{name}"), (), {})
         if isinstance(obj, (Numeric, Vector)):
             if name == "dtype":
                 return obj.dtype
@@ -403,7 +400,7 @@ class ExprLowerer:
         if is_value(callee):  # before any ==: a value compares as a number
             raise error("bad-call", what=f"{_kind_of(callee)} is not callable")
         if isinstance(callee, Builtin):
-            return self.call_builtin(callee.builtin, args, kwargs, node)
+            return lower_call(self, callee, args, kwargs)
         if isinstance(callee, (NumericMeta, VectorMeta)):
             if kwargs:
                 raise error("bad-call", what=f"{callee.__name__}() takes no keywords")
@@ -419,7 +416,7 @@ class ExprLowerer:
                 raise error("bad-call", what=f".{callee.name}(): {exc}") from None
             return method(*args, **kwargs)
         if callee in (builtins.min, builtins.max):
-            return self.call_builtin(callee.__name__, args, kwargs, node)
+            return lower_call(self, builtin(callee.__name__), args, kwargs)
         if callee is builtins.abs:
             x = _one_argument("abs", args, kwargs)
             if is_python_number(x):
@@ -441,7 +438,7 @@ class ExprLowerer:
         if getattr(callee, "__kdsl_func__", False):
             return self.call_device_function(callee, args, kwargs, node)
         if callee is builtins.range:
-            return self.call_builtin("range", args, kwargs, node)
+            return lower_call(self, builtin("range"), args, kwargs)
         if isinstance(callee, TypeVar):
             raise error(
                 "bad-call",
@@ -551,14 +548,6 @@ def _describe(node) -> str:
     )
 
 
-_DIM3_NAMES = {
-    "threadIdx": "thread_idx",
-    "blockIdx": "block_idx",
-    "blockDim": "block_dim",
-    "gridDim": "grid_dim",
-}
-
-
 def _kind_of(v) -> str:
     if isinstance(v, (Numeric, Vector)):
         name = type(v).__name__
@@ -566,8 +555,7 @@ def _kind_of(v) -> str:
     if isinstance(v, NoValue):
         return f"the result of {v.callee}(), which returns nothing"
     if isinstance(v, _Dim3):
-        name = _DIM3_NAMES.get(v.cuda_name, v.cuda_name)
-        return f"{name} (use its Int32 fields {name}.x, .y, .z)"
+        return f"{v.name} (use its Int32 fields {v.name}.x, .y, .z)"
     if _is_module(v):
         return f"the module {v.__name__}"
     if hasattr(v, "dispatch") and hasattr(v, "signature"):

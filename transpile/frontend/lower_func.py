@@ -39,7 +39,7 @@ class DeviceFunctionLowerer:
             finally:
                 self.ctx.in_progress.discard(key)
         fn = self.ctx.functions[key]
-        call = ir.Call(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
+        call = ir.FuncCall(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
         if fn.ret is None:
             self.emit(ir.ExprStmt(call))
             return None

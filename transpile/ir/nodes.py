@@ -27,9 +27,12 @@ __all__ = [
     "Broadcast",
     "MakeVector",
     "Extract",
-    "Call",
+    "BuiltinCall",
+    "FuncCall",
+    "CALLS",
     "PointerType",
     "Special",
+    "Address",
     "Load",
     "ArrayOffset",
     "VecView",
@@ -139,11 +142,24 @@ class Extract(Expr):
 
 
 @dataclass(frozen=True)
-class Call(Expr):
-    """A call of an intrinsic or device function by its kdsl name."""
+class BuiltinCall(Expr):
+    """A call of the built-in registered as ``builtin`` (``syncthreads``,
+    ``shfl_down``, ``math.exp`` …; see ``transpile/builtins``).  ``type`` is
+    None for a call that returns nothing."""
+
+    builtin: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class FuncCall(Expr):
+    """A call of the device function ``func`` (an :class:`Function`'s name)."""
 
     func: str
     args: tuple[Expr, ...]
+
+
+CALLS = (BuiltinCall, FuncCall)
 
 
 # -- memory ---------------------------------------------------------------------
@@ -158,9 +174,20 @@ class PointerType:
 
 @dataclass(frozen=True)
 class Special(Expr):
-    """A CUDA built-in read as a kdsl value: ``threadIdx.x``, the lane id …"""
+    """A special register read as a kdsl value, by its registered built-in
+    name: ``thread_idx.x``, ``block_dim.y`` …  Reading it twice gives the
+    same value."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class Address(Expr):
+    """``&base[indices]`` (``type`` an :class:`PointerType`): the element an
+    atomic operates on."""
+
+    base: Expr
+    indices: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,39 @@
+"""Arrays a kernel declares: ``kdsl.shared_array`` and ``kdsl.local_array``
+(lowered to an :class:`ir.ArrayDecl`, not a call)."""
+
+from __future__ import annotations
+
+from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.types import NumericMeta
+from kdsl.transpile.errors import error
+
+
+def _lower_array(lw, entry, args, kwargs):
+    name = entry.name
+    want_args(entry, args, 2)
+    elem, shape = args
+    if not (isinstance(elem, NumericMeta) and not elem.abstract):
+        raise error("bad-call", what=f"{name}() needs an element type, got {elem!r}")
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
+    if not dims or any(d <= 0 for d in dims):
+        raise error(
+            "bad-call", what=f"{name}() needs a positive static shape, got {shape}"
+        )
+    space = "shared" if name == "shared_array" else "local"
+    return lw.declare_array(elem, tuple(dims), space)
+
+
+register(
+    "shared_array",
+    "`kdsl.shared_array(T, shape)`: a `__shared__` array of static shape, one per "
+    "block",
+    _lower_array,
+    kind="syntax",
+)
+register(
+    "local_array",
+    "`kdsl.local_array(T, shape)`: a per-thread array of static shape",
+    _lower_array,
+    kind="syntax",
+)

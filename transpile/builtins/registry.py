@@ -1,0 +1,197 @@
+"""The registry of built-ins: one :class:`Builtin` per function a kernel can
+call (or special register it can read), holding everything about it.
+
+An entry says, in one place:
+
+* ``name`` and ``doc``: its kdsl name (``syncthreads``, ``math.exp``,
+  ``thread_idx.x``) and the one line docs/language.md lists;
+* ``lower``: its typing rule and fold, ``lower(lw, entry, args, kwargs)``
+  returning a kdsl value (or None for a statement), building an
+  :class:`ir.BuiltinCall` (or :class:`ir.Special`) when it runs at run time;
+  ``lw`` is the lowerer, used through :class:`Lowering` only;
+* ``cuda``: its CUDA rendering, ``cuda(r, call, args)`` with the arguments
+  already rendered (``r`` is the emitter, used through :class:`CudaRenderer`);
+* ``interpret``: its semantics on the CPU, ``interpret(t, call, args, mask)``
+  with the arguments evaluated as numpy lanes (``t`` is the interpreter's
+  thread batch, used through :class:`Threads`), and optionally
+  ``interpret_unused`` for a call whose result is discarded;
+* ``collective``: ``"warp"`` or ``"block"`` when every running thread of the
+  group must reach the call (the interpreter checks it before ``interpret``);
+* ``prelude`` and ``headers``: the prelude parts and CUDA headers its
+  rendering needs (the file includes them only when the IR calls it).
+
+A ``kind="syntax"`` entry (``range``, ``shared_array``) is lowered into other
+IR (a loop, an array declaration) and never reaches a backend as a call.
+Registering an entry that a backend cannot render or run fails at import
+(:func:`check`).  The entry object is also what ``kdsl.<name>`` is, so
+calling it outside a kernel says where it can be used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from kdsl.transpile.errors import error
+
+
+@dataclass(frozen=True, eq=False)
+class Builtin:
+    name: str
+    doc: str
+    lower: Callable
+    cuda: Callable | None = None
+    interpret: Callable | None = None
+    interpret_unused: Callable | None = None
+    keywords: tuple[str, ...] = ()
+    collective: str | None = None  # "warp" or "block"
+    prelude: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    kind: str = "call"  # "call", "special" (a register read) or "syntax"
+
+    def __post_init__(self):
+        object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)
+
+    def __call__(self, *args, **kwargs):
+        raise error(
+            "not-numeric",
+            what=f"{self.spelled}() can only be used inside a @kdsl.kernel",
+        )
+
+    @property
+    def spelled(self) -> str:
+        """How the user wrote it: ``kdsl.syncthreads``, ``kdsl.math.exp``, ``min``."""
+        return self.name if self.name in ("min", "max") else f"kdsl.{self.name}"
+
+    def __repr__(self) -> str:
+        return self.spelled
+
+
+REGISTRY: dict[str, Builtin] = {}
+_KINDS = ("call", "special", "syntax")
+_COLLECTIVES = (None, "warp", "block")
+
+
+def register(name: str, doc: str, lower: Callable, **fields) -> Builtin:
+    """Add a built-in; a second entry of one name is a kdsl bug."""
+    if name in REGISTRY:
+        raise ValueError(f"built-in {name!r} is registered twice")
+    entry = Builtin(name, doc, lower, **fields)
+    _check(entry)
+    REGISTRY[name] = entry
+    return entry
+
+
+def _check(entry: Builtin) -> None:
+    """Each backend can handle ``entry`` (raised at import, by the module
+    that registers it)."""
+    problems = []
+    if entry.kind not in _KINDS:
+        problems.append(f"kind {entry.kind!r} is not one of {_KINDS}")
+    if entry.collective not in _COLLECTIVES:
+        problems.append(f"collective {entry.collective!r} is not one of {_COLLECTIVES}")
+    if entry.kind != "syntax":
+        if not callable(entry.cuda):
+            problems.append("it has no CUDA rendering (cuda=)")
+        if not callable(entry.interpret):
+            problems.append("it has no interpreter implementation (interpret=)")
+    if not callable(entry.lower):
+        problems.append("it has no typing rule (lower=)")
+    if not entry.doc:
+        problems.append("it has no doc line")
+    if problems:
+        raise TypeError(f"built-in {entry.name!r}: " + "; ".join(problems))
+
+
+def get(name: str) -> Builtin:
+    """The entry of ``name``; an unknown name is a kdsl bug (E999)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise error("internal", what=f"no built-in named {name!r}") from None
+
+
+# -- what an entry may use of each backend ---------------------------------------
+class Lowering(Protocol):
+    """The lowerer, as a built-in's ``lower`` sees it."""
+
+    def emit(self, stmt) -> None:
+        """Append a statement (a call whose result is unused) to the block."""
+
+    def is_memory(self, value) -> bool:
+        """Whether ``value`` is a pointer, an ``Array`` or a fixed array."""
+
+    def address(self, target, indices) -> tuple:
+        """``(base, index expressions)`` of ``target[indices]``, checked."""
+
+    def mark_written(self, target) -> None:
+        """Record that the kernel writes through ``target``."""
+
+    def static_integer(self, value, what: str) -> int:
+        """``value`` as a Python int, or a located error naming ``what``."""
+
+    def declare_array(self, elem, shape: tuple, space: str) -> Any:
+        """Declare a fixed-shape ``shared``/``local`` array; its value."""
+
+
+class CudaRenderer(Protocol):
+    """The CUDA emitter, as a built-in's ``cuda`` sees it."""
+
+    def convert(self, src, dst, text: str) -> str:
+        """``text`` (of kdsl type ``src``) converted to ``dst`` in C++."""
+
+
+class Threads(Protocol):
+    """The interpreter's batch of threads, as a built-in's ``interpret`` sees
+    it.  Values are numpy arrays with one element per thread."""
+
+    lane: Any  # each thread's lane in its warp (Int32)
+
+    def special(self, name: str) -> Any:
+        """The special register ``name`` (``thread_idx.x`` …) of each thread."""
+
+    def barrier(self, mask) -> None:
+        """The threads of ``mask`` reached a block barrier."""
+
+    def from_lanes(self, call, mask, value, source) -> Any:
+        """``value`` read, in each thread of ``mask``, from the thread of the
+        same warp whose lane is ``source`` (an error if it is not running)."""
+
+    def atomic(self, call, slot, operands, mask, update) -> Any:
+        """Apply ``update(old, operands, type) -> new`` at ``slot`` one thread
+        at a time in thread order; the old values."""
+
+    def atomic_unused(self, call, slot, operands, mask, ufunc) -> bool:
+        """The same when the old value is unused, as one ``ufunc.at`` when
+        the element type allows (True), else nothing done (False)."""
+
+
+# -- argument checks shared by entries -----------------------------------------------
+def want_args(entry: Builtin, args, n: int) -> None:
+    if len(args) != n:
+        raise error(
+            "bad-call",
+            what=f"{entry.spelled}() takes {n} argument{'s' * (n != 1)}, "
+            f"got {len(args)}",
+        )
+
+
+def check_keywords(entry: Builtin, kwargs) -> None:
+    unknown = [k for k in kwargs if k not in entry.keywords]
+    if unknown:
+        takes = (
+            "takes only " + ", ".join(f"{k}=" for k in entry.keywords) + " as keywords"
+            if entry.keywords
+            else "takes no keyword arguments"
+        )
+        raise error(
+            "bad-call",
+            what=f"{entry.spelled}() got an unexpected keyword argument "
+            f"'{unknown[0]}'; it {takes}",
+        )
+
+
+def lower_call(lw, entry: Builtin, args, kwargs):
+    """Lower a call of ``entry`` (keywords checked first)."""
+    check_keywords(entry, kwargs)
+    return entry.lower(lw, entry, list(args), dict(kwargs))

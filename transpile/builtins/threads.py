@@ -1,0 +1,75 @@
+"""Where a thread is, and the block barrier: ``thread_idx.x`` … (special
+registers), ``kdsl.lane_id()`` and ``kdsl.syncthreads()``."""
+
+from __future__ import annotations
+
+from kdsl.transpile import ir
+from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.types import Int32
+
+# kdsl's name of each register group -> CUDA's
+_REGISTERS = {
+    "thread_idx": ("threadIdx", "this thread's index in its block"),
+    "block_idx": ("blockIdx", "this block's index in the grid"),
+    "block_dim": ("blockDim", "the block's shape"),
+    "grid_dim": ("gridDim", "the grid's shape"),
+}
+
+
+def _lower_special(lw, entry, args, kwargs):
+    return Int32._dynamic(ir.Special(Int32, entry.name))
+
+
+def _special(cuda_name):
+    return lambda r, call, args: cuda_name
+
+
+def _read_special(t, call, args, mask):
+    return t.special(call.name)
+
+
+for _group, (_cuda, _what) in _REGISTERS.items():
+    for _axis in "xyz":
+        register(
+            f"{_group}.{_axis}",
+            f"`{_group}.{_axis}`: {_what}, along {_axis} (Int32)",
+            _lower_special,
+            cuda=_special(f"{_cuda}.{_axis}"),
+            interpret=_read_special,
+            kind="special",
+        )
+
+
+def _lower_lane_id(lw, entry, args, kwargs):
+    want_args(entry, args, 0)
+    return Int32._dynamic(ir.BuiltinCall(Int32, entry.name, ()))
+
+
+register(
+    "lane_id",
+    "`kdsl.lane_id()`: this thread's lane in its warp (Int32)",
+    _lower_lane_id,
+    cuda=lambda r, call, args: "kdsl::lane_id()",
+    interpret=lambda t, call, args, mask: t.lane,
+    prelude=("intrinsics.h",),
+)
+
+
+def _lower_syncthreads(lw, entry, args, kwargs):
+    want_args(entry, args, 0)
+    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, ())))
+    return None
+
+
+def _syncthreads(t, call, args, mask):
+    t.barrier(mask)
+
+
+register(
+    "syncthreads",
+    "`kdsl.syncthreads()`: a barrier for the thread block",
+    _lower_syncthreads,
+    cuda=lambda r, call, args: "__syncthreads()",
+    interpret=_syncthreads,
+    collective="block",
+)

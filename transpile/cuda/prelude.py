@@ -1,0 +1,54 @@
+"""What a generated file includes, chosen from the IR: the CUDA headers and
+prelude parts (``templates/prelude``) that the types it uses and the
+built-ins it calls need — never from the text of the output."""
+
+from __future__ import annotations
+
+from kdsl.transpile import builtins, ir
+from kdsl.transpile.core.types import VectorMeta
+from kdsl.transpile.cuda import cexpr
+
+# Include order of the prelude parts (each may use the ones before it).
+ORDER = (
+    "core.h",
+    "half.h",
+    "bfloat16.h",
+    "int128.h",
+    "narrow_floats.h",
+    "intrinsics.h",
+    "vector.h",
+)
+
+
+def needs(functions) -> tuple[list[str], list[str]]:
+    """``(headers, prelude parts)`` for code of these IR functions."""
+    types, parts, headers = set(), set(), []
+    for f in functions:
+        types.update(p.type for p in f.params)
+        types.add(f.ret)
+        for s in ir.statements(f.body):
+            types.add(getattr(s, "type", None))
+            if isinstance(s, ir.ArrayDecl):
+                types.add(s.elem)
+            if isinstance(s, ir.For) and isinstance(s.step, ir.Var):
+                parts.add("intrinsics.h")  # kdsl::in_range, a run-time step's test
+        for e in ir.expressions(f.body):
+            types.add(e.type)
+            name = e.builtin if isinstance(e, ir.BuiltinCall) else None
+            name = e.name if isinstance(e, ir.Special) else name
+            if name is not None:
+                entry = builtins.get(name)
+                parts.update(entry.prelude)
+                headers += [h for h in entry.headers if h not in headers]
+    types = {t.elem if isinstance(t, ir.PointerType) else t for t in types}
+    if any(isinstance(t, VectorMeta) for t in types):
+        parts.add("vector.h")
+    parts.update(cexpr.prelude_parts(types))
+    headers = cexpr.headers(types) + [
+        h for h in headers if h not in cexpr.headers(types)
+    ]
+    return headers, sorted(parts, key=_rank)
+
+
+def _rank(part: str):
+    return (ORDER.index(part), part) if part in ORDER else (len(ORDER), part)
