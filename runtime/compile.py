@@ -13,27 +13,32 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from types import CodeType, ModuleType
 
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.pipeline import Transpiled
+from kdsl.transpile.version import __version__
+
+
+def _kdsl_function(value) -> bool:
+    """A ``@kdsl.kernel`` or ``@kdsl.func`` (by their marks: this module is
+    below the kernel module)."""
+    return bool(
+        getattr(value, "__kdsl_kernel__", False)
+        or getattr(value, "__kdsl_func__", False)
+    )
 
 
 @lru_cache(maxsize=None)
 def kdsl_fingerprint() -> str:
     """A hash of kdsl's own transpiler and templates: a new kdsl, new keys."""
-    import kdsl
-    import kdsl.templates
-    import kdsl.transpile
-
     files = []
-    for pkg in (kdsl, kdsl.transpile, kdsl.templates):
-        for base in pkg.__path__:
-            files += sorted(
-                p for p in Path(base).rglob("*") if p.suffix in (".py", ".h", ".j2")
-            )
-    return cache.digest(kdsl.__version__, *(f.read_bytes() for f in files))
+    for pkg in ("kdsl", "kdsl.transpile", "kdsl.templates"):
+        base = Path(str(resources.files(pkg)))
+        files += sorted(p for p in base.rglob("*") if p.suffix in (".py", ".h", ".j2"))
+    return cache.digest(__version__, *(f.read_bytes() for f in files))
 
 
 def kernel_fingerprint(kernel) -> str:
@@ -43,12 +48,9 @@ def kernel_fingerprint(kernel) -> str:
     the values of the module-level constants it reads (``from cfg import
     TILE`` changes with cfg.py, and a value computed at import changes with
     no file at all)."""
-    from kdsl.runtime.kernel import Kernel
-    from kdsl.transpile.frontend.lang import DeviceFunction
-
     paths = {kernel.fn.__code__.co_filename}
     for value in list(kernel.fn.__globals__.values()):
-        if isinstance(value, (DeviceFunction, Kernel)):
+        if _kdsl_function(value):
             paths.add(value.fn.__code__.co_filename)
     constants: set = set()
     seen: set = set()
@@ -64,7 +66,7 @@ def kernel_fingerprint(kernel) -> str:
             scope = scopes.pop()
             for name in names:
                 value = scope.get(name, _MISSING)
-                if isinstance(value, (DeviceFunction, Kernel)):
+                if _kdsl_function(value):
                     visit(value.fn)
                 elif isinstance(value, ModuleType):
                     if id(value) not in seen:

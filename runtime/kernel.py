@@ -81,6 +81,8 @@ class KernelInstance:
 class Kernel:
     """A ``@kdsl.kernel`` function: one CUDA kernel per (dtypes, constexprs)."""
 
+    __kdsl_kernel__ = True
+
     def __init__(self, fn, dtypes=None, backward=None):
         self.fn = fn
         self.name = fn.__name__

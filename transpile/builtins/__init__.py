@@ -1,14 +1,13 @@
 """The built-ins a kernel can call: one registry entry each (``registry``),
 grouped by what they do.  Importing this package registers them all."""
 
-from kdsl.transpile.builtins import (  # noqa: F401  (each module registers its entries)
-    atomics,
-    loops,
-    math,
-    memory,
-    threads,
-    warp,
-)
+# Each module registers its entries, in the order the reference lists them.
+from kdsl.transpile.builtins import threads  # noqa: F401  (isort: skip)
+from kdsl.transpile.builtins import warp  # noqa: F401
+from kdsl.transpile.builtins import atomics  # noqa: F401
+from kdsl.transpile.builtins import math  # noqa: F401
+from kdsl.transpile.builtins import memory  # noqa: F401
+from kdsl.transpile.builtins import loops  # noqa: F401
 from kdsl.transpile.builtins.registry import REGISTRY, Builtin, get, lower_call
 
 
@@ -32,4 +31,23 @@ def math_functions() -> dict:
     }
 
 
-__all__ = ["REGISTRY", "Builtin", "get", "lower_call", "public", "math_functions"]
+def reference() -> str:
+    """The built-ins as docs/language.md lists them: one line per entry,
+    from its doc line, in registration order (by module)."""
+    lines = []
+    for b in REGISTRY.values():
+        kind = {"special": " (special register)", "syntax": ""}.get(b.kind, "")
+        collective = f" — {b.collective}-wide" if b.collective else ""
+        lines.append(f"- {b.doc}{kind}{collective}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "REGISTRY",
+    "Builtin",
+    "get",
+    "lower_call",
+    "public",
+    "math_functions",
+    "reference",
+]

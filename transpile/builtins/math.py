@@ -58,10 +58,17 @@ def _interpret_math(fn):
     return lambda t, call, args, mask: lanes.math_call(fn, args, call.type)
 
 
-for _fn, _doc in mathfns.MATH_FUNCTIONS.items():
+def _doc(fn: str, signature: str) -> str:
+    if mathfns.host_fold(fn):
+        return f"`{signature}`: exact (correctly rounded); folds at compile time"
+    c32 = mathfns.c_name(fn, 32)
+    return f"`{signature}`: CUDA's `{c32}`/`{mathfns.c_name(fn, 64)}`; never folded"
+
+
+for _fn, _signature in mathfns.MATH_FUNCTIONS.items():
     register(
         f"math.{_fn}",
-        f"`{_doc}`",
+        _doc(_fn, _signature),
         _lower_math,
         cuda=_render_math(_fn),
         interpret=_interpret_math(_fn),

@@ -174,7 +174,7 @@ def _import_error(path: str, exc: BaseException) -> DSLError:
 
 def kernels_of(module) -> list:
     """The ``@kdsl.kernel`` objects a module defines, sorted by name."""
-    from kdsl import Kernel
+    from kdsl.runtime.kernel import Kernel
 
     found = {}
     for value in vars(module).values():
