@@ -19,7 +19,8 @@ from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
-from kdsl.transpile.frontend.lower import Context, Lowerer
+from kdsl.transpile.frontend.lower import Lowerer
+from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
 from kdsl.transpile.version import __version__
 
@@ -101,12 +102,13 @@ def _lower(kdef, name, dtypes, constexprs):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
     ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
-    lw = Lowerer(kdef.parsed, ctx)
+    state = FunctionState.start(kdef.parsed, ctx)
+    lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
     lw.body(kdef.parsed.node.body.body)
-    kernel = ir.Function(name, params, tuple(lw.block))
+    kernel = ir.Function(name, params, tuple(state.block))
     readonly = {
-        _pointer_of(lw.env[info.name].value).name
+        _pointer_of(state.env[info.name].value).name
         for info in sig.params
         if info.kind in ("pointer", "array") and info.name not in ctx.written
     }

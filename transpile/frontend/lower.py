@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from kdsl.transpile.core import arith
 from kdsl.transpile import ir
-from kdsl.transpile.frontend import names
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
 from kdsl.transpile.frontend.lower_expr import (
@@ -36,61 +34,36 @@ from kdsl.transpile.frontend.lower_expr import (
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
-from kdsl.transpile.frontend.parse import ParsedFunction
+from kdsl.transpile.frontend.state import FunctionState
 from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
 
 
-@dataclass
-class Context:
-    """What one instance's lowering needs; shared with its device functions."""
-
-    globals: dict
-    statics: dict  # TypeVar names and constexpr names -> their values
-    functions: dict  # (func, arg types) -> ir.Function, in definition order
-    in_progress: set
-    written: set  # names of pointer parameters the kernel stores to
-    # pointer parameter -> bytes its .vec(N) views need it aligned to
-    alignment: dict = field(default_factory=dict)
-    symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
-
-
 class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
-    def __init__(self, parsed: ParsedFunction, ctx: Context, reserved=()):
-        self.p = parsed
-        self.ctx = ctx
-        self.env: dict[str, Binding] = {}
-        self.block: list = []
-        self.names = names.NameTable(reserved, ctx.symbols)
-        self.hoisted: set[str] = set()
-        self.dynamic_depth = 0
-        self.loops: list[str] = []  # "runtime" / "constexpr", innermost last
-        self.returns: list = []  # device functions: the values returned
-        self._loop_depths: list[int] = []  # dynamic depth at each constexpr loop
-        self._unrolled_at: list[str] = []  # "k = 3" for each enclosing unrolled loop
-        # Declarations a statement needs before its comment (materialised or
-        # hoisted variables), one list per statement being lowered.
-        self._predeclared: list[list] = [[]]
-        self._origins: list[ir.Comment] = []  # the statements being lowered
-        self.ended_loops: dict[str, int] = {}  # run-time loop variable -> line
-        self.bare_returns: list = []  # the nodes of bare returns
+    """Lowers one function (the kernel, or a device function with its own
+    lowerer) to IR; all it changes is ``state``.  This class lowers
+    statements; its bases lower control flow, device-function calls and
+    expressions."""
+
+    def __init__(self, state: FunctionState):
+        self.state = state
 
     # -- names ----------------------------------------------------------------------
     def lookup(self, name, node):
-        if name in self.env:
-            return self.env[name].value
-        if name in self.ended_loops:
+        if name in self.state.env:
+            return self.state.env[name].value
+        if name in self.state.ended_loops:
             raise error(
                 "bad-assignment",
                 what=f"'{name}' is the variable of the run-time loop at line "
-                f"{self.ended_loops[name]} and does not exist after it; copy it "
+                f"{self.state.ended_loops[name]} and does not exist after it; copy it "
                 "to a variable assigned before the loop",
             )
-        if name in self.ctx.statics:
-            return self.ctx.statics[name]
-        if name in self.ctx.globals:
-            value = self.ctx.globals[name]
+        if name in self.state.ctx.statics:
+            return self.state.ctx.statics[name]
+        if name in self.state.ctx.globals:
+            value = self.state.ctx.globals[name]
             return (
-                self.ctx.statics.get(value.name, value)
+                self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)
                 else value
             )
@@ -103,18 +76,18 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         raise error("undefined-name", name=name)
 
     def _line_of(self, node) -> str:
-        return self.p.source.line_text(self.p.span(node).line)
+        return self.state.parsed.source.line_text(self.state.parsed.span(node).line)
 
     def emit(self, stmt):
-        self.block.append(stmt)
+        self.state.block.append(stmt)
 
     @contextlib.contextmanager
     def new_block(self):
-        saved, self.block = self.block, []
+        saved, self.state.block = self.state.block, []
         try:
-            yield self.block
+            yield self.state.block
         finally:
-            self.block = saved
+            self.state.block = saved
 
     # -- parameters ------------------------------------------------------------------------
     def bind_params(self, sig, dtypes: dict) -> tuple[ir.Param, ...]:
@@ -125,13 +98,15 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 continue
             if info.kind == "scalar":
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
-                cname = self.names.declare(info.name)
+                cname = self.state.names.declare(info.name)
                 params.append(ir.Param(cname, t))
-                self.env[info.name] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+                self.state.env[info.name] = Binding(
+                    t._dynamic(ir.Var(t, cname)), 0, cname
+                )
                 continue
             elem = spec.elem
             elem = dtypes[elem.name] if isinstance(elem, TypeVar) else elem
-            cname = self.names.declare(info.name)
+            cname = self.state.names.declare(info.name)
             ptype = ir.PointerType(elem)
             var = ir.Var(ptype, cname)
             params.append(ir.Param(cname, ptype))
@@ -141,7 +116,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 dims = []
                 for part in ("shape", "stride"):
                     for k in range(spec.ndim):
-                        pname = self.names.declare(f"{info.name}_{part}{k}")
+                        pname = self.state.names.declare(f"{info.name}_{part}{k}")
                         params.append(ir.Param(pname, Int64))
                         dims.append(Int64._dynamic(ir.Var(Int64, pname)))
                 value = ArrayValue(
@@ -151,12 +126,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                     tuple(dims[spec.ndim :]),
                     info.name,
                 )
-            self.env[info.name] = Binding(value, 0)
+            self.state.env[info.name] = Binding(value, 0)
         return tuple(params)
 
     def mark_written(self, target):
         if isinstance(target, (PointerValue, ArrayValue)):
-            self.ctx.written.add(target.name.split(".")[0])
+            self.state.ctx.written.add(target.name.split(".")[0])
 
     def is_memory(self, value) -> bool:
         return isinstance(value, (PointerValue, ArrayValue, FixedArray))
@@ -165,23 +140,21 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         return static_integer(value, what)
 
     def declare_array(self, elem, shape, space):
-        name = self._pending_target or "array"
-        cname = self.names.declare(name)
+        name = _assigned_name(self.state.statements[-1]) or "array"
+        cname = self.state.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
         return FixedArray(
             ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
         )
-
-    _pending_target = None
 
     # -- statements -----------------------------------------------------------------------------
     def body(self, statements):
         for stmt in statements:
             self.statement(stmt)
             if (
-                self.block
-                and isinstance(self.block[-1], ir.Return)
-                and self.dynamic_depth == 0
+                self.state.block
+                and isinstance(self.state.block[-1], ir.Return)
+                and self.state.dynamic_depth == 0
             ):
                 break
 
@@ -189,43 +162,49 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         handler = getattr(self, f"_stmt_{type(node).__name__}", None)
         if handler is None:
             exc = error("unsupported-syntax", what=_describe_stmt(node))
-            raise exc.locate(self.p.span(node), self._line_of(node))
-        start = len(self.block)
-        span = self.p.span(node)
+            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
+        start = len(self.state.block)
+        span = self.state.parsed.span(node)
         text = self._source_text(node)
-        if self._unrolled_at:  # which iteration of a range_constexpr this is
-            text += "  [" + ", ".join(self._unrolled_at) + "]"
+        if self.state.unrolled_at:  # which iteration of a range_constexpr this is
+            text += "  [" + ", ".join(self.state.unrolled_at) + "]"
         comment = ir.Comment(text, span=span)
-        self._predeclared.append([])
-        self._origins.append(comment)
+        self.state.predeclared.append([])
+        self.state.origins.append(comment)
+        self.state.statements.append(node)
         try:
             handler(node)
         except DSLError as exc:
-            raise exc.locate(self.p.span(node), self._line_of(node)) from None
+            raise exc.locate(
+                self.state.parsed.span(node), self._line_of(node)
+            ) from None
         except _StaticBreak:
             raise
         except Exception as exc:  # the one error boundary: no internal frames
             internal = error("internal", what=f"{type(exc).__name__}: {exc}")
-            raise internal.locate(self.p.span(node), self._line_of(node)) from None
+            raise internal.locate(
+                self.state.parsed.span(node), self._line_of(node)
+            ) from None
         finally:
-            predeclared = self._predeclared.pop()
-            self._origins.pop()
-        if len(self.block) > start:
-            self.block[start:start] = predeclared + [comment]
+            predeclared = self.state.predeclared.pop()
+            self.state.origins.pop()
+            self.state.statements.pop()
+        if len(self.state.block) > start:
+            self.state.block[start:start] = predeclared + [comment]
         else:
-            self.block[start:start] = predeclared
+            self.state.block[start:start] = predeclared
 
     def _source_text(self, node) -> str:
         if isinstance(node, cst.SimpleStatementLine):
-            text = "; ".join(self.p.code(s) for s in node.body)
+            text = "; ".join(self.state.parsed.code(s) for s in node.body)
         elif isinstance(node, cst.If):
-            text = f"if {self.p.code(node.test)}:"
+            text = f"if {self.state.parsed.code(node.test)}:"
         elif isinstance(node, cst.For):
-            text = f"for {self.p.code(node.target)} in {self.p.code(node.iter)}:"
+            text = f"for {self.state.parsed.code(node.target)} in {self.state.parsed.code(node.iter)}:"
         elif isinstance(node, cst.While):
-            text = f"while {self.p.code(node.test)}:"
+            text = f"while {self.state.parsed.code(node.test)}:"
         else:
-            text = self.p.code(node)
+            text = self.state.parsed.code(node)
         return " ".join(text.split())
 
     def _stmt_SimpleStatementLine(self, node):
@@ -235,12 +214,17 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 raise error(
                     "unsupported-syntax",
                     what=_describe_stmt(small),
-                    span=self.p.span(small),
+                    span=self.state.parsed.span(small),
                 )
+            self.state.statements.append(small)
             try:
                 handler(small)
             except DSLError as exc:
-                raise exc.locate(self.p.span(small), self._line_of(small)) from None
+                raise exc.locate(
+                    self.state.parsed.span(small), self._line_of(small)
+                ) from None
+            finally:
+                self.state.statements.pop()
 
     def _small_Pass(self, node):
         pass
@@ -258,13 +242,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if len(node.targets) != 1:
             raise error("bad-target", what="chained assignment a = b = c")
         target = node.targets[0].target
-        if isinstance(target, cst.Name):
-            self._pending_target = target.value
-        try:
-            value = self.expr(node.value)
-        finally:
-            self._pending_target = None
-        self.assign(target, value, node.value)
+        self.assign(target, self.expr(node.value), node.value)
 
     def _small_AnnAssign(self, node):
         t = self.expr(node.annotation.annotation)
@@ -278,8 +256,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if node.value is None:
             raise error("bad-assignment", what=f"'{name}: {t.__name__}' needs a value")
         value = self.expr(node.value)
-        if name in self.env and self.env[name].type not in (None, t):
-            b = self.env[name]
+        if name in self.state.env and self.state.env[name].type not in (None, t):
+            b = self.state.env[name]
             raise error(
                 "retyped-variable",
                 name=name,
@@ -306,15 +284,15 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     def _small_Return(self, node):
         if node.value is not None:
-            if not self.returns_allowed:
+            if not self.state.returns_allowed:
                 raise error(
                     "return-type", what="a kernel returns nothing; use a bare return"
                 )
             value = self.ensure_value(self.expr(node.value), "return")
-            self.returns.append((value, node))
+            self.state.returns.append((value, node))
             self.emit(ir.Return(value.ir_value()))
         else:
-            self.bare_returns.append(node)
+            self.state.bare_returns.append(node)
             self.emit(ir.Return(None))
 
     returns_allowed = False
@@ -327,78 +305,87 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, target, value, value_node):
+        """``target = value`` (``value_node`` the value's source, or None)."""
         if isinstance(target, cst.Subscript):
             return self.store(target, value, value_node)
         if isinstance(target, cst.Tuple):
-            pairs = _tuple_pairs(target, value)
-            targets = [t for t, _ in pairs]
-            values = self._evaluated_first(targets, [v for _, v in pairs])
-            for t, v in zip(targets, values):  # left to right, as Python does
-                self.assign(t, v, None)
-            return None
+            return self._assign_tuple(target, value)
         if not isinstance(target, cst.Name):
-            raise error("bad-target", what=f"cannot assign to '{self.p.code(target)}'")
-        name, line = target.value, self.p.span(target).line
-        if name in self.ctx.statics:
+            raise error(
+                "bad-target",
+                what=f"cannot assign to '{self.state.parsed.code(target)}'",
+            )
+        return self._assign_name(target, value, value_node)
+
+    def _assign_tuple(self, target, value):
+        pairs = _tuple_pairs(target, value)
+        targets = [t for t, _ in pairs]
+        values = self._evaluated_first(targets, [v for _, v in pairs])
+        for t, v in zip(targets, values):  # left to right, as Python does
+            self.assign(t, v, None)
+
+    def _assign_name(self, target, value, value_node):
+        name, line = target.value, self.state.parsed.span(target).line
+        if name in self.state.ctx.statics:
             raise error(
                 "bad-target",
                 what=f"'{name}' is a compile-time parameter and cannot be assigned",
             )
-        b = self.env.get(name)
-        if is_python_number(value):
-            if (
-                b is not None
-                and b.type is not None
-                and value_node is not None
-                and _is_literal(value_node)
-            ):
+        b = self.state.env.get(name)
+        if is_python_number(value):  # a literal takes the variable's type
+            literal = value_node is not None and _is_literal(value_node)
+            if b is not None and b.type is not None and literal:
                 value = arith.convert(arith.as_numeric(value), b.type)
             else:
                 value = arith.as_numeric(value)
         if not isinstance(value, (Numeric, Vector)):
-            return self._assign_object(name, value, b, line)
-        if b is not None:
-            if b.type is None:
-                raise error(
-                    "bad-assignment",
-                    what=f"'{name}' holds {_kind_of(b.value)} and cannot be reassigned",
-                )
-            if b.type is not type(value):
-                raise error(
-                    "retyped-variable",
-                    name=name,
-                    old=b.type.__name__,
-                    line=b.line,
-                    new=type(value).__name__,
-                )
-            if b.cvar is not None:
-                self.emit(ir.Assign(b.cvar, value.ir_value()))
-            elif value.is_static():
-                b.value = value
-                return None
-            else:
-                b.cvar = self.names.declare(name)
-                self.emit(ir.Declare(b.cvar, type(value), value.ir_value()))
-            b.value = type(value)._dynamic(ir.Var(type(value), b.cvar))
-            return None
-        if name in self.hoisted:
-            cvar = self.names.declare(name)
-            self.emit(ir.Assign(cvar, value.ir_value()))
-            self.env[name] = Binding(
-                type(value)._dynamic(ir.Var(type(value), cvar)),
-                line,
-                cvar,
-                self._origin(),
-            )
-        elif value.is_static():
-            self.env[name] = Binding(value, line, origin=self._origin())
+            self._assign_object(name, value, b, line)
+        elif b is not None:
+            self._reassign(name, b, value)
         else:
-            cvar = self.names.declare(name)
-            self.emit(ir.Declare(cvar, type(value), value.ir_value()))
-            self.env[name] = Binding(
-                type(value)._dynamic(ir.Var(type(value), cvar)), line, cvar
+            self._first_assign(name, value, line)
+
+    def _reassign(self, name, b, value):
+        """A variable's later value: same type; a C++ variable once it has
+        held a run-time value (or is assigned in run-time control flow)."""
+        if b.type is None:
+            raise error(
+                "bad-assignment",
+                what=f"'{name}' holds {_kind_of(b.value)} and cannot be reassigned",
             )
-        return None
+        if b.type is not type(value):
+            raise error(
+                "retyped-variable",
+                name=name,
+                old=b.type.__name__,
+                line=b.line,
+                new=type(value).__name__,
+            )
+        if b.cvar is not None:
+            self.emit(ir.Assign(b.cvar, value.ir_value()))
+        elif value.is_static():
+            b.value = value
+            return
+        else:
+            b.cvar = self.state.names.declare(name)
+            self.emit(ir.Declare(b.cvar, type(value), value.ir_value()))
+        b.value = type(value)._dynamic(ir.Var(type(value), b.cvar))
+
+    def _first_assign(self, name, value, line):
+        """A new variable: static (folded), declared here, or assigned here
+        when its declaration was hoisted before an enclosing branch."""
+        t = type(value)
+        if name in self.state.hoisted:
+            cvar = self.state.names.declare(name)
+            self.emit(ir.Assign(cvar, value.ir_value()))
+            binding = Binding(t._dynamic(ir.Var(t, cvar)), line, cvar, self._origin())
+        elif value.is_static():
+            binding = Binding(value, line, origin=self._origin())
+        else:
+            cvar = self.state.names.declare(name)
+            self.emit(ir.Declare(cvar, t, value.ir_value()))
+            binding = Binding(t._dynamic(ir.Var(t, cvar)), line, cvar)
+        self.state.env[name] = binding
 
     def _evaluated_first(self, targets, values) -> list:
         """Python evaluates every value of a tuple assignment before it assigns
@@ -413,17 +400,21 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 loads = any(isinstance(e, ir.Load) for e in inside)
                 if reads & written or (stored and loads):
                     base = _target_name(target)
-                    tmp = self.names.declare(f"{base}_value")
+                    tmp = self.state.names.declare(f"{base}_value")
                     self.emit(ir.Declare(tmp, type(v), v.ir_value()))
                     out[k] = type(v)._dynamic(ir.Var(type(v), tmp))
-            b = self.env.get(target.value) if isinstance(target, cst.Name) else None
+            b = (
+                self.state.env.get(target.value)
+                if isinstance(target, cst.Name)
+                else None
+            )
             if b is not None and b.cvar is not None:
                 written.add(b.cvar)
             stored = stored or not isinstance(target, cst.Name)
         return out
 
     def _origin(self) -> ir.Comment | None:
-        return self._origins[-1] if self._origins else None
+        return self.state.origins[-1] if self.state.origins else None
 
     def _assign_object(self, name, value, b, line):
         if isinstance(value, NoValue):
@@ -435,17 +426,17 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 "bad-assignment",
                 what=f"'{name}' cannot be reassigned with {_kind_of(value)}",
             )
-        if self.dynamic_depth and name in self.hoisted:
+        if self.state.dynamic_depth and name in self.state.hoisted:
             raise error(
                 "bad-assignment",
                 what=f"{_kind_of(value)} cannot be assigned in run-time control flow",
             )
         if isinstance(value, PointerValue) and not isinstance(value.expr, ir.Var):
-            cvar = self.names.declare(name)
+            cvar = self.state.names.declare(name)
             ptype = value.expr.type
             self.emit(ir.Declare(cvar, ptype, value.expr))
             value = PointerValue(ir.Var(ptype, cvar), value.elem, value.name)
-        self.env[name] = Binding(value, line)
+        self.state.env[name] = Binding(value, line)
 
     def store(self, target, value, value_node):
         obj = self.expr(target.value)
@@ -518,6 +509,16 @@ def _tuple_pairs(target, value) -> list:
         else:
             pairs.append((element.value, v))
     return pairs
+
+
+def _assigned_name(statement) -> str | None:
+    """The name a statement ``name = ...`` assigns (what a shared or local
+    array it declares is called in C++), else None."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+    return None
 
 
 def _target_name(target) -> str:

@@ -18,6 +18,7 @@ from kdsl.transpile.core import arith
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.state import Lowering
 from kdsl.transpile.frontend.lower_expr import (
     Binding,
     is_python_number,
@@ -27,7 +28,7 @@ from kdsl.transpile.frontend.lower_expr import (
 from kdsl.transpile.core.types import Boolean, Int32, Int64, Numeric, Vector
 
 
-class ControlFlowLowerer:
+class ControlFlowLowerer(Lowering):
     """The control-flow half of ``lower.Lowerer`` (a mixin)."""
 
     def _static_bool(self, v):
@@ -124,26 +125,26 @@ class ControlFlowLowerer:
         if bounds[2] == 0:
             raise error("bad-loop", what="range_constexpr() step must not be zero")
         name = node.target.value
-        self._loop_depths.append(self.dynamic_depth)
+        self.state.loop_depths.append(self.state.dynamic_depth)
         try:
             with self.loop("constexpr"):
                 for i in range(*bounds):
-                    self.env.pop(name, None)
+                    self.state.env.pop(name, None)
                     self.assign(
                         node.target,
                         Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
                         None,
                     )
-                    self._unrolled_at.append(f"{name} = {i}")
+                    self.state.unrolled_at.append(f"{name} = {i}")
                     try:
                         self.body(node.body.body)
                     except _StaticBreak as exit_:
                         if exit_.kind == "break":
                             break
                     finally:
-                        self._unrolled_at.pop()
+                        self.state.unrolled_at.pop()
         finally:
-            self._loop_depths.pop()
+            self.state.loop_depths.pop()
 
     def _runtime_loop(self, node, start, stop, step, unroll):
         if not is_value(step):
@@ -163,60 +164,62 @@ class ControlFlowLowerer:
                 t, _ = _loop_type(t._static(0), step)
             start, stop = arith.convert(start, t), arith.convert(stop, t)
             name = node.target.value
-            if name in self.ctx.statics:
+            if name in self.state.ctx.statics:
                 raise error(
                     "bad-target",
                     what=f"'{name}' is a compile-time parameter and cannot be "
                     "a loop variable",
                 )
-            self.env.pop(name, None)
-            cvar = self.names.declare(name)
+            self.state.env.pop(name, None)
+            cvar = self.state.names.declare(name)
             stop_expr = stop.ir_value()
             if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
-                end = self.names.declare(f"{name}_end")
+                end = self.state.names.declare(f"{name}_end")
                 self.emit(ir.Declare(end, t, stop_expr))
                 stop_expr = ir.Var(t, end)
             if isinstance(step, Numeric):  # evaluated once, like Python's range
-                step_var = self.names.declare(f"{name}_step")
+                step_var = self.state.names.declare(f"{name}_step")
                 self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
                 step = ir.Var(t, step_var)
             var = cvar
             if name in _assigned_names(node):
                 # Python's next iteration ignores the body's assignment: the
                 # body works on a copy of the counter
-                var = self.names.declare(name)
-            self.env[name] = Binding(
-                t._dynamic(ir.Var(t, var)), self.p.span(node.target).line, var
+                var = self.state.names.declare(name)
+            self.state.env[name] = Binding(
+                t._dynamic(ir.Var(t, var)),
+                self.state.parsed.span(node.target).line,
+                var,
             )
             with self.new_block() as body, self.loop("runtime"):
                 if var != cvar:
                     self.emit(ir.Declare(var, t, ir.Var(t, cvar)))
                 self.body(node.body.body)
             if isinstance(stop_expr, ir.Var) and _assigns(body, stop_expr.name):
-                end = self.names.declare(f"{name}_end")  # read once, like range()
+                end = self.state.names.declare(f"{name}_end")  # read once, like range()
                 self.emit(ir.Declare(end, t, stop_expr))
                 stop_expr = ir.Var(t, end)
-            self.env.pop(name, None)
-            self.names.release(var)
-            self.names.release(cvar)
+            self.state.env.pop(name, None)
+            self.state.names.release(var)
+            self.state.names.release(cvar)
             # as in Python, the loop replaced any earlier value of the name
-            self.ended_loops[name] = self.p.span(node.target).line
+            self.state.ended_loops[name] = self.state.parsed.span(node.target).line
             self.emit(
                 ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
             )
 
     @contextlib.contextmanager
     def loop(self, kind):
-        self.loops.append(kind)
+        self.state.loops.append(kind)
         try:
             yield
         finally:
-            self.loops.pop()
+            self.state.loops.pop()
 
     def _predeclare(self, origin, declaration):
         """Declare a variable before the statement being lowered, under the
         comment of the Python statement that first assigned it."""
-        pending = self._predeclared[-1]
+        pending = self.state.predeclared[-1]
         comments = [s for s in pending if isinstance(s, ir.Comment)]
         if origin is not None and (not comments or comments[-1] != origin):
             pending.append(origin)
@@ -227,45 +230,47 @@ class ControlFlowLowerer:
         """Enter run-time control flow: materialise and hoist what it assigns."""
         assigned = _assigned_names(node)
         for name in assigned:
-            b = self.env.get(name)
+            b = self.state.env.get(name)
             if (
                 b is not None
                 and b.cvar is None
                 and isinstance(b.value, (Numeric, Vector))
             ):
-                b.cvar = self.names.declare(name)
+                b.cvar = self.state.names.declare(name)
                 self._predeclare(
                     b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
                 )
                 b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
-        before = set(self.env)
+        before = set(self.state.env)
         new_hoisted = [
             n
             for n in assigned
-            if n not in self.env
-            and n not in self.hoisted
-            and self.p.loaded_outside(n, node)
+            if n not in self.state.env
+            and n not in self.state.hoisted
+            and self.state.parsed.loaded_outside(n, node)
         ]
-        self.hoisted.update(new_hoisted)
-        self.dynamic_depth += 1
+        self.state.hoisted.update(new_hoisted)
+        self.state.dynamic_depth += 1
         try:
             yield
         finally:
-            self.dynamic_depth -= 1
+            self.state.dynamic_depth -= 1
         for name in new_hoisted:
-            self.hoisted.discard(name)
-            if name in self.env:
-                b = self.env[name]
+            self.state.hoisted.discard(name)
+            if name in self.state.env:
+                b = self.state.env[name]
                 self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
         # names hoisted by an enclosing construct outlive this one too
-        for name in sorted(set(self.env) - before - set(new_hoisted) - self.hoisted):
-            self.names.release(self.env.pop(name).cvar)
+        for name in sorted(
+            set(self.state.env) - before - set(new_hoisted) - self.state.hoisted
+        ):
+            self.state.names.release(self.state.env.pop(name).cvar)
 
     def _loop_exit(self, kind):
-        if not self.loops:
+        if not self.state.loops:
             raise error("bad-loop", what=f"'{kind}' outside a loop")
-        if self.loops[-1] == "constexpr":
-            if self.dynamic_depth > self._loop_depths[-1]:
+        if self.state.loops[-1] == "constexpr":
+            if self.state.dynamic_depth > self.state.loop_depths[-1]:
                 raise error(
                     "bad-loop",
                     what=f"'{kind}' in a range_constexpr loop must be under a compile-time condition",

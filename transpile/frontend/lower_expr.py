@@ -20,6 +20,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
+from kdsl.transpile.frontend.state import Lowering
 from kdsl.transpile.core.types import (
     Boolean,
     Int32,
@@ -139,7 +140,7 @@ def is_value(v) -> bool:
     return isinstance(v, (Numeric, Vector)) or is_python_number(v)
 
 
-class ExprLowerer:
+class ExprLowerer(Lowering):
     """Expression half of the lowering pass (see ``lower.Lowerer``)."""
 
     # -- entry ------------------------------------------------------------------
@@ -147,15 +148,21 @@ class ExprLowerer:
         handler = getattr(self, f"_expr_{type(node).__name__}", None)
         if handler is None:
             raise error(
-                "unsupported-syntax", what=_describe(node), span=self.p.span(node)
+                "unsupported-syntax",
+                what=_describe(node),
+                span=self.state.parsed.span(node),
             )
         try:
             return handler(node)
         except DSLError as exc:
-            raise exc.locate(self.p.span(node), self._line_of(node)) from None
+            raise exc.locate(
+                self.state.parsed.span(node), self._line_of(node)
+            ) from None
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
             raise error(
-                "bad-call", what=f"{type(exc).__name__}: {exc}", span=self.p.span(node)
+                "bad-call",
+                what=f"{type(exc).__name__}: {exc}",
+                span=self.state.parsed.span(node),
             ) from None
 
     def numeric(self, node, what="this expression"):
@@ -164,7 +171,7 @@ class ExprLowerer:
             raise error(
                 "bad-call",
                 what=f"{what} must be a number, got {_kind_of(v)}",
-                span=self.p.span(node),
+                span=self.state.parsed.span(node),
             )
         return arith.as_numeric(v)
 
@@ -202,7 +209,7 @@ class ExprLowerer:
                 raise error(
                     "bad-call", what=f"operator '{op}' cannot take {_kind_of(v)}"
                 )
-        return arith.binary(op, a, b, self.p.span(node))
+        return arith.binary(op, a, b, self.state.parsed.span(node))
 
     def _expr_UnaryOperation(self, node):
         v = self.expr(node.expression)
@@ -245,7 +252,7 @@ class ExprLowerer:
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
-                value = arith.binary(op, left, right, self.p.span(node))
+                value = arith.binary(op, left, right, self.state.parsed.span(node))
             result = value if result is None else self.logical("and", result, value)
             left = right
         return result
@@ -280,7 +287,7 @@ class ExprLowerer:
             return self.expr(node.body if bool(cond) else node.orelse)
         cond = self.condition(cond, "the condition of 'a if c else b'")
         a, b = self.expr(node.body), self.expr(node.orelse)
-        return arith.select(cond, a, b, self.p.span(node))
+        return arith.select(cond, a, b, self.state.parsed.span(node))
 
     def ensure_value(self, v, what):
         if not is_value(v):
@@ -460,7 +467,9 @@ class ExprLowerer:
         view = ir.VecView(ir.PointerType(vtype), ptr.expr)
         root = ptr.name.split(".")[0]
         need = vtype.width // 8
-        self.ctx.alignment[root] = max(self.ctx.alignment.get(root, 1), need)
+        self.state.ctx.alignment[root] = max(
+            self.state.ctx.alignment.get(root, 1), need
+        )
         return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
 
 

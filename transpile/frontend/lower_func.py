@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kdsl.transpile import ir
+from kdsl.transpile.frontend.state import FunctionState, Lowering
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.lower_expr import (
     ArrayValue,
@@ -14,7 +15,7 @@ from kdsl.transpile.frontend.lower_expr import (
 from kdsl.transpile.core.types import VectorMeta
 
 
-class DeviceFunctionLowerer:
+class DeviceFunctionLowerer(Lowering):
     """The device-function half of ``lower.Lowerer`` (a mixin)."""
 
     def call_device_function(self, f, args, kwargs, node):
@@ -30,15 +31,15 @@ class DeviceFunctionLowerer:
                 )
         vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
         key = (f, tuple(type(v) for v in vals))
-        if key in self.ctx.in_progress:
+        if key in self.state.ctx.in_progress:
             raise error("recursion", name=f.name)
-        if key not in self.ctx.functions:
-            self.ctx.in_progress.add(key)
+        if key not in self.state.ctx.functions:
+            self.state.ctx.in_progress.add(key)
             try:
-                self.ctx.functions[key] = self._lower_function(f, key[1])
+                self.state.ctx.functions[key] = self._lower_function(f, key[1])
             finally:
-                self.ctx.in_progress.discard(key)
-        fn = self.ctx.functions[key]
+                self.state.ctx.in_progress.discard(key)
+        fn = self.state.ctx.functions[key]
         call = ir.FuncCall(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
         if fn.ret is None:
             self.emit(ir.ExprStmt(call))
@@ -46,22 +47,9 @@ class DeviceFunctionLowerer:
         return fn.ret._dynamic(call)
 
     def _lower_function(self, f, arg_types):
-        from kdsl.transpile.frontend.lower import (
-            Context,
-            Lowerer,
-        )  # the full lowerer, for the body
-
         parsed = f.parsed()
-        ctx = Context(
-            f.fn.__globals__,
-            {},
-            self.ctx.functions,
-            self.ctx.in_progress,
-            set(),
-            symbols=self.ctx.symbols,
-        )
-        sub = Lowerer(parsed, ctx)
-        sub.returns_allowed = True
+        ctx = self.state.ctx.for_function(f.fn.__globals__)
+        sub = type(self)(FunctionState.start(parsed, ctx, returns_allowed=True))
         py_params = [p.name.value for p in parsed.node.params.params]
         if len(py_params) != len(arg_types):
             raise error(
@@ -70,11 +58,11 @@ class DeviceFunctionLowerer:
             )
         params = []
         for pname, t in zip(py_params, arg_types):
-            cname = sub.names.declare(pname)
+            cname = sub.state.names.declare(pname)
             params.append(ir.Param(cname, t))
-            sub.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+            sub.state.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
         sub.body(parsed.node.body.body)
-        ret_types = {type(v) for v, _ in sub.returns}
+        ret_types = {type(v) for v, _ in sub.state.returns}
         if len(ret_types) > 1:
             listed = ", ".join(sorted(t.__name__ for t in ret_types))
             raise error(
@@ -84,27 +72,31 @@ class DeviceFunctionLowerer:
         if ret is not None:
             sub.check_value_returns(f.name)
         suffix = "_".join(_short(t) for t in arg_types)
-        name = self.ctx.symbols.function(f"{f.name}__{suffix}" if suffix else f.name)
-        return ir.Function(name, tuple(params), tuple(sub.block), ret, is_kernel=False)
+        name = self.state.ctx.symbols.function(
+            f"{f.name}__{suffix}" if suffix else f.name
+        )
+        return ir.Function(
+            name, tuple(params), tuple(sub.state.block), ret, is_kernel=False
+        )
 
     def check_value_returns(self, name):
         """A device function that returns a value returns one on every path."""
-        if self.bare_returns:
-            node = self.bare_returns[0]
+        if self.state.bare_returns:
+            node = self.state.bare_returns[0]
             exc = error(
                 "return-type",
                 what=f"{name}() returns a value elsewhere, so this return needs "
                 "one too",
             )
-            raise exc.locate(self.p.span(node), self._line_of(node))
-        if not _always_returns(self.block):
-            node = self.p.node.name
+            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
+        if not _always_returns(self.state.block):
+            node = self.state.parsed.node.name
             exc = error(
                 "return-type",
                 what=f"{name}() returns a value but can reach its end without "
                 "one: end it with a return",
             )
-            raise exc.locate(self.p.span(node), self._line_of(node))
+            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
 
 
 def _always_returns(stmts) -> bool:

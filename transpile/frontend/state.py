@@ -1,0 +1,86 @@
+"""The lowering state: one explicit object per function being lowered.
+
+:class:`Context` is what an instance's lowering shares with the device
+functions it lowers; :class:`FunctionState` is everything lowering one
+function (the kernel or a device function) reads and changes as it goes.
+The lowerer's parts — statements (``lower``), expressions
+(``lower_expr``), control flow (``lower_control``) and device functions
+(``lower_func``) — all work on ``self.state`` (a :class:`Lowering`); none
+keeps state of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kdsl.transpile import ir
+from kdsl.transpile.frontend import names
+from kdsl.transpile.frontend.parse import ParsedFunction
+
+if TYPE_CHECKING:  # the binding of a name, defined with the expressions
+    from kdsl.transpile.frontend.lower_expr import Binding
+
+
+@dataclass
+class Context:
+    """What one instance's lowering needs; shared with its device functions."""
+
+    globals: dict
+    statics: dict  # TypeVar names and constexpr names -> their values
+    functions: dict  # (func, arg types) -> ir.Function, in definition order
+    in_progress: set
+    written: set  # names of pointer parameters the kernel stores to
+    # pointer parameter -> bytes its .vec(N) views need it aligned to
+    alignment: dict = field(default_factory=dict)
+    symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
+
+    def for_function(self, fn_globals: dict) -> "Context":
+        """The context of a device function this instance calls: its own
+        globals, no statics, the instance's functions and C++ names."""
+        return Context(
+            fn_globals,
+            {},
+            self.functions,
+            self.in_progress,
+            set(),
+            symbols=self.symbols,
+        )
+
+
+@dataclass
+class FunctionState:
+    """Lowering one function: its names, the block being built, and where
+    in the function's control flow the statement being lowered is."""
+
+    parsed: ParsedFunction
+    ctx: Context
+    names: names.NameTable
+    returns_allowed: bool = False  # a device function may return a value
+    env: dict[str, "Binding"] = field(default_factory=dict)  # Python name ->
+    block: list = field(default_factory=list)  # the statements being built
+    hoisted: set[str] = field(default_factory=set)  # declared before their branch
+    dynamic_depth: int = 0  # run-time ifs and loops around the statement
+    loops: list[str] = field(default_factory=list)  # "runtime"/"constexpr"
+    loop_depths: list[int] = field(default_factory=list)  # at each constexpr loop
+    unrolled_at: list[str] = field(default_factory=list)  # "k = 3" per unrolled loop
+    # Declarations a statement needs before its comment (materialised or
+    # hoisted variables), one list per statement being lowered.
+    predeclared: list[list] = field(default_factory=lambda: [[]])
+    origins: list[ir.Comment] = field(default_factory=list)  # their comments
+    statements: list = field(default_factory=list)  # their libcst nodes
+    ended_loops: dict[str, int] = field(default_factory=dict)  # loop var -> line
+    returns: list = field(default_factory=list)  # (value, node) returned
+    bare_returns: list = field(default_factory=list)  # nodes of bare returns
+
+    @classmethod
+    def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":
+        return cls(parsed, ctx, names.NameTable((), ctx.symbols), **kwargs)
+
+
+class Lowering:
+    """The base of the lowerer's parts: each works on ``state`` and calls the
+    others' methods (``statement``/``body``, ``expr``, ``dynamic``,
+    ``call_device_function`` …) through ``self``."""
+
+    state: FunctionState
