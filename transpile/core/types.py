@@ -526,7 +526,8 @@ def is_scalar_type(t) -> bool:
     return isinstance(t, NumericMeta) and not t.abstract
 
 
-from kdsl.transpile.core import arith, values
-from kdsl.transpile import (
-    ir,
-)  # noqa: E402  (operators live in arith, built on these types)
+# The operators of kdsl values are arith's rules, and arith and values are
+# written over these types: the one import cycle of the core (justified in
+# pyproject's import-linter contracts), closed here at the end of the module.
+from kdsl.transpile import ir  # noqa: E402
+from kdsl.transpile.core import arith, values  # noqa: E402

@@ -20,7 +20,6 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
 from kdsl.transpile.frontend.lower_expr import (
-    Binding,
     UNSUPPORTED,
     ALLOWED_BUILTINS,
     ArrayValue,
@@ -34,7 +33,7 @@ from kdsl.transpile.frontend.lower_expr import (
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
-from kdsl.transpile.frontend.state import FunctionState
+from kdsl.transpile.frontend.state import Binding, FunctionState
 from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
 
 

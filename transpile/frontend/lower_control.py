@@ -18,9 +18,8 @@ from kdsl.transpile.core import arith
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
-from kdsl.transpile.frontend.state import Lowering
+from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.frontend.lower_expr import (
-    Binding,
     is_python_number,
     is_value,
     static_integer,

@@ -20,7 +20,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
-from kdsl.transpile.frontend.state import Lowering
+from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.core.types import (
     Boolean,
     Int32,
@@ -71,20 +71,6 @@ _PY_COMPARE = values.COMPARE
 # Python built-ins a kernel may call; everything else in builtins is an error.
 ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len")
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
-
-
-@dataclass
-class Binding:
-    """What a name holds in a kernel: a value, and its C++ variable if any."""
-
-    value: object
-    line: int
-    cvar: str | None = None  # the C++ variable, once the name has one
-    origin: ir.Comment | None = None  # the statement that first assigned it
-
-    @property
-    def type(self):
-        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from kdsl.transpile import ir
-from kdsl.transpile.frontend.state import FunctionState, Lowering
+from kdsl.transpile.frontend.state import Binding, FunctionState, Lowering
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.lower_expr import (
     ArrayValue,
-    Binding,
     FixedArray,
     PointerValue,
     _kind_of,

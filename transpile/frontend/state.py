@@ -12,14 +12,25 @@ keeps state of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from kdsl.transpile import ir
+from kdsl.transpile.core.types import Numeric, Vector
 from kdsl.transpile.frontend import names
 from kdsl.transpile.frontend.parse import ParsedFunction
 
-if TYPE_CHECKING:  # the binding of a name, defined with the expressions
-    from kdsl.transpile.frontend.lower_expr import Binding
+
+@dataclass
+class Binding:
+    """What a name holds in a kernel: a value, and its C++ variable if any."""
+
+    value: object
+    line: int
+    cvar: str | None = None  # the C++ variable, once the name has one
+    origin: ir.Comment | None = None  # the statement that first assigned it
+
+    @property
+    def type(self):
+        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
 
 
 @dataclass
@@ -57,7 +68,7 @@ class FunctionState:
     ctx: Context
     names: names.NameTable
     returns_allowed: bool = False  # a device function may return a value
-    env: dict[str, "Binding"] = field(default_factory=dict)  # Python name ->
+    env: dict[str, Binding] = field(default_factory=dict)  # Python name ->
     block: list = field(default_factory=list)  # the statements being built
     hoisted: set[str] = field(default_factory=set)  # declared before their branch
     dynamic_depth: int = 0  # run-time ifs and loops around the statement
