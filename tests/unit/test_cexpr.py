@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from kdsl.transpile.cuda import cexpr
+from kdsl.transpile.cuda.cexpr import CExpr, Prec
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import (
     SCALAR_TYPES,
@@ -128,7 +129,7 @@ def _operation_kernel(k: int, case) -> str:
 def _literal_kernel(t) -> str:
     lines = [f'extern "C" __global__ void lit_{t.short}({t.c_name}* out)', "{"]
     for i, value in enumerate(sc.edge_values(t)):
-        spelled = cexpr.literal(t, value)
+        spelled = str(cexpr.literal(t, value))
         lines.append(f"    KDSL_TYPE_IS({spelled}, {t.c_name});")
         lines.append(f"    out[{i}] = {spelled};")
     return "\n".join(lines + ["}\n"])
@@ -209,9 +210,11 @@ def test_cases_cover_every_operation():
 
 
 def test_every_spelling_is_an_atom():
+    x_plus_1 = CExpr("x + 1", Prec.ADDITIVE)
     for case in OPERATIONS:
-        spelled = sc.spell(case, "x + 1", "y")
-        assert cexpr.is_atom(spelled), (str(case), spelled)
+        spelled = sc.spell(case, x_plus_1, "y")
+        assert spelled.prec == Prec.ATOM, (str(case), spelled)
+        assert "x + 1" in spelled.text, (str(case), spelled)
 
 
 # -- readable spellings ----------------------------------------------------------
@@ -251,24 +254,36 @@ def test_every_spelling_is_an_atom():
 )
 def test_binary_spelling(op, t, spelled):
     result = Boolean if op in ("<", "!=") else t
-    assert cexpr.binary(op, t, result, "a", "b") == spelled
+    assert str(cexpr.binary(op, t, result, "a", "b")) == spelled
+
+
+X_TIMES_Y = CExpr("x * y", Prec.MULTIPLICATIVE)
 
 
 def test_operands_are_parenthesised_only_when_needed():
-    assert cexpr.binary("+", Float32, Float32, "x * y", "z") == "((x * y) + z)"
+    assert str(cexpr.binary("+", Float32, Float32, X_TIMES_Y, "z")) == "((x * y) + z)"
+    minus_one = cexpr.literal(Float32, -1.0)
+    assert str(minus_one) == "-1.0f" and minus_one.prec == Prec.UNARY
+    f = CExpr("f(x, y)")
     assert (
-        cexpr.binary("+", Float32, Float32, "f(x, y)", "-1.0f") == "(f(x, y) + (-1.0f))"
+        str(cexpr.binary("+", Float32, Float32, f, minus_one)) == "(f(x, y) + (-1.0f))"
     )
+    call = CExpr("kdsl::f<int>(b)")
+    a_plus_b = cexpr.binary("+", Float32, Float32, "a", "b")
     assert (
-        cexpr.binary("-", Float32, Float32, "(a)", "kdsl::f<int>(b)")
-        == "((a) - kdsl::f<int>(b))"
+        str(cexpr.binary("-", Float32, Float32, a_plus_b, call))
+        == "((a + b) - kdsl::f<int>(b))"
     )
-    assert cexpr.binary("+", Int32, Int32, "x * y", "-1") == "kdsl::add(x * y, -1)"
-    assert cexpr.unary("-", Float32, "-x") == "(-(-x))"
-    assert cexpr.unary("-", Int32, "x") == "kdsl::neg(x)"
-    assert cexpr.unary("~", Boolean, "p") == "(!p)"
-    assert cexpr.unary("abs", Float32, "x") == "fabsf(x)"
-    assert cexpr.unary("abs", Uint32, "x") == "x"
+    minus_one = cexpr.literal(Int32, -1)
+    assert str(cexpr.binary("+", Int32, Int32, X_TIMES_Y, minus_one)) == (
+        "kdsl::add(x * y, -1)"
+    )
+    assert str(cexpr.unary("-", Float32, CExpr("-x", Prec.UNARY))) == "(-(-x))"
+    assert str(cexpr.unary("-", Int32, "x")) == "kdsl::neg(x)"
+    assert str(cexpr.unary("~", Boolean, "p")) == "(!p)"
+    assert str(cexpr.unary("abs", Float32, "x")) == "fabsf(x)"
+    assert str(cexpr.unary("abs", Uint32, "x")) == "x"
+    assert str(cexpr.unary("abs", Uint32, X_TIMES_Y)) == "(x * y)"
 
 
 @pytest.mark.parametrize(
@@ -302,7 +317,7 @@ def test_operands_are_parenthesised_only_when_needed():
     ],
 )
 def test_literal_spelling(t, value, spelled):
-    assert cexpr.literal(t, value) == spelled
+    assert str(cexpr.literal(t, value)) == spelled
 
 
 @pytest.mark.parametrize("t", [Float32, Float16, BFloat16, Float64])
@@ -310,7 +325,7 @@ def test_float_literals_read_back_exactly(t):
     for value in sc.edge_values(t):
         if not math.isfinite(value):
             continue
-        text = cexpr.literal(t, value)
+        text = str(cexpr.literal(t, value))
         body = text.split("(")[-1].rstrip(")").removesuffix("f")
         parsed = float(np.float32(body)) if t is not Float64 else float(body)
         assert values.round_float(parsed, t) == value, text
@@ -340,7 +355,7 @@ def test_float_literals_read_back_exactly(t):
     ],
 )
 def test_convert_spelling(src, dst, spelled):
-    assert cexpr.convert(src, dst, "a") == spelled
+    assert str(cexpr.convert(src, dst, "a")) == spelled
 
 
 @pytest.mark.parametrize(
@@ -356,7 +371,7 @@ def test_convert_spelling(src, dst, spelled):
     ],
 )
 def test_bitcast_spelling(src, dst, spelled):
-    assert cexpr.bitcast(src, dst, "a") == spelled
+    assert str(cexpr.bitcast(src, dst, "a")) == spelled
 
 
 def test_bitcast_needs_equal_widths():
@@ -390,56 +405,78 @@ def test_headers_follow_the_types():
     assert cexpr.nvrtc_options({Uint128}) == ["--device-int128"]
 
 
-# -- atoms: element accesses and member reads need no parentheses -----------------
+# -- parentheses from precedence ----------------------------------------------------
 @pytest.mark.parametrize(
-    "expr",
+    "t, value, prec, bare",
     [
-        "x[i]",
-        "tile[ty][tx]",
-        "a.v[k]",
-        "xv[i].v[0]",
-        "blockIdx.x",
-        "x[kdsl::add(base, j)]",
-        "f(x)[0]",
-        "kdsl::vec<float, 4>{{a, b, c, d}}",
-        "(a + b)",
-        "0xff800000",
-        "1.5e-3f",
+        (Float32, 1.5, Prec.ATOM, "1.5f"),
+        (Float32, -1.5, Prec.UNARY, "-1.5f"),
+        (Float64, -0.0, Prec.UNARY, "-0.0"),
+        (Int32, -3, Prec.UNARY, "-3"),
+        (Uint32, 3, Prec.ATOM, "3u"),
+        (Int32, -(2**31), Prec.ATOM, "-2147483647 - 1"),
+        (Int64, -(2**63), Prec.ATOM, "-9223372036854775807ll - 1"),
+        (Uint128, 5, Prec.ATOM, "(unsigned __int128)5ull"),
+        (Int128, -(2**63), Prec.ATOM, "__int128((-9223372036854775807ll - 1))"),
+        (Float16, 0.5, Prec.ATOM, "__float2half_rn(0.5f)"),
+        (Boolean, False, Prec.ATOM, "false"),
     ],
 )
-def test_postfix_expressions_are_atoms(expr):
-    assert cexpr.is_atom(expr)
+def test_literals_know_their_precedence(t, value, prec, bare):
+    spelled = cexpr.literal(t, value)
+    assert spelled.prec == prec
+    assert cexpr.bare(spelled) == bare
 
 
-@pytest.mark.parametrize(
-    "expr",
-    [
-        "x[i] + y[i]",
-        "-x[i]",
-        "&out[0]",
-        "(a) + (b)",
-        "c ? x[i] : y[i]",
-        "a < b",
-        "a<b",
-        "[](const float a) { return a; }",
-        "(int32_t)blockIdx.x",
-        "x[i] [j",
-    ],
-)
-def test_compound_expressions_are_not_atoms(expr):
-    assert not cexpr.is_atom(expr)
+def test_an_atom_operand_is_not_parenthesised():
+    for operand in (CExpr("x[i]"), CExpr("a.v[0]"), CExpr("f(x)"), CExpr("n")):
+        assert cexpr.atom(operand) is operand
+    assert str(cexpr.binary("+", Float32, Float32, CExpr("x[i]"), "y")) == "(x[i] + y)"
+    assert str(cexpr.binary("*", Float32, Float32, CExpr("a.v[0]"), "b")) == (
+        "(a.v[0] * b)"
+    )
+    assert str(cexpr.binary("+", Int8, Int8, CExpr("x[i]"), "y")) == "int8_t(x[i] + y)"
 
 
-def test_loads_are_not_parenthesised():
-    assert cexpr.binary("+", Float32, Float32, "x[i]", "y[i]") == "(x[i] + y[i])"
-    assert cexpr.binary("*", Float32, Float32, "a.v[0]", "b") == "(a.v[0] * b)"
-    assert cexpr.binary("+", Int8, Int8, "x[i]", "y[i]") == "int8_t(x[i] + y[i])"
+def test_a_compound_operand_is_parenthesised_whatever_its_precedence():
+    # (a * b) + c even though * binds tighter: the readable policy
+    for prec in (Prec.UNARY, Prec.MULTIPLICATIVE, Prec.CONDITIONAL):
+        operand = CExpr("p", prec)
+        assert str(cexpr.binary("-", Float64, Float64, operand, "c")) == "((p) - c)"
+        assert str(cexpr.convert(Float32, Boolean, operand)) == "((p) != 0.0f)"
+
+
+def test_spellings_give_their_precedence_to_the_group():
+    spelled = cexpr.binary("<<", Uint32, Uint32, "a", "b")
+    assert spelled.prec == Prec.ATOM and spelled.inner is None  # a call
+    for op, prec in [("*", Prec.MULTIPLICATIVE), ("<", Prec.RELATIONAL)]:
+        result = Boolean if op == "<" else Float32
+        spelled = cexpr.binary(op, Float32, result, "a", "b")
+        assert spelled.prec == Prec.ATOM and spelled.inner.prec == prec
+    assert cexpr.unary("-", Float32, "a").inner.prec == Prec.UNARY
+    assert cexpr.binary("^", Boolean, Boolean, "p", "q").inner.prec == Prec.EQUALITY
+    assert cexpr.convert(Int32, Boolean, "a").inner.prec == Prec.EQUALITY
+
+
+def test_bare_drops_exactly_one_pair():
+    a_plus_b = cexpr.binary("+", Float32, Float32, "a", "b")
+    assert str(a_plus_b) == "(a + b)" and cexpr.bare(a_plus_b) == "a + b"
+    negated = cexpr.unary("-", Float32, a_plus_b)
+    assert str(negated) == "(-(a + b))" and cexpr.bare(negated) == "-(a + b)"
+    assert cexpr.bare(CExpr("f(a)")) == "f(a)"
+    # "(a) * (b)" starts and ends with a bracket, yet is no group
+    product = cexpr.binary("*", Float32, Float32, a_plus_b, a_plus_b)
+    assert cexpr.bare(product) == "(a + b) * (a + b)"
 
 
 def test_call_arguments_drop_their_outer_parentheses():
-    assert cexpr.convert(Float32, Int32, "(a * b)") == "kdsl::to_i32(a * b)"
-    assert cexpr.convert(Float32, Float16, "(a / b)") == "__float2half_rn(a / b)"
-    assert cexpr.binary("+", Int32, Int32, "(a & b)", "c") == "kdsl::add(a & b, c)"
-    assert cexpr.unary("abs", Float32, "(a - b)") == "fabsf(a - b)"
-    # an inner group that does not span the whole operand stays
-    assert cexpr.convert(Float32, Int32, "(a) * (b)") == "kdsl::to_i32((a) * (b))"
+    a_times_b = cexpr.binary("*", Float32, Float32, "a", "b")
+    assert str(cexpr.convert(Float32, Int32, a_times_b)) == "kdsl::to_i32(a * b)"
+    a_div_b = cexpr.binary("/", Float32, Float32, "a", "b")
+    assert str(cexpr.convert(Float32, Float16, a_div_b)) == "__float2half_rn(a / b)"
+    a_and_b = cexpr.binary("&", Int32, Int32, "a", "b")
+    assert str(cexpr.binary("+", Int32, Int32, a_and_b, "c")) == "kdsl::add(a & b, c)"
+    a_minus_b = cexpr.binary("-", Float32, Float32, "a", "b")
+    assert str(cexpr.unary("abs", Float32, a_minus_b)) == "fabsf(a - b)"
+    nested = cexpr.binary("*", Float32, Float32, a_minus_b, "c")
+    assert str(cexpr.convert(Float32, Int32, nested)) == "kdsl::to_i32((a - b) * c)"

@@ -1,10 +1,13 @@
 """The CUDA C++ spelling of every scalar operation, exact to ``values``.
 
-Strings in, string out: operands are already-rendered C++ expressions of the
-right C++ type, and every spelling returned here is an *atom* (a name, a call
-or a parenthesised expression) whose C++ type is exactly the C++ type of its
-kdsl type, so it can be dropped into any context and into any overloaded
-prelude call.
+Expressions in, expression out: a ``CExpr`` is C++ text with its precedence
+(``Prec``, after C++'s table), so parentheses come from the expression tree,
+never from reading text back.  Operands have the right C++ type (a plain
+``str`` operand is a name); every spelling returned is an atom (a name, call
+or parenthesised group, which keeps its inside for ``bare``) of exactly the
+C++ type of its kdsl type, so it fits any context and any overloaded prelude
+call.  Every compound operand is parenthesised: ``(a * b) + c``.  A table
+entry (``Form``) is data: a template and the precedence it fills in to.
 
 Spelling policy (the tables below are the whole of it):
 
@@ -31,10 +34,10 @@ needs.
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
+from enum import IntEnum
 from fractions import Fraction
 from importlib import resources
-
 
 from kdsl.transpile.core import values
 from kdsl.transpile.core.promotion import COMPARISON
@@ -51,64 +54,74 @@ from kdsl.transpile.core.types import (
     VectorMeta,
 )
 
-# -- operand hygiene -------------------------------------------------------------
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
-_NUMBER = r"(?:0[xX][0-9a-fA-F]+|[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?)[uUlLfF]*"
-# A primary expression that starts an atom: a number, or a name with optional
-# template arguments (``kdsl::bitcast<uint8_t>``; a comparison has spaces).
-_HEAD = re.compile(rf"{_NUMBER}(?![A-Za-z0-9_.])|{_NAME}(?:<[^()\s][^()]*>)?")
-_MEMBER = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*")
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
+
+# -- expressions -----------------------------------------------------------------
+class Prec(IntEnum):
+    """C++ precedence levels, tightest first."""
+
+    ATOM = 0  # primary and postfix: x, 1.5f, f(x), x[i], v.v[0], (a + b)
+    UNARY = 1  # -x, !x, ~x, &x, (T)x, and a negative literal
+    MULTIPLICATIVE = 2
+    ADDITIVE = 3
+    SHIFT = 4
+    RELATIONAL = 5
+    EQUALITY = 6
+    BIT_AND = 7
+    BIT_XOR = 8
+    BIT_OR = 9
+    LOGICAL_AND = 10
+    LOGICAL_OR = 11
+    CONDITIONAL = 12
 
 
-def _closing(s: str, start: int) -> int:
-    """Index of the bracket closing the one at ``s[start]`` (``(``, ``[``, ``{``)."""
-    stack = []
-    for i in range(start, len(s)):
-        if s[i] in _PAIRS:
-            stack.append(_PAIRS[s[i]])
-        elif s[i] in ")]}":
-            if not stack or stack.pop() != s[i]:
-                break
-            if not stack:
-                return i
-    raise ValueError(f"unbalanced brackets in {s!r}")
+OPERATOR_PREC = {
+    **dict.fromkeys("*/%", Prec.MULTIPLICATIVE),
+    **dict.fromkeys("+-", Prec.ADDITIVE),
+    **dict.fromkeys(("<<", ">>"), Prec.SHIFT),
+    **dict.fromkeys(("<", "<=", ">", ">="), Prec.RELATIONAL),
+    **dict.fromkeys(("==", "!="), Prec.EQUALITY),
+    "&": Prec.BIT_AND,
+    "^": Prec.BIT_XOR,
+    "|": Prec.BIT_OR,
+    "&&": Prec.LOGICAL_AND,
+    "||": Prec.LOGICAL_OR,
+}
 
 
-def is_atom(expr: str) -> bool:
-    """True when ``expr`` needs no parentheses as an operand of any operator:
-    a postfix expression (a name, number, call or parenthesised group followed
-    by any ``[...]``, ``(...)``, ``{...}`` or ``.member``)."""
-    expr = expr.strip()
-    head = _HEAD.match(expr)
-    if head:
-        pos = head.end()
-    elif expr.startswith("("):
-        pos = _closing(expr, 0) + 1
-    else:
-        return False
-    while pos < len(expr):
-        if expr[pos] in _PAIRS:
-            pos = _closing(expr, pos) + 1
-            continue
-        member = _MEMBER.match(expr, pos)
-        if member is None:
-            return False
-        pos = member.end()
-    return True
+@dataclass(frozen=True)
+class CExpr:
+    """A C++ expression: its ``text``, the precedence ``prec`` of its outermost
+    operator and, for a parenthesised group ``(e)``, the expression ``inner``
+    inside it (the group itself is an atom)."""
+
+    text: str
+    prec: Prec = Prec.ATOM
+    inner: CExpr | None = None
+
+    def __str__(self) -> str:
+        return self.text
 
 
-def bare(expr: str) -> str:
-    """``expr`` without one pair of parentheses around all of it: for places
-    that delimit an expression already (a call argument, a statement)."""
-    if expr.startswith("(") and _closing(expr, 0) == len(expr) - 1:
-        return expr[1:-1]
-    return expr
+def number(text: str) -> CExpr:
+    """A numeric literal: ``-1.5f`` is a unary minus applied to ``1.5f``."""
+    return CExpr(text, Prec.UNARY if text.startswith("-") else Prec.ATOM)
 
 
-def _p(expr: str) -> str:
-    """``expr``, parenthesised unless it is an atom."""
-    return expr if is_atom(expr) else f"({expr})"
+def atom(e: CExpr) -> CExpr:
+    """``e`` as an operand of any operator: ``e`` if it is an atom, else the
+    group ``(e)``."""
+    return e if e.prec == Prec.ATOM else CExpr(f"({e.text})", Prec.ATOM, e)
+
+
+def _operand(e: CExpr | str) -> CExpr:
+    """An operand as given: a ``str`` is a name."""
+    return CExpr(e) if isinstance(e, str) else e
+
+
+def bare(e: CExpr) -> str:
+    """The text of ``e`` without its outer parentheses if it is a group: for
+    places that delimit an expression already (a call argument, a statement)."""
+    return (e.inner or e).text
 
 
 # -- type families ---------------------------------------------------------------
@@ -128,11 +141,11 @@ def _family(t) -> str:
     return {Float16: "f16", BFloat16: "bf16", Float32: "f32", Float64: "f64"}[t]
 
 
-def _cast(t, expr: str) -> str:
-    """A conversion of ``expr`` to ``t``'s C++ type, spelled as an atom."""
+def _cast(t, a: CExpr) -> CExpr:
+    """A conversion of ``a`` to ``t``'s C++ type, spelled as an atom."""
     if " " in t.c_name:  # unsigned __int128: no functional cast
-        return f"(({t.c_name}){_p(expr)})"
-    return f"{t.c_name}({expr})"
+        return atom(CExpr(f"({t.c_name}){atom(a)}", Prec.UNARY))
+    return CExpr(f"{t.c_name}({bare(a)})")
 
 
 def _byte_name(t) -> str:
@@ -146,64 +159,86 @@ def _unsupported(what: str, *types) -> ValueError:
 
 
 # -- binary operators ------------------------------------------------------------
-# {a}/{b}: the operands as call arguments; {pa}/{pb}: parenthesised unless
-# atoms; {c}: the operand type's C++ name.
-_BARE = "{pa} %s {pb}"
-_INFIX = f"({_BARE})"
-_CALL = "kdsl::%s({a}, {b})"
-_CMP = {op: _INFIX % op for op in COMPARISON}
-_BITWISE = {op: _INFIX % op for op in "&|^"}
+@dataclass(frozen=True)
+class Form:
+    """One table entry: a ``template`` ({a}/{b}: the operands as call
+    arguments; {pa}/{pb}: as operands of an operator; {c}: the operand type's
+    C++ name) and the precedence of the filled-in template, which ``fill``
+    returns as an atom."""
+
+    template: str
+    prec: Prec = Prec.ATOM
+
+    def fill(self, c: str, *operands: CExpr) -> CExpr:
+        names = {"c": c}
+        for name, e in zip("ab", operands):
+            names[name], names[f"p{name}"] = bare(e), atom(e)
+        return atom(CExpr(self.template.format(**names), self.prec))
+
+
+def _infix(op: str) -> Form:
+    return Form(f"{{pa}} {op} {{pb}}", OPERATOR_PREC[op])
+
+
+def _call(name: str) -> Form:
+    return Form(f"kdsl::{name}({{a}}, {{b}})")
+
+
+def _cast_back(op: str, cast: str = "{c}") -> Form:
+    """``int8_t(a + b)``: an operation on promoted ints, cast back."""
+    return Form(f"{cast}({{pa}} {op} {{pb}})")
+
+
+_CMP = {op: _infix(op) for op in COMPARISON}
+_BITWISE = {op: _infix(op) for op in "&|^"}
 
 _FLOAT = {
     **_CMP,
-    **{op: _INFIX % op for op in "+-*/"},
-    "//": _CALL % "floordiv",
-    "%": _CALL % "mod",
+    **{op: _infix(op) for op in "+-*/"},
+    "//": _call("floordiv"),
+    "%": _call("mod"),
 }
-_HALF = {**_FLOAT, "**": _CALL % "pow"}
+_HALF = {**_FLOAT, "**": _call("pow")}
 
 _INT_COMMON = {
     **_CMP,
     **_BITWISE,
-    "//": _CALL % "floordiv",
-    "%": _CALL % "mod",
-    "**": _CALL % "pow",
-    "<<": _CALL % "shl",
-    ">>": _CALL % "shr",
+    "//": _call("floordiv"),
+    "%": _call("mod"),
+    "**": _call("pow"),
+    "<<": _call("shl"),
+    ">>": _call("shr"),
 }
 _SIGNED_WIDE = {
     **_INT_COMMON,
-    "+": _CALL % "add",
-    "-": _CALL % "sub",
-    "*": _CALL % "mul",
+    "+": _call("add"),
+    "-": _call("sub"),
+    "*": _call("mul"),
 }
-_UNSIGNED_WIDE = {**_INT_COMMON, **{op: _INFIX % op for op in "+-*"}}
-_SMALL = {
-    **_INT_COMMON,
-    **{op: "{c}(%s)" % (_BARE % op) for op in "+-*&|^"},  # int8_t(a + b)
-}
+_UNSIGNED_WIDE = {**_INT_COMMON, **{op: _infix(op) for op in "+-*"}}
+_SMALL = {**_INT_COMMON, **{op: _cast_back(op) for op in "+-*&|^"}}
 _INT4 = {
     **_SMALL,
-    **{op: "kdsl::i4(%s)" % (_BARE % op) for op in "+-*"},
-    "//": "kdsl::i4(kdsl::floordiv({a}, {b}))",
-    "**": "kdsl::i4(kdsl::pow({a}, {b}))",
-    "<<": _CALL % "shl_i4",
-    ">>": _CALL % "shr_i4",
+    **{op: _cast_back(op, "kdsl::i4") for op in "+-*"},
+    "//": Form("kdsl::i4(kdsl::floordiv({a}, {b}))"),
+    "**": Form("kdsl::i4(kdsl::pow({a}, {b}))"),
+    "<<": _call("shl_i4"),
+    ">>": _call("shr_i4"),
 }
 _BOOL = {
     **_CMP,
-    "&": "bool({pa} & {pb})",
-    "|": "bool({pa} | {pb})",
-    "^": "({pa} != {pb})",
-    "<<": _CALL % "shl",
-    ">>": _CALL % "shr",
+    "&": Form("bool({pa} & {pb})"),
+    "|": Form("bool({pa} | {pb})"),
+    "^": _infix("!="),
+    "<<": _call("shl"),
+    ">>": _call("shr"),
 }
 
 BINARY = {
     "bool": _BOOL,
     "i4": _INT4,
-    "f32": {**_FLOAT, "**": "powf({a}, {b})"},
-    "f64": {**_FLOAT, "**": "pow({a}, {b})"},
+    "f32": {**_FLOAT, "**": Form("powf({a}, {b})")},
+    "f64": {**_FLOAT, "**": Form("pow({a}, {b})")},
     "f16": _HALF,
     "bf16": _HALF,
 }
@@ -215,17 +250,17 @@ def _binary_table(t) -> dict:
         return BINARY[family]
     if family == "small":
         if t.c_name == "uint16_t":  # uint16_t * uint16_t overflows int
-            return {**_SMALL, "*": _CALL % "mul"}
+            return {**_SMALL, "*": _call("mul")}
         return _SMALL
     if family in ("int", "i128"):
         return _SIGNED_WIDE if t.signed else _UNSIGNED_WIDE
     return {}
 
 
-def binary(op: str, operand_type, result_type, a: str, b: str) -> str:
+def binary(op: str, operand_type, result_type, a, b) -> CExpr:
     """``a op b``: operands of ``operand_type``, a value of ``result_type``."""
-    spelling = _binary_table(operand_type).get(op)
-    if spelling is None:
+    form = _binary_table(operand_type).get(op)
+    if form is None:
         raise _unsupported(f"binary {op!r}", operand_type)
     expected = Boolean if op in COMPARISON else operand_type
     if result_type is not expected:
@@ -233,23 +268,27 @@ def binary(op: str, operand_type, result_type, a: str, b: str) -> str:
             f"cexpr: {operand_type.__name__} {op} gives {expected.__name__}, "
             f"not {result_type.__name__}"
         )
-    return spelling.format(
-        a=bare(a), b=bare(b), pa=_p(a), pb=_p(b), c=operand_type.c_name
-    )
+    return form.fill(operand_type.c_name, _operand(a), _operand(b))
 
 
 # -- unary operators -------------------------------------------------------------
+def _prefix(op: str) -> Form:
+    return Form(f"{op}{{pa}}", Prec.UNARY)
+
+
+_SAME = Form("{pa}")  # the operand itself (abs of an unsigned value)
+
 UNARY = {
-    "bool": {"~": "(!{pa})"},
+    "bool": {"~": _prefix("!")},
     "i4": {
-        "-": "kdsl::i4(-{pa})",
-        "~": "int8_t(~{pa})",
-        "abs": "kdsl::i4(kdsl::abs({a}))",
+        "-": Form("kdsl::i4(-{pa})"),
+        "~": Form("int8_t(~{pa})"),
+        "abs": Form("kdsl::i4(kdsl::abs({a}))"),
     },
-    "f32": {"-": "(-{pa})", "abs": "fabsf({a})"},
-    "f64": {"-": "(-{pa})", "abs": "fabs({a})"},
-    "f16": {"-": "(-{pa})", "abs": "__habs({a})"},
-    "bf16": {"-": "(-{pa})", "abs": "__habs({a})"},
+    "f32": {"-": _prefix("-"), "abs": Form("fabsf({a})")},
+    "f64": {"-": _prefix("-"), "abs": Form("fabs({a})")},
+    "f16": {"-": _prefix("-"), "abs": Form("__habs({a})")},
+    "bf16": {"-": _prefix("-"), "abs": Form("__habs({a})")},
 }
 
 
@@ -258,23 +297,23 @@ def _unary_table(t) -> dict:
     if family in UNARY:
         return UNARY[family]
     if family == "small":
-        table = {"-": "{c}(-{pa})", "~": "{c}(~{pa})"}
+        table = {"-": Form("{c}(-{pa})"), "~": Form("{c}(~{pa})")}
     elif t.signed:
-        table = {"-": "kdsl::neg({a})", "~": "(~{pa})"}
+        table = {"-": Form("kdsl::neg({a})"), "~": _prefix("~")}
     else:
-        table = {"-": "(-{pa})", "~": "(~{pa})"}
-    table["abs"] = "kdsl::abs({a})" if t.signed else "{pa}"
+        table = {"-": _prefix("-"), "~": _prefix("~")}
+    table["abs"] = Form("kdsl::abs({a})") if t.signed else _SAME
     return table
 
 
-def unary(op: str, t, a: str) -> str:
+def unary(op: str, t, a) -> CExpr:
     """``op a`` for ``-``, ``~`` (``not`` for Boolean), ``abs`` (and ``+``)."""
-    if op == "+" and t is not Boolean:
-        return _p(a)
-    spelling = _unary_table(t).get(op)
-    if spelling is None:
+    form = _SAME if op == "+" and t is not Boolean else _unary_table(t).get(op)
+    if form is None:
         raise _unsupported(f"unary {op!r}", t)
-    return spelling.format(a=bare(a), pa=_p(a), c=t.c_name)
+    if form is _SAME:
+        return atom(_operand(a))
+    return form.fill(t.c_name, _operand(a))
 
 
 # -- conversions -----------------------------------------------------------------
@@ -292,7 +331,8 @@ _HALF_FROM_INT = {  # (signed, width) -> the cuda_fp16 intrinsic's type infix
 
 
 def _as_float(src, a: str) -> str:
-    """A half, bfloat16 or narrow value widened (exactly) to float."""
+    """A half, bfloat16 or narrow value (call argument ``a``) widened
+    (exactly) to float: a call."""
     family = _family(src)
     if family == "f16":
         return f"__half2float({a})"
@@ -316,24 +356,25 @@ def _as_wide_float(src, a: str) -> tuple[str, str]:
     return "float", f"float({a})"
 
 
-def _to_int(src, dst, a: str) -> str:
+def _to_int(src, dst, a: CExpr) -> CExpr:
     family = _family(src)
     if family in ("bool", "i4", "small", "int", "i128"):
-        return f"kdsl::i4({a})" if dst is Int4 else _cast(dst, a)
+        return CExpr(f"kdsl::i4({bare(a)})") if dst is Int4 else _cast(dst, a)
+    x = bare(a)
     if family in ("f16", "bf16", "narrow", "byte"):
-        a = _as_float(src, a)
-    return f"kdsl::to_{dst.short}({a})"
+        x = _as_float(src, x)
+    return CExpr(f"kdsl::to_{dst.short}({x})")
 
 
-def _to_bool(src, a: str) -> str:
+def _to_bool(src, a: CExpr) -> CExpr:
     family = _family(src)
     if family in ("i4", "small", "int", "i128"):
-        return f"({_p(a)} != 0)"
-    if family == "f64":
-        return f"({_p(a)} != 0.0)"
-    if family == "f32":
-        return f"({_p(a)} != 0.0f)"
-    return f"({_as_float(src, a)} != 0.0f)"
+        value, zero = atom(a), "0"
+    elif family in ("f32", "f64"):
+        value, zero = atom(a), "0.0f" if family == "f32" else "0.0"
+    else:
+        value, zero = _as_float(src, bare(a)), "0.0f"
+    return atom(CExpr(f"{value} != {zero}", Prec.EQUALITY))
 
 
 def _to_f32(src, a: str) -> str:
@@ -388,23 +429,23 @@ def _to_narrow(src, dst, a: str) -> str:
     return f"{_byte_name(dst)}_from_{wide}({value})"
 
 
-def convert(src, dst, a: str) -> str:
+def convert(src, dst, a) -> CExpr:
     """``a.to(dst)`` for a value ``a`` of scalar type ``src``."""
+    a = _operand(a)
     if src is dst:
-        return _p(a)
-    a = bare(a)
+        return atom(a)
     family = _family(dst)
     if family in ("i4", "small", "int", "i128"):
         return _to_int(src, dst, a)
     if family == "bool":
         return _to_bool(src, a)
-    if family == "f32":
-        return _to_f32(src, a)
+    if family == "f32":  # the rest are calls of the call argument bare(a)
+        return CExpr(_to_f32(src, bare(a)))
     if family == "f64":
-        return _to_f64(src, a)
+        return CExpr(_to_f64(src, bare(a)))
     if family in ("f16", "bf16"):
-        return _to_half(src, dst, a)
-    return _to_narrow(src, dst, a)
+        return CExpr(_to_half(src, dst, bare(a)))
+    return CExpr(_to_narrow(src, dst, bare(a)))
 
 
 # -- bitcasts --------------------------------------------------------------------
@@ -426,51 +467,49 @@ _BITCAST = {  # CUDA's own reinterpreting intrinsics, by (src, dst) C++ names
 }
 
 
-def bitcast(src, dst, a: str) -> str:
+def bitcast(src, dst, a) -> CExpr:
     """``a.bitcast(dst)``: the bits of ``a`` (of ``src``) seen as ``dst``."""
     if src.width != dst.width or Boolean in (src, dst):
         raise _unsupported("bitcast", src, dst)
-    if src is dst:
-        return _p(a)
-    a = bare(a)
+    a = _operand(a)
+    if src is dst or src.c_name == dst.c_name:  # e.g. Uint8 and a byte float
+        return atom(a)
     if src is Int4:  # the low 4 bits of the int8_t
-        return f"kdsl::bitcast<{dst.c_name}>(uint8_t({_p(a)} & 15))"
+        return CExpr(f"kdsl::bitcast<{dst.c_name}>(uint8_t({atom(a)} & 15))")
     if dst is Int4:
-        return f"kdsl::i4(kdsl::bitcast<uint8_t>({a}))"
-    if src.c_name == dst.c_name:  # e.g. Uint8 and a narrow float in a byte
-        return _p(a)
+        return CExpr(f"kdsl::i4(kdsl::bitcast<uint8_t>({bare(a)}))")
     intrinsic = _BITCAST.get((src.c_name, dst.c_name))
     if intrinsic:
-        return f"{intrinsic}({a})"
+        return CExpr(f"{intrinsic}({bare(a)})")
     if src.kind == "int" and dst.kind == "int":  # same width, other signedness
         return _cast(dst, a)
     if _family(src) == "byte" and dst.kind == "int":
         return _cast(dst, a)
     if _family(dst) == "byte" and src.kind == "int":
         return _cast(dst, a)
-    return f"kdsl::bitcast<{dst.c_name}>({a})"
+    return CExpr(f"kdsl::bitcast<{dst.c_name}>({bare(a)})")
 
 
 # -- literals --------------------------------------------------------------------
-def _int_literal(t, value: int) -> str:
+def _int_literal(t, value: int) -> CExpr:
     value = values.wrap(int(value), t)
     if t.width == 128:
         if -(1 << 63) <= value < (1 << 63) and t.signed:
-            return f"__int128({_int_literal(_I64, value)})"
+            return CExpr(f"__int128({_int_literal(_I64, value)})")
         if 0 <= value < (1 << 64) and not t.signed:
-            return f"((unsigned __int128){value}ull)"
+            return atom(CExpr(f"(unsigned __int128){value}ull", Prec.UNARY))
         bits = value & ((1 << 128) - 1)
         maker = "int128" if t.signed else "uint128"
-        return f"kdsl::{maker}({bits >> 64:#x}ull, {bits & ((1 << 64) - 1):#x}ull)"
-    if t.width == 32:
-        if not t.signed:
-            return f"{value}u"
-        return "(-2147483647 - 1)" if value == -(1 << 31) else str(value)
-    if t.width == 64:
-        if not t.signed:
-            return f"{value}ull"
-        return "(-9223372036854775807ll - 1)" if value == -(1 << 63) else f"{value}ll"
-    return f"{t.c_name}({value})"
+        low = bits & ((1 << 64) - 1)
+        return CExpr(f"kdsl::{maker}({bits >> 64:#x}ull, {low:#x}ull)")
+    suffix = {32: "", 64: "ll"}.get(t.width)
+    if suffix is None:
+        return CExpr(f"{t.c_name}({value})")
+    if not t.signed:
+        return number(f"{value}u{suffix}")
+    if value == -(1 << (t.width - 1)):  # its magnitude is no literal of the type
+        return atom(CExpr(f"-{-value - 1}{suffix} - 1", Prec.ADDITIVE))
+    return number(f"{value}{suffix}")
 
 
 class _I64:
@@ -519,35 +558,36 @@ def _half_literal(t, value: float) -> str:
     return f"__float2{h}_rn({_decimal(value, reads_back)}f)"
 
 
-def literal(t, value) -> str:
+def literal(t, value) -> CExpr:
     """A static value of type ``t`` as a C++ expression of ``t``'s C++ type."""
     family = _family(t)
     if family == "bool":
-        return "true" if value else "false"
+        return CExpr("true" if value else "false")
     if t.kind == "int":
         return _int_literal(t, value)
     if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
         bits = values.to_bits(value, t)
         if family == "f32":
-            return f"__int_as_float({bits:#010x})"
+            return CExpr(f"__int_as_float({bits:#010x})")
         if family == "f64":
-            return f"__longlong_as_double({bits:#018x}ll)"
+            return CExpr(f"__longlong_as_double({bits:#018x}ll)")
         if family in ("f16", "bf16"):
-            return f"__ushort_as_{'half' if t is Float16 else 'bfloat16'}({bits:#06x})"
+            h = "half" if t is Float16 else "bfloat16"
+            return CExpr(f"__ushort_as_{h}({bits:#06x})")
     value = float(value)
     if family == "f32":
-        return _f32_text(value)
+        return number(_f32_text(value))
     if family == "f64":
-        return repr(value)
+        return number(repr(value))
     if family in ("f16", "bf16"):
-        return _half_literal(t, value)
+        return CExpr(_half_literal(t, value))
     if not math.isfinite(value):  # narrow: by the bits above (constructors saturate)
         if family == "byte":
-            return f"uint8_t({bits:#04x})"
-        return f"kdsl::bitcast<{t.c_name}>(uint8_t({bits:#04x}))"
+            return CExpr(f"uint8_t({bits:#04x})")
+        return CExpr(f"kdsl::bitcast<{t.c_name}>(uint8_t({bits:#04x}))")
     if family == "byte":
-        return f"{_byte_name(t)}_from_float({_f32_text(value)})"
-    return f"{t.c_name}({_f32_text(value)})"
+        return CExpr(f"{_byte_name(t)}_from_float({_f32_text(value)})")
+    return CExpr(f"{t.c_name}({_f32_text(value)})")
 
 
 # -- headers, prelude, NVRTC options ---------------------------------------------

@@ -2,9 +2,11 @@
 
 Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
 this module renders statements, vectors, memory and calls, indenting on
-``{`` / ``}`` and parenthesising every compound operand.  A statement drops
-the parentheses around its whole value, and one longer than ``LIMIT``
-columns is broken as clang-format would break it (see ``wrap``).
+``{`` / ``}``.  An expression is a ``cexpr.CExpr`` (its text and C++
+precedence), so every compound operand is parenthesised from the tree, and
+a statement's value, a call argument or a condition drops the parentheses
+around the whole (``bare``).  A statement longer than ``LIMIT`` columns is
+broken as clang-format would break it (``layout.wrap``).
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ import string
 from kdsl.transpile import builtins, ir
 from kdsl.transpile.core.types import NumericMeta, Uint32, VectorMeta
 from kdsl.transpile.cuda import cexpr
+from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
+from kdsl.transpile.cuda.layout import LIMIT, wrap
 from kdsl.transpile.ir.backend import Backend
-
-LIMIT = 100  # columns of a generated line (comments excepted)
-CONTINUATION = 8  # extra indent of a wrapped statement's continuation lines
 
 
 def ctype(t) -> str:
@@ -47,6 +48,7 @@ class Emitter(Backend):
         self.line_directives = line_directives
         self.types: set = set()  # scalar types the code uses (for headers)
         self.readonly: set = frozenset()  # pointer parameters never stored to
+        self._handed: dict = {}  # text given to a built-in rendering -> its CExpr
 
     def line(self, text: str):
         if text.startswith("}"):
@@ -194,7 +196,7 @@ class Emitter(Backend):
         if isinstance(t, NumericMeta):
             self.types.add(t)
 
-    def expr(self, e) -> str:
+    def expr(self, e) -> CExpr:
         self.use(e.type)
         return self.EXPR[type(e)](self, e)
 
@@ -202,18 +204,26 @@ class Emitter(Backend):
         return cexpr.literal(e.type, e.value)
 
     def _e_Var(self, e):
-        return e.name
+        return CExpr(e.name)
 
-    def _register(self, e):
+    def _register(self, e) -> str:
         """A special register's CUDA name (``blockIdx.x``: an unsigned int)."""
         return builtins.get(e.name).cuda(self, e, [])
 
-    def _e_Special(self, e):
-        return cexpr.convert(Uint32, e.type, self._register(e))  # int32_t(blockIdx.x)
+    def _e_Special(self, e):  # int32_t(blockIdx.x)
+        return cexpr.convert(Uint32, e.type, CExpr(self._register(e)))
 
     def convert(self, src, dst, text: str) -> str:
         """``text`` of kdsl type ``src`` as ``dst`` (for built-in renderings)."""
-        return cexpr.convert(src, dst, text)
+        value = cexpr.convert(src, dst, self._rendered(text))
+        self._handed[value.text] = value
+        return value.text
+
+    def _rendered(self, text: str) -> CExpr:
+        """A text of a built-in rendering as an expression: what it was handed
+        (an argument, a conversion) is what it was; anything else it writes
+        is a call or a name (``__syncthreads()``, ``threadIdx.x``): an atom."""
+        return self._handed.get(text) or CExpr(text)
 
     def _e_BinOp(self, e):
         if _lanewise(e):
@@ -255,9 +265,8 @@ class Emitter(Backend):
             if _lanewise(n) and isinstance(n, ir.UnaryOp):
                 return cexpr.unary(n.op, n.type.dtype, lane(n.operand))
             if _lanewise(n) and isinstance(n, ir.Select):
-                cond = lane(n.cond)  # a ?: condition keeps its parentheses
-                cond = cond if isinstance(n.cond, ir.Select) else _bare(cond)
-                return f"({cond} ? {lane(n.if_true)} : {lane(n.if_false)})"
+                cond = _condition(lane(n.cond))
+                return _conditional(cond, lane(n.if_true), lane(n.if_false))
             if _lanewise(n):
                 src = n.operand.type.dtype
                 return cexpr.convert(src, n.type.dtype, lane(n.operand))
@@ -266,7 +275,7 @@ class Emitter(Backend):
             if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Var):
                 if n.operand.name not in captures:
                     captures.append(n.operand.name)
-                return n.operand.name
+                return CExpr(n.operand.name)
             text = _bare(self.expr(n))
             key = n.name if isinstance(n, ir.Var) else text if _pure_load(n) else None
             if key is None or key not in named:
@@ -275,50 +284,50 @@ class Emitter(Backend):
                 args.append(text)
                 if key is not None:
                     named[key] = name
-                return name
-            return named[key]
+                return CExpr(name)
+            return CExpr(named[key])
 
         body = _bare(lane(e))
         if not args:  # every lane computes the same expression
-            return f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})"
+            return CExpr(f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})")
         head = f"[{', '.join(captures)}]({', '.join(params)})"
-        return f"kdsl::vmap({head} {{ return {body}; }}, {', '.join(args)})"
+        return CExpr(f"kdsl::vmap({head} {{ return {body}; }}, {', '.join(args)})")
 
     def _e_Bitcast(self, e):
         a = self.expr(e.operand)
         if isinstance(e.type, VectorMeta) or isinstance(e.operand.type, VectorMeta):
-            return f"kdsl::bitcast<{ctype(e.type)}>({a})"
+            return CExpr(f"kdsl::bitcast<{ctype(e.type)}>({a})")
         return cexpr.bitcast(e.operand.type, e.type, a)
 
     def _e_Select(self, e):
         if _lanewise(e):
             return self._vmap(e)
         cond, a, b = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
-        return f"({cond} ? {a} : {b})"
+        return _conditional(cond.text, a, b)
 
     def _e_Logical(self, e):
-        return f"({self.expr(e.lhs)} {e.op} {self.expr(e.rhs)})"
+        text = f"{self.expr(e.lhs)} {e.op} {self.expr(e.rhs)}"
+        return atom(CExpr(text, OPERATOR_PREC[e.op]))
 
     def _e_Broadcast(self, e):
         t = e.type
-        return (
-            f"kdsl::splat<{ctype(t.dtype)}, {t.lanes}>({_bare(self.expr(e.operand))})"
-        )
+        value = _bare(self.expr(e.operand))
+        return CExpr(f"kdsl::splat<{ctype(t.dtype)}, {t.lanes}>({value})")
 
     def _e_MakeVector(self, e):
         lanes = ", ".join(_bare(self.expr(x)) for x in e.lanes)
-        return f"{ctype(e.type)}{{{{{lanes}}}}}"
+        return CExpr(f"{ctype(e.type)}{{{{{lanes}}}}}")
 
     def _e_Extract(self, e):
-        return f"{self.expr(e.vector)}.v[{e.lane}]"
+        return CExpr(f"{self.expr(e.vector)}.v[{e.lane}]")
 
     def _e_ArrayOffset(self, e):
         return self.expr(e.flat)
 
     def _e_Load(self, e):
-        return self._element(e.base, e.indices)
+        return CExpr(self._element(e.base, e.indices))
 
-    def _element(self, base, indices):
+    def _element(self, base, indices) -> str:
         idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
         return f"{self.expr(base)}{idx}"
 
@@ -327,21 +336,36 @@ class Emitter(Backend):
         return ir.PointerType(e.type.elem, const=const)
 
     def _e_VecView(self, e):
-        return f"reinterpret_cast<{ctype(self._view_type(e))}>({self.expr(e.pointer)})"
+        pointer = ctype(self._view_type(e))
+        return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
 
     def _e_Address(self, e):
-        return f"&{self._element(e.base, e.indices)}"
+        return CExpr(f"&{self._element(e.base, e.indices)}", Prec.UNARY)
 
     def _e_BuiltinCall(self, e):
-        args = [_bare(self.expr(a)) for a in e.args]
-        return builtins.get(e.builtin).cuda(self, e, args)
+        values = [self.expr(a) for a in e.args]
+        self._handed = {_bare(v): v.inner or v for v in values}
+        args = [_bare(v) for v in values]
+        return self._rendered(builtins.get(e.builtin).cuda(self, e, args))
 
     def _e_FuncCall(self, e):
-        return f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})"
+        return CExpr(f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})")
 
 
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _conditional(cond: str, a: CExpr, b: CExpr) -> CExpr:
+    """``(cond ? a : b)``; the branches as they stand."""
+    return atom(CExpr(f"{cond} ? {a} : {b}", Prec.CONDITIONAL))
+
+
+def _condition(c: CExpr) -> str:
+    """A vector ``?:``'s condition: bare, but a conditional keeps its
+    parentheses (``(p ? q : r) ? a : b``)."""
+    inside = c.inner or c
+    return c.text if inside.prec == Prec.CONDITIONAL else inside.text
 
 
 def _lanewise(e) -> bool:
@@ -359,193 +383,3 @@ def _pure_load(e) -> bool:
     return isinstance(e, ir.Load) and not any(
         isinstance(x, ir.CALLS) for x in ir.walk(e)
     )
-
-
-# -- long statements ---------------------------------------------------------------
-def wrap(indent: str, text: str) -> list[str]:
-    """``indent + text``, broken into lines of at most ``LIMIT`` columns where
-    a rule below applies (else left long), in order: a conditional value
-    before its ``?`` and ``:``; the argument list (or index) that spans most
-    of the statement after its commas, aligned on its bracket; a value after
-    its ``=``."""
-    if len(indent) + len(text) <= LIMIT:
-        return [indent + text]
-    lines = _wrap_vmap(indent, text)
-    if lines:
-        return lines
-    for rule in (_wrap_conditional, _wrap_arguments, _wrap_value):
-        lines = rule(indent, text)
-        if lines and all(len(line) <= LIMIT for line in lines):
-            return lines
-    return [indent + text]
-
-
-def _top_level(text: str, token: str, start: int = 0) -> int:
-    """Index of the first ``token`` at or after ``start`` outside any bracket,
-    or -1."""
-    for i, depth in _depths(text):
-        if i >= start and depth == 0 and text.startswith(token, i):
-            return i
-    return -1
-
-
-_VMAP = "kdsl::vmap(["
-
-
-def _wrap_vmap(indent, text):
-    """The first ``kdsl::vmap`` laid out as clang-format lays out a lambda
-    argument: the lambda's head, its return statement and the vectors on
-    lines of their own."""
-    start = text.find(_VMAP)
-    if start < 0:
-        return None
-    head_end = text.find(") { return ", start)  # the lambda's parameters end
-    body_end = text.find("; }, ", head_end)
-    close = _closing(text, start + len("kdsl::vmap"))
-    if min(head_end, body_end, close) < 0:
-        return None
-    more = indent + " " * CONTINUATION
-    body = more + "    "
-    return [
-        indent + text[: start + len("kdsl::vmap(")],
-        more + text[start + len("kdsl::vmap(") : head_end + 3],
-        *_return_lines(body, text[head_end + 4 : body_end + 1]),
-        more + "},",
-        *_packed(more, text[body_end + 5 :]),
-    ]
-
-
-_OPERATORS = (" ? ", " : ", " || ", " && ", " + ", " - ", " * ", " / ")
-
-
-def _return_lines(indent, text):
-    """``return <value>;``, broken after a top-level binary operator (the
-    rightmost that keeps the first line within ``LIMIT``) when too long; the
-    continuation is aligned with the value."""
-    if len(indent) + len(text) <= LIMIT:
-        return [indent + text]
-    value = len("return ")
-    best = -1
-    for op in _OPERATORS:
-        at = _top_level(text, op, value)
-        while at >= 0:
-            if len(indent) + at + len(op) - 1 <= LIMIT:
-                best = max(best, at)
-            at = _top_level(text, op, at + 1)
-    if best < 0:
-        return [indent + text]
-    split = text.index(" ", best + 1) + 1  # after the operator
-    head, tail = text[:split].rstrip(), text[split:]
-    return [indent + head, indent + " " * value + tail]
-
-
-def _packed(indent, text):
-    """``text`` (the vectors a vmap maps over, then the statement's end) in
-    lines of at most ``LIMIT`` columns, broken after its top-level commas."""
-    pieces, prev = [], 0
-    for comma in _top_level_commas(text):
-        pieces.append(text[prev : comma + 1].strip())
-        prev = comma + 1
-    pieces.append(text[prev:].strip())
-    return _fill(indent + pieces[0], pieces[1:], indent)
-
-
-def _fill(current, pieces, indent):
-    """``current`` followed by ``pieces``, as many on a line as fit."""
-    lines = []
-    for piece in pieces:
-        if len(current) + 1 + len(piece) <= LIMIT:
-            current += " " + piece
-        else:
-            lines.append(current)
-            current = indent + piece
-    return lines + [current]
-
-
-def _top_level_commas(text):
-    """Indices of the commas of ``text`` outside any bracket (or template)."""
-    return [i for i, depth in _depths(text) if text[i] == "," and depth == 0]
-
-
-def _depths(text):
-    """``(index, bracket depth)`` of each character; a closing bracket with no
-    opening one in ``text`` is ignored, and a template's ``<...>`` counts."""
-    stack = []
-    for i, ch in enumerate(text):
-        if ch in "([{" or _opens_template(text, i):
-            stack.append(ch)
-        elif stack and (ch in ")]}" or (ch == ">" and stack[-1] == "<")):
-            stack.pop()
-        yield i, len(stack)
-
-
-def _closing(text: str, open_index: int) -> int:
-    """Index of the bracket closing the one at ``open_index``, or -1."""
-    for i, depth in _depths(text):
-        if i == open_index:
-            inside = depth
-        elif i > open_index and depth < inside:
-            return i
-    return -1
-
-
-def _wrap_conditional(indent, text):
-    head_end = _top_level(text, " = ")
-    head_end = head_end + 3 if head_end >= 0 else 0
-    q = _top_level(text, " ? ", head_end)
-    c = _top_level(text, " : ", q + 3) if q >= 0 else -1
-    if c < 0:
-        return None
-    more = indent + " " * CONTINUATION
-    return [indent + text[:q], more + text[q + 1 : c], more + text[c + 1 :]]
-
-
-def _groups(text):
-    """``(open, close, [comma indices])`` of every bracket pair with commas.
-
-    A template's ``<...>`` (a ``<`` right after a name, as in
-    ``splat<float, 8>``; a comparison has spaces) is a bracket whose commas
-    never break a line."""
-    stack, out = [], []
-    for i, ch in enumerate(text):
-        if ch in "([{" or _opens_template(text, i):
-            stack.append((i, []))
-        elif ch in ")]}" or (ch == ">" and stack and text[stack[-1][0]] == "<"):
-            start, commas = stack.pop()
-            if commas and text[start] != "<":
-                out.append((start, i, commas))
-        elif ch == "," and stack:
-            stack[-1][1].append(i)
-    return out
-
-
-def _opens_template(text: str, i: int) -> bool:
-    return (
-        text[i] == "<"
-        and i > 0
-        and (text[i - 1].isalnum() or text[i - 1] == "_")
-        and text[i + 1 : i + 2] not in ("", " ", "=", "<")
-    )
-
-
-def _wrap_arguments(indent, text):
-    groups = _groups(text)
-    if not groups:
-        return None
-    start, close, commas = max(groups, key=lambda g: (g[1] - g[0], -g[0]))
-    if 2 * (close - start) < len(text):
-        return None
-    align = " " * (len(indent) + start + 1)
-    pieces, prev = [], start + 1
-    for comma in commas:
-        pieces.append(text[prev : comma + 1].strip())
-        prev = comma + 1
-    pieces.append(text[prev:].strip())
-    return _fill(indent + text[: start + 1] + pieces[0], pieces[1:], align)
-
-
-def _wrap_value(indent, text):
-    eq = _top_level(text, " = ")
-    if eq < 0:
-        return None
-    return [indent + text[: eq + 2], indent + " " * CONTINUATION + text[eq + 3 :]]

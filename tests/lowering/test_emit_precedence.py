@@ -1,0 +1,68 @@
+"""The emitter's parentheses come from the expression tree (``cexpr.CExpr``):
+every compound operand is parenthesised, loads, calls and member accesses are
+atoms, and a statement's value, a call argument or a condition drops exactly
+one outer pair, so a nested conditional keeps its own."""
+
+from kdsl.transpile import ir
+from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32
+from kdsl.transpile.cuda.cexpr import CExpr, Prec
+from kdsl.transpile.cuda.emit import Emitter
+
+
+def var(name, t=Float32):
+    return ir.Var(t, name)
+
+
+def load(name, i="i", t=Float32):
+    return ir.Load(t, var(name, ir.PointerType(t)), (var(i, Int32),))
+
+
+def less(a, b):
+    return ir.BinOp(Boolean, "<", a, b)
+
+
+def assigned(value) -> str:
+    emitter = Emitter()
+    emitter.block([ir.Assign("r", value)])
+    return emitter.lines[0]
+
+
+def test_loads_and_member_reads_are_atoms():
+    emitter = Emitter()
+    assert emitter.expr(load("x")) == CExpr("x[i]")
+    total = ir.BinOp(Float32, "+", load("x"), load("y"))
+    assert assigned(ir.BinOp(Float32, "*", total, load("x"))) == (
+        "r = (x[i] + y[i]) * x[i];"
+    )
+
+
+def test_an_address_is_a_unary_expression():
+    address = ir.Address(ir.PointerType(Float32), var("x"), (var("i", Int32),))
+    assert Emitter().expr(address) == CExpr("&x[i]", Prec.UNARY)
+
+
+def test_a_statement_drops_exactly_one_pair():
+    inner = ir.Select(Float32, var("p", Boolean), var("x"), var("y"))
+    outer = ir.Select(Float32, less(var("a"), var("b")), inner, var("z"))
+    value = Emitter().expr(outer)
+    assert value.prec == Prec.ATOM and value.inner.prec == Prec.CONDITIONAL
+    assert assigned(outer) == "r = (a < b) ? (p ? x : y) : z;"
+
+
+def test_logical_operators_group_their_comparisons():
+    both = ir.Logical(Boolean, "&&", less(var("a"), var("b")), var("p", Boolean))
+    assert Emitter().expr(both).inner.prec == Prec.LOGICAL_AND
+    assert assigned(both) == "r = (a < b) && p;"
+
+
+def test_a_builtin_rendering_keeps_its_arguments_precedence():
+    total = ir.BinOp(Float16, "+", var("a", Float16), var("b", Float16))
+    call = ir.BuiltinCall(Float16, "math.sqrt", (total,))
+    value = Emitter().expr(call)
+    assert value == CExpr("__float2half_rn(sqrtf(__half2float(a + b)))")
+
+
+def test_a_converted_text_is_a_string_for_renderings():
+    emitter = Emitter()
+    assert emitter.convert(Int32, Boolean, "n") == "(n != 0)"
+    assert emitter.convert(Float32, Float32, "f(x)") == "f(x)"
