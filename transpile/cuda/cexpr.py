@@ -44,12 +44,19 @@ from kdsl.transpile.core.promotion import COMPARISON
 from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
+    Float4E2M1FN,
+    Float6E2M3FN,
+    Float6E3M2FN,
+    Float8E4M3FN,
+    Float8E5M2,
+    Float8E8M0FNU,
     Float16,
     Float32,
     Float64,
     Int4,
     Int128,
     NumericMeta,
+    Uint16,
     Uint128,
     VectorMeta,
 )
@@ -125,6 +132,19 @@ def bare(e: CExpr) -> str:
 
 
 # -- type families ---------------------------------------------------------------
+# The narrow floats CUDA has a type for (``__nv_fp8_e4m3`` …), with the header
+# that defines it; the others live in a byte (``uint8_t``) and convert through
+# kdsl's prelude.
+CUDA_NARROW = {
+    Float8E5M2: "cuda_fp8.h",
+    Float8E4M3FN: "cuda_fp8.h",
+    Float8E8M0FNU: "cuda_fp8.h",
+    Float6E2M3FN: "cuda_fp6.h",
+    Float6E3M2FN: "cuda_fp6.h",
+    Float4E2M1FN: "cuda_fp4.h",
+}
+
+
 def _family(t) -> str:
     """bool, i4, small (8/16-bit ints), int (32/64-bit), i128, f32, f64, f16,
     bf16, narrow (a CUDA narrow type) or byte (a narrow float in a byte)."""
@@ -137,7 +157,7 @@ def _family(t) -> str:
             return "small"
         return "i128" if t.width == 128 else "int"
     if t.kind == "narrow":
-        return "narrow" if t.c_name.startswith("__nv_") else "byte"
+        return "narrow" if t in CUDA_NARROW else "byte"
     return {Float16: "f16", BFloat16: "bf16", Float32: "f32", Float64: "f64"}[t]
 
 
@@ -249,7 +269,7 @@ def _binary_table(t) -> dict:
     if family in BINARY:
         return BINARY[family]
     if family == "small":
-        if t.c_name == "uint16_t":  # uint16_t * uint16_t overflows int
+        if t is Uint16:  # uint16_t * uint16_t overflows int
             return {**_SMALL, "*": _call("mul")}
         return _SMALL
     if family in ("int", "i128"):
@@ -601,9 +621,6 @@ def _scalars(types) -> set:
     return out
 
 
-_NARROW_HEADERS = {"fp8": "cuda_fp8.h", "fp6": "cuda_fp6.h", "fp4": "cuda_fp4.h"}
-
-
 def headers(types) -> list[str]:
     """The CUDA headers that code on these scalar types needs, in order."""
     used = _scalars(types)
@@ -612,10 +629,8 @@ def headers(types) -> list[str]:
         out.append("cuda_fp16.h")
     if BFloat16 in used:
         out.append("cuda_bf16.h")
-    for key, header in _NARROW_HEADERS.items():
-        if any(
-            _family(t) == "narrow" and t.c_name.startswith(f"__nv_{key}") for t in used
-        ):
+    for header in ("cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h"):
+        if any(CUDA_NARROW.get(t) == header for t in used):
             out.append(header)
     return out
 
