@@ -15,7 +15,6 @@ from kdsl.transpile.errors import (
     DSLValueError,
     DSLZeroDivisionError,
     DynamicValueError,
-    InterpretError,
     UnsupportedDtypeError,
 )
 from kdsl.transpile.core.types import (
@@ -69,7 +68,7 @@ from kdsl.transpile.frontend.lang import (
 from kdsl.transpile.builtins import public as _public_builtins
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
-from kdsl.runtime.launch import LaunchError
+from kdsl.runtime.errors import InterpretError, LaunchError, NVRTCError
 from kdsl import math
 
 from kdsl.transpile.version import __version__  # noqa: E402,F401

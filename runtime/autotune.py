@@ -26,7 +26,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from kdsl.runtime import cache
-from kdsl.transpile.errors import DSLError, LaunchError
+from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
+from kdsl.transpile.errors import DSLError, error
 
 
 class AutotuneWarning(UserWarning):
@@ -83,23 +84,29 @@ class Autotuned:
         from kdsl.runtime.kernel import Kernel
 
         if not isinstance(kernel, Kernel):
-            raise LaunchError("@kdsl.autotune goes above @kdsl.kernel")
+            raise error("autotune-order", got=f"a {type(kernel).__name__}")
         configs = list(configs)
         if not configs or not all(isinstance(c, Config) for c in configs):
-            raise LaunchError(
-                f"autotune of '{kernel.name}' needs a list of kdsl.Config"
-            )
+            raise error("autotune-configs", kernel=kernel.name)
         names = {c.name for c in kernel.signature.constexprs}
         runtime = [p.name for p in kernel.signature.runtime]
         for c in configs:
             unknown = set(c.constexprs) - names
             if unknown:
-                raise LaunchError(
-                    f"{c!r} names no constexpr of '{kernel.name}': {sorted(unknown)}"
+                raise error(
+                    "autotune-config-name",
+                    config=repr(c),
+                    kernel=kernel.name,
+                    names=sorted(unknown),
                 )
         for name in list(key) + list(restore):
             if name not in runtime:
-                raise LaunchError(f"autotune of '{kernel.name}': no argument '{name}'")
+                raise error(
+                    "autotune-key",
+                    kernel=kernel.name,
+                    name=name,
+                    params=", ".join(runtime),
+                )
         self.kernel = kernel
         self.name = kernel.name
         self.configs = configs
@@ -112,7 +119,7 @@ class Autotuned:
     # -- public -----------------------------------------------------------------
     def __getitem__(self, config):
         if not (isinstance(config, tuple) and len(config) == 2):
-            raise LaunchError(f"launch {self.name} as tuned[grid, block](...)")
+            raise error("launch-syntax", name=self.name, how="tuned")
         return lambda *args, stream=None, shared_mem=0: self._launch(
             config[0], config[1], args, stream, shared_mem
         )
@@ -162,10 +169,7 @@ class Autotuned:
             search = self._load(key)
         if search is None:
             if grid is None:
-                raise LaunchError(
-                    f"'{self.name}' has not been tuned for these arguments yet; "
-                    "launch it once"
-                )
+                raise error("autotune-untuned", kernel=self.name)
             search = self._search(key, grid, block, args, stream, shared_mem)
             self._store(search)
         self.searches[key] = search
@@ -194,10 +198,7 @@ class Autotuned:
                 _put_back(args[i], copy)
         timed = [(ms, i) for i, (_, ms, _) in enumerate(search.times) if ms is not None]
         if not timed:
-            raise LaunchError(
-                f"autotune of '{self.name}': every configuration failed\n"
-                + search.table()
-            )
+            raise error("autotune-failed", kernel=self.name, table=search.table())
         search.best = min(timed)[1]  # the fastest; a tie goes to the earlier config
         return search
 
@@ -306,7 +307,5 @@ class _Interpreted:
 
     def __getitem__(self, config):
         if not (isinstance(config, tuple) and len(config) == 2):
-            raise LaunchError(
-                f"launch {self.tuned.name} as tuned.interpret[grid, block](...)"
-            )
+            raise error("launch-syntax", name=self.tuned.name, how="tuned.interpret")
         return lambda *args: self.tuned._interpret(config[0], config[1], args)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from kdsl.transpile.errors import code_of
 import os
 from dataclasses import dataclass, field
 
-from kdsl.transpile.errors import DSLError, error
+from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
+from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.transpile.frontend.signature import (
@@ -119,9 +119,8 @@ class Kernel:
 
     def _check_backward(self, other):
         if not isinstance(other, Kernel):
-            raise DSLError(
-                f"backward= of '{self.name}' must be a @kdsl.kernel",
-                code=code_of("backward-mismatch"),
+            raise error(
+                "backward-not-kernel", kernel=self.name, got=f"a {type(other).__name__}"
             )
         mine = (
             [t.name for t in self.signature.typevars],
@@ -132,10 +131,12 @@ class Kernel:
             [c.name for c in other.signature.constexprs],
         )
         if mine != theirs:
-            raise DSLError(
-                f"backward kernel '{other.name}' must have the same dtype parameters and "
-                f"constexpr names as '{self.name}': {mine} vs {theirs}",
-                code=code_of("backward-mismatch"),
+            raise error(
+                "backward-mismatch",
+                backward=other.name,
+                kernel=self.name,
+                mine=mine,
+                theirs=theirs,
             )
 
     # -- dispatch ---------------------------------------------------------------------
@@ -143,9 +144,7 @@ class Kernel:
         """``kernel.dispatch(dtype..., *constexprs, **constexprs)``."""
         n = len(self.signature.typevars)
         if len(args) < n:
-            raise error(
-                "bad-call", what=f"dispatch() of '{self.name}' needs {n} dtype(s) first"
-            )
+            raise error("dispatch-dtypes", kernel=self.name, n=n, got=len(args))
         dtypes = tuple(resolve_dtype(d) for d in args[:n])
         check_dtypes(self.name, self.supported, dtypes)
         constexprs = self._constexpr_values(args[n:], kwargs)
@@ -155,15 +154,17 @@ class Kernel:
         specs = self.signature.constexprs
         if len(positional) > len(specs):
             raise error(
-                "bad-call",
-                what=f"'{self.name}' has {len(specs)} constexpr(s), got {len(positional)}",
+                "constexpr-count", kernel=self.name, n=len(specs), got=len(positional)
             )
         values = dict(zip((c.name for c in specs), positional))
         for key, value in named.items():
             if key not in {c.name for c in specs}:
-                raise error("bad-call", what=f"'{self.name}' has no constexpr '{key}'")
+                names = ", ".join(c.name for c in specs) or "none"
+                raise error(
+                    "unknown-constexpr", kernel=self.name, name=key, names=names
+                )
             if key in values:
-                raise error("bad-call", what=f"constexpr '{key}' given twice")
+                raise error("constexpr-twice", name=key)
             values[key] = value
         out = {}
         for c in specs:
@@ -172,10 +173,7 @@ class Kernel:
             elif c.has_default:
                 value = c.default
             else:
-                raise error(
-                    "bad-call",
-                    what=f"'{self.name}' needs a value for constexpr '{c.name}'",
-                )
+                raise error("constexpr-missing", kernel=self.name, name=c.name)
             out[c.name] = check_constexpr(self.name, c, value)
         return out
 
@@ -227,27 +225,26 @@ class Kernel:
 
     def _dtypes_of(self, args) -> tuple:
         """The dtype parameters' values, read off the arguments that carry them."""
-        from kdsl.runtime.launch import LaunchError, dtype_of_argument, unsupported
+        from kdsl.runtime.launch import dtype_of_argument, unsupported
 
         runtime = self.signature.runtime
         dtypes = []
         for tv, i in zip(self.signature.typevars, self._dtype_args):
             t = dtype_of_argument(args[i])
             if t is None and getattr(args[i], "dtype", None) is None:
-                raise LaunchError(
-                    f"cannot tell the dtype {tv.name} of '{self.name}' from "
-                    f"parameter '{runtime[i].name}' ({type(args[i]).__name__}); "
-                    f"pass an array or use {self.name}.dispatch(dtype)[grid, block]"
+                raise error(
+                    "launch-dtype-unknown",
+                    typevar=tv.name,
+                    kernel=self.name,
+                    param=runtime[i].name,
+                    got=type(args[i]).__name__,
                 )
             if t not in self.supported[tv.name]:
                 raise unsupported(self, tv.name, t, args[i], runtime[i].name)
             dtypes.append(t)
         missing = [tv.name for tv in self.signature.typevars][len(self._dtype_args) :]
         if missing:
-            raise LaunchError(
-                f"'{self.name}' has no argument that carries dtype {missing[0]}; "
-                f"use {self.name}.dispatch(dtype)[grid, block]"
-            )
+            raise error("launch-dtype-no-carrier", kernel=self.name, typevar=missing[0])
         return tuple(dtypes)
 
     def _dtype_argument_positions(self) -> tuple:
@@ -270,7 +267,6 @@ class Kernel:
         import cupy
 
         from kdsl.runtime.launch import (
-            LaunchError,
             _grid_dims,
             as_cupy_stream,
             max_threads_per_block,
@@ -282,9 +278,7 @@ class Kernel:
             self._check_block(launcher.block, device)
         inst = launcher.instance
         if inst is not None and constexprs:
-            raise LaunchError(
-                f"instance {inst.name} has its constexprs fixed; launch it without them"
-            )
+            raise error("launch-instance-constexprs", instance=inst.name)
         try:
             if inst is not None:
                 key = (inst.name, device)
@@ -338,12 +332,13 @@ class Kernel:
         check_block(self.name, block, *limits, f"device {device}")
 
     def _bad_count(self, args):
-        from kdsl.runtime.launch import LaunchError
-
         names = ", ".join(p.name for p in self.signature.runtime)
-        raise LaunchError(
-            f"'{self.name}' takes {len(self.signature.runtime)} arguments ({names}), "
-            f"got {len(args)}; constexprs go by keyword"
+        raise error(
+            "launch-arg-count",
+            kernel=self.name,
+            n=len(self.signature.runtime),
+            names=names,
+            got=len(args),
         )
 
     def _warn_many(self, inst):
@@ -379,10 +374,8 @@ class Interpreted:
         self.kernel, self.instance = kernel, instance
 
     def __getitem__(self, config):
-        from kdsl.runtime.launch import LaunchError
-
         if not (isinstance(config, tuple) and len(config) == 2):
-            raise LaunchError(f"launch {self.kernel.name} as kernel[grid, block](...)")
+            raise error("launch-syntax", name=self.kernel.name, how="kernel.interpret")
         grid, block = config
 
         def launch(*args, **constexprs):
@@ -434,9 +427,11 @@ def check_constexpr(kernel_name, spec, value):
             pass
     if not ok:
         raise error(
-            "bad-call",
-            what=f"constexpr '{spec.name}' of '{kernel_name}' is Constexpr[{kind.__name__}], "
-            f"got {value!r}",
+            "constexpr-value",
+            name=spec.name,
+            kernel=kernel_name,
+            kind=kind.__name__,
+            value=repr(value),
         )
     return value
 

@@ -17,9 +17,9 @@ import warnings
 import numpy as np
 
 from kdsl.runtime import arrays
-from kdsl.transpile.errors import LaunchError, UnsupportedDtypeError
+from kdsl.runtime.errors import LaunchError  # noqa: F401 (re-exported)
 from kdsl.transpile.core.types import NumericMeta, VectorMeta
-from kdsl.transpile.errors import code_of
+from kdsl.transpile.errors import error
 
 # A constexpr that takes more distinct values than this in one process gets a
 # warning: each value is a separate compilation (reference, "Choosing what to
@@ -35,9 +35,7 @@ def _dim3(value, what: str) -> tuple:
         and 1 <= len(value) <= 3
         and all(isinstance(v, int) and v > 0 for v in value)
     ):
-        raise LaunchError(
-            f"{what} must be a positive int or a tuple of up to 3, got {value!r}"
-        )
+        raise error("launch-dims", dims=what, value=repr(value))
     return value
 
 
@@ -48,8 +46,8 @@ def _grid_dims(value, what: str = "grid") -> tuple:
     grid = _dim3(value, what)
     for n, limit, axis in zip(grid, GRID_LIMITS, "xyz"):
         if n > limit:
-            raise LaunchError(
-                f"{what} {grid}: {axis} = {n} is over CUDA's limit {limit}"
+            raise error(
+                "launch-grid-limit", dims=what, grid=grid, axis=axis, n=n, limit=limit
             )
     return grid
 
@@ -64,15 +62,24 @@ def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
     for b in block:
         threads *= b
     if threads > max_threads:
-        raise LaunchError(
-            f"block {block} of '{kernel_name}' has {threads} threads; {where} "
-            f"allows at most {max_threads}"
+        raise error(
+            "launch-block-threads",
+            block=block,
+            kernel=kernel_name,
+            threads=threads,
+            where=where,
+            limit=max_threads,
         )
     for axis, b, most in zip("xyz", block, max_dims):
         if b > most:
-            raise LaunchError(
-                f"block {block} of '{kernel_name}' is {b} threads in {axis}; "
-                f"{where} allows at most {most}"
+            raise error(
+                "launch-block-axis",
+                block=block,
+                kernel=kernel_name,
+                n=b,
+                axis=axis,
+                where=where,
+                limit=most,
             )
 
 
@@ -98,7 +105,7 @@ class Launcher:
 
     def __init__(self, kernel, config, instance=None):
         if not (isinstance(config, tuple) and len(config) == 2):
-            raise LaunchError(f"launch {kernel.name} as kernel[grid, block](...)")
+            raise error("launch-syntax", name=kernel.name, how="kernel")
         grid, block = config
         self.kernel = kernel
         self.grid = grid if callable(grid) else _grid_dims(grid)
@@ -180,7 +187,7 @@ def as_cupy_stream(stream):
     if ptr is None:
         ptr = getattr(stream, "ptr", None)
     if not isinstance(ptr, int):
-        raise LaunchError(f"stream= must be a CuPy or PyTorch stream, got {stream!r}")
+        raise error("launch-stream", got=repr(stream))
     if ptr not in _STREAMS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -240,8 +247,12 @@ def check_scalar(param, t, value):
     try:
         return scalar_packer(t)(value)
     except OverflowError:
-        raise LaunchError(
-            f"parameter '{param}' is {t.__name__}: {value} is out of its range"
+        raise error(
+            "launch-scalar-range",
+            param=param,
+            type=t.__name__,
+            value=value,
+            bounds=f"the range of {t.__name__}",
         ) from None
 
 
@@ -252,27 +263,46 @@ def scalar_value(param, t, value):
 
     if isinstance(value, Numeric):
         if not value.is_static():
-            raise LaunchError(f"parameter '{param}' got a run-time kdsl value")
+            raise error("launch-scalar-dynamic", param=param)
         value = value.value
     if isinstance(value, np.generic):
         value = value.item()
     if t.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise LaunchError(f"parameter '{param}' is {t.__name__}, got {value!r}")
+            raise error(
+                "launch-scalar-type",
+                param=param,
+                type=t.__name__,
+                value=repr(value),
+                kind="int",
+            )
         if not t.min() <= value <= t.max():
-            raise LaunchError(
-                f"parameter '{param}' is {t.__name__}: {value} is outside "
-                f"[{t.min()}, {t.max()}]"
+            raise error(
+                "launch-scalar-range",
+                param=param,
+                type=t.__name__,
+                value=value,
+                bounds=f"[{t.min()}, {t.max()}]",
             )
     elif t.kind == "bool":
         if not isinstance(value, bool):
-            raise LaunchError(f"parameter '{param}' is Boolean, got {value!r}")
+            raise error(
+                "launch-scalar-type",
+                param=param,
+                type="Boolean",
+                value=repr(value),
+                kind="bool",
+            )
     elif not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise LaunchError(f"parameter '{param}' is {t.__name__}, got {value!r}")
-    if scalar_packer(t) is None:
-        raise LaunchError(
-            f"parameter '{param}': {t.__name__} cannot be passed at launch"
+        raise error(
+            "launch-scalar-type",
+            param=param,
+            type=t.__name__,
+            value=repr(value),
+            kind="float",
         )
+    if scalar_packer(t) is None:
+        raise error("launch-scalar-unpackable", param=param, type=t.__name__)
     return value
 
 
@@ -282,50 +312,49 @@ def check_array(param, kind, t, value, device, align):
     try:
         info = arrays.describe(value)
     except Exception as e:  # whatever a foreign object raises, name the parameter
-        raise LaunchError(
-            f"parameter '{param}': cannot read it as a device array "
-            f"({type(value).__name__}): {e}"
+        raise error(
+            "launch-array-unreadable",
+            param=param,
+            type=type(value).__name__,
+            detail=e,
         ) from None
     if info is None:
-        raise LaunchError(
-            f"parameter '{param}' needs a device array (CuPy, PyTorch CUDA, "
-            f"__cuda_array_interface__ or DLPack), got {type(value).__name__}"
+        raise error(
+            "launch-not-an-array",
+            param=param,
+            accepted="a device array (CuPy, PyTorch CUDA, __cuda_array_interface__ "
+            "or DLPack)",
+            got=type(value).__name__,
         )
     if info.device is None:
-        raise LaunchError(
-            f"parameter '{param}' is a host ({info.library}) array; kdsl kernels "
-            f"need device memory (e.g. cupy.asarray(...))"
-        )
+        raise error("launch-host-array", param=param, library=info.library)
     if info.device != device:
-        raise LaunchError(
-            f"parameter '{param}' lives on device {info.device}, the launch is on "
-            f"device {device}"
-        )
+        raise error("launch-array-device", param=param, got=info.device, device=device)
     if info.dtype is not t:
         got = info.dtype.__name__ if info.dtype is not None else "an unsupported dtype"
-        raise LaunchError(f"parameter '{param}' must hold {t.__name__}, got {got}")
+        raise error("launch-array-dtype", param=param, type=t.__name__, got=got)
     if kind == "pointer":
         if not info.contiguous:
-            raise LaunchError(
-                f"parameter '{param}' is a Pointer and needs a contiguous array; "
-                f"pass .copy() or declare it Array[{t.__name__}, ndim]"
-            )
+            raise error("launch-array-contiguous", param=param, type=t.__name__)
         if info.ptr % align:
-            raise LaunchError(
-                f"parameter '{param}' is read with .vec(): its base address must be "
-                f"{align}-byte aligned, got {info.ptr:#x}"
+            raise error(
+                "launch-array-alignment",
+                param=param,
+                align=align,
+                address=f"{info.ptr:#x}",
             )
         return (np.uintp(info.ptr),)
     ndim = kind[1]
     if len(info.shape) != ndim:
-        raise LaunchError(
-            f"parameter '{param}' is Array[{t.__name__}, {ndim}], got {len(info.shape)} dimensions"
+        raise error(
+            "launch-array-ndim",
+            param=param,
+            type=t.__name__,
+            ndim=ndim,
+            got=len(info.shape),
         )
     if info.strides is None:
-        raise LaunchError(
-            f"parameter '{param}' has byte strides that are not a multiple of the "
-            f"element size; pass a copy"
-        )
+        raise error("launch-array-strides", param=param)
     return (
         np.uintp(info.ptr),
         *(np.int64(n) for n in info.shape),
@@ -420,10 +449,13 @@ def _generate(kernel, inst, device, function, alignment):
         spec = info.spec
         elem = getattr(spec, "elem", spec)
         if isinstance(elem, VectorMeta):
-            raise LaunchError(
-                f"parameter '{info.name}' of '{kernel.name}' is a pointer to "
-                f"{elem.__name__}, which cannot be launched: declare Pointer"
-                f"[{elem.dtype.__name__}] and use .vec({elem.lanes}) in the kernel"
+            raise error(
+                "launch-vector-parameter",
+                param=info.name,
+                kernel=kernel.name,
+                vtype=elem.__name__,
+                dtype=elem.dtype.__name__,
+                lanes=elem.lanes,
             )
         t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
         a = names[i]
@@ -538,8 +570,11 @@ def unsupported(kernel, tv_name, t, given, param=None):
     # the dtype, never the array itself (its repr copies it to the host)
     got = t.__name__ if t is not None else str(getattr(given, "dtype", type(given)))
     where = f" (parameter '{param}')" if param else ""
-    return UnsupportedDtypeError(
-        f"kernel '{kernel.name}' does not support dtype {got} for {tv_name}{where}; "
-        f"supported: {allowed}",
-        code=code_of("unsupported-dtype"),
+    return error(
+        "unsupported-dtype",
+        kernel=kernel.name,
+        dtype=got,
+        typevar=tv_name,
+        where=where,
+        supported=allowed,
     )

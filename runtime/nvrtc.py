@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from kdsl.transpile.errors import DSLError, NVRTCError
-from kdsl.transpile.errors import code_of
+from kdsl.runtime.errors import NVRTCError  # noqa: F401 (re-exported)
+from kdsl.transpile.errors import error
 
 EXACT_OPTIONS = ("--fmad=false", "-std=c++17", "--device-int128")
 
@@ -23,15 +23,14 @@ def cuda_include_dir() -> str:
     """The CUDA headers of the nvidia-cuda-runtime wheel."""
     import nvidia
 
+    searched = []
     for base in nvidia.__path__:
         for sub in ("cu13/include", "cuda_runtime/include"):
             path = os.path.join(base, sub)
             if os.path.exists(os.path.join(path, "cuda_fp16.h")):
                 return path
-    raise DSLError(
-        "CUDA headers not found: pip install nvidia-cuda-runtime (kdsl's dependency)",
-        code=code_of("cuda-headers"),
-    )
+            searched.append(path)
+    raise error("cuda-headers", searched=", ".join(searched) or "nvidia.__path__")
 
 
 def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
@@ -45,7 +44,9 @@ def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
             nvrtc.compileProgram(prog, options)
         except nvrtc.NVRTCError:
             log = nvrtc.getProgramLog(prog)
-            err = NVRTCError(explain(log, source, name))
+            err = error(
+                "nvrtc-rejected", subject=name, detail=explain(log, source, name)
+            )
             err.log = log
             raise err from None
         return nvrtc.getCUBIN(prog)
@@ -66,7 +67,7 @@ def explain(log: str, source: str, name: str) -> str:
     import re
 
     lines = source.splitlines()
-    out = [f"NVRTC rejected {name}:", log.rstrip()]
+    out = [log.strip()]
     for match in re.finditer(rf"{re.escape(name)}\.cu\((\d+)\): error", log):
         n = int(match.group(1))
         if not 0 < n <= len(lines):

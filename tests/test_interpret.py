@@ -313,7 +313,7 @@ def test_a_barrier_in_divergent_code_is_an_error():
     text = str(info.value)
     assert isinstance(info.value, kdsl.InterpretError)
     assert (
-        "E407" in text and "syncthreads() is not reached by thread (16, 0, 0)" in text
+        "E448" in text and "syncthreads() is not reached by thread (16, 0, 0)" in text
     )
     assert "test_interpret.py" in text and "kdsl.syncthreads()" in text
 

@@ -80,7 +80,7 @@ def test_a_vector_of_sub_byte_lanes_cannot_be_bitcast():
     with pytest.raises(kdsl.DSLError) as info:
         packed_fp4.dispatch().source
     text = str(info.value)
-    assert "E107" in text and "a byte of its own" in text
+    assert "E119" in text and "a byte of its own" in text
     assert "out[i] = x.vec(8)[i].bitcast(kdsl.Uint32)" in text
 
 

@@ -6,7 +6,10 @@ from that builtin, so ``except TypeError`` keeps working.
 
 An error is raised by name from :data:`CATALOG` through :func:`error`; the
 catalog fixes its code, its class and its message template, so that tests can
-assert the code and messages stay consistent.  When the error carries a
+assert the code and messages stay consistent.  The runtime's entries
+(launching, the CPU interpreter, NVRTC) and their classes live in
+``kdsl.runtime.errors``, which adds them with :func:`register`; the compiler
+never imports the runtime.  When the error carries a
 :class:`~kdsl.transpile.source.Span` it renders like a compiler's::
 
     path.py:12:9: error[E101]: bitwise operator '&' needs integer operands, got Float32
@@ -96,26 +99,6 @@ class UnsupportedDtypeError(DSLError, TypeError):
     """A kernel was asked for a dtype outside its supported set."""
 
 
-class LaunchError(DSLError, TypeError):
-    """A launch argument or configuration is wrong; nothing was launched."""
-
-    code = "E406"
-
-
-class InterpretError(DSLError, RuntimeError):
-    """The CPU interpreter caught a fault the GPU would not report (an index
-    out of bounds, a divergent barrier or shuffle, a data race)."""
-
-    code = "E407"
-
-
-class NVRTCError(DSLError):
-    """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
-
-    code = "E502"
-    log = ""
-
-
 @dataclass(frozen=True)
 class ErrorKind:
     code: str
@@ -123,15 +106,40 @@ class ErrorKind:
     template: str
 
 
-def _kinds(*rows: tuple[str, str, type, str]) -> dict[str, ErrorKind]:
-    table = {}
+CATALOG: dict[str, ErrorKind] = {}
+
+
+def register(*rows: tuple[str, str, type, str]) -> None:
+    """Add ``(name, code, class, template)`` rows to :data:`CATALOG`.
+
+    Names and codes are unique; registering the same row again (a module
+    reloaded) replaces it.  ``kdsl.runtime.errors`` adds the runtime's entries
+    this way, so that the compiler never imports the runtime."""
     for name, code, cls, template in rows:
-        assert name not in table and all(k.code != code for k in table.values())
-        table[name] = ErrorKind(code, cls, template)
-    return table
+        for other_name, other in CATALOG.items():
+            same = other_name == name
+            if same != (other.code == code) or same and other.template != template:
+                raise ValueError(f"error {name} ({code}) clashes with {other_name}")
+        CATALOG[name] = ErrorKind(code, cls, template)
 
 
-CATALOG: dict[str, ErrorKind] = _kinds(
+def code_of(kind_name: str) -> str:
+    """The stable code of the catalog entry ``kind_name``."""
+    return CATALOG[kind_name].code
+
+
+def error(kind_name: str, /, *, span: Span | None = None, **fields) -> DSLError:
+    """Build the catalog error ``kind_name`` with its message fields filled in."""
+    kind = CATALOG[kind_name]
+    return kind.cls(kind.template.format(**fields), code=kind.code, span=span)
+
+
+# Each entry has one meaning; its message names what is wrong and, where
+# there is one, what to write instead.  Codes: E1xx the type system, E2xx the
+# Python subset, E3xx names, variables and memory, E4xx signatures, dispatch
+# and launching (kdsl.runtime.errors adds the launch and interpreter ones),
+# E5xx NVRTC (kdsl.runtime.errors), E6xx kdsl-transpile, E999 a kdsl bug.
+register(
     # E1xx: the arithmetic type system
     (
         "bitwise-float",
@@ -151,7 +159,13 @@ CATALOG: dict[str, ErrorKind] = _kinds(
         DSLZeroDivisionError,
         "integer {op} by zero ({lhs} {op} {rhs}) at compile time",
     ),
-    ("dynamic-as-python", "E104", DynamicValueError, "{what}"),
+    (
+        "dynamic-as-python",
+        "E104",
+        DynamicValueError,
+        "cannot {action} a run-time {type} value: it is only known on the GPU; "
+        "keep it a kdsl value (convert with .to(...))",
+    ),
     (
         "literal-range",
         "E105",
@@ -159,9 +173,26 @@ CATALOG: dict[str, ErrorKind] = _kinds(
         "integer literal {value} does not fit Int64; write an explicit type, "
         "e.g. Uint64({value})",
     ),
-    ("not-numeric", "E106", DSLTypeError, "{what}"),
-    ("bitcast-width", "E107", DSLTypeError, "{what}"),
-    ("vector-type", "E108", DSLTypeError, "{what}"),
+    (
+        "not-numeric",
+        "E106",
+        DSLTypeError,
+        "expected a number or a kdsl value{where}, got {got}",
+    ),
+    (
+        "bitcast-width",
+        "E107",
+        DSLTypeError,
+        "bitcast needs equal widths: {src} has {src_bits} bits, {dst} has "
+        "{dst_bits}; bitcast to a {src_bits}-bit type",
+    ),
+    (
+        "vector-type",
+        "E108",
+        DSLTypeError,
+        "Vector[{dtype}, {lanes}] is not a vector type: lanes must be one of "
+        "{allowed} with at most {max_bits} bits in all",
+    ),
     ("unknown-ir-type", "E109", DSLValueError, "no kdsl type is spelled {spelling!r}"),
     (
         "abstract-type",
@@ -175,90 +206,678 @@ CATALOG: dict[str, ErrorKind] = _kinds(
         DSLTypeError,
         "operator '{op}' is not defined for {type}",
     ),
-)
-
-
-CATALOG.update(
-    _kinds(
-        # Compile-time kernel definitions and dispatch.
-        ("no-source", "E201", DSLError, "{what}"),
-        ("bad-annotation", "E401", DSLError, "{what}"),
-        ("cannot-infer-dtypes", "E402", DSLError, "{what}"),
-        ("unsupported-dtype", "E403", UnsupportedDtypeError, "{what}"),
-        ("backward-mismatch", "E404", DSLError, "{what}"),
-        ("dtype-outside-bound", "E405", DSLError, "{what}"),
-        ("launch-argument", "E406", LaunchError, "{what}"),
-        ("interpreter-fault", "E407", InterpretError, "{what}"),
-        # NVRTC.
-        ("cuda-headers", "E501", DSLError, "{what}"),
-        ("nvrtc-rejected", "E502", NVRTCError, "{what}"),
-        # kdsl-transpile.
-        ("cli-path", "E601", DSLError, "{what}"),
-        ("cli-import", "E602", DSLError, "{what}"),
-        ("cli-no-match", "E603", DSLError, "{what}"),
-        ("cli-module-clash", "E604", DSLError, "{what}"),
-        ("cli-option", "E605", DSLError, "{what}"),
-    )
-)
-assert LaunchError.code == CATALOG["launch-argument"].code
-assert InterpretError.code == CATALOG["interpreter-fault"].code
-assert NVRTCError.code == CATALOG["nvrtc-rejected"].code
-
-
-def code_of(kind_name: str) -> str:
-    """The stable code of the catalog entry ``kind_name``."""
-    return CATALOG[kind_name].code
-
-
-def error(kind_name: str, /, *, span: Span | None = None, **fields) -> DSLError:
-    """Build the catalog error ``kind_name`` with its message fields filled in."""
-    kind = CATALOG[kind_name]
-    return kind.cls(kind.template.format(**fields), code=kind.code, span=span)
-
-
-CATALOG.update(
-    _kinds(
-        # E2xx: the Python subset
-        (
-            "unsupported-syntax",
-            "E202",
-            DSLSyntaxError,
-            "{what} is not supported in kdsl kernels",
-        ),
-        ("bad-call", "E203", DSLTypeError, "{what}"),
-        ("bad-loop", "E204", DSLSyntaxError, "{what}"),
-        ("bad-target", "E205", DSLSyntaxError, "{what}"),
-        (
-            "recursion",
-            "E206",
-            DSLError,
-            "device function '{name}' calls itself; recursion is not supported",
-        ),
-        # E3xx: names and variables
-        ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
-        (
-            "retyped-variable",
-            "E302",
-            DSLTypeError,
-            "variable '{name}' is {old} (line {line}) and cannot be assigned a {new}; a variable keeps one type for its life",
-        ),
-        ("bad-assignment", "E303", DSLTypeError, "{what}"),
-        (
-            "needs-static",
-            "E304",
-            DynamicValueError,
-            "{what} must be known at compile time",
-        ),
-        (
-            "store-type",
-            "E305",
-            DSLTypeError,
-            "cannot store a value of type {value} into {target} of {elem}: "
-            "convert with .to({elem})",
-        ),
-        ("bad-index", "E306", DSLTypeError, "{what}"),
-        ("bad-attribute", "E307", DSLError, "{what}"),
-        ("return-type", "E308", DSLTypeError, "{what}"),
-        ("internal", "E999", DSLError, "internal compiler error: {what}"),
-    )
+    (
+        "vector-condition",
+        "E112",
+        DynamicValueError,
+        "a {type} cannot be {use}: a vector has no single truth value; test its "
+        "lanes (v[0] > 0)",
+    ),
+    (
+        "vector-length",
+        "E113",
+        DSLTypeError,
+        "'{op}' needs vectors of one length, got {types}",
+    ),
+    (
+        "vector-convert",
+        "E114",
+        DSLTypeError,
+        "cannot convert {src} to {dst}: .to() keeps the lane count; convert to a "
+        "type of {lanes} lanes",
+    ),
+    (
+        "vector-constructor",
+        "E115",
+        DSLTypeError,
+        "{vtype}() takes 1 value to broadcast or {lanes} lanes, got {got}",
+    ),
+    (
+        "lane-index",
+        "E116",
+        DSLTypeError,
+        "a lane index of {vtype} must be a compile-time integer: write v[0] … "
+        "v[{last}]",
+    ),
+    (
+        "lane-range",
+        "E117",
+        DSLTypeError,
+        "lane {index} is out of range for {vtype}: its lanes are 0 … {last}",
+    ),
+    (
+        "scalar-of-vector",
+        "E118",
+        DSLTypeError,
+        "{type}(...) takes a scalar, got a {got}; use .to({type}) on a vector",
+    ),
+    (
+        "bitcast-sub-byte",
+        "E119",
+        DSLTypeError,
+        "a vector of {elem} cannot be bitcast: CUDA keeps each lane in a byte of "
+        "its own; bitcast the lanes one at a time",
+    ),
+    (
+        "bitcast-lanes",
+        "E120",
+        DSLTypeError,
+        "cannot bitcast {src} ({src_bits} bits) to lanes of {dst} ({dst_bits} "
+        "bits): {src_bits} is not a multiple of {dst_bits}",
+    ),
+    (
+        "not-a-type",
+        "E121",
+        DSLTypeError,
+        "{method} needs a kdsl type such as Float32, got {got}",
+    ),
+    (
+        "vector-spelling",
+        "E122",
+        DSLTypeError,
+        "Vector[{got}] names no vector type: write Vector[dtype, N], e.g. "
+        "Vector[Float32, 4]",
+    ),
+    (
+        "vector-element",
+        "E123",
+        DSLTypeError,
+        "a vector element must be a concrete scalar type such as Float32, got {got}",
+    ),
+    # E2xx: the Python subset
+    (
+        "no-source",
+        "E201",
+        DSLError,
+        "cannot read the source of {name}: kdsl kernels must be defined in a file "
+        "({reason})",
+    ),
+    (
+        "unsupported-syntax",
+        "E202",
+        DSLSyntaxError,
+        "{construct} is not supported in kdsl kernels",
+    ),
+    (
+        "wrong-arg-count",
+        "E203",
+        DSLTypeError,
+        "{callee}() takes {n} argument(s), got {got}",
+    ),
+    (
+        "loop-iterable",
+        "E204",
+        DSLSyntaxError,
+        "a kernel loop iterates over range(...), kdsl.range(...) or "
+        "kdsl.range_constexpr(...), not '{got}'",
+    ),
+    (
+        "assign-target",
+        "E205",
+        DSLSyntaxError,
+        "cannot assign to '{target}': assign to a name or to an element such as x[i]",
+    ),
+    (
+        "recursion",
+        "E206",
+        DSLError,
+        "device function '{name}' calls itself; recursion is not supported",
+    ),
+    (
+        "unexpected-keyword",
+        "E207",
+        DSLTypeError,
+        "{callee}() got an unexpected keyword argument '{keyword}'; it {accepts}",
+    ),
+    ("not-callable", "E208", DSLTypeError, "{callee} is not callable in a kernel"),
+    (
+        "python-function-call",
+        "E209",
+        DSLTypeError,
+        "cannot call the Python function '{name}' in a kernel: decorate it with "
+        "@kdsl.func",
+    ),
+    (
+        "typevar-call",
+        "E210",
+        DSLTypeError,
+        "the dtype parameter {name} has no value here: a @kdsl.func is specialised "
+        "by its argument types, so convert with a value's own type, e.g. a.dtype(2)",
+    ),
+    (
+        "device-function-arg",
+        "E211",
+        DSLTypeError,
+        "{callee}() cannot take {got}: a @kdsl.func takes numbers and vectors "
+        "(load the value in the kernel and pass it)",
+    ),
+    (
+        "kernel-call",
+        "E212",
+        DSLTypeError,
+        "the kernel '{name}' cannot be called from a kernel: put the shared code "
+        "in a @kdsl.func",
+    ),
+    (
+        "loop-else",
+        "E213",
+        DSLSyntaxError,
+        "'{loop} ... else' is not supported in kdsl kernels: set a flag before "
+        "'break' and test it after the loop",
+    ),
+    (
+        "unsupported-operator",
+        "E214",
+        DSLSyntaxError,
+        "operator '{op}' is not supported in kdsl kernels; use {instead}",
+    ),
+    (
+        "slicing",
+        "E215",
+        DSLSyntaxError,
+        "slicing ({expr}) is not supported in kdsl kernels: index one element at a "
+        "time, e.g. x[i]",
+    ),
+    (
+        "star-arguments",
+        "E216",
+        DSLSyntaxError,
+        "unpacking arguments ({arg}) is not supported in kdsl kernels: pass each "
+        "argument on its own",
+    ),
+    (
+        "chained-assignment",
+        "E217",
+        DSLSyntaxError,
+        "chained assignment ({code}) is not supported in kdsl kernels: assign one "
+        "name per statement",
+    ),
+    (
+        "annotated-target",
+        "E218",
+        DSLSyntaxError,
+        "only a name can be annotated, not '{target}': write name: Type = value",
+    ),
+    (
+        "loop-target",
+        "E219",
+        DSLSyntaxError,
+        "the loop variable must be a name, not '{target}': write for i in range(...)",
+    ),
+    (
+        "range-outside-for",
+        "E220",
+        DSLSyntaxError,
+        "{callee}() can only be the iterable of a for loop: write for i in "
+        "{callee}(...)",
+    ),
+    (
+        "range-arguments",
+        "E221",
+        DSLSyntaxError,
+        "range takes start, stop and step (kdsl.range also unroll=k), got '{got}'",
+    ),
+    (
+        "range-zero-step",
+        "E222",
+        DSLSyntaxError,
+        "{callee}() step must not be zero: use a positive or a negative step",
+    ),
+    (
+        "range-type",
+        "E223",
+        DSLTypeError,
+        "the {part} of range() must be integers, got {got}; convert with .to(Int32)",
+    ),
+    (
+        "unroll-count",
+        "E224",
+        DSLSyntaxError,
+        "unroll= must be 1 or more, got {unroll}",
+    ),
+    (
+        "loop-exit-outside-loop",
+        "E225",
+        DSLSyntaxError,
+        "'{stmt}' outside a loop: it can only be used in a for or while body",
+    ),
+    (
+        "loop-exit-in-unrolled",
+        "E226",
+        DSLSyntaxError,
+        "'{stmt}' in a range_constexpr loop must be under a compile-time "
+        "condition; use kdsl.range for a run-time {stmt}",
+    ),
+    (
+        "compile-time-exception",
+        "E227",
+        DSLTypeError,
+        "evaluating this at compile time failed ({exc_type}): {detail}",
+    ),
+    (
+        "len-type",
+        "E228",
+        DSLTypeError,
+        "len() takes a tuple such as a.shape, got {got}",
+    ),
+    (
+        "atomic-target",
+        "E229",
+        DSLTypeError,
+        "{callee}() needs a pointer or array first, got {got}: e.g. "
+        "{callee}(out, i, value)",
+    ),
+    (
+        "atomic-type",
+        "E230",
+        DSLTypeError,
+        "{callee}() supports {supported}, not {type}",
+    ),
+    (
+        "math-vector",
+        "E231",
+        DSLTypeError,
+        "{callee}() takes scalars, got a {got}: apply it to each lane (v[0] …)",
+    ),
+    (
+        "array-element-type",
+        "E232",
+        DSLTypeError,
+        "{callee}() needs a concrete element type first, got {got}: e.g. "
+        "{callee}(Float32, 256)",
+    ),
+    (
+        "array-shape",
+        "E233",
+        DSLTypeError,
+        "{callee}() needs a positive static shape, got {shape}",
+    ),
+    (
+        "shuffle-type",
+        "E234",
+        DSLTypeError,
+        "{callee}() shuffles an integer or float scalar, got {got}",
+    ),
+    (
+        "vec-of-vec",
+        "E235",
+        DSLTypeError,
+        "this pointer to {vtype} is already a vector view: call .vec(N) once, on "
+        "the scalar pointer",
+    ),
+    (
+        "not-integer",
+        "E236",
+        DSLTypeError,
+        "{subject} must be an integer, got {got}",
+    ),
+    (
+        "outside-kernel",
+        "E237",
+        DSLTypeError,
+        "{callee}() can only be used inside a @kdsl.kernel (or a @kdsl.func it "
+        "calls)",
+    ),
+    (
+        "store-target",
+        "E238",
+        DSLSyntaxError,
+        "cannot store into {target}: only a pointer or array element (x[i]) can be "
+        "stored to",
+    ),
+    (
+        "unpack-count",
+        "E239",
+        DSLSyntaxError,
+        "tuple assignment to {n} targets needs a tuple of {n} values, got {got}",
+    ),
+    (
+        "assign-constexpr",
+        "E240",
+        DSLSyntaxError,
+        "'{name}' is a compile-time parameter and cannot be {use}; use another name",
+    ),
+    (
+        "bit-operand",
+        "E241",
+        DSLTypeError,
+        "{callee}() takes a 32- or 64-bit integer, got {got}: convert it with "
+        ".to(Int32) or .to(Uint32)",
+    ),
+    # E3xx: names, variables and memory
+    ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
+    (
+        "retyped-variable",
+        "E302",
+        DSLTypeError,
+        "variable '{name}' is {old} (line {line}) and cannot be assigned a {new}; "
+        "a variable keeps one type for its life",
+    ),
+    (
+        "no-value",
+        "E303",
+        DSLTypeError,
+        "{callee}() returns no value to assign: call it as a statement",
+    ),
+    (
+        "needs-static",
+        "E304",
+        DynamicValueError,
+        "{subject} must be known at compile time: use a literal or a Constexpr "
+        "parameter",
+    ),
+    (
+        "store-type",
+        "E305",
+        DSLTypeError,
+        "cannot store a value of type {value} into {target} of {elem}: "
+        "convert with .to({elem})",
+    ),
+    (
+        "index-type",
+        "E306",
+        DSLTypeError,
+        "an index must be an integer, got {got}; convert it with .to(Int32)",
+    ),
+    (
+        "unknown-attribute",
+        "E307",
+        DSLError,
+        "{owner} has no attribute '{name}' in kdsl",
+    ),
+    (
+        "missing-return",
+        "E308",
+        DSLTypeError,
+        "{callee}() returns a value but can reach its end without one: end it "
+        "with a return",
+    ),
+    (
+        "loop-variable-after-loop",
+        "E309",
+        DSLError,
+        "'{name}' is the variable of the run-time loop at line {line} and does not "
+        "exist after it; copy it to a variable assigned before the loop",
+    ),
+    (
+        "annotation-type",
+        "E310",
+        DSLTypeError,
+        "annotate variables with a concrete kdsl type such as Float32, got {got}",
+    ),
+    (
+        "annotation-needs-value",
+        "E311",
+        DSLSyntaxError,
+        "'{name}: {type}' needs a value: write {name}: {type} = ...",
+    ),
+    (
+        "annotated-convert",
+        "E312",
+        DSLTypeError,
+        "'{name}: {type}' is assigned a run-time {got}; convert explicitly with "
+        ".to({type})",
+    ),
+    (
+        "reassign-object",
+        "E313",
+        DSLTypeError,
+        "'{name}' holds {old} and cannot be reassigned with {new}; use another name",
+    ),
+    (
+        "object-in-branch",
+        "E314",
+        DSLTypeError,
+        "{value} cannot be assigned in run-time control flow: assign it before the "
+        "'if' or loop",
+    ),
+    (
+        "bare-return",
+        "E315",
+        DSLTypeError,
+        "{callee}() returns a value elsewhere, so this return needs one too",
+    ),
+    (
+        "return-types-differ",
+        "E316",
+        DSLTypeError,
+        "{callee}() returns different types: {types}; convert the returned values "
+        "to one type with .to(...)",
+    ),
+    (
+        "kernel-return-value",
+        "E317",
+        DSLTypeError,
+        "a kernel returns nothing; use a bare return and store {value} through a "
+        "pointer",
+    ),
+    (
+        "dim3-field",
+        "E318",
+        DSLError,
+        "{name} has no field '{field}': use {name}.x, {name}.y or {name}.z",
+    ),
+    ("not-indexable", "E319", DSLTypeError, "{target} cannot be indexed"),
+    (
+        "index-count",
+        "E320",
+        DSLTypeError,
+        "{target} takes one index, got {got}",
+    ),
+    (
+        "array-rank",
+        "E321",
+        DSLTypeError,
+        "array '{name}' has {ndim} dimension(s), indexed with {got}: give one index "
+        "per dimension",
+    ),
+    (
+        "tuple-index-range",
+        "E322",
+        DSLTypeError,
+        "index {index} is out of range for a tuple of {n}",
+    ),
+    # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
+    (
+        "bad-annotation",
+        "E401",
+        DSLError,
+        "{where}: parameter '{param}' needs an annotation: Pointer[T], "
+        "Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
+        "got {got}",
+    ),
+    (
+        "cannot-infer-dtypes",
+        "E402",
+        DSLError,
+        "cannot infer supported dtypes: a `@kdsl.kernel` ({kernel}) that opts into "
+        "dispatch without an explicit `dtypes = [..]` must have a dtype type "
+        "parameter bound by one of Dtype/Num/Int/Float/Bool (dtype parameter "
+        "{typevar} has bound {bound})",
+    ),
+    (
+        "unsupported-dtype",
+        "E403",
+        UnsupportedDtypeError,
+        "kernel '{kernel}' does not support dtype {dtype} for {typevar}{where}; "
+        "supported: {supported}",
+    ),
+    (
+        "backward-mismatch",
+        "E404",
+        DSLError,
+        "backward kernel '{backward}' must have the same dtype parameters and "
+        "constexpr names as '{kernel}': {mine} vs {theirs}",
+    ),
+    (
+        "dtype-outside-bound",
+        "E405",
+        DSLError,
+        "kernel '{kernel}': dtype {dtype} is outside the bound of {typevar} "
+        "({bound}), so it cannot be one of its dtypes",
+    ),
+    (
+        "backward-not-kernel",
+        "E408",
+        DSLError,
+        "backward= of '{kernel}' must be a @kdsl.kernel, got {got}",
+    ),
+    (
+        "dtypes-unknown-name",
+        "E409",
+        DSLError,
+        "kernel '{kernel}': dtypes= names '{name}', which is not one of its dtype "
+        "parameters ({typevars})",
+    ),
+    (
+        "dtypes-empty",
+        "E410",
+        DSLError,
+        "kernel '{kernel}': the dtypes of {typevar} are an empty list; list at "
+        "least one, e.g. [kdsl.Float32]",
+    ),
+    (
+        "not-a-dtype",
+        "E411",
+        DSLTypeError,
+        "{value} is not a kdsl dtype: use a kdsl type (kdsl.Float32), a numpy "
+        "dtype or a short name such as 'f32'",
+    ),
+    (
+        "constexpr-kind",
+        "E412",
+        DSLTypeError,
+        "Constexpr takes int, bool or float, got {got}",
+    ),
+    (
+        "dispatch-dtypes",
+        "E413",
+        DSLTypeError,
+        "dispatch() of '{kernel}' needs {n} dtype(s) first, got {got}",
+    ),
+    (
+        "constexpr-count",
+        "E414",
+        DSLTypeError,
+        "'{kernel}' has {n} constexpr(s), got {got}",
+    ),
+    (
+        "unknown-constexpr",
+        "E415",
+        DSLTypeError,
+        "'{kernel}' has no constexpr '{name}'; its constexprs: {names}",
+    ),
+    (
+        "constexpr-twice",
+        "E416",
+        DSLTypeError,
+        "constexpr '{name}' given twice: pass it by position or by keyword",
+    ),
+    (
+        "constexpr-missing",
+        "E417",
+        DSLTypeError,
+        "'{kernel}' needs a value for constexpr '{name}': pass {name}=...",
+    ),
+    (
+        "constexpr-value",
+        "E418",
+        DSLTypeError,
+        "constexpr '{name}' of '{kernel}' is Constexpr[{kind}], got {value}",
+    ),
+    # E6xx: kdsl-transpile
+    ("cli-no-such-path", "E601", DSLError, "{path}: no such file or folder"),
+    (
+        "cli-import",
+        "E602",
+        DSLError,
+        "importing {path} raised {exc_type}: {detail}",
+    ),
+    (
+        "cli-unknown-kernel",
+        "E603",
+        DSLError,
+        "no kernel named {names} in the given PATHs",
+    ),
+    (
+        "cli-module-clash",
+        "E604",
+        DSLError,
+        "{first} and {second} would both be written to <OUTDIR>/{stem}/; "
+        "transpile them in separate runs",
+    ),
+    (
+        "cli-define-syntax",
+        "E605",
+        DSLError,
+        "-D {raw!r}: expected NAME=VALUE[,VALUE...]",
+    ),
+    (
+        "cli-not-python",
+        "E606",
+        DSLError,
+        "{path}: not a .py file or a folder",
+    ),
+    ("cli-empty-folder", "E607", DSLError, "{path}: folder holds no .py files"),
+    ("cli-syntax-error", "E608", DSLError, "SyntaxError: {detail}"),
+    (
+        "cli-nothing-selected",
+        "E609",
+        DSLError,
+        "no kernel instance matches the given PATHs and flags ({found} kernel(s) "
+        "selected): check -k, --dtypes and -D",
+    ),
+    (
+        "cli-unknown-define",
+        "E610",
+        DSLError,
+        "-D {names}: no selected kernel has a constexpr of that name",
+    ),
+    (
+        "cli-unknown-dtype-param",
+        "E611",
+        DSLError,
+        "--dtypes {names}=...: no selected kernel has a dtype parameter of that "
+        "name",
+    ),
+    (
+        "cli-dtypes-empty",
+        "E612",
+        DSLError,
+        "--dtypes {raw!r} names no dtype: write e.g. --dtypes f32,bf16",
+    ),
+    (
+        "cli-arch-syntax",
+        "E613",
+        DSLError,
+        "--arch {arch!r}: expected a GPU architecture such as sm_90",
+    ),
+    (
+        "cli-arch-unsupported",
+        "E614",
+        DSLError,
+        "--arch {arch}: NVRTC cannot compile for it:\n{log}",
+    ),
+    (
+        "cli-define-value",
+        "E615",
+        DSLError,
+        "-D {name}={raw}: constexpr '{name}' of '{kernel}' is Constexpr[{kind}], "
+        "got {raw!r}",
+    ),
+    (
+        "cli-constexpr-missing",
+        "E616",
+        DSLError,
+        "constexpr '{name}' of '{kernel}' has no default: give it a value with "
+        "-D {name}=<{kind}>",
+    ),
+    (
+        "cli-unsupported-dtypes",
+        "E617",
+        UnsupportedDtypeError,
+        "kernel '{kernel}' supports none of the dtypes of --dtypes (supported: "
+        "{supported})",
+    ),
+    ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

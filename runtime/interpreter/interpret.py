@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from kdsl.transpile.core import values
-from kdsl.transpile.errors import InterpretError, LaunchError
+from kdsl.runtime.errors import InterpretError
+from kdsl.transpile.errors import error
 from kdsl.transpile.core.types import NumericMeta
 
 from kdsl.runtime.interpreter import simt
@@ -54,21 +55,24 @@ def bind_arguments(kernel, inst, kernel_ir, args):
             write_backs.append(back)
         if info.kind == "pointer":
             if not host.flags.c_contiguous:
-                raise LaunchError(
-                    f"parameter '{info.name}' is a Pointer and needs a contiguous array"
-                )
+                raise error("launch-array-contiguous", param=info.name, type=t.__name__)
             align = alignment.get(info.name, 1)
             if address % align:
-                raise LaunchError(
-                    f"parameter '{info.name}' is read with .vec(): its base address "
-                    f"must be {align}-byte aligned, got {address:#x}"
+                raise error(
+                    "launch-array-alignment",
+                    param=info.name,
+                    align=align,
+                    address=f"{address:#x}",
                 )
             env[p.name] = Memory(host.reshape(-1), t, info.name)
             continue
         if host.ndim != info.spec.ndim:
-            raise LaunchError(
-                f"parameter '{info.name}' is Array[{t.__name__}, {info.spec.ndim}], "
-                f"got {host.ndim} dimensions"
+            raise error(
+                "launch-array-ndim",
+                param=info.name,
+                type=t.__name__,
+                ndim=info.spec.ndim,
+                got=host.ndim,
             )
         env[p.name] = _strided_memory(host, t, info.name)
         strides = [s // host.itemsize for s in host.strides]
@@ -106,13 +110,14 @@ def _host_array(name, value, t):
         host, back = _torch_on_host(value)
         address = value.data_ptr()
     else:
-        raise LaunchError(
-            f"parameter '{name}' needs an array (numpy, CuPy or PyTorch), got {type(value).__name__}"
+        raise error(
+            "launch-not-an-array",
+            param=name,
+            accepted="an array (numpy, CuPy or PyTorch)",
+            got=type(value).__name__,
         )
     if t.np_dtype is None or host.dtype != t.np_dtype:
-        raise LaunchError(
-            f"parameter '{name}' must hold {t.__name__}, got {host.dtype}"
-        )
+        raise error("launch-array-dtype", param=name, type=t.__name__, got=host.dtype)
     return host, back, address
 
 

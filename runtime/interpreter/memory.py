@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from kdsl.runtime import errors as _registered  # noqa: F401 - the interpreter's
 from kdsl.transpile.errors import error
 
 from kdsl.transpile.core import lanes
@@ -160,11 +161,11 @@ def _shared_by_several(addr, threads) -> np.ndarray:
     return np.unique(a[1:][same])
 
 
-def fault(message: str, span):
-    """The interpreter's error for ``message`` at ``span`` (with its source line)."""
+def fault(kind: str, span, **fields):
+    """The interpreter's catalog error ``kind`` at ``span`` (with its source line)."""
     import linecache
 
-    err = error("interpreter-fault", what=message)
+    err = error(kind, **fields)
     if span is not None:
         line = linecache.getline(span.path, span.line).rstrip("\n") or None
         err.locate(span, line)

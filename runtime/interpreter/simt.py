@@ -127,8 +127,12 @@ class Batch(Together, Backend):
 
     def _oob(self, node, what: str):
         def fail(lane, text):
-            message = f"out-of-bounds {what} {text} by {self.who(lane)}"
-            raise fault(message, self.where(node))
+            raise fault(
+                "interpret-out-of-bounds",
+                self.where(node),
+                access=f"{what} {text}",
+                thread=self.who(lane),
+            )
 
         return fail
 
@@ -377,9 +381,10 @@ class Batch(Together, Backend):
             where = ", ".join(str(int(i[lane])) for i in indices)
             shape = ", ".join(str(int(n[lane])) for n in extents)
             raise fault(
-                f"out-of-bounds index {e.array}[{where}] ({e.array} has shape "
-                f"({shape})) by {self.who(lane)}",
+                "interpret-out-of-bounds",
                 self.where(e),
+                access=f"index {e.array}[{where}] ({e.array} has shape ({shape}))",
+                thread=self.who(lane),
             )
         return self.eval(e.flat, m, frame)
 
@@ -450,10 +455,9 @@ class _Watch:
                 and _same_env(values_, env)
             ):
                 raise fault(
-                    "this loop makes no progress: its threads run in lock-step in "
-                    "the interpreter, so one waiting for another to move on (a spin "
-                    "lock) waits for ever",
+                    "interpret-no-progress",
                     self.span,
+                    threads=int(np.count_nonzero(running)),
                 )
         if self.count >= 1024 and self.count & (self.count - 1) == 0:
             self.noted = (running.copy(), dict(env), writes)

@@ -58,9 +58,11 @@ class Together:
             rule = "every running lane of a warp must take part in it"
         if lane is not None:
             raise fault(
-                f"{entry.name}() is not reached by {self.who(lane)}, which is still "
-                f"running: {rule}",
+                "interpret-divergent",
                 self.where(e),
+                callee=entry.name,
+                thread=self.who(lane),
+                rule=rule,
             )
 
     def barrier(self, m):
@@ -79,9 +81,11 @@ class Together:
         if gone.any():
             lane = int(np.argmax(gone))
             raise fault(
-                f"{e.builtin}() in {self.who(lane)} reads lane {int(src[lane])}, "
-                "which is not running (it returned, or is beyond the block)",
+                "interpret-lane-gone",
                 self.where(e),
+                callee=e.builtin,
+                thread=self.who(lane),
+                lane=int(src[lane]),
             )
         if isinstance(value, tuple):
             return tuple(np.where(m, v[source], v) for v in value)
@@ -123,8 +127,12 @@ class Together:
         addr, me, other = clash
         index = addr % mem.races.per_block
         raise fault(
-            f"data race on shared array {mem.name}[{index}]: {self.who(me)} {verb} it "
-            f"and {self.who(other)} {'wrote' if verb == 'reads' else 'read or wrote'} "
-            "it, with no syncthreads() between",
+            "interpret-data-race",
             self.where(node),
+            array=mem.name,
+            index=index,
+            thread=self.who(me),
+            verb=verb,
+            other=self.who(other),
+            other_verb="wrote" if verb == "reads" else "read or wrote",
         )

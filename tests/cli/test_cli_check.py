@@ -77,7 +77,7 @@ def test_check_with_another_arch():
 def test_check_rejects_an_arch_nvrtc_does_not_know():
     result = run_cli("good/other.py", "--check", "--arch", "sm_1")
     assert result.returncode == 2
-    assert result.stderr.startswith("error[E605]: --arch sm_1: NVRTC cannot compile")
+    assert result.stderr.startswith("error[E614]: --arch sm_1: NVRTC cannot compile")
 
 
 HOST = r"""

@@ -44,7 +44,7 @@ def _assert_located(stderr, path, line_text, caret_over):
 def test_define_checked_against_the_declared_type(define, shown, tmp_path):
     result = run_cli("good/kernels.py", "-k", "scale", "-D", define, "-o", tmp_path)
     assert result.returncode == 2
-    assert "error[E203]" in result.stderr and shown in result.stderr
+    assert "error[E615]" in result.stderr and shown in result.stderr
     name = define.split("=")[0]
     _assert_located(result.stderr, "good/kernels.py", f"{name}: Constexpr", name)
     assert list(tmp_path.iterdir()) == []
@@ -59,6 +59,7 @@ def test_bool_define_for_an_int_constexpr_is_rejected():
 def test_missing_constexpr_default_names_it():
     result = run_cli("bad/no_default.py", "--stdout")
     assert result.returncode == 2
+    assert "error[E616]" in result.stderr
     assert "constexpr 'TILE' of 'tiled' has no default" in result.stderr
     assert "-D TILE=<int>" in result.stderr
     _assert_located(result.stderr, "bad/no_default.py", "def tiled", "TILE")
@@ -87,12 +88,12 @@ def test_import_error_is_located_in_the_users_file():
     [
         (["nowhere.py"], "E601", "no such file or folder"),
         (["good", "-k", "nope"], "E603", "no kernel named 'nope'"),
-        (["good", "-D", "NOPE=1"], "E603", "-D NOPE"),
+        (["good", "-D", "NOPE=1"], "E610", "-D NOPE"),
         (["good", "-D", "BLOCK"], "E605", "expected NAME=VALUE"),
-        (["good", "--dtypes", "f99"], "E106", "'f99' is not a kdsl dtype"),
-        (["good", "--dtypes", "Q=f32"], "E603", "--dtypes Q"),
-        (["good", "-k", "scale", "--dtypes", "i32"], "E403", "supported: D: f32, f64"),
-        (["good", "--check", "--arch", "sm9"], "E605", "--arch 'sm9'"),
+        (["good", "--dtypes", "f99"], "E411", "'f99' is not a kdsl dtype"),
+        (["good", "--dtypes", "Q=f32"], "E611", "--dtypes Q"),
+        (["good", "-k", "scale", "--dtypes", "i32"], "E617", "supported: D: f32, f64"),
+        (["good", "--check", "--arch", "sm9"], "E613", "--arch 'sm9'"),
     ],
 )
 def test_command_line_errors(args, code, what):
@@ -101,6 +102,25 @@ def test_command_line_errors(args, code, what):
     assert result.stderr.startswith(f"error[{code}]: "), result.stderr
     assert what in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_paths_and_flags_that_name_nothing_usable(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    (tmp_path / "plain.py").write_text("X = 1\n")
+    cases = [
+        ([tmp_path / "empty"], "E607", "folder holds no .py files"),
+        ([tmp_path / "notes.txt"], "E606", "not a .py file or a folder"),
+        ([tmp_path / "broken.py"], "E608", "SyntaxError"),
+        ([tmp_path / "plain.py"], "E609", "no kernel instance matches"),
+        (["good", "--dtypes", ","], "E612", "names no dtype"),
+    ]
+    for args, code, what in cases:
+        result = run_cli(*args)
+        assert result.returncode == 2, result.stderr
+        assert f"error[{code}]: " in result.stderr and what in result.stderr
+        assert "Traceback" not in result.stderr
 
 
 def test_usage_errors_exit_2():

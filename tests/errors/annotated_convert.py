@@ -1,4 +1,4 @@
-# expect: E303 line 10
+# expect: E312 line 10
 import kdsl
 from kdsl import Float16, Float32, Int32, Pointer, block_idx, thread_idx
 

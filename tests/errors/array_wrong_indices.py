@@ -1,4 +1,4 @@
-# expect: E306 line 11
+# expect: E321 line 11
 import kdsl
 from kdsl import Array, Int32, block_idx, thread_idx
 

@@ -1,4 +1,4 @@
-# expect: E205 line 10
+# expect: E240 line 10
 import kdsl
 from kdsl import Constexpr, Int32, Pointer, block_idx, thread_idx
 

@@ -1,4 +1,4 @@
-# expect: E203 line 24
+# expect: E209 line 24
 import kdsl
 from kdsl import (
     Array,

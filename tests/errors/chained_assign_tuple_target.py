@@ -1,4 +1,4 @@
-# expect: E205 line 24
+# expect: E239 line 24
 import kdsl
 from kdsl import (
     Array,

@@ -1,4 +1,4 @@
-# expect: E202 line 24
+# expect: E214 line 24
 import kdsl
 from kdsl import (
     Array,

@@ -1,4 +1,4 @@
-# expect: E303 line 12
+# expect: E309 line 12
 import kdsl
 from kdsl import Int32, Pointer
 

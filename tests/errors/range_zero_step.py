@@ -1,4 +1,4 @@
-# expect: E204 line 24
+# expect: E222 line 24
 import kdsl
 from kdsl import (
     Array,

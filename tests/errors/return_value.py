@@ -1,4 +1,4 @@
-# expect: E308 line 25
+# expect: E317 line 25
 import kdsl
 from kdsl import (
     Array,

@@ -1,4 +1,4 @@
-# expect: E306 line 10
+# expect: E322 line 10
 import kdsl
 from kdsl import Array, Pointer
 

@@ -1,4 +1,4 @@
-# expect: E204 line 10
+# expect: E224 line 10
 import kdsl
 from kdsl import Int32, Pointer
 

@@ -1,4 +1,4 @@
-# expect: E108 line 12
+# expect: E112 line 12
 import kdsl
 from kdsl import Int32, Pointer, thread_idx
 

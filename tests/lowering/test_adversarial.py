@@ -118,7 +118,7 @@ ERRORS = {
     "a device function without a value, in an expression": (
         NOTHING,
         "out[i] = nothing(x[i]) + x[i]  # <-",
-        "E203",
+        "E106",
         "returns nothing",
     ),
     "syncthreads as a value": (
@@ -130,57 +130,57 @@ ERRORS = {
     "a shadowed built-in called": (
         "",
         "max = 3\nout[i] = max(x[i], x[0])  # <-",
-        "E203",
+        "E208",
         "an Int32 is not callable",
     ),
     "thread_idx as an index": (
         "",
         "out[thread_idx] = x[0]  # <-",
-        "E203",
+        "E106",
         "thread_idx.x",
     ),
-    "thread_idx in arithmetic": ("", "j = thread_idx + 1  # <-", "E203", "thread_idx"),
-    "thread_idx.w": ("", "out[0] = x[thread_idx.w]  # <-", "E307", "thread_idx"),
+    "thread_idx in arithmetic": ("", "j = thread_idx + 1  # <-", "E106", "thread_idx"),
+    "thread_idx.w": ("", "out[0] = x[thread_idx.w]  # <-", "E318", "thread_idx"),
     "x.vec(3)": ("", "v = x.vec(3)  # <-", "E108", "lanes must be one of"),
     "x.vec(n)": ("", "v = x.vec(n)  # <-", "E304", "compile time"),
-    "x.vec(4.0)": ("", "v = x.vec(4.0)  # <-", "E203", "must be an integer"),
+    "x.vec(4.0)": ("", "v = x.vec(4.0)  # <-", "E236", "must be an integer"),
     "range with a Float bound": (
         "",
         "for k in range(Float32(3)):  # <-\n    out[k] = x[k]",
-        "E204",
+        "E223",
         "integers, got Float32",
     ),
     "range over a loaded float": (
         "",
         "for k in range(x[0]):  # <-\n    out[k] = x[k]",
-        "E204",
+        "E223",
         "integers",
     ),
     "if on a vector": (
         "",
         VEC + "if v:  # <-\n    out[i] = x[i]",
-        "E108",
+        "E112",
         "no single truth value",
     ),
     "if on a vector comparison": (
         "",
         VEC + "if v > 0:  # <-\n    out[i] = x[i]",
-        "E108",
+        "E112",
         "Booleanx4",
     ),
-    "a vector ternary condition": ("", VEC + "w = v if v else v  # <-", "E108", ""),
-    "not of a vector": ("", VEC + "w = not v  # <-", "E108", "'not'"),
+    "a vector ternary condition": ("", VEC + "w = v if v else v  # <-", "E112", ""),
+    "not of a vector": ("", VEC + "w = not v  # <-", "E112", "'not'"),
     "and of a vector": (
         "",
         VEC + "if v and i < n:  # <-\n    out[i] = x[i]",
-        "E108",
+        "E112",
         "'and'",
     ),
-    "a vector indexed twice": ("", VEC + "w = v[0, 1]  # <-", "E306", "one index"),
+    "a vector indexed twice": ("", VEC + "w = v[0, 1]  # <-", "E320", "one index"),
     "a pointer passed to a device function": (
         G,
         "out[i] = g(x)  # <-",
-        "E203",
+        "E211",
         "load the value",
     ),
     "a bare return in a function that returns a value": (
@@ -192,7 +192,7 @@ ERRORS = {
             return a
         """,
         "out[i] = f(x[i])",
-        "E308",
+        "E315",
         "needs one too",
     ),
     "a function that can end without its value": (
@@ -206,11 +206,11 @@ ERRORS = {
         "E308",
         "end it with a return",
     ),
-    "a kernel called from a kernel": ("", "k(x, out, n)  # <-", "E203", "kernel 'k'"),
+    "a kernel called from a kernel": ("", "k(x, out, n)  # <-", "E212", "kernel 'k'"),
     "a plain Python function": (
         "def h(a):\n    return a",
         "out[0] = h(x[0])  # <-",
-        "E203",
+        "E209",
         "@kdsl.func",
     ),
     "a dtype parameter inside a device function": (
@@ -220,38 +220,38 @@ ERRORS = {
             return a * D(2)  # <-
         """,
         "out[0] = f(x[0])",
-        "E203",
+        "E210",
         "a.dtype(2)",
     ),
     "None": ("", "v = None  # <-", "E202", "None"),
     "comparing pointers": (
         "",
         "if x == out:  # <-\n    out[0] = x[0]",
-        "E203",
+        "E106",
         "pointer 'x'",
     ),
     "a run-time loop variable after its loop": (
         "",
         "for k in range(n):\n    out[k] = x[k]\nout[0] = x[k]  # <-",
-        "E303",
+        "E309",
         "does not exist after it",
     ),
     "a constexpr as a run-time loop variable": (
         "",
         "for BLOCK in range(3):  # <-\n    out[BLOCK] = x[BLOCK]",
-        "E205",
+        "E240",
         "compile-time parameter",
     ),
     "range_constexpr with step 0": (
         "",
         "for k in kdsl.range_constexpr(0, 3, 0):  # <-\n    out[k] = x[k]",
-        "E204",
+        "E222",
         "zero",
     ),
     "unroll=0": (
         "",
         "for k in kdsl.range(n, unroll=0):  # <-\n    out[k] = x[k]",
-        "E204",
+        "E224",
         "1 or more",
     ),
     "a run-time unroll": (
@@ -263,10 +263,10 @@ ERRORS = {
     "a float shared-array shape": (
         "",
         "s = kdsl.shared_array(Float32, 2.5)  # <-",
-        "E203",
+        "E236",
         "must be an integer",
     ),
-    "range as a value": ("", "r = range(3)  # <-", "E204", "iterable of a for loop"),
+    "range as a value": ("", "r = range(3)  # <-", "E220", "iterable of a for loop"),
 }
 INTERNAL = ("Error:", "Traceback", "_Dim3", "PointerValue", "NoneType", "builtin_")
 
@@ -293,5 +293,5 @@ def test_a_shape_index_out_of_range_is_a_located_error(tmp_path):
     )
     with pytest.raises(kdsl.DSLError) as info:
         k.dispatch("f32").source
-    assert info.value.code == "E306" and info.value.span.line == line
+    assert info.value.code == "E322" and info.value.span.line == line
     assert "out of range" in info.value.message

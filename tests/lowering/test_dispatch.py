@@ -50,6 +50,23 @@ def test_constexpr_type_is_checked():
         scale.dispatch("f32", 1.5)
 
 
+@pytest.mark.parametrize(
+    "call, code, words",
+    [
+        (lambda: scale.dispatch(), "E413", "needs 1 dtype(s) first, got 0"),
+        (lambda: scale.dispatch("f32", 1, 2), "E414", "has 1 constexpr(s), got 2"),
+        (lambda: scale.dispatch("f32", TILE=1), "E415", "no constexpr 'TILE'"),
+        (lambda: scale.dispatch("f32", 1, BLOCK=2), "E416", "given twice"),
+        (lambda: scale.dispatch("f32", "64"), "E418", "Constexpr[int], got '64'"),
+        (lambda: scale.dispatch(kdsl.Int32), "E403", "does not support dtype Int32"),
+    ],
+)
+def test_dispatch_arguments_are_checked_with_their_own_codes(call, code, words):
+    with pytest.raises(kdsl.DSLError) as info:
+        call()
+    assert info.value.code == code and words in info.value.message
+
+
 def test_cannot_infer_supported_dtypes():
     with pytest.raises(kdsl.DSLError, match="cannot infer supported dtypes"):
 
@@ -124,14 +141,14 @@ def test_dtypes_must_name_the_kernels_dtype_parameters():
         def named(x: Pointer[F], n: Int32):
             pass
 
-    assert info.value.code == "E405"
+    assert info.value.code == "E409"
     with pytest.raises(kdsl.DSLError, match="empty") as info:
 
         @kdsl.kernel(dtypes=[])
         def empty(x: Pointer[F], n: Int32):
             pass
 
-    assert info.value.code == "E405"
+    assert info.value.code == "E410"
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ def loop_variable_shadows_a_value(out: Pointer[Int32], n: Int32):
 
 
 def test_loop_variable_that_shadows_a_value_does_not_exist_after_the_loop():
-    with pytest.raises(kdsl.DSLError, match=r"E303.*run-time loop at line"):
+    with pytest.raises(kdsl.DSLError, match=r"E309.*run-time loop at line"):
         loop_variable_shadows_a_value.dispatch().source
 
 

@@ -82,12 +82,12 @@ def _lower_atomic(lw, entry, args, kwargs):
     want_args(entry, args, 4 if name == "atomic_cas" else 3)
     target, index = args[0], args[1]
     if not lw.is_memory(target):
-        raise error("bad-call", what=f"{name}() needs a pointer or array first")
+        raise error("atomic-target", callee=entry.spelled, got=type(target).__name__)
     t = target.elem
     supported = _ATOMICS[name][1]
     if t not in supported:
         listed = ", ".join(x.__name__ for x in supported)
-        raise error("bad-call", what=f"{name}() supports {listed}, not {t!r}")
+        raise error("atomic-type", callee=entry.spelled, supported=listed, type=repr(t))
     indices = index if isinstance(index, tuple) else (index,)
     base, flat = lw.address(target, indices)
     lw.mark_written(target)

@@ -22,11 +22,7 @@ def _lower(fold, same_type):
         want_args(entry, args, 1)
         x = arith.as_numeric(args[0])
         if isinstance(x, Vector) or x.dtype not in _TYPES:
-            raise error(
-                "bad-call",
-                what=f"{entry.spelled}() takes a 32- or 64-bit integer, got "
-                f"{x.dtype.__name__}: convert it with .to(Int32) or .to(Uint32)",
-            )
+            raise error("bit-operand", callee=entry.spelled, got=x.dtype.__name__)
         t = x.dtype
         result = t if same_type else Int32
         if x.is_static():

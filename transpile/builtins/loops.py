@@ -8,9 +8,7 @@ from kdsl.transpile.errors import error
 
 
 def _only_in_for(lw, entry, args, kwargs):
-    raise error(
-        "bad-loop", what=f"{entry.name}() can only be the iterable of a for loop"
-    )
+    raise error("range-outside-for", callee=entry.spelled)
 
 
 register(

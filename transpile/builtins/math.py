@@ -28,7 +28,7 @@ def _lower_math(lw, entry, args, kwargs):
     nums = [arith.as_numeric(a) for a in args]
     for n in nums:
         if isinstance(n, Vector):
-            raise error("bad-call", what=f"kdsl.{entry.name}() takes scalars")
+            raise error("math-vector", callee=entry.spelled, got=type(n).__name__)
     t = type(nums[0])
     for n in nums[1:]:
         t, _ = _common(t._static(0) if t is not Boolean else False, n)
@@ -81,7 +81,7 @@ _BETTER = {"min": "<", "max": ">"}
 
 def _lower_minmax(lw, entry, args, kwargs):
     if len(args) < 2:
-        raise error("bad-call", what=f"{entry.name}() takes two or more numbers")
+        raise error("wrong-arg-count", callee=entry.name, n="2 or more", got=len(args))
     result = args[0]
     for other in args[1:]:
         result = _minmax2(entry.name, result, other)

@@ -13,13 +13,11 @@ def _lower_array(lw, entry, args, kwargs):
     want_args(entry, args, 2)
     elem, shape = args
     if not (isinstance(elem, NumericMeta) and not elem.abstract):
-        raise error("bad-call", what=f"{name}() needs an element type, got {elem!r}")
+        raise error("array-element-type", callee=entry.spelled, got=repr(elem))
     shape = shape if isinstance(shape, tuple) else (shape,)
     dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
     if not dims or any(d <= 0 for d in dims):
-        raise error(
-            "bad-call", what=f"{name}() needs a positive static shape, got {shape}"
-        )
+        raise error("array-shape", callee=entry.spelled, shape=shape)
     space = "shared" if name == "shared_array" else "local"
     return lw.declare_array(elem, tuple(dims), space)
 

@@ -53,10 +53,7 @@ class Builtin:
         object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)
 
     def __call__(self, *args, **kwargs):
-        raise error(
-            "not-numeric",
-            what=f"{self.spelled}() can only be used inside a @kdsl.kernel",
-        )
+        raise error("outside-kernel", callee=self.spelled)
 
     @property
     def spelled(self) -> str:
@@ -169,11 +166,7 @@ class Threads(Protocol):
 # -- argument checks shared by entries -----------------------------------------------
 def want_args(entry: Builtin, args, n: int) -> None:
     if len(args) != n:
-        raise error(
-            "bad-call",
-            what=f"{entry.spelled}() takes {n} argument{'s' * (n != 1)}, "
-            f"got {len(args)}",
-        )
+        raise error("wrong-arg-count", callee=entry.spelled, n=n, got=len(args))
 
 
 def check_keywords(entry: Builtin, kwargs) -> None:
@@ -185,9 +178,10 @@ def check_keywords(entry: Builtin, kwargs) -> None:
             else "takes no keyword arguments"
         )
         raise error(
-            "bad-call",
-            what=f"{entry.spelled}() got an unexpected keyword argument "
-            f"'{unknown[0]}'; it {takes}",
+            "unexpected-keyword",
+            callee=entry.spelled,
+            keyword=unknown[0],
+            accepts=takes,
         )
 
 

@@ -23,9 +23,7 @@ def _lower_shuffle(lw, entry, args, kwargs):
     width = kwargs.pop("width", 32)
     value = arith.as_numeric(args[0])
     if isinstance(value, Vector) or value.dtype.kind not in ("int", "float"):
-        raise error(
-            "bad-call", what=f"{entry.name}() shuffles an integer or float scalar"
-        )
+        raise error("shuffle-type", callee=entry.spelled, got=type(value).__name__)
     lane = arith.convert(arith.as_numeric(args[1]), Int32)
     width = arith.convert(arith.as_numeric(width), Int32)
     t = value.dtype

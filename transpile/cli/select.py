@@ -18,19 +18,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kdsl.runtime import errors as _registered  # noqa: F401 - E5xx for --check
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.signature import resolve_dtype
 from kdsl.transpile.source import Span
-from kdsl.transpile.errors import code_of
-
-# Errors of the command line itself (the catalog in errors.py covers the language).
-BAD_PATH = code_of("cli-path")  # a PATH that is not a .py file or a folder of them
-IMPORT_FAILED = code_of("cli-import")  # a module raised while being imported
-NO_MATCH = code_of("cli-no-match")  # -k / --dtypes / -D name nothing that exists
-MODULE_CLASH = code_of(
-    "cli-module-clash"
-)  # two modules would write the same OUTDIR/<module>/
-BAD_OPTION = code_of("cli-option")  # a malformed flag value
 
 
 @dataclass(frozen=True)
@@ -89,14 +80,14 @@ def module_files(paths: list[str]) -> list[Path]:
                 p for p in path.glob("*.py") if p.is_file() and p.name != "__init__.py"
             )
             if not found:
-                raise DSLError(f"{raw}: folder holds no .py files", code=BAD_PATH)
+                raise error("cli-empty-folder", path=raw)
             files.extend(found)
         elif path.is_file() and path.suffix == ".py":
             files.append(path)
         elif path.exists():
-            raise DSLError(f"{raw}: not a .py file or a folder", code=BAD_PATH)
+            raise error("cli-not-python", path=raw)
         else:
-            raise DSLError(f"{raw}: no such file or folder", code=BAD_PATH)
+            raise error("cli-no-such-path", path=raw)
     unique, seen = [], set()
     for f in files:
         key = f.resolve()
@@ -106,10 +97,8 @@ def module_files(paths: list[str]) -> list[Path]:
     by_name: dict[str, Path] = {}
     for f in unique:
         if f.stem in by_name:
-            raise DSLError(
-                f"{by_name[f.stem]} and {f} would both be written to <OUTDIR>/{f.stem}/; "
-                f"transpile them in separate runs",
-                code=MODULE_CLASH,
+            raise error(
+                "cli-module-clash", first=by_name[f.stem], second=f, stem=f.stem
             )
         by_name[f.stem] = f
     return unique
@@ -147,7 +136,7 @@ def _execute(spec, module, path: str) -> None:
         raise
     except SyntaxError as exc:
         span = Span(path, exc.lineno or 1, exc.offset or 1, exc.lineno or 1, 0)
-        raise DSLError(f"SyntaxError: {exc.msg}", code=IMPORT_FAILED, span=span).locate(
+        raise error("cli-syntax-error", detail=exc.msg, span=span).locate(
             span, (exc.text or "").rstrip("\n")
         ) from None
     except BaseException as exc:  # the user's module code failed
@@ -162,14 +151,14 @@ def _import_error(path: str, exc: BaseException) -> DSLError:
         for f in traceback.extract_tb(exc.__traceback__)
         if os.path.abspath(f.filename) == os.path.abspath(path)
     ]
-    what = f"importing {path} raised {type(exc).__name__}: {exc}"
+    what = {"path": path, "exc_type": type(exc).__name__, "detail": exc}
     if not frames:
-        return DSLError(what, code=IMPORT_FAILED)
+        return error("cli-import", **what)
     f = frames[-1]
     line = f.line or ""
     col = len(line) - len(line.lstrip()) + 1
     span = Span(path, f.lineno, col, f.lineno, len(line.rstrip()) + 1)
-    return DSLError(what, code=IMPORT_FAILED, span=span).locate(span, line.rstrip())
+    return error("cli-import", **what, span=span).locate(span, line.rstrip())
 
 
 def kernels_of(module) -> list:
@@ -216,7 +205,7 @@ def parse_dtypes(values: list[str] | None) -> dict:
         items = listed if sep else raw
         types = {resolve_dtype(d) for d in split_values([items])}
         if not types:
-            raise DSLError(f"--dtypes {raw!r} names no dtype", code=BAD_OPTION)
+            raise error("cli-dtypes-empty", raw=raw)
         out.setdefault(key, set()).update(types)
     return out
 
@@ -229,9 +218,7 @@ def parse_defines(values: list[str] | None) -> dict[str, list[str]]:
         name = name.strip()
         items = split_values([listed])
         if not sep or not name.isidentifier() or not items:
-            raise DSLError(
-                f"-D {raw!r}: expected NAME=VALUE[,VALUE...]", code=BAD_OPTION
-            )
+            raise error("cli-define-syntax", raw=raw)
         for item in items:
             if item not in out.setdefault(name, []):
                 out[name].append(item)
@@ -281,9 +268,11 @@ def constexpr_value(kernel, spec, raw: str):
     if value is None:
         raise _located(
             error(
-                "bad-call",
-                what=f"-D {spec.name}={raw}: constexpr '{spec.name}' of '{kernel.name}' "
-                f"is Constexpr[{kind.__name__}], got {raw!r}",
+                "cli-define-value",
+                name=spec.name,
+                raw=raw,
+                kernel=kernel.name,
+                kind=kind.__name__,
             ),
             kernel,
             spec.name,
@@ -304,9 +293,10 @@ def _constexpr_choices(kernel, defines: dict) -> list[tuple]:
         else:
             raise _located(
                 error(
-                    "bad-call",
-                    what=f"constexpr '{spec.name}' of '{kernel.name}' has no default: "
-                    f"give it a value with -D {spec.name}=<{spec.spec.kind.__name__}>",
+                    "cli-constexpr-missing",
+                    name=spec.name,
+                    kernel=kernel.name,
+                    kind=spec.spec.kind.__name__,
                 ),
                 kernel,
                 spec.name,
@@ -344,9 +334,7 @@ def select_jobs(modules, kernels=None, dtypes=None, defines=None) -> list[Job]:
                 seen.add((module.name, job.instance))
                 jobs.append(job)
     if not jobs:
-        raise DSLError(
-            "no kernel instance matches the given PATHs and flags", code=NO_MATCH
-        )
+        raise error("cli-nothing-selected", found=len(chosen))
     return jobs
 
 
@@ -358,11 +346,7 @@ def _kernel_jobs(module: Module, k, dtypes: dict, defines: dict, named: bool):
                 f"{n}: {', '.join(t.short for t in ts)}"
                 for n, ts in k.supported.items()
             )
-            raise DSLError(
-                f"kernel '{k.name}' supports none of the dtypes of --dtypes "
-                f"(supported: {listed})",
-                code=code_of("unsupported-dtype"),
-            )
+            raise error("cli-unsupported-dtypes", kernel=k.name, supported=listed)
         return []
     names = tuple(tv.name for tv in k.signature.typevars)
     jobs = []
@@ -378,22 +362,12 @@ def _check_names(modules, chosen, wanted: set, dtypes: dict, defines: dict) -> N
     """Every name in -k, --dtypes NAME= and -D must exist among the kernels."""
     missing = sorted(wanted - {k.name for _, k in chosen})
     if missing:
-        raise DSLError(
-            f"no kernel named {', '.join(repr(m) for m in missing)} in the given PATHs",
-            code=NO_MATCH,
-        )
+        raise error("cli-unknown-kernel", names=", ".join(repr(m) for m in missing))
     constexprs = {c.name for _, k in chosen for c in k.signature.constexprs}
     unused = sorted(set(defines) - constexprs)
     if unused:
-        raise DSLError(
-            f"-D {', '.join(unused)}: no selected kernel has a constexpr of that name",
-            code=NO_MATCH,
-        )
+        raise error("cli-unknown-define", names=", ".join(unused))
     typevars = {tv.name for _, k in chosen for tv in k.signature.typevars}
     unknown = sorted(n for n in dtypes if n is not None and n not in typevars)
     if unknown:
-        raise DSLError(
-            f"--dtypes {', '.join(unknown)}=...: no selected kernel has a dtype "
-            f"parameter of that name",
-            code=NO_MATCH,
-        )
+        raise error("cli-unknown-dtype-param", names=", ".join(unknown))

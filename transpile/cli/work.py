@@ -19,7 +19,6 @@ from pathlib import Path
 from kdsl.transpile.cli.select import Job, find_kernel, import_module, render_error
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.source import Span
-from kdsl.transpile.errors import code_of
 from kdsl.transpile.ir.printer import format_instance
 
 # Test-only: the Python statement text after whose generated comment --check
@@ -114,16 +113,12 @@ def check_arch(arch: str) -> None:
     from kdsl.runtime.nvrtc import NVRTCError, compile_to_cubin
 
     if not re.fullmatch(r"(sm|compute)_\d+[a-z]?", arch):
-        raise DSLError(
-            f"--arch {arch!r}: expected a GPU architecture such as sm_90",
-            code=code_of("cli-option"),
-        )
+        raise error("cli-arch-syntax", arch=arch)
     try:
         compile_to_cubin('extern "C" __global__ void probe() {}', "probe", arch=arch)
     except NVRTCError as exc:
-        raise DSLError(
-            f"--arch {arch}: NVRTC cannot compile for it:\n{exc.message}",
-            code=code_of("cli-option"),
+        raise error(
+            "cli-arch-unsupported", arch=arch, log=_log_of(exc).strip()
         ) from None
 
 
@@ -147,11 +142,11 @@ def check_instance(job: Job, inst, source: str, arch: str) -> str | None:
 
 def _log_of(exc) -> str:
     """NVRTC's log: ``exc.log`` where NVRTCError keeps it, else its message
-    without the first line ("NVRTC rejected NAME:")."""
+    without the "NVRTC rejected NAME: " before it."""
     log = getattr(exc, "log", None)
     if isinstance(log, str):
         return log
-    return exc.message.split("\n", 1)[1] if "\n" in exc.message else exc.message
+    return exc.message.split(": ", 1)[-1]
 
 
 def _break(source: str, statement: str) -> str:
@@ -205,10 +200,7 @@ def nvrtc_report(job: Job, name: str, source, directed, log: str, arch: str) -> 
             first = (m.group("file"), int(m.group("line")), m.group("what"))
             break
     what = re.sub(r"^error:\s*", "", first[2]) if first else "compilation failed"
-    exc = DSLError(
-        f"NVRTC rejected the generated code for {arch}: {what}",
-        code=code_of("nvrtc-rejected"),
-    )
+    exc = error("nvrtc-rejected", subject=f"the generated code for {arch}", detail=what)
     exc.instance = name
     extra = []
     if first is not None and first[0] == f"{name}.cu" and 0 < first[1] <= len(lines):

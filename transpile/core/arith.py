@@ -60,10 +60,7 @@ def as_numeric(value, *, context: str | None = None):
     if isinstance(value, float):
         return Float32._static(values.round_float(value, Float32))
     where = f" in {context}" if context else ""
-    raise error(
-        "not-numeric",
-        what=f"expected a number or a kdsl value{where}, got {type(value).__name__}",
-    )
+    raise error("not-numeric", where=where, got=type(value).__name__)
 
 
 _NUMPY_SCALARS = {
@@ -81,7 +78,7 @@ def _check_type(dtype, what: str):
         return dtype
     if isinstance(dtype, NumericMeta):
         raise error("abstract-type", type=dtype.__name__, example="Float32")
-    raise error("not-numeric", what=f"{what} needs a kdsl type, got {dtype!r}")
+    raise error("not-a-type", method=what, got=repr(dtype))
 
 
 # -- conversions ---------------------------------------------------------------
@@ -92,8 +89,10 @@ def convert(x, dtype, span=None):
         target = dtype if isinstance(dtype, VectorMeta) else vector_type(dtype, x.lanes)
         if target.lanes != x.lanes:
             raise error(
-                "vector-type",
-                what=f"cannot convert {type(x).__name__} to {target.__name__}",
+                "vector-convert",
+                src=type(x).__name__,
+                dst=target.__name__,
+                lanes=x.lanes,
             )
         if target is type(x):
             return x
@@ -123,23 +122,23 @@ def bitcast(x, dtype, span=None):
         lanes, rest = divmod(width, dtype.width)
         if rest:
             raise error(
-                "bitcast-width",
-                what=f"cannot bitcast {type(x).__name__} ({width} bits) to lanes of "
-                f"{dtype.__name__} ({dtype.width} bits)",
+                "bitcast-lanes",
+                src=type(x).__name__,
+                src_bits=width,
+                dst=dtype.__name__,
+                dst_bits=dtype.width,
             )
         dtype = vector_type(dtype, lanes)
     for v in (type(x), dtype):
         if isinstance(v, VectorMeta) and v.dtype.width < 8:
-            raise error(
-                "bitcast-width",
-                what=f"a vector of {v.dtype.__name__} cannot be bitcast: CUDA keeps "
-                "each lane in a byte of its own; bitcast the lanes one at a time",
-            )
+            raise error("bitcast-sub-byte", elem=v.dtype.__name__)
     if dtype.width != width:
         raise error(
             "bitcast-width",
-            what=f"bitcast needs equal widths: {type(x).__name__} has {width} bits, "
-            f"{dtype.__name__} has {dtype.width}",
+            src=type(x).__name__,
+            src_bits=width,
+            dst=dtype.__name__,
+            dst_bits=dtype.width,
         )
     if type(x) is dtype:
         return x
@@ -166,9 +165,7 @@ def init_vector(vec, args):
         made = vtype._dynamic(ir.MakeVector(vtype, lanes))
     else:
         raise error(
-            "vector-type",
-            what=f"{vtype.__name__}() takes 1 value to broadcast or {vtype.lanes} lanes, "
-            f"got {len(args)}",
+            "vector-constructor", vtype=vtype.__name__, lanes=vtype.lanes, got=len(args)
         )
     vec._expr = made._expr
 
@@ -179,13 +176,11 @@ def extract(vec, lane, span=None):
     if not (
         isinstance(lane, Numeric) and lane.is_static() and lane.dtype.kind == "int"
     ):
-        raise error(
-            "vector-type", what="a vector lane index must be a compile-time integer"
-        )
+        raise error("lane-index", vtype=type(vec).__name__, last=vec.lanes - 1)
     index = int(lane)
     if not -vec.lanes <= index < vec.lanes:
         raise error(
-            "vector-type", what=f"lane {index} is out of range for {type(vec).__name__}"
+            "lane-range", index=index, vtype=type(vec).__name__, last=vec.lanes - 1
         )
     dtype = type(vec).dtype
     return dtype._dynamic(ir.Extract(dtype, vec._expr, index % vec.lanes, span=span))
@@ -246,9 +241,9 @@ def _vector_binary(op, a, b, operand_type, result_type, span):
     lanes = {x.lanes for x in (a, b) if isinstance(x, Vector)}
     if len(lanes) != 1:
         raise error(
-            "vector-type",
-            what=f"'{op}' needs vectors of one length, got {type(a).__name__} "
-            f"and {type(b).__name__}",
+            "vector-length",
+            op=op,
+            types=f"{type(a).__name__} and {type(b).__name__}",
         )
     (n,) = lanes
     vop, vres = vector_type(operand_type, n), vector_type(result_type, n)
@@ -291,7 +286,8 @@ def select(cond, true_value, false_value, span=None):
         t, _ = promotion.binary_types("+", ta, tb)
     lanes = {x.lanes for x in (cond, a, b) if isinstance(x, Vector)}
     if len(lanes) > 1:
-        raise error("vector-type", what="select needs vectors of one length")
+        types = " and ".join(type(x).__name__ for x in (cond, a, b))
+        raise error("vector-length", op="a if c else b", types=types)
     if lanes:
         t = vector_type(t, lanes.pop())
     a, b = convert(a, t, span), convert(b, t, span)

@@ -54,9 +54,7 @@ class Numeric(metaclass=NumericMeta):
             src = arith.as_numeric(value, context=f"{cls.__name__}(...)")
             if isinstance(src, Vector):
                 raise error(
-                    "vector-type",
-                    what=f"{cls.__name__}(...) takes a scalar, got a "
-                    f"{type(src).__name__}; use .to({cls.__name__}) on a vector",
+                    "scalar-of-vector", type=cls.__name__, got=type(src).__name__
                 )
             made = arith.convert(src, cls)
         self._value = made._value
@@ -113,11 +111,7 @@ class Numeric(metaclass=NumericMeta):
     # -- a static value works as a Python value ------------------------------
     def _python(self, what: str):
         if self._expr is not None:
-            raise error(
-                "dynamic-as-python",
-                what=f"cannot {what} a run-time {type(self).__name__} value: "
-                "it is only known on the GPU",
-            )
+            raise error("dynamic-as-python", action=what, type=type(self).__name__)
         return self._value
 
     def __bool__(self) -> bool:
@@ -133,9 +127,7 @@ class Numeric(metaclass=NumericMeta):
     def __index__(self) -> int:
         value = self._python("use as an index")
         if isinstance(value, float):
-            raise error(
-                "not-numeric", what=f"a {type(self).__name__} cannot be an index"
-            )
+            raise error("index-type", got=type(self).__name__)
         return int(value)
 
     def __repr__(self) -> str:
@@ -400,9 +392,8 @@ class VectorMeta(type):
 
     def __getitem__(cls, key):
         if not (isinstance(key, tuple) and len(key) == 2):
-            raise error(
-                "vector-type", what="write Vector[dtype, N], e.g. Vector[Float32, 4]"
-            )
+            keys = key if isinstance(key, tuple) else (key,)
+            raise error("vector-spelling", got=", ".join(repr(k) for k in keys))
         return vector_type(*key)
 
 
@@ -450,9 +441,7 @@ class Vector(metaclass=VectorMeta):
 
     def __bool__(self):
         raise error(
-            "dynamic-as-python",
-            what=f"cannot use a {type(self).__name__} as a Python bool: "
-            "vectors are run-time values",
+            "vector-condition", type=type(self).__name__, use="used as a Python bool"
         )
 
 
@@ -470,15 +459,14 @@ _VECTOR_CACHE: dict = {}
 def vector_type(dtype, lanes: int):
     """The vector type of ``lanes`` elements of ``dtype`` (cached)."""
     if not (isinstance(dtype, NumericMeta) and not dtype.abstract):
-        raise error(
-            "vector-type",
-            what=f"a vector element must be a concrete scalar type, got {dtype!r}",
-        )
+        raise error("vector-element", got=getattr(dtype, "__name__", repr(dtype)))
     if lanes not in VECTOR_LANES or dtype.width * lanes > MAX_VECTOR_BITS:
         raise error(
             "vector-type",
-            what=f"Vector[{dtype.__name__}, {lanes}] is not a vector type: lanes must be "
-            f"one of {VECTOR_LANES} with at most {MAX_VECTOR_BITS} bits in all",
+            dtype=dtype.__name__,
+            lanes=lanes,
+            allowed=VECTOR_LANES,
+            max_bits=MAX_VECTOR_BITS,
         )
     key = (dtype, lanes)
     if key not in _VECTOR_CACHE:

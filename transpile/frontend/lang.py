@@ -108,9 +108,7 @@ class _Subscriptable:
 
 def _constexpr(kind):
     if kind not in (int, bool, float):
-        raise error(
-            "not-numeric", what=f"Constexpr takes int, bool or float, got {kind!r}"
-        )
+        raise error("constexpr-kind", got=getattr(kind, "__name__", repr(kind)))
     return ConstexprSpec(kind)
 
 
@@ -156,10 +154,7 @@ class DeviceFunction:
         return self._parsed
 
     def __call__(self, *args, **kwargs):
-        raise error(
-            "not-numeric",
-            what=f"@kdsl.func {self.name}() can only be called inside a kernel",
-        )
+        raise error("outside-kernel", callee=f"@kdsl.func {self.name}")
 
     def __repr__(self) -> str:
         return f"<kdsl.func {self.name}>"

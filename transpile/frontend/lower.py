@@ -52,10 +52,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             return self.state.env[name].value
         if name in self.state.ended_loops:
             raise error(
-                "bad-assignment",
-                what=f"'{name}' is the variable of the run-time loop at line "
-                f"{self.state.ended_loops[name]} and does not exist after it; copy it "
-                "to a variable assigned before the loop",
+                "loop-variable-after-loop",
+                name=name,
+                line=self.state.ended_loops[name],
             )
         if name in self.state.ctx.statics:
             return self.state.ctx.statics[name]
@@ -71,7 +70,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if name in ("True", "False"):
             return name == "True"
         if name == "None":
-            raise error("unsupported-syntax", what="None")
+            raise error("unsupported-syntax", construct="None")
         raise error("undefined-name", name=name)
 
     def _line_of(self, node) -> str:
@@ -160,7 +159,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
     def statement(self, node):
         handler = getattr(self, f"_stmt_{type(node).__name__}", None)
         if handler is None:
-            exc = error("unsupported-syntax", what=_describe_stmt(node))
+            exc = error("unsupported-syntax", construct=_describe_stmt(node))
             raise exc.locate(self.state.parsed.span(node), self._line_of(node))
         start = len(self.state.block)
         span = self.state.parsed.span(node)
@@ -212,7 +211,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             if handler is None:
                 raise error(
                     "unsupported-syntax",
-                    what=_describe_stmt(small),
+                    construct=_describe_stmt(small),
                     span=self.state.parsed.span(small),
                 )
             self.state.statements.append(small)
@@ -239,21 +238,19 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     def _small_Assign(self, node):
         if len(node.targets) != 1:
-            raise error("bad-target", what="chained assignment a = b = c")
+            raise error("chained-assignment", code=self.state.parsed.code(node))
         target = node.targets[0].target
         self.assign(target, self.expr(node.value), node.value)
 
     def _small_AnnAssign(self, node):
         t = self.expr(node.annotation.annotation)
         if not isinstance(t, NumericMeta) or t.abstract:
-            raise error(
-                "bad-assignment", what=f"annotate variables with a kdsl type, got {t!r}"
-            )
+            raise error("annotation-type", got=getattr(t, "__name__", repr(t)))
         if not isinstance(node.target, cst.Name):
-            raise error("bad-target", what="only a name can be annotated")
+            raise error("annotated-target", target=self.state.parsed.code(node.target))
         name = node.target.value
         if node.value is None:
-            raise error("bad-assignment", what=f"'{name}: {t.__name__}' needs a value")
+            raise error("annotation-needs-value", name=name, type=t.__name__)
         value = self.expr(node.value)
         if name in self.state.env and self.state.env[name].type not in (None, t):
             b = self.state.env[name]
@@ -267,9 +264,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         value = self.ensure_value(value, "an annotated value")
         if type(value) is not t and not value.is_static():
             raise error(
-                "bad-assignment",
-                what=f"'{name}: {t.__name__}' is assigned a run-time "
-                f"{type(value).__name__}; convert explicitly with .to({t.__name__})",
+                "annotated-convert",
+                name=name,
+                type=t.__name__,
+                got=type(value).__name__,
             )
         self.assign(node.target, arith.convert(value, t), node.value)
 
@@ -285,7 +283,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if node.value is not None:
             if not self.state.returns_allowed:
                 raise error(
-                    "return-type", what="a kernel returns nothing; use a bare return"
+                    "kernel-return-value", value=self.state.parsed.code(node.value)
                 )
             value = self.ensure_value(self.expr(node.value), "return")
             self.state.returns.append((value, node))
@@ -310,10 +308,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         if isinstance(target, cst.Tuple):
             return self._assign_tuple(target, value)
         if not isinstance(target, cst.Name):
-            raise error(
-                "bad-target",
-                what=f"cannot assign to '{self.state.parsed.code(target)}'",
-            )
+            raise error("assign-target", target=self.state.parsed.code(target))
         return self._assign_name(target, value, value_node)
 
     def _assign_tuple(self, target, value):
@@ -326,10 +321,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
     def _assign_name(self, target, value, value_node):
         name, line = target.value, self.state.parsed.span(target).line
         if name in self.state.ctx.statics:
-            raise error(
-                "bad-target",
-                what=f"'{name}' is a compile-time parameter and cannot be assigned",
-            )
+            raise error("assign-constexpr", name=name, use="assigned")
         b = self.state.env.get(name)
         if is_python_number(value):  # a literal takes the variable's type
             literal = value_node is not None and _is_literal(value_node)
@@ -349,8 +341,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         held a run-time value (or is assigned in run-time control flow)."""
         if b.type is None:
             raise error(
-                "bad-assignment",
-                what=f"'{name}' holds {_kind_of(b.value)} and cannot be reassigned",
+                "reassign-object",
+                name=name,
+                old=_kind_of(b.value),
+                new=_kind_of(value),
             )
         if b.type is not type(value):
             raise error(
@@ -417,19 +411,16 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     def _assign_object(self, name, value, b, line):
         if isinstance(value, NoValue):
-            raise error(
-                "bad-assignment", what=f"{value.callee}() returns no value to assign"
-            )
+            raise error("no-value", callee=value.callee)
         if b is not None:
             raise error(
-                "bad-assignment",
-                what=f"'{name}' cannot be reassigned with {_kind_of(value)}",
+                "reassign-object",
+                name=name,
+                old=_kind_of(b.value),
+                new=_kind_of(value),
             )
         if self.state.dynamic_depth and name in self.state.hoisted:
-            raise error(
-                "bad-assignment",
-                what=f"{_kind_of(value)} cannot be assigned in run-time control flow",
-            )
+            raise error("object-in-branch", value=_kind_of(value))
         if isinstance(value, PointerValue) and not isinstance(value.expr, ir.Var):
             cvar = self.state.names.declare(name)
             ptype = value.expr.type
@@ -441,7 +432,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         obj = self.expr(target.value)
         indices = tuple(self.expr(e.slice.value) for e in target.slice)
         if not isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
-            raise error("bad-target", what=f"cannot store into {_kind_of(obj)}")
+            raise error("store-target", target=_kind_of(obj))
         elem = obj.elem
         value = self.ensure_value(value, "a store")
         if type(value) is not elem:
@@ -498,9 +489,8 @@ def _tuple_pairs(target, value) -> list:
     """``(target, value)`` leaves of a (possibly nested) tuple assignment, in
     the order Python assigns them."""
     if not isinstance(value, tuple) or len(value) != len(target.elements):
-        raise error(
-            "bad-target", what="tuple assignment needs a tuple of the same length"
-        )
+        got = f"{len(value)} values" if isinstance(value, tuple) else _kind_of(value)
+        raise error("unpack-count", n=len(target.elements), got=got)
     pairs = []
     for element, v in zip(target.elements, value):
         if isinstance(element.value, cst.Tuple):

@@ -20,6 +20,7 @@ from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.frontend.lower_expr import (
+    _kind_of,
     is_python_number,
     is_value,
     static_integer,
@@ -63,7 +64,7 @@ class ControlFlowLowerer(Lowering):
 
     def _stmt_While(self, node):
         if node.orelse is not None:
-            raise error("unsupported-syntax", what="while ... else")
+            raise error("loop-else", loop="while")
         with self.dynamic(node):
             cond = self.expr(node.test)
             decided = self._static_bool(cond)
@@ -82,18 +83,15 @@ class ControlFlowLowerer(Lowering):
 
     def _stmt_For(self, node):
         if node.orelse is not None:
-            raise error("unsupported-syntax", what="for ... else")
+            raise error("loop-else", loop="for")
         it = node.iter
         callee = self.expr(it.func) if isinstance(it, cst.Call) else None
         kind = callee.name if isinstance(callee, Builtin) else None
         kind = "range" if callee is builtins.range else kind
         if kind not in ("range", "range_constexpr"):
-            raise error(
-                "bad-loop",
-                what="a kernel loop iterates over range(...), kdsl.range(...) or kdsl.range_constexpr(...)",
-            )
+            raise error("loop-iterable", got=self.state.parsed.code(it))
         if not isinstance(node.target, cst.Name):
-            raise error("bad-target", what="the loop variable must be a name")
+            raise error("loop-target", target=self.state.parsed.code(node.target))
         args, kwargs = [], {}
         for arg in it.args:
             value = self.expr(arg.value)
@@ -107,10 +105,7 @@ class ControlFlowLowerer(Lowering):
             or not 1 <= len(args) <= 3
             or (unroll is not None and callee is builtins.range)
         ):
-            raise error(
-                "bad-loop",
-                what="range takes start, stop and step (kdsl.range also unroll=k)",
-            )
+            raise error("range-arguments", got=self.state.parsed.code(it))
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
         if kind == "range_constexpr":
             return self._unrolled(node, start, stop, step)
@@ -122,7 +117,7 @@ class ControlFlowLowerer(Lowering):
             for v in (start, stop, step)
         ]
         if bounds[2] == 0:
-            raise error("bad-loop", what="range_constexpr() step must not be zero")
+            raise error("range-zero-step", callee="kdsl.range_constexpr")
         name = node.target.value
         self.state.loop_depths.append(self.state.dynamic_depth)
         try:
@@ -147,15 +142,15 @@ class ControlFlowLowerer(Lowering):
 
     def _runtime_loop(self, node, start, stop, step, unroll):
         if not is_value(step):
-            raise error("bad-loop", what="range() step must be an integer")
+            raise error("range-type", part="step", got=_kind_of(step))
         if not (isinstance(step, Numeric) and not step.is_static()):
             step = static_integer(step, "the step of a run-time range")
             if step == 0:
-                raise error("bad-loop", what="range() step must not be zero")
+                raise error("range-zero-step", callee="range")
         if unroll is not None:
             unroll = static_integer(unroll, "unroll=")
             if unroll < 1:
-                raise error("bad-loop", what=f"unroll= must be 1 or more, got {unroll}")
+                raise error("unroll-count", unroll=unroll)
         with self.dynamic(node):
             start, stop = arith.as_numeric(start), arith.as_numeric(stop)
             t, _ = _loop_type(start, stop)
@@ -164,11 +159,7 @@ class ControlFlowLowerer(Lowering):
             start, stop = arith.convert(start, t), arith.convert(stop, t)
             name = node.target.value
             if name in self.state.ctx.statics:
-                raise error(
-                    "bad-target",
-                    what=f"'{name}' is a compile-time parameter and cannot be "
-                    "a loop variable",
-                )
+                raise error("assign-constexpr", name=name, use="a loop variable")
             self.state.env.pop(name, None)
             cvar = self.state.names.declare(name)
             stop_expr = stop.ir_value()
@@ -267,13 +258,10 @@ class ControlFlowLowerer(Lowering):
 
     def _loop_exit(self, kind):
         if not self.state.loops:
-            raise error("bad-loop", what=f"'{kind}' outside a loop")
+            raise error("loop-exit-outside-loop", stmt=kind)
         if self.state.loops[-1] == "constexpr":
             if self.state.dynamic_depth > self.state.loop_depths[-1]:
-                raise error(
-                    "bad-loop",
-                    what=f"'{kind}' in a range_constexpr loop must be under a compile-time condition",
-                )
+                raise error("loop-exit-in-unrolled", stmt=kind)
             raise _StaticBreak(kind)
         self.emit(ir.Break() if kind == "break" else ir.Continue())
 
@@ -287,9 +275,7 @@ def _loop_type(start, stop):
             or v.dtype.kind not in ("int",)
             and v.dtype.kind != "bool"
         ):
-            raise error(
-                "bad-loop", what=f"range bounds must be integers, got {v.dtype!r}"
-            )
+            raise error("range-type", part="bounds", got=repr(v.dtype))
     return binary_types("+", start.dtype, stop.dtype)
 
 

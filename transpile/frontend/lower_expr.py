@@ -135,7 +135,7 @@ class ExprLowerer(Lowering):
         if handler is None:
             raise error(
                 "unsupported-syntax",
-                what=_describe(node),
+                construct=_describe(node),
                 span=self.state.parsed.span(node),
             )
         try:
@@ -146,8 +146,9 @@ class ExprLowerer(Lowering):
             ) from None
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
             raise error(
-                "bad-call",
-                what=f"{type(exc).__name__}: {exc}",
+                "compile-time-exception",
+                exc_type=type(exc).__name__,
+                detail=exc,
                 span=self.state.parsed.span(node),
             ) from None
 
@@ -155,8 +156,9 @@ class ExprLowerer(Lowering):
         v = self.expr(node)
         if not is_value(v):
             raise error(
-                "bad-call",
-                what=f"{what} must be a number, got {_kind_of(v)}",
+                "not-numeric",
+                where=f" for {what}",
+                got=_kind_of(v),
                 span=self.state.parsed.span(node),
             )
         return arith.as_numeric(v)
@@ -181,7 +183,11 @@ class ExprLowerer(Lowering):
     def _expr_BinaryOperation(self, node):
         op = BINARY_OPS.get(type(node.operator))
         if op is None:
-            raise error("unsupported-syntax", what=f"operator {_code(node.operator)}")
+            raise error(
+                "unsupported-operator",
+                op=_code(node.operator).strip(),
+                instead="* and + on the elements",
+            )
         a, b = self.expr(node.left), self.expr(node.right)
         return self.binary(op, a, b, node)
 
@@ -193,7 +199,7 @@ class ExprLowerer(Lowering):
         for v in (a, b):
             if not is_value(v):
                 raise error(
-                    "bad-call", what=f"operator '{op}' cannot take {_kind_of(v)}"
+                    "not-numeric", where=f" for operator '{op}'", got=_kind_of(v)
                 )
         return arith.binary(op, a, b, self.state.parsed.span(node))
 
@@ -215,11 +221,7 @@ class ExprLowerer(Lowering):
         """``v`` as a Boolean truth value; a vector has none."""
         v = self.ensure_value(v, what)
         if isinstance(v, Vector):
-            raise error(
-                "vector-type",
-                what=f"a {type(v).__name__} cannot be {what}: a vector has no "
-                "single truth value; test its lanes (v[0] > 0)",
-            )
+            raise error("vector-condition", type=type(v).__name__, use=what)
         return arith.truth(v)
 
     def _expr_Comparison(self, node):
@@ -228,9 +230,11 @@ class ExprLowerer(Lowering):
         for target in node.comparisons:
             op = COMPARE_OPS.get(type(target.operator))
             if op is None:
+                spelled = _code(target.operator).strip()
                 raise error(
-                    "unsupported-syntax",
-                    what=f"comparison '{_code(target.operator).strip()}'",
+                    "unsupported-operator",
+                    op=spelled,
+                    instead="== or !=" if "is" in spelled else "== joined with or",
                 )
             right = self.expr(target.comparator)
             if is_python_number(left) and is_python_number(right):
@@ -277,7 +281,7 @@ class ExprLowerer(Lowering):
 
     def ensure_value(self, v, what):
         if not is_value(v):
-            raise error("bad-call", what=f"{what} cannot take {_kind_of(v)}")
+            raise error("not-numeric", where=f" for {what}", got=_kind_of(v))
         return arith.as_numeric(v)
 
     # -- attributes and subscripts -----------------------------------------------------
@@ -286,7 +290,7 @@ class ExprLowerer(Lowering):
         name = node.attr.value
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
-                raise error("bad-attribute", what=f"{obj.name} has no field '{name}'")
+                raise error("dim3-field", name=obj.name, field=name)
             return lower_call(self, builtin(f"{obj.name}.{name}"), (), {})
         if isinstance(obj, (Numeric, Vector)):
             if name == "dtype":
@@ -302,22 +306,20 @@ class ExprLowerer(Lowering):
         if isinstance(obj, (NumericMeta, VectorMeta)) or _is_module(obj):
             if not name.startswith("_") and hasattr(obj, name):
                 return getattr(obj, name)
-        raise error(
-            "bad-attribute", what=f"{_kind_of(obj)} has no attribute '{name}' in kdsl"
-        )
+        raise error("unknown-attribute", owner=_kind_of(obj), name=name)
 
     def _expr_Subscript(self, node):
         obj = self.expr(node.value)
         indices = []
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
-                raise error("unsupported-syntax", what="slicing")
+                raise error("slicing", expr=_code(node).strip())
             indices.append(self.expr(element.slice.value))
         return self.subscript(obj, tuple(indices))
 
     def subscript(self, obj, indices):
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
-            raise error("bad-index", what=f"{_kind_of(obj)} takes one index")
+            raise error("index-count", target=_kind_of(obj), got=len(indices))
         if isinstance(obj, Vector):
             return arith.extract(obj, indices[0])
         if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
@@ -327,12 +329,9 @@ class ExprLowerer(Lowering):
         if isinstance(obj, tuple):
             i = static_integer(indices[0], "an index into a Python tuple or list")
             if not -len(obj) <= i < len(obj):
-                raise error(
-                    "bad-index",
-                    what=f"index {i} is out of range for a tuple of {len(obj)}",
-                )
+                raise error("tuple-index-range", index=i, n=len(obj))
             return obj[i]
-        raise error("bad-index", what=f"{_kind_of(obj)} cannot be indexed")
+        raise error("not-indexable", target=_kind_of(obj))
 
     def address(self, obj, indices):
         """``(base expression, index expressions)`` of an element access."""
@@ -340,20 +339,16 @@ class ExprLowerer(Lowering):
         for i in indices:
             v = self.ensure_value(i, "an index")
             if isinstance(v, Vector) or v.dtype.kind not in ("int",):
-                raise error(
-                    "bad-index", what=f"an index must be an integer, got {v.dtype!r}"
-                )
+                raise error("index-type", got=repr(v.dtype))
             idx.append(v)
         if isinstance(obj, PointerValue):
             if len(idx) != 1:
-                raise error("bad-index", what=f"pointer '{obj.name}' takes one index")
+                raise error("index-count", target=f"pointer '{obj.name}'", got=len(idx))
             return obj.expr, (idx[0].ir_value(),)
         if isinstance(obj, ArrayValue):
             if len(idx) != len(obj.shape):
                 raise error(
-                    "bad-index",
-                    what=f"array '{obj.name}' has {len(obj.shape)} dimensions, "
-                    f"indexed with {len(idx)}",
+                    "array-rank", name=obj.name, ndim=len(obj.shape), got=len(idx)
                 )
             flat = None
             for i, stride in zip(idx, obj.strides):
@@ -368,10 +363,7 @@ class ExprLowerer(Lowering):
             )
             return obj.data, (offset,)
         if len(idx) != len(obj.shape):
-            raise error(
-                "bad-index",
-                what=f"array '{obj.name}' has shape {obj.shape}, indexed with {len(idx)}",
-            )
+            raise error("array-rank", name=obj.name, ndim=len(obj.shape), got=len(idx))
         return obj.expr, tuple(i.ir_value() for i in idx)
 
     # -- calls ---------------------------------------------------------------------------
@@ -380,7 +372,7 @@ class ExprLowerer(Lowering):
         args, kwargs = [], {}
         for arg in node.args:
             if arg.star:
-                raise error("unsupported-syntax", what="*args and **kwargs")
+                raise error("star-arguments", arg=_code(arg).strip().rstrip(","))
             value = self.expr(arg.value)
             if arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
@@ -391,12 +383,17 @@ class ExprLowerer(Lowering):
 
     def call(self, callee, args, kwargs, node):
         if is_value(callee):  # before any ==: a value compares as a number
-            raise error("bad-call", what=f"{_kind_of(callee)} is not callable")
+            raise error("not-callable", callee=_kind_of(callee))
         if isinstance(callee, Builtin):
             return lower_call(self, callee, args, kwargs)
         if isinstance(callee, (NumericMeta, VectorMeta)):
             if kwargs:
-                raise error("bad-call", what=f"{callee.__name__}() takes no keywords")
+                raise error(
+                    "unexpected-keyword",
+                    callee=callee.__name__,
+                    keyword=next(iter(kwargs)),
+                    accepts="takes no keyword arguments",
+                )
             return callee(*args)
         if isinstance(callee, BoundMethod):
             if isinstance(callee.obj, PointerValue):
@@ -405,8 +402,25 @@ class ExprLowerer(Lowering):
             method = getattr(callee.obj, callee.name)
             try:
                 inspect.signature(method).bind(*args, **kwargs)
-            except TypeError as exc:
-                raise error("bad-call", what=f".{callee.name}(): {exc}") from None
+            except TypeError:
+                params = inspect.signature(method).parameters
+                unknown = [k for k in kwargs if k not in params]
+                if unknown:
+                    raise error(
+                        "unexpected-keyword",
+                        callee=f".{callee.name}",
+                        keyword=unknown[0],
+                        accepts=f"takes ({', '.join(params)})",
+                    ) from None
+                required = sum(p.default is p.empty for p in params.values())
+                total = len(params)
+                n = required if required == total else f"{required} to {total}"
+                raise error(
+                    "wrong-arg-count",
+                    callee=f".{callee.name}",
+                    n=n,
+                    got=len(args) + len(kwargs),
+                ) from None
             return method(*args, **kwargs)
         if callee in (builtins.min, builtins.max):
             return lower_call(self, builtin(callee.__name__), args, kwargs)
@@ -419,33 +433,25 @@ class ExprLowerer(Lowering):
             x = _one_argument(callee.__name__, args, kwargs)
             if not is_value(x):
                 raise error(
-                    "bad-call",
-                    what=f"{callee.__name__}() takes a number, got {_kind_of(x)}",
+                    "not-numeric", where=f" for {callee.__name__}()", got=_kind_of(x)
                 )
             return callee(x)
         if callee is builtins.len:
             x = _one_argument("len", args, kwargs)
             if not isinstance(x, tuple):
-                raise error("bad-call", what=f"len() takes a tuple, got {_kind_of(x)}")
+                raise error("len-type", got=_kind_of(x))
             return len(x)
         if getattr(callee, "__kdsl_func__", False):
             return self.call_device_function(callee, args, kwargs, node)
         if callee is builtins.range:
             return lower_call(self, builtin("range"), args, kwargs)
         if isinstance(callee, TypeVar):
-            raise error(
-                "bad-call",
-                what=f"the dtype parameter {callee.name} has no value here: a "
-                "@kdsl.func is specialised by its argument types, so convert "
-                "with a value's own type, e.g. a.dtype(2)",
-            )
+            raise error("typevar-call", name=callee.name)
         if inspect.isfunction(callee):
-            raise error(
-                "bad-call",
-                what=f"cannot call the Python function '{callee.__name__}' in a "
-                "kernel: decorate it with @kdsl.func",
-            )
-        raise error("bad-call", what=f"cannot call {_kind_of(callee)} in a kernel")
+            raise error("python-function-call", name=callee.__name__)
+        if hasattr(callee, "dispatch") and hasattr(callee, "signature"):
+            raise error("kernel-call", name=callee.name)
+        raise error("not-callable", callee=_kind_of(callee))
 
     def pointer_vec(self, ptr: PointerValue, args):
         lanes = static_integer(args[0], "the lanes N of .vec(N)")
@@ -462,27 +468,27 @@ class ExprLowerer(Lowering):
 def static_integer(v, what: str) -> int:
     """``v`` as a Python int: a Python int or a static kdsl integer."""
     if isinstance(v, Numeric) and not v.is_static():
-        raise error("needs-static", what=what)
+        raise error("needs-static", subject=what)
     if (
         isinstance(v, Numeric)
         and v.dtype.kind == "int"
         or (isinstance(v, int) and not isinstance(v, bool))
     ):
         return int(v)
-    raise error("bad-call", what=f"{what} must be an integer, got {_kind_of(v)}")
+    raise error("not-integer", subject=what, got=_kind_of(v))
 
 
 def _one_argument(name, args, kwargs, what="x"):
     """The single positional argument of a call of ``name``."""
     if kwargs:
         raise error(
-            "bad-call",
-            what=f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'",
+            "unexpected-keyword",
+            callee=name,
+            keyword=next(iter(kwargs)),
+            accepts="takes no keyword arguments",
         )
     if len(args) != 1:
-        raise error(
-            "bad-call", what=f"{name}() takes one argument ({what}), got {len(args)}"
-        )
+        raise error("wrong-arg-count", callee=name, n=1, got=len(args))
     return args[0]
 
 
@@ -490,9 +496,7 @@ def _vector_of(elem, lanes):
     from kdsl.transpile.core.types import vector_type
 
     if isinstance(elem, VectorMeta):
-        raise error(
-            "bad-call", what="a vector pointer cannot be viewed as vectors again"
-        )
+        raise error("vec-of-vec", vtype=elem.__name__)
     return vector_type(elem, lanes)
 
 

@@ -19,15 +19,15 @@ class DeviceFunctionLowerer(Lowering):
 
     def call_device_function(self, f, args, kwargs, node):
         if kwargs:
-            raise error("bad-call", what=f"{f.name}() takes positional arguments only")
+            raise error(
+                "unexpected-keyword",
+                callee=f.name,
+                keyword=next(iter(kwargs)),
+                accepts="takes its arguments by position only",
+            )
         for a in args:
             if isinstance(a, (PointerValue, ArrayValue, FixedArray)):
-                raise error(
-                    "bad-call",
-                    what=f"{f.name}() cannot take {_kind_of(a)}: a @kdsl.func "
-                    "takes numbers and vectors (load the value in the kernel "
-                    "and pass it)",
-                )
+                raise error("device-function-arg", callee=f.name, got=_kind_of(a))
         vals = [self.ensure_value(a, f"an argument of {f.name}()") for a in args]
         key = (f, tuple(type(v) for v in vals))
         if key in self.state.ctx.in_progress:
@@ -52,8 +52,7 @@ class DeviceFunctionLowerer(Lowering):
         py_params = [p.name.value for p in parsed.node.params.params]
         if len(py_params) != len(arg_types):
             raise error(
-                "bad-call",
-                what=f"{f.name}() takes {len(py_params)} arguments, got {len(arg_types)}",
+                "wrong-arg-count", callee=f.name, n=len(py_params), got=len(arg_types)
             )
         params = []
         for pname, t in zip(py_params, arg_types):
@@ -64,9 +63,7 @@ class DeviceFunctionLowerer(Lowering):
         ret_types = {type(v) for v, _ in sub.state.returns}
         if len(ret_types) > 1:
             listed = ", ".join(sorted(t.__name__ for t in ret_types))
-            raise error(
-                "return-type", what=f"{f.name}() returns different types: {listed}"
-            )
+            raise error("return-types-differ", callee=f.name, types=listed)
         ret = ret_types.pop() if ret_types else None
         if ret is not None:
             sub.check_value_returns(f.name)
@@ -82,19 +79,11 @@ class DeviceFunctionLowerer(Lowering):
         """A device function that returns a value returns one on every path."""
         if self.state.bare_returns:
             node = self.state.bare_returns[0]
-            exc = error(
-                "return-type",
-                what=f"{name}() returns a value elsewhere, so this return needs "
-                "one too",
-            )
+            exc = error("bare-return", callee=name)
             raise exc.locate(self.state.parsed.span(node), self._line_of(node))
         if not _always_returns(self.state.block):
             node = self.state.parsed.node.name
-            exc = error(
-                "return-type",
-                what=f"{name}() returns a value but can reach its end without "
-                "one: end it with a return",
-            )
+            exc = error("missing-return", callee=name)
             raise exc.locate(self.state.parsed.span(node), self._line_of(node))
 
 

@@ -15,9 +15,8 @@ from libcst.metadata import (
     PositionProvider,
 )
 
-from kdsl.transpile.errors import DSLError
+from kdsl.transpile.errors import error
 from kdsl.transpile.source import SourceFile, Span
-from kdsl.transpile.errors import code_of
 
 
 @dataclass
@@ -69,11 +68,7 @@ def parse_function(fn) -> ParsedFunction:
         lines, start = inspect.getsourcelines(fn)
         path = inspect.getsourcefile(fn) or "<unknown>"
     except (OSError, TypeError) as exc:
-        raise DSLError(
-            f"cannot read the source of {fn.__qualname__}: kdsl kernels must be "
-            f"defined in a file ({exc})",
-            code=code_of("no-source"),
-        ) from None
+        raise error("no-source", name=fn.__qualname__, reason=exc) from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip())

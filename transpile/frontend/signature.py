@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from kdsl.transpile.errors import code_of
 import inspect
 import itertools
 import math
@@ -10,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kdsl.transpile.errors import DSLError, UnsupportedDtypeError, error
+from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.lang import (
     ArraySpec,
     Bool,
@@ -83,11 +82,8 @@ def read_signature(fn, where: str) -> Signature:
         kind = _kind(spec)
         elem = getattr(spec, "elem", spec)
         if not kind or (isinstance(elem, NumericMeta) and elem.abstract):
-            raise DSLError(
-                f"{where}: parameter '{p.name}' needs an annotation: Pointer[T], "
-                f"Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
-                f"got {p.annotation!r}",
-                code=code_of("bad-annotation"),
+            raise error(
+                "bad-annotation", where=where, param=p.name, got=repr(p.annotation)
             )
         elem = getattr(spec, "elem", spec)
         for t in (elem, getattr(elem, "dtype", None)):
@@ -115,7 +111,7 @@ def resolve_dtype(value):
     for t in SCALAR_TYPES:
         if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
             return t
-    raise error("not-numeric", what=f"{value!r} is not a kdsl dtype")
+    raise error("not-a-dtype", value=repr(value))
 
 
 def _numpy_dtype(value):
@@ -141,10 +137,11 @@ def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
         names = [tv.name for tv in sig.typevars]
         for key in dtypes:
             if key not in names:
-                raise DSLError(
-                    f"kernel '{kernel_name}': dtypes= names '{key}', which is not "
-                    f"one of its dtype parameters ({', '.join(names) or 'none'})",
-                    code=code_of("dtype-outside-bound"),
+                raise error(
+                    "dtypes-unknown-name",
+                    kernel=kernel_name,
+                    name=key,
+                    typevars=", ".join(names) or "none",
                 )
     out = {}
     for tv in sig.typevars:
@@ -155,12 +152,11 @@ def supported_dtypes(kernel_name: str, sig: Signature, dtypes) -> dict:
         if listed is None:
             implicit = tv.implicit_dtypes()
             if implicit is None:
-                raise DSLError(
-                    f"cannot infer supported dtypes: a `@kdsl.kernel` ({kernel_name}) that "
-                    f"opts into dispatch without an explicit `dtypes = [..]` must have a "
-                    f"dtype type parameter bound by one of Dtype/Num/Int/Float/Bool "
-                    f"(dtype parameter {tv.name} has bound {tv.bound!r})",
-                    code=code_of("cannot-infer-dtypes"),
+                raise error(
+                    "cannot-infer-dtypes",
+                    kernel=kernel_name,
+                    typevar=tv.name,
+                    bound=repr(tv.bound),
                 )
             out[tv.name] = tuple(implicit)
         else:
@@ -172,17 +168,15 @@ def _explicit(kernel_name: str, tv: TypeVar, listed) -> tuple:
     """The explicit dtypes of ``tv``, checked against its bound."""
     chosen = tuple(resolve_dtype(d) for d in listed)
     if not chosen:
-        raise DSLError(
-            f"kernel '{kernel_name}': the dtypes of {tv.name} are an empty list",
-            code=code_of("dtype-outside-bound"),
-        )
+        raise error("dtypes-empty", kernel=kernel_name, typevar=tv.name)
     for t in chosen:
         if not _admits(tv.bound, t):
-            raise DSLError(
-                f"kernel '{kernel_name}': dtype {t.__name__} is outside the bound "
-                f"of {tv.name} ({_bound_name(tv.bound)}), so it cannot be one of "
-                f"its dtypes",
-                code=code_of("dtype-outside-bound"),
+            raise error(
+                "dtype-outside-bound",
+                kernel=kernel_name,
+                dtype=t.__name__,
+                typevar=tv.name,
+                bound=_bound_name(tv.bound),
             )
     return chosen
 
@@ -216,10 +210,13 @@ def check_dtypes(kernel_name: str, supported: dict, chosen: tuple):
     for (name, allowed), t in zip(supported.items(), chosen):
         if t not in allowed:
             listed = ", ".join(a.__name__ for a in allowed)
-            raise UnsupportedDtypeError(
-                f"kernel '{kernel_name}' does not support dtype {t.__name__} for "
-                f"{name}; supported: {listed}",
-                code=code_of("unsupported-dtype"),
+            raise error(
+                "unsupported-dtype",
+                kernel=kernel_name,
+                dtype=t.__name__,
+                typevar=name,
+                where="",
+                supported=listed,
             )
 
 

@@ -1,0 +1,274 @@
+"""The runtime's errors: launching, the CPU interpreter and NVRTC.
+
+The classes derive from :class:`~kdsl.transpile.errors.DSLError`; their
+catalog entries join :data:`~kdsl.transpile.errors.CATALOG` through
+:func:`~kdsl.transpile.errors.register` when this module is imported, so the
+runtime raises them with ``error("launch-...")`` like any other (the compiler
+never imports the runtime).
+"""
+
+from __future__ import annotations
+
+from kdsl.transpile.errors import DSLError, register
+
+
+class LaunchError(DSLError, TypeError):
+    """A launch argument or configuration is wrong; nothing was launched."""
+
+    code = "E406"
+
+
+class InterpretError(DSLError, RuntimeError):
+    """The CPU interpreter caught a fault the GPU would not report (an index
+    out of bounds, a divergent barrier or shuffle, a data race)."""
+
+    code = "E407"
+
+
+class NVRTCError(DSLError):
+    """NVRTC rejected generated code; ``.log`` is NVRTC's own log."""
+
+    code = "E502"
+    log = ""
+
+
+register(
+    # E4xx: launching (kernel[grid, block](...), kdsl.autotune)
+    (
+        "launch-array-dtype",
+        "E406",
+        LaunchError,
+        "parameter '{param}' must hold {type}, got {got}; convert the array first",
+    ),
+    (
+        "launch-syntax",
+        "E419",
+        LaunchError,
+        "launch {name} as {how}[grid, block](...)",
+    ),
+    (
+        "launch-dims",
+        "E420",
+        LaunchError,
+        "{dims} must be a positive int or a tuple of up to 3, got {value}",
+    ),
+    (
+        "launch-grid-limit",
+        "E421",
+        LaunchError,
+        "{dims} {grid}: {axis} = {n} is over CUDA's limit {limit}",
+    ),
+    (
+        "launch-block-threads",
+        "E422",
+        LaunchError,
+        "block {block} of '{kernel}' has {threads} threads; {where} allows at "
+        "most {limit}",
+    ),
+    (
+        "launch-block-axis",
+        "E423",
+        LaunchError,
+        "block {block} of '{kernel}' is {n} threads in {axis}; {where} allows at "
+        "most {limit}",
+    ),
+    (
+        "launch-stream",
+        "E424",
+        LaunchError,
+        "stream= must be a CuPy or PyTorch stream, got {got}",
+    ),
+    (
+        "launch-scalar-range",
+        "E425",
+        LaunchError,
+        "parameter '{param}' is {type}: {value} is outside {bounds}",
+    ),
+    (
+        "launch-scalar-dynamic",
+        "E426",
+        LaunchError,
+        "parameter '{param}' got a run-time kdsl value; pass a Python number",
+    ),
+    (
+        "launch-scalar-type",
+        "E427",
+        LaunchError,
+        "parameter '{param}' is {type}, got {value}; pass a Python {kind}",
+    ),
+    (
+        "launch-scalar-unpackable",
+        "E428",
+        LaunchError,
+        "parameter '{param}': {type} cannot be passed at launch; pass it in an "
+        "array",
+    ),
+    (
+        "launch-array-unreadable",
+        "E429",
+        LaunchError,
+        "parameter '{param}': cannot read it as a device array ({type}): {detail}",
+    ),
+    (
+        "launch-not-an-array",
+        "E430",
+        LaunchError,
+        "parameter '{param}' needs {accepted}, got {got}",
+    ),
+    (
+        "launch-host-array",
+        "E431",
+        LaunchError,
+        "parameter '{param}' is a host ({library}) array; kdsl kernels need device "
+        "memory (e.g. cupy.asarray(...))",
+    ),
+    (
+        "launch-array-device",
+        "E432",
+        LaunchError,
+        "parameter '{param}' lives on device {got}, the launch is on device "
+        "{device}; copy it there first",
+    ),
+    (
+        "launch-array-contiguous",
+        "E433",
+        LaunchError,
+        "parameter '{param}' is a Pointer and needs a contiguous array; pass "
+        ".copy() or declare it Array[{type}, ndim]",
+    ),
+    (
+        "launch-array-alignment",
+        "E434",
+        LaunchError,
+        "parameter '{param}' is read with .vec(): its base address must be "
+        "{align}-byte aligned, got {address}; pass an aligned array (a fresh one is)",
+    ),
+    (
+        "launch-array-ndim",
+        "E435",
+        LaunchError,
+        "parameter '{param}' is Array[{type}, {ndim}], got {got} dimensions",
+    ),
+    (
+        "launch-array-strides",
+        "E436",
+        LaunchError,
+        "parameter '{param}' has byte strides that are not a multiple of the "
+        "element size; pass a copy",
+    ),
+    (
+        "launch-vector-parameter",
+        "E437",
+        LaunchError,
+        "parameter '{param}' of '{kernel}' is a pointer to {vtype}, which cannot "
+        "be launched: declare Pointer[{dtype}] and use .vec({lanes}) in the kernel",
+    ),
+    (
+        "launch-dtype-unknown",
+        "E438",
+        LaunchError,
+        "cannot tell the dtype {typevar} of '{kernel}' from parameter '{param}' "
+        "({got}); pass an array or use {kernel}.dispatch(dtype)[grid, block]",
+    ),
+    (
+        "launch-dtype-no-carrier",
+        "E439",
+        LaunchError,
+        "'{kernel}' has no argument that carries dtype {typevar}; use "
+        "{kernel}.dispatch(dtype)[grid, block]",
+    ),
+    (
+        "launch-instance-constexprs",
+        "E440",
+        LaunchError,
+        "instance {instance} has its constexprs fixed; launch it without them",
+    ),
+    (
+        "launch-arg-count",
+        "E441",
+        LaunchError,
+        "'{kernel}' takes {n} arguments ({names}), got {got}; constexprs go by "
+        "keyword",
+    ),
+    (
+        "autotune-order",
+        "E442",
+        LaunchError,
+        "@kdsl.autotune goes above @kdsl.kernel, got {got}",
+    ),
+    (
+        "autotune-configs",
+        "E443",
+        LaunchError,
+        "autotune of '{kernel}' needs a non-empty list of kdsl.Config",
+    ),
+    (
+        "autotune-config-name",
+        "E444",
+        LaunchError,
+        "{config} names no constexpr of '{kernel}': {names}",
+    ),
+    (
+        "autotune-key",
+        "E445",
+        LaunchError,
+        "autotune of '{kernel}': no argument '{name}'; key= and restore= name "
+        "run-time arguments ({params})",
+    ),
+    (
+        "autotune-untuned",
+        "E446",
+        LaunchError,
+        "'{kernel}' has not been tuned for these arguments yet; launch it once",
+    ),
+    (
+        "autotune-failed",
+        "E447",
+        LaunchError,
+        "autotune of '{kernel}': every configuration failed\n{table}",
+    ),
+    # E4xx: the CPU interpreter
+    (
+        "interpret-out-of-bounds",
+        "E407",
+        InterpretError,
+        "out-of-bounds {access} by {thread}",
+    ),
+    (
+        "interpret-divergent",
+        "E448",
+        InterpretError,
+        "{callee}() is not reached by {thread}, which is still running: {rule}",
+    ),
+    (
+        "interpret-lane-gone",
+        "E449",
+        InterpretError,
+        "{callee}() in {thread} reads lane {lane}, which is not running (it "
+        "returned, or is beyond the block)",
+    ),
+    (
+        "interpret-data-race",
+        "E450",
+        InterpretError,
+        "data race on shared array {array}[{index}]: {thread} {verb} it and "
+        "{other} {other_verb} it, with no syncthreads() between",
+    ),
+    (
+        "interpret-no-progress",
+        "E451",
+        InterpretError,
+        "this loop makes no progress: its {threads} running thread(s) go in "
+        "lock-step in the interpreter, so one waiting for another to move on (a "
+        "spin lock) waits for ever; run spin locks on the GPU",
+    ),
+    # E5xx: NVRTC
+    (
+        "cuda-headers",
+        "E501",
+        DSLError,
+        "CUDA headers not found in {searched}: pip install nvidia-cuda-runtime "
+        "(kdsl's dependency)",
+    ),
+    ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
+)

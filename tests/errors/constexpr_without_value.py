@@ -1,0 +1,8 @@
+# expect: E417 line 0
+import kdsl
+from kdsl import Constexpr, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel
+def bad(x: Pointer[kdsl.Float32], n: Int32, BLOCK: Constexpr[int]):
+    x[thread_idx.x] = x[0]

@@ -1,0 +1,10 @@
+# expect: E410 line 0
+import kdsl
+from kdsl import Int32, Pointer, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel(dtypes=[])
+def bad(x: Pointer[D], n: Int32):
+    x[thread_idx.x] = x[0]

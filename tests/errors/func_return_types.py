@@ -1,0 +1,18 @@
+# expect: E316 line 18
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.func
+def f(a):
+    if a < 0:
+        return a
+    return kdsl.Float64(1.0)
+
+
+@kdsl.kernel(dtypes=[kdsl.Float32])
+def bad(x: Pointer[D], out: Pointer[D], n: Int32):
+    i = thread_idx.x
+    out[i] = f(x[i])

@@ -1,0 +1,15 @@
+# expect: E314 line 12
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel(dtypes=[kdsl.Float32])
+def bad(x: Pointer[D], out: Pointer[D], n: Int32):
+    i = thread_idx.x
+    if i < n:
+        p = x
+    else:
+        p = out
+    out[i] = p[i]

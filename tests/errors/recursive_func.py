@@ -1,0 +1,16 @@
+# expect: E206 line 10
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.func
+def down(a):
+    return down(a)
+
+
+@kdsl.kernel(dtypes=[kdsl.Float32])
+def bad(x: Pointer[D], out: Pointer[D], n: Int32):
+    i = thread_idx.x
+    out[i] = down(x[i])
