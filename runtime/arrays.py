@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kdsl.transpile.core.types import SCALAR_TYPES
+from kdsl.transpile.core.types import BY_SHORT, SCALAR_TYPES
 
 NUMPY_TO_KDSL = {t.np_dtype: t for t in SCALAR_TYPES if t.np_dtype is not None}
 TORCH_NAMES = {
@@ -56,7 +56,6 @@ def kdsl_dtype(dtype):
     except TypeError:
         pass
     name = str(dtype).replace("torch.", "")
-    from kdsl.transpile.core.types import BY_SHORT
 
     short = TORCH_NAMES.get(name)
     return BY_SHORT.get(short) if short else None

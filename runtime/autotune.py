@@ -26,6 +26,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from kdsl.runtime import cache
+from kdsl.runtime.compile import kernel_fingerprint
+from kdsl.runtime.kernel import Kernel
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
 
@@ -81,7 +83,6 @@ def autotune(configs, key=(), *, warmup: int = 3, reps: int = 20, restore=()):
 
 class Autotuned:
     def __init__(self, kernel, configs, key, *, warmup=3, reps=20, restore=()):
-        from kdsl.runtime.kernel import Kernel
 
         if not isinstance(kernel, Kernel):
             raise error("autotune-order", got=f"a {type(kernel).__name__}")
@@ -244,7 +245,6 @@ class Autotuned:
 
     # -- the disk cache -------------------------------------------------------------------
     def _disk_key(self, key) -> str:
-        from kdsl.runtime.compile import kernel_fingerprint
 
         if self.kernel._fingerprint is None:
             self.kernel._fingerprint = kernel_fingerprint(self.kernel)

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 
 from kdsl.runtime import cache, nvrtc
+from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.pipeline import Transpiled
 from kdsl.transpile.version import __version__
 
@@ -100,7 +101,6 @@ def _names(code) -> set:
 
 
 def _is_constant(value) -> bool:
-    from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 
     if isinstance(value, tuple):
         return all(_is_constant(v) for v in value)

@@ -9,6 +9,18 @@ from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
+from kdsl.runtime.checks import check_block, grid_dims
+from kdsl.runtime.interpreter.interpret import interpret
+from kdsl.runtime.launch import (
+    MANY_INSTANCES,
+    Launcher,
+    LaunchPlan,
+    as_cupy_stream,
+    dtype_of_argument,
+    max_block_dims,
+    max_threads_per_block,
+    unsupported,
+)
 from kdsl.transpile.frontend.signature import (
     check_dtypes,
     dtype_combinations,
@@ -200,7 +212,6 @@ class Kernel:
         return Interpreted(self)
 
     def _interpret(self, grid, block, args, constexprs, instance=None):
-        from kdsl.runtime.interpreter.interpret import interpret
 
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
@@ -225,7 +236,6 @@ class Kernel:
 
     def _dtypes_of(self, args) -> tuple:
         """The dtype parameters' values, read off the arguments that carry them."""
-        from kdsl.runtime.launch import dtype_of_argument, unsupported
 
         runtime = self.signature.runtime
         dtypes = []
@@ -266,12 +276,6 @@ class Kernel:
         """The general launch path: finds or makes the plan, checks the block."""
         import cupy
 
-        from kdsl.runtime.launch import (
-            _grid_dims,
-            as_cupy_stream,
-            max_threads_per_block,
-        )
-
         device = cupy.cuda.runtime.getDevice()
         # x and y are bounded by the thread count; z (64) is checked apart
         if launcher.threads > max_threads_per_block(device) or len(launcher.block) == 3:
@@ -296,13 +300,12 @@ class Kernel:
         launcher.remember(plan, args, constexprs, device)
         grid = launcher.grid
         if callable(grid):
-            grid = _grid_dims(grid(plan.instance.constexprs), "grid()")
+            grid = grid_dims(grid(plan.instance.constexprs), "grid()")
         if stream is not None:
             stream = as_cupy_stream(stream)
         plan.launch(grid, launcher.block, args, stream, shared_mem)
 
     def _make_plan(self, launcher, args, constexprs, device):
-        from kdsl.runtime.launch import LaunchPlan
 
         self._check_block(launcher.block, device)
         runtime = self.signature.runtime
@@ -322,11 +325,6 @@ class Kernel:
         return plan
 
     def _check_block(self, block, device):
-        from kdsl.runtime.launch import (
-            check_block,
-            max_block_dims,
-            max_threads_per_block,
-        )
 
         limits = max_threads_per_block(device), max_block_dims(device)
         check_block(self.name, block, *limits, f"device {device}")
@@ -343,8 +341,6 @@ class Kernel:
 
     def _warn_many(self, inst):
         import warnings
-
-        from kdsl.runtime.launch import MANY_INSTANCES
 
         instances = list(self._instances.values())  # other threads may add some
         for name in inst.constexprs:
@@ -387,8 +383,6 @@ class Interpreted:
 def _launcher(cache: dict, kernel, config, instance):
     """``kernel[grid, block]``: the same Launcher (and its plans) for the
     same configuration; callable grids are not cached."""
-    from kdsl.runtime.launch import Launcher
-
     if os.environ.get("KDSL_INTERPRET") == "1":  # run on the CPU (SPEC section 9)
         return Interpreted(kernel, instance)[config]
     launcher = Launcher(kernel, config, instance)

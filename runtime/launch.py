@@ -17,70 +17,20 @@ import warnings
 import numpy as np
 
 from kdsl.runtime import arrays
-from kdsl.runtime.errors import LaunchError  # noqa: F401 (re-exported)
-from kdsl.transpile.core.types import NumericMeta, VectorMeta
+from kdsl.runtime.checks import (
+    dim3 as _dim3,
+    grid_dims as _grid_dims,
+    scalar_packer,
+    scalar_value,
+)
+from kdsl.runtime import compile as kcompile
+from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
 # A constexpr that takes more distinct values than this in one process gets a
 # warning: each value is a separate compilation (reference, "Choosing what to
 # specialise on").
 MANY_INSTANCES = 8
-
-
-def _dim3(value, what: str) -> tuple:
-    if isinstance(value, int):
-        value = (value,)
-    if not (
-        isinstance(value, tuple)
-        and 1 <= len(value) <= 3
-        and all(isinstance(v, int) and v > 0 for v in value)
-    ):
-        raise error("launch-dims", dims=what, value=repr(value))
-    return value
-
-
-GRID_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's, on every current GPU
-
-
-def _grid_dims(value, what: str = "grid") -> tuple:
-    grid = _dim3(value, what)
-    for n, limit, axis in zip(grid, GRID_LIMITS, "xyz"):
-        if n > limit:
-            raise error(
-                "launch-grid-limit", dims=what, grid=grid, axis=axis, n=n, limit=limit
-            )
-    return grid
-
-
-BLOCK_LIMITS = (1024, 1024, 64)  # CUDA's largest block per axis, every current GPU
-MAX_THREADS = 1024  # threads per block, every current GPU
-
-
-def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
-    """``block`` against the thread and per-axis limits of ``where`` (a device)."""
-    threads = 1
-    for b in block:
-        threads *= b
-    if threads > max_threads:
-        raise error(
-            "launch-block-threads",
-            block=block,
-            kernel=kernel_name,
-            threads=threads,
-            where=where,
-            limit=max_threads,
-        )
-    for axis, b, most in zip("xyz", block, max_dims):
-        if b > most:
-            raise error(
-                "launch-block-axis",
-                block=block,
-                kernel=kernel_name,
-                n=b,
-                axis=axis,
-                where=where,
-                limit=most,
-            )
 
 
 class Launcher:
@@ -220,27 +170,6 @@ def max_block_dims(device: int) -> tuple:
 
 
 # -- scalars ----------------------------------------------------------------------
-def scalar_packer(t):
-    """A function turning a Python value into ``t``'s bits for the launch."""
-    import ml_dtypes
-
-    if t.kind == "int":
-        if t.width > 64:
-            return None
-        if t.width < 8:  # Int4 is an int8_t in C; CuPy cannot pack ml_dtypes.int4
-            return np.int8
-        return t.np_dtype.type
-    if t.kind == "bool":
-        return np.bool_
-    if t.__name__ == "BFloat16":
-        return lambda v: np.array(v, ml_dtypes.bfloat16).view(np.uint16)[()]
-    if t.kind == "narrow":
-        from kdsl.transpile.core import values
-
-        return lambda v: np.uint8(values.to_bits(t(v).value, t))
-    return t.np_dtype.type
-
-
 def check_scalar(param, t, value):
     """A scalar argument checked against its declared type, then packed."""
     value = scalar_value(param, t, value)
@@ -254,56 +183,6 @@ def check_scalar(param, t, value):
             value=value,
             bounds=f"the range of {t.__name__}",
         ) from None
-
-
-def scalar_value(param, t, value):
-    """A scalar argument checked against its declared type, as a Python
-    number (a kdsl constant or numpy scalar unwrapped)."""
-    from kdsl.transpile.core.types import Numeric
-
-    if isinstance(value, Numeric):
-        if not value.is_static():
-            raise error("launch-scalar-dynamic", param=param)
-        value = value.value
-    if isinstance(value, np.generic):
-        value = value.item()
-    if t.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise error(
-                "launch-scalar-type",
-                param=param,
-                type=t.__name__,
-                value=repr(value),
-                kind="int",
-            )
-        if not t.min() <= value <= t.max():
-            raise error(
-                "launch-scalar-range",
-                param=param,
-                type=t.__name__,
-                value=value,
-                bounds=f"[{t.min()}, {t.max()}]",
-            )
-    elif t.kind == "bool":
-        if not isinstance(value, bool):
-            raise error(
-                "launch-scalar-type",
-                param=param,
-                type="Boolean",
-                value=repr(value),
-                kind="bool",
-            )
-    elif not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise error(
-            "launch-scalar-type",
-            param=param,
-            type=t.__name__,
-            value=repr(value),
-            kind="float",
-        )
-    if scalar_packer(t) is None:
-        raise error("launch-scalar-unpackable", param=param, type=t.__name__)
-    return value
 
 
 # -- arrays ------------------------------------------------------------------------------
@@ -367,13 +246,12 @@ class LaunchPlan:
     """One instance on one device: its function and its argument packer."""
 
     def __init__(self, kernel, inst, device: int):
-        from kdsl.runtime.compile import load_function, transpiled
 
         self.kernel = kernel
         self.instance = inst
         self.device = device
-        self.function = load_function(inst, device)
-        self.alignment = transpiled(inst).alignment
+        self.function = kcompile.load_function(inst, device)
+        self.alignment = kcompile.transpiled(inst).alignment
         self.refresh()
 
     def refresh(self):
@@ -551,7 +429,6 @@ def _torch_dtypes():
 
 def dtype_of_argument(value):
     """The kdsl dtype an argument carries (arrays, numpy scalars, kdsl values)."""
-    from kdsl.transpile.core.types import Numeric
 
     dtype = getattr(value, "dtype", None)
     if isinstance(value, Numeric):

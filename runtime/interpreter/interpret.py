@@ -23,6 +23,14 @@ from kdsl.runtime.errors import InterpretError
 from kdsl.transpile.errors import error
 from kdsl.transpile.core.types import NumericMeta
 
+from kdsl.runtime.checks import (
+    BLOCK_LIMITS,
+    MAX_THREADS,
+    check_block,
+    dim3,
+    grid_dims,
+    scalar_value,
+)
 from kdsl.runtime.interpreter import simt
 from kdsl.runtime.interpreter.memory import Memory
 
@@ -46,8 +54,6 @@ def bind_arguments(kernel, inst, kernel_ir, args):
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
         p = next(ir_params)
         if info.kind == "scalar":
-            from kdsl.runtime.launch import scalar_value
-
             env[p.name] = values.from_python(scalar_value(info.name, t, value), t)
             continue
         host, back, address = _host_array(info.name, value, t)
@@ -150,10 +156,7 @@ def _offset_in_allocation(a: np.ndarray) -> int:
 
 def interpret(kernel, inst, grid, block, args):
     """Run ``inst`` of ``kernel`` on the CPU."""
-    from kdsl.runtime.launch import BLOCK_LIMITS, MAX_THREADS, _dim3, _grid_dims
-    from kdsl.runtime.launch import check_block
-
-    grid, block = _grid_dims(grid), _dim3(block, "block")  # as on the GPU
+    grid, block = grid_dims(grid), dim3(block, "block")  # as on the GPU
     check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
     grid, block = _padded(grid), _padded(block)
     lowered = inst.lowered

@@ -15,6 +15,7 @@ import contextlib
 import libcst as cst
 
 from kdsl.transpile.core import arith
+from kdsl.transpile.core.promotion import binary_types
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
@@ -267,7 +268,6 @@ class ControlFlowLowerer(Lowering):
 
 
 def _loop_type(start, stop):
-    from kdsl.transpile.core.promotion import binary_types
 
     for v in (start, stop):
         if (

@@ -20,15 +20,15 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
-from kdsl.transpile.frontend.state import Binding, Lowering
+from kdsl.transpile.frontend.state import Lowering
 from kdsl.transpile.core.types import (
     Boolean,
-    Int32,
     Int64,
     Numeric,
     NumericMeta,
     Vector,
     VectorMeta,
+    vector_type,
 )
 
 BINARY_OPS = {
@@ -493,7 +493,6 @@ def _one_argument(name, args, kwargs, what="x"):
 
 
 def _vector_of(elem, lanes):
-    from kdsl.transpile.core.types import vector_type
 
     if isinstance(elem, VectorMeta):
         raise error("vec-of-vec", vtype=elem.__name__)
