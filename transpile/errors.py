@@ -348,8 +348,8 @@ register(
         "device-function-arg",
         "E211",
         DSLTypeError,
-        "{callee}() cannot take {got}: a @kdsl.func takes numbers and vectors "
-        "(load the value in the kernel and pass it)",
+        "{callee}() cannot take {got}: a @kdsl.func takes numbers, vectors, "
+        "pointers and arrays",
     ),
     (
         "kernel-call",

@@ -398,8 +398,13 @@ class Batch(Together, Backend):
         return tuple(parts) if mem.lanes > 1 else parts[0]
 
     def e_FuncCall(self, e, m, frame):
+        function = self.functions[e.func]
         args = [self.eval(a, m, frame) for a in e.args]
-        return self.call(self.functions[e.func], args, m)
+        result, callee = self.call(function, args, m)
+        for p, a in zip(function.params, e.args):
+            if isinstance(p.type, ir.RefType):  # a result, into the caller's variable
+                self.set(frame, a.name, callee.env[p.name], m)
+        return result
 
     def e_BuiltinCall(self, e, m, frame):
         return self.builtin_call(e, m, frame)
@@ -422,11 +427,12 @@ class Batch(Together, Backend):
         return Slot(mem, mem.addresses(indices, m, self._oob(e, "atomic on")))
 
     def call(self, function, args, m):
+        """Run a device function for the lanes ``m``: (its result, its frame)."""
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
         self.block(function.body, m, callee)
         if callee.result is None and function.ret is not None:
-            return self._zeros(function.ret)  # no lane ran (an untaken arm)
-        return callee.result
+            return self._zeros(function.ret), callee  # no lane ran (an untaken arm)
+        return callee.result, callee
 
     def _zeros(self, t):
         if isinstance(t, VectorMeta):

@@ -177,11 +177,11 @@ ERRORS = {
         "'and'",
     ),
     "a vector indexed twice": ("", VEC + "w = v[0, 1]  # <-", "E320", "one index"),
-    "a pointer passed to a device function": (
+    "a tuple passed to a device function": (
         G,
-        "out[i] = g(x)  # <-",
+        "out[i] = g((x[i], x[i]))  # <-",
         "E211",
-        "load the value",
+        "pointers and arrays",
     ),
     "a bare return in a function that returns a value": (
         """

@@ -30,6 +30,8 @@ def ctype(t) -> str:
     if isinstance(t, ir.PointerType):
         const = "const " if t.const else ""
         return f"{const}{ctype(t.elem)}*"
+    if isinstance(t, ir.RefType):
+        return f"{ctype(t.elem)}&"
     return t.c_name
 
 
@@ -65,14 +67,17 @@ class Emitter(Backend):
 
     # -- functions ------------------------------------------------------------------
     def function(self, f: ir.Function, readonly: set = frozenset()):
-        self.readonly = readonly
+        """``f``; ``readonly`` names the kernel's pointer parameters it never
+        stores to (a device function's carry ``const`` in their type)."""
+        consts = {p.name for p in f.params if getattr(p.type, "const", False)}
+        self.readonly = readonly = frozenset(readonly) | consts
         params = []
         for p in f.params:
             t = p.type
             if isinstance(t, ir.PointerType) and p.name in readonly:
-                t = ir.PointerType(t.elem, const=True)
+                t = ir.PointerType(t.elem, const=True, shape=t.shape)
             self.use(t)
-            params.append(f"{ctype(t)} {p.name}")
+            params.append(_parameter(t, p.name))
         if f.is_kernel:
             head = f'extern "C" __global__ void {f.name}('
         else:
@@ -188,7 +193,7 @@ class Emitter(Backend):
 
     # -- expressions ---------------------------------------------------------------------
     def use(self, t):
-        if isinstance(t, ir.PointerType):
+        if isinstance(t, (ir.PointerType, ir.RefType)):
             t = t.elem
         if isinstance(t, VectorMeta):
             self.types.add("vector")
@@ -350,6 +355,16 @@ class Emitter(Backend):
 
     def _e_FuncCall(self, e):
         return CExpr(f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})")
+
+
+def _parameter(t, name: str) -> str:
+    """A parameter's declaration: ``const float* x``, or a fixed-shape array
+    by reference, ``float (&scratch)[32]``."""
+    if isinstance(t, ir.PointerType) and t.shape is not None:
+        const = "const " if t.const else ""
+        dims = "".join(f"[{d}]" for d in t.shape)
+        return f"{const}{ctype(t.elem)} (&{name}){dims}"
+    return f"{ctype(t)} {name}"
 
 
 def _basename(path: str) -> str:

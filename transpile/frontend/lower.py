@@ -33,7 +33,7 @@ from kdsl.transpile.frontend.lower_expr import (
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
-from kdsl.transpile.frontend.state import Binding, FunctionState
+from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
 from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
 
 
@@ -128,7 +128,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         return tuple(params)
 
     def mark_written(self, target):
-        if isinstance(target, (PointerValue, ArrayValue)):
+        """Record a store through ``target`` (by its root Python name): a
+        kernel's pointer never stored to is ``const``, and so is a device
+        function's pointer or array parameter."""
+        if isinstance(target, (PointerValue, ArrayValue, FixedArray)):
             self.state.ctx.written.add(target.name.split(".")[0])
 
     def is_memory(self, value) -> bool:
@@ -285,14 +288,36 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 raise error(
                     "kernel-return-value", value=self.state.parsed.code(node.value)
                 )
-            value = self.ensure_value(self.expr(node.value), "return")
+            value = self.expr(node.value)
+            if isinstance(value, tuple):  # several results, through references
+                return self._return_results(value, node)
+            value = self.ensure_value(value, "return")
             self.state.returns.append((value, node))
             self.emit(ir.Return(value.ir_value()))
         else:
             self.state.bare_returns.append(node)
             self.emit(ir.Return(None))
 
-    returns_allowed = False
+    def _return_results(self, values, node):
+        """``return a, b``: each result assigned to its reference parameter
+        (``result0``, ``result1`` … declared at the first such return)."""
+        values = [self.ensure_value(v, "return") for v in values]
+        types = tuple(type(v) for v in values)
+        if self.state.results is None:
+            names = [self.state.names.declare(f"result{k}") for k in range(len(types))]
+            self.state.results = list(zip(names, types))
+        if tuple(t for _, t in self.state.results) != types:
+            listed = ", ".join(t.__name__ for t in types)
+            before = ", ".join(t.__name__ for _, t in self.state.results)
+            raise error(
+                "return-types-differ",
+                callee=self.state.parsed.node.name.value,
+                types=f"({before}) and ({listed})",
+            )
+        for (cname, _), v in zip(self.state.results, values):
+            self.emit(ir.Assign(cname, v.ir_value()))
+        self.state.returns.append((ResultTuple(types), node))
+        self.emit(ir.Return(None))
 
     def _small_Break(self, node):
         self._loop_exit("break")
@@ -365,13 +390,18 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         b.value = type(value)._dynamic(ir.Var(type(value), b.cvar))
 
     def _first_assign(self, name, value, line):
-        """A new variable: static (folded), declared here, or assigned here
-        when its declaration was hoisted before an enclosing branch."""
+        """A new variable: static (folded), declared here, assigned here
+        when its declaration was hoisted before an enclosing branch, or the
+        variable a call just returned a result into (``a, b = f(x)``)."""
         t = type(value)
+        held = None if value.is_static() else value.ir_value()
         if name in self.state.hoisted:
             cvar = self.state.names.declare(name)
             self.emit(ir.Assign(cvar, value.ir_value()))
             binding = Binding(t._dynamic(ir.Var(t, cvar)), line, cvar, self._origin())
+        elif isinstance(held, ir.Var) and held.name in self.state.fresh:
+            self.state.fresh.discard(held.name)
+            binding = Binding(value, line, held.name)
         elif value.is_static():
             binding = Binding(value, line, origin=self._origin())
         else:

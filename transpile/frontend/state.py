@@ -33,6 +33,13 @@ class Binding:
         return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
 
 
+@dataclass(frozen=True)
+class ResultTuple:
+    """What ``return a, b`` returns, for checking that every return agrees."""
+
+    types: tuple
+
+
 @dataclass
 class Context:
     """What one instance's lowering needs; shared with its device functions."""
@@ -45,6 +52,10 @@ class Context:
     # pointer parameter -> bytes its .vec(N) views need it aligned to
     alignment: dict = field(default_factory=dict)
     symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
+    # device function's C++ name -> (indices of the arguments it stores
+    # through, {argument index: alignment its .vec(N) views need}, the
+    # types of the results it returns through references, or None)
+    effects: dict = field(default_factory=dict)
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
@@ -56,6 +67,7 @@ class Context:
             self.in_progress,
             set(),
             symbols=self.symbols,
+            effects=self.effects,
         )
 
 
@@ -82,6 +94,9 @@ class FunctionState:
     statements: list = field(default_factory=list)  # their libcst nodes
     ended_loops: dict[str, int] = field(default_factory=dict)  # loop var -> line
     returns: list = field(default_factory=list)  # (value, node) returned
+    # ``return a, b``: the reference parameters that carry the results
+    results: list | None = None  # [(C++ name, type)]
+    fresh: set[str] = field(default_factory=set)  # result variables to adopt
     bare_returns: list = field(default_factory=list)  # nodes of bare returns
 
     @classmethod

@@ -31,6 +31,7 @@ __all__ = [
     "FuncCall",
     "CALLS",
     "PointerType",
+    "RefType",
     "Special",
     "Address",
     "Load",
@@ -170,6 +171,18 @@ class PointerType:
     elem: Any
     const: bool = False
     space: str = "global"  # "global", "shared" or "local"
+    # A device function's parameter that is a fixed-shape (shared or local)
+    # array passed by reference has its shape here.
+    shape: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RefType:
+    """A device function's reference parameter (``T&``) through which it
+    returns one of several results (``return a, b``); the call passes the
+    caller's variable."""
+
+    elem: Any
 
 
 @dataclass(frozen=True)

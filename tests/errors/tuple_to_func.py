@@ -13,4 +13,4 @@ def first(p):
 @kdsl.kernel(dtypes=[kdsl.Float32])
 def bad(x: Pointer[D], out: Pointer[D], n: Int32):
     i = thread_idx.x
-    out[i] = first(x)
+    out[i] = first((x[i], x[i]))
