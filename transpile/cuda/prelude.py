@@ -40,7 +40,9 @@ def needs(functions) -> tuple[list[str], list[str]]:
                 entry = builtins.get(name)
                 parts.update(entry.prelude)
                 headers += [h for h in entry.headers if h not in headers]
-    types = {t.elem if isinstance(t, (ir.PointerType, ir.RefType)) else t for t in types}
+    types = {
+        t.elem if isinstance(t, (ir.PointerType, ir.RefType)) else t for t in types
+    }
     if any(isinstance(t, VectorMeta) for t in types):
         parts.add("vector.h")
     parts.update(cexpr.prelude_parts(types))
