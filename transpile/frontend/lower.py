@@ -442,7 +442,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
     def _assign_object(self, name, value, b, line):
         if isinstance(value, NoValue):
             raise error("no-value", callee=value.callee)
-        if b is not None:
+        redeclared = isinstance(value, FixedArray) and isinstance(
+            b and b.value, FixedArray
+        )
+        if b is not None and not (redeclared and self.state.unrolled_at):
+            # (each iteration of a range_constexpr loop may declare its array)
             raise error(
                 "reassign-object",
                 name=name,

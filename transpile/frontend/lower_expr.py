@@ -373,7 +373,10 @@ class ExprLowerer(Lowering):
         for arg in node.args:
             if arg.star:
                 raise error("star-arguments", arg=_code(arg).strip().rstrip(","))
-            value = self.expr(arg.value)
+            if callee is builtins.float and isinstance(arg.value, cst.SimpleString):
+                value = arg.value.evaluated_value  # float("-inf"), float("nan")
+            else:
+                value = self.expr(arg.value)
             if arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
@@ -431,10 +434,11 @@ class ExprLowerer(Lowering):
             return arith.unary("abs", self.ensure_value(x, "abs()"))
         if callee in (builtins.int, builtins.float, builtins.bool):
             x = _one_argument(callee.__name__, args, kwargs)
+            if callee is builtins.float and isinstance(x, str):
+                x = _float_of_text(x)  # "inf", "-inf", "nan", a number
             if not is_value(x):
-                raise error(
-                    "not-numeric", where=f" for {callee.__name__}()", got=_kind_of(x)
-                )
+                got = f"the string {x!r}" if isinstance(x, str) else _kind_of(x)
+                raise error("not-numeric", where=f" for {callee.__name__}()", got=got)
             return callee(x)
         if callee is builtins.len:
             x = _one_argument("len", args, kwargs)
@@ -476,6 +480,14 @@ def static_integer(v, what: str) -> int:
     ):
         return int(v)
     raise error("not-integer", subject=what, got=_kind_of(v))
+
+
+def _float_of_text(text: str):
+    """``float(text)``, or ``text`` itself when it is no number."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _one_argument(name, args, kwargs, what="x"):

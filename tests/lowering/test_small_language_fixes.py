@@ -1,0 +1,77 @@
+"""Three workarounds the ported kernels needed, now unnecessary: float("-inf")
+in a kernel, a range_constexpr variable's name reused by a later run-time
+loop, and a local array declared in each iteration of an unrolled loop."""
+
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl import Float32, Int32, Int64, Pointer
+from kdsl.runtime.nvrtc import compile_to_cubin
+
+
+@kdsl.kernel
+def running_max(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
+    m = Float32(float("-inf"))
+    for k in range(n):
+        m = max(m, x[k])
+    out[0] = m
+    out[1] = Float32(float("nan"))
+    out[2] = Float32(float("+inf"))
+
+
+def test_float_of_a_string_literal_is_a_constant():
+    src = running_max.dispatch().source
+    assert "float m = __int_as_float(0xff800000);" in src
+    compile_to_cubin(src, "running_max")
+    out = np.zeros(3, np.float32)
+    running_max.interpret[1, 1](np.array([-5, -2, -9], np.float32), out, 3)
+    assert out[0] == -2 and np.isnan(out[1]) and out[2] == np.inf
+
+
+@kdsl.kernel
+def bad_float(out: Pointer[Float32]):
+    out[0] = Float32(float("lots"))
+
+
+def test_float_of_another_string_is_a_located_error():
+    with pytest.raises(kdsl.DSLError, match=r"E106.*the string 'lots'") as info:
+        bad_float.dispatch().source
+    assert info.value.span.line == bad_float.fn.__code__.co_firstlineno + 2
+
+
+@kdsl.kernel
+def reused_names(x: Pointer[Float32], n: Int64):
+    acc = Float32(0)
+    for k in kdsl.range_constexpr(Int32(3)):
+        acc += x[k]
+    for k in range(n):
+        acc += x[k]
+    for k in kdsl.range_constexpr(2):
+        acc += x[k]
+    x[0] = acc
+
+
+def test_a_constexpr_loop_variable_name_can_serve_a_later_run_time_loop():
+    src = reused_names.dispatch().source
+    compile_to_cubin(src, "reused_names")
+    x = np.arange(1, 6, dtype=np.float32)
+    reused_names.interpret[1, 1](x, 5)
+    assert x[0] == (1 + 2 + 3) + (1 + 2 + 3 + 4 + 5) + (1 + 2)
+
+
+@kdsl.kernel
+def per_iteration_scratch(x: Pointer[Float32]):
+    for k in kdsl.range_constexpr(2):
+        t = kdsl.local_array(Float32, 4)
+        t[0] = x[k]
+        x[k] = t[0] * 2
+
+
+def test_each_unrolled_iteration_may_declare_its_own_local_array():
+    src = per_iteration_scratch.dispatch().source
+    assert "float t[4];" in src and "float t_2[4];" in src
+    compile_to_cubin(src, "per_iteration_scratch")
+    x = np.array([1.5, 2.5], np.float32)
+    per_iteration_scratch.interpret[1, 1](x)
+    np.testing.assert_array_equal(x, [3, 5])
