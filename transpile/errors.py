@@ -474,6 +474,18 @@ register(
         "{callee}() supports {supported}, not {type}",
     ),
     (
+        "atomic-order",
+        "E335",
+        DSLValueError,
+        "{callee}(order={got}) is no memory order: write one of {orders}",
+    ),
+    (
+        "atomic-scope",
+        "E336",
+        DSLValueError,
+        "{callee}(scope={got}) is no scope: write one of {scopes}",
+    ),
+    (
         "math-vector",
         "E231",
         DSLTypeError,

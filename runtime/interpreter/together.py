@@ -107,7 +107,7 @@ class Together:
 
     def atomic(self, e, slot, operands, m, update):
         """Atomics one thread at a time, in thread order; returns the old values."""
-        mem, t = slot.mem, e.type
+        mem, t = slot.mem, e.args[0].type.elem  # (a store's call has no type)
         columns = [lanes.to_values(o[m], t) for o in operands]
         old = []
         for j, a in enumerate(slot.addr.tolist()):

@@ -18,7 +18,7 @@ CALLS = [
     "v = kdsl.math.fma(x[i], x[i], x[i], rn=1)",
     "v = kdsl.shfl_down(x[i], 1, mask=3)",
     "v = kdsl.shfl_xor(x[i], 1, width=32, foo=1)",
-    "v = kdsl.atomic_add(out, 0, x[i], order=1)",
+    "v = kdsl.atomic_add(out, 0, x[i], sem=1)",
     "v = kdsl.atomic_cas(out, 0, x[i], x[i], foo=1)",
     "v = min(x[i], x[0], key=1)",
     "v = max(x[i], x[0], default=1)",

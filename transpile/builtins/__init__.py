@@ -37,6 +37,8 @@ def reference() -> str:
     from its doc line, in registration order (by module)."""
     lines = []
     for b in REGISTRY.values():
+        if "." in b.name and b.name.split(".")[0] in REGISTRY:
+            continue  # a variant of a listed entry (atomic_add.ordered)
         kind = {"special": " (special register)", "syntax": ""}.get(b.kind, "")
         collective = f" — {b.collective}-wide" if b.collective else ""
         lines.append(f"- {b.doc}{kind}{collective}")

@@ -80,28 +80,113 @@ _ATOMICS = {
 def _lower_atomic(lw, entry, args, kwargs):
     name = entry.name
     want_args(entry, args, 4 if name == "atomic_cas" else 3)
-    target, index = args[0], args[1]
+    ordered = _order_and_scope(entry, kwargs)
+    t, slot = _slot(lw, entry, args[0], args[1], ordered)
+    operands = [_operand(name, v, t) for v in args[2:]]
+    if ordered:
+        call = ir.BuiltinCall(t, f"{name}.ordered", (slot, *operands), options=ordered)
+    else:
+        call = ir.BuiltinCall(t, name, (slot, *operands))
+    return t._dynamic(call)
+
+
+def _slot(lw, entry, target, index, ordered):
+    """``(element type, ir.Address)`` of ``target[index]``, checked."""
     if not lw.is_memory(target):
         raise error("atomic-target", callee=entry.spelled, got=type(target).__name__)
     t = target.elem
-    supported = _ATOMICS[name][1]
+    supported = _ORDERED_TYPES.get(entry.name) if ordered else None
+    supported = supported or _ATOMICS[entry.name][1]
     if t not in supported:
         listed = ", ".join(x.__name__ for x in supported)
         raise error("atomic-type", callee=entry.spelled, supported=listed, type=repr(t))
     indices = index if isinstance(index, tuple) else (index,)
     base, flat = lw.address(target, indices)
-    lw.mark_written(target)
-    operands = []
-    for v in args[2:]:
-        v = arith.as_numeric(v)
-        if arith.is_python_number(v) or v.is_static() or v.dtype is t:
-            operands.append(arith.convert(v, t).ir_value())
-        else:
-            raise error(
-                "store-type", value=v.dtype.__name__, target=name, elem=t.__name__
-            )
-    slot = ir.Address(ir.PointerType(t, space=base.type.space), base, flat)
-    return t._dynamic(ir.BuiltinCall(t, name, (slot, *operands)))
+    if entry.name != "atomic_load":
+        lw.mark_written(target)
+    return t, ir.Address(ir.PointerType(t, space=base.type.space), base, flat)
+
+
+def _operand(name, v, t):
+    v = arith.as_numeric(v)
+    if arith.is_python_number(v) or v.is_static() or v.dtype is t:
+        return arith.convert(v, t).ir_value()
+    raise error("store-type", value=v.dtype.__name__, target=name, elem=t.__name__)
+
+
+# -- memory order and scope ---------------------------------------------------------
+ORDERS = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
+SCOPES = ("block", "device", "system")
+_FAILURE = {  # a failed compare-and-swap only loads: no release in its order
+    "relaxed": "relaxed",
+    "acquire": "acquire",
+    "release": "relaxed",
+    "acq_rel": "acquire",
+    "seq_cst": "seq_cst",
+}
+_INTEGERS = (Int32, Uint32, Int64, Uint64)
+_ORDERED_TYPES = {  # CUDA's scoped atomics: integers (and float add, min, max)
+    "atomic_add": (Int32, Uint32, Int64, Uint64, Float32, Float64),
+    "atomic_exch": _INTEGERS,
+    "atomic_cas": _INTEGERS,
+    "atomic_load": _INTEGERS,
+    "atomic_store": _INTEGERS,
+}
+
+
+def _order_and_scope(entry, kwargs, default_order=None):
+    """The call's ``order=``/``scope=`` as IR options, or () when it gives
+    neither (and the entry has no default order): CUDA's plain atomics."""
+    order = kwargs.pop("order", default_order)
+    scope = kwargs.pop("scope", None)
+    if order is None and scope is None:
+        return ()
+    order, scope = order or "relaxed", scope or "device"
+    if order not in ORDERS:
+        raise error(
+            "atomic-order", callee=entry.spelled, got=repr(order), orders=ORDERS
+        )
+    if scope not in SCOPES:
+        raise error(
+            "atomic-scope", callee=entry.spelled, got=repr(scope), scopes=SCOPES
+        )
+    return (("order", order), ("scope", scope))
+
+
+def _c_order(order: str) -> str:
+    return f"__NV_ATOMIC_{order.upper()}"
+
+
+def _c_scope(scope: str) -> str:
+    return f"__NV_THREAD_SCOPE_{scope.upper()}"
+
+
+def _render_ordered(name):
+    """CUDA's scoped atomic intrinsics (``__nv_atomic_fetch_add`` …)."""
+
+    def render(r, call, args):
+        options = dict(call.options)
+        order, scope = _c_order(options["order"]), _c_scope(options["scope"])
+        if name == "atomic_cas":
+            failure = _c_order(_FAILURE[options["order"]])
+            return f"kdsl::atomic_cas<{order}, {failure}, {scope}>({', '.join(args)})"
+        function = _ORDERED_CUDA[name]
+        return f"{function}({', '.join(args)}, {order}, {scope})"
+
+    return render
+
+
+_ORDERED_CUDA = {
+    "atomic_add": "__nv_atomic_fetch_add",
+    "atomic_max": "__nv_atomic_fetch_max",
+    "atomic_min": "__nv_atomic_fetch_min",
+    "atomic_exch": "__nv_atomic_exchange_n",
+    "atomic_and_": "__nv_atomic_fetch_and",
+    "atomic_or_": "__nv_atomic_fetch_or",
+    "atomic_xor": "__nv_atomic_fetch_xor",
+    "atomic_load": "__nv_atomic_load_n",
+    "atomic_store": "__nv_atomic_store_n",
+}
 
 
 def _render(cuda_name):
@@ -139,4 +224,87 @@ for _name, (_cuda, _types, _update, _ufunc) in _ATOMICS.items():
         cuda=_render(_cuda),
         interpret=_interpret(_update),
         interpret_unused=None if _ufunc is None else _interpret_unused(_ufunc),
+        keywords=("order", "scope"),
+    )
+    register(
+        f"{_name}.ordered",
+        f"`kdsl.{_name}(..., order=, scope=)`: with a memory order and scope",
+        _lower_atomic,
+        cuda=_render_ordered(_name),
+        interpret=_interpret(_update),
+        interpret_unused=None if _ufunc is None else _interpret_unused(_ufunc),
+        prelude=("atomics.h",) if _name == "atomic_cas" else (),
+    )
+
+
+# -- loads and stores with an order, and fences --------------------------------------
+def _lower_load(lw, entry, args, kwargs):
+    want_args(entry, args, 2)
+    options = _order_and_scope(entry, kwargs, default_order="acquire")
+    t, slot = _slot(lw, entry, args[0], args[1], options)
+    return t._dynamic(ir.BuiltinCall(t, entry.name, (slot,), options=options))
+
+
+def _lower_store(lw, entry, args, kwargs):
+    want_args(entry, args, 3)
+    options = _order_and_scope(entry, kwargs, default_order="release")
+    t, slot = _slot(lw, entry, args[0], args[1], options)
+    value = _operand(entry.name, args[2], t)
+    lw.emit(
+        ir.ExprStmt(ir.BuiltinCall(None, entry.name, (slot, value), options=options))
+    )
+    return None
+
+
+def _interpret_load(t, call, args, mask):
+    return t.atomic(call, args[0], [], mask, lambda old, ops, typ: old)
+
+
+def _interpret_store(t, call, args, mask):
+    t.atomic(call, args[0], args[1:], mask, lambda old, ops, typ: ops[0])
+
+
+register(
+    "atomic_load",
+    '`kdsl.atomic_load(ptr, index, order="acquire", scope="device")`: an '
+    "atomic load (32/64-bit integers)",
+    _lower_load,
+    cuda=_render_ordered("atomic_load"),
+    interpret=_interpret_load,
+    keywords=("order", "scope"),
+)
+register(
+    "atomic_store",
+    '`kdsl.atomic_store(ptr, index, value, order="release", scope="device")`: '
+    "an atomic store (32/64-bit integers)",
+    _lower_store,
+    cuda=_render_ordered("atomic_store"),
+    interpret=_interpret_store,
+    keywords=("order", "scope"),
+)
+
+
+def _fence(lw, entry, args, kwargs):
+    want_args(entry, args, 0)
+    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, ())))
+    return None
+
+
+def _no_op(t, call, args, mask):
+    """The interpreter runs a batch's threads in lock-step and applies every
+    memory access at once, in program order: already stronger than a fence."""
+
+
+for _name, (_cuda, _what) in {
+    "threadfence": ("__threadfence", "the device"),
+    "threadfence_block": ("__threadfence_block", "the block"),
+    "threadfence_system": ("__threadfence_system", "the system (host included)"),
+}.items():
+    register(
+        _name,
+        f"`kdsl.{_name}()`: orders this thread's memory accesses as seen by {_what} "
+        f"(CUDA's `{_cuda}`)",
+        _fence,
+        cuda=(lambda c: lambda r, call, args: f"{c}()")(_cuda),
+        interpret=_no_op,
     )

@@ -373,8 +373,9 @@ class ExprLowerer(Lowering):
         for arg in node.args:
             if arg.star:
                 raise error("star-arguments", arg=_code(arg).strip().rstrip(","))
-            if callee is builtins.float and isinstance(arg.value, cst.SimpleString):
-                value = arg.value.evaluated_value  # float("-inf"), float("nan")
+            literal = isinstance(arg.value, cst.SimpleString)
+            if literal and (callee is builtins.float or isinstance(callee, Builtin)):
+                value = arg.value.evaluated_value  # float("-inf"), order="acquire"
             else:
                 value = self.expr(arg.value)
             if arg.keyword is not None:

@@ -150,6 +150,9 @@ class BuiltinCall(Expr):
 
     builtin: str
     args: tuple[Expr, ...]
+    # compile-time keyword options of the call (an atomic's memory order and
+    # scope), as ``(name, value)`` pairs
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
