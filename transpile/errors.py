@@ -891,5 +891,55 @@ register(
         "kernel '{kernel}' supports none of the dtypes of --dtypes (supported: "
         "{supported})",
     ),
+    (
+        "cli-module-name",
+        "E618",
+        DSLError,
+        "{path}: the module name {name} {rule}, so it cannot be a folder of "
+        "OUTDIR or GOLDEN_DIR: rename the file",
+    ),
+    (
+        "cli-not-a-folder",
+        "E619",
+        DSLError,
+        "{flag} {path}: not a folder: give {flag} a folder (it is created if "
+        "missing)",
+    ),
+    (
+        "cli-symlink",
+        "E620",
+        DSLError,
+        "{path} is a symbolic link: kdsl-transpile never reads, writes or deletes "
+        "through a link inside {flag} {root}: remove the link",
+    ),
+    (
+        "cli-not-a-file",
+        "E621",
+        DSLError,
+        "{path} is {found} where kdsl-transpile keeps {expected}: move it out of "
+        "the way",
+    ),
+    (
+        "cli-golden-not-utf8",
+        "E622",
+        DSLError,
+        "{path} is not UTF-8 text (at byte offset {offset}), so it cannot be compared: "
+        "delete it and run with --update again",
+    ),
+    (
+        "cli-path-outside",
+        "E623",
+        DSLError,
+        "{path} is outside {flag} {root}: kdsl-transpile writes only inside the "
+        "folders it is given",
+    ),
+    (
+        "cli-write-failed",
+        "E624",
+        DSLError,
+        "cannot {action} {path}: {reason} (files written before it are complete: "
+        "each is replaced whole)",
+    ),
+    ("cli-read-failed", "E625", DSLError, "cannot read {path}: {reason}"),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

@@ -20,10 +20,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from kdsl.transpile.cli.files import Root
 from kdsl.transpile.cli.output import (
     diff_text,
     golden_changes,
     ir_text,
+    plan_outdir,
     stdout_text,
     summary,
     update_golden,
@@ -168,8 +170,20 @@ def _run(args) -> int:
     if args.ir:
         sys.stdout.write(ir_text(jobs, sources))
         return OK
+
+    # every path is checked (and golden files read) before anything is written
+    plan = None
     if args.outdir is not None:
-        write_outdir(args.outdir, jobs, sources, _version())
+        plan = plan_outdir(args.outdir, jobs, sources, _version())
+    golden = args.diff or args.update
+    if golden is not None:
+        kernels = set(split_values(args.kernel)) or None
+        narrowed = bool(args.dtypes or args.defines)
+        root = Root(golden, "--update" if args.update else "--diff")
+        changes = golden_changes(root, jobs, sources, kernels, stale=not narrowed)
+    if plan is not None:
+        for warning in write_outdir(plan):
+            print(warning, file=sys.stderr)
     if args.stdout or not (args.outdir or args.check or args.diff or args.update):
         sys.stdout.write(stdout_text(jobs, sources))
 
@@ -183,13 +197,9 @@ def _run(args) -> int:
         )
         status = DIFFERS
 
-    kernels = set(split_values(args.kernel)) or None
-    narrowed = bool(args.dtypes or args.defines)
-    golden = args.diff or args.update
     if golden is not None:
-        changes = golden_changes(golden, jobs, sources, kernels, stale=not narrowed)
         if args.update:
-            update_golden(golden, changes)
+            update_golden(root, changes)
             if interactive and changes:
                 print(f"{golden}: {summary(changes)}", file=sys.stderr)
         elif changes:

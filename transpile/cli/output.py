@@ -10,11 +10,13 @@ import difflib
 import hashlib
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
+from kdsl.transpile.cli.files import MANIFEST, Root, module_name_rule, shown
 from kdsl.transpile.cli.select import Job
+from kdsl.transpile.errors import DSLError, error
 
-MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 
 
@@ -56,7 +58,11 @@ def _eol(line: str) -> str:
 
 
 def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256_bytes(text.encode("utf-8"))
+
+
+def _sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _json_value(value):
@@ -86,53 +92,98 @@ def manifest_text(jobs: list[Job], sources: list[str], version: str) -> str:
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.read_bytes() == text.encode("utf-8"):
-        return  # leave mtimes alone, so that make-style builds see no change
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+@dataclass(frozen=True)
+class OutdirPlan:
+    """What ``-o OUTDIR`` will write and delete, every path checked."""
+
+    root: Root
+    files: dict  # <module>/<instance>.cu -> its source
+    stale: list  # files of the previous manifest that this run does not make
+    manifest: str
+    warnings: list  # why some files of the previous manifest stay
 
 
-def write_outdir(outdir: Path, jobs, sources, version: str) -> None:
-    """``OUTDIR/<module>/<instance>.cu`` for every job, and the manifest.
+def plan_outdir(outdir: Path, jobs, sources, version: str) -> OutdirPlan:
+    """Check OUTDIR before anything is written.
 
-    Files that the previous run's manifest lists and this run does not make
-    are removed, so OUTDIR always holds exactly the last run's output (files
-    that kdsl did not write are left alone).
+    A file of the previous run's manifest that this run does not make is
+    stale; it is deleted only if it is still what kdsl wrote there: a plain
+    ``<module>/<instance>.cu`` inside OUTDIR, reached through no link, whose
+    bytes have the manifest's ``cu_sha256``.  Others are kept, with a warning.
     """
-    for job, source in zip(jobs, sources):
-        _write(outdir / job.file, source)
-    made = {job.file for job in jobs}
-    for file in sorted(_previous_files(outdir) - made):
-        path = outdir / file
-        if path.is_file():
-            path.unlink()
-        if (
-            path.parent != outdir
-            and path.parent.is_dir()
-            and not any(path.parent.iterdir())
-        ):
-            path.parent.rmdir()
-    _write(outdir / MANIFEST, manifest_text(jobs, sources, version))
+    root = Root(outdir, "-o")
+    root.check()
+    files = {job.file: source for job, source in zip(jobs, sources)}
+    for file in files:
+        root.locate(file)
+    root.locate(MANIFEST)
+    stale, warnings = [], []
+    for file, sha in _previous_entries(root, warnings):
+        if file in files:
+            continue
+        if not (isinstance(file, str) and _instance_file(file)):
+            warnings.append(
+                f"warning: {shown(root.path / MANIFEST)}: ignored the entry "
+                f"{file!r}: not a <module>/<instance>.cu path inside -o "
+                f"{shown(root.path)}"
+            )
+            continue
+        try:
+            data = root.read(file)
+        except DSLError as exc:
+            warnings.append(
+                f"warning: {shown(root.path / file)}: not deleted: {exc.message}"
+            )
+            continue
+        if data is None:
+            continue
+        if sha != _sha256_bytes(data):
+            warnings.append(
+                f"warning: kept {shown(root.path / file)}: it changed since kdsl "
+                "wrote it (delete it if it is not wanted)"
+            )
+            continue
+        stale.append(file)
+    manifest = manifest_text(jobs, sources, version)
+    return OutdirPlan(root, files, stale, manifest, warnings)
 
 
-def _previous_files(outdir: Path) -> set[str]:
+def write_outdir(plan: OutdirPlan) -> list[str]:
+    """``OUTDIR/<module>/<instance>.cu`` for every job, stale files deleted,
+    and the manifest last; the warnings of the plan."""
+    for file, source in plan.files.items():
+        plan.root.write(file, source)
+    for file in plan.stale:
+        plan.root.remove(file)
+    plan.root.write(MANIFEST, plan.manifest)
+    return plan.warnings
+
+
+def _instance_file(file: str) -> bool:
+    parts = file.split("/")
+    return (
+        len(parts) == 2
+        and module_name_rule(parts[0]) is None
+        and parts[1].endswith(".cu")
+        and module_name_rule(parts[1]) is None
+    )
+
+
+def _previous_entries(root: Root, warnings: list) -> list[tuple]:
+    """``[(file, cu_sha256)]`` of OUTDIR's manifest (none if there is none)."""
+    data = root.read(MANIFEST)
+    if data is None:
+        return []
     try:
-        old = json.loads((outdir / MANIFEST).read_text(encoding="utf-8"))
-        files = {e["file"] for e in old["instances"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return set()
-    # only plain <module>/<instance>.cu names: never follow '..' or absolute paths
-    return {
-        f
-        for f in files
-        if isinstance(f, str)
-        and f.endswith(".cu")
-        and len(Path(f).parts) == 2
-        and ".." not in Path(f).parts
-        and not Path(f).is_absolute()
-    }
+        old = json.loads(data.decode("utf-8"))
+        entries = [(e["file"], e["cu_sha256"]) for e in old["instances"]]
+    except (ValueError, KeyError, TypeError):
+        warnings.append(
+            f"warning: {shown(root.path / MANIFEST)} is not a kdsl manifest: no "
+            "stale file is deleted"
+        )
+        return []
+    return sorted(entries, key=repr)
 
 
 def stdout_text(jobs, sources) -> str:
@@ -151,34 +202,48 @@ def ir_text(jobs, texts) -> str:
 
 
 # -- golden folders --------------------------------------------------------------------
-def _owned_files(golden: Path, jobs, kernels: set | None) -> set[str]:
+def _owned_files(root: Root, jobs, kernels: set | None) -> set[str]:
     """The golden .cu files this run speaks for: under its modules' folders,
     and when ``-k`` chose kernels, only those kernels' files."""
     owned = set()
     for module in sorted({job.module.name for job in jobs}):
-        for p in sorted((golden / module).glob("*.cu")):
-            stem = p.stem
+        for file in root.cu_files(module):
+            stem = file[len(module) + 1 : -len(".cu")]
             if kernels is None or any(
                 stem == k or stem.startswith(k + "__") for k in kernels
             ):
-                owned.add(f"{module}/{p.name}")
+                owned.add(file)
     return owned
 
 
-def golden_changes(golden: Path, jobs, sources, kernels: set | None, stale: bool):
+def _golden_text(root: Root, file: str) -> str | None:
+    data = root.read(file)
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            "cli-golden-not-utf8", path=shown(root.path / file), offset=exc.start
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+
+
+def golden_changes(root: Root, jobs, sources, kernels: set | None, stale: bool):
     """``[(file, golden text or None, generated text or None)]`` that differ.
 
     Golden files of this run's modules that it did not generate count as
-    removed when ``stale`` (no --dtypes / -D filter narrowed the run).
+    removed when ``stale`` (no --dtypes / -D filter narrowed the run).  Every
+    file is checked (and read) here, before --update writes anything.
     """
+    root.check()
     generated = {job.file: source for job, source in zip(jobs, sources)}
     files = set(generated)
     if stale:
-        files |= _owned_files(golden, jobs, kernels)
+        files |= _owned_files(root, jobs, kernels)
     changes = []
     for file in sorted(files):
-        path = golden / file
-        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        old = _golden_text(root, file)
         new = generated.get(file)
         if old != new:
             changes.append((file, old, new))
@@ -192,13 +257,12 @@ def diff_text(golden: Path, changes) -> str:
     )
 
 
-def update_golden(golden: Path, changes) -> None:
+def update_golden(root: Root, changes) -> None:
     for file, _old, new in changes:
-        path = golden / file
         if new is None:
-            path.unlink()
+            root.remove(file)
         else:
-            _write(path, new)
+            root.write(file, new)
 
 
 def summary(changes) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - E5xx for --check
+from kdsl.transpile.cli.files import module_name_rule, shown
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.signature import resolve_dtype
 from kdsl.transpile.source import Span
@@ -88,6 +89,10 @@ def module_files(paths: list[str]) -> list[Path]:
             raise error("cli-not-python", path=raw)
         else:
             raise error("cli-no-such-path", path=raw)
+    for f in files:
+        rule = module_name_rule(f.stem)
+        if rule is not None:
+            raise error("cli-module-name", path=shown(f), name=repr(f.stem), rule=rule)
     unique, seen = [], set()
     for f in files:
         key = f.resolve()

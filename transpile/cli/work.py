@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kdsl.transpile.cli.select import Job, find_kernel, import_module, render_error
+from kdsl.transpile.cuda.quote import string_value
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.source import Span
 from kdsl.transpile.ir.printer import format_instance
@@ -175,9 +176,9 @@ def python_lines(directed: str) -> list[tuple[str, int] | None]:
     """
     out, current = [], None
     for line in directed.split("\n"):
-        m = re.match(r'#line (\d+) "(.*)"$', line)
+        m = re.match(r'#line (\d+) ("(?:[^"\\]|\\.)*")$', line)
         if m:
-            current = (m.group(2), int(m.group(1)))
+            current = (string_value(m.group(2)), int(m.group(1)))
             continue
         if line and not line[0].isspace():
             current = None

@@ -20,6 +20,7 @@ from kdsl.transpile.cuda import cexpr
 from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
 from kdsl.transpile.cuda.layout import LIMIT, wrap
+from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
 
 
@@ -102,7 +103,8 @@ class Emitter(Backend):
     def _s_Comment(self, s):
         self.line(f"// {s.text}")
         if self.line_directives and s.span is not None:  # numbers the next line
-            self.lines.append(f'#line {s.span.line} "{_basename(s.span.path)}"')
+            name = string_literal(_basename(s.span.path))
+            self.lines.append(f"#line {s.span.line} {name}")
 
     def _s_Declare(self, s):
         if isinstance(s.init, ir.VecView):

@@ -7,10 +7,12 @@ from importlib import resources
 
 import jinja2
 
+from kdsl.transpile.cuda.quote import comment
+
 
 @lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FunctionLoader(
             lambda name: resources.files("kdsl.templates").joinpath(name).read_text()
         ),
@@ -20,6 +22,8 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["comment"] = comment  # text in a // comment: one line, escaped
+    return env
 
 
 @lru_cache(maxsize=None)
