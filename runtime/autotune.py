@@ -7,26 +7,38 @@
     vector_add[lambda m: cdiv(n, m["BLOCK"]), lambda m: m["BLOCK"]](x, y, out, n)
 
 The first launch for a new key (the values of the ``key`` arguments, the
-dtypes of the array arguments and the device) times every configuration on
-the GPU — CUDA events around ``reps`` launches after ``warmup`` launches, the
-median per launch — keeps the fastest (a tie goes to the earlier config) and
-remembers it in memory and on disk (``$KDSL_CACHE_DIR/autotune``), so the
-next process does not search again.  A configuration that fails to compile or
-launch is skipped and reported (``AutotuneWarning``).  ``restore=[names]``
-saves those arrays before the search and puts them back after it (for kernels
-that accumulate into their outputs).  ``pin(Config(...))`` bypasses the search.
+dtypes of the array arguments and the device) searches:
+
+1. ``prune(configs, args)``, if given, drops configurations that cannot suit
+   these arguments;
+2. every remaining configuration is compiled, NVRTC running in a thread
+   pool (it releases the GIL), before anything is timed;
+3. the arrays the kernel writes (read off each instance's IR; ``restore=``
+   names them instead) are copied on the device, and put back before every
+   timed launch and after the search (:class:`benchmark.Bench`), so the
+   launch that follows the search computes the result once, from the
+   caller's data;
+4. each configuration runs ``warmup`` times, then ``reps`` times between
+   CUDA events with L2 flushed before each; the median per launch counts.
+
+The fastest wins (a tie goes to the earlier config) and is remembered in
+memory and on disk (``$KDSL_CACHE_DIR/autotune``), so the next process does
+not search again.  A configuration that fails to compile or launch is
+skipped and reported (``AutotuneWarning``).  ``pin(Config(...))`` bypasses
+the search.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kdsl.runtime import cache
-from kdsl.runtime.compile import kernel_fingerprint
+from kdsl.runtime import compile as kcompile
+from kdsl.runtime.benchmark import Bench
 from kdsl.runtime.kernel import Kernel
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
@@ -53,9 +65,13 @@ class Config:
         return hash(tuple(sorted(self.constexprs.items())))
 
 
+PRUNED = "pruned"  # a config's entry in a search's times that prune= dropped
+
+
 @dataclass
 class Search:
-    """The outcome of one search: every config's time (ms) or error, and the winner."""
+    """The outcome of one search: every config's time (ms), or why it has
+    none (an error, or PRUNED), and the winner."""
 
     key: tuple
     times: list = field(default_factory=list)  # (config, ms or None, error or None)
@@ -65,24 +81,37 @@ class Search:
         rows = [f"autotune key {self.key}:"]
         for i, (config, ms, err) in enumerate(self.times):
             mark = "*" if i == self.best else " "
-            what = f"{ms * 1e3:10.2f} us" if ms is not None else f"failed: {err}"
+            if ms is not None:
+                what = f"{ms * 1e3:10.2f} us"
+            else:
+                what = "pruned" if err == PRUNED else f"failed: {err}"
             rows.append(f" {mark} {config!r:40s} {what}")
         return "\n".join(rows)
 
 
-def autotune(configs, key=(), *, warmup: int = 3, reps: int = 20, restore=()):
+def autotune(
+    configs, key=(), *, prune=None, warmup: int = 3, reps: int = 20, restore=None
+):
     """Decorator over a ``@kdsl.kernel``; see the module documentation."""
 
     def wrap(kernel):
         return Autotuned(
-            kernel, configs, key, warmup=warmup, reps=reps, restore=restore
+            kernel,
+            configs,
+            key,
+            prune=prune,
+            warmup=warmup,
+            reps=reps,
+            restore=restore,
         )
 
     return wrap
 
 
 class Autotuned:
-    def __init__(self, kernel, configs, key, *, warmup=3, reps=20, restore=()):
+    def __init__(
+        self, kernel, configs, key, *, prune=None, warmup=3, reps=20, restore=None
+    ):
 
         if not isinstance(kernel, Kernel):
             raise error("autotune-order", got=f"a {type(kernel).__name__}")
@@ -100,7 +129,7 @@ class Autotuned:
                     kernel=kernel.name,
                     names=sorted(unknown),
                 )
-        for name in list(key) + list(restore):
+        for name in list(key) + list(restore or ()):
             if name not in runtime:
                 raise error(
                     "autotune-key",
@@ -108,11 +137,17 @@ class Autotuned:
                     name=name,
                     params=", ".join(runtime),
                 )
+        if not (_count(warmup) and _count(reps) and reps >= 1):
+            raise error("autotune-counts", kernel=kernel.name, warmup=warmup, reps=reps)
+        if prune is not None and not callable(prune):
+            raise error("autotune-prune", kernel=kernel.name, got=type(prune).__name__)
         self.kernel = kernel
         self.name = kernel.name
         self.configs = configs
         self.key_positions = [runtime.index(k) for k in key]
-        self.restore_positions = [runtime.index(r) for r in restore]
+        # None: the arrays each configuration's instance writes
+        self.restore = None if restore is None else list(restore)
+        self.prune = prune
         self.warmup, self.reps = warmup, reps
         self.searches: dict = {}  # key -> Search
         self.pinned: Config | None = None
@@ -128,7 +163,8 @@ class Autotuned:
     @property
     def interpret(self):
         """``tuned.interpret[grid, block](*args)``: on the CPU, with the pinned
-        configuration, else the first (there is nothing to time)."""
+        configuration, else the first that ``prune`` keeps (there is nothing
+        to time)."""
         return _Interpreted(self)
 
     def pin(self, config: Config | None) -> None:
@@ -164,6 +200,8 @@ class Autotuned:
         self._launch_config(config, grid, block, args, stream, shared_mem)
 
     def _search_for(self, grid, block, args, stream, shared_mem) -> Search:
+        if len(args) != len(self.kernel.signature.runtime):
+            self.kernel._bad_count(args)
         key = self._key(args)
         search = self.searches.get(key)
         if search is None:
@@ -177,47 +215,118 @@ class Autotuned:
         return search
 
     def _search(self, key, grid, block, args, stream, shared_mem) -> Search:
-        saved = [_snapshot(args[i]) for i in self.restore_positions]
+        kept = self._kept(args)
+        ready, failed = self._compile(kept, args)
         search = Search(key)
+        bench = None  # nothing to save or flush when nothing will run
+        if ready:
+            bench = Bench(self.name, self._written(ready.values(), args), stream)
         try:
-            for config in self.configs:
-                try:
-                    ms = self._time_config(
-                        config, grid, block, args, stream, shared_mem
-                    )
-                    search.times.append((config, ms, None))
-                except DSLError as exc:
-                    search.times.append((config, None, exc.message.splitlines()[0]))
-                    warnings.warn(
-                        f"autotune of '{self.name}': {config!r} failed and is skipped: "
-                        f"{exc.message.splitlines()[0]}",
-                        AutotuneWarning,
-                        stacklevel=5,
-                    )
+            for i, config in enumerate(self.configs):
+                if i not in kept:
+                    search.times.append((config, None, PRUNED))
+                elif i in failed:
+                    self._skip(search, config, failed[i])
+                else:
+                    try:
+                        ms = self._time_config(
+                            config, grid, block, args, stream, shared_mem, bench
+                        )
+                        search.times.append((config, ms, None))
+                    except DSLError as exc:
+                        self._skip(search, config, exc)
         finally:
-            for i, copy in zip(self.restore_positions, saved):
-                _put_back(args[i], copy)
+            if bench is not None:
+                bench.close()
         timed = [(ms, i) for i, (_, ms, _) in enumerate(search.times) if ms is not None]
         if not timed:
             raise error("autotune-failed", kernel=self.name, table=search.table())
         search.best = min(timed)[1]  # the fastest; a tie goes to the earlier config
         return search
 
-    def _time_config(self, config, grid, block, args, stream, shared_mem) -> float:
-        """Median milliseconds per launch of ``config`` (CUDA events)."""
-        import cupy
+    def _skip(self, search: Search, config: Config, exc: DSLError) -> None:
+        """Record and report a configuration that failed to compile or launch."""
+        reason = exc.message.splitlines()[0]
+        search.times.append((config, None, reason))
+        warnings.warn(
+            f"autotune of '{self.name}': {config!r} failed and is skipped: {reason}",
+            AutotuneWarning,
+            stacklevel=6,  # the launch that searches
+        )
 
-        for _ in range(self.warmup):
-            self._launch_config(config, grid, block, args, stream, shared_mem)
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        samples = []
-        for _ in range(self.reps):
-            start.record()
-            self._launch_config(config, grid, block, args, stream, shared_mem)
-            stop.record()
-            stop.synchronize()
-            samples.append(cupy.cuda.get_elapsed_time(start, stop))
-        return statistics.median(samples)
+    def _kept(self, args) -> list[int]:
+        """The positions of the configurations ``prune`` keeps for ``args``."""
+        if self.prune is None:
+            return list(range(len(self.configs)))
+        names = [p.name for p in self.kernel.signature.runtime]
+        chosen = list(self.prune(list(self.configs), dict(zip(names, args))))
+        kept = set()
+        for config in chosen:
+            if not isinstance(config, Config) or config not in self.configs:
+                raise error(
+                    "autotune-prune-result",
+                    kernel=self.name,
+                    got=repr(config),
+                    configs=", ".join(map(repr, self.configs)),
+                )
+            kept.add(self.configs.index(config))
+        if not kept:
+            raise error("autotune-pruned-all", kernel=self.name)
+        return sorted(kept)
+
+    def _compile(self, kept, args) -> tuple[dict, dict]:
+        """Each kept configuration's instance, lowered here and compiled by
+        NVRTC in a thread pool (it releases the GIL), before anything is
+        timed; and the errors of those that fail (position -> DSLError)."""
+        dtypes = self.kernel._dtypes_of(args)
+        ready, failed = {}, {}
+        for i in kept:
+            constexprs = self.configs[i].constexprs
+            try:
+                inst = self.kernel.instance(
+                    dtypes, self.kernel._constexpr_values((), constexprs)
+                )
+                kcompile.transpiled(inst)
+                inst.lowered  # what it writes: read before any launch
+            except DSLError as exc:
+                failed[i] = exc
+                continue
+            ready[i] = inst
+        if not ready:
+            return ready, failed
+        arch = _device_arch()
+        workers = min(len(ready), os.cpu_count() or 1)
+        with ThreadPoolExecutor(workers, thread_name_prefix="kdsl-nvrtc") as pool:
+            jobs = {
+                i: pool.submit(kcompile.cubin_for, inst, arch)
+                for i, inst in ready.items()
+            }
+        for i, job in jobs.items():
+            exc = job.exception()
+            if isinstance(exc, DSLError):
+                failed[i] = exc
+                del ready[i]
+            elif exc is not None:
+                raise exc
+        return ready, failed
+
+    def _written(self, instances, args) -> dict:
+        """The arrays to save and put back (parameter name -> argument):
+        ``restore=`` if given, else every array some instance writes."""
+        names = [p.name for p in self.kernel.signature.runtime]
+        if self.restore is not None:
+            chosen = set(self.restore)
+        else:
+            chosen = {name for inst in instances for name in inst.lowered.written}
+        return {name: args[i] for i, name in enumerate(names) if name in chosen}
+
+    def _time_config(self, config, grid, block, args, stream, shared_mem, bench):
+        """Median milliseconds per launch of ``config``."""
+        return bench.time(
+            lambda: self._launch_config(config, grid, block, args, stream, shared_mem),
+            self.warmup,
+            self.reps,
+        )
 
     def _launch_config(self, config, grid, block, args, stream, shared_mem):
         g, b = self._shape(config, grid, block)
@@ -226,7 +335,10 @@ class Autotuned:
         )
 
     def _interpret(self, grid, block, args):
-        config = self.pinned if self.pinned is not None else self.configs[0]
+        if self.pinned is not None:
+            config = self.pinned
+        else:
+            config = self.configs[self._kept(args)[0]]
         g, b = self._shape(config, grid, block)
         self.kernel.interpret[g, b](*args, **config.constexprs)
 
@@ -247,7 +359,7 @@ class Autotuned:
     def _disk_key(self, key) -> str:
 
         if self.kernel._fingerprint is None:
-            self.kernel._fingerprint = kernel_fingerprint(self.kernel)
+            self.kernel._fingerprint = kcompile.kernel_fingerprint(self.kernel)
         return cache.digest(
             "autotune",
             self.kernel._fingerprint,
@@ -288,15 +400,14 @@ def _device_name(device: int) -> str:
     return f"{props['name']}:{props['major']}{props['minor']}"
 
 
-def _snapshot(array):
-    return array.clone() if hasattr(array, "clone") else array.copy()
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _put_back(array, saved):
-    if hasattr(array, "copy_"):
-        array.copy_(saved)
-    else:
-        array[...] = saved
+def _device_arch() -> str:
+    import cupy
+
+    return kcompile.device_arch(cupy.cuda.runtime.getDevice())
 
 
 class _Interpreted:

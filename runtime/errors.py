@@ -227,6 +227,43 @@ register(
         LaunchError,
         "autotune of '{kernel}': every configuration failed\n{table}",
     ),
+    (
+        "autotune-prune",
+        "E465",
+        LaunchError,
+        "autotune of '{kernel}': prune= takes a function prune(configs, args) -> "
+        "configs, got a {got}",
+    ),
+    (
+        "autotune-prune-result",
+        "E466",
+        LaunchError,
+        "autotune of '{kernel}': prune returned {got}, which is not one of the "
+        "configurations ({configs}); return some of the configs it is given",
+    ),
+    (
+        "autotune-pruned-all",
+        "E467",
+        LaunchError,
+        "autotune of '{kernel}': prune kept no configuration for these "
+        "arguments; keep at least one",
+    ),
+    (
+        "autotune-memory",
+        "E468",
+        LaunchError,
+        "autotune of '{kernel}' needs {size} bytes of free device memory to "
+        "search: a copy of the arrays it writes ({names}) and {flush} bytes to "
+        "flush the L2 cache; free some, pass restore=[] if a launch does not "
+        "read what those arrays hold, or pin a configuration",
+    ),
+    (
+        "autotune-counts",
+        "E469",
+        LaunchError,
+        "autotune of '{kernel}': warmup= takes a whole number from 0 and reps= "
+        "one from 1, got warmup={warmup!r}, reps={reps!r}",
+    ),
     # E4xx: the CPU interpreter
     (
         "interpret-out-of-bounds",

@@ -10,6 +10,7 @@ subnormals and use approximate division, sqrt and transcendentals).
 from __future__ import annotations
 
 import os
+import threading
 from functools import lru_cache
 
 from kdsl.runtime.errors import NVRTCError  # noqa: F401 (re-exported)
@@ -33,8 +34,46 @@ def cuda_include_dir() -> str:
     raise error("cuda-headers", searched=", ".join(searched) or "nvidia.__path__")
 
 
+@lru_cache(maxsize=None)
+def _builtins_held() -> bool:
+    """Load NVRTC's builtins library once and keep it (True if found).
+
+    NVRTC opens libnvrtc-builtins for each compile and closes it after, and
+    compiles in parallel threads then fail at random ("failed to open
+    libnvrtc-builtins.so"); while this process holds it, NVRTC's open finds
+    it loaded and compiles can run side by side (NVRTC releases the GIL)."""
+    import ctypes
+
+    import nvidia
+
+    name = f"libnvrtc-builtins.so.{nvrtc_version()}"  # the one NVRTC opens
+    for base in nvidia.__path__:
+        for sub in ("cu13/lib", "cuda_nvrtc/lib"):
+            path = os.path.join(base, sub, name)
+            if os.path.exists(path):
+                try:
+                    _HELD.append(ctypes.CDLL(path))
+                    return True
+                except OSError:
+                    pass
+    return False
+
+
+_HELD: list = []  # the builtins library, never unloaded
+_ONE_AT_A_TIME = threading.Lock()  # when it could not be held
+
+
 def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
-    """Compile ``source`` to a cubin for ``arch``; raise NVRTCError with the log."""
+    """Compile ``source`` to a cubin for ``arch``; raise NVRTCError with the
+    log.  Threads may call it at once: they compile in parallel when the
+    builtins library is held, else one at a time."""
+    if _builtins_held():
+        return _compile(source, name, arch)
+    with _ONE_AT_A_TIME:
+        return _compile(source, name, arch)
+
+
+def _compile(source: str, name: str, arch: str) -> bytes:
     from cupy.cuda import nvrtc
 
     options = [f"-arch={arch}", f"-I{cuda_include_dir()}", *EXACT_OPTIONS]

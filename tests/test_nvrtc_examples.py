@@ -12,3 +12,20 @@ INSTANCES = example_instances()
 def test_example_compiles_for_sm90(module, inst):
     cubin = compile_to_cubin(inst.source, inst.name, arch="sm_90")
     assert cubin[:4] == b"\x7fELF"
+
+
+def test_threads_compile_side_by_side():
+    """NVRTC loads its builtins library per compile unless kdsl holds it:
+    compiles started together would then fail to open it (the autotuner
+    compiles its configurations in a thread pool)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kdsl.runtime import nvrtc
+
+    insts = [inst for _, inst in INSTANCES[:16]]
+    with ThreadPoolExecutor(8) as pool:
+        cubins = list(
+            pool.map(lambda i: compile_to_cubin(i.source, i.name, "sm_90"), insts)
+        )
+    assert all(c[:4] == b"\x7fELF" for c in cubins)
+    assert nvrtc._builtins_held()  # in parallel, not one at a time

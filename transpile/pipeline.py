@@ -33,6 +33,8 @@ class Lowered:
     functions: tuple[ir.Function, ...]  # device functions, callees first
     readonly: frozenset  # pointer parameters the kernel never stores to
     alignment: dict  # pointer parameter -> the alignment its .vec(N) needs
+    written: tuple[str, ...]  # the other pointer and array parameters, by
+    # their Python name, in signature order (what a launch may change)
 
     @property
     def by_name(self) -> dict:
@@ -63,7 +65,7 @@ class Compilation:
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, functions, alignment = _lower(
+            kernel, readonly, written, functions, alignment = _lower(
                 self.kdef, self.name, self.dtypes, self.constexprs
             )
             for f in functions + [kernel]:
@@ -73,6 +75,7 @@ class Compilation:
             tuple(functions),
             frozenset(readonly),
             dict(sorted(alignment.items())),
+            written,
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -107,12 +110,14 @@ def _lower(kdef, name, dtypes, constexprs):
     params = lw.bind_params(sig, dtype_map)
     lw.body(kdef.parsed.node.body.body)
     kernel = ir.Function(name, params, tuple(state.block))
+    memory = [info.name for info in sig.params if info.kind in ("pointer", "array")]
     readonly = {
-        _pointer_of(state.env[info.name].value).name
-        for info in sig.params
-        if info.kind in ("pointer", "array") and info.name not in ctx.written
+        _pointer_of(state.env[name].value).name
+        for name in memory
+        if name not in ctx.written
     }
-    return kernel, readonly, list(ctx.functions.values()), ctx.alignment
+    written = tuple(name for name in memory if name in ctx.written)
+    return kernel, readonly, written, list(ctx.functions.values()), ctx.alignment
 
 
 def _pointer_of(value):

@@ -65,3 +65,28 @@ def test_an_error_of_any_stage_names_the_instance():
         broken.dispatch().lowered
     assert info.value.instance == "broken"
     assert "in instance broken" in str(info.value)
+
+
+@kdsl.kernel
+def writes(
+    src: Pointer[Float32],
+    table: kdsl.Array[Float32, 2],
+    counts: Pointer[Int32],
+    dst: Pointer[Float32],
+    n: Int32,
+    SPILL: kdsl.Constexpr[bool] = False,
+):
+    i = thread_idx.x
+    if i < n:
+        alias = dst
+        alias[i] = src[i] + table[0, i]  # a store through another name
+        kdsl.atomic_add(counts, 0, 1)  # an atomic is a store
+        if SPILL:
+            table[1, i] = src[i]
+
+
+def test_written_names_the_pointer_and_array_parameters_a_launch_may_change():
+    assert writes.dispatch().lowered.written == ("counts", "dst")
+    lowered = writes.dispatch(SPILL=True).lowered
+    assert lowered.written == ("table", "counts", "dst")  # signature order
+    assert lowered.readonly == {"src"}  # the complement, by C++ name
