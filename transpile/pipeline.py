@@ -14,7 +14,7 @@ import contextlib
 from dataclasses import dataclass
 from functools import cached_property
 
-from kdsl.transpile import ir
+from kdsl.transpile import builtins, ir
 from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
@@ -33,6 +33,7 @@ class Lowered:
     functions: tuple[ir.Function, ...]  # device functions, callees first
     readonly: frozenset  # pointer parameters the kernel never stores to
     alignment: dict  # pointer parameter -> the alignment its .vec(N) needs
+    cooperative: bool  # it calls a grid-wide built-in (kdsl.grid_sync)
 
     @property
     def by_name(self) -> dict:
@@ -47,6 +48,7 @@ class Transpiled:
 
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
+    cooperative: bool = False  # launch cooperatively (every block resident)
 
 
 class Compilation:
@@ -73,6 +75,7 @@ class Compilation:
             tuple(functions),
             frozenset(readonly),
             dict(sorted(alignment.items())),
+            _grid_wide(functions + [kernel]),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -84,7 +87,8 @@ class Compilation:
         return self._sources[line_directives]
 
     def transpiled(self) -> Transpiled:
-        return Transpiled(self.source(), self.lowered.alignment)
+        lowered = self.lowered
+        return Transpiled(self.source(), lowered.alignment, lowered.cooperative)
 
 
 @contextlib.contextmanager
@@ -115,6 +119,16 @@ def _lower(kdef, name, dtypes, constexprs):
     return kernel, readonly, list(ctx.functions.values()), ctx.alignment
 
 
+def _grid_wide(functions) -> bool:
+    """Whether any of these IR functions calls a grid-wide collective built-in
+    (the launch must then be cooperative)."""
+    return any(
+        isinstance(e, ir.BuiltinCall) and builtins.get(e.builtin).collective == "grid"
+        for f in functions
+        for e in ir.expressions(f.body)
+    )
+
+
 def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
 
@@ -137,6 +151,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
             f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, c.dtypes)
         ),
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
+        cooperative=lowered.cooperative,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,
