@@ -281,6 +281,23 @@ register(
         "GPU would wait for ever; let that thread return only after the last "
         "grid_sync()",
     ),
+    (
+        "launch-grid-not-resident",
+        "E458",
+        LaunchError,
+        "'{kernel}' calls kdsl.grid_sync(), so all {blocks} blocks of grid {grid} "
+        "must be resident on device {device} at once; with block {block} and "
+        "{shared_mem} bytes of dynamic shared memory at most {limit} fit "
+        "({per_sm} per multiprocessor × {sms}); launch at most {limit} blocks "
+        "(a grid-stride loop gives each thread more elements)",
+    ),
+    (
+        "launch-not-cooperative",
+        "E459",
+        LaunchError,
+        "'{kernel}' calls kdsl.grid_sync(), which needs a cooperative launch; "
+        "device {device} cannot launch cooperatively (use a launch per step)",
+    ),
     # E5xx: NVRTC
     (
         "cuda-headers",
