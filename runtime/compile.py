@@ -127,10 +127,16 @@ def transpiled(inst) -> Transpiled:
     entry = cache.SOURCES.get(key)
     if entry is not None:
         data = json.loads(entry)
-        inst._transpiled = Transpiled(data["source"], data["alignment"])
+        inst._transpiled = Transpiled(
+            data["source"], data["alignment"], data["cooperative"]
+        )
     else:
-        inst._transpiled = inst.transpiled
-        data = {"source": inst.source, "alignment": inst._transpiled.alignment}
+        inst._transpiled = t = inst.transpiled
+        data = {
+            "source": t.source,
+            "alignment": t.alignment,
+            "cooperative": t.cooperative,
+        }
         cache.SOURCES.put(key, json.dumps(data).encode())
     return inst._transpiled
 

@@ -299,6 +299,42 @@ register(
         "lock-step in the interpreter, so one waiting for another to move on (a "
         "spin lock) waits for ever; run spin locks on the GPU",
     ),
+    # E456-E459: grid-wide sync (kdsl.grid_sync) in the interpreter and at launch
+    (
+        "interpret-grid-too-large",
+        "E456",
+        InterpretError,
+        "'{instance}' calls kdsl.grid_sync(), so the interpreter runs its whole "
+        "grid as one lock-step batch: grid {grid} of block {block} is {threads} "
+        "threads, over the interpreter's limit of {limit}; interpret a smaller "
+        "grid (a grid-stride loop gives each thread more elements)",
+    ),
+    (
+        "interpret-grid-sync-returned",
+        "E457",
+        InterpretError,
+        "{callee}() is not reached by {thread}, which returned: each block's "
+        "thread (0, 0, 0) waits at the grid barrier for its whole block, so the "
+        "GPU would wait for ever; let that thread return only after the last "
+        "grid_sync()",
+    ),
+    (
+        "launch-grid-not-resident",
+        "E458",
+        LaunchError,
+        "'{kernel}' calls kdsl.grid_sync(), so all {blocks} blocks of grid {grid} "
+        "must be resident on device {device} at once; with block {block} and "
+        "{shared_mem} bytes of dynamic shared memory at most {limit} fit "
+        "({per_sm} per multiprocessor × {sms}); launch at most {limit} blocks "
+        "(a grid-stride loop gives each thread more elements)",
+    ),
+    (
+        "launch-not-cooperative",
+        "E459",
+        LaunchError,
+        "'{kernel}' calls kdsl.grid_sync(), which needs a cooperative launch; "
+        "device {device} cannot launch cooperatively (use a launch per step)",
+    ),
     # E5xx: NVRTC
     (
         "cuda-headers",

@@ -6,7 +6,9 @@ generated for that signature, which checks and packs the arguments with
 plain attribute reads and comparisons (CuPy arrays and PyTorch tensors take
 the fast branch) and calls CuPy's ``Function``.  Anything unusual falls to
 ``check_argument``, the one slow, thorough place that names the parameter in
-its error.  Nothing is launched when an argument is wrong.
+its error.  Nothing is launched when an argument is wrong.  An instance that
+grid-syncs launches through :class:`Cooperative` (a co-residency check,
+then a cooperative launch); the others' launch functions do not change.
 """
 
 from __future__ import annotations
@@ -250,8 +252,11 @@ class LaunchPlan:
         self.kernel = kernel
         self.instance = inst
         self.device = device
+        transpiled = kcompile.transpiled(inst)
         self.function = kcompile.load_function(inst, device)
-        self.alignment = kcompile.transpiled(inst).alignment
+        if transpiled.cooperative:  # it grid-syncs
+            self.function = Cooperative(self.function, kernel.name, device)
+        self.alignment = transpiled.alignment
         self.refresh()
 
     def refresh(self):
@@ -266,6 +271,70 @@ class LaunchPlan:
         if not self.knows_torch and "torch" in sys.modules:
             self.refresh()
         return self
+
+
+# -- cooperative launches (kdsl.grid_sync) ---------------------------------------------
+_COOPERATIVE: dict = {}
+
+
+def cooperative_device(device: int) -> tuple:
+    """``(whether device can launch cooperatively, its multiprocessor count)``."""
+    if device not in _COOPERATIVE:
+        import cupy
+
+        attrs = cupy.cuda.Device(device).attributes
+        _COOPERATIVE[device] = (
+            bool(attrs["CooperativeLaunch"]),
+            attrs["MultiProcessorCount"],
+        )
+    return _COOPERATIVE[device]
+
+
+class Cooperative:
+    """A kernel that grid-syncs, launched as a launch plan's function: it
+    checks that every block of the grid can be resident at once (a grid
+    barrier waits for all of them) and launches cooperatively, as
+    cooperative groups' ``this_grid().sync()`` requires."""
+
+    __slots__ = ("function", "kernel", "device", "sms", "per_sm")
+
+    def __init__(self, function, kernel: str, device: int):
+        supported, self.sms = cooperative_device(device)
+        if not supported:
+            raise error("launch-not-cooperative", kernel=kernel, device=device)
+        self.function, self.kernel, self.device = function, kernel, device
+        self.per_sm: dict = {}  # (threads a block, dynamic shared memory) -> blocks
+
+    def __call__(self, grid, block, args, shared_mem, stream):
+        blocks = threads = 1
+        for n in grid:
+            blocks *= n
+        for n in block:
+            threads *= n
+        per_sm = self.per_sm.get((threads, shared_mem))
+        if per_sm is None:
+            import cupy
+
+            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                self.function.ptr, threads, shared_mem
+            )
+            self.per_sm[(threads, shared_mem)] = per_sm
+        if blocks > per_sm * self.sms:
+            raise error(
+                "launch-grid-not-resident",
+                kernel=self.kernel,
+                blocks=blocks,
+                grid=grid,
+                device=self.device,
+                block=block,
+                shared_mem=shared_mem,
+                limit=per_sm * self.sms,
+                per_sm=per_sm,
+                sms=self.sms,
+            )
+        self.function(
+            grid, block, args, shared_mem, stream, enable_cooperative_groups=True
+        )
 
 
 _CUPY_FAST = """\

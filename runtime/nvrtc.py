@@ -1,7 +1,9 @@
 """Compiling generated CUDA C++ with NVRTC through CuPy (no GPU needed).
 
 NVRTC and the CUDA headers come from the ``nvidia-cuda-nvrtc`` and
-``nvidia-cuda-runtime`` pip packages.  Options keep kdsl's semantics exact:
+``nvidia-cuda-runtime`` pip packages; ``<cooperative_groups.h>``
+(``kdsl.grid_sync``) also needs CCCL's libcu++ headers (``<nv/target>``),
+found beside them or else in CuPy's bundled copy.  Options keep kdsl's semantics exact:
 ``--fmad=false`` (no contraction of a*b+c into an fma, which would round
 once instead of twice); no fast-math (``-use_fast_math`` would flush
 subnormals and use approximate division, sqrt and transcendentals).
@@ -63,6 +65,25 @@ _HELD: list = []  # the builtins library, never unloaded
 _ONE_AT_A_TIME = threading.Lock()  # when it could not be held
 
 
+def include_options() -> tuple:
+    """``-I`` options: the CUDA headers, then CCCL's libcu++ where they are
+    not already inside them (a toolkit's include directory has ``nv/``; CUDA
+    13 puts CCCL in ``include/cccl``; CuPy bundles a copy, which its own
+    NVRTC compiles use).  Only ``<cooperative_groups.h>`` reads them."""
+    import cupy
+
+    cuda = cuda_include_dir()
+    bundled = os.path.join(os.path.dirname(cupy.__file__), "_core", "include")
+    for path in (
+        cuda,
+        os.path.join(cuda, "cccl"),
+        os.path.join(bundled, "cupy", "_cccl", "libcudacxx"),
+    ):
+        if os.path.exists(os.path.join(path, "nv", "target")):
+            return (f"-I{cuda}",) + ((f"-I{path}",) if path != cuda else ())
+    return (f"-I{cuda}",)  # <cooperative_groups.h> will say what is missing
+
+
 def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
     """Compile ``source`` to a cubin for ``arch``; raise NVRTCError with the
     log.  Threads may call it at once: they compile in parallel when the
@@ -76,7 +97,7 @@ def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
 def _compile(source: str, name: str, arch: str) -> bytes:
     from cupy.cuda import nvrtc
 
-    options = [f"-arch={arch}", f"-I{cuda_include_dir()}", *EXACT_OPTIONS]
+    options = [f"-arch={arch}", *include_options(), *EXACT_OPTIONS]
     prog = nvrtc.createProgram(source, f"{name}.cu", [], [])
     try:
         try:

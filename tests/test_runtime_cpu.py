@@ -18,6 +18,7 @@ import pytest
 import kdsl
 from kdsl import Array, Constexpr, Float32, Int32, Pointer, thread_idx
 from kdsl.runtime import arrays, cache, compile as kcompile, launch
+from kdsl.transpile import pipeline
 from kdsl.transpile.core import types as T
 
 cupy = pytest.importorskip("cupy")
@@ -60,13 +61,23 @@ def float_scalar(out: Pointer[Float32], s: kdsl.Float64):
     out[0] = s.to(Float32)
 
 
+@kdsl.kernel
+def grid_synced(out: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        out[0] = out[0] + 1.0
+    kdsl.grid_sync()
+
+
 # -- the harness -------------------------------------------------------------------------
 class FakeFunction:
-    def __init__(self, inst, device, log):
-        self.inst, self.device, self.log = inst, device, log
+    ptr = 0xF00D  # the CUfunction handle the occupancy query is given
 
-    def __call__(self, grid, block, args, shared_mem, stream):
+    def __init__(self, inst, device, log, options):
+        self.inst, self.device, self.log, self.options = inst, device, log, options
+
+    def __call__(self, grid, block, args, shared_mem, stream, **options):
         self.log.append((self.inst.name, args))
+        self.options.append(options)
 
 
 @pytest.fixture
@@ -76,11 +87,11 @@ def gpu(tmp_path, monkeypatch):
     for c in (cache.SOURCES, cache.BINARIES):
         monkeypatch.setattr(c, "memory", {})
         monkeypatch.setattr(c, "writable", True)
-    log, loads = [], []
+    log, loads, options = [], [], []
 
     def load_function(inst, device):
         loads.append((inst.name, device))
-        return FakeFunction(inst, device, log)
+        return FakeFunction(inst, device, log, options)
 
     monkeypatch.setattr(kcompile, "load_function", load_function)
     monkeypatch.setattr(launch, "_get_device", lambda: 0)
@@ -88,10 +99,30 @@ def gpu(tmp_path, monkeypatch):
     monkeypatch.setitem(launch._LIMITS, 0, 1024)
     monkeypatch.setitem(launch._BLOCK_DIMS, 0, (1024, 1024, 64))
     monkeypatch.setattr(arrays, "_device_of_pointer", lambda ptr: 0)
-    for k in (scaled, no_dtype_params, strided, vector_param, float_scalar):
+    # 4 multiprocessors that can launch cooperatively, 2 blocks of each size each
+    monkeypatch.setitem(launch._COOPERATIVE, 0, (True, 4))
+    occupancy = []
+
+    def blocks_per_sm(func, threads, shared_mem):
+        occupancy.append((func, threads, shared_mem))
+        return 2
+
+    monkeypatch.setattr(
+        cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
+    )
+    for k in (
+        scaled,
+        no_dtype_params,
+        strided,
+        vector_param,
+        float_scalar,
+        grid_synced,
+    ):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
-    return types.SimpleNamespace(log=log, loads=loads)
+    return types.SimpleNamespace(
+        log=log, loads=loads, options=options, occupancy=occupancy
+    )
 
 
 def device_array(n, dtype=np.float32, ptr=0x10000, device=0):
@@ -321,6 +352,58 @@ def test_unsupported_dtype_names_the_parameter_and_not_the_contents(gpu):
 def test_vector_element_parameter_is_a_named_error(gpu):
     with pytest.raises(kdsl.DSLError, match="'out'"):
         vector_param[1, 16](device_array(16), 16)
+
+
+# -- cooperative launches (kdsl.grid_sync) ---------------------------------------------------
+def test_a_kernel_that_grid_syncs_is_launched_cooperatively(gpu):
+    x = device_array(16)
+    grid_synced[8, 256](x, 16)
+    grid_synced[8, 256](x, 16)  # the fast path, through the same plan
+    scaled[1, 16](x, 16)
+    assert gpu.options == [{"enable_cooperative_groups": True}] * 2 + [{}]
+    assert gpu.occupancy == [(FakeFunction.ptr, 256, 0)]  # asked once per size
+    assert "enable_cooperative_groups" not in scaled[1, 16].last[2].__kdsl_source__
+
+
+def test_a_grid_that_cannot_be_resident_at_once_is_refused(gpu):
+    x = device_array(16)
+    with pytest.raises(kdsl.DSLError) as info:
+        grid_synced[(3, 3), (16, 16)](x, 16, shared_mem=1024)
+    assert isinstance(info.value, kdsl.LaunchError) and info.value.code == "E458"
+    text = str(info.value)
+    assert "all 9 blocks of grid (3, 3) must be resident on device 0" in text
+    assert "1024 bytes of dynamic shared memory at most 8 fit" in text
+    assert "(2 per multiprocessor × 4)" in text
+    assert gpu.occupancy == [(FakeFunction.ptr, 256, 1024)]
+    assert not gpu.log
+    grid_synced[(2, 4), (16, 16)](x, 16, shared_mem=1024)  # 8 blocks fit
+    assert len(gpu.log) == 1 and len(gpu.occupancy) == 1
+
+
+def test_a_device_that_cannot_launch_cooperatively_is_a_named_error(gpu, monkeypatch):
+    monkeypatch.setitem(launch._COOPERATIVE, 0, (False, 4))
+    with pytest.raises(kdsl.DSLError, match="device 0 cannot launch cooperatively"):
+        grid_synced[1, 32](device_array(16), 16)
+    assert not gpu.log
+    scaled[1, 16](device_array(16), 16)  # kernels that do not grid-sync launch
+    assert len(gpu.log) == 1
+
+
+def test_the_cooperative_flag_survives_the_disk_cache(gpu, monkeypatch):
+    first = kcompile.transpiled(grid_synced.dispatch())
+    plain = kcompile.transpiled(scaled.dispatch("f32"))
+    assert first.cooperative and "this_grid().sync()" in first.source
+    assert not plain.cooperative
+    cache.SOURCES.memory.clear()  # a new process: only the disk cache
+
+    def no_transpiling(self):
+        raise AssertionError("a warm disk cache must not transpile")
+
+    monkeypatch.setattr(pipeline.Compilation, "transpiled", no_transpiling)
+    for k, dtypes, was in ((grid_synced, (), first), (scaled, (Float32,), plain)):
+        inst = k.dispatch(*dtypes)
+        inst._transpiled = None
+        assert kcompile.transpiled(inst) == was
 
 
 # -- scalars -------------------------------------------------------------------------------

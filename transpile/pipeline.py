@@ -14,7 +14,7 @@ import contextlib
 from dataclasses import dataclass
 from functools import cached_property
 
-from kdsl.transpile import ir
+from kdsl.transpile import builtins, ir
 from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
@@ -35,6 +35,7 @@ class Lowered:
     alignment: dict  # pointer parameter -> the alignment its .vec(N) needs
     written: tuple[str, ...]  # the other pointer and array parameters, by
     # their Python name, in signature order (what a launch may change)
+    cooperative: bool  # it calls a grid-wide built-in (kdsl.grid_sync)
 
     @property
     def by_name(self) -> dict:
@@ -49,6 +50,7 @@ class Transpiled:
 
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
+    cooperative: bool = False  # launch cooperatively (every block resident)
 
 
 class Compilation:
@@ -76,6 +78,7 @@ class Compilation:
             frozenset(readonly),
             dict(sorted(alignment.items())),
             written,
+            _grid_wide(functions + [kernel]),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -87,7 +90,8 @@ class Compilation:
         return self._sources[line_directives]
 
     def transpiled(self) -> Transpiled:
-        return Transpiled(self.source(), self.lowered.alignment)
+        lowered = self.lowered
+        return Transpiled(self.source(), lowered.alignment, lowered.cooperative)
 
 
 @contextlib.contextmanager
@@ -120,6 +124,16 @@ def _lower(kdef, name, dtypes, constexprs):
     return kernel, readonly, written, list(ctx.functions.values()), ctx.alignment
 
 
+def _grid_wide(functions) -> bool:
+    """Whether any of these IR functions calls a grid-wide collective built-in
+    (the launch must then be cooperative)."""
+    return any(
+        isinstance(e, ir.BuiltinCall) and builtins.get(e.builtin).collective == "grid"
+        for f in functions
+        for e in ir.expressions(f.body)
+    )
+
+
 def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
 
@@ -142,6 +156,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
             f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, c.dtypes)
         ),
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
+        cooperative=lowered.cooperative,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,

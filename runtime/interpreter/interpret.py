@@ -161,7 +161,7 @@ def interpret(kernel, inst, grid, block, args):
     grid, block = _padded(grid), _padded(block)
     lowered = inst.lowered
     env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
-    simt.run(lowered.kernel, lowered.by_name, grid, block, env)
+    simt.run(lowered.kernel, lowered.by_name, grid, block, env, lowered.cooperative)
     for back in write_backs:
         back()
 

@@ -14,7 +14,9 @@ waiting: it checks that every running thread of each block reached it
 (a barrier in divergent code is an error), and warp shuffles read the other
 lanes' values directly, after the same check per warp.  Blocks share nothing
 but global memory and atomics, so running several in one batch changes no
-result a race-free kernel can observe.
+result a race-free kernel can observe.  A kernel that calls ``grid_sync``
+runs its whole grid as one batch, so that the grid barrier is one more
+check that every running thread is there.
 """
 
 from __future__ import annotations
@@ -26,17 +28,31 @@ from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes
+from kdsl.transpile.errors import error
 from kdsl.runtime.interpreter.memory import Memory, RaceLog, fault
 from kdsl.runtime.interpreter.together import WARP, Slot, Together
 
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
+GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
 
 
-def run(kernel_ir, functions, grid, block, env):
-    """Run every block of the launch, a batch of blocks at a time."""
+def run(kernel_ir, functions, grid, block, env, cooperative=False):
+    """Run every block of the launch, a batch of blocks at a time (all of
+    them in one batch when the kernel is ``cooperative``: it grid-syncs)."""
     per_block = int(np.prod(block))
     blocks = int(np.prod(grid))
     per_batch = max(1, BATCH_THREADS // per_block)
+    if cooperative:
+        if blocks * per_block > GRID_THREADS:
+            raise error(
+                "interpret-grid-too-large",
+                instance=kernel_ir.name,
+                grid=tuple(grid),
+                block=tuple(block),
+                threads=blocks * per_block,
+                limit=GRID_THREADS,
+            )
+        per_batch = blocks
     with np.errstate(all="ignore"):
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)

@@ -3,7 +3,8 @@ check, barriers, reading other lanes and atomics (the ``Batch`` methods that
 look across lanes, used by the built-ins' interpreter semantics).
 
 Lanes of a batch advance together, so a barrier needs no waiting: it checks
-that every running thread of each block is there.  A shuffle reads the other
+that every running thread of each block (of the grid, for ``grid_sync``,
+whose batch is the whole grid) is there.  A shuffle reads the other
 lanes' values directly, by PTX ``shfl.sync``'s rule for the source lane.
 Atomics run one thread at a time in thread order, or as one ``ufunc.at``
 (which keeps that order) when their old value is unused.
@@ -48,11 +49,14 @@ class Together:
         return int(np.argmax(missing & split[group]))
 
     def check_collective(self, entry, e, m):
-        """Every running thread of the group (warp or block) a collective
-        built-in works across reaches the call."""
+        """Every running thread of the group (warp, block or grid) a
+        collective built-in works across reaches the call."""
         if entry.collective == "block":
             lane = self._diverged(self.block_pos, self.count, m)
             rule = "every running thread of a block must reach the same barrier"
+        elif entry.collective == "grid":  # the batch is the whole grid (simt.run)
+            lane = self._diverged(np.zeros(self.n, np.intp), 1, m)
+            rule = "every running thread of the grid must reach the same grid_sync()"
         else:
             lane = self._diverged(self.warp, int(self.warp[-1]) + 1, m)
             rule = "every running lane of a warp must take part in it"
@@ -63,6 +67,20 @@ class Together:
                 callee=entry.name,
                 thread=self.who(lane),
                 rule=rule,
+            )
+        if entry.collective == "grid":
+            self._check_block_leaders(entry, e)
+
+    def _check_block_leaders(self, entry, e):
+        """On the GPU, thread (0, 0, 0) of each block arrives at the grid
+        barrier for its block: it must not have returned."""
+        gone = self.kernel_frame.returned & (self.local == 0)
+        if gone.any():
+            raise fault(
+                "interpret-grid-sync-returned",
+                self.where(e),
+                callee=entry.name,
+                thread=self.who(int(np.argmax(gone))),
             )
 
     def barrier(self, m):

@@ -15,8 +15,10 @@ An entry says, in one place:
   with the arguments evaluated as numpy lanes (``t`` is the interpreter's
   thread batch, used through :class:`Threads`), and optionally
   ``interpret_unused`` for a call whose result is discarded;
-* ``collective``: ``"warp"`` or ``"block"`` when every running thread of the
-  group must reach the call (the interpreter checks it before ``interpret``);
+* ``collective``: ``"warp"``, ``"block"`` or ``"grid"`` when every running
+  thread of the group must reach the call (the interpreter checks it before
+  ``interpret``); a kernel that calls a ``"grid"`` one is launched
+  cooperatively, every block resident at once;
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
   rendering needs (the file includes them only when the IR calls it).
 
@@ -44,7 +46,7 @@ class Builtin:
     interpret: Callable | None = None
     interpret_unused: Callable | None = None
     keywords: tuple[str, ...] = ()
-    collective: str | None = None  # "warp" or "block"
+    collective: str | None = None  # "warp", "block" or "grid"
     prelude: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
     kind: str = "call"  # "call", "special" (a register read) or "syntax"
@@ -66,7 +68,7 @@ class Builtin:
 
 REGISTRY: dict[str, Builtin] = {}
 _KINDS = ("call", "special", "syntax")
-_COLLECTIVES = (None, "warp", "block")
+_COLLECTIVES = (None, "warp", "block", "grid")
 
 
 def register(name: str, doc: str, lower: Callable, **fields) -> Builtin:
@@ -148,7 +150,8 @@ class Threads(Protocol):
         """The special register ``name`` (``thread_idx.x`` …) of each thread."""
 
     def barrier(self, mask) -> None:
-        """The threads of ``mask`` reached a block barrier."""
+        """The threads of ``mask`` reached a block (or grid) barrier: the
+        shared-memory race interval of their blocks ends."""
 
     def from_lanes(self, call, mask, value, source) -> Any:
         """``value`` read, in each thread of ``mask``, from the thread of the

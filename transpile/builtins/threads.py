@@ -1,5 +1,6 @@
-"""Where a thread is, and the block barrier: ``thread_idx.x`` … (special
-registers), ``kdsl.lane_id()`` and ``kdsl.syncthreads()``."""
+"""Where a thread is, and the barriers: ``thread_idx.x`` … (special
+registers), ``kdsl.lane_id()``, ``kdsl.syncthreads()`` and
+``kdsl.grid_sync()``."""
 
 from __future__ import annotations
 
@@ -55,21 +56,35 @@ register(
 )
 
 
-def _lower_syncthreads(lw, entry, args, kwargs):
+def _lower_barrier(lw, entry, args, kwargs):
     want_args(entry, args, 0)
     lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, ())))
     return None
 
 
-def _syncthreads(t, call, args, mask):
-    t.barrier(mask)
+def _barrier(t, call, args, mask):
+    t.barrier(mask)  # lock-step: the check that all are here is the barrier
 
 
 register(
     "syncthreads",
     "`kdsl.syncthreads()`: a barrier for the thread block",
-    _lower_syncthreads,
+    _lower_barrier,
     cuda=lambda r, call, args: "__syncthreads()",
-    interpret=_syncthreads,
+    interpret=_barrier,
     collective="block",
+)
+
+# A grid barrier: cooperative groups' (which holds each block at a block
+# barrier while its thread (0, 0, 0) waits for the other blocks), valid only
+# in a cooperative launch, which the runtime makes for a kernel that calls it.
+register(
+    "grid_sync",
+    "`kdsl.grid_sync()`: a barrier for the whole grid (the kernel is launched "
+    "cooperatively: every block resident at once)",
+    _lower_barrier,
+    cuda=lambda r, call, args: "cooperative_groups::this_grid().sync()",
+    interpret=_barrier,
+    collective="grid",
+    headers=("cooperative_groups.h",),
 )
