@@ -167,7 +167,7 @@ class Batch(Together, Backend):
                     s.name,
                     s.shape,
                     self.block_pos * size,
-                    races=RaceLog(total, size),
+                    races=RaceLog(total, size, self.per_block),
                 )
                 self.shared[id(s)] = mem
         else:
