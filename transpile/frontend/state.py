@@ -83,6 +83,9 @@ class FunctionState:
     ended_loops: dict[str, int] = field(default_factory=dict)  # loop var -> line
     returns: list = field(default_factory=list)  # (value, node) returned
     bare_returns: list = field(default_factory=list)  # nodes of bare returns
+    # The expressions being lowered that run only under a condition ("an arm
+    # of 'a if c else b'" …): a value held in a variable cannot be computed there.
+    conditional: list[str] = field(default_factory=list)
 
     @classmethod
     def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":
