@@ -335,6 +335,35 @@ register(
         "'{kernel}' calls kdsl.grid_sync(), which needs a cooperative launch; "
         "device {device} cannot launch cooperatively (use a launch per step)",
     ),
+    (
+        "interpret-mask-self",
+        "E452",
+        InterpretError,
+        "{callee}() in {thread} passes mask {mask}, which leaves out its own lane "
+        "{lane}: CUDA requires the calling lane in its mask",
+    ),
+    (
+        "interpret-mask-lane-gone",
+        "E453",
+        InterpretError,
+        "{callee}() in {thread} names lane {lane} in its mask {mask}, but that "
+        "lane {state}: name only lanes that take part (on the GPU this is "
+        "undefined)",
+    ),
+    (
+        "interpret-mask-mismatch",
+        "E454",
+        InterpretError,
+        "{callee}() in {thread} passes mask {mask}, but {other}, which it names, "
+        "passes {other_mask}: lanes that name each other must pass the same mask",
+    ),
+    (
+        "interpret-lane-outside-mask",
+        "E455",
+        InterpretError,
+        "{callee}() in {thread} reads lane {lane}, which is not in its mask {mask} "
+        "(on the GPU the value is undefined)",
+    ),
     # E5xx: NVRTC
     (
         "cuda-headers",

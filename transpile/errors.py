@@ -508,7 +508,7 @@ register(
         "shuffle-type",
         "E234",
         DSLTypeError,
-        "{callee}() shuffles an integer or float scalar, got {got}",
+        "{callee}() shuffles an integer or float scalar of 8 to 64 bits, got {got}",
     ),
     (
         "vec-of-vec",
@@ -555,6 +555,53 @@ register(
         DSLTypeError,
         "{callee}() takes a 32- or 64-bit integer, got {got}: convert it with "
         ".to(Int32) or .to(Uint32)",
+    ),
+    (
+        "warp-mask-type",
+        "E242",
+        DSLTypeError,
+        "{callee}() takes mask= as a 32-bit lane mask (an Int32 or Uint32 scalar, "
+        "bit k for lane k), got {got}",
+    ),
+    (
+        "warp-mask-empty",
+        "E243",
+        DSLValueError,
+        "{callee}() with mask=0 names no lane: the calling lane must be in its "
+        "mask (mask=1 << kdsl.lane_id() for itself alone)",
+    ),
+    (
+        "warp-predicate-type",
+        "E244",
+        DSLTypeError,
+        "{callee}() takes a Boolean predicate, got {got}: compare it, e.g. x != 0",
+    ),
+    (
+        "match-type",
+        "E245",
+        DSLTypeError,
+        "{callee}() compares a 32- or 64-bit integer or a Float32/Float64 scalar, "
+        "got {got}: convert it with .to(Int32) (or .bitcast())",
+    ),
+    (
+        "warp-reduce-type",
+        "E246",
+        DSLTypeError,
+        "{callee}() reduces an Int32 or Uint32 scalar, got {got}: convert it with "
+        ".to(Int32) or .to(Uint32)",
+    ),
+    (
+        "shuffle-width",
+        "E247",
+        DSLValueError,
+        "{callee}() takes width= as a power of two from 1 to 32, got {width}",
+    ),
+    (
+        "pair-in-expression",
+        "E248",
+        DSLSyntaxError,
+        "{callee}() returns a pair computed once, so it needs a statement of its "
+        "own here ({where}): assign it first, m, ok = {callee}(...)",
     ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),

@@ -10,7 +10,8 @@ array, the index, the thread and the Python line.  Shared arrays also track,
 between two ``syncthreads``, which thread last wrote and which threads read
 each element; a thread touching an element another thread wrote (or writing
 one another thread read) in the same interval is a data race, reported the
-same way — on the GPU its result would depend on scheduling.
+same way — on the GPU its result would depend on scheduling.  A
+``syncwarp`` orders the accesses of its lanes (``RaceLog``).
 """
 
 from __future__ import annotations
@@ -100,28 +101,110 @@ class Memory:
 
 @dataclass
 class RaceLog:
-    """Who touched each element of a shared array since the last barrier."""
+    """Who touched each element of a shared array since the last barrier.
+
+    A ``syncwarp`` orders the accesses of the lanes of its mask: an element
+    that only those lanes touched since the last ``syncthreads`` is *fenced*
+    for them — they may touch it again; any other thread that touches it
+    (writes it, or reads it after a fenced write) before the next
+    ``syncthreads`` races with them.  A fence untouched since keeps its
+    lanes at the next ``syncwarp`` of some of them; an element other
+    threads touched too stays in its interval: the rule never misses a race,
+    and a ``syncthreads`` ends every interval."""
 
     size: int  # elements of every block's copy together
     per_block: int  # elements of one block's copy
+    threads: int = 1  # threads of one block (a thread's warp and lane)
     writer: np.ndarray = field(init=False)
     reader: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        self.writer = np.full(self.size, _NONE, np.int64)
-        self.reader = np.full(self.size, _NONE, np.int64)
+        n = self.size
+        self.writer = np.full(n, _NONE, np.int64)
+        self.reader = np.full(n, _NONE, np.int64)
+        # since the last syncthreads: the warps (lowest, highest) and lanes
+        # that touched each element, and the last thread that did
+        self.warp_lo = np.full(n, np.iinfo(np.int64).max, np.int64)
+        self.warp_hi = np.full(n, _NONE, np.int64)
+        self.lanes = np.zeros(n, np.int64)
+        self.last = np.full(n, _NONE, np.int64)
+        self.since_fence = np.zeros(n, np.bool_)  # touched since the last fence
+        # the last syncwarp fence: its warp and lanes, a thread it covers,
+        # and whether a fenced access wrote
+        self.fence_warp = np.full(n, _NONE, np.int64)
+        self.fence_lanes = np.zeros(n, np.int64)
+        self.fence_thread = np.full(n, _NONE, np.int64)
+        self.fence_wrote = np.zeros(n, np.bool_)
 
     def barrier(self, at_barrier: np.ndarray) -> None:
         """A ``syncthreads`` ends the interval of the blocks flagged in
         ``at_barrier`` (one flag per block of the batch)."""
         done = np.repeat(at_barrier, self.per_block)
-        self.writer[done] = _NONE
-        self.reader[done] = _NONE
+        fresh = RaceLog(1, 1)
+        for name in _TRACKED:
+            getattr(self, name)[done] = getattr(fresh, name)[0]
+
+    def warp_barrier(self, threads, masks) -> None:
+        """A ``syncwarp``: ``threads`` passed it, each with its lane mask."""
+        warp, lane = self._place(threads)
+        group = np.zeros(self.size // self.per_block * _WARPS * 32, np.int64)
+        group[warp * 32 + lane] = masks
+        # an element touched by one warp only: the mask its lowest lane passed
+        one_warp = self.warp_lo == self.warp_hi  # (both unset when untouched)
+        low = np.log2(self.lanes & -self.lanes, where=one_warp, out=np.zeros(self.size))
+        at = np.where(one_warp, self.warp_hi * 32 + low.astype(np.int64), 0)
+        mask = np.where(one_warp, group[at], 0)
+        f = np.flatnonzero(one_warp & (mask != 0) & ((self.lanes & ~mask) == 0))
+        if not len(f):
+            return
+        wrote = self.writer[f] != _NONE
+        keep = np.where(self.fence_wrote[f], self.fence_thread[f], self.last[f])
+        self.fence_thread[f] = np.where(wrote, self.writer[f], keep)
+        self.fence_wrote[f] |= wrote
+        # a fence untouched since: what it ordered stays ordered for its lanes
+        again = (self.fence_warp[f] == self.warp_hi[f]) & ~self.since_fence[f]
+        self.fence_lanes[f] = np.where(again, self.fence_lanes[f], 0) | mask[f]
+        self.fence_warp[f] = self.warp_hi[f]
+        self.since_fence[f] = False
+        self.writer[f] = _NONE
+        self.reader[f] = _NONE
+
+    def _place(self, threads):
+        """Each thread's warp (numbered across the batch) and lane."""
+        local = threads % self.threads
+        return threads // self.threads * _WARPS + local // 32, local % 32
+
+    def _touch(self, a, threads) -> None:
+        warp, lane = self._place(threads)
+        np.minimum.at(self.warp_lo, a, warp)
+        np.maximum.at(self.warp_hi, a, warp)
+        np.bitwise_or.at(self.lanes, a, np.left_shift(1, lane))
+        self.last[a] = threads
+        self.since_fence[a] = True
+
+    def _outside_fence(self, a, threads, writing: bool) -> tuple | None:
+        """A thread touching an element fenced for other lanes."""
+        f = self.fence_warp[a]
+        if (f == _NONE).all():
+            return None
+        warp, lane = self._place(threads)
+        outside = (f != _NONE) & (
+            (f != warp) | (((self.fence_lanes[a] >> lane) & 1) == 0)
+        )
+        if not writing:
+            outside &= self.fence_wrote[a]
+        if not outside.any():
+            return None
+        j = int(np.argmax(outside))
+        return int(a[j]), int(threads[j]), int(self.fence_thread[a[j]])
 
     def read(self, addr, threads, lanes_read: int) -> tuple | None:
         """Record reads; return ``(address, reader, writer)`` of a race, if any."""
         for k in range(lanes_read):
             a = addr + k
+            clash = self._outside_fence(a, threads, writing=False)
+            if clash is not None:
+                return clash
             w = self.writer[a]
             clash = (w != _NONE) & (w != threads)
             if clash.any():
@@ -130,12 +213,16 @@ class RaceLog:
             r = self.reader[a]
             self.reader[a] = np.where((r == _NONE) | (r == threads), threads, _MANY)
             self.reader[_shared_by_several(a, threads)] = _MANY
+            self._touch(a, threads)
         return None
 
     def write(self, addr, threads, lanes_written: int) -> tuple | None:
         """Record writes; return ``(address, writer, other)`` of a race, if any."""
         for k in range(lanes_written):
             a = addr + k
+            clash = self._outside_fence(a, threads, writing=True)
+            if clash is not None:
+                return clash
             w, r = self.writer[a], self.reader[a]
             clash = ((w != _NONE) & (w != threads)) | ((r != _NONE) & (r != threads))
             if clash.any():
@@ -148,7 +235,24 @@ class RaceLog:
                 others = threads[(a == twice[0]) & (threads != threads[j])]
                 return int(a[j]), int(threads[j]), int(others[0])
             self.writer[a] = threads
+            self._touch(a, threads)
         return None
+
+
+_WARPS = 32  # warps of a block at most (1024 threads)
+_TRACKED = (
+    "writer",
+    "reader",
+    "warp_lo",
+    "warp_hi",
+    "lanes",
+    "last",
+    "since_fence",
+    "fence_warp",
+    "fence_lanes",
+    "fence_thread",
+    "fence_wrote",
+)
 
 
 def _shared_by_several(addr, threads) -> np.ndarray:

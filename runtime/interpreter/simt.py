@@ -11,8 +11,9 @@ so an index that only a switched-off thread computes is never used.
 
 Because the lanes of a batch advance together, ``syncthreads`` needs no
 waiting: it checks that every running thread of each block reached it
-(a barrier in divergent code is an error), and warp shuffles read the other
-lanes' values directly, after the same check per warp.  Blocks share nothing
+(a barrier in divergent code is an error), and warp collectives read the
+other lanes' values directly, after the same check over the lanes of their
+mask (the whole warp by default).  Blocks share nothing
 but global memory and atomics, so running several in one batch changes no
 result a race-free kernel can observe.  A kernel that calls ``grid_sync``
 runs its whole grid as one batch, so that the grid barrier is one more
@@ -183,7 +184,7 @@ class Batch(Together, Backend):
                     s.name,
                     s.shape,
                     self.block_pos * size,
-                    races=RaceLog(total, size),
+                    races=RaceLog(total, size, self.per_block),
                 )
                 self.shared[id(s)] = mem
         else:
@@ -426,12 +427,12 @@ class Batch(Together, Backend):
         return self.builtin_call(e, m, frame)
 
     def builtin_call(self, e, m, frame, used=True):
-        """A call of a registered built-in: the group a collective one
-        belongs to is checked first, then the entry's semantics run."""
+        """A call of a registered built-in: its arguments, then the group
+        a collective one works across is checked, then its semantics run."""
         entry = builtins.get(e.builtin)
-        if entry.collective is not None:
-            self.check_collective(entry, e, m)
         args = [self.eval(a, m, frame) for a in e.args]
+        if entry.collective is not None:
+            self.check_collective(entry, e, m, args)
         if not used and entry.interpret_unused is not None:
             if entry.interpret_unused(self, e, args, m):
                 return None

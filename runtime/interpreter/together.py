@@ -4,8 +4,11 @@ look across lanes, used by the built-ins' interpreter semantics).
 
 Lanes of a batch advance together, so a barrier needs no waiting: it checks
 that every running thread of each block (of the grid, for ``grid_sync``,
-whose batch is the whole grid) is there.  A shuffle reads the other
-lanes' values directly, by PTX ``shfl.sync``'s rule for the source lane.
+whose batch is the whole grid) is there, and a warp collective that every
+running lane its mask names is (``check_collective``).  A shuffle reads the
+other lanes' values directly, by PTX ``shfl.sync``'s rule for the source
+lane; votes, matches and reductions reduce over the lanes taking part
+(``warp_reduce``).
 Atomics run one thread at a time in thread order, or as one ``ufunc.at``
 (which keeps that order) when their old value is unused.
 """
@@ -20,6 +23,7 @@ from kdsl.transpile.core import lanes
 from kdsl.runtime.interpreter.memory import fault
 
 WARP = 32
+FULL = 0xFFFFFFFF  # a lane mask naming the whole warp
 
 
 @dataclass(frozen=True)
@@ -48,18 +52,22 @@ class Together:
             return None
         return int(np.argmax(missing & split[group]))
 
-    def check_collective(self, entry, e, m):
+    def check_collective(self, entry, e, m, args):
         """Every running thread of the group (warp, block or grid) a
-        collective built-in works across reaches the call."""
+        collective built-in works across reaches the call; for a warp
+        collective, the group is the lanes its mask (``args[0]``) names
+        (``_check_masks``)."""
         if entry.collective == "block":
             lane = self._diverged(self.block_pos, self.count, m)
             rule = "every running thread of a block must reach the same barrier"
         elif entry.collective == "grid":  # the batch is the whole grid (simt.run)
             lane = self._diverged(np.zeros(self.n, np.intp), 1, m)
             rule = "every running thread of the grid must reach the same grid_sync()"
-        else:
+        elif (args[0][m] == FULL).all():
             lane = self._diverged(self.warp, int(self.warp[-1]) + 1, m)
             rule = "every running lane of a warp must take part in it"
+        else:
+            return self._check_masks(entry.name, e, m, args[0])
         if lane is not None:
             raise fault(
                 "interpret-divergent",
@@ -83,15 +91,130 @@ class Together:
                 thread=self.who(int(np.argmax(gone))),
             )
 
+    def _check_masks(self, callee, e, m, members):
+        """A warp collective with lane masks: each calling lane is in its own
+        mask; every lane its mask names is running (the full mask leaves out
+        lanes that returned or lie beyond the block) and reaches the call
+        with the same mask.  Lanes of one warp may call with disjoint masks."""
+        idx = np.flatnonzero(m)
+        lane = self.lane[idx].astype(np.int64)
+        mask = members[idx].astype(np.int64)
+        outside = ((mask >> lane) & 1) == 0
+        if outside.any():
+            k = int(np.argmax(outside))
+            raise fault(
+                "interpret-mask-self",
+                self.where(e),
+                callee=callee,
+                thread=self.who(int(idx[k])),
+                mask=_hex(mask[k]),
+                lane=int(lane[k]),
+            )
+        warp = self.warp[idx]
+        here = self._lane_bits(idx)[warp]
+        running = self._lane_bits(np.flatnonzero(~self.kernel_frame.returned))[warp]
+        missing = np.where(mask == FULL, running, mask) & ~here
+        if missing.any():
+            k = int(np.argmax(missing != 0))
+            self._missing(callee, e, int(idx[k]), int(mask[k]), _lowest(missing[k]))
+        group = np.unique(warp << 32 | mask, return_inverse=True)[1].reshape(-1)
+        same = np.zeros(int(group.max()) + 1, np.int64)
+        np.bitwise_or.at(same, group, np.left_shift(1, lane))
+        differs = mask & here & ~same[group]
+        if differs.any():
+            k = int(np.argmax(differs != 0))
+            i = int(idx[k])
+            j = i - int(lane[k]) + _lowest(differs[k])
+            raise fault(
+                "interpret-mask-mismatch",
+                self.where(e),
+                callee=callee,
+                thread=self.who(i),
+                mask=_hex(mask[k]),
+                other=self.who(j),
+                other_mask=_hex(members[j]),
+            )
+
+    def _lane_bits(self, threads):
+        """Per warp of the batch, the lanes (bit k for lane k) among ``threads``."""
+        bits = np.zeros(int(self.warp[-1]) + 1, np.int64)
+        lanes = self.lane[threads].astype(np.int64)
+        np.bitwise_or.at(bits, self.warp[threads], np.left_shift(1, lanes))
+        return bits
+
+    def _missing(self, callee, e, i, mask, k):
+        """Thread ``i``'s mask names lane ``k``, which is not at the call."""
+        j = i - int(self.lane[i]) + k
+        if self.local[i] - self.lane[i] + k >= self.per_block:
+            state = "is beyond the block"
+        elif self.kernel_frame.returned[j]:
+            state = "has returned"
+        else:
+            raise fault(
+                "interpret-divergent",
+                self.where(e),
+                callee=callee,
+                thread=self.who(j),
+                rule=f"{self.who(i)} names it in its mask {_hex(mask)}",
+            )
+        raise fault(
+            "interpret-mask-lane-gone",
+            self.where(e),
+            callee=callee,
+            thread=self.who(i),
+            lane=k,
+            mask=_hex(mask),
+            state=state,
+        )
+
+    def warp_reduce(self, members, m, values, ufunc, key=None):
+        """``ufunc`` reduced over ``values`` of the lanes taking part with
+        each thread of ``m``: the threads of its warp at the call that pass
+        the same mask (and ``key``).  After ``check_collective`` these are
+        exactly the running lanes its mask names."""
+        idx = np.flatnonzero(m)
+        group = self.warp[idx].astype(np.uint64) << 32 | members[idx].astype(np.uint64)
+        if key is None:
+            group = np.unique(group, return_inverse=True)[1]
+        else:
+            rows = np.stack([group, key[idx].astype(np.uint64)], 1)
+            group = np.unique(rows, axis=0, return_inverse=True)[1]
+        group = group.reshape(-1)
+        order = np.argsort(group, kind="stable")
+        starts = np.searchsorted(group[order], np.arange(int(group.max()) + 1))
+        vals = values[idx]
+        reduced = ufunc.reduceat(vals[order], starts, dtype=vals.dtype)
+        out = np.zeros(self.n, vals.dtype)
+        out[idx] = reduced[group]
+        return out
+
+    def warp_barrier(self, members, m):
+        """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
+        for mem in self.shared.values():
+            mem.races.warp_barrier(self.pos[m], members[m])
+
     def barrier(self, m):
         at_barrier = np.bincount(self.block_pos[m], minlength=self.count) > 0
         for mem in self.shared.values():
             mem.races.barrier(at_barrier)
 
-    def from_lanes(self, e, m, value, src):
+    def from_lanes(self, e, m, value, src, members=None):
         """``value`` of the lane ``src`` of each thread's warp, in the threads
-        of ``m`` (the others keep their own)."""
+        of ``m`` (the others keep their own); each source must be running
+        and, given the lane masks ``members``, in the thread's mask."""
         me = self.lane.astype(np.int64)
+        if members is not None:
+            outside = m & (((members.astype(np.int64) >> src) & 1) == 0)
+            if outside.any():
+                lane = int(np.argmax(outside))
+                raise fault(
+                    "interpret-lane-outside-mask",
+                    self.where(e),
+                    callee=e.builtin,
+                    thread=self.who(lane),
+                    lane=int(src[lane]),
+                    mask=_hex(members[lane]),
+                )
         source = self.pos - me + src
         exists = (self.local - me + src < self.per_block) & (source < self.n)
         source = np.where(exists, source, self.pos)
@@ -154,3 +277,13 @@ class Together:
             other=self.who(other),
             other_verb="wrote" if verb == "reads" else "read or wrote",
         )
+
+
+def _hex(mask) -> str:
+    return f"{int(mask):#010x}"
+
+
+def _lowest(bits) -> int:
+    """The lowest lane set in ``bits``."""
+    bits = int(bits)
+    return (bits & -bits).bit_length() - 1

@@ -16,7 +16,7 @@ CALLS = [
     "s = kdsl.local_array(Float32, 4, align=16)",
     "v = kdsl.math.exp(x[i], fast=True)",
     "v = kdsl.math.fma(x[i], x[i], x[i], rn=1)",
-    "v = kdsl.shfl_down(x[i], 1, mask=3)",
+    "v = kdsl.shfl_down(x[i], 1, lanes=3)",
     "v = kdsl.shfl_xor(x[i], 1, width=32, foo=1)",
     "v = kdsl.atomic_add(out, 0, x[i], sem=1)",
     "v = kdsl.atomic_cas(out, 0, x[i], x[i], foo=1)",
@@ -49,7 +49,7 @@ def test_unexpected_arguments_are_located_errors(tmp_path, call):
     "call, word",
     [
         ("kdsl.syncthreads(foo=1)", "'foo'"),
-        ("v = kdsl.shfl_down(x[i], 1, mask=3)", "'mask'"),
+        ("v = kdsl.shfl_down(x[i], 1, lanes=3)", "'lanes'"),
         ("v = kdsl.math.exp(x[i], fast=True)", "'fast'"),
     ],
 )

@@ -17,8 +17,10 @@ An entry says, in one place:
   ``interpret_unused`` for a call whose result is discarded;
 * ``collective``: ``"warp"``, ``"block"`` or ``"grid"`` when every running
   thread of the group must reach the call (the interpreter checks it before
-  ``interpret``); a kernel that calls a ``"grid"`` one is launched
-  cooperatively, every block resident at once;
+  ``interpret``); a warp collective's first operand is its lane mask (a
+  Uint32, bit k for lane k: the lanes that take part), which the check reads;
+  a kernel that calls a ``"grid"`` one is launched cooperatively, every
+  block resident at once;
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
   rendering needs (the file includes them only when the IR calls it).
 
@@ -132,6 +134,13 @@ class Lowering(Protocol):
     def declare_array(self, elem, shape: tuple, space: str) -> Any:
         """Declare a fixed-shape ``shared``/``local`` array; its value."""
 
+    def hold(self, value, name: str, callee: str) -> Any:
+        """``value`` computed once, here, into a new C++ variable (named after
+        ``name``); its value (a variable read).  A located error naming
+        ``callee`` where that would not run it exactly where Python does: in
+        an arm of ``a if c else b``, an operand of ``and``/``or`` or of a
+        chained comparison, or a ``while`` condition."""
+
 
 class CudaRenderer(Protocol):
     """The CUDA emitter, as a built-in's ``cuda`` sees it."""
@@ -153,9 +162,20 @@ class Threads(Protocol):
         """The threads of ``mask`` reached a block (or grid) barrier: the
         shared-memory race interval of their blocks ends."""
 
-    def from_lanes(self, call, mask, value, source) -> Any:
+    def from_lanes(self, call, mask, value, source, members=None) -> Any:
         """``value`` read, in each thread of ``mask``, from the thread of the
-        same warp whose lane is ``source`` (an error if it is not running)."""
+        same warp whose lane is ``source`` (an error if it is not running,
+        or, given each thread's lane mask ``members``, not in it)."""
+
+    def warp_reduce(self, members, mask, values, ufunc, key=None) -> Any:
+        """For each thread of ``mask``, ``ufunc`` reduced over ``values`` of
+        the threads taking part with it: its warp's threads at the call that
+        pass the same lane mask in ``members`` (and the same ``key``, if
+        given); 0 in the other threads."""
+
+    def warp_barrier(self, members, mask) -> None:
+        """The threads of ``mask`` passed ``__syncwarp(members)``: shared
+        memory they accessed is ordered for the lanes of their mask."""
 
     def atomic(self, call, slot, operands, mask, update) -> Any:
         """Apply ``update(old, operands, type) -> new`` at ``slot`` one thread

@@ -148,6 +148,17 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
         )
 
+    def hold(self, value, name, callee):
+        where = self.state.conditional[-1] if self.state.conditional else None
+        if where is None and isinstance(self.state.statements[-1], cst.While):
+            where = "a 'while' condition"
+        if where is not None:
+            raise error("pair-in-expression", callee=callee, where=f"in {where}")
+        t = type(value)
+        cvar = self.state.names.declare(name)
+        self.emit(ir.Declare(cvar, t, value.ir_value()))
+        return t._dynamic(ir.Var(t, cvar))
+
     # -- statements -----------------------------------------------------------------------------
     def body(self, statements):
         for stmt in statements:

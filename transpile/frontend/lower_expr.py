@@ -10,6 +10,7 @@ the generated code.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import inspect
 from dataclasses import dataclass
 
@@ -236,7 +237,11 @@ class ExprLowerer(Lowering):
                     op=spelled,
                     instead="== or !=" if "is" in spelled else "== joined with or",
                 )
-            right = self.expr(target.comparator)
+            if result is None:
+                right = self.expr(target.comparator)
+            else:  # evaluated only when the comparisons before it hold
+                with self.conditionally("a chained comparison"):
+                    right = self.expr(target.comparator)
             if is_python_number(left) and is_python_number(right):
                 value = _PY_COMPARE[op](left, right)
             else:
@@ -255,7 +260,9 @@ class ExprLowerer(Lowering):
             if (op == "and" and not decided) or (op == "or" and decided):
                 return arith.truth(arith.as_numeric(left))
             return self.condition(self.expr(node.right), f"an operand of '{op}'")
-        return self.logical(op, left, self.expr(node.right))
+        with self.conditionally(f"an operand of '{op}'"):
+            right = self.expr(node.right)
+        return self.logical(op, left, right)
 
     def logical(self, op, a, b):
         a = self.condition(a, f"an operand of '{op}'")
@@ -276,8 +283,18 @@ class ExprLowerer(Lowering):
         if is_python_number(cond) or (isinstance(cond, Numeric) and cond.is_static()):
             return self.expr(node.body if bool(cond) else node.orelse)
         cond = self.condition(cond, "the condition of 'a if c else b'")
-        a, b = self.expr(node.body), self.expr(node.orelse)
+        with self.conditionally("an arm of 'a if c else b'"):
+            a, b = self.expr(node.body), self.expr(node.orelse)
         return arith.select(cond, a, b, self.state.parsed.span(node))
+
+    @contextlib.contextmanager
+    def conditionally(self, where: str):
+        """Lower an expression that runs only under a condition (``where``)."""
+        self.state.conditional.append(where)
+        try:
+            yield
+        finally:
+            self.state.conditional.pop()
 
     def ensure_value(self, v, what):
         if not is_value(v):

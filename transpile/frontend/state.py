@@ -98,6 +98,9 @@ class FunctionState:
     results: list | None = None  # [(C++ name, type)]
     fresh: set[str] = field(default_factory=set)  # result variables to adopt
     bare_returns: list = field(default_factory=list)  # nodes of bare returns
+    # The expressions being lowered that run only under a condition ("an arm
+    # of 'a if c else b'" …): a value held in a variable cannot be computed there.
+    conditional: list[str] = field(default_factory=list)
 
     @classmethod
     def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":
