@@ -544,6 +544,12 @@ register(
         "{callee}() takes a 32- or 64-bit integer, got {got}: convert it with "
         ".to(Int32) or .to(Uint32)",
     ),
+    (
+        "integer-intrinsic-operand",
+        "E250",
+        DSLTypeError,
+        "{callee}() takes {takes}, got {got}: convert with .to({want})",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (
