@@ -550,6 +550,12 @@ register(
         DSLTypeError,
         "{callee}() takes {takes}, got {got}: convert with .to({want})",
     ),
+    (
+        "math-exponent",
+        "E251",
+        DSLTypeError,
+        "{callee}() takes an Int32 exponent, got {got}: convert it with .to(Int32)",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (

@@ -16,6 +16,7 @@ ORDER = (
     "int128.h",
     "narrow_floats.h",
     "intrinsics.h",
+    "mathfns.h",
     "vector.h",
 )
 
