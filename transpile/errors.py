@@ -603,6 +603,18 @@ register(
         "{callee}() returns a pair computed once, so it needs a statement of its "
         "own here ({where}): assign it first, m, ok = {callee}(...)",
     ),
+    (
+        "integer-intrinsic-operand",
+        "E250",
+        DSLTypeError,
+        "{callee}() takes {takes}, got {got}: convert with .to({want})",
+    ),
+    (
+        "math-exponent",
+        "E251",
+        DSLTypeError,
+        "{callee}() takes an Int32 exponent, got {got}: convert it with .to(Int32)",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (

@@ -4,18 +4,26 @@
 A *case* is one operation on one type: a binary operator (``+ - * / // % **
 & | ^ << >>`` and the comparisons), a unary operator (``-``, ``~``, ``abs``),
 a ``.to()`` between two scalar types, a ``.bitcast()``, a chained ``a * b +
-a`` (no fma contraction) or the literals of a type.  Its *operands* are
-the type's edge values (``edge_values``: min, max, -1, 0, 1, neighbours of
-powers of two, NaN, +-inf, +-0.0, subnormals, rounding midpoints) in every
-pairing, plus a few seeded random values.
+a`` (no fma contraction), the literals of a type, or a call of a built-in
+that folds (``builtin``: the integer intrinsics and the exact ``kdsl.math``
+functions added with them, on each of their argument types).  Its
+*operands* are the type's edge values (``edge_values``: min, max, -1, 0, 1,
+neighbours of powers of two, NaN, +-inf, +-0.0, subnormals, rounding
+midpoints) in every pairing, plus a few seeded random values (a built-in's
+third argument and ``ldexp``'s exponent come from lists of their own).
 
 ``build_differential_source(cases)`` returns one CUDA C++ translation unit
 (the kdsl prelude plus one kernel per case, spelled by
-``kdsl.transpile.cuda.cexpr``).  Kernel ``case_<k>`` reads operand bit patterns
-from ``uint64_t`` arrays (two words per operand, low word first, so 128-bit
-values fit), applies the operation and writes the result's bit pattern::
+``kdsl.transpile.cuda.cexpr``, a built-in by its registry entry's CUDA
+rendering).  Kernel ``case_<k>`` reads operand bit patterns from ``uint64_t``
+arrays (two words per operand, low word first, so 128-bit values fit),
+applies the operation and writes the result's bit pattern::
 
-    case_<k>(const uint64_t* as, const uint64_t* bs, uint64_t* out, long long n)
+    case_<k>(const uint64_t* as, const uint64_t* bs, const uint64_t* cs,
+             uint64_t* out, long long n)
+
+A built-in's expected value is what the compiler folds: its registry entry's
+``lower`` on static arguments.
 
 ``run(cases)`` compiles it through NVRTC (the options of
 ``cexpr.nvrtc_options``), launches every kernel with CuPy and returns the
@@ -35,6 +43,9 @@ Run on a machine with a GPU (CuPy, kdsl importable)::
 
 Last run (H200, sm_90, CUDA 13.0 NVRTC): 1007 cases, 2,464,214 operand
 tuples, 0 mismatches; exhaustive half and bfloat16 ``+ - * /``: 0 mismatches.
+The 57 built-in cases (340,408 tuples) were added after that run; their
+source compiles (tests/unit/test_cexpr.py) and the interpreter equals their
+folds (tests/unit/test_lanes.py), but they have not run on a GPU yet.
 
 Integer ``//`` and ``%`` by a run-time zero have no folded value (a static
 zero divisor is a compile error); the generated code defines ``x // 0 == 0``
@@ -43,6 +54,7 @@ and ``x % 0 == x`` (``runtime_zero_division``), and the cases check that too.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import sys
@@ -50,8 +62,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kdsl.transpile import builtins, ir
+from kdsl.transpile.builtins import integers
 from kdsl.transpile.cuda import cexpr
-from kdsl.transpile.core import values
+from kdsl.transpile.core import mathfns, values
 from kdsl.transpile.core.promotion import COMPARISON
 from kdsl.transpile.core.types import (
     FLOAT_TYPES,
@@ -63,6 +77,8 @@ from kdsl.transpile.core.types import (
     Boolean,
     Float16,
     Int4,
+    Int32,
+    Uint32,
 )
 
 INT_TYPES = INTEGER_TYPES + UNSIGNED_TYPES
@@ -75,13 +91,16 @@ NVRTC_BASE_OPTIONS = ("-arch=sm_90", "-std=c++17", "--fmad=false")
 @dataclass(frozen=True)
 class Case:
     """One operation: ``kind`` is binary, unary, convert, bitcast, chain
-    (``a * b + a`` in one float type: catches contraction into an fma) or
-    literal (``cexpr.literal`` of each edge value, selected by index)."""
+    (``a * b + a`` in one float type: catches contraction into an fma),
+    literal (``cexpr.literal`` of each edge value, selected by index) or
+    builtin (a call of the registry entry ``op`` on arguments of the types
+    ``params``)."""
 
     kind: str
     op: str
-    src: type  # the operand type
+    src: type  # the operand type (a built-in's first argument's)
     dst: type  # the result type
+    params: tuple = ()  # a built-in's argument types
 
     @property
     def exact(self) -> bool:
@@ -89,9 +108,18 @@ class Case:
 
     @property
     def arity(self) -> int:
+        if self.kind == "builtin":
+            return len(self.params)
         return 2 if self.kind in ("binary", "chain") else 1
 
+    @property
+    def operand_types(self) -> tuple:
+        return self.params or (self.src,) * self.arity
+
     def __str__(self) -> str:
+        if self.kind == "builtin":
+            types = ", ".join(t.__name__ for t in self.params)
+            return f"kdsl.{self.op}({types})"
         if self.kind == "binary":
             return f"{self.src.__name__} {self.op} {self.src.__name__}"
         if self.kind == "chain":
@@ -130,6 +158,38 @@ def all_cases() -> list[Case]:
             if src is not dst and src.width == dst.width and Boolean not in (src, dst):
                 cases.append(Case("bitcast", "bitcast", src, dst))
     cases.extend(Case("literal", "literal", t, t) for t in SCALAR_TYPES)
+    return cases + builtin_cases()
+
+
+# The exact kdsl.math functions checked here, on each float type.
+FOLDED_MATH = (
+    "round",
+    "rint",
+    "fmax",
+    "fmin",
+    "copysign",
+    "ldexp",
+    "frexp_mantissa",
+    "frexp_exponent",
+    "isnan",
+    "isinf",
+    "isfinite",
+)
+
+
+def builtin_cases() -> list[Case]:
+    """Every form of every integer intrinsic, and ``FOLDED_MATH`` on every
+    float type."""
+    cases = [
+        Case("builtin", name, form.params[0], form.result, form.params)
+        for name, spec in integers.INTRINSICS.items()
+        for form in spec.forms
+    ]
+    for fn in FOLDED_MATH:
+        spec = mathfns.spec(fn)
+        for t in FLOAT_TYPES:
+            params = tuple(Int32 if p in spec.ints else t for p in spec.params)
+            cases.append(Case("builtin", f"math.{fn}", t, spec.result or t, params))
     return cases
 
 
@@ -227,11 +287,51 @@ def _exponents(t) -> list[int]:
     ]
 
 
+# byte_perm selectors (bits 3, 7, 11, 15 and the high half are ignored),
+# funnel shift counts (wrapped mod 32 or clamped to 32) and ldexp exponents
+# (float and double overflow, underflow to subnormals and to zero)
+_SELECTORS = (0, 0x3210, 0x7654, 0x0123, 0x4567, 0x7777, 0x8888, 0xFFFF, 0x5140)
+_SELECTORS += (0x89AB, 0xCDEF, 0x11113210, 0xFFFF0000, 0xFFFFFFFF, 0x80000000)
+_SHIFTS = (0, 1, 2, 7, 8, 16, 31, 32, 33, 63, 64, 65, 0x7FFFFFFF, 0x80000000)
+_SHIFTS += (0xFFFFFFE0, 0xFFFFFFFF)
+LDEXP_EXPONENTS = (-(2**31), -1100, -1075, -1074, -1060, -1023, -1022, -300)
+LDEXP_EXPONENTS += (-278, -217, -200, -160, -150, -149, -140, -127, -126, -125)
+LDEXP_EXPONENTS += (-101, -100, -30, -24, -15, -1, 0, 1, 2, 15, 24, 100, 101)
+LDEXP_EXPONENTS += (127, 128, 129, 200, 217, 278, 300, 1023, 1024, 1100, 2**31 - 1)
+
+
+def _builtin_operands(case: Case, rng: random.Random) -> list[tuple]:
+    pools = [edge_values(t) + _random_values(t, 8, rng) for t in case.params]
+    if case.op == "math.ldexp":
+        return [(x, n) for x in pools[0] for n in LDEXP_EXPONENTS]
+    if case.arity < 3:
+        return list(itertools.product(*pools))
+    if case.op == "byte_perm":
+        thirds = _SELECTORS
+    elif case.op.startswith("funnelshift"):
+        thirds = _SHIFTS
+    else:
+        thirds = tuple(pools[2])
+    thirds += tuple(_random_values(Uint32, 4, rng))
+    xs, ys = pools[0], pools[1]
+    # every (x, y) pair with one third argument, and every third argument
+    # with a spread of pairs
+    cycled = [
+        (x, y, thirds[(i + j) % len(thirds)])
+        for i, x in enumerate(xs)
+        for j, y in enumerate(ys)
+    ]
+    spread = [(x, y, z) for z in thirds for x, y in zip(xs[::2], ys[1::2])]
+    return cycled + spread
+
+
 def operands(case: Case) -> list[tuple]:
     """The operand tuples a case is tested on."""
     rng = random.Random(f"{case}")
     if case.kind == "literal":
         return [(x,) for x in edge_values(case.src)]
+    if case.kind == "builtin":
+        return _builtin_operands(case, rng)
     pool = edge_values(case.src) + _random_values(case.src, 8, rng)
     if case.arity == 1:
         return [(x,) for x in pool]
@@ -251,7 +351,12 @@ def runtime_zero_division(op: str, a: int) -> int:
 
 
 def expected(case: Case, args: tuple):
-    """What ``values`` folds for the case on these operands."""
+    """What ``values`` folds for the case on these operands (a built-in:
+    what its registry entry folds static arguments to)."""
+    if case.kind == "builtin":
+        entry = builtins.get(case.op)
+        static = [t._static(x) for t, x in zip(case.params, args)]
+        return builtins.lower_call(None, entry, static, {}).value
     if case.kind == "binary":
         try:
             return values.binary(case.op, args[0], args[1], case.src)
@@ -307,8 +412,34 @@ def _store(t, r: str) -> tuple[str, str]:
     return spelled.get(t.c_name, f"kdsl::bitcast<uint8_t>({r})"), "0"
 
 
-def spell(case: Case, a: str = "a", b: str = "b") -> str:
-    """The C++ expression ``cexpr`` spells for the case."""
+class _Renderer:
+    """What a built-in's CUDA rendering may use of the emitter
+    (``registry.CudaRenderer``), as ``cuda/emit.py`` does it."""
+
+    def __init__(self, handed: dict):
+        self.handed = handed  # argument text -> its CExpr
+
+    def convert(self, src, dst, text: str) -> str:
+        value = cexpr.convert(src, dst, self.handed.get(text) or cexpr.CExpr(text))
+        self.handed[value.text] = value
+        return value.text
+
+
+def builtin_call(case: Case) -> ir.BuiltinCall:
+    """The IR of the case's call, on variables ``a``, ``b``, ``c``."""
+    args = tuple(ir.Var(t, name) for t, name in zip(case.params, "abc"))
+    return ir.BuiltinCall(case.dst, case.op, args)
+
+
+def spell(case: Case, a: str = "a", b: str = "b", c: str = "c") -> str:
+    """The C++ expression ``cexpr`` (a built-in: its rendering) spells for
+    the case."""
+    if case.kind == "builtin":
+        given = [x if isinstance(x, cexpr.CExpr) else cexpr.CExpr(x) for x in (a, b, c)]
+        handed = {cexpr.bare(x): x for x in given}
+        args = [cexpr.bare(x) for x in given[: case.arity]]
+        text = builtins.get(case.op).cuda(_Renderer(handed), builtin_call(case), args)
+        return cexpr.CExpr(text)
     if case.kind == "binary":
         return cexpr.binary(case.op, case.src, case.dst, a, b)
     if case.kind == "chain":
@@ -335,33 +466,38 @@ def _literal_body(t) -> str:
 
 
 def case_types(cases) -> set:
-    return {t for c in cases for t in (c.src, c.dst)}
+    return {t for c in cases for t in (c.src, c.dst, *c.params)}
+
+
+def builtin_prelude(cases) -> str:
+    """The prelude parts the built-ins of ``cases`` need beyond their types'."""
+    have = set(cexpr.prelude_parts(case_types(cases)))
+    parts = {
+        p for c in cases if c.kind == "builtin" for p in builtins.get(c.op).prelude
+    }
+    return "".join(cexpr.prelude_file(p) for p in sorted(parts - have))
 
 
 def build_differential_source(cases) -> str:
     """One CUDA C++ translation unit with kernel ``case_<k>`` for ``cases[k]``."""
     parts = [
         "// kdsl differential semantics kernels (tests/gpu/semantics_cases.py)",
-        cexpr.prelude(case_types(cases)),
+        cexpr.prelude(case_types(cases)) + builtin_prelude(cases),
     ]
     for k, case in enumerate(cases):
-        load_b = (
-            f"\n    {case.src.c_name} b = {_load(case.src, 'bs', 'i')};"
-            if case.arity == 2
-            else ""
-        )
         lo, hi = _store(case.dst, "r")
         if case.kind == "literal":
             body = _literal_body(case.src)
         else:
-            body = (
-                f"    {case.src.c_name} a = {_load(case.src, 'as', 'i')};{load_b}\n"
-                f"    {case.dst.c_name} r = {spell(case)};\n"
+            loads = "".join(
+                f"    {t.c_name} {name} = {_load(t, words, 'i')};\n"
+                for t, name, words in zip(case.operand_types, "abc", ("as", "bs", "cs"))
             )
+            body = f"{loads}    {case.dst.c_name} r = {spell(case)};\n"
         parts.append(
             f"// {case}\n"
             f'extern "C" __global__ void case_{k}(const uint64_t* as, const uint64_t* bs, '
-            "uint64_t* out, long long n)\n"
+            "const uint64_t* cs, uint64_t* out, long long n)\n"
             "{\n"
             "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
             "    if (i >= n) {\n        return;\n    }\n"
@@ -448,14 +584,13 @@ def run(cases=None, include_dir: str | None = None, block: int = 256):
         tuples = operands(case)
         words = np.zeros((case.arity, len(tuples), 2), np.uint64)
         for j, args in enumerate(tuples):
-            for m, x in enumerate(args):
-                words[m, j] = _words(x, case.src, cache)
-        a = cp.asarray(words[0].ravel())
-        b = cp.asarray(words[-1].ravel())
+            for m, (x, t) in enumerate(zip(args, case.operand_types)):
+                words[m, j] = _words(x, t, cache)
+        a, b, c = (cp.asarray(words[min(m, case.arity - 1)].ravel()) for m in range(3))
         out = cp.zeros(2 * len(tuples), cp.uint64)
         n = len(tuples)
         kernel = module.get_function(f"case_{k}")
-        kernel(((n + block - 1) // block,), (block,), (a, b, out, np.int64(n)))
+        kernel(((n + block - 1) // block,), (block,), (a, b, c, out, np.int64(n)))
         result = out.get().reshape(-1, 2)
         for args, (lo, hi) in zip(tuples, result):
             want = expected(case, args)

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from kdsl.transpile import builtins
 from kdsl.transpile.cuda import cexpr
 from kdsl.transpile.cuda.cexpr import CExpr, Prec
 from kdsl.transpile.core import values
@@ -103,18 +104,16 @@ template <typename A> struct same<A, A> { static const bool value = true; };
 
 
 # -- kernels grouped by what they include ----------------------------------------
-def _key(types) -> tuple:
+def _key(types, builtin_parts=()) -> tuple:
     return (
         tuple(cexpr.headers(types)),
-        tuple(cexpr.prelude_parts(types)),
+        tuple(cexpr.prelude_parts(types)) + tuple(builtin_parts),
         tuple(cexpr.nvrtc_options(types)),
     )
 
 
 def _operation_kernel(k: int, case) -> str:
-    args = f"{case.src.c_name} a" + (
-        f", {case.src.c_name} b" if case.arity == 2 else ""
-    )
+    args = ", ".join(f"{t.c_name} {n}" for t, n in zip(case.operand_types, "abc"))
     expr = sc.spell(case)
     return (
         f"// {case}\n"
@@ -140,27 +139,30 @@ def _groups() -> dict:
     """Header key -> (types, kernel sources) for every case and literal."""
     groups: dict = {}
 
-    def add(types, text):
-        entry = groups.setdefault(_key(types), (set(), []))
+    def add(types, text, builtin_parts=()):
+        entry = groups.setdefault(_key(types, builtin_parts), (set(), []))
         entry[0].update(types)
         entry[1].append(text)
 
     for k, case in enumerate(OPERATIONS):
-        add({case.src, case.dst}, _operation_kernel(k, case))
+        parts = builtins.get(case.op).prelude if case.kind == "builtin" else ()
+        add(sc.case_types([case]), _operation_kernel(k, case), parts)
     for t in SCALAR_TYPES:
         add({t}, _literal_kernel(t))
     return groups
 
 
-def _group_source(types, kernels) -> str:
-    return "\n".join([cexpr.prelude(types), _SAME_TYPE, *kernels])
+def _group_source(types, kernels, builtin_parts=()) -> str:
+    extra = "".join(cexpr.prelude_file(p) for p in builtin_parts)
+    return "\n".join([cexpr.prelude(types) + extra, _SAME_TYPE, *kernels])
 
 
 @lru_cache(maxsize=None)
 def _compiled(key) -> tuple[bool, str]:
     """Compile one group: ``(ok, log)``."""
     types, kernels = _groups()[key]
-    return nvrtc_compile(_group_source(types, kernels), _options(types))
+    builtin_parts = [p for p in key[1] if p not in cexpr.prelude_parts(types)]
+    return nvrtc_compile(_group_source(types, kernels, builtin_parts), _options(types))
 
 
 def _key_id(key) -> str:

@@ -1,5 +1,6 @@
 """Atomic read-modify-write on global or shared memory: ``kdsl.atomic_add``
-… ``kdsl.atomic_cas``, each returning the old value.
+… ``kdsl.atomic_cas``, ``kdsl.atomic_inc``/``atomic_dec`` (CUDA's wrapping
+counters), each returning the old value.
 
 The interpreter applies them one thread at a time in thread order (or as one
 ``ufunc.at``, which keeps that order, when the old value is unused)."""
@@ -54,6 +55,18 @@ _ATOMICS = {
         "atomicCAS",
         _RMW,
         lambda old, ops, t: ops[1] if old == ops[0] else old,
+        None,
+    ),
+    "atomic_inc": (
+        "atomicInc",
+        (Uint32,),
+        lambda old, ops, t: 0 if old >= ops[0] else old + 1,
+        None,
+    ),
+    "atomic_dec": (
+        "atomicDec",
+        (Uint32,),
+        lambda old, ops, t: ops[0] if old == 0 or old > ops[0] else old - 1,
         None,
     ),
     "atomic_and_": (
@@ -210,6 +223,10 @@ def _interpret_unused(ufunc):
 _DOC = {
     "atomic_cas": "`kdsl.atomic_cas(ptr, index, compare, value)`: stores `value` "
     "if the element equals `compare`; the old value",
+    "atomic_inc": "`kdsl.atomic_inc(ptr, index, limit)`: CUDA's `atomicInc`, stores "
+    "`0 if old >= limit else old + 1`; the old value (Uint32)",
+    "atomic_dec": "`kdsl.atomic_dec(ptr, index, limit)`: CUDA's `atomicDec`, stores "
+    "`limit if old == 0 or old > limit else old - 1`; the old value (Uint32)",
 }
 
 for _name, (_cuda, _types, _update, _ufunc) in _ATOMICS.items():

@@ -2,7 +2,9 @@
 
 ``kdsl.math`` on Float32/Float64 calls CUDA's ``expf``/``exp`` …;
 Float16/BFloat16 compute in float and round once to their type; integers
-are converted to Float32.  The exact functions fold at compile time
+are converted to Float32.  Most return the float type; ``isnan``/``isinf``/
+``isfinite`` return Boolean and ``frexp_exponent`` Int32, and ``ldexp``
+takes an Int32 exponent.  The exact functions fold at compile time
 (``mathfns``); the transcendental ones never fold."""
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core import arith, lanes, mathfns, values
 from kdsl.transpile.core.promotion import binary_types
-from kdsl.transpile.core.types import Boolean, Float32, Vector
+from kdsl.transpile.core.types import Boolean, Float32, Int32, Vector
 from kdsl.transpile.errors import error
 
 
@@ -24,41 +26,69 @@ def _common(a, b):
 # -- kdsl.math ------------------------------------------------------------------------
 def _lower_math(lw, entry, args, kwargs):
     fn = entry.name.split(".", 1)[1]
-    want_args(entry, args, mathfns.arity(fn))
+    spec = mathfns.spec(fn)
+    want_args(entry, args, len(spec.params))
     nums = [arith.as_numeric(a) for a in args]
     for n in nums:
         if isinstance(n, Vector):
             raise error("math-vector", callee=entry.spelled, got=type(n).__name__)
-    t = type(nums[0])
-    for n in nums[1:]:
+    floats = [n for n, p in zip(nums, spec.params) if p not in spec.ints]
+    t = type(floats[0])
+    for n in floats[1:]:
         t, _ = _common(t._static(0) if t is not Boolean else False, n)
     if t.kind != "float":
         t = Float32 if t.kind in ("int", "bool") else t
     if t.kind == "narrow":
         raise error("narrow-arithmetic", type=t.__name__, op=f"kdsl.{entry.name}")
-    nums = [arith.convert(n, t) for n in nums]
+    nums = [
+        _exponent(entry, n) if p in spec.ints else arith.convert(n, t)
+        for n, p in zip(nums, spec.params)
+    ]
+    result = spec.result or t
     if mathfns.host_fold(fn) and all(n.is_static() for n in nums):
-        return t._static(mathfns.fold(fn, [n.value for n in nums], t))
-    return t._dynamic(ir.BuiltinCall(t, entry.name, tuple(n.ir_value() for n in nums)))
+        return result._static(mathfns.fold(fn, [n.value for n in nums], t))
+    call = ir.BuiltinCall(result, entry.name, tuple(n.ir_value() for n in nums))
+    return result._dynamic(call)
+
+
+def _exponent(entry, n):
+    """An Int32 argument (``ldexp``'s ``n``): an Int32, or a static integer
+    in its range."""
+    t = type(n)
+    fits = n.is_static() and t.kind == "int" and Int32.min() <= n.value <= Int32.max()
+    if t is not Int32 and not fits:
+        raise error("math-exponent", callee=entry.spelled, got=t.__name__)
+    return arith.convert(n, Int32)
 
 
 def _render_math(fn):
+    result = mathfns.spec(fn).result
+
     def render(r, call, args):
-        t = call.type
+        t = call.args[0].type  # the float type (Int32: ldexp's exponent)
         if t.width in (32, 64):
-            return f"{mathfns.c_name(fn, t.width)}({', '.join(args)})"
-        # Float16/BFloat16: compute in float, round once to the type.
-        wide = [r.convert(t, Float32, a) for a in args]
-        return r.convert(Float32, t, f"{mathfns.c_name(fn, 32)}({', '.join(wide)})")
+            text = f"{mathfns.c_name(fn, t.width)}({', '.join(args)})"
+        else:  # Float16/BFloat16: compute in float, round once to the type
+            wide = [
+                r.convert(a.type, Float32, text) if a.type is t else text
+                for a, text in zip(call.args, args)
+            ]
+            text = f"{mathfns.c_name(fn, 32)}({', '.join(wide)})"
+            if result is None:
+                return r.convert(Float32, t, text)
+        return f"bool({text})" if result is Boolean else text  # C's isnan is int
 
     return render
 
 
 def _interpret_math(fn):
-    return lambda t, call, args, mask: lanes.math_call(fn, args, call.type)
+    return lambda t, call, args, mask: lanes.math_call(fn, args, call.args[0].type)
 
 
 def _doc(fn: str, signature: str) -> str:
+    what = mathfns.spec(fn).what
+    if what:
+        return f"`{signature}`: {what}; exact, folds at compile time"
     if mathfns.host_fold(fn):
         return f"`{signature}`: exact (correctly rounded); folds at compile time"
     c32 = mathfns.c_name(fn, 32)
@@ -72,6 +102,7 @@ for _fn, _signature in mathfns.MATH_FUNCTIONS.items():
         _lower_math,
         cuda=_render_math(_fn),
         interpret=_interpret_math(_fn),
+        prelude=("mathfns.h",) if mathfns.c_name(_fn, 32).startswith("kdsl::") else (),
     )
 
 

@@ -1,59 +1,142 @@
-"""The functions of ``kdsl.math``: arity, folding and C++ spelling as data."""
+"""The functions of ``kdsl.math``: signature, folding and C++ spelling as data."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from kdsl.transpile.core import values
-from kdsl.transpile.core.types import Float32, Float64
+from kdsl.transpile.core.types import Boolean, Float32, Float64, Int32
 
-# name -> (number of arguments, exact host fold or None, C name for float)
-# The C name for double drops the trailing "f"; Float16/BFloat16 go through
-# the float function (``kdsl::`` overloads in prelude/math_half.h).
+
+@dataclass(frozen=True)
+class MathFn:
+    """One function: its arguments (``x`` … of the float type the call
+    computes in, except those named in ``ints``: Int32), its exact host fold
+    (None: never folded), the CUDA function for float (for double, the same
+    without the trailing "f" unless ``c_double`` says), its result type (None:
+    the float type) and, for the doc line, what it computes."""
+
+    params: str
+    fold: str | None
+    c_float: str
+    c_double: str | None = None
+    result: type | None = None
+    ints: str = ""
+    what: str = ""
+
+
+# Float16/BFloat16 go through the float function (the generated code
+# converts to float and rounds the result once to the type).
 _TABLE = {
-    "exp": (1, None, "expf"),
-    "exp2": (1, None, "exp2f"),
-    "log": (1, None, "logf"),
-    "log2": (1, None, "log2f"),
-    "log10": (1, None, "log10f"),
-    "sqrt": (1, "sqrt", "sqrtf"),
-    "rsqrt": (1, None, "rsqrtf"),
-    "sin": (1, None, "sinf"),
-    "cos": (1, None, "cosf"),
-    "tan": (1, None, "tanf"),
-    "tanh": (1, None, "tanhf"),
-    "erf": (1, None, "erff"),
-    "floor": (1, "floor", "floorf"),
-    "ceil": (1, "ceil", "ceilf"),
-    "trunc": (1, "trunc", "truncf"),
-    "round": (1, "rint", "rintf"),
-    "fabs": (1, "fabs", "fabsf"),
-    "fma": (3, "fma", "fmaf"),
-    "pow": (2, None, "powf"),
-    "atan2": (2, None, "atan2f"),
+    "exp": MathFn("x", None, "expf"),
+    "exp2": MathFn("x", None, "exp2f"),
+    "log": MathFn("x", None, "logf"),
+    "log2": MathFn("x", None, "log2f"),
+    "log10": MathFn("x", None, "log10f"),
+    "sqrt": MathFn("x", "sqrt", "sqrtf"),
+    "rsqrt": MathFn("x", None, "rsqrtf"),
+    "sin": MathFn("x", None, "sinf"),
+    "cos": MathFn("x", None, "cosf"),
+    "tan": MathFn("x", None, "tanf"),
+    "tanh": MathFn("x", None, "tanhf"),
+    "erf": MathFn("x", None, "erff"),
+    "floor": MathFn("x", "floor", "floorf"),
+    "ceil": MathFn("x", "ceil", "ceilf"),
+    "trunc": MathFn("x", "trunc", "truncf"),
+    "round": MathFn(
+        "x",
+        "round",
+        "roundf",
+        what="the nearest integer, halfway cases away from zero (`roundf`)",
+    ),
+    "rint": MathFn(
+        "x",
+        "rint",
+        "rintf",
+        what="the nearest integer, halfway cases to even (`rintf`)",
+    ),
+    "fabs": MathFn("x", "fabs", "fabsf"),
+    "fma": MathFn("xyz", "fma", "fmaf"),
+    "fmax": MathFn(
+        "xy", "fmax", "fmaxf", what="the larger, a NaN ignored, `+0.0 > -0.0` (`fmaxf`)"
+    ),
+    "fmin": MathFn(
+        "xy",
+        "fmin",
+        "fminf",
+        what="the smaller, a NaN ignored, `-0.0 < +0.0` (`fminf`)",
+    ),
+    "copysign": MathFn(
+        "xy", "copysign", "copysignf", what="`x` with the sign bit of `y` (`copysignf`)"
+    ),
+    "ldexp": MathFn(
+        "xn", "ldexp", "ldexpf", ints="n", what="`x * 2**n`, `n` an Int32 (`ldexpf`)"
+    ),
+    "frexp_mantissa": MathFn(
+        "x",
+        "frexp_mantissa",
+        "kdsl::frexp_mantissa",
+        "kdsl::frexp_mantissa",
+        what="`m` of `x == m * 2**e`, `0.5 <= abs(m) < 1` (`x` itself if 0, inf or NaN)",
+    ),
+    "frexp_exponent": MathFn(
+        "x",
+        "frexp_exponent",
+        "kdsl::frexp_exponent",
+        "kdsl::frexp_exponent",
+        Int32,
+        what="`e` of `x == m * 2**e` (Int32; 0 if `x` is 0, inf or NaN)",
+    ),
+    "isnan": MathFn(
+        "x", "isnan", "isnan", "isnan", Boolean, what="whether `x` is a NaN (Boolean)"
+    ),
+    "isinf": MathFn(
+        "x",
+        "isinf",
+        "isinf",
+        "isinf",
+        Boolean,
+        what="whether `x` is infinite (Boolean)",
+    ),
+    "isfinite": MathFn(
+        "x",
+        "isfinite",
+        "isfinite",
+        "isfinite",
+        Boolean,
+        what="whether `x` is finite (Boolean)",
+    ),
+    "pow": MathFn("xy", None, "powf"),
+    "atan2": MathFn("xy", None, "atan2f"),
 }
 
 MATH_FUNCTIONS = {
-    name: f"kdsl.math.{name}({', '.join('xyz'[:arity])})"
-    for name, (arity, _, _) in _TABLE.items()
+    name: f"kdsl.math.{name}({', '.join(fn.params)})" for name, fn in _TABLE.items()
 }
 
 
+def spec(name: str) -> MathFn:
+    return _TABLE[name]
+
+
 def arity(name: str) -> int:
-    return _TABLE[name][0]
+    return len(_TABLE[name].params)
 
 
 def c_name(name: str, width: int) -> str:
     """The CUDA function for a float (32) or double (64) argument."""
-    base = _TABLE[name][2]
-    return base[:-1] if width == 64 else base
+    fn = _TABLE[name]
+    if width == 64:
+        return fn.c_double or fn.c_float[:-1]
+    return fn.c_float
 
 
 def _finite(fn):
     """``fn`` (an integer-valued rounding) as C's: infinities and NaN pass
     through, and a zero result keeps the sign of ``x`` (``ceil(-0.5)`` is
-    ``-0.0``), as floorf/ceilf/truncf/rintf give on the GPU."""
+    ``-0.0``), as floorf/ceilf/truncf/rintf/roundf give on the GPU."""
 
     def rounded(x):
         if not math.isfinite(x):
@@ -64,33 +147,81 @@ def _finite(fn):
     return rounded
 
 
+def _half_away(x: float) -> int:
+    """``x`` rounded to an integer, halfway cases away from zero (roundf)."""
+    n = math.floor(abs(x))
+    if abs(x) - n >= 0.5:  # exact: the fraction of a float is a float
+        n += 1
+    return n if x >= 0 else -n
+
+
+def _larger(x: float, y: float, sign: int) -> float:
+    """fmaxf (``sign`` 1) or fminf (-1): a NaN is ignored, and of two zeros
+    the one of that sign wins, as the GPU's max.f32/min.f32 order them."""
+    if math.isnan(x):
+        return y
+    if math.isnan(y):
+        return x
+    if x == y == 0:
+        return x if math.copysign(1, x) == sign else y
+    return max(x, y) if sign > 0 else min(x, y)
+
+
+def _negative(y, t) -> bool:
+    """Whether the sign bit of ``y`` (a value of ``t``) is set: a NaN's too."""
+    return bool(values.to_bits(y, t) >> (t.width - 1))
+
+
+def _ldexp(x: float, n: int, rounding) -> float:
+    try:
+        r = math.ldexp(x, n)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+    return values.round_float(r, rounding)
+
+
 _FOLDS = {
     "sqrt": lambda x: math.sqrt(x) if x >= 0 else (x if x == 0 else math.nan),
     "floor": _finite(math.floor),
     "ceil": _finite(math.ceil),
     "trunc": _finite(math.trunc),
     "rint": _finite(round),
+    "round": _finite(_half_away),
     "fabs": abs,
+    "fmax": lambda x, y: _larger(x, y, 1),
+    "fmin": lambda x, y: _larger(x, y, -1),
+    "frexp_mantissa": lambda x: math.frexp(x)[0],
+    "frexp_exponent": lambda x: math.frexp(x)[1] if math.isfinite(x) else 0,
+    "isnan": math.isnan,
+    "isinf": math.isinf,
+    "isfinite": math.isfinite,
 }
 
 
 def host_fold(name: str):
     """Whether ``name`` has an exact host fold (else it is never folded)."""
-    return _TABLE[name][1] is not None
+    return _TABLE[name].fold is not None
 
 
-def fold(name: str, args: list, t) -> float:
+def fold(name: str, args: list, t):
     """``kdsl.math.name(*args)`` in float type ``t``, exactly as the GPU
     computes it: the exact result rounded once to the type the CUDA function
     works in (float for Float32 and the half types, which then round once
-    more to their own type, as the generated code does).  Only for names
-    with ``host_fold``."""
-    how = _TABLE[name][1]
-    if how == "fma":
-        result = _fma(*args, Float32 if t.width <= 32 else Float64)
+    more to their own type, as the generated code does).  A function with
+    another result type (Boolean, Int32) gives that type's value.  Only for
+    names with ``host_fold``."""
+    fn = _TABLE[name]
+    rounding = Float32 if t.width <= 32 else Float64
+    if fn.fold == "fma":
+        result = _fma(*args, rounding)
+    elif fn.fold == "ldexp":
+        result = _ldexp(*args, rounding)
+    elif fn.fold == "copysign":
+        x, y = args
+        result = math.copysign(x, -1.0 if _negative(y, t) else 1.0)
     else:
-        result = _FOLDS[how](*args)
-    return values.round_float(result, t)
+        result = _FOLDS[fn.fold](*args)
+    return result if fn.result is not None else values.round_float(result, t)
 
 
 def _fma(x, y, z, rounding):

@@ -18,6 +18,7 @@ ORDER = (
     "intrinsics.h",
     "atomics.h",
     "warp.h",
+    "mathfns.h",
     "vector.h",
 )
 
