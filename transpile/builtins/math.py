@@ -13,7 +13,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core import arith, lanes, mathfns, values
 from kdsl.transpile.core.promotion import binary_types
-from kdsl.transpile.core.types import Boolean, Float32, Int32, Vector
+from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32, Vector
 from kdsl.transpile.errors import error
 
 
@@ -66,6 +66,8 @@ def _render_math(fn):
 
     def render(r, call, args):
         t = call.args[0].type  # the float type (Int32: ldexp's exponent)
+        if fn == "copysign" and t.width == 16:
+            return _copysign_bits(t, *args)
         if t.width in (32, 64):
             text = f"{mathfns.c_name(fn, t.width)}({', '.join(args)})"
         else:  # Float16/BFloat16: compute in float, round once to the type
@@ -79,6 +81,14 @@ def _render_math(fn):
         return f"bool({text})" if result is Boolean else text  # C's isnan is int
 
     return render
+
+
+def _copysign_bits(t, x: str, y: str) -> str:
+    """copysign of two 16-bit floats on their bits: through float, the GPU's
+    conversion of a NaN drops its sign, which copysign reads."""
+    name = "half" if t is Float16 else "bfloat16"
+    bits = [f"__{name}_as_ushort({a})" for a in (x, y)]
+    return f"__ushort_as_{name}(({bits[0]} & 0x7fffu) | ({bits[1]} & 0x8000u))"
 
 
 def _interpret_math(fn):
