@@ -105,7 +105,7 @@ def _lower(kdef, name, dtypes, constexprs):
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
-    lw.body(kdef.parsed.node.body.body)
+    lw.suite(kdef.parsed.node.body)
     kernel = ir.Function(name, params, tuple(state.block))
     readonly = {
         _pointer_of(state.env[info.name].value).name

@@ -146,6 +146,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         )
 
     # -- statements -----------------------------------------------------------------------------
+    def suite(self, block):
+        """The body of a compound statement: an indented block, or the
+        statements after its colon on the same line (``if c: x = 1``), which
+        lower as the same statements indented would."""
+        self.body(block.body if isinstance(block, cst.IndentedBlock) else [block])
+
     def body(self, statements):
         for stmt in statements:
             self.statement(stmt)
@@ -193,8 +199,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             self.state.block[start:start] = predeclared
 
     def _source_text(self, node) -> str:
-        if isinstance(node, cst.SimpleStatementLine):
-            text = "; ".join(self.state.parsed.code(s) for s in node.body)
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            # each small statement's code ends with its own separator, if any
+            text = "; ".join(
+                self.state.parsed.code(s).strip().rstrip(";") for s in node.body
+            )
         elif isinstance(node, cst.If):
             text = f"if {self.state.parsed.code(node.test)}:"
         elif isinstance(node, cst.For):
@@ -223,6 +232,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 ) from None
             finally:
                 self.state.statements.pop()
+
+    _stmt_SimpleStatementSuite = _stmt_SimpleStatementLine  # if c: x = 1
 
     def _small_Pass(self, node):
         pass

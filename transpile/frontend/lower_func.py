@@ -59,7 +59,7 @@ class DeviceFunctionLowerer(Lowering):
             cname = sub.state.names.declare(pname)
             params.append(ir.Param(cname, t))
             sub.state.env[pname] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
-        sub.body(parsed.node.body.body)
+        sub.suite(parsed.node.body)
         ret_types = {type(v) for v, _ in sub.state.returns}
         if len(ret_types) > 1:
             listed = ", ".join(sorted(t.__name__ for t in ret_types))
