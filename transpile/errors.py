@@ -544,6 +544,40 @@ register(
         "{callee}() takes a 32- or 64-bit integer, got {got}: convert it with "
         ".to(Int32) or .to(Uint32)",
     ),
+    # E26x: printing
+    (
+        "print-argument",
+        "E263",
+        DSLTypeError,
+        "print() cannot print {got}; {instead}",
+    ),
+    (
+        "print-format-code",
+        "E264",
+        DSLTypeError,
+        "format code '{code}' cannot print {type} in a kernel; use one of {codes}",
+    ),
+    (
+        "print-format-spec",
+        "E265",
+        DSLSyntaxError,
+        "format spec '{spec}' has {part}, which print() in a kernel does not "
+        "support (it maps to CUDA's printf); write [<|>][+| ][0][width][.precision]"
+        "[code]",
+    ),
+    (
+        "print-text-keyword",
+        "E266",
+        DSLTypeError,
+        "print()'s {keyword}= must be a string known at compile time, got {got}",
+    ),
+    (
+        "print-too-many",
+        "E267",
+        DSLError,
+        "print() formats at most {limit} run-time values (CUDA's printf), got {n}; "
+        "split it into several prints",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (

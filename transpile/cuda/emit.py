@@ -186,6 +186,26 @@ class Emitter(Backend):
             "return;" if s.value is None else f"return {_bare(self.expr(s.value))};"
         )
 
+    def _s_Print(self, s):
+        spelled, args = [s.text[0].replace("%", "%%")], []
+        for value, conversion, text in zip(s.values, s.formats, s.text[1:]):
+            t = value.type
+            length = "ll" if t.kind == "int" and t.width == 64 else ""
+            spelled.append(f"%{conversion[:-1]}{length}{conversion[-1]}")
+            spelled.append(text.replace("%", "%%"))
+            arg = self.expr(value)
+            if conversion == "s":  # a Boolean as Python prints it
+                arg = _conditional(arg.text, CExpr('"True"'), CExpr('"False"'))
+            args.append(_bare(arg))
+        text = cexpr.string_literal("".join(spelled))
+        call = f"printf({', '.join([text, *args])});"
+        if not s.once:
+            self.line(call)
+            return
+        self.line("if (kdsl::first_thread()) {")
+        self.line(call)
+        self.line("}")
+
     # -- expressions ---------------------------------------------------------------------
     def use(self, t):
         if isinstance(t, ir.PointerType):

@@ -32,16 +32,17 @@ from kdsl.transpile.frontend.lower_expr import (
     static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
+from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState
 from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
 
 
-class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
+class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLowerer):
     """Lowers one function (the kernel, or a device function with its own
     lowerer) to IR; all it changes is ``state``.  This class lowers
-    statements; its bases lower control flow, device-function calls and
-    expressions."""
+    statements; its bases lower control flow, device-function calls, print's
+    text and expressions."""
 
     def __init__(self, state: FunctionState):
         self.state = state
@@ -136,6 +137,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     def static_integer(self, value, what: str) -> int:
         return static_integer(value, what)
+
+    def describe(self, value) -> str:
+        return _kind_of(value)
 
     def declare_array(self, elem, shape, space):
         name = _assigned_name(self.state.statements[-1]) or "array"

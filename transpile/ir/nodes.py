@@ -50,6 +50,7 @@ __all__ = [
     "Break",
     "Continue",
     "Return",
+    "Print",
     "Param",
     "Function",
     "operands",
@@ -319,6 +320,19 @@ class Continue(Stmt):
 @dataclass(frozen=True)
 class Return(Stmt):
     value: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Print(Stmt):
+    """``printf``: ``text[0]``, then each value formatted by its conversion
+    (``formats``: printf's, without ``%`` and without C's length modifier;
+    see ``core.printf``) followed by the next text.  ``once``: only thread
+    (0, 0, 0) of block (0, 0, 0) prints."""
+
+    text: tuple[str, ...]  # one more than the values
+    values: tuple[Expr, ...]
+    formats: tuple[str, ...]
+    once: bool = False
 
 
 # -- functions ----------------------------------------------------------------------
