@@ -24,6 +24,7 @@ from kdsl.runtime.checks import (
     scalar_value,
 )
 from kdsl.runtime import compile as kcompile
+from kdsl.runtime import debug
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -250,8 +251,10 @@ class LaunchPlan:
         self.kernel = kernel
         self.instance = inst
         self.device = device
-        self.function = kcompile.load_function(inst, device)
-        self.alignment = kcompile.transpiled(inst).alignment
+        transpiled = kcompile.transpiled(inst)
+        function = kcompile.load_function(inst, device)
+        self.function = debug.checked(function, transpiled, device)  # asserts
+        self.alignment = transpiled.alignment
         self.refresh()
 
     def refresh(self):

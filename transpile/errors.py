@@ -544,7 +544,7 @@ register(
         "{callee}() takes a 32- or 64-bit integer, got {got}: convert it with "
         ".to(Int32) or .to(Uint32)",
     ),
-    # E26x: printing
+    # E26x: printing and assertions
     (
         "print-argument",
         "E263",
@@ -577,6 +577,22 @@ register(
         DSLError,
         "print() formats at most {limit} run-time values (CUDA's printf), got {n}; "
         "split it into several prints",
+    ),
+    (
+        "assert-message",
+        "E268",
+        DSLTypeError,
+        "an assert message must be text known at compile time (a string, or an "
+        "f-string of compile-time values), got {got}; print run-time values before "
+        "the assert",
+    ),
+    (
+        "assert-always-fails",
+        "E269",
+        DSLError,
+        "every thread reaches this assert and its condition is False at compile "
+        "time, so every launch would fail ({message}); remove it or put it under "
+        "the condition it is about",
     ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),

@@ -33,6 +33,9 @@ class Lowered:
     functions: tuple[ir.Function, ...]  # device functions, callees first
     readonly: frozenset  # pointer parameters the kernel never stores to
     alignment: dict  # pointer parameter -> the alignment its .vec(N) needs
+    # A debug build's assertions: (span, message) of number k at k - 1.  An
+    # instance with any takes the assertion record as its last parameter.
+    assertions: tuple = ()
 
     @property
     def by_name(self) -> dict:
@@ -47,6 +50,7 @@ class Transpiled:
 
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
+    assertions: tuple = ()  # (span, message) of each assertion (Lowered)
 
 
 class Compilation:
@@ -63,7 +67,7 @@ class Compilation:
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, functions, alignment = _lower(
+            kernel, readonly, functions, alignment, assertions = _lower(
                 self.kdef, self.name, self.dtypes, self.constexprs
             )
             for f in functions + [kernel]:
@@ -73,6 +77,7 @@ class Compilation:
             tuple(functions),
             frozenset(readonly),
             dict(sorted(alignment.items())),
+            tuple(assertions),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -84,7 +89,8 @@ class Compilation:
         return self._sources[line_directives]
 
     def transpiled(self) -> Transpiled:
-        return Transpiled(self.source(), self.lowered.alignment)
+        lowered = self.lowered
+        return Transpiled(self.source(), lowered.alignment, lowered.assertions)
 
 
 @contextlib.contextmanager
@@ -102,17 +108,20 @@ def _lower(kdef, name, dtypes, constexprs):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
     ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
+    ctx.debug = getattr(kdef, "debug", False)
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
     lw.suite(kdef.parsed.node.body)
+    params += lw.record_params()
     kernel = ir.Function(name, params, tuple(state.block))
     readonly = {
         _pointer_of(state.env[info.name].value).name
         for info in sig.params
         if info.kind in ("pointer", "array") and info.name not in ctx.written
     }
-    return kernel, readonly, list(ctx.functions.values()), ctx.alignment
+    functions = list(ctx.functions.values())
+    return kernel, readonly, functions, ctx.alignment, ctx.assertions
 
 
 def _pointer_of(value):
@@ -140,4 +149,5 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,
+        assertions=len(lowered.assertions),
     )

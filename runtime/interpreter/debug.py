@@ -1,11 +1,13 @@
-"""``print`` in the lock-step interpreter (the ``Batch`` handler of
-:class:`ir.Print`).
+"""``print`` and ``assert`` in the lock-step interpreter (the ``Batch``
+handlers of :class:`ir.Print` and :class:`ir.Assert`).
 
 A print writes, for each thread that runs it, the text printf would write
 on the GPU (``core.printf``), one thread after another in thread order; a
 batch runs a statement for all its threads before the next statement, so
 two prints of one thread are not adjacent when several threads print.  (On
-the GPU the order between threads is unspecified.)
+the GPU the order between threads is unspecified.)  An assertion that fails
+in any running thread raises :class:`DeviceAssertionError` at once, naming
+the first such thread in thread order.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import sys
 
 import numpy as np
 
+from kdsl.runtime.errors import device_assertion
 from kdsl.transpile.core import printf
 
 
 class Debug:
-    """The print handler of ``simt.Batch`` (a mixin)."""
+    """The print and assert handlers of ``simt.Batch`` (a mixin)."""
 
     def s_Print(self, s, m, frame):
         if s.once:
@@ -44,3 +47,13 @@ class Debug:
             for axis in "xyz":
                 first &= self.specials[f"{name}.{axis}"] == 0
         return first
+
+    def s_Assert(self, s, m, frame):
+        failed = m & ~self.eval(s.cond, m, frame)
+        if failed.any():
+            lane = int(np.argmax(failed))
+            thread, block = (
+                tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
+                for name in ("thread_idx", "block_idx")
+            )
+            raise device_assertion(s.span or self.span, s.message, thread, block)

@@ -15,7 +15,7 @@ import itertools
 import string
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.core.types import NumericMeta, Uint32, VectorMeta
+from kdsl.transpile.core.types import Boolean, NumericMeta, Uint32, VectorMeta
 from kdsl.transpile.cuda import cexpr
 from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
@@ -204,6 +204,16 @@ class Emitter(Backend):
             return
         self.line("if (kdsl::first_thread()) {")
         self.line(call)
+        self.line("}")
+
+    def _s_Assert(self, s):
+        fail = f"kdsl::assert_failed({_bare(self.expr(s.record))}, {s.site});"
+        if isinstance(s.cond, ir.Const):  # false: every thread here fails
+            self.line(fail)
+            return
+        failed = cexpr.unary("~", Boolean, self.expr(s.cond))
+        self.line(f"if ({_bare(failed)}) {{")
+        self.line(fail)
         self.line("}")
 
     # -- expressions ---------------------------------------------------------------------

@@ -42,7 +42,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
     """Lowers one function (the kernel, or a device function with its own
     lowerer) to IR; all it changes is ``state``.  This class lowers
     statements; its bases lower control flow, device-function calls, print's
-    text and expressions."""
+    text and asserts, and expressions."""
 
     def __init__(self, state: FunctionState):
         self.state = state

@@ -1,5 +1,14 @@
-"""Lowering of print's text: a string or f-string argument of ``print``
-becomes a ``printf.Text`` (the built-in formats it, ``builtins/printing.py``).
+"""Lowering of print's text and of ``assert``.
+
+A string or f-string argument of ``print`` becomes a ``printf.Text`` (the
+built-in formats it, ``builtins/printing.py``).  An ``assert`` is compiled
+only in a debug build (``Context.debug``: ``KDSL_DEBUG=1`` or
+``@kdsl.kernel(debug=True)``); in a release build it is left out like under
+``python -O``: neither its condition nor its message is evaluated.  In a
+debug build it becomes an :class:`ir.Assert` numbered from 1 in the
+instance (``Context.assertions`` maps the number to its place and message).
+A function with an assertion, or calling a device function that has one,
+takes the launch's assertion record as its last parameter.
 """
 
 from __future__ import annotations
@@ -8,13 +17,19 @@ import ast
 
 import libcst as cst
 
+from kdsl.transpile import ir
+from kdsl.transpile.builtins.printing import static_text
 from kdsl.transpile.core.printf import Field, Text
+from kdsl.transpile.core.types import Int32
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.state import Lowering
 
+RECORD = ir.PointerType(Int32)  # the assertion record's type
+RECORD_NAME = "kdsl_assert"
+
 
 class DebugLowerer(Lowering):
-    """The print-text half of ``lower.Lowerer`` (a mixin)."""
+    """The print-text and assert half of ``lower.Lowerer`` (a mixin)."""
 
     # -- text ------------------------------------------------------------------------
     def text(self, node):
@@ -71,6 +86,64 @@ class DebugLowerer(Lowering):
             value = self.expr(part.expression)
             parts.append(Field(value, spec, self.state.parsed.span(part.expression)))
         return Text(tuple(parts))
+
+    # -- assert --------------------------------------------------------------------------
+    def _small_Assert(self, node):
+        message = self._assert_message(node)
+        if not self.state.ctx.debug:
+            return
+        cond = self.condition(self.expr(node.test), "an assert condition")
+        if cond.is_static():
+            if bool(cond):
+                return
+            if self._reached_by_every_thread():
+                raise error("assert-always-fails", message=message)
+        site = len(self.state.ctx.assertions) + 1
+        span = self.state.parsed.span(node)
+        self.state.ctx.assertions.append((span, message))
+        record = self.assert_record()
+        self.emit(ir.Assert(cond.ir_value(), record, site, message, span=span))
+
+    def _assert_message(self, node) -> str:
+        """The assert's message (its condition's source when it has none);
+        in a release build only its form is checked."""
+        if node.msg is None:
+            return " ".join(self.state.parsed.code(node.test).split())
+        strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        if not isinstance(node.msg, strings):
+            code = " ".join(self.state.parsed.code(node.msg).split())
+            raise error("assert-message", got=f"'{code}'")
+        if not self.state.ctx.debug:
+            return ""
+        value = self.text(node.msg)
+        text = static_text(self, value)
+        if text is None:
+            raise error("assert-message", got="an f-string of run-time values")
+        return text
+
+    def _reached_by_every_thread(self) -> bool:
+        """Whether every thread of every launch runs the statement being
+        lowered: in the kernel itself, outside run-time control flow, after
+        no return under a run-time condition."""
+        state = self.state
+        return (
+            not state.returns_allowed
+            and state.dynamic_depth == 0
+            and not state.bare_returns
+        )
+
+    def assert_record(self) -> ir.Var:
+        """This function's assertion record parameter (declared on first use)."""
+        if self.state.record is None:
+            name = self.state.names.declare(RECORD_NAME)
+            self.state.record = ir.Var(RECORD, name)
+        return self.state.record
+
+    def record_params(self) -> tuple:
+        """The assertion record parameter, if this function has one: its
+        last parameter."""
+        record = self.state.record
+        return () if record is None else (ir.Param(record.name, RECORD),)
 
 
 def _decoded(node: cst.FormattedString, text: str) -> str:

@@ -39,7 +39,10 @@ class DeviceFunctionLowerer(Lowering):
             finally:
                 self.state.ctx.in_progress.discard(key)
         fn = self.state.ctx.functions[key]
-        call = ir.FuncCall(fn.ret, fn.name, tuple(v.ir_value() for v in vals))
+        operands = tuple(v.ir_value() for v in vals)
+        if fn.name in self.state.ctx.record_takers:  # it has an assertion
+            operands += (self.assert_record(),)
+        call = ir.FuncCall(fn.ret, fn.name, operands)
         if fn.ret is None:
             self.emit(ir.ExprStmt(call))
             return None
@@ -71,6 +74,9 @@ class DeviceFunctionLowerer(Lowering):
         name = self.state.ctx.symbols.function(
             f"{f.name}__{suffix}" if suffix else f.name
         )
+        params.extend(sub.record_params())
+        if sub.state.record is not None:
+            self.state.ctx.record_takers.add(name)
         return ir.Function(
             name, tuple(params), tuple(sub.state.block), ret, is_kernel=False
         )

@@ -45,10 +45,15 @@ class Context:
     # pointer parameter -> bytes its .vec(N) views need it aligned to
     alignment: dict = field(default_factory=dict)
     symbols: names.Symbols = field(default_factory=names.Symbols)  # C++ names
+    debug: bool = False  # a debug build: assert statements are compiled
+    # (span, message) of each assertion, numbered from 1 in this list's order
+    assertions: list = field(default_factory=list)
+    record_takers: set = field(default_factory=set)  # functions taking the record
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
-        globals, no statics, the instance's functions and C++ names."""
+        globals, no statics, the instance's functions, C++ names and
+        assertions."""
         return Context(
             fn_globals,
             {},
@@ -56,6 +61,9 @@ class Context:
             self.in_progress,
             set(),
             symbols=self.symbols,
+            debug=self.debug,
+            assertions=self.assertions,
+            record_takers=self.record_takers,
         )
 
 
@@ -83,6 +91,7 @@ class FunctionState:
     ended_loops: dict[str, int] = field(default_factory=dict)  # loop var -> line
     returns: list = field(default_factory=list)  # (value, node) returned
     bare_returns: list = field(default_factory=list)  # nodes of bare returns
+    record: ir.Var | None = None  # the assertion record parameter, once used
 
     @classmethod
     def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":

@@ -51,6 +51,7 @@ __all__ = [
     "Continue",
     "Return",
     "Print",
+    "Assert",
     "Param",
     "Function",
     "operands",
@@ -333,6 +334,18 @@ class Print(Stmt):
     values: tuple[Expr, ...]
     formats: tuple[str, ...]
     once: bool = False
+
+
+@dataclass(frozen=True)
+class Assert(Stmt):
+    """A debug build's ``assert cond, message``: a thread for which ``cond``
+    is false records the assertion's number ``site`` in the launch's
+    assertion record (``record``, an Int32 pointer parameter) and stops."""
+
+    cond: Expr
+    record: Expr
+    site: int
+    message: str
 
 
 # -- functions ----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-# expect: E202 line 24
+# expect: E268 line 24
 import kdsl
 from kdsl import (
     Array,
@@ -18,8 +18,8 @@ def helper(v):
     return v
 
 
-@kdsl.kernel(dtypes=[kdsl.Float32])
+@kdsl.kernel(dtypes=[kdsl.Float32], debug=True)
 def bad(x: Pointer[D], out: Pointer[D], n: Int32):
     i = block_idx.x * 256 + thread_idx.x
-    assert i < n
+    assert i < n, f"i = {i}"
     out[i] = x[i]
