@@ -123,6 +123,7 @@ def transpiled(inst) -> Transpiled:
         kernel._fingerprint,
         kernel.fn.__qualname__,
         kernel.fn.__code__.co_firstlineno,  # a redefinition of the same name
+        kernel.fn.__code__.co_filename,  # where its assertions are (a copy moved)
         inst.name,
         "debug" if getattr(kernel, "debug", False) else "release",
     )

@@ -391,6 +391,24 @@ def test_the_source_cache_keeps_the_assertions_and_builds_apart(gpu):
     assert kcompile.transpiled(release).assertions == ()
 
 
+def test_a_copy_of_a_kernel_file_elsewhere_names_its_own_file(gpu, tmp_path):
+    text = (
+        "import kdsl\nfrom kdsl import Pointer, Float32\n"
+        "@kdsl.kernel(debug=True)\ndef k(x: Pointer[Float32]):\n"
+        "    assert x[0] > 0\n"
+    )
+    paths = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "copied.py")
+        paths[-1].write_text(text)
+    for k, path in enumerate(paths):  # the same bytes: only the path differs
+        module = _load(path, f"kdsl_test_copied_{k}")
+        sys.modules.pop(f"kdsl_test_copied_{k}")
+        ((span, _),) = kcompile.transpiled(module.k.dispatch()).assertions
+        assert span.path == str(path)
+
+
 # -- scalars -------------------------------------------------------------------------------
 def test_huge_int_for_a_float_parameter_is_a_named_error(gpu):
     with pytest.raises(kdsl.DSLError, match="'s'"):
