@@ -68,7 +68,12 @@ from kdsl.transpile.frontend.lang import (
 from kdsl.transpile.builtins import public as _public_builtins
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
-from kdsl.runtime.errors import InterpretError, LaunchError, NVRTCError
+from kdsl.runtime.errors import (
+    DeviceAssertionError,
+    InterpretError,
+    LaunchError,
+    NVRTCError,
+)
 from kdsl import math
 
 from kdsl.transpile.version import __version__  # noqa: E402,F401

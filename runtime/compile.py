@@ -20,6 +20,7 @@ from types import CodeType, ModuleType
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.pipeline import Transpiled
+from kdsl.transpile.source import Span
 from kdsl.transpile.version import __version__
 
 
@@ -122,13 +123,16 @@ def transpiled(inst) -> Transpiled:
         kernel._fingerprint,
         kernel.fn.__qualname__,
         kernel.fn.__code__.co_firstlineno,  # a redefinition of the same name
+        kernel.fn.__code__.co_filename,  # where its assertions are (a copy moved)
         inst.name,
+        "debug" if getattr(kernel, "debug", False) else "release",
     )
     entry = cache.SOURCES.get(key)
     if entry is not None:
         data = json.loads(entry)
+        assertions = tuple((Span(*a[:5]), a[5]) for a in data["assertions"])
         inst._transpiled = Transpiled(
-            data["source"], data["alignment"], data["cooperative"]
+            data["source"], data["alignment"], data["cooperative"], assertions
         )
     else:
         inst._transpiled = t = inst.transpiled
@@ -136,6 +140,10 @@ def transpiled(inst) -> Transpiled:
             "source": t.source,
             "alignment": t.alignment,
             "cooperative": t.cooperative,
+            "assertions": [
+                [s.path, s.line, s.col, s.end_line, s.end_col, message]
+                for s, message in t.assertions
+            ],
         }
         cache.SOURCES.put(key, json.dumps(data).encode())
     return inst._transpiled

@@ -9,7 +9,7 @@ never imports the runtime).
 
 from __future__ import annotations
 
-from kdsl.transpile.errors import DSLError, register
+from kdsl.transpile.errors import DSLError, error, register
 
 
 class LaunchError(DSLError, TypeError):
@@ -30,6 +30,31 @@ class NVRTCError(DSLError):
 
     code = "E502"
     log = ""
+
+
+class DeviceAssertionError(DSLError, AssertionError):
+    """An ``assert`` in a kernel failed: in the CPU interpreter, or on the
+    GPU in a debug build (read from the launch's assertion record after it).
+    Located at the assert; ``thread`` and ``block`` are the indices of the
+    thread that failed (on the GPU, the first of them to record it)."""
+
+    code = "E460"
+    thread: tuple = ()
+    block: tuple = ()
+
+
+def device_assertion(span, message, thread, block) -> DeviceAssertionError:
+    """The error of the assert at ``span`` failed in ``thread`` of ``block``."""
+    import linecache
+
+    err = error(
+        "device-assertion", thread=f"thread {thread} of block {block}", message=message
+    )
+    err.thread, err.block = tuple(thread), tuple(block)
+    if span is not None:
+        line = linecache.getline(span.path, span.line).rstrip("\n") or None
+        err.locate(span, line)
+    return err
 
 
 register(
@@ -363,6 +388,13 @@ register(
         InterpretError,
         "{callee}() in {thread} reads lane {lane}, which is not in its mask {mask} "
         "(on the GPU the value is undefined)",
+    ),
+    # E46x: debug builds
+    (
+        "device-assertion",
+        "E460",
+        DeviceAssertionError,
+        "assertion failed in {thread}: {message}",
     ),
     # E5xx: NVRTC
     (

@@ -95,9 +95,10 @@ class Kernel:
 
     __kdsl_kernel__ = True
 
-    def __init__(self, fn, dtypes=None, backward=None):
+    def __init__(self, fn, dtypes=None, backward=None, debug=None):
         self.fn = fn
         self.name = fn.__name__
+        self.debug = debug_build(debug)
         self.__doc__ = fn.__doc__
         self.signature = read_signature(fn, f"kernel '{self.name}'")
         self._dtypes_option = dtypes
@@ -430,8 +431,17 @@ def check_constexpr(kernel_name, spec, value):
     return value
 
 
-def kernel(fn=None, *, dtypes=None, backward=None):
-    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k)``."""
+def kernel(fn=None, *, dtypes=None, backward=None, debug=None):
+    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...],
+    backward=k, debug=True)``."""
     if fn is None:
-        return lambda f: Kernel(f, dtypes=dtypes, backward=backward)
-    return Kernel(fn, dtypes=dtypes, backward=backward)
+        return lambda f: Kernel(f, dtypes=dtypes, backward=backward, debug=debug)
+    return Kernel(fn, dtypes=dtypes, backward=backward, debug=debug)
+
+
+def debug_build(debug) -> bool:
+    """Whether a kernel compiles its assert statements: ``debug=`` if given,
+    else whether ``KDSL_DEBUG=1`` is set when the kernel is defined."""
+    if debug is None:
+        return os.environ.get("KDSL_DEBUG") == "1"
+    return bool(debug)

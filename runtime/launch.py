@@ -26,6 +26,7 @@ from kdsl.runtime.checks import (
     scalar_value,
 )
 from kdsl.runtime import compile as kcompile
+from kdsl.runtime import debug
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -253,9 +254,10 @@ class LaunchPlan:
         self.instance = inst
         self.device = device
         transpiled = kcompile.transpiled(inst)
-        self.function = kcompile.load_function(inst, device)
+        function = kcompile.load_function(inst, device)
         if transpiled.cooperative:  # it grid-syncs
-            self.function = Cooperative(self.function, kernel.name, device)
+            function = Cooperative(function, kernel.name, device)
+        self.function = debug.checked(function, transpiled, device)  # asserts
         self.alignment = transpiled.alignment
         self.refresh()
 

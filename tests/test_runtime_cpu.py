@@ -17,7 +17,7 @@ import pytest
 
 import kdsl
 from kdsl import Array, Constexpr, Float32, Int32, Pointer, thread_idx
-from kdsl.runtime import arrays, cache, compile as kcompile, launch
+from kdsl.runtime import arrays, cache, compile as kcompile, debug, launch
 from kdsl.transpile import pipeline
 from kdsl.transpile.core import types as T
 
@@ -66,6 +66,13 @@ def grid_synced(out: Pointer[Float32], n: Int32):
     if thread_idx.x < n:
         out[0] = out[0] + 1.0
     kdsl.grid_sync()
+
+
+@kdsl.kernel(debug=True)
+def checked(out: Pointer[Float32], n: Int32):
+    i = thread_idx.x
+    assert i < n, "i below n"
+    out[i] = 1.0
 
 
 # -- the harness -------------------------------------------------------------------------
@@ -117,6 +124,7 @@ def gpu(tmp_path, monkeypatch):
         vector_param,
         float_scalar,
         grid_synced,
+        checked,
     ):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
@@ -404,6 +412,85 @@ def test_the_cooperative_flag_survives_the_disk_cache(gpu, monkeypatch):
         inst = k.dispatch(*dtypes)
         inst._transpiled = None
         assert kcompile.transpiled(inst) == was
+
+
+# -- debug builds ----------------------------------------------------------------------------
+class FakeRecord:
+    """An assertion record in no memory: clearing and reading it go to the
+    launch log; a read returns ``ints``."""
+
+    def __init__(self, log):
+        self.log, self.ints = log, [0] * debug.RECORD_INTS
+        self.pointer = np.uintp(0x20000)
+
+    def clear(self, stream):
+        self.log.append(("clear", stream))
+
+    def read(self, stream):
+        self.log.append(("read", stream))
+        return list(self.ints)
+
+
+def test_a_debug_launch_passes_clears_and_reads_the_assertion_record(gpu, monkeypatch):
+    records = []
+
+    def record(device):
+        records.append(FakeRecord(gpu.log))
+        return records[-1]
+
+    monkeypatch.setattr(debug, "Record", record)
+    x = device_array(16)
+    checked[1, 16](x, 16)
+    assert [entry[0] for entry in gpu.log] == ["clear", "checked", "read"]
+    assert gpu.log[1][1][-1] is records[0].pointer and len(gpu.log[1][1]) == 3
+    records[0].ints = [1, 5, 0, 0, 2, 0, 0, 0]
+    with pytest.raises(kdsl.DeviceAssertionError) as info:
+        checked[1, 16](x, 16)  # the fast path: the same plan, the same record
+    err = info.value
+    assert len(records) == 1 and len(gpu.log) == 6
+    assert (err.thread, err.block) == ((5, 0, 0), (2, 0, 0))
+    line = checked.fn.__code__.co_firstlineno + 3
+    assert str(err).startswith(f"{__file__}:{line}:5: error[E460]: assertion failed")
+    assert "thread (5, 0, 0) of block (2, 0, 0): i below n" in str(err)
+
+
+def test_a_release_plan_calls_the_function_itself(gpu):
+    x = device_array(16)
+    scaled[1, 16](x, 16)
+    (plan,) = {id(p): p for p in scaled._plans.values()}.values()
+    assert type(plan.function) is FakeFunction
+    assert len(gpu.log[-1][1]) == 2
+
+
+def test_the_source_cache_keeps_the_assertions_and_builds_apart(gpu):
+    inst = checked.dispatch()
+    first = kcompile.transpiled(inst)
+    assert [message for _, message in first.assertions] == ["i below n"]
+    inst._transpiled = None
+    cache.SOURCES.memory.clear()  # a new process: from the disk cache
+    again = kcompile.transpiled(inst)
+    assert again == first and again is not first
+    release = kdsl.kernel(checked.fn, debug=False).dispatch()
+    assert "assert_failed" not in kcompile.transpiled(release).source
+    assert kcompile.transpiled(release).assertions == ()
+
+
+def test_a_copy_of_a_kernel_file_elsewhere_names_its_own_file(gpu, tmp_path):
+    text = (
+        "import kdsl\nfrom kdsl import Pointer, Float32\n"
+        "@kdsl.kernel(debug=True)\ndef k(x: Pointer[Float32]):\n"
+        "    assert x[0] > 0\n"
+    )
+    paths = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "copied.py")
+        paths[-1].write_text(text)
+    for k, path in enumerate(paths):  # the same bytes: only the path differs
+        module = _load(path, f"kdsl_test_copied_{k}")
+        sys.modules.pop(f"kdsl_test_copied_{k}")
+        ((span, _),) = kcompile.transpiled(module.k.dispatch()).assertions
+        assert span.path == str(path)
 
 
 # -- scalars -------------------------------------------------------------------------------

@@ -615,6 +615,56 @@ register(
         DSLTypeError,
         "{callee}() takes an Int32 exponent, got {got}: convert it with .to(Int32)",
     ),
+    # E26x: printing and assertions
+    (
+        "print-argument",
+        "E263",
+        DSLTypeError,
+        "print() cannot print {got}; {instead}",
+    ),
+    (
+        "print-format-code",
+        "E264",
+        DSLTypeError,
+        "format code '{code}' cannot print {type} in a kernel; use one of {codes}",
+    ),
+    (
+        "print-format-spec",
+        "E265",
+        DSLSyntaxError,
+        "format spec '{spec}' has {part}, which print() in a kernel does not "
+        "support (it maps to CUDA's printf); write [<|>][+| ][0][width][.precision]"
+        "[code]",
+    ),
+    (
+        "print-text-keyword",
+        "E266",
+        DSLTypeError,
+        "print()'s {keyword}= must be a string known at compile time, got {got}",
+    ),
+    (
+        "print-too-many",
+        "E267",
+        DSLError,
+        "print() formats at most {limit} run-time values (CUDA's printf), got {n}; "
+        "split it into several prints",
+    ),
+    (
+        "assert-message",
+        "E268",
+        DSLTypeError,
+        "an assert message must be text known at compile time (a string, or an "
+        "f-string of compile-time values), got {got}; print run-time values before "
+        "the assert",
+    ),
+    (
+        "assert-always-fails",
+        "E269",
+        DSLError,
+        "every thread reaches this assert and its condition is False at compile "
+        "time, so every launch would fail ({message}); remove it or put it under "
+        "the condition it is about",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (

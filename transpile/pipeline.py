@@ -36,6 +36,9 @@ class Lowered:
     written: tuple[str, ...]  # the other pointer and array parameters, by
     # their Python name, in signature order (what a launch may change)
     cooperative: bool  # it calls a grid-wide built-in (kdsl.grid_sync)
+    # A debug build's assertions: (span, message) of number k at k - 1.  An
+    # instance with any takes the assertion record as its last parameter.
+    assertions: tuple = ()
 
     @property
     def by_name(self) -> dict:
@@ -51,6 +54,7 @@ class Transpiled:
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
     cooperative: bool = False  # launch cooperatively (every block resident)
+    assertions: tuple = ()  # (span, message) of each assertion (Lowered)
 
 
 class Compilation:
@@ -67,7 +71,7 @@ class Compilation:
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, written, functions, alignment = _lower(
+            kernel, readonly, written, functions, alignment, assertions = _lower(
                 self.kdef, self.name, self.dtypes, self.constexprs
             )
             for f in functions + [kernel]:
@@ -79,6 +83,7 @@ class Compilation:
             dict(sorted(alignment.items())),
             written,
             _grid_wide(functions + [kernel]),
+            tuple(assertions),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -91,7 +96,9 @@ class Compilation:
 
     def transpiled(self) -> Transpiled:
         lowered = self.lowered
-        return Transpiled(self.source(), lowered.alignment, lowered.cooperative)
+        return Transpiled(
+            self.source(), lowered.alignment, lowered.cooperative, lowered.assertions
+        )
 
 
 @contextlib.contextmanager
@@ -109,10 +116,12 @@ def _lower(kdef, name, dtypes, constexprs):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
     ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
+    ctx.debug = getattr(kdef, "debug", False)
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
-    lw.body(kdef.parsed.node.body.body)
+    lw.suite(kdef.parsed.node.body)
+    params += lw.record_params()
     kernel = ir.Function(name, params, tuple(state.block))
     memory = [info.name for info in sig.params if info.kind in ("pointer", "array")]
     readonly = {
@@ -121,7 +130,8 @@ def _lower(kdef, name, dtypes, constexprs):
         if name not in ctx.written
     }
     written = tuple(name for name in memory if name in ctx.written)
-    return kernel, readonly, written, list(ctx.functions.values()), ctx.alignment
+    functions = list(ctx.functions.values())
+    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions
 
 
 def _grid_wide(functions) -> bool:
@@ -160,4 +170,5 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,
+        assertions=len(lowered.assertions),
     )

@@ -21,7 +21,7 @@ import numpy as np
 from kdsl.transpile.core import values
 from kdsl.runtime.errors import InterpretError
 from kdsl.transpile.errors import error
-from kdsl.transpile.core.types import NumericMeta
+from kdsl.transpile.core.types import Int32, NumericMeta
 
 from kdsl.runtime.checks import (
     BLOCK_LIMITS,
@@ -161,6 +161,9 @@ def interpret(kernel, inst, grid, block, args):
     grid, block = _padded(grid), _padded(block)
     lowered = inst.lowered
     env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
+    if lowered.assertions:  # a failed assert raises at once: nothing reads it
+        record = lowered.kernel.params[-1].name
+        env[record] = Memory(np.zeros(8, np.int32), Int32, "the assertion record")
     simt.run(lowered.kernel, lowered.by_name, grid, block, env, lowered.cooperative)
     for back in write_backs:
         back()

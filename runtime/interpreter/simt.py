@@ -30,6 +30,7 @@ from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes
 from kdsl.transpile.errors import error
+from kdsl.runtime.interpreter.debug import Debug
 from kdsl.runtime.interpreter.memory import Memory, RaceLog, fault
 from kdsl.runtime.interpreter.together import WARP, Slot, Together
 
@@ -76,7 +77,7 @@ class _Frame:
         self.off = mask.copy() if self.off is None else self.off | mask
 
 
-class Batch(Together, Backend):
+class Batch(Together, Debug, Backend):
     """``count`` consecutive blocks of one launch, run in lock-step: the
     interpreter backend, one ``s_<Node>``/``e_<Node>`` per IR node class
     (checked when the class is defined); built-in calls run through their

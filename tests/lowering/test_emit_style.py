@@ -150,6 +150,12 @@ def test_wrap_rules():
         assert line.count("<") == line.count(">")
     compare = "out[i] = pick(" + "a" * 40 + " < b, c > " + "d" * 40 + ", e);"
     assert wrap(pad, compare)[0].endswith(" < b,")  # comparisons are no brackets
+    # a string literal is one piece: no break at its commas, brackets or "?"
+    text = 'printf("' + "a, b) [c ? d : e], " * 4 + '%d\\" (", x, y);'
+    lines = wrap(pad, text)
+    assert [line.strip() for line in lines] == [text[: text.index(" y")], "y);"]
+    alone = 'printf("' + "a, b, (c, d) ? e : f, " * 5 + '\\n");'
+    assert wrap(pad, alone) == [pad + alone]
 
 
 @kdsl.kernel

@@ -131,6 +131,8 @@ def _dummy(f: dataclasses.Field):
         return (ir.Comment("c"),)
     if "tuple" in hint and "Expr" in hint:
         return (A, A)
+    if "tuple[str" in hint:
+        return ("text", "d", "text")
     if "tuple" in hint:
         return (2,)
     if "Expr" in hint or "Var" in hint:

@@ -10,17 +10,24 @@ from kdsl.transpile.builtins import integers  # noqa: F401
 from kdsl.transpile.builtins import math  # noqa: F401
 from kdsl.transpile.builtins import memory  # noqa: F401
 from kdsl.transpile.builtins import loops  # noqa: F401
-from kdsl.transpile.builtins.registry import REGISTRY, Builtin, get, lower_call
+from kdsl.transpile.builtins import printing  # noqa: F401
+from kdsl.transpile.builtins.registry import (
+    PYTHON_BUILTINS,
+    REGISTRY,
+    Builtin,
+    get,
+    lower_call,
+)
 
 
 def public() -> dict:
     """The entries installed as ``kdsl.<name>`` (``kdsl.math.*`` and the
     special registers are reached through ``kdsl.math`` and ``thread_idx``
-    …; ``min``/``max`` are Python's)."""
+    …; ``min``/``max``/``print`` are Python's)."""
     return {
         name: b
         for name, b in REGISTRY.items()
-        if "." not in name and name not in ("min", "max")
+        if "." not in name and name not in PYTHON_BUILTINS
     }
 
 

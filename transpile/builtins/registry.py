@@ -22,7 +22,9 @@ An entry says, in one place:
   a kernel that calls a ``"grid"`` one is launched cooperatively, every
   block resident at once;
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
-  rendering needs (the file includes them only when the IR calls it).
+  rendering needs (the file includes them only when the IR calls it);
+* ``text``: its arguments may be strings and f-strings (``print``), which
+  the front end passes as ``core.printf.Text``.
 
 A ``kind="syntax"`` entry (``range``, ``shared_array``) is lowered into other
 IR (a loop, an array declaration) and never reaches a backend as a call.
@@ -52,6 +54,7 @@ class Builtin:
     prelude: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
     kind: str = "call"  # "call", "special" (a register read) or "syntax"
+    text: bool = False  # takes strings and f-strings (as core.printf.Text)
 
     def __post_init__(self):
         object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)
@@ -62,13 +65,14 @@ class Builtin:
     @property
     def spelled(self) -> str:
         """How the user wrote it: ``kdsl.syncthreads``, ``kdsl.math.exp``, ``min``."""
-        return self.name if self.name in ("min", "max") else f"kdsl.{self.name}"
+        return self.name if self.name in PYTHON_BUILTINS else f"kdsl.{self.name}"
 
     def __repr__(self) -> str:
         return self.spelled
 
 
 REGISTRY: dict[str, Builtin] = {}
+PYTHON_BUILTINS = ("min", "max", "print")  # entries a kernel calls by Python's name
 _KINDS = ("call", "special", "syntax")
 _COLLECTIVES = (None, "warp", "block", "grid")
 
@@ -133,6 +137,9 @@ class Lowering(Protocol):
 
     def declare_array(self, elem, shape: tuple, space: str) -> Any:
         """Declare a fixed-shape ``shared``/``local`` array; its value."""
+
+    def describe(self, value) -> str:
+        """What ``value`` is, for an error: ``pointer 'x'``, ``a Float32x4``."""
 
     def hold(self, value, name: str, callee: str) -> Any:
         """``value`` computed once, here, into a new C++ variable (named after

@@ -610,6 +610,27 @@ def literal(t, value) -> CExpr:
     return CExpr(f"{t.c_name}({_f32_text(value)})")
 
 
+def string_literal(text: str) -> str:
+    """``text`` as a C string literal: printable ASCII as it is (``"`` and
+    ``\\`` escaped), newline and tab as ``\\n`` and ``\\t``, any other byte of
+    its UTF-8 as a three-digit octal escape."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+_ESCAPES = {"\n": "\\n", "\t": "\\t"}
+
+
 # -- headers, prelude, NVRTC options ---------------------------------------------
 def _scalars(types) -> set:
     out = set()

@@ -15,7 +15,7 @@ import itertools
 import string
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.core.types import NumericMeta, Uint32, VectorMeta
+from kdsl.transpile.core.types import Boolean, NumericMeta, Uint32, VectorMeta
 from kdsl.transpile.cuda import cexpr
 from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
@@ -192,6 +192,36 @@ class Emitter(Backend):
         self.line(
             "return;" if s.value is None else f"return {_bare(self.expr(s.value))};"
         )
+
+    def _s_Print(self, s):
+        spelled, args = [s.text[0].replace("%", "%%")], []
+        for value, conversion, text in zip(s.values, s.formats, s.text[1:]):
+            t = value.type
+            length = "ll" if t.kind == "int" and t.width == 64 else ""
+            spelled.append(f"%{conversion[:-1]}{length}{conversion[-1]}")
+            spelled.append(text.replace("%", "%%"))
+            arg = self.expr(value)
+            if conversion == "s":  # a Boolean as Python prints it
+                arg = _conditional(arg.text, CExpr('"True"'), CExpr('"False"'))
+            args.append(_bare(arg))
+        text = cexpr.string_literal("".join(spelled))
+        call = f"printf({', '.join([text, *args])});"
+        if not s.once:
+            self.line(call)
+            return
+        self.line("if (kdsl::first_thread()) {")
+        self.line(call)
+        self.line("}")
+
+    def _s_Assert(self, s):
+        fail = f"kdsl::assert_failed({_bare(self.expr(s.record))}, {s.site});"
+        if isinstance(s.cond, ir.Const):  # false: every thread here fails
+            self.line(fail)
+            return
+        failed = cexpr.unary("~", Boolean, self.expr(s.cond))
+        self.line(f"if ({_bare(failed)}) {{")
+        self.line(fail)
+        self.line("}")
 
     # -- expressions ---------------------------------------------------------------------
     def use(self, t):

@@ -116,14 +116,39 @@ def _top_level_commas(text):
 
 def _depths(text):
     """``(index, bracket depth)`` of each character; a closing bracket with no
-    opening one in ``text`` is ignored, and a template's ``<...>`` counts."""
+    opening one in ``text`` is ignored, and a template's ``<...>`` counts.  A
+    string literal is one level deeper than its place (nothing in it is at
+    the top level) and its brackets do not count."""
     stack = []
+    quoted = _quoted(text)
     for i, ch in enumerate(text):
+        if quoted[i]:
+            yield i, len(stack) + 1
+            continue
         if ch in "([{" or _opens_template(text, i):
             stack.append(ch)
         elif stack and (ch in ")]}" or (ch == ">" and stack[-1] == "<")):
             stack.pop()
         yield i, len(stack)
+
+
+def _quoted(text: str) -> list[bool]:
+    """For each character, whether it belongs to a string literal ``"..."``
+    (its quotes included)."""
+    out, inside, escaped = [], False, False
+    for ch in text:
+        if inside:
+            out.append(True)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+        else:
+            inside = ch == '"'
+            out.append(inside)
+    return out
 
 
 def _closing(text: str, open_index: int) -> int:
@@ -148,13 +173,17 @@ def _wrap_conditional(indent, text):
 
 
 def _groups(text):
-    """``(open, close, [comma indices])`` of every bracket pair with commas.
+    """``(open, close, [comma indices])`` of every bracket pair with commas
+    (outside string literals).
 
     A template's ``<...>`` (a ``<`` right after a name, as in
     ``splat<float, 8>``; a comparison has spaces) is a bracket whose commas
     never break a line."""
     stack, out = [], []
+    quoted = _quoted(text)
     for i, ch in enumerate(text):
+        if quoted[i]:
+            continue
         if ch in "([{" or _opens_template(text, i):
             stack.append((i, []))
         elif ch in ")]}" or (ch == ">" and stack and text[stack[-1][0]] == "<"):

@@ -20,6 +20,7 @@ ORDER = (
     "warp.h",
     "mathfns.h",
     "vector.h",
+    "debug.h",
 )
 
 
@@ -35,6 +36,8 @@ def needs(functions) -> tuple[list[str], list[str]]:
                 types.add(s.elem)
             if isinstance(s, ir.For) and isinstance(s.step, ir.Var):
                 parts.add("intrinsics.h")  # kdsl::in_range, a run-time step's test
+            if isinstance(s, ir.Assert) or isinstance(s, ir.Print) and s.once:
+                parts.add("debug.h")  # kdsl::assert_failed, kdsl::first_thread
         for e in ir.expressions(f.body):
             types.add(e.type)
             name = e.builtin if isinstance(e, ir.BuiltinCall) else None

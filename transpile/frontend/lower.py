@@ -32,16 +32,17 @@ from kdsl.transpile.frontend.lower_expr import (
     static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
+from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
 from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
 
 
-class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
+class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLowerer):
     """Lowers one function (the kernel, or a device function with its own
     lowerer) to IR; all it changes is ``state``.  This class lowers
-    statements; its bases lower control flow, device-function calls and
-    expressions."""
+    statements; its bases lower control flow, device-function calls, print's
+    text and asserts, and expressions."""
 
     def __init__(self, state: FunctionState):
         self.state = state
@@ -140,6 +141,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
     def static_integer(self, value, what: str) -> int:
         return static_integer(value, what)
 
+    def describe(self, value) -> str:
+        return _kind_of(value)
+
     def declare_array(self, elem, shape, space):
         name = _assigned_name(self.state.statements[-1]) or "array"
         cname = self.state.names.declare(name)
@@ -160,6 +164,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
         return t._dynamic(ir.Var(t, cvar))
 
     # -- statements -----------------------------------------------------------------------------
+    def suite(self, block):
+        """The body of a compound statement: an indented block, or the
+        statements after its colon on the same line (``if c: x = 1``), which
+        lower as the same statements indented would."""
+        self.body(block.body if isinstance(block, cst.IndentedBlock) else [block])
+
     def body(self, statements):
         for stmt in statements:
             self.statement(stmt)
@@ -207,8 +217,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
             self.state.block[start:start] = predeclared
 
     def _source_text(self, node) -> str:
-        if isinstance(node, cst.SimpleStatementLine):
-            text = "; ".join(self.state.parsed.code(s) for s in node.body)
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            # each small statement's code ends with its own separator, if any
+            text = "; ".join(
+                self.state.parsed.code(s).strip().rstrip(";") for s in node.body
+            )
         elif isinstance(node, cst.If):
             text = f"if {self.state.parsed.code(node.test)}:"
         elif isinstance(node, cst.For):
@@ -237,6 +250,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
                 ) from None
             finally:
                 self.state.statements.pop()
+
+    _stmt_SimpleStatementSuite = _stmt_SimpleStatementLine  # if c: x = 1
 
     def _small_Pass(self, node):
         pass

@@ -46,21 +46,21 @@ class ControlFlowLowerer(Lowering):
         decided = self._static_bool(cond)
         if decided is not None:
             if decided:
-                self.body(node.body.body)
+                self.suite(node.body)
             elif isinstance(node.orelse, cst.If):
                 self._stmt_If(node.orelse)
             elif node.orelse is not None:
-                self.body(node.orelse.body.body)
+                self.suite(node.orelse.body)
             return
         cond = self.condition(cond, "an 'if' condition")
         with self.dynamic(node):
             with self.new_block() as then:
-                self.body(node.body.body)
+                self.suite(node.body)
             with self.new_block() as orelse:
                 if isinstance(node.orelse, cst.If):
                     self.statement(node.orelse)
                 elif node.orelse is not None:
-                    self.body(node.orelse.body.body)
+                    self.suite(node.orelse.body)
             self.emit(ir.If(cond.ir_value(), tuple(then), tuple(orelse)))
 
     def _stmt_While(self, node):
@@ -76,7 +76,7 @@ class ControlFlowLowerer(Lowering):
             else:
                 cond = None
             with self.new_block() as body, self.loop("runtime"):
-                self.body(node.body.body)
+                self.suite(node.body)
             forever = ir.Const(Boolean, True)
             self.emit(
                 ir.While(cond.ir_value() if cond is not None else forever, tuple(body))
@@ -132,7 +132,7 @@ class ControlFlowLowerer(Lowering):
                     )
                     self.state.unrolled_at.append(f"{name} = {i}")
                     try:
-                        self.body(node.body.body)
+                        self.suite(node.body)
                     except _StaticBreak as exit_:
                         if exit_.kind == "break":
                             break
@@ -185,7 +185,7 @@ class ControlFlowLowerer(Lowering):
             with self.new_block() as body, self.loop("runtime"):
                 if var != cvar:
                     self.emit(ir.Declare(var, t, ir.Var(t, cvar)))
-                self.body(node.body.body)
+                self.suite(node.body)
             if isinstance(stop_expr, ir.Var) and _assigns(body, stop_expr.name):
                 end = self.state.names.declare(f"{name}_end")  # read once, like range()
                 self.emit(ir.Declare(end, t, stop_expr))

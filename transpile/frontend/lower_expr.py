@@ -70,7 +70,17 @@ _PY_BINARY = {
 }
 _PY_COMPARE = values.COMPARE
 # Python built-ins a kernel may call; everything else in builtins is an error.
-ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len")
+ALLOWED_BUILTINS = (
+    "range",
+    "min",
+    "max",
+    "abs",
+    "int",
+    "float",
+    "bool",
+    "len",
+    "print",
+)
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
 
 
@@ -386,15 +396,24 @@ class ExprLowerer(Lowering):
     # -- calls ---------------------------------------------------------------------------
     def _expr_Call(self, node):
         callee = self.expr(node.func)
+        if callee is builtins.print:
+            callee = builtin("print")
+        # print's strings and f-strings are its text (lower_debug)
+        text = isinstance(callee, Builtin) and callee.text
+        evaluate = self.text if text else self.expr
         args, kwargs = [], {}
         for arg in node.args:
             if arg.star:
                 raise error("star-arguments", arg=_code(arg).strip().rstrip(","))
             literal = isinstance(arg.value, cst.SimpleString)
-            if literal and (callee is builtins.float or isinstance(callee, Builtin)):
+            if (
+                literal
+                and not text
+                and (callee is builtins.float or isinstance(callee, Builtin))
+            ):
                 value = arg.value.evaluated_value  # float("-inf"), order="acquire"
             else:
-                value = self.expr(arg.value)
+                value = evaluate(arg.value)
             if arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:

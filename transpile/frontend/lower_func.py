@@ -62,6 +62,8 @@ class DeviceFunctionLowerer(Lowering):
             operands.extend(_operands(a))
         if results is not None:
             return self._call_with_results(fn, operands, results)
+        if fn.name in self.state.ctx.record_takers:  # it has an assertion
+            operands.append(self.assert_record())
         call = ir.FuncCall(fn.ret, fn.name, tuple(operands))
         if fn.ret is None:
             self.emit(ir.ExprStmt(call))
@@ -100,7 +102,7 @@ class DeviceFunctionLowerer(Lowering):
         bound = [
             sub._bind_parameter(pname, kind) for pname, kind in zip(py_params, kinds)
         ]
-        sub.body(parsed.node.body.body)
+        sub.suite(parsed.node.body)
         ret_types = {_returned(v) for v, _ in sub.state.returns}
         if len(ret_types) > 1:
             listed = ", ".join(sorted(_returned_name(t) for t in ret_types))
@@ -130,6 +132,9 @@ class DeviceFunctionLowerer(Lowering):
                 params.append(p)
         for cname, t in sub.state.results or ():
             params.append(ir.Param(cname, ir.RefType(t)))
+        params.extend(sub.record_params())
+        if sub.state.record is not None:
+            self.state.ctx.record_takers.add(name)
         return ir.Function(
             name, tuple(params), tuple(sub.state.block), ret, is_kernel=False
         )

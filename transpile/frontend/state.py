@@ -56,10 +56,15 @@ class Context:
     # through, {argument index: alignment its .vec(N) views need}, the
     # types of the results it returns through references, or None)
     effects: dict = field(default_factory=dict)
+    debug: bool = False  # a debug build: assert statements are compiled
+    # (span, message) of each assertion, numbered from 1 in this list's order
+    assertions: list = field(default_factory=list)
+    record_takers: set = field(default_factory=set)  # functions taking the record
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
-        globals, no statics, the instance's functions and C++ names."""
+        globals, no statics, the instance's functions, C++ names and
+        assertions."""
         return Context(
             fn_globals,
             {},
@@ -68,6 +73,9 @@ class Context:
             set(),
             symbols=self.symbols,
             effects=self.effects,
+            debug=self.debug,
+            assertions=self.assertions,
+            record_takers=self.record_takers,
         )
 
 
@@ -101,6 +109,7 @@ class FunctionState:
     # The expressions being lowered that run only under a condition ("an arm
     # of 'a if c else b'" …): a value held in a variable cannot be computed there.
     conditional: list[str] = field(default_factory=list)
+    record: ir.Var | None = None  # the assertion record parameter, once used
 
     @classmethod
     def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":

@@ -51,6 +51,8 @@ __all__ = [
     "Break",
     "Continue",
     "Return",
+    "Print",
+    "Assert",
     "Param",
     "Function",
     "operands",
@@ -335,6 +337,31 @@ class Continue(Stmt):
 @dataclass(frozen=True)
 class Return(Stmt):
     value: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Print(Stmt):
+    """``printf``: ``text[0]``, then each value formatted by its conversion
+    (``formats``: printf's, without ``%`` and without C's length modifier;
+    see ``core.printf``) followed by the next text.  ``once``: only thread
+    (0, 0, 0) of block (0, 0, 0) prints."""
+
+    text: tuple[str, ...]  # one more than the values
+    values: tuple[Expr, ...]
+    formats: tuple[str, ...]
+    once: bool = False
+
+
+@dataclass(frozen=True)
+class Assert(Stmt):
+    """A debug build's ``assert cond, message``: a thread for which ``cond``
+    is false records the assertion's number ``site`` in the launch's
+    assertion record (``record``, an Int32 pointer parameter) and stops."""
+
+    cond: Expr
+    record: Expr
+    site: int
+    message: str
 
 
 # -- functions ----------------------------------------------------------------------

@@ -138,6 +138,11 @@ def _stmt(s: ir.Stmt, depth: int) -> list[str]:
     if isinstance(s, ir.Store):
         target = f"{format_expr(s.base)}[{_join(s.indices)}]"
         return [f"{pad}{target} = {format_expr(s.value)}"]
+    if isinstance(s, ir.Print):  # print "i = %d\n"(i:Int32)
+        spelled = [t.replace("%", "%%") for t in s.text]
+        text = spelled[0] + "".join(f"%{f}{t}" for f, t in zip(s.formats, spelled[1:]))
+        args = f"({_join(s.values)})" if s.values else ""
+        return [f"{pad}{'print_once' if s.once else 'print'} {text!r}{args}"]
     bodies = [f for f in fields(s) if _is_body(getattr(s, f.name), f)]
     if isinstance(s, (ir.If, ir.While)):
         head = f"{_kind(s)} {format_expr(s.cond)}"

@@ -1,0 +1,59 @@
+"""``print`` and ``assert`` in the lock-step interpreter (the ``Batch``
+handlers of :class:`ir.Print` and :class:`ir.Assert`).
+
+A print writes, for each thread that runs it, the text printf would write
+on the GPU (``core.printf``), one thread after another in thread order; a
+batch runs a statement for all its threads before the next statement, so
+two prints of one thread are not adjacent when several threads print.  (On
+the GPU the order between threads is unspecified.)  An assertion that fails
+in any running thread raises :class:`DeviceAssertionError` at once, naming
+the first such thread in thread order.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from kdsl.runtime.errors import device_assertion
+from kdsl.transpile.core import printf
+
+
+class Debug:
+    """The print and assert handlers of ``simt.Batch`` (a mixin)."""
+
+    def s_Print(self, s, m, frame):
+        if s.once:
+            m = m & self._first_thread()
+            if not m.any():
+                return
+        values = [self.eval(v, m, frame) for v in s.values]
+        lines = []
+        for lane in np.flatnonzero(m).tolist():
+            parts = [s.text[0]]
+            for value, e, conversion, text in zip(
+                values, s.values, s.formats, s.text[1:]
+            ):
+                parts.append(printf.format_value(value[lane], e.type, conversion))
+                parts.append(text)
+            lines.append("".join(parts))
+        sys.stdout.write("".join(lines))
+
+    def _first_thread(self):
+        """Whether each lane is thread (0, 0, 0) of block (0, 0, 0)."""
+        first = np.ones(self.n, np.bool_)
+        for name in ("thread_idx", "block_idx"):
+            for axis in "xyz":
+                first &= self.specials[f"{name}.{axis}"] == 0
+        return first
+
+    def s_Assert(self, s, m, frame):
+        failed = m & ~self.eval(s.cond, m, frame)
+        if failed.any():
+            lane = int(np.argmax(failed))
+            thread, block = (
+                tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
+                for name in ("thread_idx", "block_idx")
+            )
+            raise device_assertion(s.span or self.span, s.message, thread, block)
