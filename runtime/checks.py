@@ -1,6 +1,6 @@
 """Launch checks shared by the GPU launch and the CPU interpreter (which
-must not import CuPy): grid and block shapes against CUDA's limits, and a
-scalar argument against its declared type."""
+must not import CuPy): grid and block shapes against CUDA's limits and the
+kernel's launch_bounds, and a scalar argument against its declared type."""
 
 from __future__ import annotations
 
@@ -65,6 +65,22 @@ def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
                 where=where,
                 limit=most,
             )
+
+
+def check_launch_bounds(kernel_name, block, options) -> None:
+    """``block`` against the kernel's ``launch_bounds`` (its options)."""
+    bound = options.max_threads
+    threads = 1
+    for b in block:
+        threads *= b
+    if bound is not None and threads > bound:
+        raise error(
+            "launch-bounds-exceeded",
+            block=block,
+            kernel=kernel_name,
+            threads=threads,
+            bound=bound,
+        )
 
 
 def scalar_value(param, t, value):

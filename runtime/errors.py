@@ -227,6 +227,14 @@ register(
         LaunchError,
         "autotune of '{kernel}': every configuration failed\n{table}",
     ),
+    (
+        "launch-bounds-exceeded",
+        "E472",
+        LaunchError,
+        "block {block} of '{kernel}' has {threads} threads, more than its "
+        "launch_bounds allow ({bound}): launch at most {bound} threads a block or "
+        "raise launch_bounds",
+    ),
     # E4xx: the CPU interpreter
     (
         "interpret-out-of-bounds",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import check_block, grid_dims
@@ -95,10 +96,13 @@ class Kernel:
 
     __kdsl_kernel__ = True
 
-    def __init__(self, fn, dtypes=None, backward=None):
+    def __init__(
+        self, fn, dtypes=None, backward=None, launch_bounds=None, maxrregcount=None
+    ):
         self.fn = fn
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
+        self.options = kernel_options(self.name, launch_bounds, maxrregcount)
         self.signature = read_signature(fn, f"kernel '{self.name}'")
         self._dtypes_option = dtypes
         self.supported = supported_dtypes(self.name, self.signature, dtypes)
@@ -430,8 +434,12 @@ def check_constexpr(kernel_name, spec, value):
     return value
 
 
-def kernel(fn=None, *, dtypes=None, backward=None):
-    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k)``."""
+def kernel(
+    fn=None, *, dtypes=None, backward=None, launch_bounds=None, maxrregcount=None
+):
+    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
+    launch_bounds=(threads, min_blocks), maxrregcount=n)``."""
+    options = dict(launch_bounds=launch_bounds, maxrregcount=maxrregcount)
     if fn is None:
-        return lambda f: Kernel(f, dtypes=dtypes, backward=backward)
-    return Kernel(fn, dtypes=dtypes, backward=backward)
+        return lambda f: Kernel(f, dtypes=dtypes, backward=backward, **options)
+    return Kernel(fn, dtypes=dtypes, backward=backward, **options)

@@ -18,6 +18,7 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.runtime.checks import (
+    check_launch_bounds,
     dim3 as _dim3,
     grid_dims as _grid_dims,
     scalar_packer,
@@ -63,6 +64,7 @@ class Launcher:
         self.threads = 1
         for b in self.block:
             self.threads *= b
+        check_launch_bounds(kernel.name, self.block, kernel.options)
         self.instance = instance
         self.plans: dict = {}  # (dtype number, device) -> launch function
         self.last = (None, None, None)  # (dtype object, device, launch function)

@@ -33,11 +33,15 @@ def cuda_include_dir() -> str:
     raise error("cuda-headers", searched=", ".join(searched) or "nvidia.__path__")
 
 
-def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
-    """Compile ``source`` to a cubin for ``arch``; raise NVRTCError with the log."""
+def compile_to_cubin(
+    source: str, name: str, arch: str = "sm_90", options: tuple = ()
+) -> bytes:
+    """Compile ``source`` to a cubin for ``arch``, with the kernel's own
+    ``options`` (``--maxrregcount=N``) after kdsl's; raise NVRTCError with
+    the log."""
     from cupy.cuda import nvrtc
 
-    options = [f"-arch={arch}", f"-I{cuda_include_dir()}", *EXACT_OPTIONS]
+    options = [f"-arch={arch}", f"-I{cuda_include_dir()}", *EXACT_OPTIONS, *options]
     prog = nvrtc.createProgram(source, f"{name}.cu", [], [])
     try:
         try:

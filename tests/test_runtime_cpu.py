@@ -60,6 +60,12 @@ def float_scalar(out: Pointer[Float32], s: kdsl.Float64):
     out[0] = s.to(Float32)
 
 
+@kdsl.kernel(launch_bounds=128)
+def bounded(out: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        out[thread_idx.x] = 1.0
+
+
 # -- the harness -------------------------------------------------------------------------
 class FakeFunction:
     def __init__(self, inst, device, log):
@@ -88,7 +94,8 @@ def gpu(tmp_path, monkeypatch):
     monkeypatch.setitem(launch._LIMITS, 0, 1024)
     monkeypatch.setitem(launch._BLOCK_DIMS, 0, (1024, 1024, 64))
     monkeypatch.setattr(arrays, "_device_of_pointer", lambda ptr: 0)
-    for k in (scaled, no_dtype_params, strided, vector_param, float_scalar):
+    kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
+    for k in kernels + (bounded,):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
     return types.SimpleNamespace(log=log, loads=loads)
@@ -197,6 +204,17 @@ def test_block_over_the_device_limit_in_z_is_a_named_error(gpu):
     scaled[1, 16](x, 16)  # a plan exists: a new configuration must still be checked
     with pytest.raises(kdsl.DSLError, match="at most 64"):
         scaled[1, (1, 1, 128)](x, 16)
+    assert len(gpu.log) == 1
+
+
+def test_a_block_over_the_launch_bounds_is_refused_before_anything_runs(gpu):
+    x = device_array(256)
+    bounded[2, 128](x, 256)
+    for launcher in (lambda: bounded[1, 256], lambda: bounded.dispatch()[1, (8, 32)]):
+        with pytest.raises(kdsl.LaunchError) as info:
+            launcher()
+        assert info.value.code == "E472"
+    assert "more than its launch_bounds allow (128)" in str(info.value)
     assert len(gpu.log) == 1
 
 

@@ -785,6 +785,12 @@ register(
         DSLTypeError,
         "constexpr '{name}' of '{kernel}' is Constexpr[{kind}], got {value}",
     ),
+    (
+        "kernel-option",
+        "E473",
+        DSLTypeError,
+        "@kdsl.kernel({option}=...) of '{kernel}' takes {accepted}, got {got}",
+    ),
     # E6xx: kdsl-transpile
     ("cli-no-such-path", "E601", DSLError, "{path}: no such file or folder"),
     (

@@ -106,7 +106,8 @@ def _lower(kdef, name, dtypes, constexprs):
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
     lw.body(kdef.parsed.node.body.body)
-    kernel = ir.Function(name, params, tuple(state.block))
+    bounds = kdef.options.launch_bounds
+    kernel = ir.Function(name, params, tuple(state.block), launch_bounds=bounds)
     readonly = {
         _pointer_of(state.env[info.name].value).name
         for info in sig.params
@@ -137,6 +138,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
             f"{tv.name}={t.__name__}" for tv, t in zip(sig.typevars, c.dtypes)
         ),
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
+        maxrregcount=c.kdef.options.maxrregcount,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,

@@ -27,6 +27,7 @@ from kdsl.runtime.checks import (
     BLOCK_LIMITS,
     MAX_THREADS,
     check_block,
+    check_launch_bounds,
     dim3,
     grid_dims,
     scalar_value,
@@ -158,6 +159,7 @@ def interpret(kernel, inst, grid, block, args):
     """Run ``inst`` of ``kernel`` on the CPU."""
     grid, block = grid_dims(grid), dim3(block, "block")  # as on the GPU
     check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
+    check_launch_bounds(kernel.name, block, kernel.options)
     grid, block = _padded(grid), _padded(block)
     lowered = inst.lowered
     env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)

@@ -79,7 +79,10 @@ class Emitter(Backend):
             self.use(t)
             params.append(_parameter(t, p.name))
         if f.is_kernel:
-            head = f'extern "C" __global__ void {f.name}('
+            bounds = ""
+            if f.launch_bounds is not None:
+                bounds = f"__launch_bounds__({', '.join(map(str, f.launch_bounds))}) "
+            head = f'extern "C" __global__ void {bounds}{f.name}('
         else:
             ret = ctype(f.ret) if f.ret is not None else "void"
             head = f"static __device__ {ret} {f.name}("

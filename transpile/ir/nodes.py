@@ -350,6 +350,8 @@ class Function:
     body: tuple[Stmt, ...]
     ret: Any = None
     is_kernel: bool = True
+    # a kernel's __launch_bounds__: (max threads a block[, min blocks an SM])
+    launch_bounds: tuple[int, ...] | None = None
 
 
 # -- traversal ------------------------------------------------------------------------
