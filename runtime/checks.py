@@ -1,6 +1,7 @@
 """Launch checks shared by the GPU launch and the CPU interpreter (which
 must not import CuPy): grid and block shapes against CUDA's limits and the
-kernel's launch_bounds, and a scalar argument against its declared type."""
+kernel's launch_bounds, the dynamic shared memory asked for, and a scalar
+argument against its declared type."""
 
 from __future__ import annotations
 
@@ -80,6 +81,34 @@ def check_launch_bounds(kernel_name, block, options) -> None:
             kernel=kernel_name,
             threads=threads,
             bound=bound,
+        )
+
+
+# The most shared memory (static and dynamic) any current GPU lets a block
+# opt into: 227 KB on the H100, H200 and B200.
+MAX_SHARED_MEM = 227 * 1024
+
+
+def shared_mem_bytes(value) -> int:
+    """``shared_mem=`` as a number of bytes (a non-negative int)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value >= 0:
+            return int(value)
+    raise error("launch-shared-mem-value", got=repr(value))
+
+
+def check_shared_mem(kernel_name, shared_mem, total, static, where) -> None:
+    """``shared_mem`` bytes against what ``where`` allows a block in all
+    (``total``), less the kernel's ``static`` shared arrays."""
+    if shared_mem > total - static:
+        raise error(
+            "launch-shared-mem-limit",
+            kernel=kernel_name,
+            shared_mem=shared_mem,
+            where=where,
+            limit=total - static,
+            total=total,
+            static=static,
         )
 
 

@@ -228,6 +228,21 @@ register(
         "autotune of '{kernel}': every configuration failed\n{table}",
     ),
     (
+        "launch-shared-mem-value",
+        "E470",
+        LaunchError,
+        "shared_mem= is the dynamic shared memory of each block in bytes: pass a "
+        "non-negative int, got {got}",
+    ),
+    (
+        "launch-shared-mem-limit",
+        "E471",
+        LaunchError,
+        "'{kernel}' asks for shared_mem={shared_mem} bytes; {where} allows it at "
+        "most {limit} bytes of dynamic shared memory ({total} a block, less "
+        "{static} of static shared arrays): pass a smaller shared_mem=",
+    ),
+    (
         "launch-bounds-exceeded",
         "E472",
         LaunchError,

@@ -216,7 +216,7 @@ class Kernel:
         return Interpreted(self)
 
     def _interpret(self, grid, block, args, constexprs, instance=None):
-
+        shared_mem = constexprs.get("shared_mem", 0)
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
         }
@@ -228,7 +228,7 @@ class Kernel:
             )
         if callable(grid):
             grid = grid(instance.constexprs)
-        interpret(self, instance, grid, block, args)
+        interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
     def __getitem__(self, config):

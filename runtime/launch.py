@@ -19,10 +19,12 @@ import numpy as np
 from kdsl.runtime import arrays
 from kdsl.runtime.checks import (
     check_launch_bounds,
+    check_shared_mem,
     dim3 as _dim3,
     grid_dims as _grid_dims,
     scalar_packer,
     scalar_value,
+    shared_mem_bytes,
 )
 from kdsl.runtime import compile as kcompile
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
@@ -171,6 +173,67 @@ def max_block_dims(device: int) -> tuple:
     return _BLOCK_DIMS[device]
 
 
+_SHARED_OPTIN: dict = {}
+
+
+def shared_mem_optin(device: int) -> int:
+    """The most shared memory a block may opt into on ``device`` (static
+    and dynamic together)."""
+    if device not in _SHARED_OPTIN:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(device)
+        _SHARED_OPTIN[device] = int(props["sharedMemPerBlockOptin"])
+    return _SHARED_OPTIN[device]
+
+
+def function_attribute(function, attribute: str) -> int:
+    """A ``CU_FUNC_ATTRIBUTE_<attribute>`` of a loaded CuPy ``Function``."""
+    from cupy.cuda import driver
+
+    return driver.funcGetAttribute(
+        getattr(driver, f"CU_FUNC_ATTRIBUTE_{attribute}"), function.ptr
+    )
+
+
+def set_function_attribute(function, attribute: str, value: int) -> None:
+    from cupy.cuda import driver
+
+    driver.funcSetAttribute(
+        function.ptr, getattr(driver, f"CU_FUNC_ATTRIBUTE_{attribute}"), value
+    )
+
+
+class DynamicSharedMemory:
+    """A plan's ``shared_mem=``: checked against what the device allows the
+    function (its opt-in limit, less the function's static shared memory),
+    and the function's maximum dynamic shared memory raised, once per size,
+    for a size above it (CUDA's default is 48 KB less the static part).
+    Called by the launch only when ``shared_mem`` is not 0."""
+
+    def __init__(self, kernel_name: str, function, device: int):
+        self.kernel_name, self.function, self.device = kernel_name, function, device
+        self.allowed: set = set()  # sizes checked and allowed so far
+        self.current = None  # the function's maximum, once read
+
+    def __call__(self, shared_mem) -> None:
+        if type(shared_mem) is int and shared_mem in self.allowed:
+            return
+        size = shared_mem_bytes(shared_mem)
+        if self.current is None:
+            self.current = function_attribute(
+                self.function, "MAX_DYNAMIC_SHARED_SIZE_BYTES"
+            )
+            self.static = function_attribute(self.function, "SHARED_SIZE_BYTES")
+        total = shared_mem_optin(self.device)
+        where = f"device {self.device}"
+        check_shared_mem(self.kernel_name, size, total, self.static, where)
+        if size > self.current:
+            set_function_attribute(self.function, "MAX_DYNAMIC_SHARED_SIZE_BYTES", size)
+            self.current = size
+        self.allowed.add(size)
+
+
 # -- scalars ----------------------------------------------------------------------
 def check_scalar(param, t, value):
     """A scalar argument checked against its declared type, then packed."""
@@ -310,8 +373,13 @@ def _generate(kernel, inst, device, function, alignment):
         "_uintp": np.uintp,
         "_function": function,
         "_bad_count": kernel._bad_count,
+        "_shared_mem": DynamicSharedMemory(kernel.name, function, device),
     }
-    lines = ["def launch(grid, block, args, stream, shared_mem):"]
+    lines = [
+        "def launch(grid, block, args, stream, shared_mem):",
+        "    if shared_mem:",
+        "        _shared_mem(shared_mem)",
+    ]
     params = kernel.signature.runtime
     names = [f"a{i}" for i in range(len(params))]
     if names:

@@ -19,6 +19,7 @@ from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
@@ -106,8 +107,14 @@ def _lower(kdef, name, dtypes, constexprs):
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
     lw.body(kdef.parsed.node.body.body)
+    body = tuple(state.block)
+    if ctx.dynamic is not None:  # the buffer its views cut, declared first
+        unused = ctx.dynamic.unused  # the end of the last view, if no view needs it
+        body = (ir.DynamicSharedDecl(BUFFER, ctx.dynamic.align),) + tuple(
+            s for s in body if s is not unused
+        )
     bounds = kdef.options.launch_bounds
-    kernel = ir.Function(name, params, tuple(state.block), launch_bounds=bounds)
+    kernel = ir.Function(name, params, body, launch_bounds=bounds)
     readonly = {
         _pointer_of(state.env[info.name].value).name
         for info in sig.params

@@ -130,6 +130,11 @@ class Lowering(Protocol):
     def declare_array(self, elem, shape: tuple, space: str) -> Any:
         """Declare a fixed-shape ``shared``/``local`` array; its value."""
 
+    def dynamic_shared_view(self, elem, nbytes: int, size) -> Any:
+        """A view of the dynamic shared memory as ``nbytes``-byte elements
+        ``elem``, after the kernel's earlier views; ``size`` is its element
+        count as written (checked here), or None for the rest."""
+
 
 class CudaRenderer(Protocol):
     """The CUDA emitter, as a built-in's ``cuda`` sees it."""
@@ -164,8 +169,11 @@ class Threads(Protocol):
 
 
 # -- argument checks shared by entries -----------------------------------------------
-def want_args(entry: Builtin, args, n: int) -> None:
-    if len(args) != n:
+def want_args(entry: Builtin, args, n: int, most: int | None = None) -> None:
+    """``n`` arguments, or ``n`` to ``most`` when ``most`` is given."""
+    most = n if most is None else most
+    if not n <= len(args) <= most:
+        n = n if most == n else f"{n} or {most}" if most == n + 1 else f"{n} to {most}"
         raise error("wrong-arg-count", callee=entry.spelled, n=n, got=len(args))
 
 

@@ -122,6 +122,9 @@ class Emitter(Backend):
         prefix = "__shared__ " if s.space == "shared" else ""
         self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
 
+    def _s_DynamicSharedDecl(self, s):
+        self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
+
     def _s_Assign(self, s):
         self.line(f"{s.name} = {self._value(s.value)};")
 
@@ -346,6 +349,12 @@ class Emitter(Backend):
     def _e_VecView(self, e):
         pointer = ctype(self._view_type(e))
         return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
+
+    def _e_DynamicShared(self, e):
+        at = e.buffer
+        if not (isinstance(e.offset, ir.Const) and e.offset.value == 0):
+            at = f"{e.buffer} + {atom(self.expr(e.offset))}"
+        return CExpr(f"reinterpret_cast<{ctype(e.type)}>({at})")
 
     def _e_Address(self, e):
         return CExpr(f"&{self._element(e.base, e.indices)}", Prec.UNARY)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Numeric, Vector
 from kdsl.transpile.frontend import names
+from kdsl.transpile.frontend.dynamic_smem import DynamicLayout
 from kdsl.transpile.frontend.parse import ParsedFunction
 
 
@@ -56,6 +57,8 @@ class Context:
     # through, {argument index: alignment its .vec(N) views need}, the
     # types of the results it returns through references, or None)
     effects: dict = field(default_factory=dict)
+    # the layout of the kernel's dynamic shared memory, once it declares a view
+    dynamic: DynamicLayout | None = None
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
