@@ -1,6 +1,7 @@
 """Launch checks shared by the GPU launch and the CPU interpreter (which
-must not import CuPy): grid and block shapes against CUDA's limits, and a
-scalar argument against its declared type."""
+must not import CuPy): grid and block shapes against CUDA's limits and the
+kernel's launch_bounds, the dynamic shared memory asked for, and a scalar
+argument against its declared type."""
 
 from __future__ import annotations
 
@@ -65,6 +66,50 @@ def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
                 where=where,
                 limit=most,
             )
+
+
+def check_launch_bounds(kernel_name, block, options) -> None:
+    """``block`` against the kernel's ``launch_bounds`` (its options)."""
+    bound = options.max_threads
+    threads = 1
+    for b in block:
+        threads *= b
+    if bound is not None and threads > bound:
+        raise error(
+            "launch-bounds-exceeded",
+            block=block,
+            kernel=kernel_name,
+            threads=threads,
+            bound=bound,
+        )
+
+
+# The most shared memory (static and dynamic) any current GPU lets a block
+# opt into: 227 KB on the H100, H200 and B200.
+MAX_SHARED_MEM = 227 * 1024
+
+
+def shared_mem_bytes(value) -> int:
+    """``shared_mem=`` as a number of bytes (a non-negative int)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value >= 0:
+            return int(value)
+    raise error("launch-shared-mem-value", got=repr(value))
+
+
+def check_shared_mem(kernel_name, shared_mem, total, static, where) -> None:
+    """``shared_mem`` bytes against what ``where`` allows a block in all
+    (``total``), less the kernel's ``static`` shared arrays."""
+    if shared_mem > total - static:
+        raise error(
+            "launch-shared-mem-limit",
+            kernel=kernel_name,
+            shared_mem=shared_mem,
+            where=where,
+            limit=total - static,
+            total=total,
+            static=static,
+        )
 
 
 def scalar_value(param, t, value):

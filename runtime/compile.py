@@ -3,7 +3,7 @@
 1. Transpiled source: in memory on the instance, on disk keyed by the
    kernel's source files, kdsl's own sources and the instance.
 2. Binary (cubin): on disk keyed by the source, the architecture, NVRTC's
-   version and the options.
+   version and the options (kdsl's and the kernel's own, ``maxrregcount``).
 3. Loaded module and function: in memory per (instance, device).
 
 A new process with a warm cache therefore neither transpiles nor compiles.
@@ -158,10 +158,13 @@ def device_arch(device_id: int) -> str:
 
 def cubin_for(inst, arch: str) -> bytes:
     source = transpiled(inst).source
-    key = cache.digest(source, arch, nvrtc.nvrtc_version(), *nvrtc.EXACT_OPTIONS)
+    options = inst.kernel.options.nvrtc_options()
+    key = cache.digest(
+        source, arch, nvrtc.nvrtc_version(), *nvrtc.EXACT_OPTIONS, *options
+    )
     cubin = cache.BINARIES.get(key)
     if cubin is None:
-        cubin = nvrtc.compile_to_cubin(source, inst.name, arch=arch)
+        cubin = nvrtc.compile_to_cubin(source, inst.name, arch=arch, options=options)
         cache.BINARIES.put(key, cubin)
     return cubin
 

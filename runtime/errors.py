@@ -289,6 +289,29 @@ register(
         "autotune of '{kernel}': warmup= takes a whole number from 0 and reps= "
         "one from 1, got warmup={warmup!r}, reps={reps!r}",
     ),
+    (
+        "launch-shared-mem-value",
+        "E470",
+        LaunchError,
+        "shared_mem= is the dynamic shared memory of each block in bytes: pass a "
+        "non-negative int, got {got}",
+    ),
+    (
+        "launch-shared-mem-limit",
+        "E471",
+        LaunchError,
+        "'{kernel}' asks for shared_mem={shared_mem} bytes; {where} allows it at "
+        "most {limit} bytes of dynamic shared memory ({total} a block, less "
+        "{static} of static shared arrays): pass a smaller shared_mem=",
+    ),
+    (
+        "launch-bounds-exceeded",
+        "E472",
+        LaunchError,
+        "block {block} of '{kernel}' has {threads} threads, more than its "
+        "launch_bounds allow ({bound}): launch at most {bound} threads a block or "
+        "raise launch_bounds",
+    ),
     # E4xx: the CPU interpreter
     (
         "interpret-out-of-bounds",

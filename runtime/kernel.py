@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import check_block, grid_dims
@@ -95,11 +96,20 @@ class Kernel:
 
     __kdsl_kernel__ = True
 
-    def __init__(self, fn, dtypes=None, backward=None, debug=None):
+    def __init__(
+        self,
+        fn,
+        dtypes=None,
+        backward=None,
+        debug=None,
+        launch_bounds=None,
+        maxrregcount=None,
+    ):
         self.fn = fn
         self.name = fn.__name__
         self.debug = debug_build(debug)
         self.__doc__ = fn.__doc__
+        self.options = kernel_options(self.name, launch_bounds, maxrregcount)
         self.signature = read_signature(fn, f"kernel '{self.name}'")
         self._dtypes_option = dtypes
         self.supported = supported_dtypes(self.name, self.signature, dtypes)
@@ -213,7 +223,7 @@ class Kernel:
         return Interpreted(self)
 
     def _interpret(self, grid, block, args, constexprs, instance=None):
-
+        shared_mem = constexprs.get("shared_mem", 0)
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
         }
@@ -225,7 +235,7 @@ class Kernel:
             )
         if callable(grid):
             grid = grid(instance.constexprs)
-        interpret(self, instance, grid, block, args)
+        interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
     def __getitem__(self, config):
@@ -431,12 +441,27 @@ def check_constexpr(kernel_name, spec, value):
     return value
 
 
-def kernel(fn=None, *, dtypes=None, backward=None, debug=None):
-    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...],
-    backward=k, debug=True)``."""
+def kernel(
+    fn=None,
+    *,
+    dtypes=None,
+    backward=None,
+    debug=None,
+    launch_bounds=None,
+    maxrregcount=None,
+):
+    """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
+    debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n)``."""
+    options = dict(
+        dtypes=dtypes,
+        backward=backward,
+        debug=debug,
+        launch_bounds=launch_bounds,
+        maxrregcount=maxrregcount,
+    )
     if fn is None:
-        return lambda f: Kernel(f, dtypes=dtypes, backward=backward, debug=debug)
-    return Kernel(fn, dtypes=dtypes, backward=backward, debug=debug)
+        return lambda f: Kernel(f, **options)
+    return Kernel(fn, **options)
 
 
 def debug_build(debug) -> bool:

@@ -20,10 +20,13 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.runtime.checks import (
+    check_launch_bounds,
+    check_shared_mem,
     dim3 as _dim3,
     grid_dims as _grid_dims,
     scalar_packer,
     scalar_value,
+    shared_mem_bytes,
 )
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import debug
@@ -66,6 +69,7 @@ class Launcher:
         self.threads = 1
         for b in self.block:
             self.threads *= b
+        check_launch_bounds(kernel.name, self.block, kernel.options)
         self.instance = instance
         self.plans: dict = {}  # (dtype number, device) -> launch function
         self.last = (None, None, None)  # (dtype object, device, launch function)
@@ -172,6 +176,67 @@ def max_block_dims(device: int) -> tuple:
     return _BLOCK_DIMS[device]
 
 
+_SHARED_OPTIN: dict = {}
+
+
+def shared_mem_optin(device: int) -> int:
+    """The most shared memory a block may opt into on ``device`` (static
+    and dynamic together)."""
+    if device not in _SHARED_OPTIN:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(device)
+        _SHARED_OPTIN[device] = int(props["sharedMemPerBlockOptin"])
+    return _SHARED_OPTIN[device]
+
+
+def function_attribute(function, attribute: str) -> int:
+    """A ``CU_FUNC_ATTRIBUTE_<attribute>`` of a loaded CuPy ``Function``."""
+    from cupy.cuda import driver
+
+    return driver.funcGetAttribute(
+        getattr(driver, f"CU_FUNC_ATTRIBUTE_{attribute}"), function.ptr
+    )
+
+
+def set_function_attribute(function, attribute: str, value: int) -> None:
+    from cupy.cuda import driver
+
+    driver.funcSetAttribute(
+        function.ptr, getattr(driver, f"CU_FUNC_ATTRIBUTE_{attribute}"), value
+    )
+
+
+class DynamicSharedMemory:
+    """A plan's ``shared_mem=``: checked against what the device allows the
+    function (its opt-in limit, less the function's static shared memory),
+    and the function's maximum dynamic shared memory raised, once per size,
+    for a size above it (CUDA's default is 48 KB less the static part).
+    Called by the launch only when ``shared_mem`` is not 0."""
+
+    def __init__(self, kernel_name: str, function, device: int):
+        self.kernel_name, self.function, self.device = kernel_name, function, device
+        self.allowed: set = set()  # sizes checked and allowed so far
+        self.current = None  # the function's maximum, once read
+
+    def __call__(self, shared_mem) -> None:
+        if type(shared_mem) is int and shared_mem in self.allowed:
+            return
+        size = shared_mem_bytes(shared_mem)
+        if self.current is None:
+            self.current = function_attribute(
+                self.function, "MAX_DYNAMIC_SHARED_SIZE_BYTES"
+            )
+            self.static = function_attribute(self.function, "SHARED_SIZE_BYTES")
+        total = shared_mem_optin(self.device)
+        where = f"device {self.device}"
+        check_shared_mem(self.kernel_name, size, total, self.static, where)
+        if size > self.current:
+            set_function_attribute(self.function, "MAX_DYNAMIC_SHARED_SIZE_BYTES", size)
+            self.current = size
+        self.allowed.add(size)
+
+
 # -- scalars ----------------------------------------------------------------------
 def check_scalar(param, t, value):
     """A scalar argument checked against its declared type, then packed."""
@@ -254,7 +319,7 @@ class LaunchPlan:
         self.instance = inst
         self.device = device
         transpiled = kcompile.transpiled(inst)
-        function = kcompile.load_function(inst, device)
+        function = self.loaded = kcompile.load_function(inst, device)
         if transpiled.cooperative:  # it grid-syncs
             function = Cooperative(function, kernel.name, device)
         self.function = debug.checked(function, transpiled, device)  # asserts
@@ -265,7 +330,12 @@ class LaunchPlan:
         """(Re)generate the packer; it knows PyTorch only if it was imported."""
         self.knows_torch = "torch" in sys.modules
         self.launch = _generate(
-            self.kernel, self.instance, self.device, self.function, self.alignment
+            self.kernel,
+            self.instance,
+            self.device,
+            self.function,
+            self.alignment,
+            self.loaded,
         )
 
     def current(self) -> "LaunchPlan":
@@ -358,8 +428,10 @@ def _several_gpus() -> bool:
         return True
 
 
-def _generate(kernel, inst, device, function, alignment):
-    """Python source of a launch function specialised for this plan."""
+def _generate(kernel, inst, device, function, alignment, loaded):
+    """Python source of a launch function specialised for this plan
+    (``function`` launches; ``loaded`` is CuPy's function under it, whose
+    attributes the dynamic shared memory check reads and raises)."""
     import cupy
 
     multi = _several_gpus()
@@ -379,8 +451,13 @@ def _generate(kernel, inst, device, function, alignment):
         "_uintp": np.uintp,
         "_function": function,
         "_bad_count": kernel._bad_count,
+        "_shared_mem": DynamicSharedMemory(kernel.name, loaded, device),
     }
-    lines = ["def launch(grid, block, args, stream, shared_mem):"]
+    lines = [
+        "def launch(grid, block, args, stream, shared_mem):",
+        "    if shared_mem:",
+        "        _shared_mem(shared_mem)",
+    ]
     params = kernel.signature.runtime
     names = [f"a{i}" for i in range(len(params))]
     if names:

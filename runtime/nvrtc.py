@@ -84,20 +84,23 @@ def include_options() -> tuple:
     return (f"-I{cuda}",)  # <cooperative_groups.h> will say what is missing
 
 
-def compile_to_cubin(source: str, name: str, arch: str = "sm_90") -> bytes:
-    """Compile ``source`` to a cubin for ``arch``; raise NVRTCError with the
-    log.  Threads may call it at once: they compile in parallel when the
+def compile_to_cubin(
+    source: str, name: str, arch: str = "sm_90", options: tuple = ()
+) -> bytes:
+    """Compile ``source`` to a cubin for ``arch``, with the kernel's own
+    ``options`` (``--maxrregcount=N``) after kdsl's; raise NVRTCError with
+    the log.  Threads may call it at once: they compile in parallel when the
     builtins library is held, else one at a time."""
     if _builtins_held():
-        return _compile(source, name, arch)
+        return _compile(source, name, arch, options)
     with _ONE_AT_A_TIME:
-        return _compile(source, name, arch)
+        return _compile(source, name, arch, options)
 
 
-def _compile(source: str, name: str, arch: str) -> bytes:
+def _compile(source: str, name: str, arch: str, options: tuple) -> bytes:
     from cupy.cuda import nvrtc
 
-    options = [f"-arch={arch}", *include_options(), *EXACT_OPTIONS]
+    options = [f"-arch={arch}", *include_options(), *EXACT_OPTIONS, *options]
     prog = nvrtc.createProgram(source, f"{name}.cu", [], [])
     try:
         try:

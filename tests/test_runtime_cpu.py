@@ -75,16 +75,35 @@ def checked(out: Pointer[Float32], n: Int32):
     out[i] = 1.0
 
 
+@kdsl.kernel
+def staged(x: Pointer[Float32], n: Int32):
+    tile = kdsl.dynamic_shared_array(Float32)
+    if thread_idx.x < n:
+        tile[thread_idx.x] = x[thread_idx.x]
+
+
+@kdsl.kernel(launch_bounds=128)
+def bounded(out: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        out[thread_idx.x] = 1.0
+
+
 # -- the harness -------------------------------------------------------------------------
 class FakeFunction:
     ptr = 0xF00D  # the CUfunction handle the occupancy query is given
 
-    def __init__(self, inst, device, log, options):
+    def __init__(self, inst, device, log, options, shared):
         self.inst, self.device, self.log, self.options = inst, device, log, options
+        self.shared = shared  # each launch's shared_mem
+        # what cuFuncGetAttribute would say: CUDA's default dynamic maximum
+        self.attributes = {"MAX_DYNAMIC_SHARED_SIZE_BYTES": 48 * 1024}
+        self.attributes["SHARED_SIZE_BYTES"] = 0
+        self.raised = []  # each cuFuncSetAttribute of the dynamic maximum
 
     def __call__(self, grid, block, args, shared_mem, stream, **options):
         self.log.append((self.inst.name, args))
         self.options.append(options)
+        self.shared.append(shared_mem)
 
 
 @pytest.fixture
@@ -94,12 +113,20 @@ def gpu(tmp_path, monkeypatch):
     for c in (cache.SOURCES, cache.BINARIES):
         monkeypatch.setattr(c, "memory", {})
         monkeypatch.setattr(c, "writable", True)
-    log, loads, options = [], [], []
+    log, loads, options, shared, functions = [], [], [], [], []
 
     def load_function(inst, device):
         loads.append((inst.name, device))
-        return FakeFunction(inst, device, log, options)
+        functions.append(FakeFunction(inst, device, log, options, shared))
+        return functions[-1]
 
+    def set_attribute(function, attribute, value):
+        function.attributes[attribute] = value
+        function.raised.append(value)
+
+    monkeypatch.setattr(launch, "function_attribute", lambda f, a: f.attributes[a])
+    monkeypatch.setattr(launch, "set_function_attribute", set_attribute)
+    monkeypatch.setitem(launch._SHARED_OPTIN, 0, 227 * 1024)
     monkeypatch.setattr(kcompile, "load_function", load_function)
     monkeypatch.setattr(launch, "_get_device", lambda: 0)
     monkeypatch.setattr(cupy.cuda.runtime, "getDevice", lambda: 0)
@@ -117,19 +144,17 @@ def gpu(tmp_path, monkeypatch):
     monkeypatch.setattr(
         cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
     )
-    for k in (
-        scaled,
-        no_dtype_params,
-        strided,
-        vector_param,
-        float_scalar,
-        grid_synced,
-        checked,
-    ):
+    kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
+    for k in kernels + (grid_synced, checked, staged, bounded):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
     return types.SimpleNamespace(
-        log=log, loads=loads, options=options, occupancy=occupancy
+        log=log,
+        loads=loads,
+        options=options,
+        occupancy=occupancy,
+        shared=shared,
+        functions=functions,
     )
 
 
@@ -236,6 +261,83 @@ def test_block_over_the_device_limit_in_z_is_a_named_error(gpu):
     scaled[1, 16](x, 16)  # a plan exists: a new configuration must still be checked
     with pytest.raises(kdsl.DSLError, match="at most 64"):
         scaled[1, (1, 1, 128)](x, 16)
+    assert len(gpu.log) == 1
+
+
+# -- dynamic shared memory and launch bounds -------------------------------------------------
+def test_without_shared_mem_the_launch_reads_no_attribute(gpu, monkeypatch):
+    def forbidden(*args):
+        raise AssertionError("shared_mem=0 must not query the function")
+
+    monkeypatch.setattr(launch, "function_attribute", forbidden)
+    monkeypatch.setattr(launch, "set_function_attribute", forbidden)
+    x = device_array(16)
+    staged[1, 16](x, 16)
+    staged[1, 16](x, 16, shared_mem=0)
+    assert gpu.shared == [0, 0]
+    source = staged[1, 16].plans[(None, 0)].__kdsl_source__
+    assert source.splitlines()[1:3] == [
+        "    if shared_mem:",
+        "        _shared_mem(shared_mem)",
+    ]
+
+
+def test_dynamic_shared_memory_over_48_kb_is_raised_once_per_size(gpu, monkeypatch):
+    x = device_array(16)
+    for size in (1024, 65536, 65536, 50000, 100000, 65536):
+        staged[1, 16](x, 16, shared_mem=size)
+    (function,) = gpu.functions
+    assert function.raised == [65536, 100000]  # only above the current maximum
+    assert gpu.shared == [1024, 65536, 65536, 50000, 100000, 65536]
+
+    def slow(*args, **kwargs):
+        raise AssertionError("a cached launch must not take the slow path")
+
+    monkeypatch.setattr(staged, "_launch", slow)
+    staged[1, 16](x, 16, shared_mem=131072)  # the fast path checks it too
+    assert function.raised == [65536, 100000, 131072]
+
+
+def test_more_than_the_device_allows_is_a_launch_error_naming_the_maximum(
+    gpu, monkeypatch
+):
+    load = kcompile.load_function  # the fixture's fake
+
+    def with_static(inst, device):  # a function with 4 KB of static shared memory
+        function = load(inst, device)
+        function.attributes["SHARED_SIZE_BYTES"] = 4096
+        return function
+
+    monkeypatch.setattr(kcompile, "load_function", with_static)
+    x = device_array(16)
+    staged[1, 16](x, 16, shared_mem=227 * 1024 - 4096)  # the most it may have
+    with pytest.raises(kdsl.LaunchError) as info:
+        staged[1, 16](x, 16, shared_mem=227 * 1024 - 4095)
+    assert info.value.code == "E471"
+    assert (
+        "'staged' asks for shared_mem=228353 bytes; device 0 allows it at most "
+        "228352 bytes of dynamic shared memory (232448 a block, less 4096 of static "
+        "shared arrays)"
+    ) in str(info.value)
+    assert len(gpu.log) == 1 and gpu.functions[0].raised == [227 * 1024 - 4096]
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "1024"])
+def test_a_shared_mem_that_is_not_a_size_is_a_launch_error(gpu, bad):
+    x = device_array(16)
+    with pytest.raises(kdsl.LaunchError, match=rf"non-negative int, got {bad!r}"):
+        staged[1, 16](x, 16, shared_mem=bad)
+    assert not gpu.log
+
+
+def test_a_block_over_the_launch_bounds_is_refused_before_anything_runs(gpu):
+    x = device_array(256)
+    bounded[2, 128](x, 256)
+    for launcher in (lambda: bounded[1, 256], lambda: bounded.dispatch()[1, (8, 32)]):
+        with pytest.raises(kdsl.LaunchError) as info:
+            launcher()
+        assert info.value.code == "E472"
+    assert "more than its launch_bounds allow (128)" in str(info.value)
     assert len(gpu.log) == 1
 
 
@@ -571,10 +673,10 @@ def test_a_plan_made_before_pytorch_was_imported_learns_about_it(monkeypatch):
 
     calls = []
     plan = launch.LaunchPlan.__new__(launch.LaunchPlan)
-    plan.kernel = plan.instance = plan.function = None
+    plan.kernel = plan.instance = plan.function = plan.loaded = None
     plan.device, plan.alignment = 0, {}
 
-    def fake_generate(kernel, inst, device, function, alignment):
+    def fake_generate(kernel, inst, device, function, alignment, loaded):
         calls.append("torch" in sys.modules)
         return lambda *a: None
 

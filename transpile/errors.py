@@ -798,6 +798,50 @@ register(
         DSLTypeError,
         "index {index} is out of range for a tuple of {n}",
     ),
+    (
+        "dynamic-shared-in-function",
+        "E323",
+        DSLTypeError,
+        "kdsl.dynamic_shared_array() is called in the device function {func}(): "
+        "declare the view in the kernel and pass it to {func}() as an argument",
+    ),
+    (
+        "dynamic-shared-in-branch",
+        "E328",
+        DSLTypeError,
+        "'{name}' views dynamic shared memory inside run-time control flow: "
+        "declare it before the 'if' or loop (the views' layout is fixed for the "
+        "whole kernel)",
+    ),
+    (
+        "dynamic-shared-size",
+        "E324",
+        DSLTypeError,
+        "the size of kdsl.dynamic_shared_array(T, size) is a number of elements, "
+        "a positive integer, got {got}",
+    ),
+    (
+        "dynamic-shared-after-rest",
+        "E325",
+        DSLTypeError,
+        "'{name}' would start after '{rest}' (line {line}), which takes the rest "
+        "of the dynamic shared memory: give '{rest}' a size, "
+        "kdsl.dynamic_shared_array(T, n)",
+    ),
+    (
+        "dynamic-shared-vec",
+        "E326",
+        DSLTypeError,
+        "'{name}' is a view of dynamic shared memory and has no .vec(N): declare "
+        "the view with a vector type instead, kdsl.dynamic_shared_array({vtype}, n)",
+    ),
+    (
+        "dynamic-shared-element",
+        "E327",
+        DSLTypeError,
+        "kdsl.dynamic_shared_array() cannot view {type}: its elements are types "
+        "of 1, 2, 4 or 8 bytes or vectors of them; use kdsl.shared_array for {type}",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",
@@ -905,6 +949,12 @@ register(
         "E418",
         DSLTypeError,
         "constexpr '{name}' of '{kernel}' is Constexpr[{kind}], got {value}",
+    ),
+    (
+        "kernel-option",
+        "E473",
+        DSLTypeError,
+        "@kdsl.kernel({option}=...) of '{kernel}' takes {accepted}, got {got}",
     ),
     # E6xx: kdsl-transpile
     ("cli-no-such-path", "E601", DSLError, "{path}: no such file or folder"),

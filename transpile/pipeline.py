@@ -19,6 +19,7 @@ from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
@@ -122,7 +123,14 @@ def _lower(kdef, name, dtypes, constexprs):
     params = lw.bind_params(sig, dtype_map)
     lw.suite(kdef.parsed.node.body)
     params += lw.record_params()
-    kernel = ir.Function(name, params, tuple(state.block))
+    body = tuple(state.block)
+    if ctx.dynamic is not None:  # the buffer its views cut, declared first
+        unused = ctx.dynamic.unused  # the end of the last view, if no view needs it
+        body = (ir.DynamicSharedDecl(BUFFER, ctx.dynamic.align),) + tuple(
+            s for s in body if s is not unused
+        )
+    bounds = kdef.options.launch_bounds
+    kernel = ir.Function(name, params, body, launch_bounds=bounds)
     memory = [info.name for info in sig.params if info.kind in ("pointer", "array")]
     readonly = {
         _pointer_of(state.env[name].value).name
@@ -167,6 +175,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         ),
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
         cooperative=lowered.cooperative,
+        maxrregcount=c.kdef.options.maxrregcount,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         functions=texts,

@@ -21,15 +21,20 @@ import numpy as np
 from kdsl.transpile.core import values
 from kdsl.runtime.errors import InterpretError
 from kdsl.transpile.errors import error
-from kdsl.transpile.core.types import Int32, NumericMeta
+from kdsl.transpile import ir
+from kdsl.transpile.core.types import Int32, NumericMeta, VectorMeta
 
 from kdsl.runtime.checks import (
     BLOCK_LIMITS,
+    MAX_SHARED_MEM,
     MAX_THREADS,
     check_block,
+    check_launch_bounds,
+    check_shared_mem,
     dim3,
     grid_dims,
     scalar_value,
+    shared_mem_bytes,
 )
 from kdsl.runtime.interpreter import simt
 from kdsl.runtime.interpreter.memory import Memory
@@ -154,19 +159,52 @@ def _offset_in_allocation(a: np.ndarray) -> int:
     return a.ctypes.data - root.ctypes.data
 
 
-def interpret(kernel, inst, grid, block, args):
-    """Run ``inst`` of ``kernel`` on the CPU."""
+def interpret(kernel, inst, grid, block, args, shared_mem=0):
+    """Run ``inst`` of ``kernel`` on the CPU, with ``shared_mem`` bytes of
+    dynamic shared memory a block."""
     grid, block = grid_dims(grid), dim3(block, "block")  # as on the GPU
     check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
+    check_launch_bounds(kernel.name, block, kernel.options)
+    shared_mem = shared_mem_bytes(shared_mem)
     grid, block = _padded(grid), _padded(block)
     lowered = inst.lowered
+    if shared_mem:
+        static = static_shared_bytes(lowered)
+        where = "the interpreter, like the largest GPUs,"
+        check_shared_mem(kernel.name, shared_mem, MAX_SHARED_MEM, static, where)
     env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
     if lowered.assertions:  # a failed assert raises at once: nothing reads it
         record = lowered.kernel.params[-1].name
         env[record] = Memory(np.zeros(8, np.int32), Int32, "the assertion record")
-    simt.run(lowered.kernel, lowered.by_name, grid, block, env, lowered.cooperative)
+    simt.run(
+        lowered.kernel,
+        lowered.by_name,
+        grid,
+        block,
+        env,
+        lowered.cooperative,
+        shared_mem,
+    )
     for back in write_backs:
         back()
+
+
+def static_shared_bytes(lowered) -> int:
+    """The bytes of the instance's static shared arrays (its kernel's and
+    device functions'), without the padding a compiler may add."""
+    total = 0
+    for f in (lowered.kernel, *lowered.functions):
+        for s in ir.statements(f.body):
+            if isinstance(s, ir.ArrayDecl) and s.space == "shared":
+                total += int(np.prod(s.shape)) * _bytes(s.elem)
+    return total
+
+
+def _bytes(t) -> int:
+    """The bytes of one element of type ``t`` on the GPU."""
+    if isinstance(t, VectorMeta):
+        return _bytes(t.dtype) * t.lanes
+    return t.np_dtype.itemsize if t.np_dtype is not None else t.width // 8
 
 
 def _padded(dims: tuple) -> tuple:

@@ -5,6 +5,10 @@ pointer parameter (global memory shared by every thread), or a fixed array
 declared in the kernel, which has one copy per block (``shared``) or per
 thread (``local``) — ``rows`` holds, for each lane, where its copy starts.
 
+A :class:`DynamicView` is a ``kdsl.dynamic_shared_array`` view: the bytes of
+the launch's dynamic shared memory (one run of ``shared_mem`` bytes per
+block, :class:`DynamicBuffer`) read as its element type from its offset on.
+
 Every access is checked: an index outside the array is an error naming the
 array, the index, the thread and the Python line.  Shared arrays also track,
 between two ``syncthreads``, which thread last wrote and which threads read
@@ -38,6 +42,7 @@ class Memory:
     lanes: int = 1  # a .vec(N) view reads N consecutive elements
     races: "RaceLog | None" = None
     origin: int = 0  # an array view's element 0 (negative strides reach below it)
+    unit: int = 1  # race-log slots per element of ``data`` (bytes, for a view)
 
     def view(self, lanes: int, elem) -> "Memory":
         """This memory read ``lanes`` elements at a time (``.vec(lanes)``)."""
@@ -97,6 +102,85 @@ class Memory:
     def store(self, addr: np.ndarray, parts: list, active) -> None:
         for k, part in enumerate(parts):
             self.data[addr + k] = part[active] if len(part) != len(addr) else part
+
+    def race_slots(self, addr: np.ndarray) -> tuple:
+        """``(first race-log slot of each access, slots an access covers)``
+        for accesses at the element addresses ``addr``."""
+        if self.unit == 1:
+            return addr, self.lanes
+        return addr * self.unit, self.lanes * self.unit
+
+    def race_index(self, slot: int, lane: int) -> int:
+        """The index, in this array, of the race-log slot ``slot`` (for
+        messages); ``lane`` is the thread that touched it."""
+        return slot % self.races.per_block
+
+
+class DynamicBuffer:
+    """The launch's dynamic shared memory for a batch of ``count`` blocks:
+    ``size`` bytes a block, each block's copy ``stride`` bytes after the one
+    before (rounded up so that every copy starts 16-byte aligned); races are
+    tracked per byte."""
+
+    def __init__(self, size: int, count: int):
+        self.size = size
+        self.stride = -(-size // 16) * 16
+        self.data = np.zeros(count * self.stride, np.uint8)
+        self.races = RaceLog(len(self.data), self.stride)
+
+
+@dataclass
+class DynamicView(Memory):
+    """A view of a :class:`DynamicBuffer`: ``data`` is the whole buffer read
+    as the view's scalar type; ``start`` is each lane's byte offset of its
+    element 0 in its block's copy, ``base`` where that copy begins in the
+    buffer, ``count`` each lane's element count (None: to the end)."""
+
+    start: np.ndarray | None = None
+    base: np.ndarray | None = None
+    count: np.ndarray | None = None
+    limit: int = 0  # bytes a block: the launch's shared_mem
+
+    @property
+    def itemsize(self) -> int:
+        return self.unit * self.lanes  # bytes an element
+
+    def addresses(self, indices, active, fault) -> np.ndarray:
+        i = np.asarray(indices[0])[active].astype(np.int64)
+        at = self.start[active] + i * self.itemsize
+        bad = (i < 0) | (at < 0) | (at + self.itemsize > self.limit)
+        if self.count is not None:
+            bad |= i >= self.count[active]
+        if bad.any():
+            k = int(np.argmax(bad))
+            lane = int(np.flatnonzero(active)[k])
+            fault(lane, f"{self.name}[{int(i[k])}] ({self._extent(lane)})")
+        return (self.base[active] + at) // self.unit
+
+    def _extent(self, lane: int) -> str:
+        """What the view holds for ``lane``, for an out-of-bounds message."""
+        if self.limit == 0:
+            return (
+                "the launch has no dynamic shared memory: pass shared_mem=<bytes> "
+                "to the launch"
+            )
+        start = int(self.start[lane])
+        unit = "vectors" if self.lanes > 1 else "elements"
+        fits = max(0, (self.limit - start) // self.itemsize) if start >= 0 else 0
+        launch = f"the launch's {self.limit} bytes of dynamic shared memory"
+        if self.count is None:
+            return f"{self.name} has {fits} {unit} from byte {start} of {launch}"
+        count = int(self.count[lane])
+        if count <= fits:
+            return f"{self.name} has {count} {unit}"
+        return (
+            f"{self.name} has {count} {unit} from byte {start}, but only {fits} "
+            f"fit in {launch}"
+        )
+
+    def race_index(self, slot: int, lane: int) -> int:
+        first = int(self.base[lane] + self.start[lane])
+        return (slot - first) // self.itemsize
 
 
 @dataclass

@@ -31,16 +31,23 @@ from kdsl.transpile.core.types import VectorMeta
 from kdsl.transpile.core import lanes
 from kdsl.transpile.errors import error
 from kdsl.runtime.interpreter.debug import Debug
-from kdsl.runtime.interpreter.memory import Memory, RaceLog, fault
+from kdsl.runtime.interpreter.memory import (
+    DynamicBuffer,
+    DynamicView,
+    Memory,
+    RaceLog,
+    fault,
+)
 from kdsl.runtime.interpreter.together import WARP, Slot, Together
 
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
 
 
-def run(kernel_ir, functions, grid, block, env, cooperative=False):
+def run(kernel_ir, functions, grid, block, env, cooperative=False, shared_mem=0):
     """Run every block of the launch, a batch of blocks at a time (all of
-    them in one batch when the kernel is ``cooperative``: it grid-syncs)."""
+    them in one batch when the kernel is ``cooperative``: it grid-syncs),
+    with ``shared_mem`` bytes of dynamic shared memory a block."""
     per_block = int(np.prod(block))
     blocks = int(np.prod(grid))
     per_batch = max(1, BATCH_THREADS // per_block)
@@ -58,7 +65,8 @@ def run(kernel_ir, functions, grid, block, env, cooperative=False):
     with np.errstate(all="ignore"):
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
-            Batch(kernel_ir, functions, grid, block, first, count).run(env)
+            batch = Batch(kernel_ir, functions, grid, block, first, count, shared_mem)
+            batch.run(env)
 
 
 class _Frame:
@@ -85,8 +93,10 @@ class Batch(Together, Debug, Backend):
 
     backend_name = "interpreter"
 
-    def __init__(self, kernel_ir, functions, grid, block, first, count):
+    def __init__(self, kernel_ir, functions, grid, block, first, count, shared_mem):
         self.kernel, self.functions = kernel_ir, functions
+        self.shared_mem = shared_mem  # bytes of dynamic shared memory a block
+        self.dynamic = None  # its DynamicBuffer, once the kernel declares it
         bx, by, bz = block
         self.per_block = bx * by * bz
         self.count = count
@@ -194,6 +204,11 @@ class Batch(Together, Debug, Backend):
             )
         frame.env[s.name] = mem
 
+    def s_DynamicSharedDecl(self, s, m, frame):
+        if self.dynamic is None:  # one copy per block for the launch
+            self.dynamic = DynamicBuffer(self.shared_mem, self.count)
+            self.shared[id(s)] = self.dynamic  # barriers end its race intervals
+
     def s_Assign(self, s, m, frame):
         self.set(frame, s.name, self.eval(s.value, m, frame), m)
 
@@ -203,7 +218,9 @@ class Batch(Together, Debug, Backend):
         indices = [self.eval(i, m, frame) for i in s.indices]
         addr = mem.addresses(indices, m, self._oob(s, "store to"))
         if mem.races is not None:
-            self._race(mem.races.write(addr, self.pos[m], mem.lanes), mem, s, "writes")
+            slots, span = mem.race_slots(addr)
+            clash = mem.races.write(slots, self.pos[m], span)
+            self._race(clash, mem, s, "writes")
         mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
         self.writes += 1
 
@@ -383,6 +400,25 @@ class Batch(Together, Debug, Backend):
     def e_Extract(self, e, m, frame):
         return self.eval(e.vector, m, frame)[e.lane]
 
+    def e_DynamicShared(self, e, m, frame):
+        elem = e.type.elem
+        scalar = elem.dtype if isinstance(elem, VectorMeta) else elem
+        lanes_ = elem.lanes if isinstance(elem, VectorMeta) else 1
+        buffer = self.dynamic
+        size = None if e.size is None else self.eval(e.size, m, frame)
+        return DynamicView(
+            buffer.data.view(scalar.np_dtype),
+            elem,
+            e.view,
+            lanes=lanes_,
+            races=buffer.races,
+            unit=scalar.np_dtype.itemsize,
+            start=self.eval(e.offset, m, frame).astype(np.int64),
+            base=self.block_pos * buffer.stride,
+            count=None if size is None else size.astype(np.int64),
+            limit=buffer.size,
+        )
+
     def e_VecView(self, e, m, frame):
         vec = e.type.elem
         return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
@@ -411,7 +447,9 @@ class Batch(Together, Debug, Backend):
         indices = [self.eval(i, m, frame) for i in e.indices]
         addr = mem.addresses(indices, m, self._oob(e, "load from"))
         if mem.races is not None:
-            self._race(mem.races.read(addr, self.pos[m], mem.lanes), mem, e, "reads")
+            slots, span = mem.race_slots(addr)
+            clash = mem.races.read(slots, self.pos[m], span)
+            self._race(clash, mem, e, "reads")
         parts = mem.load(addr, self.n, m)
         return tuple(parts) if mem.lanes > 1 else parts[0]
 

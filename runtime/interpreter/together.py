@@ -266,7 +266,7 @@ class Together:
         if clash is None:
             return
         addr, me, other = clash
-        index = addr % mem.races.per_block
+        index = mem.race_index(addr, me)
         raise fault(
             "interpret-data-race",
             self.where(node),

@@ -1,10 +1,12 @@
 """Arrays a kernel declares: ``kdsl.shared_array`` and ``kdsl.local_array``
-(lowered to an :class:`ir.ArrayDecl`, not a call)."""
+(lowered to an :class:`ir.ArrayDecl`, not a call), and views of the launch's
+dynamic shared memory, ``kdsl.dynamic_shared_array`` (a pointer into it,
+:class:`ir.DynamicShared`)."""
 
 from __future__ import annotations
 
 from kdsl.transpile.builtins.registry import register, want_args
-from kdsl.transpile.core.types import NumericMeta
+from kdsl.transpile.core.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
 
@@ -33,5 +35,29 @@ register(
     "local_array",
     "`kdsl.local_array(T, shape)`: a per-thread array of static shape",
     _lower_array,
+    kind="syntax",
+)
+
+
+def _lower_dynamic(lw, entry, args, kwargs):
+    want_args(entry, args, 1, 2)
+    elem = args[0]
+    if not (
+        isinstance(elem, (NumericMeta, VectorMeta)) and not getattr(elem, "abstract", 0)
+    ):
+        raise error("array-element-type", callee=entry.spelled, got=repr(elem))
+    scalar = elem.dtype if isinstance(elem, VectorMeta) else elem
+    if scalar.np_dtype is None:
+        raise error("dynamic-shared-element", type=elem.__name__)
+    nbytes = scalar.np_dtype.itemsize * getattr(elem, "lanes", 1)
+    return lw.dynamic_shared_view(elem, nbytes, args[1] if len(args) == 2 else None)
+
+
+register(
+    "dynamic_shared_array",
+    "`kdsl.dynamic_shared_array(T, size)`: `size` elements of T of the launch's "
+    "dynamic shared memory (`shared_mem=` bytes a block), after the views declared "
+    "before it; without a size, the rest of it",
+    _lower_dynamic,
     kind="syntax",
 )

@@ -148,6 +148,11 @@ class Lowering(Protocol):
         an arm of ``a if c else b``, an operand of ``and``/``or`` or of a
         chained comparison, or a ``while`` condition."""
 
+    def dynamic_shared_view(self, elem, nbytes: int, size) -> Any:
+        """A view of the dynamic shared memory as ``nbytes``-byte elements
+        ``elem``, after the kernel's earlier views; ``size`` is its element
+        count as written (checked here), or None for the rest."""
+
 
 class CudaRenderer(Protocol):
     """The CUDA emitter, as a built-in's ``cuda`` sees it."""
@@ -194,8 +199,11 @@ class Threads(Protocol):
 
 
 # -- argument checks shared by entries -----------------------------------------------
-def want_args(entry: Builtin, args, n: int) -> None:
-    if len(args) != n:
+def want_args(entry: Builtin, args, n: int, most: int | None = None) -> None:
+    """``n`` arguments, or ``n`` to ``most`` when ``most`` is given."""
+    most = n if most is None else most
+    if not n <= len(args) <= most:
+        n = n if most == n else f"{n} or {most}" if most == n + 1 else f"{n} to {most}"
         raise error("wrong-arg-count", callee=entry.spelled, n=n, got=len(args))
 
 

@@ -131,7 +131,8 @@ def check_instance(job: Job, inst, source: str, arch: str) -> str | None:
     if broken_after:
         source = _break(source, broken_after)
     try:
-        compile_to_cubin(source, inst.name, arch=arch)
+        options = inst.kernel.options.nvrtc_options()
+        compile_to_cubin(source, inst.name, arch=arch, options=options)
         return None
     except NVRTCError as exc:
         log = _log_of(exc)

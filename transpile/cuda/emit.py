@@ -80,7 +80,10 @@ class Emitter(Backend):
             self.use(t)
             params.append(_parameter(t, p.name))
         if f.is_kernel:
-            head = f'extern "C" __global__ void {f.name}('
+            bounds = ""
+            if f.launch_bounds is not None:
+                bounds = f"__launch_bounds__({', '.join(map(str, f.launch_bounds))}) "
+            head = f'extern "C" __global__ void {bounds}{f.name}('
         else:
             ret = ctype(f.ret) if f.ret is not None else "void"
             head = f"static __device__ {ret} {f.name}("
@@ -120,6 +123,9 @@ class Emitter(Backend):
         dims = "".join(f"[{d}]" for d in s.shape)
         prefix = "__shared__ " if s.space == "shared" else ""
         self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
+
+    def _s_DynamicSharedDecl(self, s):
+        self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
 
     def _s_Assign(self, s):
         self.line(f"{s.name} = {self._value(s.value)};")
@@ -375,6 +381,12 @@ class Emitter(Backend):
     def _e_VecView(self, e):
         pointer = ctype(self._view_type(e))
         return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
+
+    def _e_DynamicShared(self, e):
+        at = e.buffer
+        if not (isinstance(e.offset, ir.Const) and e.offset.value == 0):
+            at = f"{e.buffer} + {atom(self.expr(e.offset))}"
+        return CExpr(f"reinterpret_cast<{ctype(e.type)}>({at})")
 
     def _e_Address(self, e):
         return CExpr(f"&{self._element(e.base, e.indices)}", Prec.UNARY)

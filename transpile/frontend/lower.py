@@ -27,15 +27,17 @@ from kdsl.transpile.frontend.lower_expr import (
     FixedArray,
     NoValue,
     PointerValue,
+    SharedView,
     _kind_of,
     is_python_number,
     static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_debug import DebugLowerer
+from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
-from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
+from kdsl.transpile.core.types import Int32, Int64, Numeric, NumericMeta, Vector
 
 
 class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLowerer):
@@ -162,6 +164,34 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         cvar = self.state.names.declare(name)
         self.emit(ir.Declare(cvar, t, value.ir_value()))
         return t._dynamic(ir.Var(t, cvar))
+
+    def dynamic_shared_view(self, elem, nbytes, size):
+        statement = self.state.statements[-1]
+        name = _assigned_name(statement) or "view"
+        if self.state.returns_allowed:  # a device function
+            func = self.state.parsed.node.name.value
+            raise error("dynamic-shared-in-function", func=func)
+        if self.state.dynamic_depth:
+            raise error("dynamic-shared-in-branch", name=name)
+        if size is not None:
+            size = _view_size(size)
+        if self.state.ctx.dynamic is None:
+            self.state.ctx.dynamic = DynamicLayout()
+        layout = self.state.ctx.dynamic
+        line = self.state.parsed.span(statement).line
+        start, end = layout.place(name, nbytes, size, line)
+        ptype = ir.PointerType(elem, space="shared")
+        offset = arith.convert(arith.as_numeric(start), Int32).ir_value()
+        count = None if size is None else arith.as_numeric(size).ir_value()
+        cname = self.state.names.declare(name)
+        view = ir.DynamicShared(ptype, BUFFER, name, offset, count)
+        self.emit(ir.Declare(cname, ptype, view))
+        if end is not None:  # where the next view starts, read here
+            end_name = self.state.names.declare(f"{name}_end")
+            declaration = ir.Declare(end_name, Int32, end.ir_value())
+            self.emit(declaration)
+            layout.named(Int32._dynamic(ir.Var(Int32, end_name)), declaration)
+        return SharedView(ir.Var(ptype, cname), elem, name)
 
     # -- statements -----------------------------------------------------------------------------
     def suite(self, block):
@@ -468,9 +498,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
     def _assign_object(self, name, value, b, line):
         if isinstance(value, NoValue):
             raise error("no-value", callee=value.callee)
-        redeclared = isinstance(value, FixedArray) and isinstance(
-            b and b.value, FixedArray
-        )
+        redeclared = isinstance(value, (FixedArray, SharedView)) and type(
+            b and b.value
+        ) is type(value)
         if b is not None and not (redeclared and self.state.unrolled_at):
             # (each iteration of a range_constexpr loop may declare its array)
             raise error(
@@ -558,6 +588,21 @@ def _tuple_pairs(target, value) -> list:
         else:
             pairs.append((element.value, v))
     return pairs
+
+
+def _view_size(size):
+    """A dynamic shared view's element count: a positive int, or a run-time
+    integer value."""
+    value = arith.as_numeric(size) if is_python_number(size) else size
+    if isinstance(value, Numeric) and value.dtype.kind == "int":
+        if not value.is_static():
+            return value
+        if value.value > 0:
+            return int(value.value)
+    got = repr(size) if is_python_number(size) else _kind_of(size)
+    if isinstance(size, Numeric) and size.is_static():
+        got = f"{type(size).__name__}({size.value})"
+    raise error("dynamic-shared-size", got=got)
 
 
 def _assigned_name(statement) -> str | None:

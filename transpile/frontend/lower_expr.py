@@ -94,6 +94,12 @@ class PointerValue:
 
 
 @dataclass(frozen=True)
+class SharedView(PointerValue):
+    """A ``kdsl.dynamic_shared_array`` view: a pointer into the launch's
+    dynamic shared memory (no ``.vec(N)``: view it as vectors instead)."""
+
+
+@dataclass(frozen=True)
 class ArrayValue:
     """An ``Array[T, ndim]`` parameter: data pointer, shape and strides."""
 
@@ -324,6 +330,9 @@ class ExprLowerer(Lowering):
                 return obj.dtype
             if name in NUMERIC_METHODS:
                 return BoundMethod(obj, name)
+        if isinstance(obj, SharedView) and name == "vec":
+            vtype = f"Vector[{getattr(obj.elem, '__name__', obj.elem)}, N]"
+            raise error("dynamic-shared-vec", name=obj.name, vtype=vtype)
         if isinstance(obj, PointerValue) and name == "vec":
             return BoundMethod(obj, name)
         if isinstance(obj, ArrayValue) and name in ("shape", "strides"):
@@ -607,6 +616,8 @@ def _kind_of(v) -> str:
         return f"the module {v.__name__}"
     if hasattr(v, "dispatch") and hasattr(v, "signature"):
         return f"the kernel '{v.name}'"
+    if isinstance(v, SharedView):
+        return f"dynamic shared view '{v.name}'"
     if isinstance(v, PointerValue):
         return f"pointer '{v.name}'"
     if isinstance(v, (ArrayValue, FixedArray)):

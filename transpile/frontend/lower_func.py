@@ -18,6 +18,7 @@ from kdsl.transpile.frontend.lower_expr import (
     ArrayValue,
     FixedArray,
     PointerValue,
+    SharedView,
     _kind_of,
     is_value,
 )
@@ -157,6 +158,12 @@ class DeviceFunctionLowerer(Lowering):
             value = FixedArray(ir.Var(ptype, cname), elem, shape, pname)
             self.state.env[pname] = Binding(value, 0)
             return [ir.Param(cname, ptype)]
+        if what == "dynamic":  # a view of dynamic shared memory: a pointer
+            ptype = ir.PointerType(elem, space="shared")
+            self.state.env[pname] = Binding(
+                SharedView(ir.Var(ptype, cname), elem, pname), 0
+            )
+            return [ir.Param(cname, ptype)]
         ptype = ir.PointerType(elem)
         params = [ir.Param(cname, ptype)]
         if what == "pointer":
@@ -230,6 +237,8 @@ def _kind(a):
     """What a device function is specialised on for the argument ``a``: a
     value's type; for memory, its kind and element type (and rank, or
     shape and space)."""
+    if isinstance(a, SharedView):
+        return ("dynamic", a.elem)
     if isinstance(a, PointerValue):
         return ("pointer", a.elem)
     if isinstance(a, ArrayValue):
@@ -251,11 +260,14 @@ def _operands(a) -> list:
 def _short(kind) -> str:
     """A kind's name in a device function's C++ name: ``f32``, ``f32x4``,
     ``pf32`` (a pointer), ``a2f32`` (an Array of rank 2), ``s32f32`` (a
-    shared array of 32), ``l4x4f32`` (a local 4 × 4 array)."""
+    shared array of 32), ``l4x4f32`` (a local 4 × 4 array), ``df32`` (a
+    view of dynamic shared memory)."""
     if isinstance(kind, tuple):
         what, elem = kind[0], _short(kind[1])
         if what == "pointer":
             return f"p{elem}"
+        if what == "dynamic":
+            return f"d{elem}"
         if what == "array":
             return f"a{kind[2]}{elem}"
         return f"{kind[3][0]}{'x'.join(map(str, kind[2]))}{elem}"

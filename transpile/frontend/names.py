@@ -16,7 +16,7 @@ CPP_KEYWORDS = frozenset(
 CUDA_NAMES = frozenset(
     """threadIdx blockIdx blockDim gridDim warpSize kdsl half float2 float4 int2 int4
     dim3 min max abs exp log sqrt sin cos printf malloc free memcpy memset
-    atomicAdd""".split()
+    atomicAdd kdsl_dynamic_smem""".split()
 )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Numeric, Vector
 from kdsl.transpile.frontend import names
+from kdsl.transpile.frontend.dynamic_smem import DynamicLayout
 from kdsl.transpile.frontend.parse import ParsedFunction
 
 
@@ -60,6 +61,8 @@ class Context:
     # (span, message) of each assertion, numbered from 1 in this list's order
     assertions: list = field(default_factory=list)
     record_takers: set = field(default_factory=set)  # functions taking the record
+    # the layout of the kernel's dynamic shared memory, once it declares a view
+    dynamic: DynamicLayout | None = None
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own

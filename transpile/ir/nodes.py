@@ -37,11 +37,13 @@ __all__ = [
     "Load",
     "ArrayOffset",
     "VecView",
+    "DynamicShared",
     "Logical",
     "Stmt",
     "Comment",
     "Declare",
     "ArrayDecl",
+    "DynamicSharedDecl",
     "Assign",
     "Store",
     "ExprStmt",
@@ -236,6 +238,20 @@ class VecView(Expr):
 
 
 @dataclass(frozen=True)
+class DynamicShared(Expr):
+    """A view of the launch's dynamic shared memory (``type`` a shared
+    :class:`PointerType`): the buffer ``buffer`` (declared by a
+    :class:`DynamicSharedDecl`) from the byte ``offset`` on, seen as elements
+    of ``type.elem``.  ``view`` (the Python name) and ``size`` (its element
+    count, None for the rest of the buffer) are for the interpreter's checks."""
+
+    buffer: str
+    view: str
+    offset: Expr
+    size: Expr | None
+
+
+@dataclass(frozen=True)
 class Logical(Expr):
     """``lhs && rhs`` / ``lhs || rhs`` on Booleans, short-circuiting."""
 
@@ -274,6 +290,15 @@ class ArrayDecl(Stmt):
     elem: Any
     shape: tuple[int, ...]
     space: str
+
+
+@dataclass(frozen=True)
+class DynamicSharedDecl(Stmt):
+    """The kernel's dynamic shared memory, ``name`` (its size is the
+    launch's ``shared_mem``), aligned to ``align`` bytes."""
+
+    name: str
+    align: int
 
 
 @dataclass(frozen=True)
@@ -380,6 +405,8 @@ class Function:
     body: tuple[Stmt, ...]
     ret: Any = None
     is_kernel: bool = True
+    # a kernel's __launch_bounds__: (max threads a block[, min blocks an SM])
+    launch_bounds: tuple[int, ...] | None = None
 
 
 # -- traversal ------------------------------------------------------------------------

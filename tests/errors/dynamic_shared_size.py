@@ -1,0 +1,10 @@
+# expect: E324 line 9
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel
+def bad(x: Pointer[Float32], n: Int32):
+    i = thread_idx.x
+    tile = kdsl.dynamic_shared_array(Float32, x[0])
+    tile[i] = x[i]

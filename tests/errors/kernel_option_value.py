@@ -1,0 +1,8 @@
+# expect: E473 line 0
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel(launch_bounds=(2048, 1))
+def bad(x: Pointer[Float32], n: Int32):
+    x[thread_idx.x] = x[0]

@@ -1,0 +1,68 @@
+"""A kernel's compile options: ``@kdsl.kernel(launch_bounds=..., maxrregcount=...)``.
+
+``launch_bounds`` becomes ``__launch_bounds__(threads, min_blocks)`` on the
+kernel's signature (the launch then refuses larger blocks); ``maxrregcount``
+is passed to NVRTC as ``--maxrregcount=N`` and written in the generated
+file's header, so that a C++ build can pass it too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kdsl.transpile.errors import error
+
+MAX_THREADS = 1024  # threads a block, every current GPU
+MAX_REGISTERS = 255  # registers a thread, every current GPU
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    launch_bounds: tuple[int, ...] | None = None  # (threads,) or (threads, blocks)
+    maxrregcount: int | None = None
+
+    @property
+    def max_threads(self) -> int | None:
+        """The most threads a block may have, by ``launch_bounds``."""
+        return None if self.launch_bounds is None else self.launch_bounds[0]
+
+    def nvrtc_options(self) -> tuple[str, ...]:
+        """What NVRTC is passed beyond kdsl's exact options."""
+        if self.maxrregcount is None:
+            return ()
+        return (f"--maxrregcount={self.maxrregcount}",)
+
+
+def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None):
+    """The options of the kernel ``kernel``, checked."""
+    bounds = None
+    if launch_bounds is not None:
+        bounds = launch_bounds if isinstance(launch_bounds, tuple) else (launch_bounds,)
+        if not (
+            1 <= len(bounds) <= 2
+            and all(_positive_int(b) for b in bounds)
+            and bounds[0] <= MAX_THREADS
+        ):
+            raise error(
+                "kernel-option",
+                option="launch_bounds",
+                kernel=kernel,
+                accepted=f"the most threads a block (1 to {MAX_THREADS}) or "
+                "(threads, min_blocks) with min_blocks a positive int",
+                got=repr(launch_bounds),
+            )
+    if maxrregcount is not None and not (
+        _positive_int(maxrregcount) and maxrregcount <= MAX_REGISTERS
+    ):
+        raise error(
+            "kernel-option",
+            option="maxrregcount",
+            kernel=kernel,
+            accepted=f"the most registers a thread, an int from 1 to {MAX_REGISTERS}",
+            got=repr(maxrregcount),
+        )
+    return KernelOptions(bounds, maxrregcount)
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
