@@ -34,7 +34,7 @@ from kdsl.transpile.frontend.lower_expr import (
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
-from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector
+from kdsl.transpile.core.types import Int64, Numeric, NumericMeta, Vector, VectorMeta
 
 
 class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
@@ -247,7 +247,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, ExprLowerer):
 
     def _small_AnnAssign(self, node):
         t = self.expr(node.annotation.annotation)
-        if not isinstance(t, NumericMeta) or t.abstract:
+        concrete = isinstance(t, NumericMeta) and not t.abstract
+        if not (concrete or isinstance(t, VectorMeta) and t.dtype is not None):
             raise error("annotation-type", got=getattr(t, "__name__", repr(t)))
         if not isinstance(node.target, cst.Name):
             raise error("annotated-target", target=self.state.parsed.code(node.target))
