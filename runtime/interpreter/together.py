@@ -126,6 +126,8 @@ class Together:
             return
         addr, me, other = clash
         index = addr % mem.races.per_block
+        if mem.lanes > 1:  # an array of vectors: the element and its lane
+            index = f"{index // mem.lanes}][{index % mem.lanes}"
         raise fault(
             "interpret-data-race",
             self.where(node),

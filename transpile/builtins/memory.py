@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from kdsl.transpile.builtins.registry import register, want_args
-from kdsl.transpile.core.types import NumericMeta
+from kdsl.transpile.core.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
 
@@ -12,7 +12,8 @@ def _lower_array(lw, entry, args, kwargs):
     name = entry.name
     want_args(entry, args, 2)
     elem, shape = args
-    if not (isinstance(elem, NumericMeta) and not elem.abstract):
+    scalar = isinstance(elem, NumericMeta) and not elem.abstract
+    if not (scalar or isinstance(elem, VectorMeta) and elem.dtype is not None):
         raise error("array-element-type", callee=entry.spelled, got=repr(elem))
     shape = shape if isinstance(shape, tuple) else (shape,)
     dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
@@ -25,13 +26,14 @@ def _lower_array(lw, entry, args, kwargs):
 register(
     "shared_array",
     "`kdsl.shared_array(T, shape)`: a `__shared__` array of static shape, one per "
-    "block",
+    "block (`T` a scalar or vector type)",
     _lower_array,
     kind="syntax",
 )
 register(
     "local_array",
-    "`kdsl.local_array(T, shape)`: a per-thread array of static shape",
+    "`kdsl.local_array(T, shape)`: a per-thread array of static shape (`T` a scalar "
+    "or vector type)",
     _lower_array,
     kind="syntax",
 )

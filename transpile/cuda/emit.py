@@ -122,8 +122,15 @@ class Emitter(Backend):
     def _s_Assign(self, s):
         self.line(f"{s.name} = {self._value(s.value)};")
 
+    def _s_AssignLane(self, s):
+        self.line(f"{s.name}.v[{s.lane}] = {self._value(s.value)};")
+
     def _s_Store(self, s):
         self.line(f"{self._element(s.base, s.indices)} = {self._value(s.value)};")
+
+    def _s_StoreLane(self, s):
+        target = self._element(s.base, s.indices)
+        self.line(f"{target}.v[{s.lane}] = {self._value(s.value)};")
 
     def _s_ExprStmt(self, s):
         self.line(f"{_bare(self.expr(s.expr))};")

@@ -313,12 +313,16 @@ class ExprLowerer(Lowering):
 
     def _expr_Subscript(self, node):
         obj = self.expr(node.value)
+        return self.subscript(obj, self.subscript_indices(node))
+
+    def subscript_indices(self, node: cst.Subscript) -> tuple:
+        """The values of ``node``'s indices (``x[i, j]``: i and j)."""
         indices = []
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
                 raise error("slicing", expr=_code(node).strip())
             indices.append(self.expr(element.slice.value))
-        return self.subscript(obj, tuple(indices))
+        return tuple(indices)
 
     def subscript(self, obj, indices):
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel

@@ -135,9 +135,12 @@ def _stmt(s: ir.Stmt, depth: int) -> list[str]:
         return [f"{pad}return{value}"]
     if isinstance(s, ir.Assign):
         return [f"{pad}{s.name} = {format_expr(s.value)}"]
-    if isinstance(s, ir.Store):
+    if isinstance(s, ir.AssignLane):
+        return [f"{pad}{s.name}.lane[{s.lane}] = {format_expr(s.value)}"]
+    if isinstance(s, (ir.Store, ir.StoreLane)):
         target = f"{format_expr(s.base)}[{_join(s.indices)}]"
-        return [f"{pad}{target} = {format_expr(s.value)}"]
+        lane = f".lane[{s.lane}]" if isinstance(s, ir.StoreLane) else ""
+        return [f"{pad}{target}{lane} = {format_expr(s.value)}"]
     bodies = [f for f in fields(s) if _is_body(getattr(s, f.name), f)]
     if isinstance(s, (ir.If, ir.While)):
         head = f"{_kind(s)} {format_expr(s.cond)}"
