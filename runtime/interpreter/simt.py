@@ -451,6 +451,12 @@ class Batch(Together, Backend):
         if entry.collective is not None:
             self.check_collective(entry, e, m)
         args = [self.eval(a, m, frame) for a in e.args]
+        if builtins.is_lanewise_call(e):  # kdsl.math on vectors: each lane alone
+            one = builtins.scalar_call(e)
+            return tuple(
+                entry.interpret(self, one, [a[k] for a in args], m)
+                for k in range(e.type.lanes)
+            )
         if not used and entry.interpret_unused is not None:
             if entry.interpret_unused(self, e, args, m):
                 return None

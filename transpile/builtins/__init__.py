@@ -9,7 +9,8 @@ from kdsl.transpile.builtins import bits  # noqa: F401
 from kdsl.transpile.builtins import math  # noqa: F401
 from kdsl.transpile.builtins import memory  # noqa: F401
 from kdsl.transpile.builtins import loops  # noqa: F401
-from kdsl.transpile.builtins.registry import REGISTRY, Builtin, get, lower_call
+from kdsl.transpile.builtins.registry import REGISTRY, Builtin, get
+from kdsl.transpile.builtins.lanewise import is_lanewise_call, lower_call, scalar_call
 
 
 def public() -> dict:
@@ -39,7 +40,8 @@ def reference() -> str:
     for b in REGISTRY.values():
         kind = {"special": " (special register)", "syntax": ""}.get(b.kind, "")
         collective = f" — {b.collective}-wide" if b.collective else ""
-        lines.append(f"- {b.doc}{kind}{collective}")
+        lanewise = " (lane-wise on vectors)" if b.lanewise else ""
+        lines.append(f"- {b.doc}{lanewise}{kind}{collective}")
     return "\n".join(lines) + "\n"
 
 
@@ -48,6 +50,8 @@ __all__ = [
     "Builtin",
     "get",
     "lower_call",
+    "scalar_call",
+    "is_lanewise_call",
     "public",
     "math_functions",
     "reference",

@@ -3,7 +3,8 @@
 ``kdsl.math`` on Float32/Float64 calls CUDA's ``expf``/``exp`` …;
 Float16/BFloat16 compute in float and round once to their type; integers
 are converted to Float32.  The exact functions fold at compile time
-(``mathfns``); the transcendental ones never fold."""
+(``mathfns``); the transcendental ones never fold.  Every ``math.`` entry
+is lane-wise on vectors (``lanewise.py``): these functions see scalars."""
 
 from __future__ import annotations
 
@@ -25,10 +26,7 @@ def _common(a, b):
 def _lower_math(lw, entry, args, kwargs):
     fn = entry.name.split(".", 1)[1]
     want_args(entry, args, mathfns.arity(fn))
-    nums = [arith.as_numeric(a) for a in args]
-    for n in nums:
-        if isinstance(n, Vector):
-            raise error("math-vector", callee=entry.spelled, got=type(n).__name__)
+    nums = [arith.as_numeric(a) for a in args]  # scalars (lanewise.py maps vectors)
     t = type(nums[0])
     for n in nums[1:]:
         t, _ = _common(t._static(0) if t is not Boolean else False, n)
