@@ -842,6 +842,22 @@ register(
         "kdsl.dynamic_shared_array() cannot view {type}: its elements are types "
         "of 1, 2, 4 or 8 bytes or vectors of them; use kdsl.shared_array for {type}",
     ),
+    (
+        "lane-store-index",
+        "E330",
+        DSLTypeError,
+        "the lane of the store '{target}' must be a compile-time integer, 0 … "
+        "{last} (a {vtype} lives in registers); to pick the lane at run time, keep "
+        "the lanes in kdsl.local_array({dtype}, {lanes}) and index that",
+    ),
+    (
+        "lane-store-target",
+        "E331",
+        DSLSyntaxError,
+        "cannot store into a lane of {target}: only a vector variable (v[1] = x) or "
+        "a vector element of an array or pointer (s[i][1] = x) has lanes to store "
+        "to; assign the vector to a variable first",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

@@ -50,8 +50,11 @@ class Memory:
 
     @property
     def size(self) -> int:
-        """Elements in one copy (one block's or thread's, or the whole array)."""
-        return int(np.prod(self.shape)) if self.shape else len(self.data)
+        """Scalars in one copy (one block's or thread's, or the whole array;
+        an array of vectors holds ``lanes`` scalars per element)."""
+        if self.shape:
+            return int(np.prod(self.shape)) * self.lanes
+        return len(self.data)
 
     def addresses(self, indices, active, fault) -> np.ndarray:
         """The flat address of each active lane's first element, checked.
@@ -59,13 +62,14 @@ class Memory:
         ``fault(lane, index_text)`` raises the out-of-bounds error.
         """
         idx = [np.asarray(i)[active].astype(np.int64) for i in indices]
-        if self.shape and self.lanes == 1:
+        if self.shape:  # a fixed array (of scalars, or of vectors)
             flat = np.zeros(len(idx[0]), np.int64)
             for i, n in zip(idx, self.shape):
                 bad = (i < 0) | (i >= n)
                 if bad.any():
                     self._fault(idx, bad, active, fault)
                 flat = flat * n + i
+            flat = flat * self.lanes
         else:
             (flat,) = idx
             at = flat * self.lanes + self.origin
@@ -81,15 +85,16 @@ class Memory:
         k = int(np.argmax(bad))
         lane = int(np.flatnonzero(active)[k])
         where = ", ".join(str(int(i[k])) for i in idx)
-        unit = "vectors" if self.lanes > 1 else "elements"
+        unit = "vectors" if self.lanes > 1 and not self.shape else "elements"
         count = self.size // self.lanes
         fault(lane, f"{self.name}[{where}] ({self.name} has {count} {unit})")
 
-    def load(self, addr: np.ndarray, n: int, active) -> list:
-        """One lane array per vector lane: the values at ``addr`` in active lanes."""
+    def load(self, addr: np.ndarray, n: int, active, count: int | None = None) -> list:
+        """One lane array per vector lane: the values at ``addr`` in active
+        lanes (the first ``count`` lanes from ``addr``; by default all)."""
         scalar = self.elem.dtype if self.lanes > 1 else self.elem
         out = []
-        for k in range(self.lanes):
+        for k in range(self.lanes if count is None else count):
             got = lanes.from_memory(self.data[addr + k], scalar)
             if len(got) == n:
                 out.append(got)

@@ -183,8 +183,11 @@ class Batch(Together, Debug, Backend):
     def s_ArrayDecl(self, s, m, frame):
         if isinstance(frame.env.get(s.name), Memory):
             return  # one copy per block (shared) or thread (local) for the launch
-        size = int(np.prod(s.shape))
-        dtype = s.elem.np_dtype if s.elem.np_dtype is not None else object
+        vector = isinstance(s.elem, VectorMeta)  # an array of vectors: N lanes each
+        lanes_per = s.elem.lanes if vector else 1
+        scalar = s.elem.dtype if vector else s.elem
+        size = int(np.prod(s.shape)) * lanes_per
+        dtype = scalar.np_dtype if scalar.np_dtype is not None else object
         if s.space == "shared":  # one per declaration (functions may reuse a name)
             mem = self.shared.get(id(s))
             if mem is None:
@@ -195,12 +198,18 @@ class Batch(Together, Debug, Backend):
                     s.name,
                     s.shape,
                     self.block_pos * size,
+                    lanes_per,
                     races=RaceLog(total, size, self.per_block),
                 )
                 self.shared[id(s)] = mem
         else:
             mem = Memory(
-                np.zeros(self.n * size, dtype), s.elem, s.name, s.shape, self.pos * size
+                np.zeros(self.n * size, dtype),
+                s.elem,
+                s.name,
+                s.shape,
+                self.pos * size,
+                lanes_per,
             )
         frame.env[s.name] = mem
 
@@ -212,17 +221,38 @@ class Batch(Together, Debug, Backend):
     def s_Assign(self, s, m, frame):
         self.set(frame, s.name, self.eval(s.value, m, frame), m)
 
+    def s_AssignLane(self, s, m, frame):
+        value = self.eval(s.value, m, frame)
+        old = frame.env.get(s.name)
+        vector = list(self._zeros(s.type) if old is None else old)
+        vector[s.lane] = value if m.all() else _merge(m, value, vector[s.lane])
+        frame.env[s.name] = tuple(vector)
+
     def s_Store(self, s, m, frame):
         value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
-        mem = self.eval(s.base, m, frame)
-        indices = [self.eval(i, m, frame) for i in s.indices]
-        addr = mem.addresses(indices, m, self._oob(s, "store to"))
+        mem, addr = self._element(s, m, frame, "store to")
         if mem.races is not None:
             slots, span = mem.race_slots(addr)
             clash = mem.races.write(slots, self.pos[m], span)
             self._race(clash, mem, s, "writes")
         mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
         self.writes += 1
+
+    def s_StoreLane(self, s, m, frame):
+        value = self.eval(s.value, m, frame)
+        mem, addr = self._element(s, m, frame, "store to")
+        addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
+        if mem.races is not None:
+            self._race(mem.races.write(addr, self.pos[m], 1), mem, s, "writes")
+        mem.store(addr, [value], m)
+        self.writes += 1
+
+    def _element(self, node, m, frame, what):
+        """``(memory, address of each active lane's element)`` of a load,
+        store or address node (``base[indices]``), bounds checked."""
+        mem = self.eval(node.base, m, frame)
+        indices = [self.eval(i, m, frame) for i in node.indices]
+        return mem, mem.addresses(indices, m, self._oob(node, what))
 
     def s_ExprStmt(self, s, m, frame):
         e = s.expr
@@ -398,6 +428,13 @@ class Batch(Together, Debug, Backend):
         return tuple(self.eval(x, m, frame) for x in e.lanes)
 
     def e_Extract(self, e, m, frame):
+        if isinstance(e.vector, ir.Load):  # s[i].v[lane] reads that lane only
+            mem, addr = self._element(e.vector, m, frame, "load from")
+            addr = addr + e.lane
+            if mem.races is not None:
+                clash = mem.races.read(addr, self.pos[m], 1)
+                self._race(clash, mem, e, "reads")
+            return mem.load(addr, self.n, m, count=1)[0]
         return self.eval(e.vector, m, frame)[e.lane]
 
     def e_DynamicShared(self, e, m, frame):
@@ -443,9 +480,7 @@ class Batch(Together, Debug, Backend):
         return self.eval(e.flat, m, frame)
 
     def e_Load(self, e, m, frame):
-        mem = self.eval(e.base, m, frame)
-        indices = [self.eval(i, m, frame) for i in e.indices]
-        addr = mem.addresses(indices, m, self._oob(e, "load from"))
+        mem, addr = self._element(e, m, frame, "load from")
         if mem.races is not None:
             slots, span = mem.race_slots(addr)
             clash = mem.races.read(slots, self.pos[m], span)
@@ -472,15 +507,19 @@ class Batch(Together, Debug, Backend):
         args = [self.eval(a, m, frame) for a in e.args]
         if entry.collective is not None:
             self.check_collective(entry, e, m, args)
+        if builtins.is_lanewise_call(e):  # kdsl.math on vectors: each lane alone
+            one = builtins.scalar_call(e)
+            return tuple(
+                entry.interpret(self, one, [a[k] for a in args], m)
+                for k in range(e.type.lanes)
+            )
         if not used and entry.interpret_unused is not None:
             if entry.interpret_unused(self, e, args, m):
                 return None
         return entry.interpret(self, e, args, m)
 
     def e_Address(self, e, m, frame):
-        mem = self.eval(e.base, m, frame)
-        indices = [self.eval(i, m, frame) for i in e.indices]
-        return Slot(mem, mem.addresses(indices, m, self._oob(e, "atomic on")))
+        return Slot(*self._element(e, m, frame, "atomic on"))
 
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""

@@ -267,6 +267,9 @@ class Together:
             return
         addr, me, other = clash
         index = mem.race_index(addr, me)
+        if getattr(mem, "lanes", 1) > 1 and isinstance(index, int):
+            # an array of vectors: the element and its lane
+            index = f"{index // mem.lanes}][{index % mem.lanes}"
         raise fault(
             "interpret-data-race",
             self.where(node),

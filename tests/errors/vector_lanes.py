@@ -8,4 +8,4 @@ D = kdsl.TypeVar("D", bound=kdsl.Float)
 @kdsl.kernel(dtypes=[kdsl.Float32])
 def bad(x: Pointer[D], out: Pointer[D], n: Int32):
     i = thread_idx.x
-    v = x.vec(3)
+    v = x.vec(6)

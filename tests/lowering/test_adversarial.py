@@ -141,7 +141,7 @@ ERRORS = {
     ),
     "thread_idx in arithmetic": ("", "j = thread_idx + 1  # <-", "E106", "thread_idx"),
     "thread_idx.w": ("", "out[0] = x[thread_idx.w]  # <-", "E318", "thread_idx"),
-    "x.vec(3)": ("", "v = x.vec(3)  # <-", "E108", "lanes must be one of"),
+    "x.vec(5)": ("", "v = x.vec(5)  # <-", "E108", "lanes must be one of"),
     "x.vec(n)": ("", "v = x.vec(n)  # <-", "E304", "compile time"),
     "x.vec(4.0)": ("", "v = x.vec(4.0)  # <-", "E236", "must be an integer"),
     "range with a Float bound": (

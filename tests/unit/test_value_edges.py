@@ -903,12 +903,14 @@ def test_vector_types_are_cached():
     assert Vector[Int4, 16] is kdsl.Int4x16
     assert Vector[Float8E4M3FN, 16] is kdsl.Float8E4M3FNx16
     assert Vector[Float64, 8] is kdsl.Float64x8  # exactly 512 bits
+    assert Vector[Float32, 3] is kdsl.Float32x3  # CUDA's float3 layout
 
 
 @pytest.mark.parametrize(
     "build, code",
     [
-        (lambda: Vector[Float32, 3], "E108"),
+        (lambda: Vector[Float32, 5], "E108"),
+        (lambda: Vector[Float32, 4.0], "E108"),
         (lambda: Vector[Float32, 1], "E108"),
         (lambda: Vector[Float32, 32], "E108"),
         (lambda: Vector[Float64, 16], "E108"),  # 1024 bits

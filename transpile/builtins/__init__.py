@@ -11,13 +11,8 @@ from kdsl.transpile.builtins import math  # noqa: F401
 from kdsl.transpile.builtins import memory  # noqa: F401
 from kdsl.transpile.builtins import loops  # noqa: F401
 from kdsl.transpile.builtins import printing  # noqa: F401
-from kdsl.transpile.builtins.registry import (
-    PYTHON_BUILTINS,
-    REGISTRY,
-    Builtin,
-    get,
-    lower_call,
-)
+from kdsl.transpile.builtins.registry import PYTHON_BUILTINS, REGISTRY, Builtin, get
+from kdsl.transpile.builtins.lanewise import is_lanewise_call, lower_call, scalar_call
 
 
 def public() -> dict:
@@ -49,7 +44,8 @@ def reference() -> str:
             continue  # a variant of a listed entry (atomic_add.ordered)
         kind = {"special": " (special register)", "syntax": ""}.get(b.kind, "")
         collective = f" — {b.collective}-wide" if b.collective else ""
-        lines.append(f"- {b.doc}{kind}{collective}")
+        lanewise = " (lane-wise on vectors)" if b.lanewise else ""
+        lines.append(f"- {b.doc}{lanewise}{kind}{collective}")
     return "\n".join(lines) + "\n"
 
 
@@ -58,6 +54,8 @@ __all__ = [
     "Builtin",
     "get",
     "lower_call",
+    "scalar_call",
+    "is_lanewise_call",
     "public",
     "math_functions",
     "reference",

@@ -5,7 +5,8 @@ Float16/BFloat16 compute in float and round once to their type; integers
 are converted to Float32.  Most return the float type; ``isnan``/``isinf``/
 ``isfinite`` return Boolean and ``frexp_exponent`` Int32, and ``ldexp``
 takes an Int32 exponent.  The exact functions fold at compile time
-(``mathfns``); the transcendental ones never fold."""
+(``mathfns``); the transcendental ones never fold.  Every ``math.`` entry
+is lane-wise on vectors (``lanewise.py``): these functions see scalars."""
 
 from __future__ import annotations
 
@@ -28,10 +29,7 @@ def _lower_math(lw, entry, args, kwargs):
     fn = entry.name.split(".", 1)[1]
     spec = mathfns.spec(fn)
     want_args(entry, args, len(spec.params))
-    nums = [arith.as_numeric(a) for a in args]
-    for n in nums:
-        if isinstance(n, Vector):
-            raise error("math-vector", callee=entry.spelled, got=type(n).__name__)
+    nums = [arith.as_numeric(a) for a in args]  # scalars (lanewise.py maps vectors)
     floats = [n for n, p in zip(nums, spec.params) if p not in spec.ints]
     t = type(floats[0])
     for n in floats[1:]:

@@ -14,7 +14,8 @@ def _lower_array(lw, entry, args, kwargs):
     name = entry.name
     want_args(entry, args, 2)
     elem, shape = args
-    if not (isinstance(elem, NumericMeta) and not elem.abstract):
+    scalar = isinstance(elem, NumericMeta) and not elem.abstract
+    if not (scalar or isinstance(elem, VectorMeta) and elem.dtype is not None):
         raise error("array-element-type", callee=entry.spelled, got=repr(elem))
     shape = shape if isinstance(shape, tuple) else (shape,)
     dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
@@ -27,13 +28,14 @@ def _lower_array(lw, entry, args, kwargs):
 register(
     "shared_array",
     "`kdsl.shared_array(T, shape)`: a `__shared__` array of static shape, one per "
-    "block",
+    "block (`T` a scalar or vector type)",
     _lower_array,
     kind="syntax",
 )
 register(
     "local_array",
-    "`kdsl.local_array(T, shape)`: a per-thread array of static shape",
+    "`kdsl.local_array(T, shape)`: a per-thread array of static shape (`T` a scalar "
+    "or vector type)",
     _lower_array,
     kind="syntax",
 )

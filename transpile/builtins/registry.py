@@ -21,6 +21,9 @@ An entry says, in one place:
   Uint32, bit k for lane k: the lanes that take part), which the check reads;
   a kernel that calls a ``"grid"`` one is launched cooperatively, every
   block resident at once;
+* ``lanewise``: given vectors, the entry applies lane by lane with its scalar
+  rules (``lanewise.py``: its ``lower``, ``cuda`` and ``interpret`` are only
+  ever given scalars); by default the ``kdsl.math`` entries are;
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
   rendering needs (the file includes them only when the IR calls it);
 * ``text``: its arguments may be strings and f-strings (``print``), which
@@ -55,9 +58,12 @@ class Builtin:
     headers: tuple[str, ...] = ()
     kind: str = "call"  # "call", "special" (a register read) or "syntax"
     text: bool = False  # takes strings and f-strings (as core.printf.Text)
+    lanewise: bool | None = None  # None: True for kdsl.math's entries
 
     def __post_init__(self):
         object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)
+        if self.lanewise is None:
+            object.__setattr__(self, "lanewise", self.name.startswith("math."))
 
     def __call__(self, *args, **kwargs):
         raise error("outside-kernel", callee=self.spelled)
@@ -95,6 +101,8 @@ def _check(entry: Builtin) -> None:
         problems.append(f"kind {entry.kind!r} is not one of {_KINDS}")
     if entry.collective not in _COLLECTIVES:
         problems.append(f"collective {entry.collective!r} is not one of {_COLLECTIVES}")
+    if entry.lanewise and entry.kind != "call":
+        problems.append(f"a {entry.kind} entry cannot be lane-wise")
     if entry.kind != "syntax":
         if not callable(entry.cuda):
             problems.append("it has no CUDA rendering (cuda=)")

@@ -170,20 +170,29 @@ def init_vector(vec, args):
     vec._expr = made._expr
 
 
-def extract(vec, lane, span=None):
-    """``vec[lane]`` for a compile-time lane index."""
+def lane_index(vtype, lane) -> int | None:
+    """``lane`` as a lane of the vector type ``vtype`` (a negative one counts
+    from the end), or None when it is not a compile-time integer."""
     lane = as_numeric(lane)
     if not (
         isinstance(lane, Numeric) and lane.is_static() and lane.dtype.kind == "int"
     ):
-        raise error("lane-index", vtype=type(vec).__name__, last=vec.lanes - 1)
+        return None
     index = int(lane)
-    if not -vec.lanes <= index < vec.lanes:
+    if not -vtype.lanes <= index < vtype.lanes:
         raise error(
-            "lane-range", index=index, vtype=type(vec).__name__, last=vec.lanes - 1
+            "lane-range", index=index, vtype=vtype.__name__, last=vtype.lanes - 1
         )
+    return index % vtype.lanes
+
+
+def extract(vec, lane, span=None):
+    """``vec[lane]`` for a compile-time lane index."""
+    index = lane_index(type(vec), lane)
+    if index is None:
+        raise error("lane-index", vtype=type(vec).__name__, last=vec.lanes - 1)
     dtype = type(vec).dtype
-    return dtype._dynamic(ir.Extract(dtype, vec._expr, index % vec.lanes, span=span))
+    return dtype._dynamic(ir.Extract(dtype, vec._expr, index, span=span))
 
 
 # -- operators -----------------------------------------------------------------

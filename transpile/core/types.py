@@ -11,6 +11,7 @@ operators and ``values`` for the exact folding semantics.
 from __future__ import annotations
 
 import math
+import operator
 
 import ml_dtypes
 import numpy as np
@@ -27,6 +28,11 @@ class NumericMeta(type):
     @property
     def log_width(cls) -> int:
         return max(0, math.ceil(math.log2(cls.width)))
+
+    def vec(cls, lanes) -> "VectorMeta":
+        """The vector type of ``lanes`` of this type: ``Float32.vec(4)`` is
+        ``Float32x4`` (``D.vec(4)`` for a dtype parameter ``D``)."""
+        return vector_type(cls, lanes)
 
 
 class Numeric(metaclass=NumericMeta):
@@ -380,7 +386,7 @@ _EXAMPLE = {Numeric: "Int32 or Float32", Integer: "Int32", Float: "Float32"}
 
 
 # -- vectors -------------------------------------------------------------------
-VECTOR_LANES = (2, 4, 8, 16)
+VECTOR_LANES = (2, 3, 4, 8, 16)
 MAX_VECTOR_BITS = 512
 
 
@@ -408,6 +414,12 @@ class Vector(metaclass=VectorMeta):
 
     def __init__(self, *values):
         arith.init_vector(self, values)
+
+    @classmethod
+    def splat(cls, value) -> "Vector":
+        """``value`` converted to the element type, in every lane (the
+        one-argument constructor: ``Float32x4.splat(x)`` is ``Float32x4(x)``)."""
+        return cls(value)
 
     @classmethod
     def _dynamic(cls, expr) -> "Vector":
@@ -460,7 +472,14 @@ def vector_type(dtype, lanes: int):
     """The vector type of ``lanes`` elements of ``dtype`` (cached)."""
     if not (isinstance(dtype, NumericMeta) and not dtype.abstract):
         raise error("vector-element", got=getattr(dtype, "__name__", repr(dtype)))
-    if lanes not in VECTOR_LANES or dtype.width * lanes > MAX_VECTOR_BITS:
+    if isinstance(lanes, (Numeric, np.integer)):
+        lanes = operator.index(lanes)  # a static Int32 (a run-time one is E104)
+    if (
+        not isinstance(lanes, int)
+        or isinstance(lanes, bool)
+        or lanes not in VECTOR_LANES
+        or dtype.width * lanes > MAX_VECTOR_BITS
+    ):
         raise error(
             "vector-type",
             dtype=dtype.__name__,
@@ -474,6 +493,15 @@ def vector_type(dtype, lanes: int):
         attrs = dict(__slots__=(), dtype=dtype, lanes=lanes, width=dtype.width * lanes)
         _VECTOR_CACHE[key] = VectorMeta(name, (Vector,), attrs)
     return _VECTOR_CACHE[key]
+
+
+def vector_align(vtype) -> int:
+    """The bytes a vector is aligned to (``kdsl::vec`` in prelude/vector.h):
+    the whole vector when the lane count is a power of two, so that it moves
+    in one wide load or store; one lane for 3 lanes, as CUDA's ``float3``.
+    A lane narrower than a byte takes a byte of its own."""
+    lane = (vtype.dtype.width + 7) // 8
+    return lane * vtype.lanes if vtype.lanes & (vtype.lanes - 1) == 0 else lane
 
 
 def vector_aliases() -> dict[str, type]:

@@ -130,8 +130,15 @@ class Emitter(Backend):
     def _s_Assign(self, s):
         self.line(f"{s.name} = {self._value(s.value)};")
 
+    def _s_AssignLane(self, s):
+        self.line(f"{s.name}.v[{s.lane}] = {self._value(s.value)};")
+
     def _s_Store(self, s):
         self.line(f"{self._element(s.base, s.indices)} = {self._value(s.value)};")
+
+    def _s_StoreLane(self, s):
+        target = self._element(s.base, s.indices)
+        self.line(f"{target}.v[{s.lane}] = {self._value(s.value)};")
 
     def _s_ExprStmt(self, s):
         self.line(f"{_bare(self.expr(s.expr))};")
@@ -286,8 +293,9 @@ class Emitter(Backend):
 
     def _vmap(self, e):
         """A vector expression as one ``kdsl::vmap`` of a scalar lambda: its
-        lane-wise operations are the lambda's body (the scalar spellings, so
-        each lane has the scalar semantics); a broadcast scalar variable is
+        lane-wise operations are the lambda's body (the scalar spellings, and
+        a lane-wise built-in's scalar rendering, so each lane has the scalar
+        semantics: ``expf(v)``); a broadcast scalar variable is
         captured, a broadcast constant written in place; the other parts are
         the vectors mapped over, a variable under its own name, anything else
         as a, b, ...  With no vector to map over it is one ``kdsl::splat``."""
@@ -310,6 +318,9 @@ class Emitter(Backend):
             if _lanewise(n) and isinstance(n, ir.Select):
                 cond = _condition(lane(n.cond))
                 return _conditional(cond, lane(n.if_true), lane(n.if_false))
+            if _lanewise(n) and isinstance(n, ir.BuiltinCall):  # kdsl.math ...
+                lanes = [lane(a) for a in n.args]
+                return self._call(builtins.scalar_call(n), lanes)
             if _lanewise(n):
                 src = n.operand.type.dtype
                 return cexpr.convert(src, n.type.dtype, lane(n.operand))
@@ -392,10 +403,15 @@ class Emitter(Backend):
         return CExpr(f"&{self._element(e.base, e.indices)}", Prec.UNARY)
 
     def _e_BuiltinCall(self, e):
-        values = [self.expr(a) for a in e.args]
+        if _lanewise(e):
+            return self._vmap(e)
+        return self._call(e, [self.expr(a) for a in e.args])
+
+    def _call(self, call, values) -> CExpr:
+        """A built-in ``call`` rendered by its entry, its arguments ``values``."""
         self._handed = {_bare(v): v.inner or v for v in values}
         args = [_bare(v) for v in values]
-        return self._rendered(builtins.get(e.builtin).cuda(self, e, args))
+        return self._rendered(builtins.get(call.builtin).cuda(self, call, args))
 
     def _e_FuncCall(self, e):
         return CExpr(f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})")
@@ -428,9 +444,12 @@ def _condition(c: CExpr) -> str:
 
 
 def _lanewise(e) -> bool:
-    """Whether ``e`` is a lane-wise vector operation (part of one vmap)."""
+    """Whether ``e`` is a lane-wise vector operation (part of one vmap): an
+    operator, a conversion, a select or a lane-wise built-in (kdsl.math)."""
     if isinstance(e, ir.Select):
         return isinstance(e.cond.type, VectorMeta)
+    if isinstance(e, ir.BuiltinCall):
+        return builtins.is_lanewise_call(e)
     return isinstance(e, (ir.BinOp, ir.UnaryOp, ir.Convert)) and isinstance(
         e.type, VectorMeta
     )

@@ -21,6 +21,7 @@ ORDER = (
     "mathfns.h",
     "vector.h",
     "debug.h",
+    "vector3.h",
 )
 
 
@@ -51,6 +52,8 @@ def needs(functions) -> tuple[list[str], list[str]]:
     }
     if any(isinstance(t, VectorMeta) for t in types):
         parts.add("vector.h")
+    if any(isinstance(t, VectorMeta) and t.lanes == 3 for t in types):
+        parts.add("vector3.h")  # float3's layout, not a power-of-two alignment
     parts.update(cexpr.prelude_parts(types))
     headers = cexpr.headers(types) + [
         h for h in headers if h not in cexpr.headers(types)

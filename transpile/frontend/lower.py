@@ -37,7 +37,14 @@ from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
-from kdsl.transpile.core.types import Int32, Int64, Numeric, NumericMeta, Vector
+from kdsl.transpile.core.types import (
+    Int32,
+    Int64,
+    Numeric,
+    NumericMeta,
+    Vector,
+    VectorMeta,
+)
 
 
 class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLowerer):
@@ -303,7 +310,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
 
     def _small_AnnAssign(self, node):
         t = self.expr(node.annotation.annotation)
-        if not isinstance(t, NumericMeta) or t.abstract:
+        concrete = isinstance(t, NumericMeta) and not t.abstract
+        if not (concrete or isinstance(t, VectorMeta) and t.dtype is not None):
             raise error("annotation-type", got=getattr(t, "__name__", repr(t)))
         if not isinstance(node.target, cst.Name):
             raise error("annotated-target", target=self.state.parsed.code(node.target))
@@ -482,11 +490,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     tmp = self.state.names.declare(f"{base}_value")
                     self.emit(ir.Declare(tmp, type(v), v.ir_value()))
                     out[k] = type(v)._dynamic(ir.Var(type(v), tmp))
-            b = (
-                self.state.env.get(target.value)
-                if isinstance(target, cst.Name)
-                else None
-            )
+            root = target  # v[0] = ... writes a lane of the variable v
+            if isinstance(root, cst.Subscript) and isinstance(root.value, cst.Name):
+                root = root.value
+            b = self.state.env.get(root.value) if isinstance(root, cst.Name) else None
             if b is not None and b.cvar is not None:
                 written.add(b.cvar)
             stored = stored or not isinstance(target, cst.Name)
@@ -519,11 +526,51 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         self.state.env[name] = Binding(value, line)
 
     def store(self, target, value, value_node):
-        obj = self.expr(target.value)
-        indices = tuple(self.expr(e.slice.value) for e in target.slice)
+        """``x[i] = value`` into memory, or into a lane of a vector: ``v[2] =
+        value`` (a vector variable) or ``s[i][2] = value`` (an element)."""
+        holder = None
+        if isinstance(target.value, cst.Subscript):  # x[i][k]: a lane of x[i]?
+            holder = self.expr(target.value.value)
+            obj = self.subscript(holder, self.subscript_indices(target.value))
+        else:
+            obj = self.expr(target.value)
+        indices = self.subscript_indices(target)
+        if isinstance(obj, Vector):
+            return self._store_lane(target, holder, obj, indices, value, value_node)
         if not isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
             raise error("store-target", target=_kind_of(obj))
-        elem = obj.elem
+        value = self._stored(value, value_node, obj.elem, f"'{obj.name}'")
+        base, flat = self.address(obj, indices)
+        self.mark_written(obj)
+        self.emit(ir.Store(base, flat, value.ir_value()))
+
+    def _store_lane(self, target, holder, vec, indices, value, value_node):
+        vtype, code = type(vec), self.state.parsed.code(target.value)
+        if len(indices) != 1:
+            raise error("index-count", target=_kind_of(vec), got=len(indices))
+        lane = arith.lane_index(vtype, indices[0])
+        if lane is None:
+            raise error(
+                "lane-store-index",
+                target=self.state.parsed.code(target),
+                vtype=vtype.__name__,
+                last=vtype.lanes - 1,
+                dtype=vtype.dtype.__name__,
+                lanes=vtype.lanes,
+            )
+        value = self._stored(value, value_node, vtype.dtype, f"lane {lane} of '{code}'")
+        expr = vec.ir_value()
+        if holder is not None and isinstance(expr, ir.Load):  # s[i][k] = value
+            self.mark_written(holder)
+            self.emit(ir.StoreLane(expr.base, expr.indices, lane, value.ir_value()))
+        elif isinstance(target.value, cst.Name) and isinstance(expr, ir.Var):
+            self.emit(ir.AssignLane(expr.name, vtype, lane, value.ir_value()))
+        else:
+            raise error("lane-store-target", target=f"'{code}'")
+
+    def _stored(self, value, value_node, elem, target: str):
+        """``value`` as stored into ``target`` of type ``elem``: of that type,
+        or a literal (or a compile-time value) converted to it."""
         value = self.ensure_value(value, "a store")
         if type(value) is not elem:
             if not (
@@ -532,13 +579,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 raise error(
                     "store-type",
                     value=type(value).__name__,
-                    target=f"'{obj.name}'",
+                    target=target,
                     elem=elem.__name__,
                 )
             value = arith.convert(value, elem)
-        base, flat = self.address(obj, indices)
-        self.mark_written(obj)
-        self.emit(ir.Store(base, flat, value.ir_value()))
+        return value
 
 
 _AUG = {

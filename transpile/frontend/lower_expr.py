@@ -29,6 +29,7 @@ from kdsl.transpile.core.types import (
     NumericMeta,
     Vector,
     VectorMeta,
+    vector_align,
     vector_type,
 )
 
@@ -342,18 +343,26 @@ class ExprLowerer(Lowering):
         if isinstance(obj, (NumericMeta, VectorMeta)) or _is_module(obj):
             if not name.startswith("_") and hasattr(obj, name):
                 return getattr(obj, name)
+        if isinstance(obj, TypeVar):  # D.vec(4) in a device function
+            raise error("typevar-call", name=obj.name)
         raise error("unknown-attribute", owner=_kind_of(obj), name=name)
 
     def _expr_Subscript(self, node):
         obj = self.expr(node.value)
+        return self.subscript(obj, self.subscript_indices(node))
+
+    def subscript_indices(self, node: cst.Subscript) -> tuple:
+        """The values of ``node``'s indices (``x[i, j]``: i and j)."""
         indices = []
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
                 raise error("slicing", expr=_code(node).strip())
             indices.append(self.expr(element.slice.value))
-        return self.subscript(obj, tuple(indices))
+        return tuple(indices)
 
     def subscript(self, obj, indices):
+        if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
+            return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
             raise error("index-count", target=_kind_of(obj), got=len(indices))
         if isinstance(obj, Vector):
@@ -449,28 +458,12 @@ class ExprLowerer(Lowering):
                 _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
                 return self.pointer_vec(callee.obj, args)
             method = getattr(callee.obj, callee.name)
-            try:
-                inspect.signature(method).bind(*args, **kwargs)
-            except TypeError:
-                params = inspect.signature(method).parameters
-                unknown = [k for k in kwargs if k not in params]
-                if unknown:
-                    raise error(
-                        "unexpected-keyword",
-                        callee=f".{callee.name}",
-                        keyword=unknown[0],
-                        accepts=f"takes ({', '.join(params)})",
-                    ) from None
-                required = sum(p.default is p.empty for p in params.values())
-                total = len(params)
-                n = required if required == total else f"{required} to {total}"
-                raise error(
-                    "wrong-arg-count",
-                    callee=f".{callee.name}",
-                    n=n,
-                    got=len(args) + len(kwargs),
-                ) from None
-            return method(*args, **kwargs)
+            return _call_method(f".{callee.name}", method, args, kwargs)
+        if inspect.ismethod(callee) and isinstance(
+            callee.__self__, (NumericMeta, VectorMeta)
+        ):  # a type's method: Int8.max(), D.vec(4), Float32x4.splat(x)
+            spelled = f"{callee.__self__.__name__}.{callee.__name__}"
+            return _call_method(spelled, callee, args, kwargs)
         if callee in (builtins.min, builtins.max):
             return lower_call(self, builtin(callee.__name__), args, kwargs)
         if callee is builtins.abs:
@@ -508,7 +501,7 @@ class ExprLowerer(Lowering):
         vtype = _vector_of(ptr.elem, lanes)
         view = ir.VecView(ir.PointerType(vtype), ptr.expr)
         root = ptr.name.split(".")[0]
-        need = vtype.width // 8
+        need = vector_align(vtype)
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
@@ -526,6 +519,40 @@ def static_integer(v, what: str) -> int:
     ):
         return int(v)
     raise error("not-integer", subject=what, got=_kind_of(v))
+
+
+def _call_method(spelled: str, method, args, kwargs):
+    """``method(*args, **kwargs)``, its arguments checked first (located
+    errors, not Python's TypeError)."""
+    try:
+        inspect.signature(method).bind(*args, **kwargs)
+    except TypeError:
+        params = inspect.signature(method).parameters
+        unknown = [k for k in kwargs if k not in params]
+        if unknown:
+            raise error(
+                "unexpected-keyword",
+                callee=spelled,
+                keyword=unknown[0],
+                accepts=f"takes ({', '.join(params)})",
+            ) from None
+        required = sum(p.default is p.empty for p in params.values())
+        total = len(params)
+        n = required if required == total else f"{required} to {total}"
+        raise error(
+            "wrong-arg-count", callee=spelled, n=n, got=len(args) + len(kwargs)
+        ) from None
+    return method(*args, **kwargs)
+
+
+def _vector_spelled(indices):
+    """The vector type ``Vector[dtype, N]`` names (``N`` a static integer)."""
+    if len(indices) != 2:
+        raise error("vector-spelling", got=", ".join(map(repr, indices)))
+    dtype, lanes = indices
+    if isinstance(dtype, TypeVar):  # in a device function: no value
+        raise error("typevar-call", name=dtype.name)
+    return vector_type(dtype, static_integer(lanes, "the lane count N of Vector[T, N]"))
 
 
 def _float_of_text(text: str):

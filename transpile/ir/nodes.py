@@ -45,7 +45,9 @@ __all__ = [
     "ArrayDecl",
     "DynamicSharedDecl",
     "Assign",
+    "AssignLane",
     "Store",
+    "StoreLane",
     "ExprStmt",
     "If",
     "For",
@@ -308,9 +310,31 @@ class Assign(Stmt):
 
 
 @dataclass(frozen=True)
+class AssignLane(Stmt):
+    """``name.v[lane] = value``: one lane of the variable ``name`` of vector
+    type ``type`` (``v[2] = x``)."""
+
+    name: str
+    type: Any
+    lane: int
+    value: Expr
+
+
+@dataclass(frozen=True)
 class Store(Stmt):
     base: Expr
     indices: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class StoreLane(Stmt):
+    """``base[indices].v[lane] = value``: one lane of a vector in memory
+    (``s[i][2] = x`` for an array of vectors)."""
+
+    base: Expr
+    indices: tuple[Expr, ...]
+    lane: int
     value: Expr
 
 

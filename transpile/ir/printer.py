@@ -135,9 +135,12 @@ def _stmt(s: ir.Stmt, depth: int) -> list[str]:
         return [f"{pad}return{value}"]
     if isinstance(s, ir.Assign):
         return [f"{pad}{s.name} = {format_expr(s.value)}"]
-    if isinstance(s, ir.Store):
+    if isinstance(s, ir.AssignLane):
+        return [f"{pad}{s.name}.lane[{s.lane}] = {format_expr(s.value)}"]
+    if isinstance(s, (ir.Store, ir.StoreLane)):
         target = f"{format_expr(s.base)}[{_join(s.indices)}]"
-        return [f"{pad}{target} = {format_expr(s.value)}"]
+        lane = f".lane[{s.lane}]" if isinstance(s, ir.StoreLane) else ""
+        return [f"{pad}{target}{lane} = {format_expr(s.value)}"]
     if isinstance(s, ir.Print):  # print "i = %d\n"(i:Int32)
         spelled = [t.replace("%", "%%") for t in s.text]
         text = spelled[0] + "".join(f"%{f}{t}" for f, t in zip(s.formats, spelled[1:]))

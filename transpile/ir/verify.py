@@ -14,6 +14,14 @@ def verify(f: ir.Function) -> None:
     for stmt in ir.statements(f.body):
         if isinstance(stmt, ir.Store) and stmt.value.type is not stmt.base.type.elem:
             _fail(f, f"store of {stmt.value.type!r} into {stmt.base.type.elem!r}")
+        if isinstance(stmt, (ir.StoreLane, ir.AssignLane)):
+            vtype = (
+                stmt.type if isinstance(stmt, ir.AssignLane) else stmt.base.type.elem
+            )
+            if stmt.value.type is not getattr(vtype, "dtype", None):
+                _fail(f, f"store of {stmt.value.type!r} into a lane of {vtype!r}")
+            if not 0 <= stmt.lane < vtype.lanes:
+                _fail(f, f"lane {stmt.lane} of {vtype!r}")
         if isinstance(stmt, ir.Declare) and stmt.init is not None:
             if stmt.init.type != stmt.type:
                 _fail(
