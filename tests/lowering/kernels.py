@@ -74,3 +74,14 @@ def literal_takes_type(out: Pointer[D], n: Int32):
 def grid_stride(x: Pointer[D], n: Int32):
     for i in range(thread_idx.x, n, kdsl.block_dim.x * kdsl.grid_dim.x):
         x[i] = x[i] + x[i]
+
+
+@kdsl.kernel
+def local_in_both_arms(x: Pointer[Float32], out: Pointer[Float32]):
+    i = thread_idx.x
+    if i < 4:
+        a = x[0]
+        out[i] = a
+    else:
+        a = x[1]
+        out[i] = a + 1.0

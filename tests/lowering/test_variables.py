@@ -82,3 +82,10 @@ def test_a_run_time_step_is_allowed_and_keeps_pythons_sign_rule():
     assert "blockDim.x" in step and "gridDim.x" in step
     loop = next(s for s in lines if s.startswith("for (int32_t i = "))
     assert "kdsl::in_range(i, n, i_step)" in loop and "i += i_step" in loop
+
+
+def test_a_name_local_to_each_arm_is_declared_in_each_arm():
+    # it was declared in the first arm only: NVRTC rejected the else arm
+    lines = body(k.local_in_both_arms)
+    assert lines.count("float a = x[0];") == 1
+    assert lines.count("float a = x[1];") == 1

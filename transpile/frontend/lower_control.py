@@ -54,8 +54,10 @@ class ControlFlowLowerer(Lowering):
             return
         cond = self.condition(cond, "an 'if' condition")
         with self.dynamic(node):
+            before = set(self.state.env)
             with self.new_block() as then:
                 self.suite(node.body)
+            self._end_scope(before)  # what the 'then' arm declared is its own
             with self.new_block() as orelse:
                 if isinstance(node.orelse, cst.If):
                     self.statement(node.orelse)
@@ -252,9 +254,12 @@ class ControlFlowLowerer(Lowering):
                 b = self.state.env[name]
                 self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
         # names hoisted by an enclosing construct outlive this one too
-        for name in sorted(
-            set(self.state.env) - before - set(new_hoisted) - self.state.hoisted
-        ):
+        self._end_scope(before | set(new_hoisted))
+
+    def _end_scope(self, before):
+        """Forget the names first bound since ``before`` (a C++ block ends:
+        its variables are gone), except those hoisted before a branch."""
+        for name in sorted(set(self.state.env) - before - self.state.hoisted):
             self.state.names.release(self.state.env.pop(name).cvar)
 
     def _loop_exit(self, kind):
