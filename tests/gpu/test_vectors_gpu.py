@@ -41,9 +41,15 @@ def run_both(kernel, grid, block, *args):
 
 
 def assert_same_bytes(pairs):
+    """The same bits, except that any NaN equals any NaN: the payload of a
+    NaN that arithmetic makes is the GPU's own (0x7fffffff for float), which
+    kdsl does not model (docs/types.md)."""
     for k, (h, d) in enumerate(pairs):
         assert h.dtype == d.dtype
-        assert h.tobytes() == d.tobytes(), f"array {k}: interpreter != GPU"
+        nan = np.zeros(h.shape, bool)
+        if h.dtype.kind == "f" or h.dtype.name == "bfloat16":
+            nan = np.isnan(h.astype(np.float32)) & np.isnan(d.astype(np.float32))
+        assert h[~nan].tobytes() == d[~nan].tobytes(), f"array {k}: interpreter != GPU"
 
 
 # how far CUDA's transcendental functions (a few ulp) and numpy's may differ,
@@ -172,7 +178,9 @@ def test_vector_math_mixed_with_scalars_exact_parts():
     out = np.zeros(1024, np.float32)
     pairs = run_both(math_cases.mixed, 1, 64, x, y, out, np.float32(0.75))
     h, d = (a.reshape(64, 4, 4) for a in pairs[2])
-    # fma and sqrt (of Int32 lanes) are exact: the same bits
-    assert h[:, 1].tobytes() == d[:, 1].tobytes()
-    assert h[:, 2].tobytes() == d[:, 2].tobytes()
+    # fma and sqrt (of Int32 lanes) are exact: the same bits (a NaN, of a
+    # negative lane, is any NaN)
+    assert_same_bytes(
+        [(h[:, 1].copy(), d[:, 1].copy()), (h[:, 2].copy(), d[:, 2].copy())]
+    )
     assert_close_at_float32([(h[:, 0], d[:, 0]), (h[:, 3], d[:, 3])], 1e-5)
