@@ -75,3 +75,25 @@ def test_each_unrolled_iteration_may_declare_its_own_local_array():
     x = np.array([1.5, 2.5], np.float32)
     per_iteration_scratch.interpret[1, 1](x)
     np.testing.assert_array_equal(x, [3, 5])
+
+
+T = kdsl.TypeVar("T", bound=kdsl.Num)
+
+
+@kdsl.kernel(dtypes=[Int32, Float32])
+def per_type(x: Pointer[T]):
+    if T == Int32:
+        x[0] = x[0] + 1
+    elif T != Float32:
+        x[0] = x[0]
+    else:
+        x[0] = x[0] * Float32(2)
+
+
+def test_a_dtype_parameter_compares_with_a_type_at_compile_time():
+    # it was E106 (a type is not a number): the ported reduce7 needed a flag
+    ints = per_type.dispatch(Int32).source
+    floats = per_type.dispatch(Float32).source
+    assert "kdsl::add(x[0], 1)" in ints and "x[0] * 2.0f" not in ints
+    assert "x[0] * 2.0f" in floats and "kdsl::add" not in floats.split("extern")[1]
+    compile_to_cubin(ints, "per_type__i32")

@@ -261,6 +261,8 @@ class ExprLowerer(Lowering):
                     right = self.expr(target.comparator)
             if is_python_number(left) and is_python_number(right):
                 value = _PY_COMPARE[op](left, right)
+            elif op in ("==", "!=") and _is_type(left) and _is_type(right):
+                value = (left is right) == (op == "==")  # if D == Int32: (static)
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
@@ -582,6 +584,11 @@ def _vector_of(elem, lanes):
     if isinstance(elem, VectorMeta):
         raise error("vec-of-vec", vtype=elem.__name__)
     return vector_type(elem, lanes)
+
+
+def _is_type(obj) -> bool:
+    """A kdsl scalar or vector type (a dtype parameter's value, ``Int32``)."""
+    return isinstance(obj, (NumericMeta, VectorMeta))
 
 
 def _is_module(obj) -> bool:
