@@ -165,7 +165,7 @@ register(
         "launch-array-alignment",
         "E434",
         LaunchError,
-        "parameter '{param}' is read with .vec(): its base address must be "
+        "parameter '{param}' is read through .vec(N) or .view(T): its base address must be "
         "{align}-byte aligned, got {address}; pass an aligned array (a fresh one is)",
     ),
     (

@@ -858,6 +858,20 @@ register(
         "a vector element of an array or pointer (s[i][1] = x) has lanes to store "
         "to; assign the vector to a variable first",
     ),
+    (
+        "pointer-view-type",
+        "E337",
+        DSLTypeError,
+        "{name}.view({got}): a pointer's bytes can be viewed as a scalar type of "
+        "1, 2, 4 or 8 bytes other than Boolean (Uint8, Float32, Uint32 …); for "
+        "vectors view as the scalar type, then call .vec(N)",
+    ),
+    (
+        "pointer-view-source",
+        "E338",
+        DSLTypeError,
+        "cannot view '{name}' with .view(T): {reason}",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

@@ -460,6 +460,9 @@ class Batch(Together, Debug, Backend):
         vec = e.type.elem
         return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
 
+    def e_PointerView(self, e, m, frame):
+        return self.eval(e.pointer, m, frame).reinterpret(e.type.elem)
+
     def e_ArrayOffset(self, e, m, frame):
         indices = [self.eval(i, m, frame) for i in e.indices]
         extents = [self.eval(n, m, frame) for n in e.extents]

@@ -334,7 +334,7 @@ class ExprLowerer(Lowering):
         if isinstance(obj, SharedView) and name == "vec":
             vtype = f"Vector[{getattr(obj.elem, '__name__', obj.elem)}, N]"
             raise error("dynamic-shared-vec", name=obj.name, vtype=vtype)
-        if isinstance(obj, PointerValue) and name == "vec":
+        if isinstance(obj, PointerValue) and name in ("vec", "view"):
             return BoundMethod(obj, name)
         if isinstance(obj, ArrayValue) and name in ("shape", "strides"):
             return getattr(obj, name)
@@ -454,6 +454,9 @@ class ExprLowerer(Lowering):
                 )
             return callee(*args)
         if isinstance(callee, BoundMethod):
+            if isinstance(callee.obj, PointerValue) and callee.name == "view":
+                _one_argument(f"{callee.obj.name}.view", args, kwargs, "T")
+                return self.pointer_view(callee.obj, args[0])
             if isinstance(callee.obj, PointerValue):
                 _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
                 return self.pointer_vec(callee.obj, args)
@@ -500,12 +503,56 @@ class ExprLowerer(Lowering):
         lanes = static_integer(args[0], "the lanes N of .vec(N)")
         vtype = _vector_of(ptr.elem, lanes)
         view = ir.VecView(ir.PointerType(vtype), ptr.expr)
+        self.require_alignment(ptr, vector_align(vtype))
+        return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+    def pointer_view(self, ptr: PointerValue, t):
+        """``p.view(T)``: the pointer's bytes as elements of the scalar ``T``
+        (the launch checks the pointer is aligned to T's size)."""
+        if not _viewable(t):
+            got = getattr(t, "__name__", None) or _kind_of(t)
+            raise error("pointer-view-type", name=ptr.name, got=got)
+        reason = _view_refused(ptr)
+        if reason is not None:
+            raise error("pointer-view-source", name=ptr.name, reason=reason)
+        view = ir.PointerView(ir.PointerType(t), ptr.expr)
+        self.require_alignment(ptr, t.width // 8)
+        return PointerValue(view, t, f"{ptr.name}.view({t.__name__})")
+
+    def require_alignment(self, ptr: PointerValue, need: int):
+        """The launch checks the pointer parameter under ``ptr`` is aligned
+        to ``need`` bytes (what its ``.vec(N)`` and ``.view(T)`` views need)."""
         root = ptr.name.split(".")[0]
-        need = vector_align(vtype)
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
-        return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+
+def _viewable(t) -> bool:
+    """Whether ``p.view(t)`` may view a pointer as ``t``: a scalar type of
+    1, 2, 4 or 8 bytes with a numpy dtype, not Boolean."""
+    return (
+        isinstance(t, NumericMeta)
+        and not t.abstract
+        and t is not Boolean
+        and t.np_dtype is not None
+        and t.width in (8, 16, 32, 64)
+    )
+
+
+def _view_refused(ptr: PointerValue) -> str | None:
+    """Why ``ptr`` cannot be viewed with ``.view(T)``, or None."""
+    if isinstance(ptr.elem, VectorMeta):
+        return (
+            "it is already a vector view: call .view(T) on the scalar pointer, "
+            "then .vec(N)"
+        )
+    if isinstance(ptr, SharedView) or ptr.expr.type.space != "global":
+        return (
+            "it is not a pointer into global memory (declare a dynamic shared "
+            "view with the type you want instead)"
+        )
+    return None
 
 
 def static_integer(v, what: str) -> int:

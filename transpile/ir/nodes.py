@@ -37,6 +37,7 @@ __all__ = [
     "Load",
     "ArrayOffset",
     "VecView",
+    "PointerView",
     "DynamicShared",
     "Logical",
     "Stmt",
@@ -235,6 +236,14 @@ class ArrayOffset(Expr):
 @dataclass(frozen=True)
 class VecView(Expr):
     """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
+
+    pointer: Expr
+
+
+@dataclass(frozen=True)
+class PointerView(Expr):
+    """A pointer's bytes reinterpreted as elements of another scalar type
+    (``p.view(T)``, ``type`` a :class:`PointerType` of T)."""
 
     pointer: Expr
 

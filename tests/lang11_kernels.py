@@ -1,0 +1,37 @@
+"""Kernels of byte views (``p.view(T)``), constant tables and optional
+pointers, shared by tests/lowering/test_lang11.py and the GPU test."""
+
+import kdsl
+from kdsl import Float32, Int32, Pointer, Uint8, Uint32
+
+
+@kdsl.kernel
+def floats_of_bytes(
+    raw: Pointer[Uint8], out: Pointer[Float32], bits: Pointer[Uint32], n: Int32
+):
+    """Reads Float32 values out of a byte buffer, doubles them, and reads
+    the doubled floats' bits back through a Uint32 view of ``out``."""
+    i = kdsl.block_idx.x * kdsl.block_dim.x + kdsl.thread_idx.x
+    if i < n:
+        floats = raw.view(Float32)
+        out[i] = floats[i] * 2.0
+        bits[i] = out.view(Uint32)[i]
+
+
+@kdsl.kernel
+def quads_of_bytes(raw: Pointer[Uint8], out: Pointer[Float32], n: Int32):
+    """A byte buffer read four floats at a time: .view(Float32).vec(4)."""
+    i = kdsl.block_idx.x * kdsl.block_dim.x + kdsl.thread_idx.x
+    if i < n:
+        q = raw.view(Float32).vec(4)[i]
+        out[i] = q[0] + q[1] + q[2] + q[3]
+
+
+@kdsl.kernel
+def words_of_a_view(raw: Pointer[Uint8], out: Pointer[Uint32], n: Int32):
+    """A view held in a variable, viewed again: both const."""
+    i = kdsl.block_idx.x * kdsl.block_dim.x + kdsl.thread_idx.x
+    floats = raw.view(Float32)
+    words = floats.view(Uint32)
+    if i < n:
+        out[i] = words[i]
