@@ -1,8 +1,14 @@
 """Kernels of byte views (``p.view(T)``), constant tables and optional
 pointers, shared by tests/lowering/test_lang11.py and the GPU test."""
 
+import numpy as np
+
 import kdsl
-from kdsl import Float32, Int32, Pointer, Uint8, Uint32
+from kdsl import Float32, Int8, Int32, Pointer, Uint8, Uint32
+
+# Constant tables: module-level arrays a kernel reads.
+RAMP = (np.arange(40, dtype=np.float32) / np.float32(10)).astype(np.float32)
+SIGNS = np.array([-128, 0, 5, 127], np.int8)
 
 
 @kdsl.kernel
@@ -35,3 +41,19 @@ def words_of_a_view(raw: Pointer[Uint8], out: Pointer[Uint32], n: Int32):
     words = floats.view(Uint32)
     if i < n:
         out[i] = words[i]
+
+
+@kdsl.func
+def ramp_at(i: Int32) -> Float32:
+    return RAMP[i]
+
+
+@kdsl.kernel
+def table_lookup(idx: Pointer[Int32], out: Pointer[Float32], n: Int32):
+    """Constant tables read in the kernel and in a device function; a
+    compile-time index folds to the element."""
+    i = kdsl.block_idx.x * kdsl.block_dim.x + kdsl.thread_idx.x
+    if i < n:
+        k = idx[i]
+        s = SIGNS[i % 4]
+        out[i] = RAMP[k] * ramp_at(39 - k) + s.to(Float32) + RAMP[3]

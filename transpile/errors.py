@@ -872,6 +872,38 @@ register(
         DSLTypeError,
         "cannot view '{name}' with .view(T): {reason}",
     ),
+    (
+        "constant-table-type",
+        "E339",
+        DSLTypeError,
+        "the module-level array '{name}' read in a kernel becomes a constant "
+        "table, which is one-dimensional, not empty, of Int8 … Int64, Uint8 … "
+        "Uint64, Float32, Float64 or Boolean; got {got} (reshape it, or store "
+        "16-bit or narrow floats as their bits and .bitcast() them)",
+    ),
+    (
+        "constant-table-value",
+        "E340",
+        DSLValueError,
+        "the constant table '{name}' holds {value}: a __constant__ array's "
+        "initialiser spells finite {dtype} values only; store the bits as a "
+        "{bits} table and .bitcast({dtype}) the element",
+    ),
+    (
+        "constant-table-too-large",
+        "E341",
+        DSLValueError,
+        "the constant table '{name}' has {nbytes} bytes, and the instance's "
+        "tables before it {used}: CUDA's constant memory holds {limit} bytes "
+        "(64 KB); pass a larger table as a Pointer parameter instead",
+    ),
+    (
+        "constant-index-range",
+        "E342",
+        DSLValueError,
+        "index {index} is out of range of the constant table '{name}', which has "
+        "{n} elements",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

@@ -19,6 +19,8 @@ from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.cuda.cexpr import literal
+from kdsl.transpile.frontend.constants import declaration
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.state import Context, FunctionState
@@ -40,6 +42,8 @@ class Lowered:
     # A debug build's assertions: (span, message) of number k at k - 1.  An
     # instance with any takes the assertion record as its last parameter.
     assertions: tuple = ()
+    # the constant tables it reads (constants.ConstantTable), in first use
+    constants: tuple = ()
 
     @property
     def by_name(self) -> dict:
@@ -72,8 +76,8 @@ class Compilation:
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, written, functions, alignment, assertions = _lower(
-                self.kdef, self.name, self.dtypes, self.constexprs
+            kernel, readonly, written, functions, alignment, assertions, tables = (
+                _lower(self.kdef, self.name, self.dtypes, self.constexprs)
             )
             for f in functions + [kernel]:
                 verify(f)
@@ -85,6 +89,7 @@ class Compilation:
             written,
             _grid_wide(functions + [kernel]),
             tuple(assertions),
+            tuple(tables),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -139,7 +144,8 @@ def _lower(kdef, name, dtypes, constexprs):
     }
     written = tuple(name for name in memory if name in ctx.written)
     functions = list(ctx.functions.values())
-    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions
+    tables = ctx.constants.values()
+    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions, tables
 
 
 def _grid_wide(functions) -> bool:
@@ -178,6 +184,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         maxrregcount=c.kdef.options.maxrregcount,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        constants=[declaration(t, literal) for t in lowered.constants],
         functions=texts,
         assertions=len(lowered.assertions),
     )

@@ -184,6 +184,7 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
         env,
         lowered.cooperative,
         shared_mem,
+        {t.cname: Memory(t.values, t.elem, t.name) for t in lowered.constants},
     )
     for back in write_backs:
         back()

@@ -75,3 +75,46 @@ def test_a_view_of_a_view_held_in_a_variable_stays_const():
     out = np.zeros(3, np.uint32)
     K.words_of_a_view.interpret[1, 32](x.view(np.uint8), out, 3)
     assert out.tobytes() == x.tobytes()
+
+
+# -- constant tables ------------------------------------------------------------------
+def test_a_module_array_is_a_constant_table_with_readable_literals():
+    inst = K.table_lookup.dispatch()
+    src = inst.source
+    assert (
+        "// RAMP: a module-level array, 40 Float32 values\n"
+        "__constant__ float RAMP[40] = {\n"
+        "    0.0f, 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f, 1.1f, 1.2f, 1.3f,\n"
+    ) in src
+    assert "__constant__ int8_t SIGNS[4] = {\n    -128, 0, 5, 127,\n};" in src
+    assert src.count("__constant__") == 2  # one table, though read twice
+    assert "return RAMP[i];" in src  # from the device function
+    assert "int8_t s = SIGNS[kdsl::mod(i, 4)];" in src
+    assert "0.3f;" in src  # RAMP[3] folded
+    compile_to_cubin(inst.source, inst.name)
+
+
+def test_the_interpreter_reads_the_tables_values():
+    idx = np.array([0, 39, 3, 17, 22, 8], np.int32)
+    out = np.zeros(len(idx), np.float32)
+    K.table_lookup.interpret[1, 32](idx, out, len(idx))
+    ramp, signs = K.RAMP, K.SIGNS.astype(np.float32)
+    i = np.arange(len(idx))
+    expected = ramp[idx] * ramp[39 - idx] + signs[i % 4] + ramp[3]
+    assert out.tobytes() == expected.astype(np.float32).tobytes()
+
+
+def test_the_interpreter_bounds_checks_a_table():
+    idx = np.array([0, 40], np.int32)
+    with pytest.raises(DSLError, match=r"RAMP\[40\] \(RAMP has 40 elements\)"):
+        K.table_lookup.interpret[1, 32](idx, np.zeros(2, np.float32), 2)
+
+
+def test_the_source_cache_key_changes_with_the_tables_contents(monkeypatch):
+    from kdsl.runtime.compile import kernel_fingerprint
+
+    before = kernel_fingerprint(K.table_lookup)
+    monkeypatch.setattr(K, "SIGNS", np.array([-128, 0, 6, 127], np.int8))
+    assert kernel_fingerprint(K.table_lookup) != before
+    monkeypatch.setattr(K, "SIGNS", np.array([-128, 0, 5, 127], np.int8))
+    assert kernel_fingerprint(K.table_lookup) == before

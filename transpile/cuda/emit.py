@@ -402,6 +402,9 @@ class Emitter(Backend):
 
     _e_PointerView = _e_VecView
 
+    def _e_ConstantRef(self, e):
+        return CExpr(e.name)
+
     def _e_DynamicShared(self, e):
         at = e.buffer
         if not (isinstance(e.offset, ir.Const) and e.offset.value == 0):

@@ -14,6 +14,7 @@ import builtins
 import contextlib
 
 import libcst as cst
+import numpy as np
 
 from kdsl.transpile.core import arith
 from kdsl.transpile import ir
@@ -35,6 +36,7 @@ from kdsl.transpile.frontend.lower_expr import (
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
+from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
 from kdsl.transpile.core.types import (
@@ -70,6 +72,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             return self.state.ctx.statics[name]
         if name in self.state.ctx.globals:
             value = self.state.ctx.globals[name]
+            if isinstance(value, np.ndarray):  # a constant table
+                return table_of(self.state.ctx, self.state.ctx.symbols, name, value)
             return (
                 self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)

@@ -20,6 +20,7 @@ from kdsl.transpile.core import arith, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
+from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
 from kdsl.transpile.frontend.state import Lowering
 from kdsl.transpile.core.types import (
@@ -371,12 +372,26 @@ class ExprLowerer(Lowering):
             base, flat = self.address(obj, indices)
             t = obj.elem
             return t._dynamic(ir.Load(t, base, flat))
+        if isinstance(obj, ConstantArray):
+            return self.constant_element(obj, indices)
         if isinstance(obj, tuple):
             i = static_integer(indices[0], "an index into a Python tuple or list")
             if not -len(obj) <= i < len(obj):
                 raise error("tuple-index-range", index=i, n=len(obj))
             return obj[i]
         raise error("not-indexable", target=_kind_of(obj))
+
+    def constant_element(self, obj: ConstantArray, indices):
+        """``table[i]`` of a constant table: folded when ``i`` is static."""
+        if len(indices) != 1:
+            target = f"constant table '{obj.name}'"
+            raise error("index-count", target=target, got=len(indices))
+        i = self.ensure_value(indices[0], "an index")
+        if isinstance(i, Vector) or i.dtype.kind != "int":
+            raise error("index-type", got=repr(i.dtype))
+        if i.is_static():
+            return element(obj.table, int(i.value))
+        return obj.elem._dynamic(ir.Load(obj.elem, obj.table.ref, (i.ir_value(),)))
 
     def address(self, obj, indices):
         """``(base expression, index expressions)`` of an element access."""
@@ -692,6 +707,8 @@ def _kind_of(v) -> str:
         return f"the kernel '{v.name}'"
     if isinstance(v, SharedView):
         return f"dynamic shared view '{v.name}'"
+    if isinstance(v, ConstantArray):
+        return f"constant table '{v.name}'"
     if isinstance(v, PointerValue):
         return f"pointer '{v.name}'"
     if isinstance(v, (ArrayValue, FixedArray)):

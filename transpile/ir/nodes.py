@@ -38,6 +38,7 @@ __all__ = [
     "ArrayOffset",
     "VecView",
     "PointerView",
+    "ConstantRef",
     "DynamicShared",
     "Logical",
     "Stmt",
@@ -238,6 +239,15 @@ class VecView(Expr):
     """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
 
     pointer: Expr
+
+
+@dataclass(frozen=True)
+class ConstantRef(Expr):
+    """A table in constant memory (``type`` a const :class:`PointerType`
+    in space "constant"), by its C++ name: a module-level numpy array a
+    kernel reads, declared ``__constant__`` at file scope."""
+
+    name: str
 
 
 @dataclass(frozen=True)
