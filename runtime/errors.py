@@ -412,6 +412,21 @@ register(
         "{callee}() in {thread} reads lane {lane}, which is not in its mask {mask} "
         "(on the GPU the value is undefined)",
     ),
+    # E485-E489: optional pointers
+    (
+        "dispatch-optional",
+        "E485",
+        LaunchError,
+        "kernel '{kernel}': dispatch({param}=...) takes None only (the instance "
+        "without '{param}'); leave '{param}' out for the instance with it",
+    ),
+    (
+        "launch-optional-mismatch",
+        "E486",
+        LaunchError,
+        "instance {instance}: parameter '{param}' {was}; launch the kernel "
+        "itself (kernel[grid, block]) to pick the instance from the arguments",
+    ),
     # E46x: debug builds
     (
         "device-assertion",

@@ -904,6 +904,20 @@ register(
         "index {index} is out of range of the constant table '{name}', which has "
         "{n} elements",
     ),
+    (
+        "is-none-operand",
+        "E343",
+        DSLSyntaxError,
+        "'{op} None' tests {got}, which is never None: only a parameter "
+        "declared kdsl.Optional[Pointer[T]] (or Pointer[T] | None) may be None",
+    ),
+    (
+        "absent-pointer",
+        "E344",
+        DSLTypeError,
+        "'{name}' is None in this instance (the launch passed {name}=None): "
+        "use it only under 'if {name} is not None:'",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

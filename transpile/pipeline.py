@@ -23,6 +23,7 @@ from kdsl.transpile.cuda.cexpr import literal
 from kdsl.transpile.frontend.constants import declaration
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
+from kdsl.transpile.frontend.lower_expr import AbsentPointer
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
 from kdsl.transpile.version import __version__
@@ -67,9 +68,12 @@ class Compilation:
     its ``parsed`` function, ``signature`` and ``name``) at fixed dtypes and
     constexprs, through the pipeline's stages."""
 
-    def __init__(self, kdef, name: str, dtypes: tuple, constexprs: dict):
+    def __init__(
+        self, kdef, name: str, dtypes: tuple, constexprs: dict, absent: tuple = ()
+    ):
         self.kdef, self.name = kdef, name
         self.dtypes, self.constexprs = dtypes, constexprs
+        self.absent = absent  # optional pointers passed as None
         self._sources: dict[bool, str] = {}
 
     @cached_property
@@ -77,7 +81,7 @@ class Compilation:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
             kernel, readonly, written, functions, alignment, assertions, tables = (
-                _lower(self.kdef, self.name, self.dtypes, self.constexprs)
+                _lower(self.kdef, self.name, self.dtypes, self.constexprs, self.absent)
             )
             for f in functions + [kernel]:
                 verify(f)
@@ -118,10 +122,13 @@ def _naming(instance: str):
         raise
 
 
-def _lower(kdef, name, dtypes, constexprs):
+def _lower(kdef, name, dtypes, constexprs, absent=()):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
-    ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
+    nones = {p: AbsentPointer(p) for p in absent}
+    statics = {**dtype_map, **constexprs, **nones}
+    ctx = Context(kdef.fn.__globals__, statics, {}, set(), set())
+    ctx.optional = set(sig.optional)
     ctx.debug = getattr(kdef, "debug", False)
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
@@ -136,7 +143,11 @@ def _lower(kdef, name, dtypes, constexprs):
         )
     bounds = kdef.options.launch_bounds
     kernel = ir.Function(name, params, body, launch_bounds=bounds)
-    memory = [info.name for info in sig.params if info.kind in ("pointer", "array")]
+    memory = [
+        info.name
+        for info in sig.params
+        if info.kind in ("pointer", "array") and info.name not in absent
+    ]
     readonly = {
         _pointer_of(state.env[name].value).name
         for name in memory

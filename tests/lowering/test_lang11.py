@@ -9,6 +9,7 @@ import pytest
 
 from kdsl.runtime.nvrtc import compile_to_cubin
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.frontend.signature import read_signature
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import lang11_kernels as K  # noqa: E402
@@ -118,3 +119,108 @@ def test_the_source_cache_key_changes_with_the_tables_contents(monkeypatch):
     assert kernel_fingerprint(K.table_lookup) != before
     monkeypatch.setattr(K, "SIGNS", np.array([-128, 0, 5, 127], np.int8))
     assert kernel_fingerprint(K.table_lookup) == before
+
+
+# -- optional pointers ------------------------------------------------------------------
+def _layer_norm_reference(x, weight, bias, eps):
+    """The kernel's arithmetic in numpy float32, in its order."""
+    f = np.float32
+    rows, cols = x.shape
+    out = np.empty_like(x)
+    for r in range(rows):
+        total = f(0)
+        for v in x[r]:
+            total = f(total + v)
+        mean = f(total / f(cols))
+        squares = f(0)
+        for v in x[r]:
+            d = f(v - mean)
+            squares = f(squares + f(d * d))
+        scale = f(f(1) / np.sqrt(f(f(squares / f(cols)) + eps)))
+        for j in range(cols):
+            y = f(f(f(x[r, j] - mean) * scale) * weight[j])
+            out[r, j] = y if bias is None else f(y + bias[j])
+    return out
+
+
+def test_none_for_an_optional_pointer_is_an_instance_without_it():
+    with_bias = K.layer_norm.dispatch()
+    without = K.layer_norm.dispatch(bias=None)
+    assert (with_bias.name, without.name) == ("layer_norm", "layer_norm__nobias")
+    assert "const float* bias," in body(with_bias)
+    assert "bias[j]" in body(with_bias)
+    code = body(without).split("{", 1)[1]  # (the name says nobias)
+    assert "bias" not in code.replace("// if bias is not None:", "")
+    params = " ".join(body(without).split("{", 1)[0].split())
+    assert "nobias( const float* x, const float* weight, float* out," in params
+    for inst in (with_bias, without):
+        compile_to_cubin(inst.source, inst.name)
+
+
+@pytest.mark.parametrize("has_bias", [True, False])
+def test_the_interpreter_picks_the_instance_from_the_arguments(has_bias):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    weight = rng.standard_normal(7).astype(np.float32)
+    bias = rng.standard_normal(7).astype(np.float32) if has_bias else None
+    out = np.zeros_like(x)
+    eps = np.float32(1e-5)
+    K.layer_norm.interpret[1, 32](x, weight, bias, out, 5, 7, eps)
+    assert out.tobytes() == _layer_norm_reference(x, weight, bias, eps).tobytes()
+    names = [i.name for i in K.layer_norm.instances()]
+    assert ("layer_norm" if has_bias else "layer_norm__nobias") in names
+
+
+def test_is_none_folds_in_both_spellings():
+    present = body(K.maybe_scaled.dispatch())
+    absent = body(K.maybe_scaled.dispatch(x=None))
+    assert "x[i] * 2.0f" in present and "-1.0f" not in present
+    assert "-1.0f" in absent and "x[i]" not in absent
+    out = np.zeros(3, np.float32)
+    K.maybe_scaled.interpret[1, 32](None, out, 3)
+    assert out.tolist() == [-0.5, -0.5, -0.5]
+    K.maybe_scaled.interpret[1, 32](np.ones(3, np.float32), out, 3)
+    assert out.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_an_instance_refuses_the_other_cases_argument():
+    x, out = np.ones(3, np.float32), np.zeros(3, np.float32)
+    with pytest.raises(DSLError, match=r"E486.*'x' is None, but this instance"):
+        K.maybe_scaled.dispatch().interpret[1, 32](None, out, 3)
+    with pytest.raises(DSLError, match=r"E486.*'x' is an array, but this instance"):
+        K.maybe_scaled.dispatch(x=None).interpret[1, 32](x, out, 3)
+    with pytest.raises(DSLError, match=r"E485.*takes None only"):
+        K.maybe_scaled.dispatch(x=x)
+
+
+def test_a_plain_pointer_given_none_is_refused():
+    with pytest.raises(DSLError, match=r"E430.*'out'"):
+        K.maybe_scaled.interpret[1, 32](None, None, 3)
+
+
+def test_optional_is_spelt_three_ways():
+    import typing
+
+    import kdsl
+    from kdsl import Float32, Pointer
+
+    spec = Pointer[Float32]
+    assert (spec | None) == (None | spec) == kdsl.Optional[spec]
+    assert (spec | None).optional and not spec.optional
+
+    def f(a: typing.Optional[spec], b: spec | None, c: kdsl.Optional[spec], d: spec):
+        pass
+
+    sig = read_signature(f, "f")
+    assert sig.optional == ("a", "b", "c")
+
+
+def test_optional_of_anything_but_a_pointer_is_a_bad_annotation():
+    import kdsl
+    from kdsl import Array, Float32
+
+    def f(a: kdsl.Optional[Array[Float32, 2]]):
+        pass
+
+    with pytest.raises(DSLError, match=r"E401.*'a'"):
+        read_signature(f, "f")

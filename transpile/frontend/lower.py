@@ -31,6 +31,7 @@ from kdsl.transpile.frontend.lower_expr import (
     SharedView,
     _kind_of,
     is_python_number,
+    refuse_absent,
     static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
@@ -106,8 +107,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         params = []
         for info in sig.params:
             spec = info.spec
-            if info.kind == "constexpr":
-                continue
+            if info.kind == "constexpr" or info.name in self.state.ctx.statics:
+                continue  # (an optional pointer passed as None: a static)
             if info.kind == "scalar":
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
                 cname = self.state.names.declare(info.name)
@@ -538,6 +539,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             obj = self.subscript(holder, self.subscript_indices(target.value))
         else:
             obj = self.expr(target.value)
+        refuse_absent(obj)
         indices = self.subscript_indices(target)
         if isinstance(obj, Vector):
             return self._store_lane(target, holder, obj, indices, value, value_node)

@@ -123,6 +123,14 @@ class FixedArray:
 
 
 @dataclass(frozen=True)
+class AbsentPointer:
+    """An optional pointer parameter passed as None: this instance has no
+    such parameter, and only ``name is None`` may use it."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class NoValue:
     """What a call that returns nothing (``syncthreads()``, a device
     function without ``return value``) evaluates to."""
@@ -247,6 +255,11 @@ class ExprLowerer(Lowering):
         left = self.expr(node.left)
         result = None
         for target in node.comparisons:
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and result is None:
+                decided = self.is_none(left, target)
+                if decided is not None:
+                    result = decided
+                    continue
             op = COMPARE_OPS.get(type(target.operator))
             if op is None:
                 spelled = _code(target.operator).strip()
@@ -305,6 +318,26 @@ class ExprLowerer(Lowering):
             a, b = self.expr(node.body), self.expr(node.orelse)
         return arith.select(cond, a, b, self.state.parsed.span(node))
 
+    def is_none(self, left, target) -> bool | None:
+        """``p is None`` / ``p is not None`` of an optional pointer parameter:
+        a compile-time bool (None at launch is an instance of its own).
+        None for any other ``is`` (refused as an operator, E214)."""
+        negated = isinstance(target.operator, cst.IsNot)
+        right = target.comparator
+        if not (isinstance(right, cst.Name) and right.value == "None"):
+            return None
+        optional = isinstance(left, AbsentPointer) or (
+            isinstance(left, PointerValue)
+            and isinstance(left.expr, ir.Var)
+            and left.name in self.state.ctx.optional
+        )
+        if optional:
+            return isinstance(left, AbsentPointer) != negated
+        if isinstance(left, (PointerValue, ArrayValue)):
+            spelled = "is not" if negated else "is"
+            raise error("is-none-operand", op=spelled, got=_kind_of(left))
+        return None
+
     @contextlib.contextmanager
     def conditionally(self, where: str):
         """Lower an expression that runs only under a condition (``where``)."""
@@ -323,6 +356,7 @@ class ExprLowerer(Lowering):
     def _expr_Attribute(self, node):
         obj = self.expr(node.value)
         name = node.attr.value
+        refuse_absent(obj)
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
                 raise error("dim3-field", name=obj.name, field=name)
@@ -362,6 +396,7 @@ class ExprLowerer(Lowering):
         return tuple(indices)
 
     def subscript(self, obj, indices):
+        refuse_absent(obj)
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
             return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
@@ -570,6 +605,12 @@ def _view_refused(ptr: PointerValue) -> str | None:
     return None
 
 
+def refuse_absent(obj):
+    """A located error for using an optional pointer passed as None."""
+    if isinstance(obj, AbsentPointer):
+        raise error("absent-pointer", name=obj.name)
+
+
 def static_integer(v, what: str) -> int:
     """``v`` as a Python int: a Python int or a static kdsl integer."""
     if isinstance(v, Numeric) and not v.is_static():
@@ -707,6 +748,8 @@ def _kind_of(v) -> str:
         return f"the kernel '{v.name}'"
     if isinstance(v, SharedView):
         return f"dynamic shared view '{v.name}'"
+    if isinstance(v, AbsentPointer):
+        return f"'{v.name}', which is None in this instance"
     if isinstance(v, ConstantArray):
         return f"constant table '{v.name}'"
     if isinstance(v, PointerValue):

@@ -65,6 +65,7 @@ class Context:
     dynamic: DynamicLayout | None = None
     # id of a module-level numpy array -> its constants.ConstantTable
     constants: dict = field(default_factory=dict)
+    optional: set = field(default_factory=set)  # the kernel's optional pointers
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
