@@ -57,6 +57,7 @@ from kdsl.transpile.frontend.lang import (
     Dtype,
     Int,
     Num,
+    Optional,
     Pointer,
     TypeVar,
     block_dim,

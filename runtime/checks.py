@@ -178,3 +178,13 @@ def scalar_packer(t):
 
         return lambda v: np.uint8(values.to_bits(t(v).value, t))
     return t.np_dtype.type
+
+
+def optional_mismatch(inst, param, value):
+    """E486: an instance given None for an optional pointer it has, or an
+    array for one it lacks."""
+    if value is None:
+        was = "is None, but this instance reads it"
+    else:
+        was = "is an array, but this instance was made for it to be None"
+    return error("launch-optional-mismatch", instance=inst.name, param=param, was=was)

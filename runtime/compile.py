@@ -11,11 +11,14 @@ A new process with a warm cache therefore neither transpiles nor compiles.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from types import CodeType, ModuleType
+
+import numpy as np
 
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
@@ -78,6 +81,8 @@ def kernel_fingerprint(kernel) -> str:
                         scopes.append(vars(value))
                 elif _is_constant(value):
                     constants.add(f"{name}={type(value).__name__}:{value!r}")
+                elif isinstance(value, np.ndarray):  # a constant table
+                    constants.add(f"{name}={_array_key(value)}")
 
     visit(kernel.fn)
     texts = []
@@ -99,6 +104,12 @@ def _names(code) -> set:
         if isinstance(const, CodeType):
             names |= _names(const)
     return names
+
+
+def _array_key(a: np.ndarray) -> str:
+    """A module-level array by its dtype, shape and the hash of its bytes."""
+    digest = hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+    return f"ndarray:{a.dtype.str}:{a.shape}:{digest}"
 
 
 def _is_constant(value) -> bool:

@@ -165,7 +165,7 @@ register(
         "launch-array-alignment",
         "E434",
         LaunchError,
-        "parameter '{param}' is read with .vec(): its base address must be "
+        "parameter '{param}' is read through .vec(N) or .view(T): its base address must be "
         "{align}-byte aligned, got {address}; pass an aligned array (a fresh one is)",
     ),
     (
@@ -411,6 +411,21 @@ register(
         InterpretError,
         "{callee}() in {thread} reads lane {lane}, which is not in its mask {mask} "
         "(on the GPU the value is undefined)",
+    ),
+    # E485-E489: optional pointers
+    (
+        "dispatch-optional",
+        "E485",
+        LaunchError,
+        "kernel '{kernel}': dispatch({param}=...) takes None only (the instance "
+        "without '{param}'); leave '{param}' out for the instance with it",
+    ),
+    (
+        "launch-optional-mismatch",
+        "E486",
+        LaunchError,
+        "instance {instance}: parameter '{param}' {was}; launch the kernel "
+        "itself (kernel[grid, block]) to pick the instance from the arguments",
     ),
     # E46x: debug builds
     (

@@ -41,6 +41,7 @@ class KernelInstance:
     dtypes: tuple
     constexprs: dict
     backward: "KernelInstance | None" = None
+    absent: tuple = ()  # the optional pointers passed as None, in order
     _transpiled: object = field(default=None, repr=False)
     _launchers: dict = field(default_factory=dict, repr=False)  # (grid, block) ->
     _compilation: Compilation | None = field(default=None, repr=False)
@@ -50,7 +51,7 @@ class KernelInstance:
         """This instance's way through the pipeline (each stage on first use)."""
         if self._compilation is None:
             self._compilation = Compilation(
-                self.kernel, self.name, self.dtypes, self.constexprs
+                self.kernel, self.name, self.dtypes, self.constexprs, self.absent
             )
         return self._compilation
 
@@ -164,14 +165,21 @@ class Kernel:
 
     # -- dispatch ---------------------------------------------------------------------
     def dispatch(self, *args, **kwargs) -> KernelInstance:
-        """``kernel.dispatch(dtype..., *constexprs, **constexprs)``."""
+        """``kernel.dispatch(dtype..., *constexprs, **constexprs)``; an
+        optional pointer given as ``bias=None`` is absent from the instance."""
         n = len(self.signature.typevars)
         if len(args) < n:
             raise error("dispatch-dtypes", kernel=self.name, n=n, got=len(args))
         dtypes = tuple(resolve_dtype(d) for d in args[:n])
         check_dtypes(self.name, self.supported, dtypes)
+        absent = []
+        for name in self.signature.optional:
+            if name in kwargs:
+                if kwargs.pop(name) is not None:
+                    raise error("dispatch-optional", kernel=self.name, param=name)
+                absent.append(name)
         constexprs = self._constexpr_values(args[n:], kwargs)
-        return self.instance(dtypes, constexprs)
+        return self.instance(dtypes, constexprs, tuple(absent))
 
     def _constexpr_values(self, positional, named) -> dict:
         specs = self.signature.constexprs
@@ -200,15 +208,20 @@ class Kernel:
             out[c.name] = check_constexpr(self.name, c, value)
         return out
 
-    def instance(self, dtypes: tuple, constexprs: dict) -> KernelInstance:
+    def instance(
+        self, dtypes: tuple, constexprs: dict, absent: tuple = ()
+    ) -> KernelInstance:
         # Keyed by the name, which tells apart what == does not (0.0 and
         # -0.0 are two kernels) and makes every NaN one kernel.
-        name = instance_name(self.name, dtypes, tuple(constexprs.values()))
+        name = instance_name(self.name, dtypes, tuple(constexprs.values()), absent)
         inst = self._instances.get(name)
         if inst is None:
-            inst = KernelInstance(self, name, dtypes, constexprs)
+            inst = KernelInstance(self, name, dtypes, constexprs, absent=absent)
             if self.backward is not None:
-                inst.backward = self.backward.instance(dtypes, constexprs)
+                theirs = self.backward.signature.optional
+                inst.backward = self.backward.instance(
+                    dtypes, constexprs, tuple(a for a in absent if a in theirs)
+                )
             self._instances[name] = inst
         return inst
 
@@ -231,7 +244,9 @@ class Kernel:
             if len(args) != len(self.signature.runtime):
                 self._bad_count(args)
             instance = self.instance(
-                self._dtypes_of(args), self._constexpr_values((), constexprs)
+                self._dtypes_of(args),
+                self._constexpr_values((), constexprs),
+                self.absent_of(args),
             )
         if callable(grid):
             grid = grid(instance.constexprs)
@@ -244,6 +259,17 @@ class Kernel:
             return self._launchers[config]
         except (KeyError, TypeError):
             return _launcher(self._launchers, self, config, None)
+
+    def absent_of(self, args) -> tuple:
+        """The optional pointer parameters these arguments pass as None."""
+        if not self.signature.optional:
+            return ()
+        runtime = self.signature.runtime
+        return tuple(
+            info.name
+            for info, value in zip(runtime, args)
+            if info.optional and value is None
+        )
 
     def _dtypes_of(self, args) -> tuple:
         """The dtype parameters' values, read off the arguments that carry them."""
@@ -278,7 +304,10 @@ class Kernel:
                 for i, info in enumerate(runtime)
                 if getattr(info.spec, "elem", info.spec) is tv
             ]
-            arrays_first = sorted(carriers, key=lambda i: runtime[i].kind == "scalar")
+            arrays_first = sorted(
+                carriers,  # an optional pointer may be None: last
+                key=lambda i: (runtime[i].optional, runtime[i].kind == "scalar"),
+            )
             if arrays_first:
                 out.append(arrays_first[0])
         return tuple(out)
@@ -299,7 +328,8 @@ class Kernel:
                 key = (inst.name, device)
             else:
                 dts = tuple(args[i].dtype for i in self._dtype_args)
-                key = (dts, _constexpr_key(constexprs), device)
+                absent = self.absent_of(args)
+                key = (dts, _constexpr_key(constexprs), absent, device)
             plan = self._plans.get(key)
         except (IndexError, AttributeError, TypeError):
             plan, key = None, None
@@ -325,7 +355,9 @@ class Kernel:
         inst = launcher.instance
         if inst is None:
             inst = self.instance(
-                self._dtypes_of(args), self._constexpr_values((), constexprs)
+                self._dtypes_of(args),
+                self._constexpr_values((), constexprs),
+                self.absent_of(args),
             )
             self._warn_many(inst)
         # One plan (one loaded module) per instance and device, however the

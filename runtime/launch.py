@@ -20,6 +20,7 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.runtime.checks import (
+    optional_mismatch,
     check_launch_bounds,
     check_shared_mem,
     dim3 as _dim3,
@@ -74,7 +75,8 @@ class Launcher:
         self.plans: dict = {}  # (dtype number, device) -> launch function
         self.last = (None, None, None)  # (dtype object, device, launch function)
         self.dt_index = None
-        if not callable(grid):
+        if not callable(grid) and not (instance is None and kernel.signature.optional):
+            # (a kernel with optional pointers: None or not picks the plan)
             if instance is not None:
                 self.dt_index = -1  # the plan depends on the device only
             elif len(kernel._dtype_args) == 1:
@@ -473,6 +475,15 @@ def _generate(kernel, inst, device, function, alignment, loaded):
     packed = []
     for i, info in enumerate(params):
         spec = info.spec
+        if info.optional:  # None or not: the instance's, or a LaunchError
+            env[f"_mismatch{i}"] = _bind(optional_mismatch, inst, info.name)
+            absent = info.name in inst.absent
+            lines.append(
+                f"    if ({names[i]} is None) != {absent}: "
+                f"raise _mismatch{i}({names[i]})"
+            )
+            if absent:
+                continue
         elem = getattr(spec, "elem", spec)
         if isinstance(elem, VectorMeta):
             raise error(

@@ -88,6 +88,13 @@ def bounded(out: Pointer[Float32], n: Int32):
         out[thread_idx.x] = 1.0
 
 
+@kdsl.kernel(dtypes=[Float32])
+def biased(out: Pointer[D], bias: Pointer[D] | None, n: Int32):
+    if thread_idx.x < n:
+        if bias is not None:
+            out[0] = out[0] + bias[0]
+
+
 # -- the harness -------------------------------------------------------------------------
 class FakeFunction:
     ptr = 0xF00D  # the CUfunction handle the occupancy query is given
@@ -145,7 +152,7 @@ def gpu(tmp_path, monkeypatch):
         cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
     )
     kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
-    for k in kernels + (grid_synced, checked, staged, bounded):
+    for k in kernels + (grid_synced, checked, staged, bounded, biased):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
     return types.SimpleNamespace(
@@ -730,3 +737,29 @@ def _vector_add():
     from examples_index import example_modules
 
     return example_modules()["vector_add"].vector_add
+
+
+def test_none_for_an_optional_pointer_launches_the_instance_without_it(gpu):
+    out, bias = device_array(4), device_array(4, ptr=0x20000)
+    for args in [(out, bias, 4), (out, None, 4), (out, bias, 4), (out, None, 4)]:
+        biased[1, 32](*args)
+    assert [name for name, _ in gpu.log] == [
+        "biased__f32",
+        "biased__f32__nobias",
+        "biased__f32",
+        "biased__f32__nobias",
+    ]
+    assert [len(packed) for _, packed in gpu.log] == [3, 2, 3, 2]
+    assert gpu.log[1][1][0] is out and gpu.log[1][1][1] == 4
+    assert len(gpu.loads) == 2  # one plan each
+
+
+def test_an_instance_launch_checks_none_against_the_instance(gpu):
+    out, bias = device_array(4), device_array(4, ptr=0x20000)
+    without = biased.dispatch(Float32, bias=None)
+    without[1, 32](out, None, 4)
+    assert gpu.log[-1][0] == "biased__f32__nobias"
+    with pytest.raises(kdsl.DSLError, match=r"E486.*'bias' is an array"):
+        without[1, 32](out, bias, 4)
+    with pytest.raises(kdsl.DSLError, match=r"E486.*'bias' is None"):
+        biased.dispatch(Float32)[1, 32](out, None, 4)

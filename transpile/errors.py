@@ -858,6 +858,66 @@ register(
         "a vector element of an array or pointer (s[i][1] = x) has lanes to store "
         "to; assign the vector to a variable first",
     ),
+    (
+        "pointer-view-type",
+        "E337",
+        DSLTypeError,
+        "{name}.view({got}): a pointer's bytes can be viewed as a scalar type of "
+        "1, 2, 4 or 8 bytes other than Boolean (Uint8, Float32, Uint32 …); for "
+        "vectors view as the scalar type, then call .vec(N)",
+    ),
+    (
+        "pointer-view-source",
+        "E338",
+        DSLTypeError,
+        "cannot view '{name}' with .view(T): {reason}",
+    ),
+    (
+        "constant-table-type",
+        "E339",
+        DSLTypeError,
+        "the module-level array '{name}' read in a kernel becomes a constant "
+        "table, which is one-dimensional, not empty, of Int8 … Int64, Uint8 … "
+        "Uint64, Float32, Float64 or Boolean; got {got} (reshape it, or store "
+        "16-bit or narrow floats as their bits and .bitcast() them)",
+    ),
+    (
+        "constant-table-value",
+        "E340",
+        DSLValueError,
+        "the constant table '{name}' holds {value}: a __constant__ array's "
+        "initialiser spells finite {dtype} values only; store the bits as a "
+        "{bits} table and .bitcast({dtype}) the element",
+    ),
+    (
+        "constant-table-too-large",
+        "E341",
+        DSLValueError,
+        "the constant table '{name}' has {nbytes} bytes, and the instance's "
+        "tables before it {used}: CUDA's constant memory holds {limit} bytes "
+        "(64 KB); pass a larger table as a Pointer parameter instead",
+    ),
+    (
+        "constant-index-range",
+        "E342",
+        DSLValueError,
+        "index {index} is out of range of the constant table '{name}', which has "
+        "{n} elements",
+    ),
+    (
+        "is-none-operand",
+        "E343",
+        DSLSyntaxError,
+        "'{op} None' tests {got}, which is never None: only a parameter "
+        "declared kdsl.Optional[Pointer[T]] (or Pointer[T] | None) may be None",
+    ),
+    (
+        "absent-pointer",
+        "E344",
+        DSLTypeError,
+        "'{name}' is None in this instance (the launch passed {name}=None): "
+        "use it only under 'if {name} is not None:'",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

@@ -19,8 +19,11 @@ from kdsl.transpile.cuda.emit import Emitter, _basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
+from kdsl.transpile.cuda.cexpr import literal
+from kdsl.transpile.frontend.constants import declaration
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
+from kdsl.transpile.frontend.lower_expr import AbsentPointer
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
 from kdsl.transpile.version import __version__
@@ -40,6 +43,8 @@ class Lowered:
     # A debug build's assertions: (span, message) of number k at k - 1.  An
     # instance with any takes the assertion record as its last parameter.
     assertions: tuple = ()
+    # the constant tables it reads (constants.ConstantTable), in first use
+    constants: tuple = ()
 
     @property
     def by_name(self) -> dict:
@@ -63,17 +68,20 @@ class Compilation:
     its ``parsed`` function, ``signature`` and ``name``) at fixed dtypes and
     constexprs, through the pipeline's stages."""
 
-    def __init__(self, kdef, name: str, dtypes: tuple, constexprs: dict):
+    def __init__(
+        self, kdef, name: str, dtypes: tuple, constexprs: dict, absent: tuple = ()
+    ):
         self.kdef, self.name = kdef, name
         self.dtypes, self.constexprs = dtypes, constexprs
+        self.absent = absent  # optional pointers passed as None
         self._sources: dict[bool, str] = {}
 
     @cached_property
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, written, functions, alignment, assertions = _lower(
-                self.kdef, self.name, self.dtypes, self.constexprs
+            kernel, readonly, written, functions, alignment, assertions, tables = (
+                _lower(self.kdef, self.name, self.dtypes, self.constexprs, self.absent)
             )
             for f in functions + [kernel]:
                 verify(f)
@@ -85,6 +93,7 @@ class Compilation:
             written,
             _grid_wide(functions + [kernel]),
             tuple(assertions),
+            tuple(tables),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -113,10 +122,13 @@ def _naming(instance: str):
         raise
 
 
-def _lower(kdef, name, dtypes, constexprs):
+def _lower(kdef, name, dtypes, constexprs, absent=()):
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
-    ctx = Context(kdef.fn.__globals__, {**dtype_map, **constexprs}, {}, set(), set())
+    nones = {p: AbsentPointer(p) for p in absent}
+    statics = {**dtype_map, **constexprs, **nones}
+    ctx = Context(kdef.fn.__globals__, statics, {}, set(), set())
+    ctx.optional = set(sig.optional)
     ctx.debug = getattr(kdef, "debug", False)
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
@@ -131,7 +143,11 @@ def _lower(kdef, name, dtypes, constexprs):
         )
     bounds = kdef.options.launch_bounds
     kernel = ir.Function(name, params, body, launch_bounds=bounds)
-    memory = [info.name for info in sig.params if info.kind in ("pointer", "array")]
+    memory = [
+        info.name
+        for info in sig.params
+        if info.kind in ("pointer", "array") and info.name not in absent
+    ]
     readonly = {
         _pointer_of(state.env[name].value).name
         for name in memory
@@ -139,7 +155,8 @@ def _lower(kdef, name, dtypes, constexprs):
     }
     written = tuple(name for name in memory if name in ctx.written)
     functions = list(ctx.functions.values())
-    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions
+    tables = ctx.constants.values()
+    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions, tables
 
 
 def _grid_wide(functions) -> bool:
@@ -178,6 +195,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         maxrregcount=c.kdef.options.maxrregcount,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        constants=[declaration(t, literal) for t in lowered.constants],
         functions=texts,
         assertions=len(lowered.assertions),
     )

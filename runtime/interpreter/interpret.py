@@ -33,6 +33,7 @@ from kdsl.runtime.checks import (
     check_shared_mem,
     dim3,
     grid_dims,
+    optional_mismatch,
     scalar_value,
     shared_mem_bytes,
 )
@@ -55,6 +56,10 @@ def bind_arguments(kernel, inst, kernel_ir, args):
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
     alignment = inst.lowered.alignment  # what .vec(N) needs, as on the GPU
     for info, value in zip(params, args):
+        if info.optional and (value is None) != (info.name in inst.absent):
+            raise optional_mismatch(inst, info.name, value)
+        if info.name in inst.absent:
+            continue  # not a parameter of this instance
         elem = getattr(info.spec, "elem", info.spec)
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
         p = next(ir_params)
@@ -184,6 +189,7 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
         env,
         lowered.cooperative,
         shared_mem,
+        {t.cname: Memory(t.values, t.elem, t.name) for t in lowered.constants},
     )
     for back in write_backs:
         back()

@@ -48,6 +48,16 @@ class Memory:
         """This memory read ``lanes`` elements at a time (``.vec(lanes)``)."""
         return replace(self, elem=elem, name=f"{self.name}.vec({lanes})", lanes=lanes)
 
+    def reinterpret(self, elem) -> "Memory":
+        """This memory's bytes read as elements of the scalar type ``elem``
+        (``.view(T)``): as many whole elements as its bytes hold."""
+        raw = self.data.view(np.uint8)
+        size = elem.np_dtype.itemsize
+        data = raw[: len(raw) // size * size].view(elem.np_dtype)
+        return replace(
+            self, data=data, elem=elem, name=f"{self.name}.view({elem.__name__})"
+        )
+
     @property
     def size(self) -> int:
         """Scalars in one copy (one block's or thread's, or the whole array;

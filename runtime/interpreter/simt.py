@@ -44,10 +44,20 @@ BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
 
 
-def run(kernel_ir, functions, grid, block, env, cooperative=False, shared_mem=0):
+def run(
+    kernel_ir,
+    functions,
+    grid,
+    block,
+    env,
+    cooperative=False,
+    shared_mem=0,
+    constants=None,
+):
     """Run every block of the launch, a batch of blocks at a time (all of
     them in one batch when the kernel is ``cooperative``: it grid-syncs),
-    with ``shared_mem`` bytes of dynamic shared memory a block."""
+    with ``shared_mem`` bytes of dynamic shared memory a block and the
+    constant tables ``constants`` (C++ name -> Memory)."""
     per_block = int(np.prod(block))
     blocks = int(np.prod(grid))
     per_batch = max(1, BATCH_THREADS // per_block)
@@ -66,6 +76,7 @@ def run(kernel_ir, functions, grid, block, env, cooperative=False, shared_mem=0)
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
             batch = Batch(kernel_ir, functions, grid, block, first, count, shared_mem)
+            batch.constants = constants or {}
             batch.run(env)
 
 
@@ -459,6 +470,12 @@ class Batch(Together, Debug, Backend):
     def e_VecView(self, e, m, frame):
         vec = e.type.elem
         return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
+
+    def e_ConstantRef(self, e, m, frame):
+        return self.constants[e.name]
+
+    def e_PointerView(self, e, m, frame):
+        return self.eval(e.pointer, m, frame).reinterpret(e.type.elem)
 
     def e_ArrayOffset(self, e, m, frame):
         indices = [self.eval(i, m, frame) for i in e.indices]

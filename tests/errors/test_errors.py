@@ -22,12 +22,14 @@ def _expectation(path):
 
 
 def _raise(path):
-    """Import the fixture and transpile its kernel; return the DSLError."""
+    """Import the fixture and transpile its kernel (``DISPATCH``, if the
+    fixture has it, holds keywords for dispatch); return the DSLError."""
     spec = importlib.util.spec_from_file_location(f"kdsl_err_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     with pytest.raises(kdsl.DSLError) as info:
         spec.loader.exec_module(module)
-        module.bad.dispatch(*module.bad.combinations()[0]).source
+        dispatch = getattr(module, "DISPATCH", {})  # bias=None: that instance
+        module.bad.dispatch(*module.bad.combinations()[0], **dispatch).source
     return info.value
 
 

@@ -110,8 +110,10 @@ class Emitter(Backend):
             self.lines.append(f"#line {s.span.line} {name}")
 
     def _s_Declare(self, s):
-        if isinstance(s.init, ir.VecView):
+        if isinstance(s.init, (ir.VecView, ir.PointerView)):
             s = ir.Declare(s.name, self._view_type(s.init), s.init)
+            if s.type.const:  # a view of it is const too
+                self.readonly = self.readonly | {s.name}
         self.use(s.type)
         if s.init is None:
             self.line(f"{ctype(s.type)} {s.name};")
@@ -385,13 +387,23 @@ class Emitter(Backend):
         idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
         return f"{self.expr(base)}{idx}"
 
-    def _view_type(self, e: ir.VecView) -> ir.PointerType:
-        const = isinstance(e.pointer, ir.Var) and e.pointer.name in self.readonly
+    def _view_type(self, e) -> ir.PointerType:
+        """The pointer type of a ``.vec(N)`` or ``.view(T)`` view (const
+        when the kernel never stores through the pointer it views)."""
+        root = e.pointer
+        while isinstance(root, (ir.VecView, ir.PointerView)):
+            root = root.pointer
+        const = isinstance(root, ir.Var) and root.name in self.readonly
         return ir.PointerType(e.type.elem, const=const)
 
     def _e_VecView(self, e):
         pointer = ctype(self._view_type(e))
         return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
+
+    _e_PointerView = _e_VecView
+
+    def _e_ConstantRef(self, e):
+        return CExpr(e.name)
 
     def _e_DynamicShared(self, e):
         at = e.buffer

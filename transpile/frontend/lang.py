@@ -82,6 +82,29 @@ class TypeVar:
 @dataclass(frozen=True)
 class PointerSpec:
     elem: object  # a scalar type, a vector type or a TypeVar
+    optional: bool = False  # Optional[Pointer[T]]: the launch may pass None
+
+    def __or__(self, other):  # Pointer[T] | None
+        return _optional(self) if other is None else NotImplemented
+
+    def __ror__(self, other):  # None | Pointer[T]
+        return _optional(self) if other is None else NotImplemented
+
+
+@dataclass(frozen=True)
+class NotOptional:
+    """``Optional[x]`` of something other than a ``Pointer[T]`` (refused by
+    the signature, where the parameter is known)."""
+
+    spec: object
+
+
+def _optional(spec):
+    """``kdsl.Optional[Pointer[T]]``: a pointer the launch may pass as None
+    (each of the two cases is its own instance)."""
+    if isinstance(spec, PointerSpec):
+        return PointerSpec(spec.elem, optional=True)
+    return NotOptional(spec)
 
 
 @dataclass(frozen=True)
@@ -115,6 +138,7 @@ def _constexpr(kind):
 Pointer = _Subscriptable("Pointer", PointerSpec)
 Array = _Subscriptable("Array", ArraySpec)
 Constexpr = _Subscriptable("Constexpr", _constexpr)
+Optional = _Subscriptable("Optional", _optional)
 
 
 # -- where a thread is -----------------------------------------------------------------

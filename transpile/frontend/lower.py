@@ -14,6 +14,7 @@ import builtins
 import contextlib
 
 import libcst as cst
+import numpy as np
 
 from kdsl.transpile.core import arith
 from kdsl.transpile import ir
@@ -30,11 +31,13 @@ from kdsl.transpile.frontend.lower_expr import (
     SharedView,
     _kind_of,
     is_python_number,
+    refuse_absent,
     static_integer,
 )
 from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
 from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
+from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
 from kdsl.transpile.core.types import (
@@ -70,6 +73,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             return self.state.ctx.statics[name]
         if name in self.state.ctx.globals:
             value = self.state.ctx.globals[name]
+            if isinstance(value, np.ndarray):  # a constant table
+                return table_of(self.state.ctx, self.state.ctx.symbols, name, value)
             return (
                 self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)
@@ -102,8 +107,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         params = []
         for info in sig.params:
             spec = info.spec
-            if info.kind == "constexpr":
-                continue
+            if info.kind == "constexpr" or info.name in self.state.ctx.statics:
+                continue  # (an optional pointer passed as None: a static)
             if info.kind == "scalar":
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
                 cname = self.state.names.declare(info.name)
@@ -534,6 +539,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             obj = self.subscript(holder, self.subscript_indices(target.value))
         else:
             obj = self.expr(target.value)
+        refuse_absent(obj)
         indices = self.subscript_indices(target)
         if isinstance(obj, Vector):
             return self._store_lane(target, holder, obj, indices, value, value_node)

@@ -20,6 +20,7 @@ from kdsl.transpile.core import arith, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
+from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
 from kdsl.transpile.frontend.state import Lowering
 from kdsl.transpile.core.types import (
@@ -118,6 +119,14 @@ class FixedArray:
     expr: ir.Expr
     elem: object
     shape: tuple[int, ...]
+    name: str
+
+
+@dataclass(frozen=True)
+class AbsentPointer:
+    """An optional pointer parameter passed as None: this instance has no
+    such parameter, and only ``name is None`` may use it."""
+
     name: str
 
 
@@ -246,6 +255,11 @@ class ExprLowerer(Lowering):
         left = self.expr(node.left)
         result = None
         for target in node.comparisons:
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and result is None:
+                decided = self.is_none(left, target)
+                if decided is not None:
+                    result = decided
+                    continue
             op = COMPARE_OPS.get(type(target.operator))
             if op is None:
                 spelled = _code(target.operator).strip()
@@ -306,6 +320,26 @@ class ExprLowerer(Lowering):
             a, b = self.expr(node.body), self.expr(node.orelse)
         return arith.select(cond, a, b, self.state.parsed.span(node))
 
+    def is_none(self, left, target) -> bool | None:
+        """``p is None`` / ``p is not None`` of an optional pointer parameter:
+        a compile-time bool (None at launch is an instance of its own).
+        None for any other ``is`` (refused as an operator, E214)."""
+        negated = isinstance(target.operator, cst.IsNot)
+        right = target.comparator
+        if not (isinstance(right, cst.Name) and right.value == "None"):
+            return None
+        optional = isinstance(left, AbsentPointer) or (
+            isinstance(left, PointerValue)
+            and isinstance(left.expr, ir.Var)
+            and left.name in self.state.ctx.optional
+        )
+        if optional:
+            return isinstance(left, AbsentPointer) != negated
+        if isinstance(left, (PointerValue, ArrayValue)):
+            spelled = "is not" if negated else "is"
+            raise error("is-none-operand", op=spelled, got=_kind_of(left))
+        return None
+
     @contextlib.contextmanager
     def conditionally(self, where: str):
         """Lower an expression that runs only under a condition (``where``)."""
@@ -324,6 +358,7 @@ class ExprLowerer(Lowering):
     def _expr_Attribute(self, node):
         obj = self.expr(node.value)
         name = node.attr.value
+        refuse_absent(obj)
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
                 raise error("dim3-field", name=obj.name, field=name)
@@ -336,7 +371,7 @@ class ExprLowerer(Lowering):
         if isinstance(obj, SharedView) and name == "vec":
             vtype = f"Vector[{getattr(obj.elem, '__name__', obj.elem)}, N]"
             raise error("dynamic-shared-vec", name=obj.name, vtype=vtype)
-        if isinstance(obj, PointerValue) and name == "vec":
+        if isinstance(obj, PointerValue) and name in ("vec", "view"):
             return BoundMethod(obj, name)
         if isinstance(obj, ArrayValue) and name in ("shape", "strides"):
             return getattr(obj, name)
@@ -363,6 +398,7 @@ class ExprLowerer(Lowering):
         return tuple(indices)
 
     def subscript(self, obj, indices):
+        refuse_absent(obj)
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
             return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
@@ -373,12 +409,26 @@ class ExprLowerer(Lowering):
             base, flat = self.address(obj, indices)
             t = obj.elem
             return t._dynamic(ir.Load(t, base, flat))
+        if isinstance(obj, ConstantArray):
+            return self.constant_element(obj, indices)
         if isinstance(obj, tuple):
             i = static_integer(indices[0], "an index into a Python tuple or list")
             if not -len(obj) <= i < len(obj):
                 raise error("tuple-index-range", index=i, n=len(obj))
             return obj[i]
         raise error("not-indexable", target=_kind_of(obj))
+
+    def constant_element(self, obj: ConstantArray, indices):
+        """``table[i]`` of a constant table: folded when ``i`` is static."""
+        if len(indices) != 1:
+            target = f"constant table '{obj.name}'"
+            raise error("index-count", target=target, got=len(indices))
+        i = self.ensure_value(indices[0], "an index")
+        if isinstance(i, Vector) or i.dtype.kind != "int":
+            raise error("index-type", got=repr(i.dtype))
+        if i.is_static():
+            return element(obj.table, int(i.value))
+        return obj.elem._dynamic(ir.Load(obj.elem, obj.table.ref, (i.ir_value(),)))
 
     def address(self, obj, indices):
         """``(base expression, index expressions)`` of an element access."""
@@ -456,6 +506,9 @@ class ExprLowerer(Lowering):
                 )
             return callee(*args)
         if isinstance(callee, BoundMethod):
+            if isinstance(callee.obj, PointerValue) and callee.name == "view":
+                _one_argument(f"{callee.obj.name}.view", args, kwargs, "T")
+                return self.pointer_view(callee.obj, args[0])
             if isinstance(callee.obj, PointerValue):
                 _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
                 return self.pointer_vec(callee.obj, args)
@@ -502,12 +555,62 @@ class ExprLowerer(Lowering):
         lanes = static_integer(args[0], "the lanes N of .vec(N)")
         vtype = _vector_of(ptr.elem, lanes)
         view = ir.VecView(ir.PointerType(vtype), ptr.expr)
+        self.require_alignment(ptr, vector_align(vtype))
+        return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+    def pointer_view(self, ptr: PointerValue, t):
+        """``p.view(T)``: the pointer's bytes as elements of the scalar ``T``
+        (the launch checks the pointer is aligned to T's size)."""
+        if not _viewable(t):
+            got = getattr(t, "__name__", None) or _kind_of(t)
+            raise error("pointer-view-type", name=ptr.name, got=got)
+        reason = _view_refused(ptr)
+        if reason is not None:
+            raise error("pointer-view-source", name=ptr.name, reason=reason)
+        view = ir.PointerView(ir.PointerType(t), ptr.expr)
+        self.require_alignment(ptr, t.width // 8)
+        return PointerValue(view, t, f"{ptr.name}.view({t.__name__})")
+
+    def require_alignment(self, ptr: PointerValue, need: int):
+        """The launch checks the pointer parameter under ``ptr`` is aligned
+        to ``need`` bytes (what its ``.vec(N)`` and ``.view(T)`` views need)."""
         root = ptr.name.split(".")[0]
-        need = vector_align(vtype)
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
-        return PointerValue(view, vtype, f"{ptr.name}.vec({lanes})")
+
+
+def _viewable(t) -> bool:
+    """Whether ``p.view(t)`` may view a pointer as ``t``: a scalar type of
+    1, 2, 4 or 8 bytes with a numpy dtype, not Boolean."""
+    return (
+        isinstance(t, NumericMeta)
+        and not t.abstract
+        and t is not Boolean
+        and t.np_dtype is not None
+        and t.width in (8, 16, 32, 64)
+    )
+
+
+def _view_refused(ptr: PointerValue) -> str | None:
+    """Why ``ptr`` cannot be viewed with ``.view(T)``, or None."""
+    if isinstance(ptr.elem, VectorMeta):
+        return (
+            "it is already a vector view: call .view(T) on the scalar pointer, "
+            "then .vec(N)"
+        )
+    if isinstance(ptr, SharedView) or ptr.expr.type.space != "global":
+        return (
+            "it is not a pointer into global memory (declare a dynamic shared "
+            "view with the type you want instead)"
+        )
+    return None
+
+
+def refuse_absent(obj):
+    """A located error for using an optional pointer passed as None."""
+    if isinstance(obj, AbsentPointer):
+        raise error("absent-pointer", name=obj.name)
 
 
 def static_integer(v, what: str) -> int:
@@ -652,6 +755,10 @@ def _kind_of(v) -> str:
         return f"the kernel '{v.name}'"
     if isinstance(v, SharedView):
         return f"dynamic shared view '{v.name}'"
+    if isinstance(v, AbsentPointer):
+        return f"'{v.name}', which is None in this instance"
+    if isinstance(v, ConstantArray):
+        return f"constant table '{v.name}'"
     if isinstance(v, PointerValue):
         return f"pointer '{v.name}'"
     if isinstance(v, (ArrayValue, FixedArray)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import typing
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from kdsl.transpile.frontend.lang import (
     Num,
     PointerSpec,
     TypeVar,
+    _optional,
 )
 from kdsl.transpile.core.types import (
     BY_NAME,
@@ -39,6 +41,11 @@ class ParamInfo:
     default: object = inspect.Parameter.empty
 
     @property
+    def optional(self) -> bool:
+        """An ``Optional[Pointer[T]]``: None at launch is an instance of its own."""
+        return getattr(self.spec, "optional", False)
+
+    @property
     def has_default(self) -> bool:
         return self.default is not inspect.Parameter.empty
 
@@ -56,6 +63,11 @@ class Signature:
     def runtime(self) -> tuple[ParamInfo, ...]:
         return tuple(p for p in self.params if p.kind != "constexpr")
 
+    @property
+    def optional(self) -> tuple[str, ...]:
+        """The optional pointer parameters, in order."""
+        return tuple(p.name for p in self.params if p.optional)
+
 
 def _kind(spec) -> str:
     if isinstance(spec, PointerSpec):
@@ -69,6 +81,16 @@ def _kind(spec) -> str:
     return ""
 
 
+def _typing_optional(spec):
+    """``typing.Optional[Pointer[T]]`` (a Union with None) as
+    ``kdsl.Optional[Pointer[T]]``; any other annotation as it is."""
+    if typing.get_origin(spec) is typing.Union:
+        args = [a for a in typing.get_args(spec) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(spec)) == 2:
+            return _optional(args[0])
+    return spec
+
+
 def read_signature(fn, where: str) -> Signature:
     """The kdsl signature of ``fn`` from its annotations."""
     params, typevars = [], []
@@ -79,6 +101,7 @@ def read_signature(fn, where: str) -> Signature:
                 spec = eval(spec, fn.__globals__)  # noqa: S307 - the user's own code
             except Exception:
                 spec = None
+        spec = _typing_optional(spec)
         kind = _kind(spec)
         elem = getattr(spec, "elem", spec)
         if not kind or (isinstance(elem, NumericMeta) and elem.abstract):
@@ -233,10 +256,15 @@ def _constexpr_token(value) -> str:
     return repr(float(value)).replace("-", "m").replace(".", "p").replace("+", "")
 
 
-def instance_name(kernel_name: str, dtypes: tuple, constexprs: tuple) -> str:
-    """``vector_add__f32__256``: the kernel, its dtypes, its constexpr values."""
+def instance_name(
+    kernel_name: str, dtypes: tuple, constexprs: tuple, absent: tuple = ()
+) -> str:
+    """``vector_add__f32__256``: the kernel, its dtypes, its constexpr values,
+    then ``no<param>`` for each optional pointer passed as None
+    (``layer_norm__f32__nobias``)."""
     parts = [kernel_name]
     if dtypes:
         parts.append("_".join(t.short for t in dtypes))
     parts.extend(_constexpr_token(v) for v in constexprs)
+    parts.extend(f"no{name}" for name in absent)
     return "__".join(parts)

@@ -63,6 +63,9 @@ class Context:
     record_takers: set = field(default_factory=set)  # functions taking the record
     # the layout of the kernel's dynamic shared memory, once it declares a view
     dynamic: DynamicLayout | None = None
+    # id of a module-level numpy array -> its constants.ConstantTable
+    constants: dict = field(default_factory=dict)
+    optional: set = field(default_factory=set)  # the kernel's optional pointers
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
@@ -79,6 +82,7 @@ class Context:
             debug=self.debug,
             assertions=self.assertions,
             record_takers=self.record_takers,
+            constants=self.constants,
         )
 
 

@@ -37,6 +37,8 @@ __all__ = [
     "Load",
     "ArrayOffset",
     "VecView",
+    "PointerView",
+    "ConstantRef",
     "DynamicShared",
     "Logical",
     "Stmt",
@@ -235,6 +237,23 @@ class ArrayOffset(Expr):
 @dataclass(frozen=True)
 class VecView(Expr):
     """A pointer reinterpreted as a pointer to vectors (``p.vec(N)``)."""
+
+    pointer: Expr
+
+
+@dataclass(frozen=True)
+class ConstantRef(Expr):
+    """A table in constant memory (``type`` a const :class:`PointerType`
+    in space "constant"), by its C++ name: a module-level numpy array a
+    kernel reads, declared ``__constant__`` at file scope."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class PointerView(Expr):
+    """A pointer's bytes reinterpreted as elements of another scalar type
+    (``p.view(T)``, ``type`` a :class:`PointerType` of T)."""
 
     pointer: Expr
 
