@@ -111,36 +111,40 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 continue  # (an optional pointer passed as None: a static)
             if info.kind == "scalar":
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
-                cname = self.state.names.declare(info.name)
-                params.append(ir.Param(cname, t))
-                self.state.env[info.name] = Binding(
-                    t._dynamic(ir.Var(t, cname)), 0, cname
-                )
+                params.append(self.bind_value(info.name, t))
                 continue
             elem = spec.elem
             elem = dtypes[elem.name] if isinstance(elem, TypeVar) else elem
-            cname = self.state.names.declare(info.name)
-            ptype = ir.PointerType(elem)
-            var = ir.Var(ptype, cname)
-            params.append(ir.Param(cname, ptype))
-            if isinstance(spec, PointerSpec):
-                value = PointerValue(var, elem, info.name)
-            else:
-                dims = []
-                for part in ("shape", "stride"):
-                    for k in range(spec.ndim):
-                        pname = self.state.names.declare(f"{info.name}_{part}{k}")
-                        params.append(ir.Param(pname, Int64))
-                        dims.append(Int64._dynamic(ir.Var(Int64, pname)))
-                value = ArrayValue(
-                    var,
-                    elem,
-                    tuple(dims[: spec.ndim]),
-                    tuple(dims[spec.ndim :]),
-                    info.name,
-                )
-            self.state.env[info.name] = Binding(value, 0)
+            ndim = None if isinstance(spec, PointerSpec) else spec.ndim
+            params.extend(self.bind_memory(info.name, elem, ndim))
         return tuple(params)
+
+    def bind_value(self, name, t) -> ir.Param:
+        """The parameter ``name`` holding a number or vector of type ``t``."""
+        cname = self.state.names.declare(name)
+        self.state.env[name] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
+        return ir.Param(cname, t)
+
+    def bind_memory(self, name, elem, ndim=None) -> list:
+        """The parameter ``name``: a pointer to ``elem`` (``ndim`` None) or an
+        ``Array[elem, ndim]`` (its data pointer, then its shape and strides
+        as Int64 parameters); its C++ parameters."""
+        cname = self.state.names.declare(name)
+        ptype = ir.PointerType(elem)
+        var = ir.Var(ptype, cname)
+        params = [ir.Param(cname, ptype)]
+        if ndim is None:
+            self.state.env[name] = Binding(PointerValue(var, elem, name), 0)
+            return params
+        dims = []
+        for part in ("shape", "stride"):
+            for k in range(ndim):
+                dim = self.state.names.declare(f"{name}_{part}{k}")
+                params.append(ir.Param(dim, Int64))
+                dims.append(Int64._dynamic(ir.Var(Int64, dim)))
+        value = ArrayValue(var, elem, tuple(dims[:ndim]), tuple(dims[ndim:]), name)
+        self.state.env[name] = Binding(value, 0)
+        return params
 
     def mark_written(self, target):
         """Record a store through ``target`` (by its root Python name): a

@@ -468,28 +468,29 @@ class ExprLowerer(Lowering):
         callee = self.expr(node.func)
         if callee is builtins.print:
             callee = builtin("print")
-        # print's strings and f-strings are its text (lower_debug)
-        text = isinstance(callee, Builtin) and callee.text
-        evaluate = self.text if text else self.expr
+        if isinstance(callee, Builtin) and callee.text:
+            evaluate = self.text  # print's strings and f-strings (lower_debug)
+        elif isinstance(callee, Builtin) or callee is builtins.float:
+            evaluate = self._string_or_value  # order="acquire", float("-inf")
+        else:
+            evaluate = self.expr
         args, kwargs = [], {}
         for arg in node.args:
             if arg.star:
                 raise error("star-arguments", arg=_code(arg).strip().rstrip(","))
-            literal = isinstance(arg.value, cst.SimpleString)
-            if (
-                literal
-                and not text
-                and (callee is builtins.float or isinstance(callee, Builtin))
-            ):
-                value = arg.value.evaluated_value  # float("-inf"), order="acquire"
-            else:
-                value = evaluate(arg.value)
+            value = evaluate(arg.value)
             if arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
         result = self.call(callee, args, kwargs, node)
         return NoValue(_code(node.func).strip()) if result is None else result
+
+    def _string_or_value(self, node):
+        """A string literal as its Python str, anything else as its value."""
+        if isinstance(node, cst.SimpleString):
+            return node.evaluated_value
+        return self.expr(node)
 
     def call(self, callee, args, kwargs, node):
         if is_value(callee):  # before any ==: a value compares as a number

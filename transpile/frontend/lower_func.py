@@ -143,48 +143,23 @@ class DeviceFunctionLowerer(Lowering):
     def _bind_parameter(self, pname, kind) -> list:
         """Bind the Python parameter ``pname`` of a device function to its
         C++ parameters, by the argument's kind; those parameters."""
-        names = self.state.names
         if not isinstance(kind, tuple):  # a number or a vector
-            cname = names.declare(pname)
-            self.state.env[pname] = Binding(
-                kind._dynamic(ir.Var(kind, cname)), 0, cname
-            )
-            return [ir.Param(cname, kind)]
+            return [self.bind_value(pname, kind)]
         what, elem = kind[0], kind[1]
-        cname = names.declare(pname)
+        if what == "pointer":
+            return self.bind_memory(pname, elem)
+        if what == "array":
+            return self.bind_memory(pname, elem, kind[2])
+        cname = self.state.names.declare(pname)
         if what == "fixed":  # a shared or local array, by reference
             _, _, shape, space = kind
             ptype = ir.PointerType(elem, space=space, shape=shape)
             value = FixedArray(ir.Var(ptype, cname), elem, shape, pname)
-            self.state.env[pname] = Binding(value, 0)
-            return [ir.Param(cname, ptype)]
-        if what == "dynamic":  # a view of dynamic shared memory: a pointer
+        else:  # "dynamic": a view of dynamic shared memory, a pointer
             ptype = ir.PointerType(elem, space="shared")
-            self.state.env[pname] = Binding(
-                SharedView(ir.Var(ptype, cname), elem, pname), 0
-            )
-            return [ir.Param(cname, ptype)]
-        ptype = ir.PointerType(elem)
-        params = [ir.Param(cname, ptype)]
-        if what == "pointer":
-            value = PointerValue(ir.Var(ptype, cname), elem, pname)
-        else:  # an Array[T, ndim]: its data pointer, shape and strides
-            dims = []
-            for part in ("shape", "stride"):
-                for k in range(kind[2]):
-                    dim = names.declare(f"{pname}_{part}{k}")
-                    params.append(ir.Param(dim, Int64))
-                    dims.append(Int64._dynamic(ir.Var(Int64, dim)))
-            ndim = kind[2]
-            value = ArrayValue(
-                ir.Var(ptype, cname),
-                elem,
-                tuple(dims[:ndim]),
-                tuple(dims[ndim:]),
-                pname,
-            )
+            value = SharedView(ir.Var(ptype, cname), elem, pname)
         self.state.env[pname] = Binding(value, 0)
-        return params
+        return [ir.Param(cname, ptype)]
 
     def check_value_returns(self, name):
         """A device function that returns a value returns one on every path."""
