@@ -22,7 +22,7 @@ from kdsl.transpile.frontend.lower_expr import (
     _kind_of,
     is_value,
 )
-from kdsl.transpile.core.types import Int64, VectorMeta
+from kdsl.transpile.core.types import VectorMeta
 
 
 class DeviceFunctionLowerer(Lowering):
