@@ -1,0 +1,72 @@
+"""SASS of generated kernels without a GPU: NVRTC's cubin (the runtime's own
+compile path and options) disassembled by ``nvdisasm`` from the
+``nvidia-cuda-nvdisasm`` pip package.  Speed guards read it: 128-bit global
+accesses, no local-memory spills, tensor-core instructions."""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from kdsl.runtime.compile import cubin_for
+
+
+@lru_cache(maxsize=None)
+def nvdisasm() -> str:
+    import nvidia
+
+    for root in nvidia.__path__:
+        for path in sorted(Path(root).glob("**/bin/nvdisasm")):
+            return str(path)
+    raise RuntimeError("nvdisasm not found: pip install nvidia-cuda-nvdisasm")
+
+
+@dataclass(frozen=True)
+class Sass:
+    """The disassembly of one instance; ``count(pattern)`` counts instruction
+    lines matching a regular expression over their opcodes and operands."""
+
+    text: str
+
+    @property
+    def instructions(self) -> list[str]:
+        return [
+            m.group(1).strip()
+            for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", self.text)
+        ]
+
+    def count(self, pattern: str) -> int:
+        rx = re.compile(pattern)
+        return sum(1 for ins in self.instructions if rx.search(ins))
+
+    @property
+    def spills(self) -> int:
+        """Local-memory loads and stores (register spills or local arrays)."""
+        return self.count(r"\b(LDL|STL)\b")
+
+
+def _whole_elf(cubin: bytes) -> bytes:
+    """CuPy's ``getCUBIN`` drops the image's last byte (a zero of the last
+    program header; the driver does not mind, nvdisasm does): pad the image
+    to the end of its section and program header tables."""
+    phoff, shoff = struct.unpack_from("<QQ", cubin, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", cubin, 0x36)
+    end = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+    return cubin + bytes(max(0, end - len(cubin)))
+
+
+def sass_of(inst, arch: str = "sm_90") -> Sass:
+    """Disassemble a ``KernelInstance`` compiled as the runtime compiles it."""
+    cubin = _whole_elf(cubin_for(inst, arch))
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run(
+            [nvdisasm(), "-c", f.name], capture_output=True, text=True, check=True
+        )
+    return Sass(out.stdout)
