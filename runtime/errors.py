@@ -442,5 +442,57 @@ register(
         "CUDA headers not found in {searched}: pip install nvidia-cuda-runtime "
         "(kdsl's dependency)",
     ),
+    # E53x: kdsl.torch (PyTorch operators)
+    (
+        "torch-no-backward",
+        "E530",
+        DSLError,
+        "operator '{op}' has no backward: it launched {kernels}, none paired "
+        "with a backward kernel (@kdsl.kernel(backward=...))",
+    ),
+    (
+        "torch-several-backward",
+        "E531",
+        DSLError,
+        "operator '{op}' launched several kernels with a backward ({kernels}): "
+        "make one operator per kernel, or pair only one",
+    ),
+    (
+        "torch-intermediate",
+        "E532",
+        DSLError,
+        "operator '{op}': '{param}' of '{kernel}' is a tensor that is neither an "
+        "input nor an output of the operator, so its backward cannot have it: "
+        "return it too, or compute it in the backward kernel",
+    ),
+    (
+        "torch-backward-unmatched",
+        "E533",
+        DSLError,
+        "backward kernel '{backward}': parameter '{param}' matches no parameter of "
+        "'{kernel}' ({params}): name it as one of them, or grad_<name> for the "
+        "gradient of one",
+    ),
+    (
+        "torch-backward-argument",
+        "E534",
+        DSLError,
+        "operator '{op}': '{param}' of '{kernel}' is a {got}; a backward kernel "
+        "can be given tensors, ints and floats",
+    ),
+    (
+        "torch-callable-grid",
+        "E535",
+        DSLError,
+        "operator '{op}': '{kernel}' is launched with a grid computed from its "
+        "constexprs; give the grid as numbers so its backward can reuse it",
+    ),
+    (
+        "torch-mixed-devices",
+        "E536",
+        DSLError,
+        "a kdsl operator on CPU tensors was given a tensor on {device}: keep "
+        "every tensor on one device",
+    ),
     ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
 )

@@ -13,7 +13,9 @@ then a cooperative launch); the others' launch functions do not change.
 
 from __future__ import annotations
 
+import functools
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -38,6 +40,18 @@ from kdsl.transpile.errors import error
 # warning: each value is a separate compilation (reference, "Choosing what to
 # specialise on").
 MANY_INSTANCES = 8
+
+
+class _Intercept(threading.local):
+    """Per thread: ``hook(launcher, args, stream, shared_mem, constexprs)``
+    takes every launch in its place while set (``kdsl.torch`` records
+    launches for autograd, skips them on fake tensors while PyTorch traces,
+    and runs them in the interpreter on CPU tensors)."""
+
+    hook = None
+
+
+INTERCEPT = _Intercept()
 
 
 class Launcher:
@@ -86,6 +100,8 @@ class Launcher:
         _init_device_query()
 
     def __call__(self, *args, stream=None, shared_mem=0, **constexprs):
+        if INTERCEPT.hook is not None:  # kdsl.torch traces or interprets
+            return INTERCEPT.hook(self, args, stream, shared_mem, constexprs)
         i = self.dt_index
         if i is not None and not constexprs:
             try:
@@ -147,6 +163,23 @@ def as_cupy_stream(stream):
         ptr = getattr(stream, "ptr", None)
     if not isinstance(ptr, int):
         raise error("launch-stream", got=repr(stream))
+    if ptr not in _STREAMS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            _STREAMS[ptr] = cupy.cuda.ExternalStream(ptr)
+    return _STREAMS[ptr]
+
+
+def torch_stream(device: int):
+    """PyTorch's current stream on ``device`` as a CuPy stream: a launch on
+    tensors with no ``stream=`` goes where PyTorch would put its own work
+    (inside ``torch.cuda.stream(s)`` or a graph capture, too)."""
+    import cupy
+    import torch
+
+    ptr = torch._C._cuda_getCurrentRawStream(device)
+    if ptr == 0:
+        return cupy.cuda.Stream.null
     if ptr not in _STREAMS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -416,6 +449,7 @@ _CUPY_FAST = """\
         p{i} = {a}
     elif type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {tdev} and {a}.is_contiguous(){talign_check}:
         p{i} = _uintp({a}.data_ptr())
+        torch_args = True
     else:
         (p{i},) = _array({i}, {a})
 """
@@ -460,6 +494,9 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         "    if shared_mem:",
         "        _shared_mem(shared_mem)",
     ]
+    if torch is not None:  # tensors launch on PyTorch's current stream
+        env["_torch_stream"] = functools.partial(torch_stream, device)
+        lines.append("    torch_args = False")
     params = kernel.signature.runtime
     names = [f"a{i}" for i in range(len(params))]
     if names:
@@ -517,6 +554,10 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         align = alignment.get(info.name, 1)
         env[f"_array{i}"] = _bind_array(check_array, info.name, kind, t, device, align)
         if info.kind == "array":
+            if torch is not None:
+                lines.append(
+                    f"    torch_args = torch_args or isinstance({a}, _torch_tensor)"
+                )
             lines.append(f"    p{i} = _array{i}({a})")
             packed.append(f"*p{i}")
             continue
@@ -541,6 +582,9 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         )
         packed.append(f"p{i}")
     args = ", ".join(packed) + ("," if len(packed) == 1 else "")
+    if torch is not None:
+        lines.append("    if stream is None and torch_args:")
+        lines.append("        stream = _torch_stream()")
     lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
     code = "\n".join(lines) + "\n"
     exec(compile(code, f"<kdsl launch {inst.name}>", "exec"), env)  # noqa: S102

@@ -106,11 +106,13 @@ class FakeFunction:
         self.attributes = {"MAX_DYNAMIC_SHARED_SIZE_BYTES": 48 * 1024}
         self.attributes["SHARED_SIZE_BYTES"] = 0
         self.raised = []  # each cuFuncSetAttribute of the dynamic maximum
+        self.streams = []  # each launch's stream
 
     def __call__(self, grid, block, args, shared_mem, stream, **options):
         self.log.append((self.inst.name, args))
         self.options.append(options)
         self.shared.append(shared_mem)
+        self.streams.append(stream)
 
 
 @pytest.fixture
@@ -366,7 +368,9 @@ class TorchDtype:
         return f"torch.{self.name}"
 
 
-def test_fast_path_refuses_a_torch_tensor_on_another_device(gpu, monkeypatch):
+def fake_torch(monkeypatch, current_stream=0):
+    """A stand-in ``torch`` module: float32 CUDA tensors of 16 elements on a
+    chosen device, and PyTorch's current stream pointer."""
     torch = types.ModuleType("torch")
     for name in [
         "float16",
@@ -404,11 +408,43 @@ def test_fast_path_refuses_a_torch_tensor_on_another_device(gpu, monkeypatch):
             return (1,)
 
     torch.Tensor = Tensor
+    torch._C = types.SimpleNamespace(
+        _cuda_getCurrentRawStream=lambda device: current_stream
+    )
     monkeypatch.setitem(sys.modules, "torch", torch)
+    return torch
+
+
+def test_fast_path_refuses_a_torch_tensor_on_another_device(gpu, monkeypatch):
+    Tensor = fake_torch(monkeypatch).Tensor
     scaled[1, 16](Tensor(0), 16)
     with pytest.raises(kdsl.DSLError, match="'out' lives on device 1"):
         scaled[1, 16](Tensor(1), 16)
     assert len(gpu.log) == 1
+
+
+@pytest.mark.parametrize("path", ["fast", "thorough"])
+def test_tensors_launch_on_pytorchs_current_stream(gpu, monkeypatch, path):
+    """With no ``stream=``, a launch on PyTorch tensors goes to PyTorch's
+    current stream (where ``torch.cuda.stream(s)`` or a graph capture put
+    it), the null stream when that is PyTorch's; ``stream=`` still wins."""
+    Tensor = fake_torch(monkeypatch, current_stream=0xABC0).Tensor
+    extra = {"S": 2.0} if path == "thorough" else {}
+    scaled[1, 16](Tensor(0), 16, **extra)
+    scaled[1, 16](Tensor(0), 16, **extra)
+    assert [s.ptr for s in gpu.functions[-1].streams] == [0xABC0, 0xABC0]
+    mine = types.SimpleNamespace(ptr=0xDEF0)  # any object with a stream pointer
+    scaled[1, 16](Tensor(0), 16, stream=mine, **extra)
+    assert gpu.functions[-1].streams[-1].ptr == 0xDEF0
+    sys.modules["torch"]._C._cuda_getCurrentRawStream = lambda device: 0
+    scaled[1, 16](Tensor(0), 16, **extra)
+    assert gpu.functions[-1].streams[-1] is cupy.cuda.Stream.null
+
+
+def test_arrays_other_than_tensors_keep_cupys_stream(gpu, monkeypatch):
+    fake_torch(monkeypatch, current_stream=0xABC0)
+    scaled[1, 16](device_array(16), 16)
+    assert gpu.functions[-1].streams == [None]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,356 @@
+"""kdsl kernels as PyTorch operators: ``torch.compile``, autograd and CUDA
+graphs from one decorator (docs/pytorch.md).
+
+    import kdsl.torch
+
+    @kdsl.torch.op("mylib::gelu")
+    def gelu(x: torch.Tensor) -> torch.Tensor:
+        y = torch.empty_like(x)
+        gelu_kernel[blocks(x.numel(), 256), 256](x, y, x.numel())
+        return y
+
+The function allocates its outputs and launches kdsl kernels; ``op`` makes it
+a ``torch.library.custom_op``:
+
+* its fake (meta) implementation is the same function run with every kdsl
+  launch skipped: the outputs it allocates give PyTorch their shapes and
+  dtypes, so ``torch.compile(fullgraph=True)`` keeps it in one graph;
+* its backward comes from the kernel's pairing (``@kdsl.kernel(backward=k)``):
+  each parameter of the backward kernel is a parameter of the forward kernel
+  (the same argument, saved for backward) or ``grad_<name>`` — the incoming
+  gradient when ``<name>`` received an output of the op, the gradient to
+  compute (zero-filled, then written by the kernel) when it received an
+  input.  The backward kernel is launched with the forward launch's grid,
+  block and constexprs, as an operator of its own (``<name>_backward``), so
+  compiled graphs keep it too;
+* on CPU tensors every launch runs in kdsl's interpreter (on views of the
+  tensors' memory), so the operator, its gradient and ``gradcheck`` work
+  without a GPU.
+
+Launches on CUDA tensors go to PyTorch's current stream unless ``stream=`` is
+given (kdsl.runtime.launch), so they can be captured in ``torch.cuda.graph``
+once a first call outside the capture has compiled and loaded the kernels.
+"""
+
+from __future__ import annotations
+
+import functools
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from kdsl.runtime import launch as _launch
+from kdsl.runtime import errors as _errors  # noqa: F401 - registers the entries
+from kdsl.transpile.errors import error
+
+__all__ = ["op", "Op", "blocks"]
+
+
+def blocks(n: int, per_block: int) -> int:
+    """The number of blocks of ``per_block`` that cover ``n`` (at least 1)."""
+    return max(1, (n + per_block - 1) // per_block)
+
+
+# -- launches taken by a hook ---------------------------------------------------------
+@dataclass
+class Launch:
+    """One kdsl launch seen while a hook was set."""
+
+    launcher: object  # kdsl.runtime.launch.Launcher: kernel, grid, block, instance
+    args: tuple
+    shared_mem: int
+    constexprs: dict
+
+
+@contextmanager
+def _intercepting(hook):
+    previous = _launch.INTERCEPT.hook
+    _launch.INTERCEPT.hook = hook
+    try:
+        yield
+    finally:
+        _launch.INTERCEPT.hook = previous
+
+
+def _recorded(fn, args) -> tuple:
+    """Run ``fn(*args)`` launching nothing: ``(its outputs as a tuple, the
+    launches it made)``."""
+    seen = []
+
+    def record(launcher, largs, stream, shared_mem, constexprs):
+        seen.append(Launch(launcher, largs, shared_mem, constexprs))
+
+    with torch.no_grad(), _intercepting(record):
+        out = fn(*args)
+    return (out if isinstance(out, tuple) else (out,)), seen
+
+
+def _host_view(value):
+    """A numpy view of a CPU tensor's memory (the interpreter writes through
+    it); anything else as it is."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    if value.device.type != "cpu":
+        raise error("torch-mixed-devices", device=str(value.device))
+    value = value.detach()
+    if value.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return value.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return value.numpy()
+
+
+def _interpret(launcher, args, stream, shared_mem, constexprs):
+    """A hook: the launch runs in the interpreter, on the tensors' memory."""
+    if shared_mem:
+        constexprs = {**constexprs, "shared_mem": shared_mem}
+    host = [_host_view(a) for a in args]
+    launcher.kernel._interpret(
+        launcher.grid, launcher.block, host, constexprs, launcher.instance
+    )
+
+
+def _on_host(args) -> bool:
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.device.type == "cpu"
+        if isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, torch.Tensor):
+                    return t.device.type == "cpu"
+    return False
+
+
+def _run(fn, *args):
+    """``fn(*args)``: its launches run on the GPU, or in the interpreter
+    when the tensors are on the CPU."""
+    if _on_host(args):
+        with _intercepting(_interpret):
+            return fn(*args)
+    return fn(*args)
+
+
+# -- the backward plan -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """How the backward kernel is launched, from one forward launch.
+
+    ``sources`` gives each backward argument: ``("saved", i)``,
+    ``("grad", j)`` (the j-th incoming gradient used), ``("new", k)`` (the
+    k-th gradient computed), ``("int", k)`` / ``("float", k)`` (scalars: the
+    backward operator is given them, after the grid, as arguments rather than
+    constants of the plan, so one plan serves every size);
+    ``new_like`` the saved tensor each computed gradient copies the shape of,
+    ``new_input`` the operator input it is the gradient of; ``grad_output``
+    which operator outputs the used incoming gradients belong to."""
+
+    kernel: object
+    block: tuple
+    constexprs: tuple
+    shared_mem: int
+    sources: tuple
+    new_like: tuple
+    new_input: tuple
+    grad_output: tuple
+
+
+_PLANS: dict = {}  # Plan -> its number (the backward operator's argument)
+_BY_NUMBER: list = []
+
+
+def _number(plan: Plan) -> int:
+    if plan not in _PLANS:
+        _PLANS[plan] = len(_BY_NUMBER)
+        _BY_NUMBER.append(plan)
+    return _PLANS[plan]
+
+
+def _plan(op_name, inputs, outputs, launches):
+    """``(Plan, saved tensors, ints, floats)`` for the one forward launch
+    whose kernel has a backward kernel."""
+    paired = [r for r in launches if r.launcher.kernel.backward is not None]
+    if not paired:
+        kernels = ", ".join(sorted({r.launcher.kernel.name for r in launches}))
+        raise error("torch-no-backward", op=op_name, kernels=kernels or "no kernel")
+    if len(paired) > 1:
+        raise error(
+            "torch-several-backward",
+            op=op_name,
+            kernels=", ".join(r.launcher.kernel.name for r in paired),
+        )
+    (fwd,) = paired
+    kernel, backward = fwd.launcher.kernel, fwd.launcher.kernel.backward
+    names = [p.name for p in kernel.signature.runtime]
+    role = {}  # forward parameter -> ("input", i) / ("output", j) / ("value", v)
+    for name, arg in zip(names, fwd.args):
+        if isinstance(arg, torch.Tensor):
+            where = [("input", i) for i, t in enumerate(inputs) if t is arg]
+            where += [("output", j) for j, t in enumerate(outputs) if t is arg]
+            if not where:
+                raise error(
+                    "torch-intermediate", op=op_name, kernel=kernel.name, param=name
+                )
+            role[name] = where[0]
+        else:
+            role[name] = ("value", arg)
+    saved, saved_at, ints, floats = [], {}, [], []
+    grads, news, new_input = [], [], []
+    sources = []
+
+    def save(t):
+        if id(t) not in saved_at:
+            saved_at[id(t)] = len(saved)
+            saved.append(t)
+        return saved_at[id(t)]
+
+    for p in backward.signature.runtime:
+        name = p.name
+        if name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
+            "input",
+            "output",
+        ):
+            kind, k = role[name[5:]]
+            if kind == "output":
+                grads.append(k)
+                sources.append(("grad", len(grads) - 1))
+            else:
+                news.append(save(inputs[k]))
+                new_input.append(k)
+                sources.append(("new", len(news) - 1))
+        elif name in role:
+            kind, v = role[name]
+            if kind == "input":
+                sources.append(("saved", save(inputs[v])))
+            elif kind == "output":
+                sources.append(("saved", save(outputs[v])))
+            elif isinstance(v, bool) or not isinstance(v, (int, float, torch.SymInt)):
+                raise error(
+                    "torch-backward-argument",
+                    op=op_name,
+                    kernel=kernel.name,
+                    param=name,
+                    got=type(v).__name__,
+                )
+            elif isinstance(v, float):
+                floats.append(v)
+                sources.append(("float", len(floats) - 1))
+            else:
+                ints.append(v)
+                sources.append(("int", len(ints) - 1))
+        else:
+            raise error(
+                "torch-backward-unmatched",
+                backward=backward.name,
+                param=name,
+                kernel=kernel.name,
+                params=", ".join(names),
+            )
+    grid = fwd.launcher.grid
+    if callable(grid):
+        raise error("torch-callable-grid", op=op_name, kernel=kernel.name)
+    plan = Plan(
+        kernel=backward,
+        block=tuple(fwd.launcher.block),
+        constexprs=tuple(sorted(fwd.constexprs.items())),
+        shared_mem=fwd.shared_mem,
+        sources=tuple(sources),
+        new_like=tuple(news),
+        new_input=tuple(new_input),
+        grad_output=tuple(grads),
+    )
+    return plan, saved, [len(grid), *grid, *ints], floats
+
+
+def _backward_launch(saved, grads, number, ints, floats):
+    """The backward operator's body: the gradients it computes."""
+    plan = _BY_NUMBER[number]
+    news = [torch.zeros_like(saved[i]) for i in plan.new_like]
+    pools = {
+        "saved": saved,
+        "grad": grads,
+        "new": news,
+        "int": ints[1 + ints[0] :],
+        "float": floats,
+    }
+    args = [pools[kind][k] for kind, k in plan.sources]
+    grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
+    plan.kernel[grid, plan.block](
+        *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
+    )
+    return news
+
+
+# -- the decorator ---------------------------------------------------------------------
+class Op:
+    """A PyTorch operator made of a function that launches kdsl kernels.
+    Call it like the function; ``.op`` is the ``torch.library`` operator."""
+
+    def __init__(self, name: str, fn, mutates_args=()):
+        self.name, self.fn = name, fn
+        functools.update_wrapper(self, fn)
+
+        @functools.wraps(fn)
+        def forward(*args):
+            return _run(fn, *args)
+
+        self.op = torch.library.custom_op(name, mutates_args=mutates_args)(forward)
+
+        self.op.register_fake(self._fake)
+        self.backward_op = torch.library.custom_op(f"{name}_backward", mutates_args=())(
+            _backward_op_body
+        )
+        self.backward_op.register_fake(_backward_op_fake)
+        if not mutates_args:  # PyTorch differentiates functional operators only
+            self.op.register_autograd(self._backward, setup_context=self._setup)
+
+    def _fake(self, *args):
+        outs, _ = _recorded(self.fn, args)
+        return outs if len(outs) > 1 else outs[0]
+
+    def _setup(self, ctx, inputs, output):
+        outs, launches = _recorded(self.fn, inputs)
+        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches)
+        ctx.save_for_backward(*saved)
+        ctx.kdsl = (_number(plan), ints, floats, len(inputs))
+
+    def _backward(self, ctx, *grad_outputs):
+        number, ints, floats, n_inputs = ctx.kdsl
+        plan = _BY_NUMBER[number]
+        grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
+        news = self.backward_op(list(ctx.saved_tensors), grads, number, ints, floats)
+        out = [None] * n_inputs
+        for k, i in enumerate(plan.new_input):
+            out[i] = news[k]
+        return tuple(out)
+
+    def __call__(self, *args):
+        return self.op(*args)
+
+    def __repr__(self) -> str:
+        return f"<kdsl.torch.op {self.name}>"
+
+
+def _backward_op_body(
+    saved: list[torch.Tensor],
+    grads: list[torch.Tensor],
+    plan: int,
+    ints: list[int],
+    floats: list[float],
+) -> list[torch.Tensor]:
+    return _run(_backward_launch, saved, grads, plan, ints, floats)
+
+
+def _backward_op_fake(saved, grads, plan, ints, floats):
+    return [torch.empty_like(saved[i]) for i in _BY_NUMBER[plan].new_like]
+
+
+def op(name: str, *, mutates_args=()):
+    """Decorator: ``@kdsl.torch.op("namespace::name")`` on a function of
+    annotated tensors that allocates its outputs and launches kdsl kernels
+    (see the module's docstring)."""
+
+    def decorate(fn):
+        return Op(name, fn, mutates_args)
+
+    return decorate

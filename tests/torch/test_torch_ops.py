@@ -1,0 +1,183 @@
+"""kdsl.torch on the CPU: operators whose launches run in the interpreter,
+their fake implementations, autograd from the backward pairing, gradcheck and
+torch.compile(fullgraph=True)."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import kdsl  # noqa: E402
+import kdsl.torch as kt  # noqa: E402
+from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, thread_idx  # noqa: E402
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def cube_backward(
+    x: Pointer[D],
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    n: Int32,
+    K: Constexpr[float] = 1.0,
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = (grad_y[i] * (3.0 * K) * x[i] * x[i]).to(D)
+
+
+@kdsl.kernel(backward=cube_backward)
+def cube(x: Pointer[D], y: Pointer[D], n: Int32, K: Constexpr[float] = 1.0):
+    """y = K * x**3"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (K * x[i] * x[i] * x[i]).to(D)
+
+
+@kt.op("kdsl_tests::cube")
+def cube_op(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    n = x.numel()
+    cube[kt.blocks(n, 64), 64](x, y, n, K=2.0)
+    return y
+
+
+@kdsl.kernel
+def scale_by(x: Pointer[Float32], y: Pointer[Float32], n: Int32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = 2.0 * x[i]
+
+
+@kt.op("kdsl_tests::double")
+def double_op(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    scale_by[kt.blocks(x.numel(), 64), 64](x, y, x.numel())
+    return y
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_an_operator_on_cpu_tensors_runs_in_the_interpreter(dtype):
+    x = torch.linspace(-2, 2, 100, dtype=dtype)
+    y = cube_op(x)
+    assert y.dtype == dtype and y.shape == x.shape
+    want = 2.0 * x.double() ** 3
+    tol = 1e-2 if dtype == torch.bfloat16 else 1e-6
+    torch.testing.assert_close(y.double(), want, rtol=tol, atol=tol)
+
+
+def test_the_gradient_comes_from_the_paired_backward_kernel():
+    x = torch.linspace(-2, 2, 77, dtype=torch.float64, requires_grad=True)
+    cube_op(x).sum().backward()
+    torch.testing.assert_close(x.grad, 6.0 * x.detach() ** 2)
+
+
+def test_gradcheck_in_float64():
+    x = torch.randn(13, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(cube_op, (x,))
+
+
+def test_the_fake_implementation_launches_nothing():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode() as mode:
+        x = mode.from_tensor(torch.randn(10, 3))
+        y = cube_op.op(x)
+        assert y.shape == (10, 3) and y.dtype == torch.float32
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_torch_compile_keeps_the_operator_in_one_graph(backend):
+    def model(x):
+        return torch.sin(cube_op(x) + 1.0)
+
+    compiled = torch.compile(model, fullgraph=True, backend=backend)
+    x = torch.randn(40, dtype=torch.float64, requires_grad=True)
+    y = compiled(x)
+    torch.testing.assert_close(y, model(x))
+    y.sum().backward()
+    want = torch.cos(2 * x.detach() ** 3 + 1.0) * 6 * x.detach() ** 2
+    torch.testing.assert_close(x.grad, want)
+
+
+def test_an_operator_without_a_paired_backward_says_so_when_differentiated():
+    x = torch.randn(5, requires_grad=True)
+    with pytest.raises(kdsl.DSLError, match=r"E530.*kdsl_tests::double.*scale_by"):
+        double_op(x).sum().backward()
+    torch.testing.assert_close(double_op(x.detach()), 2 * x.detach())
+
+
+# -- on the GPU -------------------------------------------------------------------------
+cuda = pytest.mark.gpu
+
+
+@cuda
+def test_gpu_gradcheck_and_compiled_graph():
+    x = torch.randn(300, dtype=torch.float64, device="cuda", requires_grad=True)
+    assert torch.autograd.gradcheck(cube_op, (x,))
+    compiled = torch.compile(lambda t: torch.sin(cube_op(t)), fullgraph=True)
+    y = compiled(x)
+    torch.testing.assert_close(y, torch.sin(2 * x**3))
+    y.sum().backward()
+    want = torch.cos(2 * x.detach() ** 3) * 6 * x.detach() ** 2
+    torch.testing.assert_close(x.grad, want)
+
+
+@cuda
+def test_gpu_launches_go_to_pytorchs_current_stream():
+    """Inside ``torch.cuda.stream(s)`` the launch waits behind what s waits
+    for: a snapshot taken meanwhile on the default stream still sees zeros."""
+    x = torch.randn(1 << 16, device="cuda")
+    y = torch.zeros_like(x)
+    scale_by[kt.blocks(x.numel(), 64), 64](x, torch.empty_like(x), x.numel())
+    torch.cuda.synchronize()
+    slow, s = torch.cuda.Stream(), torch.cuda.Stream()
+    with torch.cuda.stream(slow):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU cycles
+    s.wait_stream(slow)
+    with torch.cuda.stream(s):
+        scale_by[kt.blocks(x.numel(), 64), 64](x, y, x.numel())
+    snapshot = y.clone()  # the default stream does not wait for s
+    torch.cuda.synchronize()
+    assert not snapshot.any()
+    torch.testing.assert_close(y, 2 * x)
+
+
+@cuda
+def test_gpu_capture_in_a_cuda_graph_and_replay():
+    x = torch.randn(4099, device="cuda")
+    cube_op(x)  # compiles and loads outside the capture
+    n = x.numel()
+    y2 = torch.empty_like(x)
+    scale_by[kt.blocks(n, 64), 64](x, y2, n)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = cube_op(x)
+        scale_by[kt.blocks(n, 64), 64](x, y2, n)
+    for _ in range(2):
+        x.copy_(torch.randn_like(x))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, 2 * x**3)
+        torch.testing.assert_close(y2, 2 * x)
+
+
+def test_the_example_in_docs_pytorch_md_runs_on_the_cpu(tmp_path):
+    """docs/pytorch.md's first example, on CPU tensors (the interpreter),
+    torch.compile included."""
+    import re
+    import runpy
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "pytorch.md"
+    code = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)[0]
+    code = code.replace('"mylib::square"', '"kdsl_doc::square"')
+    script = tmp_path / "example.py"
+    script.write_text(code.replace('device="cuda"', 'device="cpu"'))
+    env = runpy.run_path(str(script))
+    x = env["x"].detach()
+    torch.testing.assert_close(env["y"].detach(), x * x)
+    torch.testing.assert_close(env["x"].grad, 2 * x)
+    torch.testing.assert_close(env["model"](x), (x * x).relu())
