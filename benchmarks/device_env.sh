@@ -15,3 +15,10 @@ export PYTHONPATH=/tmp/kd:/tmp/site
 export KDSL_CACHE_DIR=/tmp/kdsl-cache
 export PYTHONUNBUFFERED=1
 set +e
+# matplotlib for the benchmark plots, if the image lacks it: its wheels travel
+# in .whl_mpl/ (carry it too; see benchmarks/gpu_session.sh).
+if ! python3 -c "import matplotlib" 2>/dev/null && ls .whl_mpl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+        --upgrade --target /tmp/mpl .whl_mpl/*.whl
+    export PYTHONPATH=$PYTHONPATH:/tmp/mpl
+fi
