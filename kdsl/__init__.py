@@ -73,6 +73,7 @@ from kdsl.runtime.errors import (
     DeviceAssertionError,
     InterpretError,
     LaunchError,
+    NoDeviceError,
     NVRTCError,
 )
 from kdsl import math

@@ -18,6 +18,13 @@ class LaunchError(DSLError, TypeError):
     code = "E406"
 
 
+class NoDeviceError(DSLError, RuntimeError):
+    """A launch found no usable CUDA GPU (or no CuPy); nothing was launched.
+    ``kernel.interpret[grid, block](...)`` runs the kernel on the CPU."""
+
+    code = "E503"
+
+
 class InterpretError(DSLError, RuntimeError):
     """The CPU interpreter caught a fault the GPU would not report (an index
     out of bounds, a divergent barrier or shuffle, a data race)."""
@@ -443,4 +450,21 @@ register(
         "(kdsl's dependency)",
     ),
     ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
+    # E503-E519: what a new user meets at launch
+    (
+        "launch-no-gpu",
+        "E503",
+        NoDeviceError,
+        "kernel '{kernel}' cannot launch: no usable CUDA GPU ({detail}); run it on "
+        "the CPU with {name}.interpret[grid, block](...), or set KDSL_INTERPRET=1 "
+        "to run every launch there",
+    ),
+    (
+        "kernel-called",
+        "E504",
+        LaunchError,
+        "{subject} is launched, not called: write {how}[grid, block](...) with "
+        "grid the number of blocks and block the threads per block, e.g. "
+        "{how}[(n + 255) // 256, 256](...)",
+    ),
 )

@@ -13,10 +13,13 @@ from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import check_block, grid_dims
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
+    CUDA_MAX_BLOCK_DIMS,
+    CUDA_MAX_THREADS,
     MANY_INSTANCES,
     Launcher,
     LaunchPlan,
     as_cupy_stream,
+    current_device,
     dtype_of_argument,
     max_block_dims,
     max_threads_per_block,
@@ -83,6 +86,9 @@ class KernelInstance:
     def interpret(self):
         """``inst.interpret[grid, block](*args)``: run this instance on the CPU."""
         return Interpreted(self.kernel, self)
+
+    def __call__(self, *args, **kwargs):
+        raise error("kernel-called", subject=f"instance {self.name}", how="instance")
 
     def __getitem__(self, config):
         """``inst[grid, block](*args, stream=None, shared_mem=0)``."""
@@ -253,6 +259,9 @@ class Kernel:
         interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        raise error("kernel-called", subject=f"kernel '{self.name}'", how=self.name)
+
     def __getitem__(self, config):
         """``kernel[grid, block](*args, stream=None, shared_mem=0, **constexprs)``."""
         try:
@@ -314,9 +323,10 @@ class Kernel:
 
     def _launch(self, launcher, args, constexprs, stream, shared_mem):
         """The general launch path: finds or makes the plan, checks the block."""
-        import cupy
-
-        device = cupy.cuda.runtime.getDevice()
+        try:
+            device = current_device()
+        except Exception as exc:  # no driver, no GPU, no CuPy
+            self._no_device(launcher, args, constexprs, exc)
         # x and y are bounded by the thread count; z (64) is checked apart
         if launcher.threads > max_threads_per_block(device) or len(launcher.block) == 3:
             self._check_block(launcher.block, device)
@@ -345,6 +355,27 @@ class Kernel:
         if stream is not None:
             stream = as_cupy_stream(stream)
         plan.launch(grid, launcher.block, args, stream, shared_mem)
+
+    def _no_device(self, launcher, args, constexprs, exc):
+        """Check what can be checked without a GPU, then say there is none."""
+        limits = CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS
+        check_block(self.name, launcher.block, *limits, "CUDA")
+        if launcher.instance is not None:
+            if constexprs:
+                raise error(
+                    "launch-instance-constexprs", instance=launcher.instance.name
+                )
+        else:
+            if len(args) != len(self.signature.runtime):
+                self._bad_count(args)
+            self._dtypes_of(args)
+            self._constexpr_values((), constexprs)
+        detail = str(exc) or type(exc).__name__
+        if isinstance(exc, ImportError):
+            detail = f"CuPy cannot be imported: {detail}"
+        raise error(
+            "launch-no-gpu", kernel=self.name, name=self.name, detail=detail
+        ) from None
 
     def _make_plan(self, launcher, args, constexprs, device):
 
@@ -411,6 +442,13 @@ class Interpreted:
 
     def __init__(self, kernel, instance=None):
         self.kernel, self.instance = kernel, instance
+
+    def __call__(self, *args, **kwargs):
+        if self.instance is None:
+            subject, how = f"kernel '{self.kernel.name}'", self.kernel.name
+        else:
+            subject, how = f"instance {self.instance.name}", "instance"
+        raise error("kernel-called", subject=subject, how=f"{how}.interpret")
 
     def __getitem__(self, config):
         if not (isinstance(config, tuple) and len(config) == 2):

@@ -93,7 +93,12 @@ class Launcher:
             except (IndexError, AttributeError):
                 dt = False
             if dt is not False:
-                device = _get_device()
+                try:
+                    device = _get_device()
+                except Exception:  # no GPU: the thorough path says so
+                    return self.kernel._launch(
+                        self, args, constexprs, stream, shared_mem
+                    )
                 last_dt, last_device, launch = self.last
                 if dt is not last_dt or device != last_device:
                     try:
@@ -127,9 +132,24 @@ _get_device = None
 def _init_device_query():
     global _get_device
     if _get_device is None:
-        import cupy
-
+        try:
+            import cupy
+        except ImportError:  # each launch reports it (current_device)
+            return
         _get_device = cupy.cuda.runtime.getDevice
+
+
+def current_device() -> int:
+    """The current CUDA device; CuPy's exception when there is none (no
+    driver, no GPU) or ImportError without CuPy (the caller reports it)."""
+    import cupy
+
+    return cupy.cuda.runtime.getDevice()
+
+
+# CUDA's limits on a block, for the checks a launch without a GPU still makes
+CUDA_MAX_THREADS = 1024
+CUDA_MAX_BLOCK_DIMS = (1024, 1024, 64)
 
 
 _STREAMS: dict = {}
