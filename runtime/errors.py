@@ -450,7 +450,14 @@ register(
         "(kdsl's dependency)",
     ),
     ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
-    # E503-E519: what a new user meets at launch
+    # E503-E519: what a new user meets at dispatch and launch
+    (
+        "dispatch-extra-dtype",
+        "E505",
+        LaunchError,
+        "dispatch() of '{kernel}' got the dtype {dtype} where {goes}: '{kernel}' "
+        "has {has}; {fix}",
+    ),
     (
         "launch-no-gpu",
         "E503",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
@@ -29,6 +31,7 @@ from kdsl.transpile.frontend.signature import (
     check_dtypes,
     dtype_combinations,
     instance_name,
+    looks_like_dtype,
     read_signature,
     resolve_dtype,
     supported_dtypes,
@@ -114,15 +117,21 @@ class Kernel:
     ):
         self.fn = fn
         self.name = fn.__name__
+        self.site = DefSite(fn)  # where decoration and dispatch errors point
         self.debug = debug_build(debug)
         self.__doc__ = fn.__doc__
-        self.options = kernel_options(self.name, launch_bounds, maxrregcount)
+        with self._at("launch_bounds"):
+            kernel_options(self.name, launch_bounds, None)
+        with self._at("maxrregcount"):
+            self.options = kernel_options(self.name, launch_bounds, maxrregcount)
         self.signature = read_signature(fn, f"kernel '{self.name}'")
         self._dtypes_option = dtypes
-        self.supported = supported_dtypes(self.name, self.signature, dtypes)
+        with self._at("dtypes"):
+            self.supported = supported_dtypes(self.name, self.signature, dtypes)
         self.backward = backward
         if backward is not None:
-            self._check_backward(backward)
+            with self._at("backward"):
+                self._check_backward(backward)
         self._parsed = None
         self._instances: dict = {}
         self._plans: dict = {}  # (dtype keys, constexpr items, device) -> LaunchPlan
@@ -130,6 +139,15 @@ class Kernel:
         self._fingerprint = None  # hash of the source files (runtime.compile)
         self._warned: set = set()
         self._dtype_args = self._dtype_argument_positions()
+
+    @contextmanager
+    def _at(self, keyword=None, param=None):
+        """Errors raised inside are located at the decorator's ``keyword=``,
+        the parameter ``param``, else the ``def`` name."""
+        try:
+            yield
+        except DSLError as exc:
+            raise self.site.locate(exc, param=param, keyword=keyword) from None
 
     @property
     def parsed(self):
@@ -173,7 +191,12 @@ class Kernel:
     def dispatch(self, *args, **kwargs) -> KernelInstance:
         """``kernel.dispatch(dtype..., *constexprs, **constexprs)``; an
         optional pointer given as ``bias=None`` is absent from the instance."""
+        with self._at():
+            return self._dispatch(args, kwargs)
+
+    def _dispatch(self, args, kwargs) -> KernelInstance:
         n = len(self.signature.typevars)
+        self._check_extra_dtype(args[n:])
         if len(args) < n:
             raise error("dispatch-dtypes", kernel=self.name, n=n, got=len(args))
         dtypes = tuple(resolve_dtype(d) for d in args[:n])
@@ -186,6 +209,32 @@ class Kernel:
                 absent.append(name)
         constexprs = self._constexpr_values(args[n:], kwargs)
         return self.instance(dtypes, constexprs, tuple(absent))
+
+    def _check_extra_dtype(self, positional):
+        """A dtype where a constexpr goes: more dtypes than dtype parameters."""
+        specs = self.signature.constexprs
+        for i, value in enumerate(positional):
+            if not looks_like_dtype(value):
+                continue
+            typevars = [tv.name for tv in self.signature.typevars]
+            if typevars:
+                has = f"{len(typevars)} dtype parameter{'s' * (len(typevars) > 1)}"
+                has = f"{has} ({', '.join(typevars)})"
+                fix = "pass one dtype for each, then its constexprs"
+            else:
+                has = "no dtype parameters (its types are fixed)"
+                names = ", ".join(f"{c.name}=..." for c in specs)
+                fix = f"pass its constexprs only, e.g. {self.name}.dispatch({names})"
+            param = specs[i].name if i < len(specs) else None
+            err = error(
+                "dispatch-extra-dtype",
+                kernel=self.name,
+                dtype=repr(value) if isinstance(value, str) else str(value),
+                goes=f"constexpr '{param}' goes" if param else "nothing more goes",
+                has=has,
+                fix=fix,
+            )
+            raise self.site.locate(err, param=param)
 
     def _constexpr_values(self, positional, named) -> dict:
         specs = self.signature.constexprs
@@ -201,7 +250,7 @@ class Kernel:
                     "unknown-constexpr", kernel=self.name, name=key, names=names
                 )
             if key in values:
-                raise error("constexpr-twice", name=key)
+                raise self.site.locate(error("constexpr-twice", name=key), param=key)
             values[key] = value
         out = {}
         for c in specs:
@@ -210,8 +259,10 @@ class Kernel:
             elif c.has_default:
                 value = c.default
             else:
-                raise error("constexpr-missing", kernel=self.name, name=c.name)
-            out[c.name] = check_constexpr(self.name, c, value)
+                err = error("constexpr-missing", kernel=self.name, name=c.name)
+                raise self.site.locate(err, param=c.name)
+            with self._at(param=c.name):
+                out[c.name] = check_constexpr(self.name, c, value)
         return out
 
     def instance(

@@ -923,9 +923,7 @@ register(
         "bad-annotation",
         "E401",
         DSLError,
-        "{where}: parameter '{param}' needs an annotation: Pointer[T], "
-        "Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
-        "got {got}",
+        "{where}: parameter '{param}' {problem}; {hint}",
     ),
     (
         "cannot-infer-dtypes",
