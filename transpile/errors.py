@@ -918,6 +918,12 @@ register(
         "'{name}' is None in this instance (the launch passed {name}=None): "
         "use it only under 'if {name} is not None:'",
     ),
+    (
+        "python-math-call",
+        "E124",
+        DSLTypeError,
+        "{name} is Python's, which a kernel cannot call: {advice}",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",

@@ -3,7 +3,9 @@
 item 6), and a dtype given to a kernel that takes none says so (item 8)."""
 
 import inspect
+import math
 
+import numpy as np
 import pytest
 
 import kdsl
@@ -129,3 +131,27 @@ def test_decorator_keywords_are_located_at_the_keyword():
     text = str(info.value)
     assert info.value.code == "E473"
     assert text.splitlines()[2].strip() == "^" * len("maxrregcount=100000"), text
+
+
+def test_python_math_points_to_kdsl_math():
+    @kdsl.kernel
+    def uses_math(x: Pointer[kdsl.Float32]):
+        x[0] = math.exp(x[0]) + np.sqrt(x[1])
+
+    with pytest.raises(kdsl.DSLError) as info:
+        uses_math.dispatch().source
+    assert info.value.code == "E124"
+    assert info.value.message == (
+        "math.exp is Python's, which a kernel cannot call: use kdsl.math.exp "
+        "(typed for every float dtype, lane-wise on vectors)"
+    )
+
+    @kdsl.kernel
+    def uses_numpy(x: Pointer[kdsl.Float32]):
+        x[0] = np.sqrt(x[1])
+
+    with pytest.raises(kdsl.DSLError) as info:
+        uses_numpy.dispatch().source
+    assert info.value.code == "E124"
+    assert "numpy.sqrt is Python's" in info.value.message
+    assert "use kdsl.math.sqrt" in info.value.message
