@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.errors import DSLError, did_you_mean, error
 from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.lang import (
     ArraySpec,
@@ -168,7 +168,12 @@ def resolve_dtype(value):
     for t in SCALAR_TYPES:
         if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
             return t
-    raise error("not-a-dtype", value=repr(value))
+    hint = ""
+    if isinstance(value, str):
+        known = [*BY_SHORT, *BY_NAME, *_ALIASES]
+        hint = did_you_mean([value], known, quote=True)
+        hint = f" ({hint[2:]})" if hint else ""
+    raise error("not-a-dtype", value=repr(value), hint=hint)
 
 
 def looks_like_dtype(value) -> bool:
