@@ -452,6 +452,23 @@ register(
     ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
     # E503-E519: what a new user meets at dispatch and launch
     (
+        "launch-block-mismatch",
+        "E506",
+        LaunchError,
+        "kernel '{kernel}' is declared with block=\"{param}\": a block has "
+        "{param} = {value} threads, got block {block} ({threads} threads); launch "
+        "it as {kernel}[grid](...) and the block follows {param}",
+    ),
+    (
+        "launch-block-undeclared",
+        "E507",
+        LaunchError,
+        "kernel '{kernel}' declares no block size: launch it as "
+        '{how}[grid, block](...), or declare one with @kdsl.kernel(block="BLOCK") '
+        "(the Constexpr[int] parameter the block follows) or "
+        "@kdsl.kernel(block=256) to launch it as {how}[grid](...)",
+    ),
+    (
         "dispatch-extra-dtype",
         "E505",
         LaunchError,

@@ -12,7 +12,7 @@ from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
-from kdsl.runtime.checks import check_block, grid_dims
+from kdsl.runtime.checks import check_block, dim3, grid_dims
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
     CUDA_MAX_BLOCK_DIMS,
@@ -21,8 +21,10 @@ from kdsl.runtime.launch import (
     Launcher,
     LaunchPlan,
     as_cupy_stream,
+    check_tied_block,
     current_device,
     dtype_of_argument,
+    launch_config,
     max_block_dims,
     max_threads_per_block,
     unsupported,
@@ -114,6 +116,7 @@ class Kernel:
         debug=None,
         launch_bounds=None,
         maxrregcount=None,
+        block=None,
     ):
         self.fn = fn
         self.name = fn.__name__
@@ -125,6 +128,8 @@ class Kernel:
         with self._at("maxrregcount"):
             self.options = kernel_options(self.name, launch_bounds, maxrregcount)
         self.signature = read_signature(fn, f"kernel '{self.name}'")
+        with self._at("block"):
+            self.block_option = self._block_option(block)
         self._dtypes_option = dtypes
         with self._at("dtypes"):
             self.supported = supported_dtypes(self.name, self.signature, dtypes)
@@ -139,6 +144,34 @@ class Kernel:
         self._fingerprint = None  # hash of the source files (runtime.compile)
         self._warned: set = set()
         self._dtype_args = self._dtype_argument_positions()
+
+    def _block_option(self, block):
+        """``block=``: None, the name of the Constexpr[int] parameter the
+        block follows, or a block shape (a tuple) for grid-only launches."""
+        if block is None:
+            return None
+        ints = [c.name for c in self.signature.constexprs if c.spec.kind is int]
+        if isinstance(block, str):
+            if block in ints:
+                return block
+            problem = (
+                f"'{block}' is not a Constexpr[int] parameter of '{self.name}'; "
+                f"it has: {', '.join(ints) or 'none'}"
+            )
+        else:
+            try:
+                shape = dim3(block, "block")
+                limits = CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS
+                check_block(self.name, shape, *limits, "CUDA")
+                return shape
+            except DSLError:
+                pass
+            problem = (
+                "block= takes the name of the Constexpr[int] parameter the block "
+                'follows (block="BLOCK") or a block shape (an int from 1 to '
+                f"1024, or a tuple of up to 3 ints), got {block!r}"
+            )
+        raise error("kernel-block-option", kernel=self.name, problem=problem)
 
     @contextmanager
     def _at(self, keyword=None, param=None):
@@ -292,7 +325,7 @@ class Kernel:
         """``kernel.interpret[grid, block](*args, **constexprs)``: run on the CPU."""
         return Interpreted(self)
 
-    def _interpret(self, grid, block, args, constexprs, instance=None):
+    def _interpret(self, grid, block, args, constexprs, instance=None, follows=False):
         shared_mem = constexprs.get("shared_mem", 0)
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
@@ -307,6 +340,14 @@ class Kernel:
             )
         if callable(grid):
             grid = grid(instance.constexprs)
+        if block is None or follows:  # the block follows a constexpr
+            block = instance.constexprs[self.block_option]
+        if callable(block):
+            block = block(instance.constexprs)
+        if self.block_option is not None:  # CUDA's limits first, as on the GPU
+            shape = dim3(block, "block")
+            check_block(self.name, shape, CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS, "CUDA")
+            check_tied_block(self, shape, instance)
         interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
@@ -379,8 +420,11 @@ class Kernel:
         except Exception as exc:  # no driver, no GPU, no CuPy
             self._no_device(launcher, args, constexprs, exc)
         # x and y are bounded by the thread count; z (64) is checked apart
-        if launcher.threads > max_threads_per_block(device) or len(launcher.block) == 3:
-            self._check_block(launcher.block, device)
+        block = launcher.block
+        if block is not None and (
+            launcher.threads > max_threads_per_block(device) or len(block) == 3
+        ):
+            self._check_block(block, device)
         inst = launcher.instance
         if inst is not None and constexprs:
             raise error("launch-instance-constexprs", instance=inst.name)
@@ -399,28 +443,40 @@ class Kernel:
             if key is not None:
                 self._plans[key] = plan
         plan = plan.current()  # PyTorch imported since: a packer that knows it
+        if launcher.follows:  # the block is the instance's constexpr
+            block = (plan.instance.constexprs[self.block_option],)
+            self._check_block(block, device)
+        check_tied_block(self, block, plan.instance)
         launcher.remember(plan, args, constexprs, device)
         grid = launcher.grid
         if callable(grid):
             grid = grid_dims(grid(plan.instance.constexprs), "grid()")
         if stream is not None:
             stream = as_cupy_stream(stream)
-        plan.launch(grid, launcher.block, args, stream, shared_mem)
+        plan.launch(grid, block, args, stream, shared_mem)
 
     def _no_device(self, launcher, args, constexprs, exc):
         """Check what can be checked without a GPU, then say there is none."""
         limits = CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS
-        check_block(self.name, launcher.block, *limits, "CUDA")
-        if launcher.instance is not None:
+        if launcher.block is not None:
+            check_block(self.name, launcher.block, *limits, "CUDA")
+        inst = launcher.instance
+        if inst is not None:
             if constexprs:
-                raise error(
-                    "launch-instance-constexprs", instance=launcher.instance.name
-                )
+                raise error("launch-instance-constexprs", instance=inst.name)
         else:
             if len(args) != len(self.signature.runtime):
                 self._bad_count(args)
-            self._dtypes_of(args)
-            self._constexpr_values((), constexprs)
+            inst = self.instance(
+                self._dtypes_of(args),
+                self._constexpr_values((), constexprs),
+                self.absent_of(args),
+            )
+        block = launcher.block
+        if launcher.follows:
+            block = (inst.constexprs[self.block_option],)
+            check_block(self.name, block, *limits, "CUDA")
+        check_tied_block(self, block, inst)
         detail = str(exc) or type(exc).__name__
         if isinstance(exc, ImportError):
             detail = f"CuPy cannot be imported: {detail}"
@@ -430,7 +486,8 @@ class Kernel:
 
     def _make_plan(self, launcher, args, constexprs, device):
 
-        self._check_block(launcher.block, device)
+        if launcher.block is not None:
+            self._check_block(launcher.block, device)
         runtime = self.signature.runtime
         if len(args) < len(runtime):
             self._bad_count(args)
@@ -502,12 +559,12 @@ class Interpreted:
         raise error("kernel-called", subject=subject, how=f"{how}.interpret")
 
     def __getitem__(self, config):
-        if not (isinstance(config, tuple) and len(config) == 2):
-            raise error("launch-syntax", name=self.kernel.name, how="kernel.interpret")
-        grid, block = config
+        inst = self.instance
+        how = f"{inst.name if inst is not None else self.kernel.name}.interpret"
+        grid, block, follows = launch_config(self.kernel, config, inst, how)
 
         def launch(*args, **constexprs):
-            self.kernel._interpret(grid, block, args, constexprs, self.instance)
+            self.kernel._interpret(grid, block, args, constexprs, inst, follows)
 
         return launch
 
@@ -570,15 +627,20 @@ def kernel(
     debug=None,
     launch_bounds=None,
     maxrregcount=None,
+    block=None,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
-    debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n)``."""
+    debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
+    block="BLOCK")``.  ``block=`` names the Constexpr[int] parameter a block's
+    thread count follows (``k[grid](...)`` launches with BLOCK threads and
+    any other block is refused), or gives the block of ``k[grid](...)``."""
     options = dict(
         dtypes=dtypes,
         backward=backward,
         debug=debug,
         launch_bounds=launch_bounds,
         maxrregcount=maxrregcount,
+        block=block,
     )
     if fn is None:
         return lambda f: Kernel(f, **options)

@@ -106,3 +106,113 @@ def test_calling_a_kernel_like_a_function_says_how_to_launch_it(call, how):
     text = str(info.value)
     assert "is launched, not called" in text and how in text, text
     assert isinstance(info.value, TypeError)
+
+
+# -- item 7: a kernel that declares its block size ----------------------------------
+
+
+@kdsl.kernel(block="BLOCK")
+def tied(x: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 64):
+    i = block_idx.x * BLOCK + thread_idx.x
+    if i < n:
+        x[i] = x[i] + 1
+
+
+@kdsl.kernel(block=32)
+def strided(x: Pointer[D], n: Int32):
+    i = block_idx.x * kdsl.block_dim.x + thread_idx.x
+    while i < n:
+        x[i] = x[i] + 1
+        i += kdsl.block_dim.x * kdsl.grid_dim.x
+
+
+def test_a_tied_kernel_launches_with_its_block_on_the_cpu():
+    n = 300
+    x = np.zeros(n, np.float32)
+    tied.interpret[(n + 63) // 64](x, n)
+    assert (x == 1).all()
+    tied.interpret[(n + 127) // 128](x, n, BLOCK=128)  # the block follows BLOCK
+    assert (x == 2).all()
+    tied.dispatch("f32", 32).interpret[(n + 31) // 32](x, n)
+    assert (x == 3).all()
+    tied.interpret[(n + 63) // 64, 64](x, n)  # the same block, spelt out
+    assert (x == 4).all()
+
+
+def test_a_block_that_disagrees_with_the_declared_one_is_refused():
+    x = np.zeros(300, np.float32)
+    with pytest.raises(kdsl.LaunchError) as info:
+        tied.interpret[3, 128](x, 300)
+    assert info.value.code == "E506"
+    assert info.value.message == (
+        "kernel 'tied' is declared with block=\"BLOCK\": a block has BLOCK = 64 "
+        "threads, got block (128, 1, 1) (128 threads); launch it as "
+        "tied[grid](...) and the block follows BLOCK"
+    )
+    assert (x == 0).all()  # nothing ran
+    with pytest.raises(kdsl.LaunchError, match="BLOCK = 128 threads"):
+        tied.interpret[3, 64](x, 300, BLOCK=128)
+
+
+def test_the_gpu_path_checks_the_block_before_saying_there_is_no_gpu(no_gpu):
+    x = np.zeros(300, np.float32)
+    with pytest.raises(kdsl.LaunchError) as info:
+        tied[3, 128](x, 300)
+    assert info.value.code == "E506"
+    with pytest.raises(kdsl.NoDeviceError):
+        tied[3](x, 300)
+    with pytest.raises(kdsl.NoDeviceError):
+        tied[3, 64](x, 300)
+
+
+def test_a_default_block_is_used_by_grid_only_launches():
+    n = 100
+    x = np.zeros(n, np.float32)
+    strided.interpret[2](x, n)
+    assert (x == 1).all()
+    strided.interpret[1, 8](x, n)  # any block: the kernel reads block_dim
+    assert (x == 2).all()
+
+
+def test_a_two_dimensional_grid_alone_is_written_as_a_one_tuple():
+    x = np.zeros(300, np.float32)
+    tied.interpret[(5, 1),](x, 300)
+    assert (x == 1).all()
+
+
+def test_a_grid_only_launch_of_a_kernel_without_a_declared_block():
+    x = np.zeros(10, np.float32)
+    with pytest.raises(kdsl.LaunchError) as info:
+        add_one.interpret[1](x, 10)
+    assert "add_one.interpret[grid, block](...)" in str(info.value)
+    assert "@kdsl.kernel(block=" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "block, words",
+    [
+        (
+            "BLOK",
+            "'BLOK' is not a Constexpr[int] parameter of 'bad'; it has: BLOCK",
+        ),
+        (
+            "FLAG",
+            "'FLAG' is not a Constexpr[int] parameter of 'bad'; it has: BLOCK",
+        ),
+        (0, "got 0"),
+        (2048, "got 2048"),
+        (1.5, "got 1.5"),
+    ],
+)
+def test_the_block_option_is_checked_at_decoration(block, words):
+    with pytest.raises(kdsl.DSLError) as info:
+
+        @kdsl.kernel(block=block)
+        def bad(
+            x: Pointer[D], BLOCK: Constexpr[int] = 64, FLAG: Constexpr[bool] = False
+        ):
+            x[0] = x[0]
+
+    assert info.value.code == "E125"
+    assert words in info.value.message, info.value.message
+    assert "block=" in str(info.value).splitlines()[1]

@@ -935,6 +935,12 @@ register(
         "use it only under 'if {name} is not None:'",
     ),
     (
+        "kernel-block-option",
+        "E125",
+        DSLTypeError,
+        "@kdsl.kernel(block=...) of '{kernel}': {problem}",
+    ),
+    (
         "python-math-call",
         "E124",
         DSLTypeError,
