@@ -155,3 +155,26 @@ def test_python_math_points_to_kdsl_math():
     assert info.value.code == "E124"
     assert "numpy.sqrt is Python's" in info.value.message
     assert "use kdsl.math.sqrt" in info.value.message
+
+
+def test_autotune_decoration_errors_are_located_at_the_keyword():
+    with pytest.raises(kdsl.DSLError) as info:
+
+        @kdsl.autotune(configs=[kdsl.Config(BLOK=128)], key=["n"])
+        @kdsl.kernel
+        def tuned(x: Pointer[kdsl.Float32], n: Int32, BLOCK: Constexpr[int] = 256):
+            x[0] = 1.0
+
+    first, source, carets = str(info.value).splitlines()[:3]
+    assert first.startswith(f"{HERE}:") and "error[E" in first
+    assert source[carets.index("^") :].startswith("configs=[kdsl.Config(BLOK=128)]")
+
+    with pytest.raises(kdsl.DSLError) as info:
+
+        @kdsl.autotune(configs=[kdsl.Config(BLOCK=128)], key=["m"])
+        @kdsl.kernel
+        def tuned2(x: Pointer[kdsl.Float32], n: Int32, BLOCK: Constexpr[int] = 256):
+            x[0] = 1.0
+
+    first, source, carets = str(info.value).splitlines()[:3]
+    assert source[carets.index("^") :].startswith('key=["m"]')
