@@ -12,11 +12,15 @@ from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
-from kdsl.runtime.checks import check_block, dim3, grid_dims
+from kdsl.runtime.checks import (
+    BLOCK_LIMITS,
+    MAX_THREADS,
+    check_block,
+    dim3,
+    grid_dims,
+)
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
-    CUDA_MAX_BLOCK_DIMS,
-    CUDA_MAX_THREADS,
     MANY_INSTANCES,
     Launcher,
     LaunchPlan,
@@ -161,7 +165,7 @@ class Kernel:
         else:
             try:
                 shape = dim3(block, "block")
-                limits = CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS
+                limits = MAX_THREADS, BLOCK_LIMITS
                 check_block(self.name, shape, *limits, "CUDA")
                 return shape
             except DSLError:
@@ -346,7 +350,7 @@ class Kernel:
             block = block(instance.constexprs)
         if self.block_option is not None:  # CUDA's limits first, as on the GPU
             shape = dim3(block, "block")
-            check_block(self.name, shape, CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS, "CUDA")
+            check_block(self.name, shape, MAX_THREADS, BLOCK_LIMITS, "CUDA")
             check_tied_block(self, shape, instance)
         interpret(self, instance, grid, block, args, shared_mem)
 
@@ -457,7 +461,7 @@ class Kernel:
 
     def _no_device(self, launcher, args, constexprs, exc):
         """Check what can be checked without a GPU, then say there is none."""
-        limits = CUDA_MAX_THREADS, CUDA_MAX_BLOCK_DIMS
+        limits = MAX_THREADS, BLOCK_LIMITS
         if launcher.block is not None:
             check_block(self.name, launcher.block, *limits, "CUDA")
         inst = launcher.instance

@@ -195,11 +195,6 @@ def current_device() -> int:
     return cupy.cuda.runtime.getDevice()
 
 
-# CUDA's limits on a block, for the checks a launch without a GPU still makes
-CUDA_MAX_THREADS = 1024
-CUDA_MAX_BLOCK_DIMS = (1024, 1024, 64)
-
-
 _STREAMS: dict = {}
 
 
