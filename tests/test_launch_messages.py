@@ -216,3 +216,36 @@ def test_the_block_option_is_checked_at_decoration(block, words):
     assert info.value.code == "E125"
     assert words in info.value.message, info.value.message
     assert "block=" in str(info.value).splitlines()[1]
+
+
+def test_a_real_launch_with_no_visible_gpu(tmp_path):
+    """CuPy's own failure, not a fake: no GPU is visible to the process (on
+    this machine there is none; on a GPU machine CUDA_VISIBLE_DEVICES hides
+    it)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("cupy")
+    script = tmp_path / "launch.py"
+    script.write_text(
+        "import numpy as np, kdsl\n"
+        "from vector_add import vector_add\n"
+        "x = np.zeros(8, np.float32)\n"
+        "try:\n"
+        "    vector_add[1](x, x, x, 8)\n"
+        "except kdsl.NoDeviceError as e:\n"
+        "    print(e)\n"
+    )
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(examples))
+    env.pop("KDSL_INTERPRET", None)
+    result = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert text.startswith("error[E503]: kernel 'vector_add' cannot launch"), text
+    assert "vector_add.interpret[grid, block](...)" in text
+    assert "KDSL_INTERPRET=1" in text
