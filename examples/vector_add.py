@@ -2,6 +2,11 @@
 
 Two kernels: a scalar one (one element per thread) and a ``.vec(4)`` one that
 moves 16 bytes per load for Float32 (four elements per thread).
+
+``block="BLOCK"`` ties the block to the BLOCK constexpr: launch with
+``vector_add[(n + 255) // 256](x, y, out, n)`` (256 threads a block), or
+``vector_add[(n + 127) // 128](x, y, out, n, BLOCK=128)``; a launch with
+another block (``vector_add[grid, 128]`` at BLOCK=256) is refused.
 """
 
 import kdsl
@@ -10,7 +15,7 @@ from kdsl import Constexpr, Int32, Pointer, block_idx, thread_idx
 D = kdsl.TypeVar("D", bound=kdsl.Num)
 
 
-@kdsl.kernel
+@kdsl.kernel(block="BLOCK")
 def vector_add(
     x: Pointer[D], y: Pointer[D], out: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 256
 ):
@@ -19,7 +24,7 @@ def vector_add(
         out[i] = x[i] + y[i]
 
 
-@kdsl.kernel(dtypes=[kdsl.Float32])
+@kdsl.kernel(dtypes=[kdsl.Float32], block="BLOCK")
 def vector_add_x4(
     x: Pointer[D], y: Pointer[D], out: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 256
 ):

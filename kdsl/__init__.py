@@ -1,10 +1,12 @@
 """kdsl: write GPU kernels in typed Python, get readable CUDA C++.
 
 This module is the public API.  Kernels are written with the names here
-(SPEC section 3); the built-ins ``kdsl.range``, ``kdsl.range_constexpr``,
+(docs/language.md); the built-ins ``kdsl.range``, ``kdsl.range_constexpr``,
 ``kdsl.syncthreads``, ``kdsl.shared_array``, ``kdsl.atomic_add`` … are
-installed from the built-in registry (``kdsl.transpile.builtins``).  The arithmetic type layer (SPEC section 2,
-``reference/arithmetic-types.md``) lives in :mod:`kdsl.transpile`.
+installed from the built-in registry (``kdsl.transpile.builtins``).  The
+arithmetic types and their promotion rules (docs/types.md) live in
+:mod:`kdsl.transpile.core`; dispatch and compile-time parameters are in
+docs/dispatch.md, launching in docs/runtime.md.
 """
 
 from kdsl.transpile.core.arith import PrecisionWarning, as_numeric
@@ -73,6 +75,7 @@ from kdsl.runtime.errors import (
     DeviceAssertionError,
     InterpretError,
     LaunchError,
+    NoDeviceError,
     NVRTCError,
 )
 from kdsl import math

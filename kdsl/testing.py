@@ -16,8 +16,10 @@ no ``pytest_plugins`` line (adding one would register the plugin twice)::
 ``folder/<instance.name>.cu`` and fails with a unified diff when they differ
 (or the file is missing).  ``golden.check_kernel(kernel, folder, **constexprs)``
 does so for every supported dtype combination and also fails on the kernel's
-stale files in ``folder``.  Run ``pytest --update-golden`` to (re)write the
-files instead (and remove stale ones), then review them like code.
+stale files in ``folder`` at those constexpr values (checks of the same kernel
+at other values may share the folder).  Run ``pytest --update-golden`` to
+(re)write the files instead (and remove stale ones), then review them like
+code.
 """
 
 from __future__ import annotations
@@ -77,26 +79,31 @@ class Golden:
 
     def check_kernel(self, kernel, folder, **constexprs) -> None:
         """Every dtype combination of ``kernel`` (at ``constexprs``, else the
-        defaults) against ``folder``.  At the defaults, the kernel's other
-        files in ``folder`` are stale (other values may share the folder)."""
+        defaults) against ``folder``.  The kernel's other files in ``folder``
+        at the same constexpr values are stale (no combination makes them
+        any more), and so are files whose constexpr names are not the
+        kernel's; files at other values belong to other calls (another test
+        may check the kernel at ``BLOCK=1024`` in the same folder)."""
         folder = Path(folder)
         made = set()
+        mine = set()  # the header's constexprs line of this call's instances
         problems = []
         for dtypes in kernel.combinations():
             inst = kernel.dispatch(*dtypes, **constexprs)
             made.add(f"{inst.name}.cu")
+            mine.add(_header(inst.source).get("constexprs"))
             try:
                 self.check(inst, folder)
             except pytest.fail.Exception as exc:
                 problems.append(str(exc))
-        stale = []
-        if not constexprs:  # other constexpr values may share the folder
-            stale = sorted(
-                p
-                for p in folder.glob(f"{kernel.name}*.cu")
-                if p.name not in made
-                and (p.stem == kernel.name or p.stem.startswith(kernel.name + "__"))
-            )
+        names = {c.name for c in kernel.signature.constexprs}
+        stale = sorted(
+            p
+            for p in folder.glob(f"{kernel.name}*.cu")
+            if p.name not in made
+            and (p.stem == kernel.name or p.stem.startswith(kernel.name + "__"))
+            and _stale_for(p, kernel.name, mine, names)
+        )
         for path in stale:
             if self.update:
                 path.unlink()
@@ -107,6 +114,32 @@ class Golden:
                 )
         if problems:
             pytest.fail("\n".join(problems), pytrace=False)
+
+
+def _header(text: str) -> dict:
+    """The ``// key: value`` lines at the top of a generated file."""
+    out = {}
+    for line in text.splitlines()[:12]:
+        key, sep, value = line[3:].partition(":")
+        if line.startswith("// ") and sep and key.isidentifier():
+            out[key] = value.strip()
+    return out
+
+
+def _stale_for(path: Path, kernel: str, mine: set, names: set) -> bool:
+    """Whether the golden file ``path`` of ``kernel`` is stale for a
+    check_kernel call whose instances have the constexprs lines ``mine``:
+    it has the same constexpr values (then no dtype combination makes it
+    any more), other constexpr names, or no header kdsl wrote."""
+    try:
+        head = _header(path.read_text())
+    except (OSError, UnicodeDecodeError):
+        return True
+    if head.get("kernel") != kernel:
+        return True
+    line = head.get("constexprs")
+    theirs = {item.split("=", 1)[0] for item in line.split(", ")} if line else set()
+    return line in mine or theirs != names
 
 
 @pytest.fixture

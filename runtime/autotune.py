@@ -116,31 +116,40 @@ class Autotuned:
         if not isinstance(kernel, Kernel):
             raise error("autotune-order", got=f"a {type(kernel).__name__}")
         configs = list(configs)
-        if not configs or not all(isinstance(c, Config) for c in configs):
-            raise error("autotune-configs", kernel=kernel.name)
-        names = {c.name for c in kernel.signature.constexprs}
         runtime = [p.name for p in kernel.signature.runtime]
-        for c in configs:
-            unknown = set(c.constexprs) - names
-            if unknown:
+        with kernel._at("configs"):  # located at @kdsl.autotune's keyword
+            if not configs or not all(isinstance(c, Config) for c in configs):
+                raise error("autotune-configs", kernel=kernel.name)
+            names = {c.name for c in kernel.signature.constexprs}
+            for c in configs:
+                unknown = set(c.constexprs) - names
+                if unknown:
+                    raise error(
+                        "autotune-config-name",
+                        config=repr(c),
+                        kernel=kernel.name,
+                        names=sorted(unknown),
+                    )
+        for keyword, names in (("key", key), ("restore", restore or ())):
+            with kernel._at(keyword):
+                for name in names:
+                    if name not in runtime:
+                        raise error(
+                            "autotune-key",
+                            kernel=kernel.name,
+                            name=name,
+                            params=", ".join(runtime),
+                        )
+        with kernel._at("reps" if _count(warmup) else "warmup"):
+            if not (_count(warmup) and _count(reps) and reps >= 1):
                 raise error(
-                    "autotune-config-name",
-                    config=repr(c),
-                    kernel=kernel.name,
-                    names=sorted(unknown),
+                    "autotune-counts", kernel=kernel.name, warmup=warmup, reps=reps
                 )
-        for name in list(key) + list(restore or ()):
-            if name not in runtime:
+        with kernel._at("prune"):
+            if prune is not None and not callable(prune):
                 raise error(
-                    "autotune-key",
-                    kernel=kernel.name,
-                    name=name,
-                    params=", ".join(runtime),
+                    "autotune-prune", kernel=kernel.name, got=type(prune).__name__
                 )
-        if not (_count(warmup) and _count(reps) and reps >= 1):
-            raise error("autotune-counts", kernel=kernel.name, warmup=warmup, reps=reps)
-        if prune is not None and not callable(prune):
-            raise error("autotune-prune", kernel=kernel.name, got=type(prune).__name__)
         self.kernel = kernel
         self.name = kernel.name
         self.configs = configs

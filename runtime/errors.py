@@ -18,6 +18,13 @@ class LaunchError(DSLError, TypeError):
     code = "E406"
 
 
+class NoDeviceError(DSLError, RuntimeError):
+    """A launch found no usable CUDA GPU (or no CuPy); nothing was launched.
+    ``kernel.interpret[grid, block](...)`` runs the kernel on the CPU."""
+
+    code = "E503"
+
+
 class InterpretError(DSLError, RuntimeError):
     """The CPU interpreter caught a fault the GPU would not report (an index
     out of bounds, a divergent barrier or shuffle, a data race)."""
@@ -495,4 +502,45 @@ register(
         "every tensor on one device",
     ),
     ("nvrtc-rejected", "E502", NVRTCError, "NVRTC rejected {subject}: {detail}"),
+    # E503-E519: what a new user meets at dispatch and launch
+    (
+        "launch-block-mismatch",
+        "E506",
+        LaunchError,
+        "kernel '{kernel}' is declared with block=\"{param}\": a block has "
+        "{param} = {value} threads, got block {block} ({threads} threads); launch "
+        "it as {kernel}[grid](...) and the block follows {param}",
+    ),
+    (
+        "launch-block-undeclared",
+        "E507",
+        LaunchError,
+        "kernel '{kernel}' declares no block size: launch it as "
+        '{how}[grid, block](...), or declare one with @kdsl.kernel(block="BLOCK") '
+        "(the Constexpr[int] parameter the block follows) or "
+        "@kdsl.kernel(block=256) to launch it as {how}[grid](...)",
+    ),
+    (
+        "dispatch-extra-dtype",
+        "E505",
+        LaunchError,
+        "dispatch() of '{kernel}' got the dtype {dtype} where {goes}: '{kernel}' "
+        "has {has}; {fix}",
+    ),
+    (
+        "launch-no-gpu",
+        "E503",
+        NoDeviceError,
+        "kernel '{kernel}' cannot launch: no usable CUDA GPU ({detail}); run it on "
+        "the CPU with {name}.interpret[grid, block](...), or set KDSL_INTERPRET=1 "
+        "to run every launch there",
+    ),
+    (
+        "kernel-called",
+        "E504",
+        LaunchError,
+        "{subject} is launched, not called: write {how}[grid, block](...) with "
+        "grid the number of blocks and block the threads per block, e.g. "
+        "{how}[(n + 255) // 256, 256](...)",
+    ),
 )

@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.options import kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
-from kdsl.runtime.checks import check_block, grid_dims
+from kdsl.runtime.checks import (
+    BLOCK_LIMITS,
+    MAX_THREADS,
+    check_block,
+    dim3,
+    grid_dims,
+)
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
     MANY_INSTANCES,
     Launcher,
     LaunchPlan,
     as_cupy_stream,
+    check_tied_block,
+    current_device,
     dtype_of_argument,
+    launch_config,
     max_block_dims,
     max_threads_per_block,
     unsupported,
@@ -26,6 +37,7 @@ from kdsl.transpile.frontend.signature import (
     check_dtypes,
     dtype_combinations,
     instance_name,
+    looks_like_dtype,
     read_signature,
     resolve_dtype,
     supported_dtypes,
@@ -84,6 +96,9 @@ class KernelInstance:
         """``inst.interpret[grid, block](*args)``: run this instance on the CPU."""
         return Interpreted(self.kernel, self)
 
+    def __call__(self, *args, **kwargs):
+        raise error("kernel-called", subject=f"instance {self.name}", how="instance")
+
     def __getitem__(self, config):
         """``inst[grid, block](*args, stream=None, shared_mem=0)``."""
         try:
@@ -105,18 +120,27 @@ class Kernel:
         debug=None,
         launch_bounds=None,
         maxrregcount=None,
+        block=None,
     ):
         self.fn = fn
         self.name = fn.__name__
+        self.site = DefSite(fn)  # where decoration and dispatch errors point
         self.debug = debug_build(debug)
         self.__doc__ = fn.__doc__
-        self.options = kernel_options(self.name, launch_bounds, maxrregcount)
+        with self._at("launch_bounds"):
+            kernel_options(self.name, launch_bounds, None)
+        with self._at("maxrregcount"):
+            self.options = kernel_options(self.name, launch_bounds, maxrregcount)
         self.signature = read_signature(fn, f"kernel '{self.name}'")
+        with self._at("block"):
+            self.block_option = self._block_option(block)
         self._dtypes_option = dtypes
-        self.supported = supported_dtypes(self.name, self.signature, dtypes)
+        with self._at("dtypes"):
+            self.supported = supported_dtypes(self.name, self.signature, dtypes)
         self.backward = backward
         if backward is not None:
-            self._check_backward(backward)
+            with self._at("backward"):
+                self._check_backward(backward)
         self._parsed = None
         self._instances: dict = {}
         self._plans: dict = {}  # (dtype keys, constexpr items, device) -> LaunchPlan
@@ -124,6 +148,43 @@ class Kernel:
         self._fingerprint = None  # hash of the source files (runtime.compile)
         self._warned: set = set()
         self._dtype_args = self._dtype_argument_positions()
+
+    def _block_option(self, block):
+        """``block=``: None, the name of the Constexpr[int] parameter the
+        block follows, or a block shape (a tuple) for grid-only launches."""
+        if block is None:
+            return None
+        ints = [c.name for c in self.signature.constexprs if c.spec.kind is int]
+        if isinstance(block, str):
+            if block in ints:
+                return block
+            problem = (
+                f"'{block}' is not a Constexpr[int] parameter of '{self.name}'; "
+                f"it has: {', '.join(ints) or 'none'}"
+            )
+        else:
+            try:
+                shape = dim3(block, "block")
+                limits = MAX_THREADS, BLOCK_LIMITS
+                check_block(self.name, shape, *limits, "CUDA")
+                return shape
+            except DSLError:
+                pass
+            problem = (
+                "block= takes the name of the Constexpr[int] parameter the block "
+                'follows (block="BLOCK") or a block shape (an int from 1 to '
+                f"1024, or a tuple of up to 3 ints), got {block!r}"
+            )
+        raise error("kernel-block-option", kernel=self.name, problem=problem)
+
+    @contextmanager
+    def _at(self, keyword=None, param=None):
+        """Errors raised inside are located at the decorator's ``keyword=``,
+        the parameter ``param``, else the ``def`` name."""
+        try:
+            yield
+        except DSLError as exc:
+            raise self.site.locate(exc, param=param, keyword=keyword) from None
 
     @property
     def parsed(self):
@@ -167,7 +228,12 @@ class Kernel:
     def dispatch(self, *args, **kwargs) -> KernelInstance:
         """``kernel.dispatch(dtype..., *constexprs, **constexprs)``; an
         optional pointer given as ``bias=None`` is absent from the instance."""
+        with self._at():
+            return self._dispatch(args, kwargs)
+
+    def _dispatch(self, args, kwargs) -> KernelInstance:
         n = len(self.signature.typevars)
+        self._check_extra_dtype(args[n:])
         if len(args) < n:
             raise error("dispatch-dtypes", kernel=self.name, n=n, got=len(args))
         dtypes = tuple(resolve_dtype(d) for d in args[:n])
@@ -180,6 +246,32 @@ class Kernel:
                 absent.append(name)
         constexprs = self._constexpr_values(args[n:], kwargs)
         return self.instance(dtypes, constexprs, tuple(absent))
+
+    def _check_extra_dtype(self, positional):
+        """A dtype where a constexpr goes: more dtypes than dtype parameters."""
+        specs = self.signature.constexprs
+        for i, value in enumerate(positional):
+            if not looks_like_dtype(value):
+                continue
+            typevars = [tv.name for tv in self.signature.typevars]
+            if typevars:
+                has = f"{len(typevars)} dtype parameter{'s' * (len(typevars) > 1)}"
+                has = f"{has} ({', '.join(typevars)})"
+                fix = "pass one dtype for each, then its constexprs"
+            else:
+                has = "no dtype parameters (its types are fixed)"
+                names = ", ".join(f"{c.name}=..." for c in specs)
+                fix = f"pass its constexprs only, e.g. {self.name}.dispatch({names})"
+            param = specs[i].name if i < len(specs) else None
+            err = error(
+                "dispatch-extra-dtype",
+                kernel=self.name,
+                dtype=repr(value) if isinstance(value, str) else str(value),
+                goes=f"constexpr '{param}' goes" if param else "nothing more goes",
+                has=has,
+                fix=fix,
+            )
+            raise self.site.locate(err, param=param)
 
     def _constexpr_values(self, positional, named) -> dict:
         specs = self.signature.constexprs
@@ -195,7 +287,7 @@ class Kernel:
                     "unknown-constexpr", kernel=self.name, name=key, names=names
                 )
             if key in values:
-                raise error("constexpr-twice", name=key)
+                raise self.site.locate(error("constexpr-twice", name=key), param=key)
             values[key] = value
         out = {}
         for c in specs:
@@ -204,8 +296,10 @@ class Kernel:
             elif c.has_default:
                 value = c.default
             else:
-                raise error("constexpr-missing", kernel=self.name, name=c.name)
-            out[c.name] = check_constexpr(self.name, c, value)
+                err = error("constexpr-missing", kernel=self.name, name=c.name)
+                raise self.site.locate(err, param=c.name)
+            with self._at(param=c.name):
+                out[c.name] = check_constexpr(self.name, c, value)
         return out
 
     def instance(
@@ -235,7 +329,7 @@ class Kernel:
         """``kernel.interpret[grid, block](*args, **constexprs)``: run on the CPU."""
         return Interpreted(self)
 
-    def _interpret(self, grid, block, args, constexprs, instance=None):
+    def _interpret(self, grid, block, args, constexprs, instance=None, follows=False):
         shared_mem = constexprs.get("shared_mem", 0)
         constexprs = {
             k: v for k, v in constexprs.items() if k not in ("stream", "shared_mem")
@@ -250,9 +344,20 @@ class Kernel:
             )
         if callable(grid):
             grid = grid(instance.constexprs)
+        if block is None or follows:  # the block follows a constexpr
+            block = instance.constexprs[self.block_option]
+        if callable(block):
+            block = block(instance.constexprs)
+        if self.block_option is not None:  # CUDA's limits first, as on the GPU
+            shape = dim3(block, "block")
+            check_block(self.name, shape, MAX_THREADS, BLOCK_LIMITS, "CUDA")
+            check_tied_block(self, shape, instance)
         interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        raise error("kernel-called", subject=f"kernel '{self.name}'", how=self.name)
+
     def __getitem__(self, config):
         """``kernel[grid, block](*args, stream=None, shared_mem=0, **constexprs)``."""
         try:
@@ -314,12 +419,16 @@ class Kernel:
 
     def _launch(self, launcher, args, constexprs, stream, shared_mem):
         """The general launch path: finds or makes the plan, checks the block."""
-        import cupy
-
-        device = cupy.cuda.runtime.getDevice()
+        try:
+            device = current_device()
+        except Exception as exc:  # no driver, no GPU, no CuPy
+            self._no_device(launcher, args, constexprs, exc)
         # x and y are bounded by the thread count; z (64) is checked apart
-        if launcher.threads > max_threads_per_block(device) or len(launcher.block) == 3:
-            self._check_block(launcher.block, device)
+        block = launcher.block
+        if block is not None and (
+            launcher.threads > max_threads_per_block(device) or len(block) == 3
+        ):
+            self._check_block(block, device)
         inst = launcher.instance
         if inst is not None and constexprs:
             raise error("launch-instance-constexprs", instance=inst.name)
@@ -338,17 +447,51 @@ class Kernel:
             if key is not None:
                 self._plans[key] = plan
         plan = plan.current()  # PyTorch imported since: a packer that knows it
+        if launcher.follows:  # the block is the instance's constexpr
+            block = (plan.instance.constexprs[self.block_option],)
+            self._check_block(block, device)
+        check_tied_block(self, block, plan.instance)
         launcher.remember(plan, args, constexprs, device)
         grid = launcher.grid
         if callable(grid):
             grid = grid_dims(grid(plan.instance.constexprs), "grid()")
         if stream is not None:
             stream = as_cupy_stream(stream)
-        plan.launch(grid, launcher.block, args, stream, shared_mem)
+        plan.launch(grid, block, args, stream, shared_mem)
+
+    def _no_device(self, launcher, args, constexprs, exc):
+        """Check what can be checked without a GPU, then say there is none."""
+        limits = MAX_THREADS, BLOCK_LIMITS
+        if launcher.block is not None:
+            check_block(self.name, launcher.block, *limits, "CUDA")
+        inst = launcher.instance
+        if inst is not None:
+            if constexprs:
+                raise error("launch-instance-constexprs", instance=inst.name)
+        else:
+            if len(args) != len(self.signature.runtime):
+                self._bad_count(args)
+            inst = self.instance(
+                self._dtypes_of(args),
+                self._constexpr_values((), constexprs),
+                self.absent_of(args),
+            )
+        block = launcher.block
+        if launcher.follows:
+            block = (inst.constexprs[self.block_option],)
+            check_block(self.name, block, *limits, "CUDA")
+        check_tied_block(self, block, inst)
+        detail = str(exc) or type(exc).__name__
+        if isinstance(exc, ImportError):
+            detail = f"CuPy cannot be imported: {detail}"
+        raise error(
+            "launch-no-gpu", kernel=self.name, name=self.name, detail=detail
+        ) from None
 
     def _make_plan(self, launcher, args, constexprs, device):
 
-        self._check_block(launcher.block, device)
+        if launcher.block is not None:
+            self._check_block(launcher.block, device)
         runtime = self.signature.runtime
         if len(args) < len(runtime):
             self._bad_count(args)
@@ -412,13 +555,20 @@ class Interpreted:
     def __init__(self, kernel, instance=None):
         self.kernel, self.instance = kernel, instance
 
+    def __call__(self, *args, **kwargs):
+        if self.instance is None:
+            subject, how = f"kernel '{self.kernel.name}'", self.kernel.name
+        else:
+            subject, how = f"instance {self.instance.name}", "instance"
+        raise error("kernel-called", subject=subject, how=f"{how}.interpret")
+
     def __getitem__(self, config):
-        if not (isinstance(config, tuple) and len(config) == 2):
-            raise error("launch-syntax", name=self.kernel.name, how="kernel.interpret")
-        grid, block = config
+        inst = self.instance
+        how = f"{inst.name if inst is not None else self.kernel.name}.interpret"
+        grid, block, follows = launch_config(self.kernel, config, inst, how)
 
         def launch(*args, **constexprs):
-            self.kernel._interpret(grid, block, args, constexprs, self.instance)
+            self.kernel._interpret(grid, block, args, constexprs, inst, follows)
 
         return launch
 
@@ -481,15 +631,20 @@ def kernel(
     debug=None,
     launch_bounds=None,
     maxrregcount=None,
+    block=None,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
-    debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n)``."""
+    debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
+    block="BLOCK")``.  ``block=`` names the Constexpr[int] parameter a block's
+    thread count follows (``k[grid](...)`` launches with BLOCK threads and
+    any other block is refused), or gives the block of ``k[grid](...)``."""
     options = dict(
         dtypes=dtypes,
         backward=backward,
         debug=debug,
         launch_bounds=launch_bounds,
         maxrregcount=maxrregcount,
+        block=block,
     )
     if fn is None:
         return lambda f: Kernel(f, **options)

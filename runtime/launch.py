@@ -67,6 +67,7 @@ class Launcher:
         "kernel",
         "grid",
         "block",
+        "follows",
         "threads",
         "instance",
         "plans",
@@ -75,12 +76,16 @@ class Launcher:
     )
 
     def __init__(self, kernel, config, instance=None):
-        if not (isinstance(config, tuple) and len(config) == 2):
-            raise error("launch-syntax", name=kernel.name, how="kernel")
-        grid, block = config
+        how = instance.name if instance is not None else kernel.name
+        grid, block, self.follows = launch_config(kernel, config, instance, how)
         self.kernel = kernel
         self.grid = grid if callable(grid) else _grid_dims(grid)
-        self.block = _dim3(block, "block")
+        self.block = _dim3(block, "block") if block is not None else None
+        if self.block is None:  # BLOCK given at each launch: the thorough path
+            self.threads, self.instance, self.plans = 0, instance, {}
+            self.last, self.dt_index = (None, None, None), None
+            _init_device_query()
+            return
         self.threads = 1
         for b in self.block:
             self.threads *= b
@@ -109,7 +114,12 @@ class Launcher:
             except (IndexError, AttributeError):
                 dt = False
             if dt is not False:
-                device = _get_device()
+                try:
+                    device = _get_device()
+                except Exception:  # no GPU: the thorough path says so
+                    return self.kernel._launch(
+                        self, args, constexprs, stream, shared_mem
+                    )
                 last_dt, last_device, launch = self.last
                 if dt is not last_dt or device != last_device:
                     try:
@@ -137,15 +147,68 @@ class Launcher:
         self.last = (dt, device, plan.launch)
 
 
+def launch_config(kernel, config, instance, how: str) -> tuple:
+    """``(grid, block, follows)`` of ``kernel[config]``: ``[grid, block]``,
+    or ``[grid]`` for a kernel declared with ``block=`` (a block shape, or
+    the name of the constexpr the block follows: ``follows`` is true and the
+    block is that constexpr's value in ``instance``, else its default, else
+    None: known at each launch)."""
+    option = kernel.block_option
+    if isinstance(config, tuple) and len(config) == 2:
+        return config[0], config[1], False
+    if option is None:
+        if isinstance(config, tuple) and len(config) != 1:
+            raise error("launch-syntax", name=kernel.name, how=how)
+        raise error("launch-block-undeclared", kernel=kernel.name, how=how)
+    grid = config[0] if isinstance(config, tuple) and len(config) == 1 else config
+    if not isinstance(option, str):
+        return grid, option, False
+    if instance is not None:
+        return grid, instance.constexprs[option], True
+    spec = next(c for c in kernel.signature.constexprs if c.name == option)
+    return grid, spec.default if spec.has_default else None, True
+
+
+def check_tied_block(kernel, block, instance) -> None:
+    """A block that differs from the constexpr a kernel declared it follows."""
+    param = kernel.block_option
+    if not isinstance(param, str) or block is None:
+        return
+    value = instance.constexprs[param]
+    threads = 1
+    for b in block:
+        threads *= b
+    if threads != value or block[0] != value:
+        shown = tuple(block) + (1,) * (3 - len(block))
+        raise error(
+            "launch-block-mismatch",
+            kernel=kernel.name,
+            param=param,
+            value=value,
+            block=shown,
+            threads=threads,
+        )
+
+
 _get_device = None
 
 
 def _init_device_query():
     global _get_device
     if _get_device is None:
-        import cupy
-
+        try:
+            import cupy
+        except ImportError:  # each launch reports it (current_device)
+            return
         _get_device = cupy.cuda.runtime.getDevice
+
+
+def current_device() -> int:
+    """The current CUDA device; CuPy's exception when there is none (no
+    driver, no GPU) or ImportError without CuPy (the caller reports it)."""
+    import cupy
+
+    return cupy.cuda.runtime.getDevice()
 
 
 _STREAMS: dict = {}

@@ -104,7 +104,7 @@ def test_out_of_bounds_is_an_error_naming_the_access_and_thread():
 def test_host_arrays_of_the_wrong_dtype_are_named():
     x = np.zeros(4, np.float64)
     with pytest.raises(kdsl.DSLError, match="'y' must hold Float64"):
-        EX["vector_add"].vector_add.interpret[1, 4](x, x.astype(np.float32), x, 4)
+        EX["vector_add"].vector_add.interpret[1, 256](x, x.astype(np.float32), x, 4)
 
 
 def test_kdsl_interpret_env_routes_launches_to_the_cpu(tmp_path):
@@ -114,7 +114,7 @@ def test_kdsl_interpret_env_routes_launches_to_the_cpu(tmp_path):
         f"sys.path.insert(0, {str(Path(__file__).parents[1] / 'examples')!r})\n"
         "import vector_add as va\n"
         "x = np.arange(8, dtype=np.float32); out = np.zeros(8, np.float32)\n"
-        "va.vector_add[1, 8](x, x, out, 8)\n"
+        "va.vector_add[1, 256](x, x, out, 8)\n"
         "print(out.tolist())\n"
     )
     env = dict(os.environ, KDSL_INTERPRET="1")
@@ -604,7 +604,7 @@ def test_launches_the_gpu_refuses_are_refused_the_same_way():
     x4 = EX["vector_add"].vector_add_x4
     x = np.zeros(65, np.float32)
     with pytest.raises(kdsl.DSLError, match=r"'x' is read through .vec\(N\).* 16-byte"):
-        x4.interpret[1, 16](x[1:], x[1:], x[1:], 64)  # 4 bytes past an aligned start
+        x4.interpret[1, 256](x[1:], x[1:], x[1:], 64)  # 4 bytes past an aligned start
     va = EX["vector_add"].vector_add
     with pytest.raises(kdsl.DSLError, match="y = 70000 is over CUDA's limit 65535"):
         va.interpret[(1, 70000), 256](x, x, x, 0)

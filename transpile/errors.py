@@ -123,6 +123,22 @@ def register(*rows: tuple[str, str, type, str]) -> None:
         CATALOG[name] = ErrorKind(code, cls, template)
 
 
+def did_you_mean(names, choices, quote: bool = False) -> str:
+    """``"; did you mean X?"`` for the first of ``names`` that is close to
+    one of ``choices`` (difflib), else ``""``."""
+    import difflib
+
+    for name in names:
+        close = difflib.get_close_matches(name, sorted(set(choices)), n=1)
+        if close:
+            return (
+                f"; did you mean {close[0]!r}?"
+                if quote
+                else f"; did you mean {close[0]}?"
+            )
+    return ""
+
+
 def code_of(kind_name: str) -> str:
     """The stable code of the catalog entry ``kind_name``."""
     return CATALOG[kind_name].code
@@ -918,14 +934,24 @@ register(
         "'{name}' is None in this instance (the launch passed {name}=None): "
         "use it only under 'if {name} is not None:'",
     ),
+    (
+        "kernel-block-option",
+        "E125",
+        DSLTypeError,
+        "@kdsl.kernel(block=...) of '{kernel}': {problem}",
+    ),
+    (
+        "python-math-call",
+        "E124",
+        DSLTypeError,
+        "{name} is Python's, which a kernel cannot call: {advice}",
+    ),
     # E4xx: kernel signatures and dispatch (kdsl.runtime.errors adds launching)
     (
         "bad-annotation",
         "E401",
         DSLError,
-        "{where}: parameter '{param}' needs an annotation: Pointer[T], "
-        "Array[T, ndim], a scalar type, a dtype parameter or Constexpr[...], "
-        "got {got}",
+        "{where}: parameter '{param}' {problem}; {hint}",
     ),
     (
         "cannot-infer-dtypes",
@@ -981,7 +1007,7 @@ register(
         "not-a-dtype",
         "E411",
         DSLTypeError,
-        "{value} is not a kdsl dtype: use a kdsl type (kdsl.Float32), a numpy "
+        "{value} is not a kdsl dtype{hint}: use a kdsl type (kdsl.Float32), a numpy "
         "dtype or a short name such as 'f32'",
     ),
     (
@@ -1044,7 +1070,7 @@ register(
         "cli-unknown-kernel",
         "E603",
         DSLError,
-        "no kernel named {names} in the given PATHs",
+        "no kernel named {names} in the given PATHs{hint}",
     ),
     (
         "cli-module-clash",
@@ -1078,14 +1104,14 @@ register(
         "cli-unknown-define",
         "E610",
         DSLError,
-        "-D {names}: no selected kernel has a constexpr of that name",
+        "-D {names}: no selected kernel has a constexpr of that name{hint}",
     ),
     (
         "cli-unknown-dtype-param",
         "E611",
         DSLError,
         "--dtypes {names}=...: no selected kernel has a dtype parameter of that "
-        "name",
+        "name{hint}",
     ),
     (
         "cli-dtypes-empty",

@@ -221,6 +221,10 @@ class RaceLog:
         n = self.size
         self.writer = np.full(n, _NONE, np.int64)
         self.reader = np.full(n, _NONE, np.int64)
+        # two of the readers of an element that several threads read (the
+        # reader is _MANY): whom a later writer is reported racing with
+        self.reader1 = np.full(n, _NONE, np.int64)
+        self.reader2 = np.full(n, _NONE, np.int64)
         # since the last syncthreads: the warps (lowest, highest) and lanes
         # that touched each element, and the last thread that did
         self.warp_lo = np.full(n, np.iinfo(np.int64).max, np.int64)
@@ -310,8 +314,15 @@ class RaceLog:
                 j = int(np.argmax(clash))
                 return int(a[j]), int(threads[j]), int(w[j])
             r = self.reader[a]
+            second = (r != _NONE) & (r != _MANY) & (r != threads)
+            self.reader1[a[second]] = r[second]
+            self.reader2[a[second]] = threads[second]
             self.reader[a] = np.where((r == _NONE) | (r == threads), threads, _MANY)
-            self.reader[_shared_by_several(a, threads)] = _MANY
+            several, first, last = _two_threads(a, threads)
+            fresh = self.reader[several] != _MANY
+            self.reader1[several[fresh]] = first[fresh]
+            self.reader2[several[fresh]] = last[fresh]
+            self.reader[several] = _MANY
             self._touch(a, threads)
         return None
 
@@ -327,6 +338,10 @@ class RaceLog:
             if clash.any():
                 j = int(np.argmax(clash))
                 other = w[j] if w[j] not in (_NONE, threads[j]) else r[j]
+                if other == _MANY:  # several readers: one of them other than me
+                    other = self.reader1[a[j]]
+                    if other == threads[j]:
+                        other = self.reader2[a[j]]
                 return int(a[j]), int(threads[j]), int(other)
             twice = _shared_by_several(a, threads)
             if len(twice):
@@ -342,6 +357,8 @@ _WARPS = 32  # warps of a block at most (1024 threads)
 _TRACKED = (
     "writer",
     "reader",
+    "reader1",
+    "reader2",
     "warp_lo",
     "warp_hi",
     "lanes",
@@ -362,6 +379,19 @@ def _shared_by_several(addr, threads) -> np.ndarray:
     a, t = addr[order], threads[order]
     same = (a[1:] == a[:-1]) & (t[1:] != t[:-1])
     return np.unique(a[1:][same])
+
+
+def _two_threads(addr, threads) -> tuple:
+    """The addresses that more than one thread touches in this one access,
+    each with two of those threads: ``(addresses, first, last)``."""
+    if len(addr) < 2:
+        return addr[:0], addr[:0], addr[:0]
+    order = np.argsort(addr, kind="stable")
+    a, t = addr[order], threads[order]
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    lo, hi = np.minimum.reduceat(t, starts), np.maximum.reduceat(t, starts)
+    several = lo != hi
+    return a[starts][several], lo[several], hi[several]
 
 
 def fault(kind: str, span, **fields):

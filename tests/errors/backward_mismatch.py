@@ -1,4 +1,4 @@
-# expect: E404 line 0
+# expect: E404 line 11
 import kdsl
 from kdsl import Constexpr, Int32, Pointer, thread_idx
 

@@ -1,4 +1,4 @@
-# expect: E408 line 0
+# expect: E408 line 10
 import kdsl
 from kdsl import Int32, Pointer, thread_idx
 

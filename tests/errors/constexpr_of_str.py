@@ -1,4 +1,4 @@
-# expect: E412 line 0
+# expect: E412 line 7
 import kdsl
 from kdsl import Int32, Pointer, thread_idx
 

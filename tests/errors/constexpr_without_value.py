@@ -1,4 +1,4 @@
-# expect: E417 line 0
+# expect: E417 line 7
 import kdsl
 from kdsl import Constexpr, Int32, Pointer, thread_idx
 

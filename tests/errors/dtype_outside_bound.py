@@ -1,4 +1,4 @@
-# expect: E405 line 0
+# expect: E405 line 8
 import kdsl
 from kdsl import Int32, Pointer, block_idx, thread_idx
 

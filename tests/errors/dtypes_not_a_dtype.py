@@ -1,4 +1,4 @@
-# expect: E411 line 0
+# expect: E411 line 8
 import kdsl
 from kdsl import Int32, Pointer, thread_idx
 

@@ -1,4 +1,4 @@
-# expect: E473 line 0
+# expect: E473 line 6
 import kdsl
 from kdsl import Float32, Int32, Pointer, thread_idx
 

@@ -1,4 +1,4 @@
-# expect: E402 line 0
+# expect: E402 line 9
 import kdsl
 from kdsl import Int32, Pointer, thread_idx
 

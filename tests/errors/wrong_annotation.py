@@ -1,4 +1,4 @@
-# expect: E401 line 0
+# expect: E401 line 9
 import kdsl
 from kdsl import Int32, Pointer, block_idx, thread_idx
 

@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         "(kernel x dtypes x constexprs).",
         epilog="exit status: 0 ok, 1 golden differs or NVRTC failed, 2 user error",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("paths", nargs="+", metavar="PATH", help=".py file or folder")
     p.add_argument(
         "-k",

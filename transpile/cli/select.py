@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kdsl.runtime import errors as _registered  # noqa: F401 - E5xx for --check
 from kdsl.transpile.cli.files import module_name_rule, shown
-from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.errors import DSLError, did_you_mean, error
 from kdsl.transpile.frontend.signature import resolve_dtype
 from kdsl.transpile.source import Span
 
@@ -367,12 +367,19 @@ def _check_names(modules, chosen, wanted: set, dtypes: dict, defines: dict) -> N
     """Every name in -k, --dtypes NAME= and -D must exist among the kernels."""
     missing = sorted(wanted - {k.name for _, k in chosen})
     if missing:
-        raise error("cli-unknown-kernel", names=", ".join(repr(m) for m in missing))
+        every = [k.name for _, module_kernels in modules for k in module_kernels]
+        raise error(
+            "cli-unknown-kernel",
+            names=", ".join(repr(m) for m in missing),
+            hint=did_you_mean(missing, every, quote=True),
+        )
     constexprs = {c.name for _, k in chosen for c in k.signature.constexprs}
     unused = sorted(set(defines) - constexprs)
     if unused:
-        raise error("cli-unknown-define", names=", ".join(unused))
+        hint = did_you_mean(unused, constexprs)
+        raise error("cli-unknown-define", names=", ".join(unused), hint=hint)
     typevars = {tv.name for _, k in chosen for tv in k.signature.typevars}
     unknown = sorted(n for n in dtypes if n is not None and n not in typevars)
     if unknown:
-        raise error("cli-unknown-dtype-param", names=", ".join(unknown))
+        hint = did_you_mean(unknown, typevars)
+        raise error("cli-unknown-dtype-param", names=", ".join(unknown), hint=hint)

@@ -16,7 +16,8 @@ import operator
 import ml_dtypes
 import numpy as np
 
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.sites import at_caller
 
 
 class NumericMeta(type):
@@ -399,8 +400,12 @@ class VectorMeta(type):
     def __getitem__(cls, key):
         if not (isinstance(key, tuple) and len(key) == 2):
             keys = key if isinstance(key, tuple) else (key,)
-            raise error("vector-spelling", got=", ".join(repr(k) for k in keys))
-        return vector_type(*key)
+            err = error("vector-spelling", got=", ".join(repr(k) for k in keys))
+            raise at_caller(err)
+        try:
+            return vector_type(*key)
+        except DSLError as exc:  # in an annotation: located there
+            raise at_caller(exc) from None
 
 
 class Vector(metaclass=VectorMeta):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.sites import at_caller
 from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
@@ -123,7 +124,10 @@ class _Subscriptable:
         self._name, self._make = name, make
 
     def __getitem__(self, key):
-        return self._make(*(key if isinstance(key, tuple) else (key,)))
+        try:
+            return self._make(*(key if isinstance(key, tuple) else (key,)))
+        except DSLError as exc:  # in an annotation: located there
+            raise at_caller(exc) from None
 
     def __repr__(self) -> str:
         return self._name

@@ -550,6 +550,9 @@ class ExprLowerer(Lowering):
             raise error("python-function-call", name=callee.__name__)
         if hasattr(callee, "dispatch") and hasattr(callee, "signature"):
             raise error("kernel-call", name=callee.name)
+        foreign = _foreign_math(callee)
+        if foreign is not None:
+            raise error("python-math-call", name=foreign[0], advice=foreign[1])
         raise error("not-callable", callee=_kind_of(callee))
 
     def pointer_vec(self, ptr: PointerValue, args):
@@ -740,6 +743,31 @@ def _describe(node) -> str:
     return UNSUPPORTED.get(
         type(node).__name__, f"the expression '{_code(node).strip()}'"
     )
+
+
+_NUMPY_SPELLINGS = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+_NUMPY_SPELLINGS.update(arctan2="atan2", power="pow", arcsinh="asinh")
+_NUMPY_SPELLINGS.update(arccosh="acosh", arctanh="atanh", absolute="fabs")
+
+
+def _foreign_math(callee):
+    """``(name, advice)`` for a function of Python's math module or numpy
+    called in a kernel, pointing to its ``kdsl.math`` counterpart; else None."""
+    module = getattr(callee, "__module__", None) or ""
+    name = getattr(callee, "__name__", None)
+    if name is None or module.split(".")[0] not in ("math", "numpy"):
+        return None
+    spelled = f"{module.split('.')[0]}.{name}"
+    ours = _NUMPY_SPELLINGS.get(name, name) if module != "math" else name
+    from kdsl.transpile.builtins import math_functions
+
+    if ours in math_functions():
+        advice = (
+            f"use kdsl.math.{ours} (typed for every float dtype, lane-wise on vectors)"
+        )
+    else:
+        advice = "kdsl.math has no counterpart (docs/language.md lists its functions)"
+    return spelled, advice
 
 
 def _kind_of(v) -> str:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, did_you_mean, error
+from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.lang import (
     ArraySpec,
     Bool,
@@ -91,9 +92,40 @@ def _typing_optional(spec):
     return spec
 
 
+_ANNOTATE = (
+    "annotate it with Pointer[T], Array[T, ndim], a scalar type (Int32), a dtype "
+    "parameter (a kdsl.TypeVar) or Constexpr[int/bool/float]"
+)
+# a Python type where a kdsl one is wanted: (compile-time, run-time) spellings
+_PYTHON_TYPES = {int: "Int32", float: "Float32", bool: "Boolean"}
+
+
+def _annotation_advice(annotation, elem) -> tuple[str, str]:
+    """What is wrong with a parameter's annotation, and what to write."""
+    if annotation is inspect.Parameter.empty:
+        return "has no annotation", _ANNOTATE
+    if annotation in _PYTHON_TYPES:
+        name = annotation.__name__
+        return (
+            f"is annotated with Python's {name}",
+            f"did you mean `Constexpr[{name}]` (a compile-time value, one kernel "
+            f"instance per value) or `{_PYTHON_TYPES[annotation]}` (a run-time "
+            f"argument)?",
+        )
+    if isinstance(elem, NumericMeta) and elem.abstract:
+        return (
+            f"is annotated with the abstract type {elem.__name__}",
+            f"use a concrete type or a dtype parameter, e.g. "
+            f'D = kdsl.TypeVar("D", bound=kdsl.{elem.__name__})',
+        )
+    name = getattr(annotation, "__name__", None) or repr(annotation)
+    return f"is annotated with {name}, which is not a kdsl type", _ANNOTATE
+
+
 def read_signature(fn, where: str) -> Signature:
     """The kdsl signature of ``fn`` from its annotations."""
     params, typevars = [], []
+    site = DefSite(fn)
     for p in inspect.signature(fn).parameters.values():
         spec = p.annotation
         if isinstance(spec, str):
@@ -105,9 +137,11 @@ def read_signature(fn, where: str) -> Signature:
         kind = _kind(spec)
         elem = getattr(spec, "elem", spec)
         if not kind or (isinstance(elem, NumericMeta) and elem.abstract):
-            raise error(
-                "bad-annotation", where=where, param=p.name, got=repr(p.annotation)
+            problem, hint = _annotation_advice(p.annotation, elem)
+            err = error(
+                "bad-annotation", where=where, param=p.name, problem=problem, hint=hint
             )
+            raise site.locate(err, param=p.name)
         elem = getattr(spec, "elem", spec)
         for t in (elem, getattr(elem, "dtype", None)):
             if isinstance(t, TypeVar) and t not in typevars:
@@ -134,7 +168,24 @@ def resolve_dtype(value):
     for t in SCALAR_TYPES:
         if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
             return t
-    raise error("not-a-dtype", value=repr(value))
+    hint = ""
+    if isinstance(value, str):
+        known = [*BY_SHORT, *BY_NAME, *_ALIASES]
+        hint = did_you_mean([value], known, quote=True)
+        hint = f" ({hint[2:]})" if hint else ""
+    raise error("not-a-dtype", value=repr(value), hint=hint)
+
+
+def looks_like_dtype(value) -> bool:
+    """Whether ``value`` is a dtype as dispatch() takes them (a kdsl type, a
+    numpy dtype or type, a dtype name): never a constexpr value."""
+    if isinstance(value, (bool, int, float)):
+        return False
+    try:
+        resolve_dtype(value)
+    except DSLError:
+        return False
+    return True
 
 
 def _numpy_dtype(value):
