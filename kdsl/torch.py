@@ -107,7 +107,12 @@ def _interpret(launcher, args, stream, shared_mem, constexprs):
         constexprs = {**constexprs, "shared_mem": shared_mem}
     host = [_host_view(a) for a in args]
     launcher.kernel._interpret(
-        launcher.grid, launcher.block, host, constexprs, launcher.instance
+        launcher.grid,
+        launcher.block,
+        host,
+        constexprs,
+        launcher.instance,
+        launcher.follows,
     )
 
 
@@ -249,9 +254,17 @@ def _plan(op_name, inputs, outputs, launches):
     grid = fwd.launcher.grid
     if callable(grid):
         raise error("torch-callable-grid", op=op_name, kernel=kernel.name)
+    block = fwd.launcher.block
+    if fwd.launcher.follows:  # block="BLOCK": the constexpr of this launch
+        inst = fwd.launcher.instance or kernel.instance(
+            kernel._dtypes_of(fwd.args),
+            kernel._constexpr_values((), fwd.constexprs),
+            kernel.absent_of(fwd.args),
+        )
+        block = (inst.constexprs[kernel.block_option],)
     plan = Plan(
         kernel=backward,
-        block=tuple(fwd.launcher.block),
+        block=tuple(block),
         constexprs=tuple(sorted(fwd.constexprs.items())),
         shared_mem=fwd.shared_mem,
         sources=tuple(sources),

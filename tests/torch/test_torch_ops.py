@@ -57,6 +57,37 @@ def double_op(x: torch.Tensor) -> torch.Tensor:
     return y
 
 
+@kdsl.kernel
+def halve_backward(
+    grad_y: Pointer[D], grad_x: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 64
+):
+    i = block_idx.x * BLOCK + thread_idx.x
+    if i < n:
+        grad_x[i] = (0.5 * grad_y[i]).to(D)
+
+
+@kdsl.kernel(block="BLOCK", backward=halve_backward)
+def halve(x: Pointer[D], y: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 64):
+    i = block_idx.x * BLOCK + thread_idx.x
+    if i < n:
+        y[i] = (0.5 * x[i]).to(D)
+
+
+@kt.op("kdsl_tests::halve")
+def halve_op(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    halve[kt.blocks(x.numel(), 32)](x, y, x.numel(), BLOCK=32)
+    return y
+
+
+def test_a_kernel_whose_block_follows_BLOCK():
+    x = torch.randn(100, dtype=torch.float64, requires_grad=True)
+    y = halve_op(x)
+    torch.testing.assert_close(y, 0.5 * x.detach())
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, torch.full_like(x, 0.5))
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
 def test_an_operator_on_cpu_tensors_runs_in_the_interpreter(dtype):
     x = torch.linspace(-2, 2, 100, dtype=dtype)
