@@ -104,6 +104,26 @@ def vector_add_x4(be, t, rng):
     _close(be, out, x.astype(np.float64) + y, t)
 
 
+def add(be, t, rng):
+    # Ragged sizes: whole vectors, a tail shorter than one vector, fewer
+    # elements than one vector, several blocks.
+    kernel = EX["vector_add"].add
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(1_000_003, 3001), lanes - 1, 5 * lanes + 3):
+        x, y = _random(rng, n, t), _random(rng, n, t)
+        out = be.poison(n, t)
+        grid = EX["vector_add"].add_grid(n, t.np_dtype.itemsize, 128, 2)
+        be.launcher(kernel, grid, 128)(
+            be.to_device(x), be.to_device(y), out, n, BLOCK=128, UNROLL=2
+        )
+        with np.errstate(over="ignore"):
+            if t.kind == "int":
+                want = (x + y).astype(t.np_dtype)
+            else:
+                want = x.astype(float) + y
+        _close(be, out, want.astype(np.float64), t)
+
+
 def saxpy(be, t, rng):
     n = be.size(300_001, 3001)
     x, y = _random(rng, n, t), _random(rng, n, t)
@@ -122,22 +142,24 @@ def _gelu(v):
 
 def gelu(be, t, rng):
     g = EX["gelu"]
-    n = be.size(100_000, 2000)
-    x = _random(rng, n, t)
-    y = be.poison(n, t)
-    be.launcher(g.gelu, _grid(n, 256), 256)(be.to_device(x), y, n)
-    xv = x.astype(np.float64)
     computed = t if t.short != "f64" else g.kdsl.Float32  # Float32 inside
-    _close(be, y, _gelu(xv), computed)
-    go = _random(rng, n, t)
-    gi = be.poison(n, t)
-    be.launcher(g.gelu_backward, _grid(n, 256), 256)(
-        be.to_device(x), be.to_device(go), gi, n
-    )
-    h = 1e-6
-    deriv = (_gelu(xv + h) - _gelu(xv - h)) / (2 * h)
-    want = go.astype(np.float64) * deriv
-    _close(be, gi, want, computed, scale=np.abs(want).max())
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(100_003, 2003), lanes - 1):  # a ragged tail, a tail only
+        x = _random(rng, n, t)
+        y = be.poison(n, t)
+        grid = g.gelu_grid(n, t.np_dtype.itemsize)
+        be.launcher(g.gelu, grid, 256)(be.to_device(x), y, n)
+        xv = x.astype(np.float64)
+        _close(be, y, _gelu(xv), computed)
+        go = _random(rng, n, t)
+        gi = be.poison(n, t)
+        be.launcher(g.gelu_backward, grid, 256)(
+            be.to_device(x), be.to_device(go), gi, n
+        )
+        h = 1e-6
+        deriv = (_gelu(xv + h) - _gelu(xv - h)) / (2 * h)
+        want = go.astype(np.float64) * deriv
+        _close(be, gi, want, computed, scale=np.abs(want).max())
 
 
 def softmax(be, t, rng):
@@ -203,6 +225,7 @@ def matmul(be, t, rng):
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
+    add: EX["vector_add"].add,
     saxpy: EX["saxpy"].saxpy,
     gelu: EX["gelu"].gelu,
     softmax: EX["softmax"].softmax,

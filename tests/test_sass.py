@@ -1,13 +1,66 @@
-"""Speed guards read from the SASS (tests/sass.py), no GPU needed."""
+"""Speed guards read from the SASS (tests/sass.py), no GPU needed: the
+properties that make the examples fast (docs in each example's docstring)."""
+
+import pytest
 
 from examples_index import example_modules
 from sass import sass_of
 
+EX = example_modules()
+
 
 def test_float32x4_add_uses_128_bit_global_accesses_and_no_spills():
-    inst = example_modules()["vector_add"].vector_add_x4.dispatch("f32")
-    sass = sass_of(inst)
+    sass = sass_of(EX["vector_add"].vector_add_x4.dispatch("f32"))
     assert sass.count(r"^LDG\.E\.128") == 2
     assert sass.count(r"^STG\.E\.128") == 1
     assert sass.count(r"^LDG\.E(\.CONSTANT)?\s") == 0  # no 32-bit loads
     assert sass.spills == 0
+
+
+def _instances(kernel):
+    return [kernel.dispatch(t) for t in kernel.supported_dtypes]
+
+
+@pytest.mark.parametrize("inst", _instances(EX["vector_add"].add), ids=lambda i: i.name)
+def test_add_moves_16_bytes_per_access_for_every_dtype(inst):
+    sass = sass_of(inst)
+    unroll = inst.constexprs["UNROLL"]
+    # UNROLL 16-byte loads of x and of y, UNROLL 16-byte stores
+    assert sass.count(r"LDG\.E\.128") == 2 * unroll
+    assert sass.count(r"STG\.E\.128") == unroll
+    # narrower accesses only in the tail: one load of x, one of y, one store
+    assert sass.count(r"LDG\.E(\.U8|\.S8|\.U16|\.S16|\.64)?\s") == 2
+    assert sass.count(r"STG\.E(\.U8|\.S8|\.U16|\.S16|\.64)?\s") == 1
+    assert sass.spills == 0
+
+
+def test_add_issues_every_load_before_the_first_store():
+    sass = sass_of(EX["vector_add"].add.dispatch("bf16"))
+    ops = [i for i in sass.instructions if "LDG" in i or "STG" in i]
+    first_store = next(k for k, i in enumerate(ops) if "STG" in i)
+    assert sum("LDG.E.128" in i for i in ops[:first_store]) == 8
+
+
+GELUS = _instances(EX["gelu"].gelu) + _instances(EX["gelu"].gelu_backward)
+
+
+@pytest.mark.parametrize("inst", GELUS, ids=lambda i: i.name)
+def test_gelu_moves_16_bytes_per_access_and_does_not_spill(inst):
+    sass = sass_of(inst)
+    unroll = inst.constexprs["UNROLL"]
+    loads = 2 if inst.kernel.name == "gelu_backward" else 1
+    assert sass.count(r"LDG\.E\.128") == loads * unroll
+    assert sass.count(r"STG\.E\.128") == unroll
+    assert sass.spills == 0
+
+
+def test_bf16_gelu_stays_short():
+    # The arithmetic bounds bf16 GELU: accurate tanhf (one EX2, one RCP per
+    # element, 8 lanes x UNROLL 2 + the scalar tail) and no division
+    # slow path. 456 instructions on CUDA 12.x; a formulation with a
+    # division or a second transcendental is far above.
+    sass = sass_of(EX["gelu"].gelu.dispatch("bf16"))
+    assert sass.count(r"^MUFU\.EX2") == 17
+    assert sass.count(r"^MUFU\.RCP") == 17
+    assert sass.count(r"FCHK") == 0
+    assert len(sass.instructions) < 520
