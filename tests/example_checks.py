@@ -222,6 +222,21 @@ def matmul(be, t, rng):
     _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def sgemm(be, t, rng):
+    mod = EX["matmul"]
+    # ragged in every dimension (and N % 4 != 0: the scalar stores), then
+    # whole 128 x 128 tiles with N % 4 == 0 (the 16-byte stores)
+    shapes = [(be.size(300, 130), be.size(257, 67), be.size(203, 19))]
+    shapes.append((be.size(512, 128), be.size(384, 128), be.size(256, 16)))
+    for M, N, K in shapes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c, M, N, K)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
@@ -233,6 +248,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,
+    sgemm: EX["matmul"].sgemm,
 }
 
 

@@ -64,3 +64,17 @@ def test_bf16_gelu_stays_short():
     assert sass.count(r"^MUFU\.RCP") == 17
     assert sass.count(r"FCHK") == 0
     assert len(sass.instructions) < 520
+
+
+def test_sgemm_is_register_tiled_with_128_bit_shared_reads_and_no_spills():
+    sass = sass_of(EX["matmul"].sgemm.dispatch("f32"))
+    # the unrolled BK = 8 loop: 8 x 8 x 8 fused multiply-adds fed by four
+    # Float32x4 shared reads per k (two of a's column, two of b's row)
+    assert sass.count(r"^FFMA\s") == 512
+    assert sass.count(r"^LDS\.128") == 32
+    # tile 0 and the double-buffered next tile: one 16-byte store each of a, b
+    assert sass.count(r"^STS\.128") == 4
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    assert sass.spills == 0
+    # the 16-byte stores of c, 16 per thread, when N % 4 == 0
+    assert sass.count(r"STG\.E\.128") == 16
