@@ -186,28 +186,31 @@ def reduce_sum(be, t, rng):
 
 
 def histogram(be, t, rng):
-    n = be.size(200_000, 5000)
-    x = _random(rng, n, t, -1.0, 1.0)
-    counts = be.to_device(np.zeros(64, dtype=np.int32))
+    mod = EX["histogram"]
     lo, hi = -0.75, 0.75
-    be.launcher(EX["histogram"].histogram, _grid(n, 256), 256)(
-        be.to_device(x), counts, n, lo, hi
-    )
-    v = x.astype(np.float32)
-    f32 = np.float32
-    inside = (v >= f32(lo)) & (v < f32(hi))
-    b = (((v[inside] - f32(lo)) / (f32(hi) - f32(lo))) * f32(64)).astype(np.int32)
-    want = np.bincount(np.minimum(b, 63), minlength=64)
-    np.testing.assert_array_equal(be.to_host(counts), want)
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(2_000_003, 5003), lanes - 1):  # a ragged tail; a tail only
+        x = _random(rng, n, t, -1.0, 1.0)
+        counts = be.to_device(np.zeros(256, dtype=np.int32))
+        # fewer blocks than vectors: the grid-stride loop and several merges
+        grid = min(mod.histogram_grid(n, t.np_dtype.itemsize), be.size(40, 2))
+        be.launcher(mod.histogram, grid, 256)(be.to_device(x), counts, n, lo, hi)
+        v = x.astype(np.float32)
+        f32 = np.float32
+        scale = f32(256) / (f32(hi) - f32(lo))
+        inside = (v >= f32(lo)) & (v < f32(hi))
+        b = ((v[inside] - f32(lo)) * scale).astype(np.int32)
+        want = np.bincount(np.minimum(b, 255), minlength=256)
+        np.testing.assert_array_equal(be.to_host(counts), want)
 
 
 def transpose(be, t, rng):
-    rows, cols = be.size(1000, 70), be.size(777, 45)
-    a = _random(rng, (rows, cols), t)
-    out = be.poison((cols, rows), t)
-    grid = (_grid(cols, 32), _grid(rows, 32))
-    be.launcher(EX["transpose"].transpose, grid, (32, 32))(be.to_device(a), out)
-    np.testing.assert_array_equal(be.to_host(out), a.T)
+    for rows, cols in ((be.size(1000, 70), be.size(777, 45)), (64, 32)):
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, 32), _grid(rows, 32))
+        be.launcher(EX["transpose"].transpose, grid, (32, 8))(be.to_device(a), out)
+        np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
 def matmul(be, t, rng):
@@ -237,6 +240,19 @@ def sgemm(be, t, rng):
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def smooth(be, t, rng):
+    mod = EX["smooth"]
+    r = mod.RADIUS
+    for n in (be.size(1_000_003, 700), 3):  # several blocks; fewer than the taps
+        x = _random(rng, n, t)
+        out = be.poison(n, t)
+        be.launcher(mod.smooth, _grid(n, 256), 256)(be.to_device(x), out, n)
+        padded = np.pad(x.astype(np.float64), r)
+        taps = mod.TAPS.astype(np.float64)
+        want = sum(taps[k] * padded[k : k + n] for k in range(2 * r + 1))
+        _close(be, out, want, t, scale=np.abs(x).astype(np.float64).max())
+
+
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
@@ -249,6 +265,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,
     sgemm: EX["matmul"].sgemm,
+    smooth: EX["smooth"].smooth,
 }
 
 

@@ -78,3 +78,39 @@ def test_sgemm_is_register_tiled_with_128_bit_shared_reads_and_no_spills():
     assert sass.spills == 0
     # the 16-byte stores of c, 16 per thread, when N % 4 == 0
     assert sass.count(r"STG\.E\.128") == 16
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f32", "f64"])
+def test_histogram_reads_16_bytes_and_counts_in_shared_memory(dtype):
+    inst = EX["histogram"].histogram.dispatch(dtype)
+    sass = sass_of(inst)
+    lanes = 128 // inst.dtypes[0].width
+    vectors = sass.count(r"LDG\.E\.128")  # ptxas may unroll the loop
+    assert vectors >= 1
+    # one shared atomic per lane of each vector, one for the tail
+    assert sass.count(r"\bATOMS\.") == lanes * vectors + 1
+    # global atomics only in the merge (a few bins per thread, unrolled)
+    assert sass.count(r"\b(REDG|ATOMG|RED|ATOM)\.") <= 8
+    assert sass.spills == 0
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f64"])
+def test_transpose_goes_through_shared_memory_without_spills(dtype):
+    sass = sass_of(EX["transpose"].transpose.dispatch(dtype))
+    # TILE // ROWS = 4 global loads and stores a thread, each through the tile
+    assert sass.count(r"\bLDG\.") == 4
+    assert sass.count(r"\bSTG\.") == 4
+    assert sass.count(r"\bSTS\b") == 4
+    assert sass.count(r"\bLDS\b") == 4
+    assert sass.spills == 0
+
+
+def test_smooth_reads_its_taps_from_constant_memory():
+    sass = sass_of(EX["smooth"].smooth.dispatch())
+    # global loads only for the window (its body and right halo); the taps
+    # come from the constant bank (c[0x3][...], in five 64-bit uniform loads)
+    # into the unrolled multiply-adds
+    assert sass.count(r"\bLDG\.") == 2
+    assert sass.count(r"c\[0x3\]") == 5
+    assert sass.count(r"^FFMA\s") == 9
+    assert sass.spills == 0
