@@ -125,14 +125,15 @@ def add(be, t, rng):
 
 
 def saxpy(be, t, rng):
-    n = be.size(300_001, 3001)
-    x, y = _random(rng, n, t), _random(rng, n, t)
-    a = 1.5
-    dy = be.to_device(y)
-    grid = be.size(37, 5)  # fewer threads than elements: the grid-stride loop
-    be.launcher(EX["saxpy"].saxpy, grid, 128)(a, be.to_device(x), dy, n)
-    want = a * x.astype(np.float64) + y.astype(np.float64)
-    _close(be, dy, want, t)
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(300_001, 3001), lanes - 1):  # a ragged tail; a tail only
+        x, y = _random(rng, n, t), _random(rng, n, t)
+        a = 1.5
+        dy = be.to_device(y)
+        grid = be.size(37, 2)  # fewer threads than vectors: the grid-stride loop
+        be.launcher(EX["saxpy"].saxpy, grid, 128)(a, be.to_device(x), dy, n)
+        want = a * x.astype(np.float64) + y.astype(np.float64)
+        _close(be, dy, want, t)
 
 
 def _gelu(v):

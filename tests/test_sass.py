@@ -114,3 +114,11 @@ def test_smooth_reads_its_taps_from_constant_memory():
     assert sass.count(r"c\[0x3\]") == 5
     assert sass.count(r"^FFMA\s") == 9
     assert sass.spills == 0
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "f32", "f64"])
+def test_saxpy_moves_16_bytes_per_access(dtype):
+    sass = sass_of(EX["saxpy"].saxpy.dispatch(dtype))
+    assert sass.count(r"LDG\.E\.128") >= 2  # x and y (ptxas may unroll)
+    assert sass.count(r"STG\.E\.128") >= 1
+    assert sass.spills == 0
