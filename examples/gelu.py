@@ -134,6 +134,26 @@ gelu_backward_tuned = kdsl.autotune(configs=GELU_CONFIGS, key=["n"], restore=[])
 )
 
 
+def _grid_of(n, size):
+    return (
+        lambda m: gelu_grid(n, size, m["BLOCK"], m["UNROLL"]),
+        lambda m: m["BLOCK"],
+    )
+
+
+def launch_gelu(x, y, stream=None):
+    """``y = gelu(x)`` on the GPU, tuned per size (CuPy arrays or PyTorch
+    tensors, contiguous)."""
+    n = x.size if isinstance(x.size, int) else x.numel()
+    gelu_tuned[_grid_of(n, x.itemsize)](x, y, n, stream=stream)
+
+
+def launch_gelu_backward(x, grad_out, grad_in, stream=None):
+    """``grad_in = grad_out * gelu'(x)`` on the GPU, tuned per size."""
+    n = x.size if isinstance(x.size, int) else x.numel()
+    gelu_backward_tuned[_grid_of(n, x.itemsize)](x, grad_out, grad_in, n, stream=stream)
+
+
 if __name__ == "__main__":
     inst = gelu.dispatch("bf16")
     print(inst.source)

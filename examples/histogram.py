@@ -82,5 +82,13 @@ def histogram_grid(n: int, itemsize: int, BLOCK: int = 256, sms: int = 132) -> i
     return max(1, min(-(-vectors // BLOCK), 8 * sms))
 
 
+def launch_histogram(x, counts, lo, hi, stream=None):
+    """Add the 256-bin histogram of ``x`` over [lo, hi) to ``counts`` (256
+    Int32) on the GPU."""
+    n = x.size if isinstance(x.size, int) else x.numel()
+    grid = histogram_grid(n, x.itemsize)
+    histogram[grid, 256](x, counts, n, lo, hi, stream=stream)
+
+
 if __name__ == "__main__":
     print(histogram.dispatch("f16").source)

@@ -161,5 +161,14 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
                                 c[row * N + col + z] = out[z]
 
 
+def launch_sgemm(a, b, c, stream=None):
+    """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays)."""
+    M, K = a.shape
+    N = b.shape[1]
+    sgemm[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
+        a, b, c, M, N, K, stream=stream
+    )
+
+
 if __name__ == "__main__":
     print(matmul.dispatch("f16").source)

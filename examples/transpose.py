@@ -51,5 +51,12 @@ def transpose(
             out[out_row, out_col] = tile[tx, ty + k]
 
 
+def launch_transpose(a, out, stream=None):
+    """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors)."""
+    rows, cols = a.shape
+    grid = ((cols + 31) // 32, (rows + 31) // 32)
+    transpose[grid, (32, 8)](a, out, stream=stream)
+
+
 if __name__ == "__main__":
     print(transpose.dispatch("f32").source)

@@ -104,6 +104,16 @@ ADD_CONFIGS = [
 add_tuned = kdsl.autotune(configs=ADD_CONFIGS, key=["n"], restore=[])(add)
 
 
+def launch_add(x, y, out, stream=None):
+    """``out = x + y`` on the GPU with the tuned configuration for this size
+    (CuPy arrays or PyTorch tensors, one dtype, contiguous)."""
+    n = out.size if isinstance(out.size, int) else out.numel()
+    size = out.itemsize
+    add_tuned[
+        lambda m: add_grid(n, size, m["BLOCK"], m["UNROLL"]), lambda m: m["BLOCK"]
+    ](x, y, out, n, stream=stream)
+
+
 if __name__ == "__main__":
     for dtype in vector_add.supported_dtypes:
         print(vector_add.dispatch(dtype).name)
