@@ -116,14 +116,18 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
     for t in range(tiles):
         cur = t % 2
         k1 = (t + 1) * BK
-        if t + 1 < tiles:  # the next tile's loads, in flight during the multiply
-            for q in kdsl.range_constexpr(4):
-                row = m0 + a_m + q
-                ka = k1 + a_k
-                ra[q] = a[row * K + ka] if row < M and ka < K else 0
-                col = n0 + b_n + q
-                kb = k1 + b_k
-                rb[q] = b[kb * N + col] if kb < K and col < N else 0
+        # The next tile's loads, issued before the multiply so that they are
+        # in flight during it. Unconditional on purpose: past the last tile
+        # the guards read 0 (k >= K) without touching memory, and a load
+        # under `if t + 1 < tiles` would be sunk by the compiler to its use
+        # after the multiply, where it stalls.
+        for q in kdsl.range_constexpr(4):
+            row = m0 + a_m + q
+            ka = k1 + a_k
+            ra[q] = a[row * K + ka] if row < M and ka < K else 0
+            col = n0 + b_n + q
+            kb = k1 + b_k
+            rb[q] = b[kb * N + col] if kb < K and col < N else 0
         for k in kdsl.range(BK, unroll=BK):
             a0 = a_s[cur, k, ty]
             a1 = a_s[cur, k, 16 + ty]
@@ -135,9 +139,9 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
                     acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
                     acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
                     acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])
-        if t + 1 < tiles:
-            a_s[1 - cur, a_k, a_m // 4] = ra
-            b_s[1 - cur, b_k, b_n // 4] = rb
+        # the other buffer was last read before the previous barrier
+        a_s[1 - cur, a_k, a_m // 4] = ra
+        b_s[1 - cur, b_k, b_n // 4] = rb
         kdsl.syncthreads()
 
     # c: row block h (0: rows ty*4.., 1: rows 64+ty*4..), 4 columns at a time

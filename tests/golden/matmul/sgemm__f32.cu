@@ -446,58 +446,55 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         int32_t cur = kdsl::mod(t, 2);
         // k1 = (t + 1) * BK
         int32_t k1 = kdsl::mul(kdsl::add(t, 1), 8);
-        // if t + 1 < tiles:
-        if (kdsl::add(t, 1) < tiles) {
-            // for q in kdsl.range_constexpr(4):
-            // row = m0 + a_m + q  [q = 0]
-            row = kdsl::add(kdsl::add(m0, a_m), 0);
-            // ka = k1 + a_k  [q = 0]
-            int32_t ka = kdsl::add(k1, a_k);
-            // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 0]
-            ra.v[0] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
-            // col = n0 + b_n + q  [q = 0]
-            col = kdsl::add(kdsl::add(n0, b_n), 0);
-            // kb = k1 + b_k  [q = 0]
-            int32_t kb = kdsl::add(k1, b_k);
-            // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
-            rb.v[0] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
-            // row = m0 + a_m + q  [q = 1]
-            row = kdsl::add(kdsl::add(m0, a_m), 1);
-            // ka = k1 + a_k  [q = 1]
-            ka = kdsl::add(k1, a_k);
-            // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 1]
-            ra.v[1] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
-            // col = n0 + b_n + q  [q = 1]
-            col = kdsl::add(kdsl::add(n0, b_n), 1);
-            // kb = k1 + b_k  [q = 1]
-            kb = kdsl::add(k1, b_k);
-            // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
-            rb.v[1] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
-            // row = m0 + a_m + q  [q = 2]
-            row = kdsl::add(kdsl::add(m0, a_m), 2);
-            // ka = k1 + a_k  [q = 2]
-            ka = kdsl::add(k1, a_k);
-            // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 2]
-            ra.v[2] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
-            // col = n0 + b_n + q  [q = 2]
-            col = kdsl::add(kdsl::add(n0, b_n), 2);
-            // kb = k1 + b_k  [q = 2]
-            kb = kdsl::add(k1, b_k);
-            // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
-            rb.v[2] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
-            // row = m0 + a_m + q  [q = 3]
-            row = kdsl::add(kdsl::add(m0, a_m), 3);
-            // ka = k1 + a_k  [q = 3]
-            ka = kdsl::add(k1, a_k);
-            // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 3]
-            ra.v[3] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
-            // col = n0 + b_n + q  [q = 3]
-            col = kdsl::add(kdsl::add(n0, b_n), 3);
-            // kb = k1 + b_k  [q = 3]
-            kb = kdsl::add(k1, b_k);
-            // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
-            rb.v[3] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
-        }
+        // for q in kdsl.range_constexpr(4):
+        // row = m0 + a_m + q  [q = 0]
+        row = kdsl::add(kdsl::add(m0, a_m), 0);
+        // ka = k1 + a_k  [q = 0]
+        int32_t ka = kdsl::add(k1, a_k);
+        // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 0]
+        ra.v[0] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        // col = n0 + b_n + q  [q = 0]
+        col = kdsl::add(kdsl::add(n0, b_n), 0);
+        // kb = k1 + b_k  [q = 0]
+        int32_t kb = kdsl::add(k1, b_k);
+        // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
+        rb.v[0] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        // row = m0 + a_m + q  [q = 1]
+        row = kdsl::add(kdsl::add(m0, a_m), 1);
+        // ka = k1 + a_k  [q = 1]
+        ka = kdsl::add(k1, a_k);
+        // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 1]
+        ra.v[1] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        // col = n0 + b_n + q  [q = 1]
+        col = kdsl::add(kdsl::add(n0, b_n), 1);
+        // kb = k1 + b_k  [q = 1]
+        kb = kdsl::add(k1, b_k);
+        // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
+        rb.v[1] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        // row = m0 + a_m + q  [q = 2]
+        row = kdsl::add(kdsl::add(m0, a_m), 2);
+        // ka = k1 + a_k  [q = 2]
+        ka = kdsl::add(k1, a_k);
+        // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 2]
+        ra.v[2] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        // col = n0 + b_n + q  [q = 2]
+        col = kdsl::add(kdsl::add(n0, b_n), 2);
+        // kb = k1 + b_k  [q = 2]
+        kb = kdsl::add(k1, b_k);
+        // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
+        rb.v[2] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        // row = m0 + a_m + q  [q = 3]
+        row = kdsl::add(kdsl::add(m0, a_m), 3);
+        // ka = k1 + a_k  [q = 3]
+        ka = kdsl::add(k1, a_k);
+        // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 3]
+        ra.v[3] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        // col = n0 + b_n + q  [q = 3]
+        col = kdsl::add(kdsl::add(n0, b_n), 3);
+        // kb = k1 + b_k  [q = 3]
+        kb = kdsl::add(k1, b_k);
+        // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
+        rb.v[3] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
         #pragma unroll 8
         for (int32_t k = 0; k < 8; ++k) {
@@ -643,13 +640,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
             // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 3]
             acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
         }
-        // if t + 1 < tiles:
-        if (kdsl::add(t, 1) < tiles) {
-            // a_s[1 - cur, a_k, a_m // 4] = ra
-            a_s[kdsl::sub(1, cur)][a_k][kdsl::floordiv(a_m, 4)] = ra;
-            // b_s[1 - cur, b_k, b_n // 4] = rb
-            b_s[kdsl::sub(1, cur)][b_k][kdsl::floordiv(b_n, 4)] = rb;
-        }
+        // a_s[1 - cur, a_k, a_m // 4] = ra
+        a_s[kdsl::sub(1, cur)][a_k][kdsl::floordiv(a_m, 4)] = ra;
+        // b_s[1 - cur, b_k, b_n // 4] = rb
+        b_s[kdsl::sub(1, cur)][b_k][kdsl::floordiv(b_n, 4)] = rb;
         // kdsl.syncthreads()
         __syncthreads();
     }
