@@ -122,3 +122,15 @@ def test_saxpy_moves_16_bytes_per_access(dtype):
     assert sass.count(r"LDG\.E\.128") >= 2  # x and y (ptxas may unroll)
     assert sass.count(r"STG\.E\.128") >= 1
     assert sass.spills == 0
+
+
+def test_sgemm_prefetches_the_next_tile_during_the_multiply():
+    ins = sass_of(EX["matmul"].sgemm.dispatch("f32")).instructions
+    bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
+    body = ins[bars[0] + 1 : bars[1]]  # the main loop: one barrier a tile
+    loads = [k for k, i in enumerate(body) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(body) if i.startswith("FFMA")]
+    assert len(loads) == 8 and len(ffmas) == 512
+    # the global loads of tile t + 1 are issued with many multiply-adds of
+    # tile t still to come (the compiler must not sink them to their use)
+    assert sum(k > max(loads) for k in ffmas) >= 128
