@@ -89,7 +89,8 @@ def gelu_backward(
             iv[j] = (g[u].to(Float32) * dy).to(D)
     t = nv * L + thread_idx.x
     if block_idx.x == 0 and t < n:
-        grad_in[t] = (grad_out[t].to(Float32) * gelu_slope(x[t].to(Float32))).to(D)
+        slope = gelu_slope(x[t].to(Float32))
+        grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
 
 
 @kdsl.kernel(backward=gelu_backward)
@@ -113,7 +114,8 @@ def gelu(
     for u in kdsl.range_constexpr(UNROLL):
         j = first + u * BLOCK
         if j < nv:
-            yv[j] = gelu_value(a[u].to(Float32)).to(D)
+            v = a[u].to(Float32)  # L lanes of Float32
+            yv[j] = gelu_value(v).to(D)
     t = nv * L + thread_idx.x
     if block_idx.x == 0 and t < n:
         y[t] = gelu_value(x[t].to(Float32)).to(D)

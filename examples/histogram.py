@@ -60,7 +60,8 @@ def histogram(
     L = 128 // D.width
     xv = x.vec(L)
     nv = n // L
-    for j in range(block_idx.x * BLOCK + thread_idx.x, nv, BLOCK * grid_dim.x):
+    first = block_idx.x * BLOCK + thread_idx.x
+    for j in range(first, nv, BLOCK * grid_dim.x):
         v = xv[j]  # one 16-byte load, L values
         for k in kdsl.range_constexpr(L):
             count(hist, v[k].to(Float32), lo, hi, scale, BINS)

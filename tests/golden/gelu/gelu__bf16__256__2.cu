@@ -450,23 +450,35 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 0]
-        yv[j] = kdsl::vmap(
-                [](const float b) {
-                    return __float2bfloat16_rn(b);
+        // v = a[u].to(Float32)  [u = 0]
+        kdsl::vec<float, 8> v = kdsl::vmap(
+                [](const __nv_bfloat16 b) {
+                    return __bfloat162float(b);
                 },
-                gelu_value__f32x8(kdsl::vmap([](const __nv_bfloat16 b) { return __bfloat162float(b); }, a[0])));
+                a[0]);
+        // yv[j] = gelu_value(v).to(D)  [u = 0]
+        yv[j] = kdsl::vmap(
+                [](const float a) {
+                    return __float2bfloat16_rn(a);
+                },
+                gelu_value__f32x8(v));
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 1]
-        yv[j] = kdsl::vmap(
-                [](const float b) {
-                    return __float2bfloat16_rn(b);
+        // v = a[u].to(Float32)  [u = 1]
+        kdsl::vec<float, 8> v = kdsl::vmap(
+                [](const __nv_bfloat16 b) {
+                    return __bfloat162float(b);
                 },
-                gelu_value__f32x8(kdsl::vmap([](const __nv_bfloat16 b) { return __bfloat162float(b); }, a[1])));
+                a[1]);
+        // yv[j] = gelu_value(v).to(D)  [u = 1]
+        yv[j] = kdsl::vmap(
+                [](const float a) {
+                    return __float2bfloat16_rn(a);
+                },
+                gelu_value__f32x8(v));
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 8), int32_t(threadIdx.x));

@@ -418,15 +418,19 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 0]
-        yv[j] = gelu_value__f32x4(a[0]);
+        // v = a[u].to(Float32)  [u = 0]
+        kdsl::vec<float, 4> v = a[0];
+        // yv[j] = gelu_value(v).to(D)  [u = 0]
+        yv[j] = gelu_value__f32x4(v);
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 1]
-        yv[j] = gelu_value__f32x4(a[1]);
+        // v = a[u].to(Float32)  [u = 1]
+        kdsl::vec<float, 4> v = a[1];
+        // yv[j] = gelu_value(v).to(D)  [u = 1]
+        yv[j] = gelu_value__f32x4(v);
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 4), int32_t(threadIdx.x));

@@ -418,23 +418,19 @@ extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 0]
-        yv[j] = kdsl::vmap(
-                [](const float b) {
-                    return double(b);
-                },
-                gelu_value__f32x2(kdsl::vmap([](const double b) { return float(b); }, a[0])));
+        // v = a[u].to(Float32)  [u = 0]
+        kdsl::vec<float, 2> v = kdsl::vmap([](const double b) { return float(b); }, a[0]);
+        // yv[j] = gelu_value(v).to(D)  [u = 0]
+        yv[j] = kdsl::vmap([](const float a) { return double(a); }, gelu_value__f32x2(v));
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // yv[j] = gelu_value(a[u].to(Float32)).to(D)  [u = 1]
-        yv[j] = kdsl::vmap(
-                [](const float b) {
-                    return double(b);
-                },
-                gelu_value__f32x2(kdsl::vmap([](const double b) { return float(b); }, a[1])));
+        // v = a[u].to(Float32)  [u = 1]
+        kdsl::vec<float, 2> v = kdsl::vmap([](const double b) { return float(b); }, a[1]);
+        // yv[j] = gelu_value(v).to(D)  [u = 1]
+        yv[j] = kdsl::vmap([](const float a) { return double(a); }, gelu_value__f32x2(v));
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 2), int32_t(threadIdx.x));

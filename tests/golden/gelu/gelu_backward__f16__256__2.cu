@@ -504,8 +504,9 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     int32_t t = kdsl::add(kdsl::mul(nv, 8), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // grad_in[t] = (grad_out[t].to(Float32) * gelu_slope(x[t].to(Float32))).to(D)
-        grad_in[t] =
-                __float2half_rn(__half2float(grad_out[t]) * gelu_slope__f32(__half2float(x[t])));
+        // slope = gelu_slope(x[t].to(Float32))
+        float slope = gelu_slope__f32(__half2float(x[t]));
+        // grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
+        grad_in[t] = __float2half_rn(__half2float(grad_out[t]) * slope);
     }
 }

@@ -464,9 +464,11 @@ extern "C" __global__ void histogram__f16__256__256(
     const kdsl::vec<__half, 8>* xv = reinterpret_cast<const kdsl::vec<__half, 8>*>(x);
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 8);
-    // for j in range(block_idx.x * BLOCK + thread_idx.x, nv, BLOCK * grid_dim.x):
+    // first = block_idx.x * BLOCK + thread_idx.x
+    int32_t first = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
+    // for j in range(first, nv, BLOCK * grid_dim.x):
     int32_t j_step = kdsl::mul(256, int32_t(gridDim.x));
-    for (int32_t j = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x)); kdsl::in_range(j, nv, j_step); j += j_step) {
+    for (int32_t j = first; kdsl::in_range(j, nv, j_step); j += j_step) {
         // v = xv[j]
         kdsl::vec<__half, 8> v = xv[j];
         // for k in kdsl.range_constexpr(L):
