@@ -130,10 +130,10 @@ def gelu_grid(n: int, itemsize: int, BLOCK: int = 256, UNROLL: int = 2) -> int:
 GELU_CONFIGS = [
     kdsl.Config(BLOCK=b, UNROLL=u) for b, u in ((128, 1), (256, 2), (256, 4), (512, 1))
 ]
-gelu_tuned = kdsl.autotune(configs=GELU_CONFIGS, key=["n"], restore=[])(gelu)
-gelu_backward_tuned = kdsl.autotune(configs=GELU_CONFIGS, key=["n"], restore=[])(
-    gelu_backward
-)
+# The searches save and restore the output (in place, ``launch_gelu(x, x)``,
+# is then searched safely).
+gelu_tuned = kdsl.autotune(configs=GELU_CONFIGS, key=["n"])(gelu)
+gelu_backward_tuned = kdsl.autotune(configs=GELU_CONFIGS, key=["n"])(gelu_backward)
 
 
 def _grid_of(n, size):

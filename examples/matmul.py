@@ -169,6 +169,10 @@ def launch_sgemm(a, b, c, stream=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays)."""
     M, K = a.shape
     N = b.shape[1]
+    if b.shape[0] != K or tuple(c.shape) != (M, N):
+        raise ValueError(
+            f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
+        )
     sgemm[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
         a, b, c, M, N, K, stream=stream
     )

@@ -54,6 +54,8 @@ def transpose(
 def launch_transpose(a, out, stream=None):
     """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors)."""
     rows, cols = a.shape
+    if tuple(out.shape) != (cols, rows):
+        raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
     grid = ((cols + 31) // 32, (rows + 31) // 32)
     transpose[grid, (32, 8)](a, out, stream=stream)
 

@@ -57,3 +57,17 @@ def test_launch_transpose_histogram_and_sgemm():
     c = np.zeros((M, N), np.float32)
     EX["matmul"].launch_sgemm(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_launch_helpers_refuse_mismatched_shapes():
+    a = np.zeros((4, 3), np.float32)
+    with pytest.raises(ValueError, match="sgemm"):
+        EX["matmul"].launch_sgemm(a, np.zeros((4, 5), np.float32), np.zeros((4, 5)))
+    with pytest.raises(ValueError, match="transpose"):
+        EX["transpose"].launch_transpose(a, np.zeros((4, 3), np.float32))
+
+
+def test_in_place_add_is_one_add():
+    x = np.arange(5000, dtype=np.float32)
+    EX["vector_add"].launch_add(x, x, x)
+    np.testing.assert_array_equal(x, 2 * np.arange(5000, dtype=np.float32))

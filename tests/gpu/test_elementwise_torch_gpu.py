@@ -122,3 +122,17 @@ def test_smooth_matches_a_torch_convolution():
     xd = x.double().view(1, 1, -1)  # float64: no TF32 in the reference
     want = torch.nn.functional.conv1d(xd, taps, padding=mod.RADIUS)
     assert _rel(out, want.view(-1)) <= 1e-6
+
+
+def test_in_place_add_and_gelu_survive_the_autotune_search():
+    n = (1 << 21) + 999  # a size of its own: its first launch searches
+    x = torch.randn(n, device="cuda")
+    want = x + x
+    EX["vector_add"].launch_add(x, x, x)
+    torch.cuda.synchronize()
+    assert torch.equal(x, want)
+    y = torch.randn(n + 1, device="cuda", dtype=torch.bfloat16)
+    once = torch.empty_like(y)
+    EX["gelu"].gelu[EX["gelu"].gelu_grid(n + 1, 2), 256](y, once, n + 1)
+    EX["gelu"].launch_gelu(y, y)  # in place, searched
+    assert torch.equal(y, once)  # BLOCK/UNROLL do not change the bits
