@@ -2,7 +2,7 @@
 
     python benchmarks/interpret_bench.py [--n N] [--repeat R]
 
-1. saxpy (Float32) on N elements (default 1M), one element per thread,
+1. saxpy (Float32) on N elements (default 1M), one Float32x4 per thread,
    256-thread blocks;
 2. reduce_sum (Float32) on N elements: 256-thread blocks reducing in shared
    memory with syncthreads, then one atomic per block.

@@ -104,15 +104,36 @@ def vector_add_x4(be, t, rng):
     _close(be, out, x.astype(np.float64) + y, t)
 
 
+def add(be, t, rng):
+    # Ragged sizes: whole vectors, a tail shorter than one vector, fewer
+    # elements than one vector, several blocks.
+    kernel = EX["vector_add"].add
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(1_000_003, 3001), lanes - 1, 5 * lanes + 3):
+        x, y = _random(rng, n, t), _random(rng, n, t)
+        out = be.poison(n, t)
+        grid = EX["vector_add"].add_grid(n, t.np_dtype.itemsize, 128, 2)
+        be.launcher(kernel, grid, 128)(
+            be.to_device(x), be.to_device(y), out, n, BLOCK=128, UNROLL=2
+        )
+        with np.errstate(over="ignore"):
+            if t.kind == "int":
+                want = (x + y).astype(t.np_dtype)
+            else:
+                want = x.astype(float) + y
+        _close(be, out, want.astype(np.float64), t)
+
+
 def saxpy(be, t, rng):
-    n = be.size(300_001, 3001)
-    x, y = _random(rng, n, t), _random(rng, n, t)
-    a = 1.5
-    dy = be.to_device(y)
-    grid = be.size(37, 5)  # fewer threads than elements: the grid-stride loop
-    be.launcher(EX["saxpy"].saxpy, grid, 128)(a, be.to_device(x), dy, n)
-    want = a * x.astype(np.float64) + y.astype(np.float64)
-    _close(be, dy, want, t)
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(300_001, 3001), lanes - 1):  # a ragged tail; a tail only
+        x, y = _random(rng, n, t), _random(rng, n, t)
+        a = 1.5
+        dy = be.to_device(y)
+        grid = be.size(37, 2)  # fewer threads than vectors: the grid-stride loop
+        be.launcher(EX["saxpy"].saxpy, grid, 128)(a, be.to_device(x), dy, n)
+        want = a * x.astype(np.float64) + y.astype(np.float64)
+        _close(be, dy, want, t)
 
 
 def _gelu(v):
@@ -122,22 +143,24 @@ def _gelu(v):
 
 def gelu(be, t, rng):
     g = EX["gelu"]
-    n = be.size(100_000, 2000)
-    x = _random(rng, n, t)
-    y = be.poison(n, t)
-    be.launcher(g.gelu, _grid(n, 256), 256)(be.to_device(x), y, n)
-    xv = x.astype(np.float64)
     computed = t if t.short != "f64" else g.kdsl.Float32  # Float32 inside
-    _close(be, y, _gelu(xv), computed)
-    go = _random(rng, n, t)
-    gi = be.poison(n, t)
-    be.launcher(g.gelu_backward, _grid(n, 256), 256)(
-        be.to_device(x), be.to_device(go), gi, n
-    )
-    h = 1e-6
-    deriv = (_gelu(xv + h) - _gelu(xv - h)) / (2 * h)
-    want = go.astype(np.float64) * deriv
-    _close(be, gi, want, computed, scale=np.abs(want).max())
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(100_003, 2003), lanes - 1):  # a ragged tail, a tail only
+        x = _random(rng, n, t)
+        y = be.poison(n, t)
+        grid = g.gelu_grid(n, t.np_dtype.itemsize)
+        be.launcher(g.gelu, grid, 256)(be.to_device(x), y, n)
+        xv = x.astype(np.float64)
+        _close(be, y, _gelu(xv), computed)
+        go = _random(rng, n, t)
+        gi = be.poison(n, t)
+        be.launcher(g.gelu_backward, grid, 256)(
+            be.to_device(x), be.to_device(go), gi, n
+        )
+        h = 1e-6
+        deriv = (_gelu(xv + h) - _gelu(xv - h)) / (2 * h)
+        want = go.astype(np.float64) * deriv
+        _close(be, gi, want, computed, scale=np.abs(want).max())
 
 
 def softmax(be, t, rng):
@@ -164,28 +187,31 @@ def reduce_sum(be, t, rng):
 
 
 def histogram(be, t, rng):
-    n = be.size(200_000, 5000)
-    x = _random(rng, n, t, -1.0, 1.0)
-    counts = be.to_device(np.zeros(64, dtype=np.int32))
+    mod = EX["histogram"]
     lo, hi = -0.75, 0.75
-    be.launcher(EX["histogram"].histogram, _grid(n, 256), 256)(
-        be.to_device(x), counts, n, lo, hi
-    )
-    v = x.astype(np.float32)
-    f32 = np.float32
-    inside = (v >= f32(lo)) & (v < f32(hi))
-    b = (((v[inside] - f32(lo)) / (f32(hi) - f32(lo))) * f32(64)).astype(np.int32)
-    want = np.bincount(np.minimum(b, 63), minlength=64)
-    np.testing.assert_array_equal(be.to_host(counts), want)
+    lanes = 16 // t.np_dtype.itemsize
+    for n in (be.size(2_000_003, 5003), lanes - 1):  # a ragged tail; a tail only
+        x = _random(rng, n, t, -1.0, 1.0)
+        counts = be.to_device(np.zeros(256, dtype=np.int32))
+        # fewer blocks than vectors: the grid-stride loop and several merges
+        grid = min(mod.histogram_grid(n, t.np_dtype.itemsize), be.size(40, 2))
+        be.launcher(mod.histogram, grid, 256)(be.to_device(x), counts, n, lo, hi)
+        v = x.astype(np.float32)
+        f32 = np.float32
+        scale = f32(256) / (f32(hi) - f32(lo))
+        inside = (v >= f32(lo)) & (v < f32(hi))
+        b = ((v[inside] - f32(lo)) * scale).astype(np.int32)
+        want = np.bincount(np.minimum(b, 255), minlength=256)
+        np.testing.assert_array_equal(be.to_host(counts), want)
 
 
 def transpose(be, t, rng):
-    rows, cols = be.size(1000, 70), be.size(777, 45)
-    a = _random(rng, (rows, cols), t)
-    out = be.poison((cols, rows), t)
-    grid = (_grid(cols, 32), _grid(rows, 32))
-    be.launcher(EX["transpose"].transpose, grid, (32, 32))(be.to_device(a), out)
-    np.testing.assert_array_equal(be.to_host(out), a.T)
+    for rows, cols in ((be.size(1000, 70), be.size(777, 45)), (64, 32)):
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, 32), _grid(rows, 32))
+        be.launcher(EX["transpose"].transpose, grid, (32, 8))(be.to_device(a), out)
+        np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
 def matmul(be, t, rng):
@@ -200,9 +226,38 @@ def matmul(be, t, rng):
     _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def sgemm(be, t, rng):
+    mod = EX["matmul"]
+    # ragged in every dimension (and N % 4 != 0: the scalar stores), then
+    # whole 128 x 128 tiles with N % 4 == 0 (the 16-byte stores)
+    shapes = [(be.size(300, 130), be.size(257, 67), be.size(203, 19))]
+    shapes.append((be.size(512, 128), be.size(384, 128), be.size(256, 16)))
+    for M, N, K in shapes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c, M, N, K)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
+def smooth(be, t, rng):
+    mod = EX["smooth"]
+    r = mod.RADIUS
+    for n in (be.size(1_000_003, 700), 3):  # several blocks; fewer than the taps
+        x = _random(rng, n, t)
+        out = be.poison(n, t)
+        be.launcher(mod.smooth, _grid(n, 256), 256)(be.to_device(x), out, n)
+        padded = np.pad(x.astype(np.float64), r)
+        taps = mod.TAPS.astype(np.float64)
+        want = sum(taps[k] * padded[k : k + n] for k in range(2 * r + 1))
+        _close(be, out, want, t, scale=np.abs(x).astype(np.float64).max())
+
+
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
+    add: EX["vector_add"].add,
     saxpy: EX["saxpy"].saxpy,
     gelu: EX["gelu"].gelu,
     softmax: EX["softmax"].softmax,
@@ -210,6 +265,8 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,
+    sgemm: EX["matmul"].sgemm,
+    smooth: EX["smooth"].smooth,
 }
 
 

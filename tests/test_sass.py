@@ -1,13 +1,136 @@
-"""Speed guards read from the SASS (tests/sass.py), no GPU needed."""
+"""Speed guards read from the SASS (tests/sass.py), no GPU needed: the
+properties that make the examples fast (docs in each example's docstring)."""
+
+import pytest
 
 from examples_index import example_modules
 from sass import sass_of
 
+EX = example_modules()
+
 
 def test_float32x4_add_uses_128_bit_global_accesses_and_no_spills():
-    inst = example_modules()["vector_add"].vector_add_x4.dispatch("f32")
-    sass = sass_of(inst)
+    sass = sass_of(EX["vector_add"].vector_add_x4.dispatch("f32"))
     assert sass.count(r"^LDG\.E\.128") == 2
     assert sass.count(r"^STG\.E\.128") == 1
     assert sass.count(r"^LDG\.E(\.CONSTANT)?\s") == 0  # no 32-bit loads
     assert sass.spills == 0
+
+
+def _instances(kernel):
+    return [kernel.dispatch(t) for t in kernel.supported_dtypes]
+
+
+@pytest.mark.parametrize("inst", _instances(EX["vector_add"].add), ids=lambda i: i.name)
+def test_add_moves_16_bytes_per_access_for_every_dtype(inst):
+    sass = sass_of(inst)
+    unroll = inst.constexprs["UNROLL"]
+    # UNROLL 16-byte loads of x and of y, UNROLL 16-byte stores
+    assert sass.count(r"LDG\.E\.128") == 2 * unroll
+    assert sass.count(r"STG\.E\.128") == unroll
+    # narrower accesses only in the tail: one load of x, one of y, one store
+    assert sass.count(r"LDG\.E(\.U8|\.S8|\.U16|\.S16|\.64)?\s") == 2
+    assert sass.count(r"STG\.E(\.U8|\.S8|\.U16|\.S16|\.64)?\s") == 1
+    assert sass.spills == 0
+
+
+def test_add_issues_every_load_before_the_first_store():
+    sass = sass_of(EX["vector_add"].add.dispatch("bf16"))
+    ops = [i for i in sass.instructions if "LDG" in i or "STG" in i]
+    first_store = next(k for k, i in enumerate(ops) if "STG" in i)
+    assert sum("LDG.E.128" in i for i in ops[:first_store]) == 8
+
+
+GELUS = _instances(EX["gelu"].gelu) + _instances(EX["gelu"].gelu_backward)
+
+
+@pytest.mark.parametrize("inst", GELUS, ids=lambda i: i.name)
+def test_gelu_moves_16_bytes_per_access_and_does_not_spill(inst):
+    sass = sass_of(inst)
+    unroll = inst.constexprs["UNROLL"]
+    loads = 2 if inst.kernel.name == "gelu_backward" else 1
+    assert sass.count(r"LDG\.E\.128") == loads * unroll
+    assert sass.count(r"STG\.E\.128") == unroll
+    assert sass.spills == 0
+
+
+def test_bf16_gelu_stays_short():
+    # The arithmetic bounds bf16 GELU: accurate tanhf (one EX2, one RCP per
+    # element, 8 lanes x UNROLL 2 + the scalar tail) and no division
+    # slow path. 456 instructions on CUDA 12.x; a formulation with a
+    # division or a second transcendental is far above.
+    sass = sass_of(EX["gelu"].gelu.dispatch("bf16"))
+    assert sass.count(r"^MUFU\.EX2") == 17
+    assert sass.count(r"^MUFU\.RCP") == 17
+    assert sass.count(r"FCHK") == 0
+    assert len(sass.instructions) < 520
+
+
+def test_sgemm_is_register_tiled_with_128_bit_shared_reads_and_no_spills():
+    sass = sass_of(EX["matmul"].sgemm.dispatch("f32"))
+    # the unrolled BK = 8 loop: 8 x 8 x 8 fused multiply-adds fed by four
+    # Float32x4 shared reads per k (two of a's column, two of b's row)
+    assert sass.count(r"^FFMA\s") == 512
+    assert sass.count(r"^LDS\.128") == 32
+    # tile 0 and the double-buffered next tile: one 16-byte store each of a, b
+    assert sass.count(r"^STS\.128") == 4
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    assert sass.spills == 0
+    # the 16-byte stores of c, 16 per thread, when N % 4 == 0
+    assert sass.count(r"STG\.E\.128") == 16
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f32", "f64"])
+def test_histogram_reads_16_bytes_and_counts_in_shared_memory(dtype):
+    inst = EX["histogram"].histogram.dispatch(dtype)
+    sass = sass_of(inst)
+    lanes = 128 // inst.dtypes[0].width
+    vectors = sass.count(r"LDG\.E\.128")  # ptxas may unroll the loop
+    assert vectors >= 1
+    # one shared atomic per lane of each vector, one for the tail
+    assert sass.count(r"\bATOMS\.") == lanes * vectors + 1
+    # global atomics only in the merge (a few bins per thread, unrolled)
+    assert sass.count(r"\b(REDG|ATOMG|RED|ATOM)\.") <= 8
+    assert sass.spills == 0
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f64"])
+def test_transpose_goes_through_shared_memory_without_spills(dtype):
+    sass = sass_of(EX["transpose"].transpose.dispatch(dtype))
+    # TILE // ROWS = 4 global loads and stores a thread, each through the tile
+    assert sass.count(r"\bLDG\.") == 4
+    assert sass.count(r"\bSTG\.") == 4
+    assert sass.count(r"\bSTS\b") == 4
+    assert sass.count(r"\bLDS\b") == 4
+    assert sass.spills == 0
+
+
+def test_smooth_reads_its_taps_from_constant_memory():
+    sass = sass_of(EX["smooth"].smooth.dispatch())
+    # global loads only for the window (its body and right halo); the taps
+    # come from the constant bank (c[0x3][...], in five 64-bit uniform loads)
+    # into the unrolled multiply-adds
+    assert sass.count(r"\bLDG\.") == 2
+    assert sass.count(r"c\[0x3\]") == 5
+    assert sass.count(r"^FFMA\s") == 9
+    assert sass.spills == 0
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "f32", "f64"])
+def test_saxpy_moves_16_bytes_per_access(dtype):
+    sass = sass_of(EX["saxpy"].saxpy.dispatch(dtype))
+    assert sass.count(r"LDG\.E\.128") >= 2  # x and y (ptxas may unroll)
+    assert sass.count(r"STG\.E\.128") >= 1
+    assert sass.spills == 0
+
+
+def test_sgemm_prefetches_the_next_tile_during_the_multiply():
+    ins = sass_of(EX["matmul"].sgemm.dispatch("f32")).instructions
+    bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
+    body = ins[bars[0] + 1 : bars[1]]  # the main loop: one barrier a tile
+    loads = [k for k, i in enumerate(body) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(body) if i.startswith("FFMA")]
+    assert len(loads) == 8 and len(ffmas) == 512
+    # the global loads of tile t + 1 are issued with many multiply-adds of
+    # tile t still to come (the compiler must not sink them to their use)
+    assert sum(k > max(loads) for k in ffmas) >= 128

@@ -80,12 +80,12 @@ def test_an_accumulating_kernel_counts_once(fresh):
     tuned = kdsl.autotune(configs=configs, key=["n"])(HISTOGRAM.histogram)
     n = 1 << 18
     x = cp.random.random(n, dtype=cp.float32)
-    counts = cp.full(64, 7, dtype=cp.int32)
+    counts = cp.full(256, 7, dtype=cp.int32)  # BINS = 256
     tuned[shape(n)](x, counts, n, 0.0, 1.0)
-    once = cp.full(64, 7, dtype=cp.int32)
+    once = cp.full(256, 7, dtype=cp.int32)
     HISTOGRAM.histogram[(n + 255) // 256, 256](x, once, n, 0.0, 1.0)
     assert counts.get().tobytes() == once.get().tobytes()
-    assert int(counts.sum()) == 64 * 7 + n
+    assert int(counts.sum()) == 256 * 7 + n
 
 
 def test_a_strided_view_is_restored_and_its_gaps_kept(fresh):

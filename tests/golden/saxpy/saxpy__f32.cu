@@ -350,16 +350,70 @@ __device__ __forceinline__ int32_t lane_id()
 }  // namespace kdsl
 
 #endif  // KDSL_INTRINSICS_H
+// kdsl prelude, vector part: Vector[T, N] as an aligned array, so that a
+// 16-byte vector load or store is one 128-bit instruction.  A vector
+// expression is one scalar lambda (kdsl's exact scalar semantics) applied
+// lane by lane by vmap.
+#ifndef KDSL_VECTOR_H
+#define KDSL_VECTOR_H
+
+namespace kdsl {
+
+template <typename T, int N>
+struct alignas(sizeof(T) * N) vec {
+    T v[N];
+};
+
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N> splat(T x)
+{
+    vec<T, N> r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        r.v[i] = x;
+    }
+    return r;
+}
+
+// f applied lane by lane to one or more vectors of N lanes (their element
+// types may differ): r.v[i] = f(a.v[i], b.v[i], ...).
+template <typename F, typename T, int N, typename... Ts>
+__device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>... rest)
+    -> vec<decltype(f(a.v[0], rest.v[0]...)), N>
+{
+    vec<decltype(f(a.v[0], rest.v[0]...)), N> r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        r.v[i] = f(a.v[i], rest.v[i]...);
+    }
+    return r;
+}
+
+}  // namespace kdsl
+
+#endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
 extern "C" __global__ void saxpy__f32(float a, const float* x, float* y, int32_t n) {
+    // xv = x.vec(L)
+    const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
+    // yv = y.vec(L)
+    kdsl::vec<float, 4>* yv = reinterpret_cast<kdsl::vec<float, 4>*>(y);
     // start = block_idx.x * block_dim.x + thread_idx.x
     int32_t start = kdsl::add(kdsl::mul(int32_t(blockIdx.x), int32_t(blockDim.x)),
                               int32_t(threadIdx.x));
-    // for i in range(start, n, block_dim.x * grid_dim.x):
-    int32_t i_step = kdsl::mul(int32_t(blockDim.x), int32_t(gridDim.x));
-    for (int32_t i = start; kdsl::in_range(i, n, i_step); i += i_step) {
-        // y[i] = a * x[i] + y[i]
-        y[i] = (a * x[i]) + y[i];
+    // for j in range(start, n // L, block_dim.x * grid_dim.x):
+    int32_t j_end = kdsl::floordiv(n, 4);
+    int32_t j_step = kdsl::mul(int32_t(blockDim.x), int32_t(gridDim.x));
+    for (int32_t j = start; kdsl::in_range(j, j_end, j_step); j += j_step) {
+        // yv[j] = a * xv[j] + yv[j]
+        yv[j] = kdsl::vmap([a](const float b, const float c) { return (a * b) + c; }, xv[j], yv[j]);
+    }
+    // t = n // L * L + thread_idx.x
+    int32_t t = kdsl::add(kdsl::mul(kdsl::floordiv(n, 4), 4), int32_t(threadIdx.x));
+    // if block_idx.x == 0 and t < n:
+    if ((int32_t(blockIdx.x) == 0) && (t < n)) {
+        // y[t] = a * x[t] + y[t]
+        y[t] = (a * x[t]) + y[t];
     }
 }

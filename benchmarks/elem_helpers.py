@@ -1,0 +1,39 @@
+"""Shared by the elementwise, GELU, transpose, histogram and SGEMM benchmark
+families (benchmarks/families/): dtypes, sizes and checks. GPU only: torch is
+imported inside the functions."""
+
+from __future__ import annotations
+
+DTYPES = ["f32", "f16", "bf16"]
+TOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1.6e-2}
+
+
+def torch_dtype(short: str):
+    import torch
+
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[short]
+
+
+def sizes(quick: bool) -> list[int]:
+    """Element counts from launch-bound to memory-bound."""
+    exps = [16, 20, 24, 28] if quick else [16, 18, 20, 22, 24, 26, 28]
+    return [1 << e for e in exps]
+
+
+def close(got, want, tol: float, what: str):
+    """Relative max error of ``got`` against ``want`` (both torch tensors)."""
+    g, w = got.double(), want.double()
+    err = float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
+    if not err <= tol:
+        raise AssertionError(f"{what}: relative error {err:.3g} > {tol}")
+
+
+def cupy_of(t):
+    """A CuPy view of a torch tensor, or None where CuPy lacks the dtype."""
+    import torch
+
+    if t.dtype == torch.bfloat16:
+        return None
+    import cupy as cp
+
+    return cp.from_dlpack(t)

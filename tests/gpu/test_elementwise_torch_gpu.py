@@ -1,0 +1,138 @@
+"""The fast elementwise, transpose, histogram, SGEMM and smooth examples on
+PyTorch tensors, against PyTorch, through their launch helpers (the tuned
+configurations, as the benchmarks run them). Tolerances are relative to
+the largest reference value."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import example_checks  # noqa: E402
+
+EX = example_checks.EX
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+# one rounding of a Float32 result to the dtype, plus Float32 math inside
+TOL = {"f32": 2e-6, "f16": 1e-3, "bf16": 8e-3}
+SIZES = [1, 7, 1000, (1 << 20) + 3, (1 << 24) + 17]
+
+
+def _rel(got, want):
+    g, w = got.double(), want.double()
+    return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_add_equals_torch_add(dtype, n):
+    x = torch.randn(n, device="cuda", dtype=DTYPES[dtype])
+    y = torch.randn(n, device="cuda", dtype=DTYPES[dtype])
+    out = torch.full_like(x, float("nan"))
+    EX["vector_add"].launch_add(x, y, out)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x + y)  # one correctly rounded add: exact
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_gelu_forward_and_backward_match_torch(dtype, n):
+    g = EX["gelu"]
+    x = torch.randn(n, device="cuda", dtype=DTYPES[dtype]) * 3
+    y = torch.full_like(x, float("nan"))
+    g.launch_gelu(x, y)
+    want = torch.nn.functional.gelu(x.double(), approximate="tanh")
+    assert _rel(y, want) <= TOL[dtype] * 2
+    go = torch.randn_like(x)
+    gi = torch.full_like(x, float("nan"))
+    g.launch_gelu_backward(x, go, gi)
+    want = torch.ops.aten.gelu_backward(go.double(), x.double(), approximate="tanh")
+    assert _rel(gi, want) <= TOL[dtype] * 4
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+@pytest.mark.parametrize("shape", [(1, 1), (33, 65), (1000, 777), (4096, 4096)])
+def test_transpose_equals_torch(dtype, shape):
+    x = torch.randn(*shape, device="cuda", dtype=DTYPES[dtype])
+    out = torch.empty(shape[::-1], device="cuda", dtype=x.dtype)
+    EX["transpose"].launch_transpose(x, out)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x.t())
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("n", [5, 100_003, 1 << 24])
+def test_histogram_equals_a_bincount(dtype, n):
+    lo, hi = -2.0, 2.0
+    x = torch.randn(n, device="cuda", dtype=DTYPES[dtype])
+    counts = torch.zeros(256, device="cuda", dtype=torch.int32)
+    EX["histogram"].launch_histogram(x, counts, lo, hi)
+    v = x.float()
+    inside = v[(v >= lo) & (v < hi)]
+    scale = torch.tensor(256.0, device="cuda") / (hi - lo)
+    bins = ((inside - lo) * scale).to(torch.int32).clamp_max(255)
+    assert torch.equal(counts, torch.bincount(bins, minlength=256).to(torch.int32))
+    # torch.histc bins [lo, hi] alike, up to values on a bin edge
+    histc = torch.histc(v, bins=256, min=lo, max=hi)
+    assert float((histc - counts).abs().sum()) <= 1e-4 * n + 2
+
+
+@pytest.mark.parametrize(
+    "M,N,K", [(128, 128, 8), (1000, 1000, 1000), (4096, 4096, 4096), (3000, 2050, 1500)]
+)
+def test_sgemm_matches_torch_without_tf32(M, N, K):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.randn(M, K, device="cuda")
+    b = torch.randn(K, N, device="cuda")
+    c = torch.full((M, N), float("nan"), device="cuda")
+    EX["matmul"].launch_sgemm(a, b, c)
+    want = a.double() @ b.double()
+    err = _rel(c, want)
+    # Float32 accumulation over K terms; cuBLAS's own error for comparison
+    assert err <= 4 * _rel(torch.matmul(a, b), want) + 1e-6
+
+
+def test_sgemm_gives_the_interpreters_bits():
+    mod = EX["matmul"]
+    rng = np.random.default_rng(5)
+    M, N, K = 130, 67, 19
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    host = np.zeros((M, N), np.float32)
+    grid = ((N + 127) // 128, (M + 127) // 128)
+    mod.sgemm.interpret[grid, 256](a, b, host, M, N, K)
+    dev = torch.zeros(M, N, device="cuda")
+    mod.launch_sgemm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), dev)
+    assert dev.cpu().numpy().tobytes() == host.tobytes()
+
+
+def test_smooth_matches_a_torch_convolution():
+    mod = EX["smooth"]
+    n = (1 << 20) + 5
+    x = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    mod.smooth[(n + 255) // 256, 256](x, out, n)
+    taps = torch.from_numpy(mod.TAPS).cuda().double().view(1, 1, -1)
+    xd = x.double().view(1, 1, -1)  # float64: no TF32 in the reference
+    want = torch.nn.functional.conv1d(xd, taps, padding=mod.RADIUS)
+    assert _rel(out, want.view(-1)) <= 1e-6
+
+
+def test_in_place_add_and_gelu_survive_the_autotune_search():
+    n = (1 << 21) + 999  # a size of its own: its first launch searches
+    x = torch.randn(n, device="cuda")
+    want = x + x
+    EX["vector_add"].launch_add(x, x, x)
+    torch.cuda.synchronize()
+    assert torch.equal(x, want)
+    y = torch.randn(n + 1, device="cuda", dtype=torch.bfloat16)
+    once = torch.empty_like(y)
+    EX["gelu"].gelu[EX["gelu"].gelu_grid(n + 1, 2), 256](y, once, n + 1)
+    EX["gelu"].launch_gelu(y, y)  # in place, searched
+    assert torch.equal(y, once)  # BLOCK/UNROLL do not change the bits

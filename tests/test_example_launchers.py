@@ -1,0 +1,73 @@
+"""The examples' launch helpers (``launch_add``, ``launch_gelu`` …: the grid
+arithmetic and the tuned wrappers that the benchmarks and users call), run
+in the CPU interpreter through ``KDSL_INTERPRET=1``."""
+
+import numpy as np
+import pytest
+
+from examples_index import example_modules
+
+EX = example_modules()
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("KDSL_INTERPRET", "1")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8])
+def test_launch_add(dtype):
+    n = 16 * 256 * 2 + 21  # more than one tile of the first config, a tail
+    x = RNG.integers(-50, 50, n).astype(dtype)
+    y = RNG.integers(-50, 50, n).astype(dtype)
+    out = np.zeros(n, dtype)
+    EX["vector_add"].launch_add(x, y, out)
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_launch_gelu_and_backward():
+    g = EX["gelu"]
+    n = 3001
+    x = RNG.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    g.launch_gelu(x, y)
+    xd = x.astype(np.float64)
+    want = 0.5 * xd * (1 + np.tanh(np.sqrt(2 / np.pi) * (xd + 0.044715 * xd**3)))
+    assert np.abs(y - want).max() < 1e-6
+    gi = np.full(n, np.nan, np.float32)
+    g.launch_gelu_backward(x, np.ones(n, np.float32), gi)
+    assert not np.isnan(gi).any()
+
+
+def test_launch_transpose_histogram_and_sgemm():
+    a = RNG.standard_normal((45, 70)).astype(np.float32)
+    out = np.zeros((70, 45), np.float32)
+    EX["transpose"].launch_transpose(a, out)
+    np.testing.assert_array_equal(out, a.T)
+
+    x = RNG.uniform(-1, 1, 4099).astype(np.float32)
+    counts = np.zeros(256, np.int32)
+    EX["histogram"].launch_histogram(x, counts, -1.0, 1.0)
+    assert counts.sum() == 4099
+
+    M, N, K = 20, 12, 9
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    EX["matmul"].launch_sgemm(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_launch_helpers_refuse_mismatched_shapes():
+    a = np.zeros((4, 3), np.float32)
+    with pytest.raises(ValueError, match="sgemm"):
+        EX["matmul"].launch_sgemm(a, np.zeros((4, 5), np.float32), np.zeros((4, 5)))
+    with pytest.raises(ValueError, match="transpose"):
+        EX["transpose"].launch_transpose(a, np.zeros((4, 3), np.float32))
+
+
+def test_in_place_add_is_one_add():
+    x = np.arange(5000, dtype=np.float32)
+    EX["vector_add"].launch_add(x, x, x)
+    np.testing.assert_array_equal(x, 2 * np.arange(5000, dtype=np.float32))
