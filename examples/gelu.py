@@ -3,7 +3,8 @@ for every float dtype.
 
     gelu(v) = 0.5 * v * (1 + tanh(u)),   u = sqrt(2/pi) * (v + 0.044715 * v**3)
 
-Computed in Float32 (16-bit inputs are widened, the result is rounded once on
+Computed in Float32 (Float64 for Float64 data, so that gradients can be
+checked numerically; 16-bit inputs are widened, the result is rounded once on
 store), lane-wise on vectors: ``kdsl.math.tanh(u)`` of a Float32x8 runs
 ``tanhf`` on each of its 8 lanes (one ``kdsl::vmap`` in the C++).
 
@@ -33,7 +34,16 @@ of BLOCK threads (16-byte aligned pointers, checked at launch).
 """
 
 import kdsl
-from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
+from kdsl import (
+    Constexpr,
+    Float32,
+    Float64,
+    Int32,
+    Pointer,
+    Vector,
+    block_idx,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -44,7 +54,8 @@ COEFF = 0.044715
 @kdsl.func
 def tanh_u(v):
     """``tanh(sqrt(2/pi) * (v + 0.044715 v**3))``, lane-wise on vectors."""
-    return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    T = v.dtype  # the constants in the type computed in (Float32 or Float64)
+    return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
 
 
 @kdsl.func
@@ -55,24 +66,26 @@ def gelu_value(v):
 
 @kdsl.func
 def gelu_slope(v):
+    T = v.dtype
     t = tanh_u(v)
-    du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
+    du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
     return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
 
 
 @kdsl.kernel
 def gelu_backward(
     x: Pointer[D],
-    grad_out: Pointer[D],
-    grad_in: Pointer[D],
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
     n: Int32,
     BLOCK: Constexpr[int] = 256,
     UNROLL: Constexpr[int] = 2,
 ):
     L = 128 // D.width
+    C = Float64 if D.width == 64 else Float32  # the type computed in
     xv = x.vec(L)
-    gv = grad_out.vec(L)
-    iv = grad_in.vec(L)
+    gv = grad_y.vec(L)
+    iv = grad_x.vec(L)
     nv = n // L
     first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -85,12 +98,12 @@ def gelu_backward(
     for u in kdsl.range_constexpr(UNROLL):
         j = first + u * BLOCK
         if j < nv:
-            dy = gelu_slope(a[u].to(Float32))
-            iv[j] = (g[u].to(Float32) * dy).to(D)
+            dy = gelu_slope(a[u].to(C))
+            iv[j] = (g[u].to(C) * dy).to(D)
     t = nv * L + thread_idx.x
     if block_idx.x == 0 and t < n:
-        slope = gelu_slope(x[t].to(Float32))
-        grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
+        slope = gelu_slope(x[t].to(C))
+        grad_x[t] = (grad_y[t].to(C) * slope).to(D)
 
 
 @kdsl.kernel(backward=gelu_backward)
@@ -102,6 +115,7 @@ def gelu(
     UNROLL: Constexpr[int] = 2,
 ):
     L = 128 // D.width
+    C = Float64 if D.width == 64 else Float32  # the type computed in
     xv = x.vec(L)
     yv = y.vec(L)
     nv = n // L
@@ -114,11 +128,11 @@ def gelu(
     for u in kdsl.range_constexpr(UNROLL):
         j = first + u * BLOCK
         if j < nv:
-            v = a[u].to(Float32)  # L lanes of Float32
+            v = a[u].to(C)  # L lanes of C
             yv[j] = gelu_value(v).to(D)
     t = nv * L + thread_idx.x
     if block_idx.x == 0 and t < n:
-        y[t] = gelu_value(x[t].to(Float32)).to(D)
+        y[t] = gelu_value(x[t].to(C)).to(D)
 
 
 def gelu_grid(n: int, itemsize: int, BLOCK: int = 256, UNROLL: int = 2) -> int:
@@ -150,10 +164,10 @@ def launch_gelu(x, y, stream=None):
     gelu_tuned[_grid_of(n, x.itemsize)](x, y, n, stream=stream)
 
 
-def launch_gelu_backward(x, grad_out, grad_in, stream=None):
-    """``grad_in = grad_out * gelu'(x)`` on the GPU, tuned per size."""
+def launch_gelu_backward(x, grad_y, grad_x, stream=None):
+    """``grad_x = grad_y * gelu'(x)`` on the GPU, tuned per size."""
     n = x.size if isinstance(x.size, int) else x.numel()
-    gelu_backward_tuned[_grid_of(n, x.itemsize)](x, grad_out, grad_in, n, stream=stream)
+    gelu_backward_tuned[_grid_of(n, x.itemsize)](x, grad_y, grad_x, n, stream=stream)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import torch
 
 from kdsl.runtime import launch as _launch
+from kdsl.runtime.checks import grid_dims
 from kdsl.runtime import errors as _errors  # noqa: F401 - registers the entries
 from kdsl.transpile.errors import error
 
@@ -251,17 +252,18 @@ def _plan(op_name, inputs, outputs, launches):
                 kernel=kernel.name,
                 params=", ".join(names),
             )
-    grid = fwd.launcher.grid
-    if callable(grid):
-        raise error("torch-callable-grid", op=op_name, kernel=kernel.name)
-    block = fwd.launcher.block
-    if fwd.launcher.follows:  # block="BLOCK": the constexpr of this launch
-        inst = fwd.launcher.instance or kernel.instance(
+    launcher = fwd.launcher
+    grid, block = launcher.grid, launcher.block
+    if callable(grid) or launcher.follows:  # from this launch's constexprs
+        inst = launcher.instance or kernel.instance(
             kernel._dtypes_of(fwd.args),
             kernel._constexpr_values((), fwd.constexprs),
             kernel.absent_of(fwd.args),
         )
-        block = (inst.constexprs[kernel.block_option],)
+        if callable(grid):
+            grid = grid_dims(grid(inst.constexprs), "grid()")
+        if launcher.follows:  # block="BLOCK"
+            block = (inst.constexprs[kernel.block_option],)
     plan = Plan(
         kernel=backward,
         block=tuple(block),

@@ -40,6 +40,7 @@ from kdsl.runtime import cache
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime.benchmark import Bench
 from kdsl.runtime.kernel import Kernel
+from kdsl.runtime.launch import INTERCEPT
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
 
@@ -203,10 +204,26 @@ class Autotuned:
             return self._interpret(grid, block, args)
         if self.pinned is not None:
             config = self.pinned
+        elif INTERCEPT.hook is not None:
+            config = self._untimed(args)
         else:
             search = self._search_for(grid, block, args, stream, shared_mem)
             config = self.configs[search.best]
         self._launch_config(config, grid, block, args, stream, shared_mem)
+
+    def _untimed(self, args) -> Config:
+        """The configuration of a launch that ``kdsl.torch`` records, skips
+        or interprets (nothing runs on the GPU, so nothing can be timed): the
+        one a search chose for these arguments if there was one, else the
+        first that ``prune`` keeps.  Nothing is stored."""
+        try:
+            key = self._key(args)
+            search = self.searches.get(key) or self._load(key)
+        except Exception:  # noqa: BLE001 - no GPU, or arguments PyTorch fakes
+            search = None
+        if search is not None:
+            return self.configs[search.best]
+        return self.configs[self._kept(args)[0]]
 
     def _search_for(self, grid, block, args, stream, shared_mem) -> Search:
         if len(args) != len(self.kernel.signature.runtime):

@@ -488,13 +488,6 @@ register(
         "can be given tensors, ints and floats",
     ),
     (
-        "torch-callable-grid",
-        "E535",
-        DSLError,
-        "operator '{op}': '{kernel}' is launched with a grid computed from its "
-        "constexprs; give the grid as numbers so its backward can reuse it",
-    ),
-    (
         "torch-mixed-devices",
         "E536",
         DSLError,

@@ -388,7 +388,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 static __device__ kdsl::vec<float, 8> tanh_u__f32x8(kdsl::vec<float, 8> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
             [](const float v) {
                 return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
@@ -408,7 +408,7 @@ static __device__ kdsl::vec<float, 8> gelu_value__f32x8(kdsl::vec<float, 8> v) {
 }
 
 static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
 }
 
@@ -450,7 +450,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 0]
+        // v = a[u].to(C)  [u = 0]
         kdsl::vec<float, 8> v = kdsl::vmap(
                 [](const __nv_bfloat16 b) {
                     return __bfloat162float(b);
@@ -467,7 +467,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 1]
+        // v = a[u].to(C)  [u = 1]
         kdsl::vec<float, 8> v = kdsl::vmap(
                 [](const __nv_bfloat16 b) {
                     return __bfloat162float(b);
@@ -484,7 +484,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     int32_t t = kdsl::add(kdsl::mul(nv, 8), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // y[t] = gelu_value(x[t].to(Float32)).to(D)
+        // y[t] = gelu_value(x[t].to(C)).to(D)
         y[t] = __float2bfloat16_rn(gelu_value__f32(__bfloat162float(x[t])));
     }
 }

@@ -356,7 +356,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 static __device__ kdsl::vec<float, 4> tanh_u__f32x4(kdsl::vec<float, 4> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
             [](const float v) {
                 return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
@@ -376,7 +376,7 @@ static __device__ kdsl::vec<float, 4> gelu_value__f32x4(kdsl::vec<float, 4> v) {
 }
 
 static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
 }
 
@@ -418,7 +418,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 0]
+        // v = a[u].to(C)  [u = 0]
         kdsl::vec<float, 4> v = a[0];
         // yv[j] = gelu_value(v).to(D)  [u = 0]
         yv[j] = gelu_value__f32x4(v);
@@ -427,7 +427,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 1]
+        // v = a[u].to(C)  [u = 1]
         kdsl::vec<float, 4> v = a[1];
         // yv[j] = gelu_value(v).to(D)  [u = 1]
         yv[j] = gelu_value__f32x4(v);
@@ -436,7 +436,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     int32_t t = kdsl::add(kdsl::mul(nv, 4), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // y[t] = gelu_value(x[t].to(Float32)).to(D)
+        // y[t] = gelu_value(x[t].to(C)).to(D)
         y[t] = gelu_value__f32(x[t]);
     }
 }

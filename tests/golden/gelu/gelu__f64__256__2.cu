@@ -355,36 +355,36 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
-static __device__ kdsl::vec<float, 2> tanh_u__f32x2(kdsl::vec<float, 2> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+static __device__ kdsl::vec<double, 2> tanh_u__f64x2(kdsl::vec<double, 2> v) {
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
-            [](const float v) {
-                return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+            [](const double v) {
+                return tanh((0.7978845608028654 * v) * fma(0.044715 * v, v, 1.0));
             },
             v);
 }
 
-static __device__ kdsl::vec<float, 2> gelu_value__f32x2(kdsl::vec<float, 2> v) {
+static __device__ kdsl::vec<double, 2> gelu_value__f64x2(kdsl::vec<double, 2> v) {
     // h = 0.5 * v
-    kdsl::vec<float, 2> h = kdsl::vmap([](const float v) { return 0.5f * v; }, v);
+    kdsl::vec<double, 2> h = kdsl::vmap([](const double v) { return 0.5 * v; }, v);
     // return kdsl.math.fma(h, tanh_u(v), h)
     return kdsl::vmap(
-            [](const float h, const float a) {
-                return fmaf(h, a, h);
+            [](const double h, const double a) {
+                return fma(h, a, h);
             },
-            h, tanh_u__f32x2(v));
+            h, tanh_u__f64x2(v));
 }
 
-static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
-    return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+static __device__ double tanh_u__f64(double v) {
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
+    return tanh((0.7978845608028654 * v) * fma(0.044715 * v, v, 1.0));
 }
 
-static __device__ float gelu_value__f32(float v) {
+static __device__ double gelu_value__f64(double v) {
     // h = 0.5 * v
-    float h = 0.5f * v;
+    double h = 0.5 * v;
     // return kdsl.math.fma(h, tanh_u(v), h)
-    return fmaf(h, tanh_u__f32(v), h);
+    return fma(h, tanh_u__f64(v), h);
 }
 
 extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t n) {
@@ -418,25 +418,25 @@ extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 0]
-        kdsl::vec<float, 2> v = kdsl::vmap([](const double b) { return float(b); }, a[0]);
+        // v = a[u].to(C)  [u = 0]
+        kdsl::vec<double, 2> v = a[0];
         // yv[j] = gelu_value(v).to(D)  [u = 0]
-        yv[j] = kdsl::vmap([](const float a) { return double(a); }, gelu_value__f32x2(v));
+        yv[j] = gelu_value__f64x2(v);
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // v = a[u].to(Float32)  [u = 1]
-        kdsl::vec<float, 2> v = kdsl::vmap([](const double b) { return float(b); }, a[1]);
+        // v = a[u].to(C)  [u = 1]
+        kdsl::vec<double, 2> v = a[1];
         // yv[j] = gelu_value(v).to(D)  [u = 1]
-        yv[j] = kdsl::vmap([](const float a) { return double(a); }, gelu_value__f32x2(v));
+        yv[j] = gelu_value__f64x2(v);
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 2), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // y[t] = gelu_value(x[t].to(Float32)).to(D)
-        y[t] = double(gelu_value__f32(float(x[t])));
+        // y[t] = gelu_value(x[t].to(C)).to(D)
+        y[t] = gelu_value__f64(x[t]);
     }
 }

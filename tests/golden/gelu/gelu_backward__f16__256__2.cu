@@ -388,7 +388,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 static __device__ kdsl::vec<float, 8> tanh_u__f32x8(kdsl::vec<float, 8> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
             [](const float v) {
                 return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
@@ -399,7 +399,7 @@ static __device__ kdsl::vec<float, 8> tanh_u__f32x8(kdsl::vec<float, 8> v) {
 static __device__ kdsl::vec<float, 8> gelu_slope__f32x8(kdsl::vec<float, 8> v) {
     // t = tanh_u(v)
     kdsl::vec<float, 8> t = tanh_u__f32x8(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
     kdsl::vec<float, 8> du = kdsl::vmap(
             [](const float v) {
                 return 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
@@ -414,14 +414,14 @@ static __device__ kdsl::vec<float, 8> gelu_slope__f32x8(kdsl::vec<float, 8> v) {
 }
 
 static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
 }
 
 static __device__ float gelu_slope__f32(float v) {
     // t = tanh_u(v)
     float t = tanh_u__f32(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
     float du = 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
     // return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
     return fmaf((0.5f * v) * fmaf(-t, t, 1.0f), du, 0.5f + (0.5f * t));
@@ -429,15 +429,15 @@ static __device__ float gelu_slope__f32(float v) {
 
 extern "C" __global__ void gelu_backward__f16__256__2(
         const __half* x,
-        const __half* grad_out,
-        __half* grad_in,
+        const __half* grad_y,
+        __half* grad_x,
         int32_t n) {
     // xv = x.vec(L)
     const kdsl::vec<__half, 8>* xv = reinterpret_cast<const kdsl::vec<__half, 8>*>(x);
-    // gv = grad_out.vec(L)
-    const kdsl::vec<__half, 8>* gv = reinterpret_cast<const kdsl::vec<__half, 8>*>(grad_out);
-    // iv = grad_in.vec(L)
-    kdsl::vec<__half, 8>* iv = reinterpret_cast<kdsl::vec<__half, 8>*>(grad_in);
+    // gv = grad_y.vec(L)
+    const kdsl::vec<__half, 8>* gv = reinterpret_cast<const kdsl::vec<__half, 8>*>(grad_y);
+    // iv = grad_x.vec(L)
+    kdsl::vec<__half, 8>* iv = reinterpret_cast<kdsl::vec<__half, 8>*>(grad_x);
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 8);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
@@ -470,13 +470,13 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 0]
+        // dy = gelu_slope(a[u].to(C))  [u = 0]
         kdsl::vec<float, 8> dy = gelu_slope__f32x8(kdsl::vmap(
                 [](const __half b) {
                     return __half2float(b);
                 },
                 a[0]));
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 0]
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 0]
         iv[j] = kdsl::vmap(
                 [](const __half a, const float dy) {
                     return __float2half_rn(__half2float(a) * dy);
@@ -487,13 +487,13 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 1]
+        // dy = gelu_slope(a[u].to(C))  [u = 1]
         kdsl::vec<float, 8> dy = gelu_slope__f32x8(kdsl::vmap(
                 [](const __half b) {
                     return __half2float(b);
                 },
                 a[1]));
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 1]
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 1]
         iv[j] = kdsl::vmap(
                 [](const __half a, const float dy) {
                     return __float2half_rn(__half2float(a) * dy);
@@ -504,9 +504,9 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     int32_t t = kdsl::add(kdsl::mul(nv, 8), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // slope = gelu_slope(x[t].to(Float32))
+        // slope = gelu_slope(x[t].to(C))
         float slope = gelu_slope__f32(__half2float(x[t]));
-        // grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
-        grad_in[t] = __float2half_rn(__half2float(grad_out[t]) * slope);
+        // grad_x[t] = (grad_y[t].to(C) * slope).to(D)
+        grad_x[t] = __float2half_rn(__half2float(grad_y[t]) * slope);
     }
 }

@@ -356,7 +356,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 static __device__ kdsl::vec<float, 4> tanh_u__f32x4(kdsl::vec<float, 4> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
             [](const float v) {
                 return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
@@ -367,7 +367,7 @@ static __device__ kdsl::vec<float, 4> tanh_u__f32x4(kdsl::vec<float, 4> v) {
 static __device__ kdsl::vec<float, 4> gelu_slope__f32x4(kdsl::vec<float, 4> v) {
     // t = tanh_u(v)
     kdsl::vec<float, 4> t = tanh_u__f32x4(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
     kdsl::vec<float, 4> du = kdsl::vmap(
             [](const float v) {
                 return 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
@@ -382,14 +382,14 @@ static __device__ kdsl::vec<float, 4> gelu_slope__f32x4(kdsl::vec<float, 4> v) {
 }
 
 static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
 }
 
 static __device__ float gelu_slope__f32(float v) {
     // t = tanh_u(v)
     float t = tanh_u__f32(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
     float du = 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
     // return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
     return fmaf((0.5f * v) * fmaf(-t, t, 1.0f), du, 0.5f + (0.5f * t));
@@ -397,15 +397,15 @@ static __device__ float gelu_slope__f32(float v) {
 
 extern "C" __global__ void gelu_backward__f32__256__2(
         const float* x,
-        const float* grad_out,
-        float* grad_in,
+        const float* grad_y,
+        float* grad_x,
         int32_t n) {
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
-    // gv = grad_out.vec(L)
-    const kdsl::vec<float, 4>* gv = reinterpret_cast<const kdsl::vec<float, 4>*>(grad_out);
-    // iv = grad_in.vec(L)
-    kdsl::vec<float, 4>* iv = reinterpret_cast<kdsl::vec<float, 4>*>(grad_in);
+    // gv = grad_y.vec(L)
+    const kdsl::vec<float, 4>* gv = reinterpret_cast<const kdsl::vec<float, 4>*>(grad_y);
+    // iv = grad_x.vec(L)
+    kdsl::vec<float, 4>* iv = reinterpret_cast<kdsl::vec<float, 4>*>(grad_x);
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 4);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
@@ -438,27 +438,27 @@ extern "C" __global__ void gelu_backward__f32__256__2(
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 0]
+        // dy = gelu_slope(a[u].to(C))  [u = 0]
         kdsl::vec<float, 4> dy = gelu_slope__f32x4(a[0]);
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 0]
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 0]
         iv[j] = kdsl::vmap([](const float a, const float dy) { return a * dy; }, g[0], dy);
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 1]
+        // dy = gelu_slope(a[u].to(C))  [u = 1]
         kdsl::vec<float, 4> dy = gelu_slope__f32x4(a[1]);
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 1]
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 1]
         iv[j] = kdsl::vmap([](const float a, const float dy) { return a * dy; }, g[1], dy);
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 4), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // slope = gelu_slope(x[t].to(Float32))
+        // slope = gelu_slope(x[t].to(C))
         float slope = gelu_slope__f32(x[t]);
-        // grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
-        grad_in[t] = grad_out[t] * slope;
+        // grad_x[t] = (grad_y[t].to(C) * slope).to(D)
+        grad_x[t] = grad_y[t] * slope;
     }
 }

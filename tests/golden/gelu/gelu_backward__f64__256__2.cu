@@ -355,57 +355,57 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
-static __device__ kdsl::vec<float, 2> tanh_u__f32x2(kdsl::vec<float, 2> v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
+static __device__ kdsl::vec<double, 2> tanh_u__f64x2(kdsl::vec<double, 2> v) {
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
-            [](const float v) {
-                return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+            [](const double v) {
+                return tanh((0.7978845608028654 * v) * fma(0.044715 * v, v, 1.0));
             },
             v);
 }
 
-static __device__ kdsl::vec<float, 2> gelu_slope__f32x2(kdsl::vec<float, 2> v) {
+static __device__ kdsl::vec<double, 2> gelu_slope__f64x2(kdsl::vec<double, 2> v) {
     // t = tanh_u(v)
-    kdsl::vec<float, 2> t = tanh_u__f32x2(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
-    kdsl::vec<float, 2> du = kdsl::vmap(
-            [](const float v) {
-                return 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
+    kdsl::vec<double, 2> t = tanh_u__f64x2(v);
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
+    kdsl::vec<double, 2> du = kdsl::vmap(
+            [](const double v) {
+                return 0.7978845608028654 * fma(0.134145 * v, v, 1.0);
             },
             v);
     // return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
     return kdsl::vmap(
-            [](const float v, const float t, const float du) {
-                return fmaf((0.5f * v) * fmaf(-t, t, 1.0f), du, 0.5f + (0.5f * t));
+            [](const double v, const double t, const double du) {
+                return fma((0.5 * v) * fma(-t, t, 1.0), du, 0.5 + (0.5 * t));
             },
             v, t, du);
 }
 
-static __device__ float tanh_u__f32(float v) {
-    // return kdsl.math.tanh(SQRT_2_OVER_PI * v * kdsl.math.fma(COEFF * v, v, 1.0))
-    return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+static __device__ double tanh_u__f64(double v) {
+    // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
+    return tanh((0.7978845608028654 * v) * fma(0.044715 * v, v, 1.0));
 }
 
-static __device__ float gelu_slope__f32(float v) {
+static __device__ double gelu_slope__f64(double v) {
     // t = tanh_u(v)
-    float t = tanh_u__f32(v);
-    // du = SQRT_2_OVER_PI * kdsl.math.fma(3.0 * COEFF * v, v, 1.0)
-    float du = 0.7978846f * fmaf(0.134145f * v, v, 1.0f);
+    double t = tanh_u__f64(v);
+    // du = T(SQRT_2_OVER_PI) * kdsl.math.fma(T(3.0 * COEFF) * v, v, 1.0)
+    double du = 0.7978845608028654 * fma(0.134145 * v, v, 1.0);
     // return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
-    return fmaf((0.5f * v) * fmaf(-t, t, 1.0f), du, 0.5f + (0.5f * t));
+    return fma((0.5 * v) * fma(-t, t, 1.0), du, 0.5 + (0.5 * t));
 }
 
 extern "C" __global__ void gelu_backward__f64__256__2(
         const double* x,
-        const double* grad_out,
-        double* grad_in,
+        const double* grad_y,
+        double* grad_x,
         int32_t n) {
     // xv = x.vec(L)
     const kdsl::vec<double, 2>* xv = reinterpret_cast<const kdsl::vec<double, 2>*>(x);
-    // gv = grad_out.vec(L)
-    const kdsl::vec<double, 2>* gv = reinterpret_cast<const kdsl::vec<double, 2>*>(grad_out);
-    // iv = grad_in.vec(L)
-    kdsl::vec<double, 2>* iv = reinterpret_cast<kdsl::vec<double, 2>*>(grad_in);
+    // gv = grad_y.vec(L)
+    const kdsl::vec<double, 2>* gv = reinterpret_cast<const kdsl::vec<double, 2>*>(grad_y);
+    // iv = grad_x.vec(L)
+    kdsl::vec<double, 2>* iv = reinterpret_cast<kdsl::vec<double, 2>*>(grad_x);
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 2);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
@@ -438,43 +438,27 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     j = kdsl::add(first, 0);
     // if j < nv:  [u = 0]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 0]
-        kdsl::vec<float, 2> dy = gelu_slope__f32x2(kdsl::vmap(
-                [](const double b) {
-                    return float(b);
-                },
-                a[0]));
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 0]
-        iv[j] = kdsl::vmap(
-                [](const double a, const float dy) {
-                    return double(float(a) * dy);
-                },
-                g[0], dy);
+        // dy = gelu_slope(a[u].to(C))  [u = 0]
+        kdsl::vec<double, 2> dy = gelu_slope__f64x2(a[0]);
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 0]
+        iv[j] = kdsl::vmap([](const double a, const double dy) { return a * dy; }, g[0], dy);
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
     if (j < nv) {
-        // dy = gelu_slope(a[u].to(Float32))  [u = 1]
-        kdsl::vec<float, 2> dy = gelu_slope__f32x2(kdsl::vmap(
-                [](const double b) {
-                    return float(b);
-                },
-                a[1]));
-        // iv[j] = (g[u].to(Float32) * dy).to(D)  [u = 1]
-        iv[j] = kdsl::vmap(
-                [](const double a, const float dy) {
-                    return double(float(a) * dy);
-                },
-                g[1], dy);
+        // dy = gelu_slope(a[u].to(C))  [u = 1]
+        kdsl::vec<double, 2> dy = gelu_slope__f64x2(a[1]);
+        // iv[j] = (g[u].to(C) * dy).to(D)  [u = 1]
+        iv[j] = kdsl::vmap([](const double a, const double dy) { return a * dy; }, g[1], dy);
     }
     // t = nv * L + thread_idx.x
     int32_t t = kdsl::add(kdsl::mul(nv, 2), int32_t(threadIdx.x));
     // if block_idx.x == 0 and t < n:
     if ((int32_t(blockIdx.x) == 0) && (t < n)) {
-        // slope = gelu_slope(x[t].to(Float32))
-        float slope = gelu_slope__f32(float(x[t]));
-        // grad_in[t] = (grad_out[t].to(Float32) * slope).to(D)
-        grad_in[t] = double(float(grad_out[t]) * slope);
+        // slope = gelu_slope(x[t].to(C))
+        double slope = gelu_slope__f64(x[t]);
+        // grad_x[t] = (grad_y[t].to(C) * slope).to(D)
+        grad_x[t] = grad_y[t] * slope;
     }
 }
