@@ -16,6 +16,14 @@ Same layout as layer_norm.py: the row in registers as 16-byte vectors,
 cover the row.
 """
 
+import sys
+from pathlib import Path
+
+# the siblings (block_reduce.py ...) import by name however this file is
+# loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 import kdsl
 from block_reduce import block_sum
 from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx

@@ -23,6 +23,13 @@ row and a multiply per element.
 """
 
 import math
+import sys
+from pathlib import Path
+
+# the siblings (block_reduce.py ...) import by name however this file is
+# loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
 from block_reduce import block_max, block_sum, itemsize, vector_lanes
