@@ -149,21 +149,26 @@ WARPS, UNROLL = 8, 4
 BLOCKS_PER_SM = 8  # 8 blocks of 256 threads: every thread slot of an H200 SM
 
 
-_WORKSPACE: dict = {}  # (interpreted?) -> (partials, arrived), reused
+_WORKSPACE: dict = {}  # device (or "cpu") -> (partials, arrived), reused
 
 
 def _workspace(interpret: bool):
-    if interpret not in _WORKSPACE:
-        if interpret:
-            import numpy as xp
-        else:
-            import cupy as xp
-        cap = 4 if interpret else _sms() * BLOCKS_PER_SM
-        _WORKSPACE[interpret] = (
+    """The blocks' partial results and the arrival counter (zero between
+    launches: the last block resets it), allocated once per device."""
+    if interpret:
+        import numpy as xp
+
+        where, cap = "cpu", 4
+    else:
+        import cupy as xp
+
+        where, cap = xp.cuda.runtime.getDevice(), _sms() * BLOCKS_PER_SM
+    if where not in _WORKSPACE:
+        _WORKSPACE[where] = (
             xp.zeros(cap, dtype=xp.float32),
             xp.zeros(1, dtype=xp.uint32),
         )
-    return _WORKSPACE[interpret]
+    return _WORKSPACE[where]
 
 
 def _sms() -> int:
