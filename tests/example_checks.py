@@ -140,10 +140,6 @@ def gelu(be, t, rng):
     _close(be, gi, want, computed, scale=np.abs(want).max())
 
 
-def _interpreted(be) -> bool:
-    return be.name == "interpreter"
-
-
 def _softmax_ref(x):
     xv = x.astype(np.float64)
     e = np.exp(xv - xv.max(axis=1, keepdims=True))
@@ -156,17 +152,26 @@ def _f32_inside(t):
 
 
 # (rows, cols): ragged widths (cols not a multiple of the 16-byte vector: the
-# narrower vectors; rows not a multiple of a block's rows: masked threads)
+# narrower vectors; odd: scalar accesses) and rows not a multiple of a block's
+# rows (masked threads)
 ROW_SHAPES = {
     True: [(5, 300), (3, 333), (2, 24)],
-    False: [(64, 1000), (37, 4098), (9, 12000)],
+    False: [(64, 1000), (37, 4098), (9, 12000), (33, 3001)],
 }
 
 
-def _row_layouts(be, t, cols):
-    """Launches of a row kernel besides the autotuned one: several warps a row
-    (the block reduction through shared memory), two rows a block, more
-    chunks than needed (masked vectors)."""
+def _tuned_rows(be, tuned, rows):
+    """The launch of an autotuned row kernel: ROWS rows a block, WARPS warps
+    a row (the example's own host functions launch the same way)."""
+    grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
+    block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731
+    return be.launcher(tuned, grid, block)
+
+
+def _row_layouts(t, cols):
+    """Layouts besides the autotuner's first: several warps a row (the block
+    reduction through shared memory), two rows a block, more chunks than
+    needed (masked vectors)."""
     vec = EX["block_reduce"].vector_lanes(cols, t.np_dtype.itemsize)
     out = []
     for warps, rows_per_block in ((2, 2), (4, 1)):
@@ -177,47 +182,50 @@ def _row_layouts(be, t, cols):
     return out
 
 
-def _launch_rows(be, kernel, rows, config, *args):
-    launch = kernel.interpret if _interpreted(be) else kernel
+def _fixed_rows(be, kernel, rows, config):
     grid = (rows + config["ROWS"] - 1) // config["ROWS"]
-    launch[grid, (32 * config["WARPS"], config["ROWS"])](*args, **config)
+    launch = be.launcher(kernel, grid, (32 * config["WARPS"], config["ROWS"]))
+    return lambda *args: launch(*args, **config)
 
 
 def softmax(be, t, rng):
     mod = EX["softmax"]
     for rows, cols in ROW_SHAPES[be.small]:
         x = _random(rng, (rows, cols), t)
+        want = _softmax_ref(x)
         y = be.poison((rows, cols), t)
-        mod.softmax(be.to_device(x), y, interpret=_interpreted(be))
-        _close(be, y, _softmax_ref(x), _f32_inside(t))
-        for config in _row_layouts(be, t, cols):
+        _tuned_rows(be, mod.softmax_rows_tuned, rows)(be.to_device(x), y, rows, cols)
+        _close(be, y, want, _f32_inside(t))
+        for config in _row_layouts(t, cols):
             y = be.poison((rows, cols), t)
-            _launch_rows(
-                be, mod.softmax_rows, rows, config, be.to_device(x), y, rows, cols
+            _fixed_rows(be, mod.softmax_rows, rows, config)(
+                be.to_device(x), y, rows, cols
             )
-            _close(be, y, _softmax_ref(x), _f32_inside(t))
+            _close(be, y, want, _f32_inside(t))
 
 
 def softmax_online(be, t, rng):
     mod = EX["softmax"]
-    rows, cols = be.size(40, 3), be.size(50_000, 1000)  # 200 KB of Float32
-    x = _random(rng, (rows, cols), t)
-    x[0, :] = -30.0  # a row whose maximum comes late: the sum is rescaled
-    x[0, -1] = 5.0
-    want = _softmax_ref(x)
-    for cache in (True, False):
-        y = be.poison((rows, cols), t)
-        vec = mod.vector_lanes(cols, t.np_dtype.itemsize)
-        shared = cols * t.np_dtype.itemsize if cache else 0
-        kernel = mod.softmax_online
-        launch = kernel.interpret if _interpreted(be) else kernel
-        launch[rows, 256](
-            be.to_device(x), y, cols, VEC=vec, WARPS=8, CACHE=cache, shared_mem=shared
-        )
-        _close(be, y, want, _f32_inside(t))
-    y = be.poison((rows, cols), t)  # the host's choice for a long row
-    mod.softmax(be.to_device(x), y, interpret=_interpreted(be), online=True)
-    _close(be, y, want, _f32_inside(t))
+    # 200 KB of Float32 a row on the GPU (fits the shared memory of a block)
+    for rows, cols in ((be.size(40, 3), be.size(50_000, 1000)), (2, be.size(3001, 77))):
+        x = _random(rng, (rows, cols), t)
+        x[0, :] = -30.0  # a row whose maximum comes late: the sum is rescaled
+        x[0, -1] = 5.0
+        want = _softmax_ref(x)
+        vec = EX["block_reduce"].vector_lanes(cols, t.np_dtype.itemsize)
+        for cache in (True, False):
+            y = be.poison((rows, cols), t)
+            shared = cols * t.np_dtype.itemsize if cache else 0
+            be.launcher(mod.softmax_online, rows, 256)(
+                be.to_device(x),
+                y,
+                cols,
+                VEC=vec,
+                WARPS=8,
+                CACHE=cache,
+                shared_mem=shared,
+            )
+            _close(be, y, want, _f32_inside(t))
 
 
 def _layer_norm_ref(x, w, b, eps):
@@ -232,6 +240,10 @@ def _layer_norm_ref(x, w, b, eps):
     return out
 
 
+def _maybe(be, a):
+    return None if a is None else be.to_device(a)
+
+
 def layer_norm(be, t, rng):
     mod = EX["layer_norm"]
     eps = 1e-5
@@ -241,16 +253,17 @@ def layer_norm(be, t, rng):
         b = _random(rng, cols, t, -1, 1)
         for weight, bias in ((w, b), (None, None), (w, None), (None, b)):
             y = be.poison((rows, cols), t)
-            mod.launch(
+            _tuned_rows(be, mod.layer_norm_tuned, rows)(
                 be.to_device(x),
-                None if weight is None else be.to_device(weight),
-                None if bias is None else be.to_device(bias),
+                _maybe(be, weight),
+                _maybe(be, bias),
                 y,
+                rows,
+                cols,
                 eps,
-                interpret=_interpreted(be),
             )
             _close(be, y, _layer_norm_ref(x, weight, bias, eps), _f32_inside(t))
-        for config in _row_layouts(be, t, cols):
+        for config in _row_layouts(t, cols):
             y = be.poison((rows, cols), t)
             args = (
                 be.to_device(x),
@@ -261,7 +274,7 @@ def layer_norm(be, t, rng):
                 cols,
                 eps,
             )
-            _launch_rows(be, mod.layer_norm, rows, config, *args)
+            _fixed_rows(be, mod.layer_norm, rows, config)(*args)
             _close(be, y, _layer_norm_ref(x, w, b, eps), _f32_inside(t))
 
 
@@ -274,14 +287,9 @@ def rms_norm(be, t, rng):
         w = _random(rng, cols, t, 0.5, 1.5)
         for residual, weight in ((r, w), (None, None), (None, w), (r, None)):
             y = be.poison((rows, cols), t)
-            dres = None if residual is None else be.to_device(residual)
-            mod.launch(
-                be.to_device(x),
-                dres,
-                None if weight is None else be.to_device(weight),
-                y,
-                eps,
-                interpret=_interpreted(be),
+            dres = _maybe(be, residual)
+            _tuned_rows(be, mod.rms_norm_tuned, rows)(
+                be.to_device(x), dres, _maybe(be, weight), y, rows, cols, eps
             )
             h = x.astype(np.float64)
             if residual is not None:  # updated in place, rounded once to t
@@ -294,35 +302,45 @@ def rms_norm(be, t, rng):
             _close(be, y, want, _f32_inside(t))
         h = x.astype(np.float64)
         want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + eps) * w
-        for config in _row_layouts(be, t, cols):
+        for config in _row_layouts(t, cols):
             y = be.poison((rows, cols), t)
             args = (be.to_device(x), None, be.to_device(w), y, rows, cols, eps)
-            _launch_rows(be, mod.rms_norm, rows, config, *args)
+            _fixed_rows(be, mod.rms_norm, rows, config)(*args)
             _close(be, y, want, _f32_inside(t))
+
+
+def _reduce(be, t, kernel, x, grid):
+    """out[0] of a reduction kernel launched on ``grid`` blocks of 256."""
+    out = be.to_device(np.full(1, np.nan, dtype=np.float32))
+    partials = be.to_device(np.full(grid, np.nan, dtype=np.float32))
+    arrived = be.to_device(np.zeros(1, dtype=np.uint32))
+    vec = 16 // t.np_dtype.itemsize
+    launch = be.launcher(kernel, grid, 256)
+    for _ in range(2):  # the last block resets the counter: launch again
+        launch(be.to_device(x), out, partials, arrived, x.size, VEC=vec, WARPS=8)
+    assert be.to_host(arrived)[0] == 0
+    return be.to_host(out)[0]
 
 
 def reduce_sum(be, t, rng):
     mod = EX["reduce_sum"]
-    for n in (be.size(1_234_567, 5003), be.size(1000, 7)):  # tails, tiny
+    for n, grid in ((be.size(1_234_567, 5003), be.size(300, 3)), (be.size(1000, 7), 2)):
         x = _random(rng, n, t)
-        out = be.to_device(np.full(1, np.nan, dtype=np.float32))
-        mod.sum_into(be.to_device(x), out, interpret=_interpreted(be))
-        want = np.array([x.astype(np.float64).sum()])
+        got = _reduce(be, t, mod.reduce_sum, x, grid)
+        want = x.astype(np.float64).sum()
         scale = np.abs(x).astype(np.float64).sum() * 1e-2
-        _close(be, out, want, EX["softmax"].kdsl.Float32, scale=scale)
+        assert abs(got - want) <= scale * TOL["f32"] * 4, (got, want)
 
 
 def reduce_max(be, t, rng):
     mod = EX["reduce_sum"]
-    for n in (be.size(1_234_567, 5003), be.size(1000, 7)):
+    for n, grid in ((be.size(1_234_567, 5003), be.size(300, 3)), (be.size(1000, 7), 2)):
         x = _random(rng, n, t)
         x[n - 1] = 9.0  # the maximum in the tail
-        out = be.to_device(np.full(1, np.nan, dtype=np.float32))
-        mod.max_into(be.to_device(x), out, interpret=_interpreted(be))
-        assert be.to_host(out)[0] == np.float32(x.astype(np.float32).max())
+        assert _reduce(be, t, mod.reduce_max, x, grid) == 9.0
         x[n - 1] = -9.0  # and elsewhere
-        mod.max_into(be.to_device(x), out, interpret=_interpreted(be))
-        assert be.to_host(out)[0] == np.float32(x.astype(np.float32).max())
+        got = _reduce(be, t, mod.reduce_max, x, grid)
+        assert got == np.float32(x.astype(np.float32).max())
 
 
 def histogram(be, t, rng):
