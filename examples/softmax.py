@@ -169,22 +169,26 @@ REGISTER_CONFIGS = [
     kdsl.Config(VEC=vec, WARPS=warps, ROWS=max(1, 4 // warps), CHUNKS=chunks)
     for vec in (8, 4, 2, 1)
     for warps in (1, 2, 4, 8, 16)
-    for chunks in (1, 2, 4, 8)
+    for chunks in range(1, 9)
 ]
 
 
 def fits_in_registers(configs, args):
-    """The configurations whose threads cover a row with the widest vectors
-    without an idle half: WARPS * 32 * VEC * CHUNKS in [cols, 2 * cols) (or one
-    warp, one vector per thread, for a row shorter than that)."""
+    """For each warp count, the fewest chunks that cover the row with the
+    widest vectors that divide it (3000 Float32 columns: 4 warps x 6 chunks
+    or 8 x 3, 3072 lanes, rather than 4096); a layout leaving half its lanes
+    idle is dropped unless it is the smallest (a short row: one warp, one
+    vector a thread)."""
     cols = args["cols"]
     vec = vector_lanes(cols, itemsize(args["x"]))
     kept = []
     for c in configs:
         k = c.constexprs
-        covered = k["WARPS"] * 32 * k["VEC"] * k["CHUNKS"]
-        smallest = k["WARPS"] * k["CHUNKS"] == 1  # a short row: one warp
-        if k["VEC"] == vec and cols <= covered and (covered < 2 * cols or smallest):
+        per_chunk = k["WARPS"] * 32 * k["VEC"]
+        covered = per_chunk * k["CHUNKS"]
+        fewest = cols <= covered < cols + per_chunk
+        smallest = k["WARPS"] * k["CHUNKS"] == 1
+        if k["VEC"] == vec and fewest and (covered < 2 * cols or smallest):
             kept.append(c)
     return kept
 
