@@ -88,3 +88,17 @@ def vector_lanes(cols: int, size: int) -> int:
     while cols % lanes:
         lanes //= 2
     return lanes
+
+
+def check_rows(x, *others):
+    """The host functions' argument check: a C-contiguous (rows, cols) ``x``
+    and same-shaped outputs (the kernels take bare pointers: a smaller output
+    would be written past its end)."""
+    if len(x.shape) != 2:
+        raise ValueError(f"expected a (rows, cols) matrix, got shape {tuple(x.shape)}")
+    for other in others:
+        if other is not None and tuple(other.shape) != tuple(x.shape):
+            raise ValueError(
+                f"shape {tuple(other.shape)} differs from x's {tuple(x.shape)}"
+            )
+    return x.shape

@@ -25,7 +25,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_sum
+from block_reduce import block_sum, check_rows
 from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
 from softmax import REGISTER_CONFIGS, fits_in_registers
 
@@ -122,7 +122,7 @@ layer_norm_tuned = kdsl.autotune(configs=CONFIGS, key=["cols"], prune=fits)(laye
 def launch(x, weight, bias, y, eps=1e-5, *, interpret=False):
     """y = layer_norm(x) over the rows of a (rows, cols) matrix; weight and
     bias: (cols,) arrays or None. Rows up to 16 * 32 * 8 vectors wide."""
-    rows, cols = x.shape
+    rows, cols = check_rows(x, y)
     tuned = layer_norm_tuned.interpret if interpret else layer_norm_tuned
     grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
     block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731

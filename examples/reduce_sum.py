@@ -154,7 +154,9 @@ _WORKSPACE: dict = {}  # device (or "cpu") -> (partials, arrived), reused
 
 def _workspace(interpret: bool):
     """The blocks' partial results and the arrival counter (zero between
-    launches: the last block resets it), allocated once per device."""
+    launches: the last block resets it), allocated once per device: launches
+    on one device run one after the other (one stream), or each needs its own
+    workspace passed to the kernel."""
     if interpret:
         import numpy as xp
 

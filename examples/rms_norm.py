@@ -25,7 +25,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_sum
+from block_reduce import block_sum, check_rows
 from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
 from layer_norm import CONFIGS, fits
 
@@ -106,7 +106,7 @@ def launch(x, residual, weight, y, eps=1e-6, *, interpret=False):
     """y = rms_norm(x [+ residual]) * weight over the rows of a (rows, cols)
     matrix; residual (rows, cols) or None (updated in place), weight (cols,)
     or None."""
-    rows, cols = x.shape
+    rows, cols = check_rows(x, residual, y)
     tuned = rms_norm_tuned.interpret if interpret else rms_norm_tuned
     grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
     block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731

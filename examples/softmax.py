@@ -32,7 +32,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_max, block_sum, itemsize, vector_lanes
+from block_reduce import block_max, block_sum, check_rows, itemsize, vector_lanes
 from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
@@ -204,7 +204,7 @@ LONGEST_IN_REGISTERS = 16 * 32 * 8  # vectors: 16 warps of 32 threads, 8 each
 def softmax(x, y, *, interpret=False, online=None):
     """y = softmax(x) over the rows of a C-contiguous (rows, cols) matrix.
     ``online``: force (True) or forbid (False) the long-row kernel."""
-    rows, cols = x.shape
+    rows, cols = check_rows(x, y)
     size = itemsize(x)
     vec = vector_lanes(cols, size)
     if online is None:

@@ -58,3 +58,13 @@ def test_sum_and_max_host_functions(dtype):
     assert out[0] == x.astype(np.float32).max()
     mod.sum_into(x, out, interpret=True)
     np.testing.assert_allclose(out[0], x.astype(np.float64).sum(), atol=1e-2)
+
+
+def test_host_functions_refuse_mismatched_shapes():
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(ValueError, match=r"shape \(4, 32\) differs"):
+        EX["softmax"].softmax(x, np.zeros((4, 32), np.float32), interpret=True)
+    with pytest.raises(ValueError, match=r"\(rows, cols\) matrix"):
+        EX["layer_norm"].launch(
+            x.reshape(-1), None, None, x.reshape(-1), interpret=True
+        )
