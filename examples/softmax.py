@@ -75,7 +75,7 @@ def softmax_rows(
                 for lane in kdsl.range_constexpr(VEC):
                     vals[c, lane] = v[lane]
         for k in kdsl.range_constexpr(VEC):
-            m = max(m, vals[c, k])
+            m = kdsl.math.fmax(m, vals[c, k])  # one FMNMX (a NaN ignored, as max does)
     m = block_max(scratch, m)
 
     # 2. the exponentials, kept in registers for the store, and their sum
@@ -136,7 +136,7 @@ def softmax_online(
                 v[k] = raw[k].to(Float32)
         vm = v[0]
         for k2 in kdsl.range_constexpr(1, VEC):  # (each unrolled loop in a
-            vm = max(vm, v[k2])  # run-time loop has a name of its own)
+            vm = kdsl.math.fmax(vm, v[k2])  # run-time loop has a name of its own)
         if vm > m:
             s = s * kdsl.math.exp(m - vm)
             m = vm

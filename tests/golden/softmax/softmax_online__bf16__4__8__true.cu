@@ -571,12 +571,12 @@ extern "C" __global__ void softmax_online__bf16__4__8__true(
         // vm = v[0]
         float vm = v[0];
         // for k2 in kdsl.range_constexpr(1, VEC):
-        // vm = max(vm, v[k2])  [k2 = 1]
-        vm = kdsl::max(vm, v[1]);
-        // vm = max(vm, v[k2])  [k2 = 2]
-        vm = kdsl::max(vm, v[2]);
-        // vm = max(vm, v[k2])  [k2 = 3]
-        vm = kdsl::max(vm, v[3]);
+        // vm = kdsl.math.fmax(vm, v[k2])  [k2 = 1]
+        vm = fmaxf(vm, v[1]);
+        // vm = kdsl.math.fmax(vm, v[k2])  [k2 = 2]
+        vm = fmaxf(vm, v[2]);
+        // vm = kdsl.math.fmax(vm, v[k2])  [k2 = 3]
+        vm = fmaxf(vm, v[3]);
         // if vm > m:
         if (vm > m) {
             // s = s * kdsl.math.exp(m - vm)

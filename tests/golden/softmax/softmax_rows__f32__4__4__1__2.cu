@@ -522,14 +522,14 @@ extern "C" __global__ void softmax_rows__f32__4__4__1__2(
         vals[0][3] = v.v[3];
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
-    // m = max(m, vals[c, k])  [c = 0, k = 0]
-    float m = kdsl::max(__int_as_float(0xff800000), vals[0][0]);
-    // m = max(m, vals[c, k])  [c = 0, k = 1]
-    m = kdsl::max(m, vals[0][1]);
-    // m = max(m, vals[c, k])  [c = 0, k = 2]
-    m = kdsl::max(m, vals[0][2]);
-    // m = max(m, vals[c, k])  [c = 0, k = 3]
-    m = kdsl::max(m, vals[0][3]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 0, k = 0]
+    float m = fmaxf(__int_as_float(0xff800000), vals[0][0]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 0, k = 1]
+    m = fmaxf(m, vals[0][1]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 0, k = 2]
+    m = fmaxf(m, vals[0][2]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 0, k = 3]
+    m = fmaxf(m, vals[0][3]);
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
     j = kdsl::add(128, int32_t(threadIdx.x));
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
@@ -557,14 +557,14 @@ extern "C" __global__ void softmax_rows__f32__4__4__1__2(
         vals[1][3] = v.v[3];
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
-    // m = max(m, vals[c, k])  [c = 1, k = 0]
-    m = kdsl::max(m, vals[1][0]);
-    // m = max(m, vals[c, k])  [c = 1, k = 1]
-    m = kdsl::max(m, vals[1][1]);
-    // m = max(m, vals[c, k])  [c = 1, k = 2]
-    m = kdsl::max(m, vals[1][2]);
-    // m = max(m, vals[c, k])  [c = 1, k = 3]
-    m = kdsl::max(m, vals[1][3]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 1, k = 0]
+    m = fmaxf(m, vals[1][0]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 1, k = 1]
+    m = fmaxf(m, vals[1][1]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 1, k = 2]
+    m = fmaxf(m, vals[1][2]);
+    // m = kdsl.math.fmax(m, vals[c, k])  [c = 1, k = 3]
+    m = fmaxf(m, vals[1][3]);
     // m = block_max(scratch, m)
     m = block_max__s1x4f32_f32(scratch, m);
     // for c in kdsl.range_constexpr(CHUNKS):
