@@ -14,11 +14,13 @@ def torch_dtype(name: str):
 
 
 def close(got, want, tol: float, what: str) -> None:
-    """Raise if the max absolute difference is above ``tol``."""
-    err = (got.float() - want.float()).abs().max().item()
+    """Raise if |got - want| / (1 + |want|) exceeds ``tol`` anywhere."""
+    want = want.float()
+    err = ((got.float() - want).abs() / (1 + want.abs())).max().item()
     if not err <= tol:
         raise AssertionError(f"{what}: max error {err:.3g} > {tol:g}")
 
 
-# one rounding of an O(1) output in the dtype, with room for the peers' order
-TOL = {"f32": 1e-5, "f16": 4e-3, "bf16": 3.2e-2}
+# one rounding of the output in the dtype (a neighbour of PyTorch's when the
+# two Float32 results straddle a rounding boundary)
+TOL = {"f32": 1e-5, "f16": 1e-3, "bf16": 8e-3}

@@ -2,10 +2,11 @@
 tensors in and out (the examples' launch functions take them as they take
 CuPy arrays).
 
-Tolerances (max absolute error; outputs are O(1)): Float32 2e-6 for softmax
-and 1e-5 for the norms, Float16 1e-3 / 4e-3, BFloat16 8e-3 / 3.2e-2 — one
-rounding of the output (kdsl computes in Float32 and rounds once; PyTorch
-may round intermediate values differently), plus the norms' larger range.
+Tolerances (the max of |kdsl - torch| / (1 + |torch|)): Float32 2e-6 for
+softmax and 1e-5 for the norms (Float32 sums in another order), Float16 1e-3,
+BFloat16 8e-3 — one rounding of the output either way (kdsl computes in
+Float32 and rounds once; PyTorch's Float32 result rounds to a neighbour when
+the two straddle a rounding boundary).
 """
 
 import sys
@@ -22,14 +23,17 @@ from examples_index import example_modules  # noqa: E402
 EX = example_modules()
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SOFTMAX_TOL = {"f32": 2e-6, "f16": 1e-3, "bf16": 8e-3}
-NORM_TOL = {"f32": 1e-5, "f16": 4e-3, "bf16": 3.2e-2}
+NORM_TOL = {"f32": 1e-5, "f16": 1e-3, "bf16": 8e-3}
 # widths of the benchmark, ragged and odd ones (narrower vectors, masked
 # threads), and one past the register kernel (online softmax)
 WIDTHS = [1024, 4096, 16384, 3000, 1000, 333, 24, 70_000]
 
 
 def _max_err(got, want):
-    return (got.float() - want.float()).abs().max().item()
+    """The largest difference, relative to 1 + |want| (outputs of a norm reach
+    ~10, where a rounding of the output is worth ten times one near 1)."""
+    want = want.float()
+    return ((got.float() - want).abs() / (1 + want.abs())).max().item()
 
 
 @pytest.mark.parametrize("cols", WIDTHS)
