@@ -5,7 +5,8 @@ Two kernels, and ``softmax(x, y)`` on the host picks one:
 
 * ``softmax_rows``: the row stays in registers (one read and one write of
   memory, the minimum). A row is read as 16-byte vectors (``x.vec(VEC)``:
-  four Float32 or eight Float16/BFloat16 per load, one 128-bit instruction),
+  four Float32 or eight Float16/BFloat16 per load, one 128-bit instruction;
+  narrower vectors when the width is not a multiple, scalars when it is odd),
   ``CHUNKS`` vectors per thread in a ``local_array`` indexed only at compile
   time (so it lives in registers), ``WARPS`` warps per row and ``ROWS`` rows
   per block (short rows: several rows per block keep the block at 128+
@@ -216,7 +217,8 @@ def softmax(x, y, *, interpret=False, online=None):
         block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731
         launch[grid, block](x, y, rows, cols)
         return
-    cache = cols * size <= 200 * 1024  # leaves room for two blocks per SM
+    # the row fits a block's shared memory (227 KB on an H200, the scratch too)
+    cache = cols * size <= 200 * 1024
     kernel = softmax_online.interpret if interpret else softmax_online
     kernel[rows, 256](
         x,
