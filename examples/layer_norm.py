@@ -4,7 +4,7 @@ BFloat16 / Float32, computed in Float32:
     y = (x - mean) / sqrt(var + eps) * weight + bias
 
 ``weight`` and ``bias`` are optional pointers: launching with ``None`` picks
-an instance without them (``layer_norm__noweight__nobias``...), so a
+an instance without them (``layer_norm__…__noweight__nobias``), so a
 ``LayerNorm(elementwise_affine=False)`` costs no load and no multiply.
 
 The row stays in registers (read once, written once): 16-byte vector loads

@@ -6,7 +6,7 @@ work):
 * a grid-stride loop over 16-byte vectors (``x.vec(VEC)``: one 128-bit load
   for four Float32 or eight Float16/BFloat16), ``UNROLL`` loads issued before
   any is used, so each thread keeps several requests in flight;
-* a persistent grid (a few blocks per SM, see ``launch``): each thread
+* a persistent grid (8 blocks per SM, see ``_grid``): each thread
   accumulates many vectors in registers, in Float32;
 * the elements after the last whole vector (``n % VEC``) are read by block 0;
 * ``block_sum``/``block_max`` (block_reduce.py: warp shuffles, one shared
@@ -15,7 +15,9 @@ work):
   launch) reduces the partials in a second pass and writes ``out[0]``.
 
 Nothing needs zeroing before a launch, and the sum is deterministic: the
-same grid adds the same numbers in the same order on every run.
+same grid adds the same numbers in the same order on every run. The maximum
+follows Python's ``max``: a NaN element is skipped (``torch.amax`` would
+return NaN).
 """
 
 import math
