@@ -305,12 +305,13 @@ class Autotuned:
         NVRTC in a thread pool (it releases the GIL), before anything is
         timed; and the errors of those that fail (position -> DSLError)."""
         dtypes = self.kernel._dtypes_of(args)
+        absent = self.kernel.absent_of(args)  # optional pointers passed None
         ready, failed = {}, {}
         for i in kept:
             constexprs = self.configs[i].constexprs
             try:
                 inst = self.kernel.instance(
-                    dtypes, self.kernel._constexpr_values((), constexprs)
+                    dtypes, self.kernel._constexpr_values((), constexprs), absent
                 )
                 kcompile.transpiled(inst)
                 inst.lowered  # what it writes: read before any launch

@@ -167,27 +167,207 @@ def gelu(be, t, rng):
         _close(be, gi, want, computed, scale=np.abs(want).max())
 
 
-def softmax(be, t, rng):
-    rows, cols = be.size(64, 3), be.size(1000, 300)
-    x = _random(rng, (rows, cols), t)
-    y = be.poison((rows, cols), t)
-    be.launcher(EX["softmax"].softmax, rows, 256)(be.to_device(x), y, cols)
+def _softmax_ref(x):
     xv = x.astype(np.float64)
     e = np.exp(xv - xv.max(axis=1, keepdims=True))
-    want = e / e.sum(axis=1, keepdims=True)
-    tol_t = t if t.short in ("f16", "bf16") else EX["softmax"].kdsl.Float32
-    _close(be, y, want, tol_t)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _f32_inside(t):
+    """The tolerance type of a kernel computing in Float32."""
+    return t if t.short in ("f16", "bf16") else EX["softmax"].kdsl.Float32
+
+
+# (rows, cols): ragged widths (cols not a multiple of the 16-byte vector: the
+# narrower vectors; odd: scalar accesses) and rows not a multiple of a block's
+# rows (masked threads)
+ROW_SHAPES = {
+    True: [(5, 300), (3, 333), (2, 24)],
+    False: [(64, 1000), (37, 4098), (9, 12000), (33, 3001)],
+}
+
+
+def _tuned_rows(be, tuned, rows):
+    """The launch of an autotuned row kernel: ROWS rows a block, WARPS warps
+    a row (the example's own host functions launch the same way)."""
+    grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
+    block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731
+    return be.launcher(tuned, grid, block)
+
+
+def _row_layouts(t, cols):
+    """Layouts besides the autotuner's first: several warps a row (the block
+    reduction through shared memory), two rows a block, more chunks than
+    needed (masked vectors)."""
+    vec = EX["block_reduce"].vector_lanes(cols, t.np_dtype.itemsize)
+    out = []
+    for warps, rows_per_block in ((2, 2), (4, 1)):
+        chunks = 1
+        while warps * 32 * vec * chunks < cols:
+            chunks *= 2
+        out.append(dict(VEC=vec, WARPS=warps, ROWS=rows_per_block, CHUNKS=chunks * 2))
+    return out
+
+
+def _fixed_rows(be, kernel, rows, config):
+    grid = (rows + config["ROWS"] - 1) // config["ROWS"]
+    launch = be.launcher(kernel, grid, (32 * config["WARPS"], config["ROWS"]))
+    return lambda *args: launch(*args, **config)
+
+
+def softmax(be, t, rng):
+    mod = EX["softmax"]
+    for rows, cols in ROW_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t)
+        want = _softmax_ref(x)
+        y = be.poison((rows, cols), t)
+        _tuned_rows(be, mod.softmax_rows_tuned, rows)(be.to_device(x), y, rows, cols)
+        _close(be, y, want, _f32_inside(t))
+        for config in _row_layouts(t, cols):
+            y = be.poison((rows, cols), t)
+            _fixed_rows(be, mod.softmax_rows, rows, config)(
+                be.to_device(x), y, rows, cols
+            )
+            _close(be, y, want, _f32_inside(t))
+
+
+def softmax_online(be, t, rng):
+    mod = EX["softmax"]
+    # 200 KB of Float32 a row on the GPU (fits the shared memory of a block)
+    for rows, cols in ((be.size(40, 3), be.size(50_000, 1000)), (2, be.size(3001, 77))):
+        x = _random(rng, (rows, cols), t)
+        x[0, :] = -30.0  # a row whose maximum comes late: the sum is rescaled
+        x[0, -1] = 5.0
+        want = _softmax_ref(x)
+        vec = EX["block_reduce"].vector_lanes(cols, t.np_dtype.itemsize)
+        for cache in (True, False):
+            y = be.poison((rows, cols), t)
+            shared = cols * t.np_dtype.itemsize if cache else 0
+            be.launcher(mod.softmax_online, rows, 256)(
+                be.to_device(x),
+                y,
+                cols,
+                VEC=vec,
+                WARPS=8,
+                CACHE=cache,
+                shared_mem=shared,
+            )
+            _close(be, y, want, _f32_inside(t))
+
+
+def _layer_norm_ref(x, w, b, eps):
+    xv = x.astype(np.float64)
+    mean = xv.mean(axis=1, keepdims=True)
+    var = ((xv - mean) ** 2).mean(axis=1, keepdims=True)
+    out = (xv - mean) / np.sqrt(var + eps)
+    if w is not None:
+        out = out * w.astype(np.float64)
+    if b is not None:
+        out = out + b.astype(np.float64)
+    return out
+
+
+def _maybe(be, a):
+    return None if a is None else be.to_device(a)
+
+
+def layer_norm(be, t, rng):
+    mod = EX["layer_norm"]
+    eps = 1e-5
+    for rows, cols in ROW_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t) + 3  # a mean far from 0
+        w = _random(rng, cols, t, 0.5, 1.5)
+        b = _random(rng, cols, t, -1, 1)
+        for weight, bias in ((w, b), (None, None), (w, None), (None, b)):
+            y = be.poison((rows, cols), t)
+            _tuned_rows(be, mod.layer_norm_tuned, rows)(
+                be.to_device(x),
+                _maybe(be, weight),
+                _maybe(be, bias),
+                y,
+                rows,
+                cols,
+                eps,
+            )
+            _close(be, y, _layer_norm_ref(x, weight, bias, eps), _f32_inside(t))
+        for config in _row_layouts(t, cols):
+            y = be.poison((rows, cols), t)
+            args = (
+                be.to_device(x),
+                be.to_device(w),
+                be.to_device(b),
+                y,
+                rows,
+                cols,
+                eps,
+            )
+            _fixed_rows(be, mod.layer_norm, rows, config)(*args)
+            _close(be, y, _layer_norm_ref(x, w, b, eps), _f32_inside(t))
+
+
+def rms_norm(be, t, rng):
+    mod = EX["rms_norm"]
+    eps = 1e-6
+    for rows, cols in ROW_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t)
+        r = _random(rng, (rows, cols), t)
+        w = _random(rng, cols, t, 0.5, 1.5)
+        for residual, weight in ((r, w), (None, None), (None, w), (r, None)):
+            y = be.poison((rows, cols), t)
+            dres = _maybe(be, residual)
+            _tuned_rows(be, mod.rms_norm_tuned, rows)(
+                be.to_device(x), dres, _maybe(be, weight), y, rows, cols, eps
+            )
+            h = x.astype(np.float64)
+            if residual is not None:  # updated in place, rounded once to t
+                h = (h + residual.astype(np.float64)).astype(t.np_dtype)
+                np.testing.assert_array_equal(be.to_host(dres), h)
+                h = h.astype(np.float64)
+            want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + eps)
+            if weight is not None:
+                want = want * weight.astype(np.float64)
+            _close(be, y, want, _f32_inside(t))
+        h = x.astype(np.float64)
+        want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + eps) * w
+        for config in _row_layouts(t, cols):
+            y = be.poison((rows, cols), t)
+            args = (be.to_device(x), None, be.to_device(w), y, rows, cols, eps)
+            _fixed_rows(be, mod.rms_norm, rows, config)(*args)
+            _close(be, y, want, _f32_inside(t))
+
+
+def _reduce(be, t, kernel, x, grid):
+    """out[0] of a reduction kernel launched on ``grid`` blocks of 256."""
+    out = be.to_device(np.full(1, np.nan, dtype=np.float32))
+    partials = be.to_device(np.full(grid, np.nan, dtype=np.float32))
+    arrived = be.to_device(np.zeros(1, dtype=np.uint32))
+    vec = 16 // t.np_dtype.itemsize
+    launch = be.launcher(kernel, grid, 256)
+    for _ in range(2):  # the last block resets the counter: launch again
+        launch(be.to_device(x), out, partials, arrived, x.size, VEC=vec, WARPS=8)
+    assert be.to_host(arrived)[0] == 0
+    return be.to_host(out)[0]
 
 
 def reduce_sum(be, t, rng):
-    n = be.size(1_234_567, 5000)
-    x = _random(rng, n, t)
-    out = be.to_device(np.zeros(1, dtype=t.np_dtype))
-    be.launcher(EX["reduce_sum"].reduce_sum, _grid(n, 256), 256)(
-        be.to_device(x), out, n
-    )
-    want = np.array([x.astype(np.float64).sum()])
-    _close(be, out, want, t, scale=np.abs(x).astype(np.float64).sum() * 1e-2)
+    mod = EX["reduce_sum"]
+    for n, grid in ((be.size(1_234_567, 5003), be.size(300, 3)), (be.size(1000, 7), 2)):
+        x = _random(rng, n, t)
+        got = _reduce(be, t, mod.reduce_sum, x, grid)
+        want = x.astype(np.float64).sum()
+        scale = np.abs(x).astype(np.float64).sum() * 1e-2
+        assert abs(got - want) <= scale * TOL["f32"] * 4, (got, want)
+
+
+def reduce_max(be, t, rng):
+    mod = EX["reduce_sum"]
+    for n, grid in ((be.size(1_234_567, 5003), be.size(300, 3)), (be.size(1000, 7), 2)):
+        x = _random(rng, n, t)
+        x[n - 1] = 9.0  # the maximum in the tail
+        assert _reduce(be, t, mod.reduce_max, x, grid) == 9.0
+        x[n - 1] = -9.0  # and elsewhere
+        got = _reduce(be, t, mod.reduce_max, x, grid)
+        assert got == np.float32(x.astype(np.float32).max())
 
 
 def histogram(be, t, rng):
@@ -264,8 +444,12 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     add: EX["vector_add"].add,
     saxpy: EX["saxpy"].saxpy,
     gelu: EX["gelu"].gelu,
-    softmax: EX["softmax"].softmax,
+    softmax: EX["softmax"].softmax_rows,
+    softmax_online: EX["softmax"].softmax_online,
+    layer_norm: EX["layer_norm"].layer_norm,
+    rms_norm: EX["rms_norm"].rms_norm,
     reduce_sum: EX["reduce_sum"].reduce_sum,
+    reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,

@@ -1,6 +1,7 @@
 """The example kernels and all their instances, for golden and compile tests."""
 
 import importlib.util
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,6 +13,9 @@ EXAMPLES = ROOT / "examples"
 
 @lru_cache(maxsize=None)
 def example_modules():
+    # examples import their siblings (block_reduce), as `python examples/x.py` can
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
     modules = {}
     for path in sorted(EXAMPLES.glob("*.py")):
         spec = importlib.util.spec_from_file_location(f"examples.{path.stem}", path)

@@ -507,3 +507,49 @@ def test_a_search_through_bench_leaves_one_launch_in_the_array(
     tuned[size(100), lambda meta: meta["BLOCK"]](x, 100)
     assert x.tobytes() == (x0 + x0).tobytes()
     assert FakeEvent.log.count("event") == 2 * 2 * len(CONFIGS)
+
+
+@kdsl.kernel
+def shift_into(
+    x: Pointer[D],
+    bias: Pointer[D] | None,
+    out: Pointer[D],
+    n: Int32,
+    BLOCK: Constexpr[int] = 128,
+):
+    i = kdsl.block_idx.x * BLOCK + kdsl.thread_idx.x
+    if i < n:
+        v = x[i]
+        if bias is not None:
+            v = v + bias[i]
+        out[i] = v
+
+
+def test_a_none_optional_pointer_compiles_and_saves_its_own_instance(
+    on_cpu, monkeypatch
+):
+    # the search compiles the instances the launch runs (`__nobias` when bias
+    # is None), and the arrays to save are those that instance writes
+    compiled, written = [], []
+    compile_one = at.kcompile.cubin_for
+
+    def logged(inst, arch):
+        compiled.append(inst.name)
+        return compile_one(inst, arch)
+
+    monkeypatch.setattr(at.kcompile, "cubin_for", logged)
+    monkeypatch.setattr(at.Autotuned, "_time_config", lambda self, config, *rest: 0.1)
+    monkeypatch.setattr(at.Autotuned, "_launch_config", lambda self, *rest: None)
+    real = at.Autotuned._written
+
+    def spy(self, instances, args):
+        chosen = real(self, instances, args)
+        written.append(sorted(chosen))
+        return chosen
+
+    monkeypatch.setattr(at.Autotuned, "_written", spy)
+    configs = [kdsl.Config(BLOCK=b) for b in (64, 128)]
+    t = kdsl.autotune(configs=configs, key=["n"])(shift_into)
+    t[grid, 128](FakeArray(), None, FakeArray(), 1000)
+    assert sorted(compiled) == [f"shift_into__f32__{b}__nobias" for b in (128, 64)]
+    assert written == [["out"]]

@@ -97,3 +97,33 @@ def test_a_dtype_parameter_compares_with_a_type_at_compile_time():
     assert "kdsl::add(x[0], 1)" in ints and "x[0] * 2.0f" not in ints
     assert "x[0] * 2.0f" in floats and "kdsl::add" not in floats.split("extern")[1]
     compile_to_cubin(ints, "per_type__i32")
+
+
+@kdsl.kernel
+def lanes_in_branches(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
+    acc = kdsl.local_array(Float32, (2, 4))
+    for c in kdsl.range_constexpr(2):
+        for k in kdsl.range_constexpr(4):
+            acc[c, k] = 0
+        if c * 4 < n:
+            v = x.vec(4)[c]
+            for lane in kdsl.range_constexpr(4):  # unrolled inside a run-time if
+                acc[c, lane] = v[lane]
+    for c in kdsl.range_constexpr(2):
+        if c * 4 < n:
+            for lane in kdsl.range_constexpr(4):  # the same name, later
+                out[c * 4 + lane] = acc[c, lane] + acc[c, 3 - lane]
+
+
+def test_a_range_constexpr_variable_in_run_time_branches_stays_static():
+    # the loop variable of an unrolled loop is a compile-time value in every
+    # iteration, also inside a run-time branch and when the name is reused
+    # after it: no C++ variable for it, and a lane index stays static (E116)
+    src = lanes_in_branches.dispatch().source
+    body = src[src.index("void lanes_in_branches") :]
+    assert "int32_t k" not in body and "int32_t lane" not in body
+    compile_to_cubin(src, "lanes_in_branches")
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    lanes_in_branches.interpret[1, 1](x, out, 8)
+    np.testing.assert_array_equal(out, x + x.reshape(2, 4)[:, ::-1].reshape(8))

@@ -305,7 +305,22 @@ class _Assigned(cst.CSTVisitor):
         self._add(node.target)
 
     def visit_For(self, node):
-        self._add(node.target)
+        # an unrolled loop's variable is a compile-time value in each
+        # iteration, never a C++ variable: run-time control flow around the
+        # loop neither materialises nor hoists it
+        if not _is_range_constexpr(node.iter):
+            self._add(node.target)
+
+
+def _is_range_constexpr(it) -> bool:
+    """Whether a for loop's iterable is spelt ``[kdsl.]range_constexpr(...)``."""
+    if not isinstance(it, cst.Call):
+        return False
+    func = it.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else None
+    if isinstance(func, cst.Name):
+        name = func.value
+    return name == "range_constexpr"
 
 
 def _assigned_names(node) -> list[str]:

@@ -1,0 +1,98 @@
+"""Speed guards of the row-wise and reduction examples, read from the SASS
+(tests/sass.py, no GPU): the properties that make them fast, so a refactor
+that loses one fails here.
+
+* every global access of the data is 128-bit (``x.vec(VEC)`` with 16-byte
+  vectors) and there is no scalar load of it;
+* the row (``CHUNKS`` vectors a thread) lives in registers: no local memory;
+* a block reduction is five butterfly shuffles (``SHFL.BFLY``) per reduced
+  value, and the reductions keep UNROLL loads in flight.
+"""
+
+import pytest
+
+from examples_index import example_modules
+from sass import sass_of
+
+EX = example_modules()
+PRED = r"^(@!?P\d )?"  # an instruction may be predicated (a masked access)
+
+
+def ldg128(s):
+    return s.count(PRED + r"LDG\.E\.128")
+
+
+def stg128(s):
+    return s.count(PRED + r"STG\.E\.128")
+
+
+def scalar_global(s):
+    """32-bit and narrower global loads and stores."""
+    return s.count(PRED + r"(LDG|STG)\.E(\.(U8|S8|U16|S16|CONSTANT))*\s")
+
+
+@pytest.mark.parametrize(
+    "dtype,vec,warps,chunks",
+    [("bf16", 8, 4, 2), ("f16", 8, 16, 8), ("f32", 4, 16, 8), ("f32", 4, 1, 8)],
+)
+def test_softmax_rows_keeps_the_row_in_registers_with_128_bit_accesses(
+    dtype, vec, warps, chunks
+):
+    inst = EX["softmax"].softmax_rows.dispatch(
+        dtype, VEC=vec, WARPS=warps, ROWS=1, CHUNKS=chunks
+    )
+    s = sass_of(inst)
+    assert ldg128(s) == chunks and stg128(s) == chunks
+    assert scalar_global(s) == 0
+    assert s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 10  # the max and the sum
+    # one warp a row: the reductions need no shared memory and no barrier
+    assert (s.count(r"^BAR") == 0) == (warps == 1)
+
+
+def test_softmax_online_reads_and_writes_16_bytes_and_caches_in_shared_memory():
+    s = sass_of(EX["softmax"].softmax_online.dispatch("bf16", VEC=8, CACHE=True))
+    assert ldg128(s) == 1 and stg128(s) == 1  # one loop each
+    assert s.count(r"^STS\.128") == 1 and s.count(r"^LDS\.128") >= 1
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 10
+
+
+@pytest.mark.parametrize("dtype,vec", [("f16", 8), ("bf16", 8), ("f32", 4)])
+def test_layer_norm_loads_x_weight_and_bias_as_vectors(dtype, vec):
+    s = sass_of(EX["layer_norm"].layer_norm.dispatch(dtype, VEC=vec, CHUNKS=2))
+    assert ldg128(s) == 6 and stg128(s) == 2  # x, weight, bias; y
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 10  # the mean, then the variance
+
+
+def test_layer_norm_without_weight_and_bias_loads_only_x():
+    inst = EX["layer_norm"].layer_norm.dispatch(
+        "bf16", weight=None, bias=None, VEC=8, CHUNKS=2
+    )
+    s = sass_of(inst)
+    assert ldg128(s) == 2 and stg128(s) == 2
+
+
+@pytest.mark.parametrize("residual", [True, False])
+def test_rms_norm_is_one_block_sum_and_vector_accesses(residual):
+    kwargs = {} if residual else {"residual": None}
+    inst = EX["rms_norm"].rms_norm.dispatch("bf16", **kwargs, VEC=8, CHUNKS=2)
+    s = sass_of(inst)
+    # x (+ residual) and weight; y (+ the updated residual)
+    assert ldg128(s) == (6 if residual else 4)
+    assert stg128(s) == (4 if residual else 2)
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 5
+
+
+@pytest.mark.parametrize("name", ["reduce_sum", "reduce_max"])
+@pytest.mark.parametrize("dtype,vec", [("f32", 4), ("bf16", 8)])
+def test_reductions_keep_unroll_vector_loads_in_flight(name, dtype, vec):
+    kernel = getattr(EX["reduce_sum"], name)
+    s = sass_of(kernel.dispatch(dtype, VEC=vec, WARPS=8, UNROLL=4))
+    # UNROLL loads in the main loop, one in the remainder loop
+    assert ldg128(s) == 5
+    assert s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 10  # the block's value, then the partials'
+    assert s.count(r"^ATOM") == 1  # one counter per block, no atomic on data
