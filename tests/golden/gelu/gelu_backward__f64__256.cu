@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -315,7 +333,7 @@ KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __d
 
 static __device__ float tanh_inner__f32(float x) {
     // return SQRT_2_OVER_PI * (x + COEFF * x * x * x)
-    return 0.7978846f * (x + (((0.044715f * x) * x) * x));
+    return 0.7978846f * (x + 0.044715f * x * x * x);
 }
 
 extern "C" __global__ void gelu_backward__f64__256(
@@ -324,7 +342,7 @@ extern "C" __global__ void gelu_backward__f64__256(
         double* grad_in,
         int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
+    int32_t i = blockIdx.x * 256 + threadIdx.x;
     // if i < n:
     if (i < n) {
         // v = x[i].to(Float32)
@@ -332,9 +350,9 @@ extern "C" __global__ void gelu_backward__f64__256(
         // t = kdsl.math.tanh(tanh_inner(v))
         float t = tanhf(tanh_inner__f32(v));
         // dinner = SQRT_2_OVER_PI * (1.0 + 3.0 * COEFF * v * v)
-        float dinner = 0.7978846f * (1.0f + ((0.134145f * v) * v));
+        float dinner = 0.7978846f * (1.0f + 0.134145f * v * v);
         // dy = 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * dinner
-        float dy = (0.5f * (1.0f + t)) + (((0.5f * v) * (1.0f - (t * t))) * dinner);
+        float dy = 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * dinner;
         // grad_in[i] = (grad_out[i].to(Float32) * dy).to(D)
         grad_in[i] = double(float(grad_out[i]) * dy);
     }

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -331,25 +349,23 @@ extern "C" __global__ void transpose__i32__32(
     // ty = thread_idx.y
     int32_t ty = threadIdx.y;
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), tx);
+    int32_t col = blockIdx.x * 32 + tx;
     // row = block_idx.y * TILE + ty
-    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty);
+    int32_t row = blockIdx.y * 32 + ty;
     // if row < a.shape[0] and col < a.shape[1]:
-    if ((int64_t(row) < a_shape0) && (int64_t(col) < a_shape1)) {
+    if (int64_t(row) < a_shape0 && int64_t(col) < a_shape1) {
         // tile[ty, tx] = a[row, col]
-        tile[ty][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
-                                   kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty][tx] = a[kdsl::offset(row, a_stride0, col, a_stride1)];
     }
     // kdsl.syncthreads()
     __syncthreads();
     // out_col = block_idx.y * TILE + tx
-    int32_t out_col = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), tx);
+    int32_t out_col = blockIdx.y * 32 + tx;
     // out_row = block_idx.x * TILE + ty
-    int32_t out_row = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty);
+    int32_t out_row = blockIdx.x * 32 + ty;
     // if out_row < out.shape[0] and out_col < out.shape[1]:
-    if ((int64_t(out_row) < out_shape0) && (int64_t(out_col) < out_shape1)) {
+    if (int64_t(out_row) < out_shape0 && int64_t(out_col) < out_shape1) {
         // out[out_row, out_col] = tile[tx, ty]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
-                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][ty];
+        out[kdsl::offset(out_row, out_stride0, out_col, out_stride1)] = tile[tx][ty];
     }
 }
