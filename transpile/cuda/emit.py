@@ -65,6 +65,7 @@ class Emitter(Backend):
         self.readonly: set = frozenset()  # pointer parameters never stored to
         self._handed: dict = {}  # text given to a built-in rendering -> its CExpr
         self.ranges = Ranges(ir.Function("", (), ()))  # the function's integer ranges
+        self.unread: frozenset = frozenset()  # variables declared, never used
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
 
     def line(self, text: str):
@@ -89,6 +90,7 @@ class Emitter(Backend):
         consts = {p.name for p in f.params if getattr(p.type, "const", False)}
         self.readonly = readonly = frozenset(readonly) | consts
         self.ranges = Ranges(f)
+        self.unread = _unread(f)
         params = []
         for p in f.params:
             t = p.type
@@ -127,6 +129,8 @@ class Emitter(Backend):
             self.lines.append(f"#line {s.span.line} {name}")
 
     def _s_Declare(self, s):
+        if s.name in self.unread:  # dead (a variable a static loop replaced)
+            return
         if isinstance(s.init, (ir.VecView, ir.PointerView)):
             s = ir.Declare(s.name, self._view_type(s.init), s.init)
             if s.type.const:  # a view of it is const too
@@ -532,6 +536,29 @@ class Emitter(Backend):
 
 
 _UNSIGNED_OPS = ("+", "-", "*", "//", "%")
+
+
+def _unread(f: ir.Function) -> frozenset:
+    """The variables of ``f`` that are declared with a value computed
+    without a call, and never read nor assigned: their declaration is
+    dead (``int32_t i = 7;`` left by a ``range_constexpr``'s variable)."""
+    used = set()
+    for s in ir.statements(f.body):
+        if isinstance(s, (ir.Assign, ir.AssignLane)):
+            used.add(s.name)
+        elif isinstance(s, ir.For):
+            used.add(s.var)
+    for e in ir.expressions(f.body):
+        if isinstance(e, ir.Var):
+            used.add(e.name)
+    return frozenset(
+        s.name
+        for s in ir.statements(f.body)
+        if isinstance(s, ir.Declare)
+        and s.name not in used
+        and s.init is not None
+        and not any(isinstance(x, ir.CALLS) for x in ir.walk(s.init))
+    )
 
 
 def _offset_terms(flat, n: int):
