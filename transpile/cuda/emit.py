@@ -151,6 +151,9 @@ class Emitter(Backend):
         self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
 
     def _s_Assign(self, s):
+        value = _simplified(s.value) if isinstance(s.value, ir.BinOp) else s.value
+        if isinstance(value, ir.Var) and value.name == s.name:  # x - 0.0: no-op
+            return
         self.line(f"{s.name} = {self._value(s.value)};")
 
     def _s_AssignLane(self, s):
