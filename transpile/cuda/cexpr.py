@@ -636,7 +636,7 @@ def literal(t, value) -> CExpr:
         return _int_literal(t, value)
     if math.isinf(value) and family in ("f32", "f64"):  # <math.h>'s INFINITY
         inf = CExpr("INFINITY" if family == "f32" else "double(INFINITY)")
-        return atom(CExpr(f"-{inf}", Prec.UNARY)) if value < 0 else inf
+        return CExpr(f"-{inf}", Prec.UNARY) if value < 0 else inf
     if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
         bits = values.to_bits(value, t)
         if family == "f32":
