@@ -1,4 +1,4 @@
-"""The integer range analysis (``transpile/ir/ranges.py``) and the plain C++
+"""The integer range analysis (``transpile/cuda/ranges.py``) and the plain C++
 operators the emitter writes on its word, checked on random expressions:
 
 * every value an expression takes (kdsl's wrap-around semantics, on random
@@ -20,7 +20,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import Boolean, Int32, Int64
 from kdsl.transpile.cuda.emit import Emitter, _simplified
-from kdsl.transpile.ir.ranges import SPECIAL, Ranges, exact, type_range, within
+from kdsl.transpile.cuda.ranges import SPECIAL, Ranges, exact, type_range, within
 
 SPECIALS = sorted(SPECIAL)
 # CUDA's limits, written out again here so that a wrong SPECIAL table fails

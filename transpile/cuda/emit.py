@@ -31,7 +31,7 @@ from kdsl.transpile.cuda.cexpr import bare as _bare
 from kdsl.transpile.cuda.layout import LIMIT, wrap, wrap_head
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
-from kdsl.transpile.ir.ranges import Ranges, exact, is_int, within
+from kdsl.transpile.cuda.ranges import Ranges, exact, is_int, within
 
 _HEADS = ("if (", "} else if (", "while (")  # a condition that may wrap
 
