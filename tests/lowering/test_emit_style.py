@@ -300,3 +300,23 @@ def test_expression_layout():
     lines = expression(group, 40)
     assert lines[0].startswith("0.5f * (u[index_0] +")
     assert all(line.index("u[") == 40 + len("0.5f * (") for line in lines[1:])
+
+
+@kdsl.kernel
+def shifted(x: Pointer[Float32], out: Pointer[Float32]):
+    s = kdsl.shared_array(Float32, (2, 1040))
+    s[thread_idx.y, (thread_idx.x + 16) - 8] = x[thread_idx.x]
+    kdsl.syncthreads()
+    out[kdsl.block_idx.x] = s[thread_idx.y, thread_idx.x] + x[thread_idx.x - 1]
+
+
+def test_an_index_that_never_wraps_reads_cuda_indices_unsigned():
+    src, inst = code_lines(shifted)
+    lines = stripped(shifted)
+    assert "s[threadIdx.y][threadIdx.x + 8] = x[threadIdx.x];" in lines
+    # thread 0 reads x[-1]: an unsigned threadIdx.x - 1 would be 4294967295
+    assert (
+        "out[blockIdx.x] = s[threadIdx.y][threadIdx.x] + x[int32_t(threadIdx.x) - 1];"
+        in lines
+    )
+    compile_to_cubin(src, inst.name)

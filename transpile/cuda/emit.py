@@ -485,16 +485,51 @@ class Emitter(Backend):
         args = []
         for index, stride in terms:
             if isinstance(index, ir.Convert) and _implicit_to_int64(index.operand.type):
-                index = index.operand
-            args += [_bare(self.expr(index)), _bare(self.expr(stride))]
+                args.append(self._index(index.operand))
+            else:
+                args.append(_bare(self.expr(index)))
+            args.append(_bare(self.expr(stride)))
         return CExpr(f"kdsl::offset({', '.join(args)})")
 
     def _e_Load(self, e):
         return CExpr(self._element(e.base, e.indices))
 
     def _element(self, base, indices) -> str:
-        idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
+        """``base[i]...``; an index that is a CUDA index reads it as it is
+        (``out[blockIdx.x]``: unsigned, and never above 2**31 - 1, so the
+        same element)."""
+        idx = "".join(f"[{self._index(i)}]" for i in indices)
         return f"{self.expr(base)}{idx}"
+
+    def _index(self, i) -> str:
+        """An index (or an Array offset's index): read on unsigned CUDA
+        indices (``s[threadIdx.y][threadIdx.x + 8]``) where every part of it
+        is in ``[0, 2**31 - 1]``, so that unsigned arithmetic never wraps
+        and gives the same number."""
+        if isinstance(i, ir.Special):
+            self.use(i.type)
+            return self._register(i)
+        if not self._never_wraps(i):
+            return _bare(self.expr(i))
+        self._unsigned_ok = True
+        try:
+            return _bare(self.expr(i))
+        finally:
+            self._unsigned_ok = False
+
+    def _never_wraps(self, e) -> bool:
+        """Whether ``e`` is an ``Int32`` CUDA index, variable, constant or
+        ``+ - * // %`` of them, every part in ``[0, 2**31 - 1]``."""
+        if e.type is not Int32 or self.ranges.of(e)[0] < 0:
+            return False
+        if isinstance(e, (ir.Special, ir.Var, ir.Const)):
+            return True
+        if not (isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS):
+            return False
+        e = _simplified(e)
+        if not isinstance(e, ir.BinOp):
+            return self._never_wraps(e)
+        return self._never_wraps(e.lhs) and self._never_wraps(e.rhs)
 
     def _view_type(self, e) -> ir.PointerType:
         """The pointer type of a ``.vec(N)`` or ``.view(T)`` view (const

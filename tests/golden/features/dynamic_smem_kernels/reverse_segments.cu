@@ -424,6 +424,6 @@ extern "C" __global__ void reverse_segments(
             total = total + partial[k];
         }
         // sums[block_idx.x] = total
-        sums[int32_t(blockIdx.x)] = total;
+        sums[blockIdx.x] = total;
     }
 }
