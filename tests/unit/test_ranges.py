@@ -185,6 +185,8 @@ def test_claimed_ranges_hold_and_plain_operators_compute_kdsl_results(seed):
                     assert lo <= kdsl_value(sub, at) <= hi, sub
             got, _ = c_value(em, init, at, ctx=True)  # a declaration's value
             assert values.wrap(got, Int32) == at[name], init
+            if em._never_wraps(init):  # an index: unsigned, and no wrap at all
+                assert got == at[name], init
             em._unsigned_ok = False
 
 
@@ -206,6 +208,7 @@ def test_plain_operators_at_the_corners_of_their_operands_ranges():
         ir.BinOp(Int32, "<<", tid, ir.Const(Int32, 20)),
     ]
     em = Emitter()
+    assert em._never_wraps(cases[3]) and not em._never_wraps(cases[4])  # tid - 1024
     for e in cases:
         assert em._plain(e), e
         a, b = ranges.of(e.lhs), ranges.of(e.rhs)
