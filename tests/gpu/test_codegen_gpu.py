@@ -84,3 +84,21 @@ def test_a_stencil_on_a_strided_view_matches_the_interpreter():
     dev = cp.zeros(u.shape, cp.float32)
     stencil[grid, (16, 16)](dev_u, dev)
     assert host.tobytes() == dev.get().tobytes()
+
+
+@kdsl.kernel
+def shifted(x: Pointer[Float32], out: Pointer[Float32]):
+    s = kdsl.shared_array(Float32, (2, 48))
+    s[thread_idx.y, (thread_idx.x + 16) - 8] = x[thread_idx.x + 1]
+    kdsl.syncthreads()
+    k = block_idx.x * 64 + thread_idx.y * 32 + thread_idx.x
+    out[k] = s[thread_idx.y, thread_idx.x + 8] * Float32(2.0) + x[thread_idx.x + 2 - 1]
+
+
+def test_unsigned_indices_match_the_interpreter():
+    x = np.arange(40, dtype=np.float32) * np.float32(0.5)
+    host = np.zeros(128, np.float32)
+    shifted.interpret[2, (32, 2)](x, host)
+    dev = cp.zeros(128, cp.float32)
+    shifted[2, (32, 2)](cp.asarray(x), dev)
+    assert host.tobytes() == dev.get().tobytes()
