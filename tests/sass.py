@@ -62,7 +62,19 @@ def _whole_elf(cubin: bytes) -> bytes:
 
 def sass_of(inst, arch: str = "sm_90") -> Sass:
     """Disassemble a ``KernelInstance`` compiled as the runtime compiles it."""
-    cubin = _whole_elf(cubin_for(inst, arch))
+    return _disassemble(cubin_for(inst, arch))
+
+
+def sass_of_source(source: str, name: str, arch: str = "sm_90") -> Sass:
+    """Disassemble CUDA source (a variant of an instance's) compiled with
+    kdsl's NVRTC options."""
+    from kdsl.runtime.nvrtc import compile_to_cubin
+
+    return _disassemble(compile_to_cubin(source, name, arch=arch))
+
+
+def _disassemble(cubin: bytes) -> Sass:
+    cubin = _whole_elf(cubin)
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(cubin)
         f.flush()

@@ -3,8 +3,15 @@ properties that make the examples fast (docs in each example's docstring)."""
 
 import pytest
 
+import kdsl
 from examples_index import example_modules
-from sass import sass_of
+from kdsl import Array, Constexpr, block_idx, thread_idx
+from kdsl.transpile import ir
+from kdsl.transpile.cuda.emit import Emitter
+from kdsl.transpile.pipeline import _render
+from sass import sass_of, sass_of_source
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
 
 EX = example_modules()
 
@@ -134,3 +141,40 @@ def test_sgemm_prefetches_the_next_tile_during_the_multiply():
     # the global loads of tile t + 1 are issued with many multiply-adds of
     # tile t still to come (the compiler must not sink them to their use)
     assert sum(k > max(loads) for k in ffmas) >= 128
+
+
+@kdsl.kernel
+def stencil5(u: Array[D, 2], out: Array[D, 2], BLOCK: Constexpr[int] = 16):
+    i = block_idx.y * BLOCK + thread_idx.y + 1
+    j = block_idx.x * BLOCK + thread_idx.x + 1
+    if i < u.shape[0] - 1 and j < u.shape[1] - 1:
+        out[i, j] = u[i, j] * D(0.5) + D(0.125) * (
+            u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1]
+        )
+
+
+def test_array_elements_through_kdsl_offset_compile_as_the_spelled_out_sum(
+    monkeypatch,
+):
+    """``u[kdsl::offset(i, u_stride0, j, u_stride1)]`` and the sum of products
+    it stands for (``kdsl::add(kdsl::mul(int64_t(i), u_stride0), ...)``)
+    give the same SASS: as many instructions, of the same kinds, no spills."""
+    inst = stencil5.dispatch("f32")
+    source = inst.source
+    assert source.count("kdsl::offset(") == 6 and "kdsl::mul(int64_t(" not in source
+    spell_out = lambda self, e: self.expr(e.flat)  # noqa: E731
+    monkeypatch.setitem(Emitter.EXPR, ir.ArrayOffset, spell_out)
+    c = inst.compilation
+    spelled = _render(c, c.lowered, line_directives=False)
+    assert "kdsl::offset(" not in spelled.split("end of kdsl prelude")[1]
+    after, before = sass_of(inst), sass_of_source(spelled, inst.name)
+    assert len(after.instructions) == len(before.instructions)
+    opcodes = sorted(ins.split()[0] for ins in after.instructions)
+    assert opcodes == sorted(ins.split()[0] for ins in before.instructions)
+    assert after.spills == before.spills == 0
+
+
+def test_stencil_lines_fit_in_100_columns():
+    source = stencil5.dispatch("f32").source
+    lines = source[source.index('extern "C"') :].splitlines()
+    assert max(len(line) for line in lines if not line.lstrip().startswith("//")) <= 100

@@ -71,9 +71,9 @@ def test_editing_one_statement_changes_only_its_lines(tmp_path):
     assert tag == "replace" and (i2 - i1, j2 - j1) == (2, 2)
     assert [l.strip() for l in base[i1:i2]] == [
         "// out[i] = a[i] * w + b[i] * (1.0 - w)",
-        "out[i] = (a[i] * 0.25f) + (b[i] * 0.75f);",
+        "out[i] = a[i] * 0.25f + b[i] * 0.75f;",
     ]
     assert [l.strip() for l in edited[j1:j2]] == [
         "// out[i] = a[i] * w - b[i] * (1.0 - w)",
-        "out[i] = (a[i] * 0.25f) - (b[i] * 0.75f);",
+        "out[i] = a[i] * 0.25f - b[i] * 0.75f;",
     ]

@@ -1,6 +1,7 @@
 """The emitter's parentheses come from the expression tree (``cexpr.CExpr``):
-every compound operand is parenthesised, loads, calls and member accesses are
-atoms, and a statement's value, a call argument or a condition drops exactly
+a compound operand is parenthesised unless C++ reads it the same and a reader
+would not miss them (``a * b + c``, ``a < b && p``), loads, calls and member
+accesses are atoms, and a statement's value, a call argument or a condition drops exactly
 one outer pair, so a nested conditional keeps its own."""
 
 from kdsl.transpile import ir
@@ -52,7 +53,9 @@ def test_a_statement_drops_exactly_one_pair():
 def test_logical_operators_group_their_comparisons():
     both = ir.Logical(Boolean, "&&", less(var("a"), var("b")), var("p", Boolean))
     assert Emitter().expr(both).inner.prec == Prec.LOGICAL_AND
-    assert assigned(both) == "r = (a < b) && p;"
+    assert assigned(both) == "r = a < b && p;"
+    either = ir.Logical(Boolean, "||", both, var("q", Boolean))
+    assert assigned(either) == "r = (a < b && p) || q;"  # && in || keeps them
 
 
 def test_a_builtin_rendering_keeps_its_arguments_precedence():

@@ -7,6 +7,7 @@ import pytest
 import kdsl
 from examples_index import example_modules
 from kdsl import Float32, Int32, Pointer, thread_idx
+from kdsl.runtime.nvrtc import compile_to_cubin
 
 LIMIT = 100
 
@@ -45,18 +46,15 @@ def test_statements_drop_the_outer_parentheses_of_their_value():
 
 def test_cuda_indices_use_the_functional_cast_or_none():
     lines = stripped(example("vector_add", "vector_add"), "f32")
-    assert (
-        "int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), "
-        "int32_t(threadIdx.x));" in lines
-    )
+    assert "int32_t i = blockIdx.x * 256 + threadIdx.x;" in lines
     lines = stripped(example("softmax", "softmax_rows"), "f32")
-    assert "int32_t j = kdsl::add(0, int32_t(threadIdx.x));" in lines
+    assert "int32_t j = int32_t(threadIdx.x);" in lines  # 0 + x is x
     assert not any("(int32_t)" in s for s in lines)
 
 
 def test_a_compound_ternary_condition_keeps_its_parentheses():
     src, _ = code_lines(example("matmul", "matmul"), "f32")
-    assert "((row < M) && (kdsl::add(k0, tx) < K))\n" in src
+    assert "(row < M && kdsl::add(k0, tx) < K)\n" in src
     assert "? a[" in src and ": 0.0f;" in src
 
 
@@ -189,3 +187,138 @@ def test_elif_chains_read_as_else_if():
     x = __import__("numpy").array([-2.0, 0.0, 0.5, 3.0], "float32")
     classify.interpret[1, 4](x, out, 4)
     assert out.tolist() == [-1, 0, 1, 2]
+
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def plainer(x: Pointer[D], n: Int32):
+    tid = thread_idx.x
+    g = kdsl.block_idx.x * 256 + tid
+    acc = D(0.0)
+    for k in kdsl.range_constexpr(2):
+        acc = acc + x[(g + 16) - 8 + k]
+    if D.width == 64:
+        acc = acc * D(3.0)
+    else:
+        acc = acc * D(4.0)
+    if D.width == 32:
+        acc = acc - D(0.0)
+    m = D(float("-inf"))
+    if g < n:
+        x[g] = kdsl.math.fmax(m, D(-0.0) + acc) + x[tid // 32] + x[tid % 32]
+
+
+def test_constants_combine_and_indices_use_plain_operators():
+    src, inst = code_lines(plainer, "f32")
+    lines = stripped(plainer, "f32")
+    assert "int32_t g = blockIdx.x * 256 + tid;" in lines  # unsigned, modulo 2**32
+    assert "float acc = 0.0f + x[kdsl::add(g, 8)];" in lines  # (g + 16) - 8 + 0
+    assert "acc = acc + x[kdsl::add(g, 9)];" in lines  # g may be 2**31 - 1: add
+    assert "x[tid / 32]" in src and "x[tid % 32]" in src
+    assert "x[g] = fmaxf(-INFINITY, acc) + x[tid / 32] + x[tid % 32];" in lines
+    at = lines.index("// acc = acc - D(0.0)")  # -0.0 + acc and acc - 0.0 are acc,
+    assert lines[at + 1] == "// if g < n:"  # so that assignment is no statement
+    compile_to_cubin(src, inst.name)
+    src64, inst64 = code_lines(plainer, "f64")
+    assert "fmax(-double(INFINITY), acc)" in src64
+    compile_to_cubin(src64, inst64.name)
+
+
+def test_a_static_if_comment_says_what_was_decided():
+    lines = stripped(plainer, "f32")
+    at = lines.index("// if D.width == 64:  [False]; else:")
+    assert lines[at + 1 : at + 3] == ["// acc = acc * D(4.0)", "acc = acc * 4.0f;"]
+    assert "// if D.width == 32:  [True]" in lines
+    lines = stripped(plainer, "f64")
+    assert "// if D.width == 64:  [True]" in lines
+    assert not any(line.startswith("// if D.width == 32") for line in lines)
+
+
+@kdsl.kernel
+def shadowed(x: Pointer[Float32]):
+    t = thread_idx.x
+    i = 7
+    for i in kdsl.range_constexpr(2):
+        x[t + i] = 1.0
+    j = t + 1
+    x[t] = 0.0
+
+
+def test_a_declaration_never_read_is_not_emitted():
+    src, inst = code_lines(shadowed)
+    lines = stripped(shadowed)
+    assert "// j = t + 1" in lines
+    assert not any(line.startswith(("int32_t i", "int32_t j")) for line in lines)
+    compile_to_cubin(src, inst.name)
+
+
+@kdsl.kernel
+def long_lines(
+    a: kdsl.Array[Float32, 2], b: kdsl.Array[Float32, 2], out: Pointer[Float32]
+):
+    i = kdsl.block_idx.y * kdsl.block_dim.y + thread_idx.y
+    j = kdsl.block_idx.x * kdsl.block_dim.x + thread_idx.x
+    if (
+        i < a.shape[0] - 1
+        and j < a.shape[1] - 1
+        and a[i, j] > b[i, j]
+        and a[i + 1, j] > b[i, j + 1]
+    ):
+        out[i] = kdsl.math.fmax(
+            a[i, j] * b[i, j] + a[i + 1, j] * b[i + 1, j],
+            a[i, j + 1] * b[i, j + 1] + a[i + 1, j + 1] * b[i + 1, j + 1],
+        )
+
+
+def test_every_statement_kind_wraps():
+    src, inst = code_lines(long_lines)
+    code = src[src.index('extern "C"') :]
+    lines = [line for line in code.splitlines() if not line.strip().startswith("//")]
+    assert max(map(len, lines)) <= LIMIT
+    head = next(k for k, line in enumerate(lines) if line.strip().startswith("if ("))
+    assert lines[head].endswith("&&")  # a condition breaks after its operators
+    assert lines[head + 1].startswith(" " * 8) and lines[head + 1].strip()[0] != "&"
+    store = next(k for k, line in enumerate(lines) if line.strip().startswith("out["))
+    assert lines[store].endswith("fmaxf(a[kdsl::offset(i, a_stride0, j, a_stride1)] *")
+    compile_to_cubin(src, inst.name)
+
+
+def test_expression_layout():
+    from kdsl.transpile.cuda.layout import expression, wrap, wrap_head
+
+    pad = " " * 8
+    cond = " && ".join(f"value_{k} < limit_{k}" for k in range(6))
+    lines = wrap_head(pad, f"if ({cond}) {{")
+    assert len(lines) == 2 and lines[0].endswith("&&") and lines[1].endswith(") {")
+    assert lines[1].index("value") == len(pad) + len("if (")  # inside the (
+    value = " + ".join(f"term_{k} * weight_{k}" for k in range(8))
+    lines = wrap(pad, f"return {value};")
+    assert all(len(line) <= LIMIT for line in lines) and len(lines) == 2
+    assert lines[1].index("term") == len(pad) + len("return ")
+    # a factor before a long group stays with the group's first line
+    group = "0.5f * (" + " + ".join(f"u[index_{k}]" for k in range(9)) + ")"
+    lines = expression(group, 40)
+    assert lines[0].startswith("0.5f * (u[index_0] +")
+    assert all(line.index("u[") == 40 + len("0.5f * (") for line in lines[1:])
+
+
+@kdsl.kernel
+def shifted(x: Pointer[Float32], out: Pointer[Float32]):
+    s = kdsl.shared_array(Float32, (2, 1040))
+    s[thread_idx.y, (thread_idx.x + 16) - 8] = x[thread_idx.x]
+    kdsl.syncthreads()
+    out[kdsl.block_idx.x] = s[thread_idx.y, thread_idx.x] + x[thread_idx.x - 1]
+
+
+def test_an_index_that_never_wraps_reads_cuda_indices_unsigned():
+    src, inst = code_lines(shifted)
+    lines = stripped(shifted)
+    assert "s[threadIdx.y][threadIdx.x + 8] = x[threadIdx.x];" in lines
+    # thread 0 reads x[-1]: an unsigned threadIdx.x - 1 would be 4294967295
+    assert (
+        "out[blockIdx.x] = s[threadIdx.y][threadIdx.x] + x[int32_t(threadIdx.x) - 1];"
+        in lines
+    )
+    compile_to_cubin(src, inst.name)

@@ -131,8 +131,8 @@ def formatted(x: Pointer[Float32], n: Int32, SCALE: Constexpr[float] = 0.5):
 def test_format_specs_map_to_printf_conversions():
     inst = formatted.dispatch()
     assert printf_line(inst.source) == [
-        'printf("[%3d|%-4d|%+d|%08x|%o] %8.3f %+.2e %.1f\\n", i, i, i, kdsl::neg(i), '
-        "i, v, v, double(i));",
+        'printf("[%3d|%-4d|%+d|%08x|%o] %8.3f %+.2e %.1f\\n", i, i, i, -i, i, v, v, '
+        "double(i));",
         'printf("scale, 0.5, 7, True, n=%d, 0003;\\n", n);',
         'printf("100%% \\"quoted\\" \\\\ tab\\there \\303\\251");',
         'printf("\\n");',

@@ -22,7 +22,9 @@ def running_max(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
 
 def test_float_of_a_string_literal_is_a_constant():
     src = running_max.dispatch().source
-    assert "float m = __int_as_float(0xff800000);" in src
+    assert "float m = -INFINITY;" in src
+    assert "out[1] = __int_as_float(0x7fc00000);" in src  # a NaN keeps its bits
+    assert "out[2] = INFINITY;" in src
     compile_to_cubin(src, "running_max")
     out = np.zeros(3, np.float32)
     running_max.interpret[1, 1](np.array([-5, -2, -9], np.float32), out, 3)

@@ -157,7 +157,7 @@ def test_a_shared_array_of_vectors_is_one_cpp_array_of_vecs():
         "s[i] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[i];" in lines
     )
     assert "s[i].v[2] = s[i].v[1] + s[i].v[0];" in lines
-    assert "kdsl::vec<float, 4> v = s[kdsl::sub(63, i)];" in lines
+    assert "kdsl::vec<float, 4> v = s[63 - i];" in lines
     assert "o[i].v[3] = s[i].v[2];" in lines
     assert "float* out" in inst.source  # stored to: not const
 

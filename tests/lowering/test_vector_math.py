@@ -135,8 +135,7 @@ def test_a_vector_expression_with_math_is_one_vmap_of_the_scalar_code():
     assert [line.strip() for line in statement.splitlines()] == [
         "o[i] = kdsl::vmap(",
         "[](const float v) {",
-        "return (0.5f * v) * (1.0f + tanhf(0.7978846f * (v + "
-        "(((0.044715f * v) * v) * v))));",
+        "return 0.5f * v * (1.0f + tanhf(0.7978846f * (v + 0.044715f * v * v * v)));",
         "},",
         "v);",
     ]

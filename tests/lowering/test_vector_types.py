@@ -102,7 +102,7 @@ def type_methods(out: Pointer[Int32]):
 
 
 def test_class_methods_of_types_can_be_called_in_a_kernel():
-    assert "out[int32_t(threadIdx.x)] = -1;" in type_methods.dispatch().source
+    assert "out[threadIdx.x] = -1;" in type_methods.dispatch().source
 
 
 @kdsl.func

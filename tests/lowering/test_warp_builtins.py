@@ -51,7 +51,7 @@ def test_a_static_mask_reads_in_hexadecimal():
     assert "__shfl_xor_sync(0xffffu, v, d & 15, 32)" in src
     assert "__shfl_sync(0xffffu, v, d & 15, 16)" in src
     assert "__shfl_down_sync(0xffff0000u, v, d, 32)" in src
-    assert "__shfl_sync(0xffff0000u, v, kdsl::add(16, d & 15), 32)" in src
+    assert "__shfl_sync(0xffff0000u, v, 16 + (d & 15), 32)" in src
 
 
 def test_votes_matches_and_reductions_read_like_cuda():

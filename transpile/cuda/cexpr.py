@@ -6,7 +6,9 @@ never from reading text back.  Operands have the right C++ type (a plain
 ``str`` operand is a name); every spelling returned is an atom (a name, call
 or parenthesised group, which keeps its inside for ``bare``) of exactly the
 C++ type of its kdsl type, so it fits any context and any overloaded prelude
-call.  Every compound operand is parenthesised: ``(a * b) + c``.  A table
+call.  A compound operand is parenthesised unless C++ reads it the same and
+a reader would not miss the parentheses (``operand_of``): ``a * b + c``,
+``i < n - 1``, ``a < b && c < d``, but ``(a & b) == c``.  A table
 entry (``Form``) is data: a template and the precedence it fills in to.
 
 Spelling policy (the tables below are the whole of it):
@@ -188,16 +190,47 @@ class Form:
 
     template: str
     prec: Prec = Prec.ATOM
+    infix: bool = False  # an operator: operands parenthesised by ``operand_of``
 
     def fill(self, c: str, *operands: CExpr) -> CExpr:
         names = {"c": c}
         for name, e in zip("ab", operands):
             names[name], names[f"p{name}"] = bare(e), atom(e)
+        if self.infix:
+            names["pa"], names["pb"] = (
+                operand_of(self.prec, e, right) for e, right in zip(operands, (0, 1))
+            )
         return atom(CExpr(self.template.format(**names), self.prec))
 
 
 def _infix(op: str) -> Form:
-    return Form(f"{{pa}} {op} {{pb}}", OPERATOR_PREC[op])
+    return Form(f"{{pa}} {op} {{pb}}", OPERATOR_PREC[op], infix=True)
+
+
+# Where an operand keeps no parentheses: arithmetic in arithmetic as C++
+# groups it (``a * b + c``, ``a + b - c``; but ``a - (b + c)``, which C++
+# would read otherwise), arithmetic in a comparison (``i < n - 1``) and a
+# comparison in ``&&`` / ``||``.  Everything else keeps them (``(a & b) ==
+# c``, ``(a << 2) + b``), as a reviewer would want to read it.
+_ARITHMETIC = (Prec.MULTIPLICATIVE, Prec.ADDITIVE)
+_COMPARISON = (Prec.RELATIONAL, Prec.EQUALITY)
+_LOGICAL = (Prec.LOGICAL_AND, Prec.LOGICAL_OR)
+
+
+def operand_of(prec: Prec, e: CExpr, right: bool) -> CExpr:
+    """``e`` as the left (or ``right``) operand of an infix operator of
+    precedence ``prec``: without its parentheses where C++ reads it the
+    same and a reader would not miss them, else as an atom."""
+    inner = e.inner if e.inner is not None else e
+    looser = inner.prec >= prec if right else inner.prec > prec
+    if not looser and (
+        (prec in _ARITHMETIC and inner.prec in _ARITHMETIC)
+        or (prec in _COMPARISON and inner.prec in _ARITHMETIC)
+        or (prec in _LOGICAL and inner.prec in _COMPARISON + _ARITHMETIC)
+        or (prec in _LOGICAL and inner.prec == prec)  # a && b && c
+    ):
+        return inner
+    return atom(e)
 
 
 def _call(name: str) -> Form:
@@ -288,6 +321,22 @@ def binary(op: str, operand_type, result_type, a, b) -> CExpr:
             f"cexpr: {operand_type.__name__} {op} gives {expected.__name__}, "
             f"not {result_type.__name__}"
         )
+    return form.fill(operand_type.c_name, _operand(a), _operand(b))
+
+
+# Integer operators spelled as C++'s own where the range analysis
+# (``kdsl.transpile.cuda.ranges``) proves C++ computes kdsl's result: no
+# overflow, and non-negative operands for ``// % << >>`` (C++ truncates
+# where Python floors; a shift of a negative value is not Python's).
+PLAIN = {"+": "+", "-": "-", "*": "*", "//": "/", "%": "%", "<<": "<<", ">>": ">>"}
+
+
+def plain(op: str, operand_type, a, b) -> CExpr:
+    """``a op b`` by the plain C++ operator, on 32- or 64-bit integers whose
+    ranges make it exact (the caller's proof)."""
+    if _family(operand_type) != "int":
+        raise _unsupported(f"plain {op!r}", operand_type)
+    form = _infix(PLAIN[op])
     return form.fill(operand_type.c_name, _operand(a), _operand(b))
 
 
@@ -585,6 +634,9 @@ def literal(t, value) -> CExpr:
         return CExpr("true" if value else "false")
     if t.kind == "int":
         return _int_literal(t, value)
+    if math.isinf(value) and family in ("f32", "f64"):  # <math.h>'s INFINITY
+        inf = CExpr("INFINITY" if family == "f32" else "double(INFINITY)")
+        return CExpr(f"-{inf}", Prec.UNARY) if value < 0 else inf
     if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
         bits = values.to_bits(value, t)
         if family == "f32":

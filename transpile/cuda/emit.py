@@ -12,16 +12,28 @@ broken as clang-format would break it (``layout.wrap``).
 from __future__ import annotations
 
 import itertools
+import math
 import string
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.core.types import Boolean, NumericMeta, Uint32, VectorMeta
+from kdsl.transpile.core import values
+from kdsl.transpile.core.types import (
+    Boolean,
+    Int32,
+    Int64,
+    NumericMeta,
+    Uint32,
+    VectorMeta,
+)
 from kdsl.transpile.cuda import cexpr
 from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
-from kdsl.transpile.cuda.layout import LIMIT, wrap
+from kdsl.transpile.cuda.layout import LIMIT, wrap, wrap_head
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
+from kdsl.transpile.cuda.ranges import Ranges, exact, is_int, within
+
+_HEADS = ("if (", "} else if (", "while (")  # a condition that may wrap
 
 
 def ctype(t) -> str:
@@ -52,6 +64,9 @@ class Emitter(Backend):
         self.types: set = set()  # scalar types the code uses (for headers)
         self.readonly: set = frozenset()  # pointer parameters never stored to
         self._handed: dict = {}  # text given to a built-in rendering -> its CExpr
+        self.ranges = Ranges(ir.Function("", (), ()))  # the function's integer ranges
+        self.unread: frozenset = frozenset()  # variables declared, never used
+        self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
 
     def line(self, text: str):
         if text.startswith("}"):
@@ -61,6 +76,8 @@ class Emitter(Backend):
             self.lines.append("")
         elif text.endswith(";") and not self.line_directives:
             self.lines.extend(wrap(indent, text))
+        elif text.startswith(_HEADS) and not self.line_directives:
+            self.lines.extend(wrap_head(indent, text))
         else:  # with #line directives a statement keeps to one line
             self.lines.append(indent + text)
         if text.endswith("{"):
@@ -72,6 +89,8 @@ class Emitter(Backend):
         stores to (a device function's carry ``const`` in their type)."""
         consts = {p.name for p in f.params if getattr(p.type, "const", False)}
         self.readonly = readonly = frozenset(readonly) | consts
+        self.ranges = Ranges(f)
+        self.unread = _unread(f)
         params = []
         for p in f.params:
             t = p.type
@@ -110,6 +129,8 @@ class Emitter(Backend):
             self.lines.append(f"#line {s.span.line} {name}")
 
     def _s_Declare(self, s):
+        if s.name in self.unread:  # dead (a variable a static loop replaced)
+            return
         if isinstance(s.init, (ir.VecView, ir.PointerView)):
             s = ir.Declare(s.name, self._view_type(s.init), s.init)
             if s.type.const:  # a view of it is const too
@@ -130,6 +151,9 @@ class Emitter(Backend):
         self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
 
     def _s_Assign(self, s):
+        value = _simplified(s.value) if isinstance(s.value, ir.BinOp) else s.value
+        if isinstance(value, ir.Var) and value.name == s.name:  # x - 0.0: no-op
+            return
         self.line(f"{s.name} = {self._value(s.value)};")
 
     def _s_AssignLane(self, s):
@@ -147,11 +171,19 @@ class Emitter(Backend):
 
     def _value(self, e) -> str:
         """The value of a declaration, assignment or store: no outer
-        parentheses, and a CUDA index (unsigned) converts implicitly."""
-        if isinstance(e, ir.Special):
-            self.use(e.type)
-            return self._register(e)
-        return _bare(self.expr(e))
+        parentheses, and a CUDA index (unsigned) converts implicitly.
+
+        An ``Int32`` value that is a sum, difference, product, quotient or
+        remainder of non-negative values, every one of them (and every
+        partial result) within ``[0, 2**31 - 1]``, reads its CUDA indices
+        unsigned (``blockIdx.x * 256 + threadIdx.x``): unsigned arithmetic
+        on such values computes the same numbers, and the result converts
+        to ``int32_t`` unchanged."""
+        self._unsigned_ok = e.type is Int32
+        try:
+            return _bare(self.expr(e))
+        finally:
+            self._unsigned_ok = False
 
     def _s_If(self, s, chained: bool = False):
         head = f"if ({_bare(self.expr(s.cond))}) {{"
@@ -250,7 +282,23 @@ class Emitter(Backend):
 
     def expr(self, e) -> CExpr:
         self.use(e.type)
-        return self.EXPR[type(e)](self, e)
+        saved = self._unsigned_ok
+        self._unsigned_ok = saved and self._stays_unsigned(e)
+        try:
+            return self.EXPR[type(e)](self, e)
+        finally:
+            self._unsigned_ok = saved
+
+    def _stays_unsigned(self, e) -> bool:
+        """Whether ``e`` may be computed on unsigned CUDA indices (see
+        ``_value``): an ``Int32`` index, variable, constant or plain ``+ - *
+        // %``."""
+        if e.type is not Int32:
+            return False
+        if isinstance(e, (ir.Special, ir.Var, ir.Const)):
+            return True
+        e = _simplified(e) if isinstance(e, ir.BinOp) else e
+        return isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS and self._plain(e)
 
     def _e_Const(self, e):
         return cexpr.literal(e.type, e.value)
@@ -263,6 +311,8 @@ class Emitter(Backend):
         return builtins.get(e.name).cuda(self, e, [])
 
     def _e_Special(self, e):  # int32_t(blockIdx.x)
+        if self._unsigned_ok:
+            return CExpr(self._register(e))
         return cexpr.convert(Uint32, e.type, CExpr(self._register(e)))
 
     def convert(self, src, dst, text: str) -> str:
@@ -280,13 +330,58 @@ class Emitter(Backend):
     def _e_BinOp(self, e):
         if _lanewise(e):
             return self._vmap(e)
+        e = _simplified(e)
+        if not isinstance(e, ir.BinOp):
+            return self.expr(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if self._plain(e):
+            return cexpr.plain(e.op, e.lhs.type, a, b)
         return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+
+    def _plain(self, e) -> bool:
+        """Whether a plain C++ operator computes integer operation ``e``
+        exactly (``cexpr.plain``): the range analysis proves no overflow,
+        and non-negative operands where C++ and Python differ (``//``,
+        ``%``, shifts); or, in an ``Int32`` value read on unsigned CUDA
+        indices (``_value``), ``+ - *`` with an unsigned operand, which C++
+        computes modulo 2**32 as kdsl does."""
+        t = e.lhs.type
+        if not (is_int(t) and t.width >= 32 and e.op in cexpr.PLAIN):
+            return False
+        if self._unsigned_ok and e.op in "+-*" and self._unsigned_operand(e):
+            return True
+        a, b = self.ranges.of(e.lhs), self.ranges.of(e.rhs)
+        if e.op in ("//", "%", ">>", "<<") and (a[0] < 0 or b[0] < 0):
+            return False
+        if e.op in (">>", "<<") and b[1] >= t.width:
+            return False
+        return within(exact(e.op, a, b), t)
+
+    def _unsigned_operand(self, e) -> bool:
+        """Whether an operand of ``e`` is spelled unsigned in an unsigned
+        value: a CUDA index, or such an operation on one."""
+        for x in (e.lhs, e.rhs):
+            if isinstance(x, ir.Special):
+                return True
+            if isinstance(x, ir.BinOp) and x.type is Int32:
+                x = _simplified(x)
+                if isinstance(x, ir.Special) or (
+                    isinstance(x, ir.BinOp)
+                    and x.op in "+-*"
+                    and self._unsigned_operand(x)
+                ):
+                    return True
+        return False
 
     def _e_UnaryOp(self, e):
         if _lanewise(e):
             return self._vmap(e)
-        return cexpr.unary(e.op, e.type, self.expr(e.operand))
+        a = self.expr(e.operand)
+        if e.op == "-" and is_int(e.type) and e.type.width >= 32 and e.type.signed:
+            lo, hi = self.ranges.of(e.operand)
+            if within((-hi, -lo), e.type):  # no overflow: plain negation
+                return atom(CExpr(f"-{atom(a)}", Prec.UNARY))
+        return cexpr.unary(e.op, e.type, a)
 
     def _e_Convert(self, e):
         if _lanewise(e):
@@ -362,8 +457,10 @@ class Emitter(Backend):
         return _conditional(cond.text, a, b)
 
     def _e_Logical(self, e):
-        text = f"{self.expr(e.lhs)} {e.op} {self.expr(e.rhs)}"
-        return atom(CExpr(text, OPERATOR_PREC[e.op]))
+        prec = OPERATOR_PREC[e.op]
+        a = cexpr.operand_of(prec, self.expr(e.lhs), right=False)
+        b = cexpr.operand_of(prec, self.expr(e.rhs), right=True)
+        return atom(CExpr(f"{a} {e.op} {b}", prec))
 
     def _e_Broadcast(self, e):
         t = e.type
@@ -378,14 +475,61 @@ class Emitter(Backend):
         return CExpr(f"{self.expr(e.vector)}.v[{e.lane}]")
 
     def _e_ArrayOffset(self, e):
-        return self.expr(e.flat)
+        """``kdsl::offset(i, a_stride0, j, a_stride1)``: the index and stride
+        of each dimension, the index converting to ``int64_t`` as the
+        parameter's (the prelude's ``offset`` is the wrapping sum of
+        products that ``flat`` spells out)."""
+        terms = _offset_terms(e.flat, len(e.indices))
+        if terms is None:
+            return self.expr(e.flat)
+        args = []
+        for index, stride in terms:
+            if isinstance(index, ir.Convert) and _implicit_to_int64(index.operand.type):
+                args.append(self._index(index.operand))
+            else:
+                args.append(_bare(self.expr(index)))
+            args.append(_bare(self.expr(stride)))
+        return CExpr(f"kdsl::offset({', '.join(args)})")
 
     def _e_Load(self, e):
         return CExpr(self._element(e.base, e.indices))
 
     def _element(self, base, indices) -> str:
-        idx = "".join(f"[{_bare(self.expr(i))}]" for i in indices)
+        """``base[i]...``; an index that is a CUDA index reads it as it is
+        (``out[blockIdx.x]``: unsigned, and never above 2**31 - 1, so the
+        same element)."""
+        idx = "".join(f"[{self._index(i)}]" for i in indices)
         return f"{self.expr(base)}{idx}"
+
+    def _index(self, i) -> str:
+        """An index (or an Array offset's index): read on unsigned CUDA
+        indices (``s[threadIdx.y][threadIdx.x + 8]``) where every part of it
+        is in ``[0, 2**31 - 1]``, so that unsigned arithmetic never wraps
+        and gives the same number."""
+        if isinstance(i, ir.Special):
+            self.use(i.type)
+            return self._register(i)
+        if not self._never_wraps(i):
+            return _bare(self.expr(i))
+        self._unsigned_ok = True
+        try:
+            return _bare(self.expr(i))
+        finally:
+            self._unsigned_ok = False
+
+    def _never_wraps(self, e) -> bool:
+        """Whether ``e`` is an ``Int32`` CUDA index, variable, constant or
+        ``+ - * // %`` of them, every part in ``[0, 2**31 - 1]``."""
+        if e.type is not Int32 or self.ranges.of(e)[0] < 0:
+            return False
+        if isinstance(e, (ir.Special, ir.Var, ir.Const)):
+            return True
+        if not (isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS):
+            return False
+        e = _simplified(e)
+        if not isinstance(e, ir.BinOp):
+            return self._never_wraps(e)
+        return self._never_wraps(e.lhs) and self._never_wraps(e.rhs)
 
     def _view_type(self, e) -> ir.PointerType:
         """The pointer type of a ``.vec(N)`` or ``.view(T)`` view (const
@@ -427,6 +571,120 @@ class Emitter(Backend):
 
     def _e_FuncCall(self, e):
         return CExpr(f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})")
+
+
+_UNSIGNED_OPS = ("+", "-", "*", "//", "%")
+
+
+def _unread(f: ir.Function) -> frozenset:
+    """The variables of ``f`` that are declared with a value computed
+    without a call, and never read nor assigned: their declaration is
+    dead (``int32_t i = 7;`` left by a ``range_constexpr``'s variable)."""
+    used = set()
+    for s in ir.statements(f.body):
+        if isinstance(s, (ir.Assign, ir.AssignLane)):
+            used.add(s.name)
+        elif isinstance(s, ir.For):
+            used.add(s.var)
+    for e in ir.expressions(f.body):
+        if isinstance(e, ir.Var):
+            used.add(e.name)
+    return frozenset(
+        s.name
+        for s in ir.statements(f.body)
+        if isinstance(s, ir.Declare)
+        and s.name not in used
+        and s.init is not None
+        and not any(isinstance(x, ir.CALLS) for x in ir.walk(s.init))
+    )
+
+
+def _offset_terms(flat, n: int):
+    """``[(index, stride), ...]`` of an Array offset ``i0 * s0 + i1 * s1 +
+    ...`` (left to right, ``n`` terms, all ``Int64``), or None if ``flat``
+    is not that sum."""
+    terms = []
+    while isinstance(flat, ir.BinOp) and flat.op == "+" and len(terms) < n - 1:
+        terms.append(flat.rhs)
+        flat = flat.lhs
+    terms.append(flat)
+    terms.reverse()
+    out = []
+    for term in terms:
+        if not (isinstance(term, ir.BinOp) and term.op == "*"):
+            return None
+        if term.type is not Int64 or term.lhs.type is not Int64:
+            return None
+        out.append((term.lhs, term.rhs))
+    return out if len(out) == n else None
+
+
+def _implicit_to_int64(t) -> bool:
+    """Whether a C++ value of kdsl type ``t`` converts to an ``int64_t``
+    parameter as ``int64_t(x)`` converts it."""
+    return is_int(t)
+
+
+def _simplified(e: ir.BinOp):
+    """``e`` with its integer constants combined, exactly under wrap-around
+    arithmetic: ``(x + 16) - 8`` is ``x + 8``, ``x + 0`` and ``0 + x`` are
+    ``x``; and a
+    float ``x - 0.0`` or ``x + -0.0`` (either side) is ``x``, exactly for
+    every ``x`` (``-0.0`` is the additive identity of IEEE arithmetic; a
+    NaN stays a NaN).  ``0.0 + x`` stays: it is ``+0.0`` for ``x = -0.0``."""
+    t = e.type
+    if t is not e.lhs.type or e.op not in ("+", "-"):
+        return e
+    if isinstance(t, NumericMeta) and t.kind == "float":
+        if e.op == "+" and _is_zero(e.rhs, negative=True):
+            return e.lhs
+        if e.op == "+" and _is_zero(e.lhs, negative=True):
+            return e.rhs
+        if e.op == "-" and _is_zero(e.rhs, negative=False):
+            return e.lhs
+        return e
+    if not is_int(t):
+        return e
+    if (
+        e.op == "+"
+        and isinstance(e.lhs, ir.Const)
+        and e.lhs.value == 0
+        and e.rhs.type is t
+    ):
+        return e.rhs  # 0 + x
+    base, offset, terms = e, 0, 0
+    while (
+        isinstance(base, ir.BinOp)
+        and base.op in ("+", "-")
+        and base.type is t
+        and base.lhs.type is t
+        and isinstance(base.rhs, ir.Const)
+    ):
+        offset += base.rhs.value if base.op == "+" else -base.rhs.value
+        base, terms = base.lhs, terms + 1
+    offset = values.wrap(offset, t)
+    if terms == 0 or (terms == 1 and offset != 0):
+        return e  # nothing to combine
+    if offset == 0:
+        return base
+    if t.signed and offset < 0 and offset != _type_min(t):
+        return ir.BinOp(t, "-", base, ir.Const(t, -offset))
+    if not t.signed and offset >= 1 << (t.width - 1):  # x - 1u, not x + 4294967295u
+        return ir.BinOp(t, "-", base, ir.Const(t, (1 << t.width) - offset))
+    return ir.BinOp(t, "+", base, ir.Const(t, offset))
+
+
+def _type_min(t) -> int:
+    return -(1 << (t.width - 1)) if t.signed else 0
+
+
+def _is_zero(e, negative: bool) -> bool:
+    """Whether ``e`` is the constant ``-0.0`` (``negative``) or ``+0.0``."""
+    return (
+        isinstance(e, ir.Const)
+        and e.value == 0
+        and (math.copysign(1.0, e.value) < 0) == negative
+    )
 
 
 def _parameter(t, name: str) -> str:

@@ -5,6 +5,8 @@ expressions have been spelled."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 LIMIT = 100  # columns of a generated line (comments excepted)
 CONTINUATION = 8  # extra indent of a wrapped statement's continuation lines
 
@@ -24,7 +26,169 @@ def wrap(indent: str, text: str) -> list[str]:
         lines = rule(indent, text)
         if lines and all(len(line) <= LIMIT for line in lines):
             return lines
-    return [indent + text]
+    return _wrap_statement(indent, text)
+
+
+def wrap_head(indent: str, text: str) -> list[str]:
+    """``indent + text`` for a statement head ``if (cond) {``, ``} else if
+    (cond) {`` or ``while (cond) {``: a long condition broken after its
+    operators (``expression``), aligned inside its parentheses."""
+    if len(indent) + len(text) <= LIMIT:
+        return [indent + text]
+    open_ = text.index("(")
+    close = _closing(text, open_)
+    if close < 0:
+        return [indent + text]
+    lines = expression(text[open_ + 1 : close], len(indent) + open_ + 1, text[close:])
+    return [indent + text[: open_ + 1] + lines[0], *lines[1:]]
+
+
+def _wrap_statement(indent, text):
+    """A statement whose value is one long expression: ``lhs = value;``,
+    ``return value;`` or ``f(args);``, the value broken by ``expression``:
+    aligned after the ``=`` when that fits, else on the next lines."""
+    eq = _top_level(text, " = ")
+    if eq >= 0:
+        head, value = text[: eq + 3], text[eq + 3 : -1]
+    elif text.startswith("return "):
+        head, value = "return ", text[len("return ") : -1]
+    else:
+        head, value = "", text[:-1]
+    lines = expression(value, len(indent) + len(head), ";")
+    candidates = [[indent + text], [indent + head + lines[0], *lines[1:]]]
+    if head.endswith("= "):
+        more = len(indent) + CONTINUATION
+        lines = expression(value, more, ";")
+        candidates.append([indent + head.rstrip(), " " * more + lines[0], *lines[1:]])
+    # the one that fits (or overflows least), in the fewest lines
+    return min(candidates, key=lambda lines: (_overflow(lines, 0), len(lines)))
+
+
+# Binary operators by how loosely they bind (a break goes after the loosest
+# one of an expression first).
+_LEVELS = (
+    (" || ",),
+    (" && ",),
+    (" | ",),
+    (" ^ ",),
+    (" & ",),
+    (" == ", " != "),
+    (" < ", " <= ", " > ", " >= "),
+    (" << ", " >> "),
+    (" + ", " - "),
+    (" * ", " / ", " % "),
+)
+
+
+def expression(text: str, column: int, tail: str = "") -> list[str]:
+    """The expression ``text`` followed by ``tail``, its first line starting
+    at ``column`` (returned without that indent), the others indented in
+    full: fitting in one line when it can, else broken after the top-level
+    operators of its loosest level (each operand on the lines it needs,
+    aligned with the first), or, for a call, index or parenthesised group,
+    inside its brackets (arguments after their commas, aligned on the
+    bracket).  A piece that cannot be broken stays long."""
+    return list(_expression(text, column, tail))
+
+
+@lru_cache(maxsize=4096)
+def _expression(text: str, column: int, tail: str) -> tuple:
+    if column + len(text) + len(tail) <= LIMIT:
+        return (text + tail,)
+    candidates = [_inside(text, column, tail)]  # ``f * (`` then its inside
+    for level in _LEVELS:
+        cuts = sorted((at, op) for op in level for at, _ in _all_top_level(text, op))
+        if cuts:
+            candidates.insert(0, _operands(text, cuts, column, tail))
+            break
+    # the first layout that fits (or, if none does, overflows least), in
+    # the fewest lines
+    return tuple(
+        min(candidates, key=lambda lines: (_overflow(lines, column), len(lines)))
+    )
+
+
+def _overflow(lines, column) -> int:
+    widths = [column + len(lines[0]), *map(len, lines[1:])]
+    return sum(max(0, w - LIMIT) for w in widths)
+
+
+def _all_top_level(text, token):
+    at = _top_level(text, token)
+    while at >= 0:
+        yield at, token
+        at = _top_level(text, token, at + 1)
+
+
+def _operands(text, cuts, column, tail):
+    """``text`` broken after the operators at ``cuts``, operands packed
+    greedily on lines aligned at ``column``."""
+    pieces, prev = [], 0
+    for at, op in cuts:
+        pieces.append(text[prev : at + len(op) - 1])  # "a +"
+        prev = at + len(op)
+    pieces.append(text[prev:])
+    return _pack(" " * column, "", pieces, " " * column, tail)
+
+
+def _pack(first, opener, pieces, pad, tail):
+    """Lines holding ``opener`` then ``pieces`` (separated by spaces) then
+    ``tail``, as many pieces on a line as fit, the first line starting with
+    ``first`` (its indent), the others with ``pad``; a piece too long for a
+    line of its own is broken by ``expression``.  The first line is
+    returned without ``first``."""
+    lines, current, sep = [], first + opener, ""
+    for k, piece in enumerate(pieces):
+        end = tail if k == len(pieces) - 1 else ""
+        if len(current) + len(sep) + len(piece) + len(end) <= LIMIT:
+            current += sep + piece + end
+        else:
+            if current.strip() != opener.strip():  # a piece before: next line
+                lines.append(current)
+                current, sep = pad, ""
+            sub = expression(piece, len(current) + len(sep), end)
+            current += sep + sub[0]
+            if len(sub) > 1:
+                lines.append(current)
+                lines.extend(sub[1:-1])
+                current = sub[-1]
+        sep = " "
+    lines.append(current)
+    return [lines[0][len(first) :], *lines[1:]]
+
+
+def _inside(text, column, tail):
+    """A call, index or group broken inside its last bracket pair: the
+    arguments after their commas, aligned on the bracket (a single operand
+    by ``expression``); else ``text`` as it is."""
+    if not text or text[-1] not in ")]":
+        return [text + tail]
+    open_ = _opening(text)
+    if open_ < 0:
+        return [text + tail]
+    inner = text[open_ + 1 : -1]
+    inner_column = column + open_ + 1
+    commas = _top_level_commas(inner)
+    if not commas:
+        lines = expression(inner, inner_column, text[-1] + tail)
+        return [text[: open_ + 1] + lines[0], *lines[1:]]
+    pieces, prev = [], 0
+    for comma in commas:
+        pieces.append(inner[prev : comma + 1].strip())
+        prev = comma + 1
+    pieces.append(inner[prev:].strip())
+    first = " " * column
+    head = text[: open_ + 1]
+    return _pack(first, head, pieces, " " * inner_column, text[-1] + tail)
+
+
+def _opening(text: str) -> int:
+    """Index of the bracket that the last character of ``text`` closes."""
+    close = len(text) - 1
+    for i in range(close - 1, -1, -1):
+        if text[i] in "([" and _closing(text, i) == close:
+            return i
+    return -1
 
 
 def _top_level(text: str, token: str, start: int = 0) -> int:

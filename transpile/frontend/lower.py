@@ -255,12 +255,19 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             ) from None
         finally:
             predeclared = self.state.predeclared.pop()
-            self.state.origins.pop()
+            comment = self.state.origins.pop()  # as noted (``note_origin``)
             self.state.statements.pop()
         if len(self.state.block) > start:
             self.state.block[start:start] = predeclared + [comment]
         else:
             self.state.block[start:start] = predeclared
+
+    def note_origin(self, text: str):
+        """Add ``text`` to the source comment of the statement being
+        lowered (what a static ``if`` decided)."""
+        if self.state.origins:
+            c = self.state.origins[-1]
+            self.state.origins[-1] = ir.Comment(c.text + text, span=c.span)
 
     def _source_text(self, node) -> str:
         if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):

@@ -44,12 +44,16 @@ class ControlFlowLowerer(Lowering):
     def _stmt_If(self, node):
         cond = self.expr(node.test)
         decided = self._static_bool(cond)
-        if decided is not None:
+        if decided is not None:  # its comment says what was decided
             if decided:
+                self.note_origin("  [True]")
                 self.suite(node.body)
             elif isinstance(node.orelse, cst.If):
+                test = self.state.parsed.code(node.orelse.test)
+                self.note_origin(f"  [False]; elif {' '.join(test.split())}:")
                 self._stmt_If(node.orelse)
             elif node.orelse is not None:
+                self.note_origin("  [False]; else:")
                 self.suite(node.orelse.body)
             return
         cond = self.condition(cond, "an 'if' condition")

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -359,7 +377,7 @@ static __device__ kdsl::vec<float, 4> tanh_u__f32x4(kdsl::vec<float, 4> v) {
     // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
     return kdsl::vmap(
             [](const float v) {
-                return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+                return tanhf(0.7978846f * v * fmaf(0.044715f * v, v, 1.0f));
             },
             v);
 }
@@ -377,7 +395,7 @@ static __device__ kdsl::vec<float, 4> gelu_value__f32x4(kdsl::vec<float, 4> v) {
 
 static __device__ float tanh_u__f32(float v) {
     // return kdsl.math.tanh(T(SQRT_2_OVER_PI) * v * kdsl.math.fma(T(COEFF) * v, v, 1.0))
-    return tanhf((0.7978846f * v) * fmaf(0.044715f * v, v, 1.0f));
+    return tanhf(0.7978846f * v * fmaf(0.044715f * v, v, 1.0f));
 }
 
 static __device__ float gelu_value__f32(float v) {
@@ -395,12 +413,12 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 4);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
-    int32_t first = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 512), int32_t(threadIdx.x));
+    int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
     kdsl::vec<float, 4> a[2];
     // for u in kdsl.range_constexpr(UNROLL):
     // j = first + u * BLOCK  [u = 0]
-    int32_t j = kdsl::add(first, 0);
+    int32_t j = first;
     // if j < nv:  [u = 0]
     if (j < nv) {
         // a[u] = xv[j]  [u = 0]
@@ -415,7 +433,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     }
     // for u in kdsl.range_constexpr(UNROLL):
     // j = first + u * BLOCK  [u = 0]
-    j = kdsl::add(first, 0);
+    j = first;
     // if j < nv:  [u = 0]
     if (j < nv) {
         // v = a[u].to(C)  [u = 0]
@@ -433,9 +451,9 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
         yv[j] = gelu_value__f32x4(v);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = kdsl::add(kdsl::mul(nv, 4), int32_t(threadIdx.x));
+    int32_t t = nv * 4 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
-    if ((int32_t(blockIdx.x) == 0) && (t < n)) {
+    if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = gelu_value(x[t].to(C)).to(D)
         y[t] = gelu_value__f32(x[t]);
     }

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -403,7 +421,7 @@ static __device__ void count__s256i32_f32_f32_f32_f32_i32(
         float scale,
         int32_t bins) {
     // if v >= lo and v < hi:
-    if ((v >= lo) && (v < hi)) {
+    if (v >= lo && v < hi) {
         // b = min(((v - lo) * scale).to(Int32), bins - 1)
         int32_t b = kdsl::min(kdsl::to_i32((v - lo) * scale), kdsl::sub(bins, 1));
         // kdsl.atomic_add(hist, b, 1)
@@ -433,9 +451,9 @@ extern "C" __global__ void histogram__f64__256__256(
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 2);
     // first = block_idx.x * BLOCK + thread_idx.x
-    int32_t first = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
+    int32_t first = blockIdx.x * 256 + threadIdx.x;
     // for j in range(first, nv, BLOCK * grid_dim.x):
-    int32_t j_step = kdsl::mul(256, int32_t(gridDim.x));
+    int32_t j_step = 256 * gridDim.x;
     for (int32_t j = first; kdsl::in_range(j, nv, j_step); j += j_step) {
         // v = xv[j]
         kdsl::vec<double, 2> v = xv[j];
@@ -446,9 +464,9 @@ extern "C" __global__ void histogram__f64__256__256(
         count__s256i32_f32_f32_f32_f32_i32(hist, float(v.v[1]), lo, hi, scale, 256);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = kdsl::add(kdsl::mul(nv, 2), int32_t(threadIdx.x));
+    int32_t t = nv * 2 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
-    if ((int32_t(blockIdx.x) == 0) && (t < n)) {
+    if (int32_t(blockIdx.x) == 0 && t < n) {
         // count(hist, x[t].to(Float32), lo, hi, scale, BINS)
         count__s256i32_f32_f32_f32_f32_i32(hist, float(x[t]), lo, hi, scale, 256);
     }

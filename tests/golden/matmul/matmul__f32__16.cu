@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -329,61 +347,61 @@ extern "C" __global__ void matmul__f32__16(
     // ty = thread_idx.y
     int32_t ty = threadIdx.y;
     // row = block_idx.y * TILE + ty
-    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 16), ty);
+    int32_t row = blockIdx.y * 16 + ty;
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 16), tx);
+    int32_t col = blockIdx.x * 16 + tx;
     // acc = D(0)
     float acc = 0.0f;
     // for k0 in range(0, K, TILE):
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
         // a_tile[ty, tx] = a[row * K + k0 + tx] if row < M and k0 + tx < K else D(0)
-        a_tile[ty][tx] = ((row < M) && (kdsl::add(k0, tx) < K))
+        a_tile[ty][tx] = (row < M && kdsl::add(k0, tx) < K)
                 ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)]
                 : 0.0f;
         // b_tile[ty, tx] = b[(k0 + ty) * N + col] if k0 + ty < K and col < N else D(0)
-        b_tile[ty][tx] = ((kdsl::add(k0, ty) < K) && (col < N))
+        b_tile[ty][tx] = (kdsl::add(k0, ty) < K && col < N)
                 ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)]
                 : 0.0f;
         // kdsl.syncthreads()
         __syncthreads();
         // for k in kdsl.range_constexpr(TILE):
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 0]
-        acc = acc + (a_tile[ty][0] * b_tile[0][tx]);
+        acc = acc + a_tile[ty][0] * b_tile[0][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 1]
-        acc = acc + (a_tile[ty][1] * b_tile[1][tx]);
+        acc = acc + a_tile[ty][1] * b_tile[1][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 2]
-        acc = acc + (a_tile[ty][2] * b_tile[2][tx]);
+        acc = acc + a_tile[ty][2] * b_tile[2][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 3]
-        acc = acc + (a_tile[ty][3] * b_tile[3][tx]);
+        acc = acc + a_tile[ty][3] * b_tile[3][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 4]
-        acc = acc + (a_tile[ty][4] * b_tile[4][tx]);
+        acc = acc + a_tile[ty][4] * b_tile[4][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 5]
-        acc = acc + (a_tile[ty][5] * b_tile[5][tx]);
+        acc = acc + a_tile[ty][5] * b_tile[5][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 6]
-        acc = acc + (a_tile[ty][6] * b_tile[6][tx]);
+        acc = acc + a_tile[ty][6] * b_tile[6][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 7]
-        acc = acc + (a_tile[ty][7] * b_tile[7][tx]);
+        acc = acc + a_tile[ty][7] * b_tile[7][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 8]
-        acc = acc + (a_tile[ty][8] * b_tile[8][tx]);
+        acc = acc + a_tile[ty][8] * b_tile[8][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 9]
-        acc = acc + (a_tile[ty][9] * b_tile[9][tx]);
+        acc = acc + a_tile[ty][9] * b_tile[9][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 10]
-        acc = acc + (a_tile[ty][10] * b_tile[10][tx]);
+        acc = acc + a_tile[ty][10] * b_tile[10][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 11]
-        acc = acc + (a_tile[ty][11] * b_tile[11][tx]);
+        acc = acc + a_tile[ty][11] * b_tile[11][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 12]
-        acc = acc + (a_tile[ty][12] * b_tile[12][tx]);
+        acc = acc + a_tile[ty][12] * b_tile[12][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 13]
-        acc = acc + (a_tile[ty][13] * b_tile[13][tx]);
+        acc = acc + a_tile[ty][13] * b_tile[13][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 14]
-        acc = acc + (a_tile[ty][14] * b_tile[14][tx]);
+        acc = acc + a_tile[ty][14] * b_tile[14][tx];
         // acc = acc + a_tile[ty, k].to(acc.dtype) * b_tile[k, tx].to(acc.dtype)  [k = 15]
-        acc = acc + (a_tile[ty][15] * b_tile[15][tx]);
+        acc = acc + a_tile[ty][15] * b_tile[15][tx];
         // kdsl.syncthreads()
         __syncthreads();
     }
     // if row < M and col < N:
-    if ((row < M) && (col < N)) {
+    if (row < M && col < N) {
         // c[row * N + col] = acc.to(D)
         c[kdsl::add(kdsl::mul(row, N), col)] = acc;
     }

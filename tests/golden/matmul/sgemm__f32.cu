@@ -41,6 +41,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -235,6 +241,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -380,132 +398,132 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // tid = thread_idx.x
     int32_t tid = threadIdx.x;
     // tx = tid % 16
-    int32_t tx = kdsl::mod(tid, 16);
+    int32_t tx = tid % 16;
     // ty = tid // 16
-    int32_t ty = kdsl::floordiv(tid, 16);
+    int32_t ty = tid / 16;
     // m0 = block_idx.y * BM
-    int32_t m0 = kdsl::mul(int32_t(blockIdx.y), 128);
+    int32_t m0 = blockIdx.y * 128;
     // n0 = block_idx.x * BN
-    int32_t n0 = kdsl::mul(int32_t(blockIdx.x), 128);
+    int32_t n0 = blockIdx.x * 128;
     // a_k = tid % BK
-    int32_t a_k = kdsl::mod(tid, 8);
+    int32_t a_k = tid % 8;
     // a_m = (tid // BK) * 4
-    int32_t a_m = kdsl::mul(kdsl::floordiv(tid, 8), 4);
+    int32_t a_m = tid / 8 * 4;
     // b_k = tid // (BN // 4)
-    int32_t b_k = kdsl::floordiv(tid, 32);
+    int32_t b_k = tid / 32;
     // b_n = (tid % (BN // 4)) * 4
-    int32_t b_n = kdsl::mul(kdsl::mod(tid, 32), 4);
+    int32_t b_n = tid % 32 * 4;
     // ra = Float32x4.splat(0)
     kdsl::vec<float, 4> ra = kdsl::splat<float, 4>(0.0f);
     // rb = Float32x4.splat(0)
     kdsl::vec<float, 4> rb = kdsl::splat<float, 4>(0.0f);
     // for p in kdsl.range_constexpr(4):
     // row = m0 + a_m + p  [p = 0]
-    int32_t row = kdsl::add(kdsl::add(m0, a_m), 0);
+    int32_t row = m0 + a_m;
     // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 0]
-    ra.v[0] = ((row < M) && (a_k < K)) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    ra.v[0] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
     // col = n0 + b_n + p  [p = 0]
-    int32_t col = kdsl::add(kdsl::add(n0, b_n), 0);
+    int32_t col = kdsl::add(n0, b_n);
     // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 0]
-    rb.v[0] = ((b_k < K) && (col < N)) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    rb.v[0] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 1]
-    row = kdsl::add(kdsl::add(m0, a_m), 1);
+    row = m0 + a_m + 1;
     // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 1]
-    ra.v[1] = ((row < M) && (a_k < K)) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    ra.v[1] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
     // col = n0 + b_n + p  [p = 1]
     col = kdsl::add(kdsl::add(n0, b_n), 1);
     // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 1]
-    rb.v[1] = ((b_k < K) && (col < N)) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    rb.v[1] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 2]
-    row = kdsl::add(kdsl::add(m0, a_m), 2);
+    row = m0 + a_m + 2;
     // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 2]
-    ra.v[2] = ((row < M) && (a_k < K)) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    ra.v[2] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
     // col = n0 + b_n + p  [p = 2]
     col = kdsl::add(kdsl::add(n0, b_n), 2);
     // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 2]
-    rb.v[2] = ((b_k < K) && (col < N)) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    rb.v[2] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 3]
-    row = kdsl::add(kdsl::add(m0, a_m), 3);
+    row = m0 + a_m + 3;
     // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 3]
-    ra.v[3] = ((row < M) && (a_k < K)) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    ra.v[3] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
     // col = n0 + b_n + p  [p = 3]
     col = kdsl::add(kdsl::add(n0, b_n), 3);
     // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 3]
-    rb.v[3] = ((b_k < K) && (col < N)) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    rb.v[3] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
     // a_s[0, a_k, a_m // 4] = ra
-    a_s[0][a_k][kdsl::floordiv(a_m, 4)] = ra;
+    a_s[0][a_k][a_m / 4] = ra;
     // b_s[0, b_k, b_n // 4] = rb
-    b_s[0][b_k][kdsl::floordiv(b_n, 4)] = rb;
+    b_s[0][b_k][b_n / 4] = rb;
     // kdsl.syncthreads()
     __syncthreads();
     // tiles = (K + BK - 1) // BK
-    int32_t tiles = kdsl::floordiv(kdsl::sub(kdsl::add(K, 8), 1), 8);
+    int32_t tiles = kdsl::floordiv(kdsl::add(K, 7), 8);
     // for t in range(tiles):
     for (int32_t t = 0; t < tiles; ++t) {
         // cur = t % 2
-        int32_t cur = kdsl::mod(t, 2);
+        int32_t cur = t % 2;
         // k1 = (t + 1) * BK
-        int32_t k1 = kdsl::mul(kdsl::add(t, 1), 8);
+        int32_t k1 = (t + 1) * 8;
         // for q in kdsl.range_constexpr(4):
         // row = m0 + a_m + q  [q = 0]
-        row = kdsl::add(kdsl::add(m0, a_m), 0);
+        row = m0 + a_m;
         // ka = k1 + a_k  [q = 0]
-        int32_t ka = kdsl::add(k1, a_k);
+        int32_t ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 0]
-        ra.v[0] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[0] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 0]
-        col = kdsl::add(kdsl::add(n0, b_n), 0);
+        col = kdsl::add(n0, b_n);
         // kb = k1 + b_k  [q = 0]
         int32_t kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
-        rb.v[0] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 1]
-        row = kdsl::add(kdsl::add(m0, a_m), 1);
+        row = m0 + a_m + 1;
         // ka = k1 + a_k  [q = 1]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 1]
-        ra.v[1] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[1] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 1]
         col = kdsl::add(kdsl::add(n0, b_n), 1);
         // kb = k1 + b_k  [q = 1]
         kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
-        rb.v[1] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 2]
-        row = kdsl::add(kdsl::add(m0, a_m), 2);
+        row = m0 + a_m + 2;
         // ka = k1 + a_k  [q = 2]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 2]
-        ra.v[2] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[2] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 2]
         col = kdsl::add(kdsl::add(n0, b_n), 2);
         // kb = k1 + b_k  [q = 2]
         kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
-        rb.v[2] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 3]
-        row = kdsl::add(kdsl::add(m0, a_m), 3);
+        row = m0 + a_m + 3;
         // ka = k1 + a_k  [q = 3]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 3]
-        ra.v[3] = ((row < M) && (ka < K)) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[3] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 3]
         col = kdsl::add(kdsl::add(n0, b_n), 3);
         // kb = k1 + b_k  [q = 3]
         kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
-        rb.v[3] = ((kb < K) && (col < N)) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
         #pragma unroll 8
         for (int32_t k = 0; k < 8; ++k) {
             // a0 = a_s[cur, k, ty]
             kdsl::vec<float, 4> a0 = a_s[cur][k][ty];
             // a1 = a_s[cur, k, 16 + ty]
-            kdsl::vec<float, 4> a1 = a_s[cur][k][kdsl::add(16, ty)];
+            kdsl::vec<float, 4> a1 = a_s[cur][k][16 + ty];
             // b0 = b_s[cur, k, tx]
             kdsl::vec<float, 4> b0 = b_s[cur][k][tx];
             // b1 = b_s[cur, k, 16 + tx]
-            kdsl::vec<float, 4> b1 = b_s[cur][k][kdsl::add(16, tx)];
+            kdsl::vec<float, 4> b1 = b_s[cur][k][16 + tx];
             // for i in kdsl.range_constexpr(4):
             // for j in kdsl.range_constexpr(4):  [i = 0]
             // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 0]
@@ -641,9 +659,9 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
             acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
         }
         // a_s[1 - cur, a_k, a_m // 4] = ra
-        a_s[kdsl::sub(1, cur)][a_k][kdsl::floordiv(a_m, 4)] = ra;
+        a_s[1 - cur][a_k][a_m / 4] = ra;
         // b_s[1 - cur, b_k, b_n // 4] = rb
-        b_s[kdsl::sub(1, cur)][b_k][kdsl::floordiv(b_n, 4)] = rb;
+        b_s[1 - cur][b_k][b_n / 4] = rb;
         // kdsl.syncthreads()
         __syncthreads();
     }
@@ -652,10 +670,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 0]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 0), kdsl::mul(ty, 4)), 0);
+    row = m0 + ty * 4;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 0, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 0, w = 0]
     kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 0]
@@ -670,15 +688,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 0, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 0]
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -698,7 +716,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 0, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 0, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 1]
@@ -713,15 +731,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 0, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 1]
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -741,10 +759,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 1]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 0), kdsl::mul(ty, 4)), 1);
+    row = m0 + ty * 4 + 1;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 1]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 1, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 1, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 0]
@@ -759,15 +777,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 1, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 0]
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -787,7 +805,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 1, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 1, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 1]
@@ -802,15 +820,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 1, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 1]
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -830,10 +848,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 2]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 0), kdsl::mul(ty, 4)), 2);
+    row = m0 + ty * 4 + 2;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 2]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 2, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 2, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 0]
@@ -848,15 +866,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 2, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 0]
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -876,7 +894,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 2, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 2, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 1]
@@ -891,15 +909,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 2, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 1]
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -919,10 +937,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 3]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 0), kdsl::mul(ty, 4)), 3);
+    row = m0 + ty * 4 + 3;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 3]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 3, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 3, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 0]
@@ -937,15 +955,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 3, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 0]
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -965,7 +983,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 3, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 3, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 1]
@@ -980,15 +998,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 3, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 1]
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1009,10 +1027,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     }
     // for ri in kdsl.range_constexpr(4):  [h = 1]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 0]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 64), kdsl::mul(ty, 4)), 0);
+    row = m0 + 64 + ty * 4;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 0]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 0, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 0, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 0]
@@ -1027,15 +1045,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 0, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 0]
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1055,7 +1073,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 0, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 0, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 1]
@@ -1070,15 +1088,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 0, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 1]
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1098,10 +1116,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 1]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 64), kdsl::mul(ty, 4)), 1);
+    row = m0 + 64 + ty * 4 + 1;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 1]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 1, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 1, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 0]
@@ -1116,15 +1134,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 1, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 0]
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1144,7 +1162,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 1, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 1, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 1]
@@ -1159,15 +1177,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 1, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 1]
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1187,10 +1205,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 2]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 64), kdsl::mul(ty, 4)), 2);
+    row = m0 + 64 + ty * 4 + 2;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 2]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 2, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 2, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 0]
@@ -1205,15 +1223,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 2, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 0]
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1233,7 +1251,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 2, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 2, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 1]
@@ -1248,15 +1266,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 2, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 1]
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1276,10 +1294,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 3]
-    row = kdsl::add(kdsl::add(kdsl::add(m0, 64), kdsl::mul(ty, 4)), 3);
+    row = m0 + 64 + ty * 4 + 3;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 3]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 3, w = 0]
-    col = kdsl::add(kdsl::add(n0, 0), kdsl::mul(tx, 4));
+    col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 3, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 0]
@@ -1294,15 +1312,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 3, w = 0]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 0]
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
@@ -1322,7 +1340,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 3, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), kdsl::mul(tx, 4));
+    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
     // out = Float32x4.splat(0)  [h = 1, ri = 3, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 1]
@@ -1337,15 +1355,15 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
         // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 3, w = 1]
-        if ((kdsl::mod(N, 4) == 0) && (kdsl::add(col, 3) < N)) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 1]
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 0]
-            if (kdsl::add(col, 0) < N) {
+            if (col < N) {
                 // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 0]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 0)] = out.v[0];
+                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {

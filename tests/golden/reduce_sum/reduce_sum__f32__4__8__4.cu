@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -414,31 +432,31 @@ static __device__ float warp_sum__f32(float v) {
 static __device__ float block_sum__s1x8f32_f32(float (&scratch)[1][8], float v) {
     // v = warp_sum(v)
     v = warp_sum__f32(v);
-    // if warps > 1:
+    // if warps > 1:  [True]
     // if kdsl.lane_id() == 0:
     if (kdsl::lane_id() == 0) {
         // scratch[thread_idx.y, thread_idx.x // 32] = v
-        scratch[int32_t(threadIdx.y)][kdsl::floordiv(int32_t(threadIdx.x), 32)] = v;
+        scratch[threadIdx.y][threadIdx.x / 32] = v;
     }
     // kdsl.syncthreads()
     __syncthreads();
     // v = scratch[thread_idx.y, 0]
-    v = scratch[int32_t(threadIdx.y)][0];
+    v = scratch[threadIdx.y][0];
     // for w in kdsl.range_constexpr(1, warps):
     // v = v + scratch[thread_idx.y, w]  [w = 1]
-    v = v + scratch[int32_t(threadIdx.y)][1];
+    v = v + scratch[threadIdx.y][1];
     // v = v + scratch[thread_idx.y, w]  [w = 2]
-    v = v + scratch[int32_t(threadIdx.y)][2];
+    v = v + scratch[threadIdx.y][2];
     // v = v + scratch[thread_idx.y, w]  [w = 3]
-    v = v + scratch[int32_t(threadIdx.y)][3];
+    v = v + scratch[threadIdx.y][3];
     // v = v + scratch[thread_idx.y, w]  [w = 4]
-    v = v + scratch[int32_t(threadIdx.y)][4];
+    v = v + scratch[threadIdx.y][4];
     // v = v + scratch[thread_idx.y, w]  [w = 5]
-    v = v + scratch[int32_t(threadIdx.y)][5];
+    v = v + scratch[threadIdx.y][5];
     // v = v + scratch[thread_idx.y, w]  [w = 6]
-    v = v + scratch[int32_t(threadIdx.y)][6];
+    v = v + scratch[threadIdx.y][6];
     // v = v + scratch[thread_idx.y, w]  [w = 7]
-    v = v + scratch[int32_t(threadIdx.y)][7];
+    v = v + scratch[threadIdx.y][7];
     // kdsl.syncthreads()
     __syncthreads();
     // return v
@@ -453,14 +471,14 @@ static __device__ bool last_block__pf32_pu32_f32_s1i32(
     // if thread_idx.x == 0:
     if (int32_t(threadIdx.x) == 0) {
         // partials[block_idx.x] = value
-        partials[int32_t(blockIdx.x)] = value;
+        partials[blockIdx.x] = value;
         // ticket = kdsl.atomic_add(arrived, 0, 1, order="acq_rel")
         uint32_t ticket = __nv_atomic_fetch_add(&arrived[0], 1u, __NV_ATOMIC_ACQ_REL,
                                                 __NV_THREAD_SCOPE_DEVICE);
         // flag[0] = 0
         flag[0] = 0;
         // if ticket == grid_dim.x - 1:
-        if (ticket == uint32_t(kdsl::sub(int32_t(gridDim.x), 1))) {
+        if (ticket == uint32_t(int32_t(gridDim.x) - 1)) {
             // flag[0] = 1
             flag[0] = 1;
             // arrived[0] = 0
@@ -488,9 +506,9 @@ extern "C" __global__ void reduce_sum__f32__4__8__4(
     // nvec = n // VEC
     int32_t nvec = kdsl::floordiv(n, 4);
     // stride = grid_dim.x * (WARPS * 32)
-    int32_t stride = kdsl::mul(int32_t(gridDim.x), 256);
+    int32_t stride = gridDim.x * 256;
     // i = block_idx.x * (WARPS * 32) + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
+    int32_t i = blockIdx.x * 256 + threadIdx.x;
     // acc = Vector[Float32, VEC].splat(0)
     kdsl::vec<float, 4> acc = kdsl::splat<float, 4>(0.0f);
     // while i + (UNROLL - 1) * stride < nvec:
@@ -499,9 +517,9 @@ extern "C" __global__ void reduce_sum__f32__4__8__4(
         kdsl::vec<float, 4> loaded[4];
         // for u in kdsl.range_constexpr(UNROLL):
         // loaded[u] = xv[i + u * stride]  [u = 0]
-        loaded[0] = xv[kdsl::add(i, kdsl::mul(0, stride))];
+        loaded[0] = xv[i + 0 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 1]
-        loaded[1] = xv[kdsl::add(i, kdsl::mul(1, stride))];
+        loaded[1] = xv[kdsl::add(i, 1 * stride)];
         // loaded[u] = xv[i + u * stride]  [u = 2]
         loaded[2] = xv[kdsl::add(i, kdsl::mul(2, stride))];
         // loaded[u] = xv[i + u * stride]  [u = 3]
@@ -535,9 +553,9 @@ extern "C" __global__ void reduce_sum__f32__4__8__4(
     // total = total + acc[k]  [k = 3]
     total = total + acc.v[3];
     // tail = nvec * VEC + thread_idx.x
-    int32_t tail = kdsl::add(kdsl::mul(nvec, 4), int32_t(threadIdx.x));
+    int32_t tail = nvec * 4 + threadIdx.x;
     // if block_idx.x == 0 and tail < n:
-    if ((int32_t(blockIdx.x) == 0) && (tail < n)) {
+    if (int32_t(blockIdx.x) == 0 && tail < n) {
         // total = total + x[tail].to(Float32)
         total = total + x[tail];
     }

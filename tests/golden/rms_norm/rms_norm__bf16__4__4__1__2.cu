@@ -43,6 +43,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint8_t, 8, uint32_t)
 KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
+
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
 
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
@@ -446,23 +464,23 @@ static __device__ float warp_sum__f32(float v) {
 static __device__ float block_sum__s1x4f32_f32(float (&scratch)[1][4], float v) {
     // v = warp_sum(v)
     v = warp_sum__f32(v);
-    // if warps > 1:
+    // if warps > 1:  [True]
     // if kdsl.lane_id() == 0:
     if (kdsl::lane_id() == 0) {
         // scratch[thread_idx.y, thread_idx.x // 32] = v
-        scratch[int32_t(threadIdx.y)][kdsl::floordiv(int32_t(threadIdx.x), 32)] = v;
+        scratch[threadIdx.y][threadIdx.x / 32] = v;
     }
     // kdsl.syncthreads()
     __syncthreads();
     // v = scratch[thread_idx.y, 0]
-    v = scratch[int32_t(threadIdx.y)][0];
+    v = scratch[threadIdx.y][0];
     // for w in kdsl.range_constexpr(1, warps):
     // v = v + scratch[thread_idx.y, w]  [w = 1]
-    v = v + scratch[int32_t(threadIdx.y)][1];
+    v = v + scratch[threadIdx.y][1];
     // v = v + scratch[thread_idx.y, w]  [w = 2]
-    v = v + scratch[int32_t(threadIdx.y)][2];
+    v = v + scratch[threadIdx.y][2];
     // v = v + scratch[thread_idx.y, w]  [w = 3]
-    v = v + scratch[int32_t(threadIdx.y)][3];
+    v = v + scratch[threadIdx.y][3];
     // kdsl.syncthreads()
     __syncthreads();
     // return v
@@ -480,7 +498,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
-    int32_t row = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 1), int32_t(threadIdx.y));
+    int32_t row = blockIdx.x * 1 + threadIdx.y;
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
@@ -489,7 +507,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    int32_t j = kdsl::add(0, int32_t(threadIdx.x));
+    int32_t j = int32_t(threadIdx.x);
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // vals[c, k] = 0  [c = 0, k = 0]
     vals[0][0] = 0.0f;
@@ -500,12 +518,12 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     // vals[c, k] = 0  [c = 0, k = 3]
     vals[0][3] = 0.0f;
     // if row < rows and j < nvec:  [c = 0]
-    if ((row < rows) && (j < nvec)) {
-        // if VEC == 1:  [c = 0]
+    if (row < rows && j < nvec) {
+        // if VEC == 1:  [c = 0]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 0]
         kdsl::vec<__nv_bfloat16, 4> hv =
                 reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
-        // if residual is not None:  [c = 0]
+        // if residual is not None:  [c = 0]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 0]
         kdsl::vec<__nv_bfloat16, 4> rv =
                 reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
@@ -529,15 +547,15 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 0]
-    float q = 0.0f + (vals[0][0] * vals[0][0]);
+    float q = 0.0f + vals[0][0] * vals[0][0];
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 1]
-    q = q + (vals[0][1] * vals[0][1]);
+    q = q + vals[0][1] * vals[0][1];
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 2]
-    q = q + (vals[0][2] * vals[0][2]);
+    q = q + vals[0][2] * vals[0][2];
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 3]
-    q = q + (vals[0][3] * vals[0][3]);
+    q = q + vals[0][3] * vals[0][3];
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
-    j = kdsl::add(128, int32_t(threadIdx.x));
+    j = 128 + threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
     // vals[c, k] = 0  [c = 1, k = 0]
     vals[1][0] = 0.0f;
@@ -548,12 +566,12 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     // vals[c, k] = 0  [c = 1, k = 3]
     vals[1][3] = 0.0f;
     // if row < rows and j < nvec:  [c = 1]
-    if ((row < rows) && (j < nvec)) {
-        // if VEC == 1:  [c = 1]
+    if (row < rows && j < nvec) {
+        // if VEC == 1:  [c = 1]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 1]
         kdsl::vec<__nv_bfloat16, 4> hv =
                 reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
-        // if residual is not None:  [c = 1]
+        // if residual is not None:  [c = 1]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 1]
         kdsl::vec<__nv_bfloat16, 4> rv =
                 reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
@@ -577,21 +595,21 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 0]
-    q = q + (vals[1][0] * vals[1][0]);
+    q = q + vals[1][0] * vals[1][0];
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 1]
-    q = q + (vals[1][1] * vals[1][1]);
+    q = q + vals[1][1] * vals[1][1];
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 2]
-    q = q + (vals[1][2] * vals[1][2]);
+    q = q + vals[1][2] * vals[1][2];
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 3]
-    q = q + (vals[1][3] * vals[1][3]);
+    q = q + vals[1][3] * vals[1][3];
     // rrms = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps)
-    float rrms = 1.0f / sqrtf((block_sum__s1x4f32_f32(scratch, q) / float(cols)) + eps);
+    float rrms = 1.0f / sqrtf(block_sum__s1x4f32_f32(scratch, q) / float(cols) + eps);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = kdsl::add(0, int32_t(threadIdx.x));
+    j = int32_t(threadIdx.x);
     // if row < rows and j < nvec:  [c = 0]
-    if ((row < rows) && (j < nvec)) {
-        // if VEC == 1:  [c = 0]
+    if (row < rows && j < nvec) {
+        // if VEC == 1:  [c = 0]  [False]; else:
         // out = Vector[Float32, VEC].splat(0)  [c = 0]
         kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
@@ -603,7 +621,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
         out.v[2] = vals[0][2] * rrms;
         // out[lane] = vals[c, lane] * rrms  [c = 0, lane = 3]
         out.v[3] = vals[0][3] * rrms;
-        // if weight is not None:  [c = 0]
+        // if weight is not None:  [c = 0]  [True]
         // out = out * weight.vec(VEC)[j].to(Float32)  [c = 0]
         out = kdsl::vmap(
                 [](const float out, const __nv_bfloat16 a) {
@@ -618,10 +636,10 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
                 out);
     }
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
-    j = kdsl::add(128, int32_t(threadIdx.x));
+    j = 128 + threadIdx.x;
     // if row < rows and j < nvec:  [c = 1]
-    if ((row < rows) && (j < nvec)) {
-        // if VEC == 1:  [c = 1]
+    if (row < rows && j < nvec) {
+        // if VEC == 1:  [c = 1]  [False]; else:
         // out = Vector[Float32, VEC].splat(0)  [c = 1]
         kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
@@ -633,7 +651,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
         out.v[2] = vals[1][2] * rrms;
         // out[lane] = vals[c, lane] * rrms  [c = 1, lane = 3]
         out.v[3] = vals[1][3] * rrms;
-        // if weight is not None:  [c = 1]
+        // if weight is not None:  [c = 1]  [True]
         // out = out * weight.vec(VEC)[j].to(Float32)  [c = 1]
         out = kdsl::vmap(
                 [](const float out, const __nv_bfloat16 a) {

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -235,6 +241,18 @@ KDSL_UNSIGNED_OPS(uint8_t, 8, uint32_t)
 KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
+
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
 
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
@@ -436,24 +454,23 @@ extern "C" __global__ void saxpy__bf16(
     // yv = y.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* yv = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(y);
     // start = block_idx.x * block_dim.x + thread_idx.x
-    int32_t start = kdsl::add(kdsl::mul(int32_t(blockIdx.x), int32_t(blockDim.x)),
-                              int32_t(threadIdx.x));
+    int32_t start = blockIdx.x * blockDim.x + threadIdx.x;
     // for j in range(start, n // L, block_dim.x * grid_dim.x):
     int32_t j_end = kdsl::floordiv(n, 8);
-    int32_t j_step = kdsl::mul(int32_t(blockDim.x), int32_t(gridDim.x));
+    int32_t j_step = blockDim.x * gridDim.x;
     for (int32_t j = start; kdsl::in_range(j, j_end, j_step); j += j_step) {
         // yv[j] = a * xv[j] + yv[j]
         yv[j] = kdsl::vmap(
                 [a](const __nv_bfloat16 b, const __nv_bfloat16 c) {
-                    return (a * b) + c;
+                    return a * b + c;
                 },
                 xv[j], yv[j]);
     }
     // t = n // L * L + thread_idx.x
-    int32_t t = kdsl::add(kdsl::mul(kdsl::floordiv(n, 8), 8), int32_t(threadIdx.x));
+    int32_t t = kdsl::floordiv(n, 8) * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
-    if ((int32_t(blockIdx.x) == 0) && (t < n)) {
+    if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = a * x[t] + y[t]
-        y[t] = (a * x[t]) + y[t];
+        y[t] = a * x[t] + y[t];
     }
 }

@@ -41,6 +41,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -235,6 +241,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -324,22 +342,22 @@ extern "C" __global__ void smooth__256(const float* x, float* out, int32_t n) {
     // t = thread_idx.x
     int32_t t = threadIdx.x;
     // first = block_idx.x * BLOCK - RADIUS
-    int32_t first = kdsl::sub(kdsl::mul(int32_t(blockIdx.x), 256), 4);
+    int32_t first = blockIdx.x * 256 - 4;
     // j = first + t
     int32_t j = kdsl::add(first, t);
     // window[t] = x[j] if j >= 0 and j < n else Float32(0)
-    window[t] = ((j >= 0) && (j < n)) ? x[j] : 0.0f;
+    window[t] = (j >= 0 && j < n) ? x[j] : 0.0f;
     // if t < 2 * RADIUS:
     if (t < 8) {
         // j = first + BLOCK + t
         j = kdsl::add(kdsl::add(first, 256), t);
         // window[BLOCK + t] = x[j] if j < n else Float32(0)
-        window[kdsl::add(256, t)] = (j < n) ? x[j] : 0.0f;
+        window[256 + t] = (j < n) ? x[j] : 0.0f;
     }
     // kdsl.syncthreads()
     __syncthreads();
     // i = block_idx.x * BLOCK + t
-    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), t);
+    int32_t i = blockIdx.x * 256 + t;
     // if i < n:
     if (i < n) {
         // acc = Float32(0)
@@ -348,7 +366,7 @@ extern "C" __global__ void smooth__256(const float* x, float* out, int32_t n) {
         #pragma unroll 9
         for (int32_t k = 0; k < 9; ++k) {
             // acc = kdsl.math.fma(TAPS[k], window[t + k], acc)
-            acc = fmaf(TAPS[k], window[kdsl::add(t, k)], acc);
+            acc = fmaf(TAPS[k], window[t + k], acc);
         }
         // out[i] = acc
         out[i] = acc;

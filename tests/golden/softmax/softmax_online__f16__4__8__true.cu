@@ -43,6 +43,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint8_t, 8, uint32_t)
 KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
+
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
 
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
@@ -446,31 +464,31 @@ static __device__ float warp_max__f32(float v) {
 static __device__ float block_max__s1x8f32_f32(float (&scratch)[1][8], float v) {
     // v = warp_max(v)
     v = warp_max__f32(v);
-    // if warps > 1:
+    // if warps > 1:  [True]
     // if kdsl.lane_id() == 0:
     if (kdsl::lane_id() == 0) {
         // scratch[thread_idx.y, thread_idx.x // 32] = v
-        scratch[int32_t(threadIdx.y)][kdsl::floordiv(int32_t(threadIdx.x), 32)] = v;
+        scratch[threadIdx.y][threadIdx.x / 32] = v;
     }
     // kdsl.syncthreads()
     __syncthreads();
     // v = scratch[thread_idx.y, 0]
-    v = scratch[int32_t(threadIdx.y)][0];
+    v = scratch[threadIdx.y][0];
     // for w in kdsl.range_constexpr(1, warps):
     // v = max(v, scratch[thread_idx.y, w])  [w = 1]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][1]);
+    v = kdsl::max(v, scratch[threadIdx.y][1]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 2]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][2]);
+    v = kdsl::max(v, scratch[threadIdx.y][2]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 3]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][3]);
+    v = kdsl::max(v, scratch[threadIdx.y][3]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 4]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][4]);
+    v = kdsl::max(v, scratch[threadIdx.y][4]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 5]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][5]);
+    v = kdsl::max(v, scratch[threadIdx.y][5]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 6]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][6]);
+    v = kdsl::max(v, scratch[threadIdx.y][6]);
     // v = max(v, scratch[thread_idx.y, w])  [w = 7]
-    v = kdsl::max(v, scratch[int32_t(threadIdx.y)][7]);
+    v = kdsl::max(v, scratch[threadIdx.y][7]);
     // kdsl.syncthreads()
     __syncthreads();
     // return v
@@ -496,31 +514,31 @@ static __device__ float warp_sum__f32(float v) {
 static __device__ float block_sum__s1x8f32_f32(float (&scratch)[1][8], float v) {
     // v = warp_sum(v)
     v = warp_sum__f32(v);
-    // if warps > 1:
+    // if warps > 1:  [True]
     // if kdsl.lane_id() == 0:
     if (kdsl::lane_id() == 0) {
         // scratch[thread_idx.y, thread_idx.x // 32] = v
-        scratch[int32_t(threadIdx.y)][kdsl::floordiv(int32_t(threadIdx.x), 32)] = v;
+        scratch[threadIdx.y][threadIdx.x / 32] = v;
     }
     // kdsl.syncthreads()
     __syncthreads();
     // v = scratch[thread_idx.y, 0]
-    v = scratch[int32_t(threadIdx.y)][0];
+    v = scratch[threadIdx.y][0];
     // for w in kdsl.range_constexpr(1, warps):
     // v = v + scratch[thread_idx.y, w]  [w = 1]
-    v = v + scratch[int32_t(threadIdx.y)][1];
+    v = v + scratch[threadIdx.y][1];
     // v = v + scratch[thread_idx.y, w]  [w = 2]
-    v = v + scratch[int32_t(threadIdx.y)][2];
+    v = v + scratch[threadIdx.y][2];
     // v = v + scratch[thread_idx.y, w]  [w = 3]
-    v = v + scratch[int32_t(threadIdx.y)][3];
+    v = v + scratch[threadIdx.y][3];
     // v = v + scratch[thread_idx.y, w]  [w = 4]
-    v = v + scratch[int32_t(threadIdx.y)][4];
+    v = v + scratch[threadIdx.y][4];
     // v = v + scratch[thread_idx.y, w]  [w = 5]
-    v = v + scratch[int32_t(threadIdx.y)][5];
+    v = v + scratch[threadIdx.y][5];
     // v = v + scratch[thread_idx.y, w]  [w = 6]
-    v = v + scratch[int32_t(threadIdx.y)][6];
+    v = v + scratch[threadIdx.y][6];
     // v = v + scratch[thread_idx.y, w]  [w = 7]
-    v = v + scratch[int32_t(threadIdx.y)][7];
+    v = v + scratch[threadIdx.y][7];
     // kdsl.syncthreads()
     __syncthreads();
     // return v
@@ -537,25 +555,25 @@ extern "C" __global__ void softmax_online__f16__4__8__true(
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = block_idx.x * nvec
-    int32_t base = kdsl::mul(int32_t(blockIdx.x), nvec);
+    int32_t base = blockIdx.x * nvec;
     // v = kdsl.local_array(Float32, VEC)
     float v[4];
-    // if CACHE:
-    // if VEC == 1:
+    // if CACHE:  [True]
+    // if VEC == 1:  [False]; else:
     // row = kdsl.dynamic_shared_array(Vector[D, VEC], nvec)
     kdsl::vec<__half, 4>* row = reinterpret_cast<kdsl::vec<__half, 4>*>(kdsl_dynamic_smem);
     // s = Float32(0)
     float s = 0.0f;
     // m = Float32(NEG_INF)
-    float m = __int_as_float(0xff800000);
+    float m = -INFINITY;
     // raw = x.vec(VEC)[base + j]
     kdsl::vec<__half, 4> raw;
     // for j in range(thread_idx.x, nvec, WARPS * 32):
     for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
-        // if VEC == 1:
+        // if VEC == 1:  [False]; else:
         // raw = x.vec(VEC)[base + j]
         raw = reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)];
-        // if CACHE:
+        // if CACHE:  [True]
         // row[j] = raw
         row[j] = raw;
         // for k in kdsl.range_constexpr(VEC):
@@ -604,7 +622,7 @@ extern "C" __global__ void softmax_online__f16__4__8__true(
     float inv = 1.0f / block_sum__s1x8f32_f32(scratch, s);
     // for j in range(thread_idx.x, nvec, WARPS * 32):
     for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
-        // if VEC == 1:
+        // if VEC == 1:  [False]; else:
         // raw = row[j] if CACHE else x.vec(VEC)[base + j]
         raw = row[j];
         // out = Vector[D, VEC].splat(0)

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -335,75 +353,67 @@ extern "C" __global__ void transpose__i8__32__8(
     // ty = thread_idx.y
     int32_t ty = threadIdx.y;
     // col = block_idx.x * TILE + tx
-    int32_t col = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), tx);
+    int32_t col = blockIdx.x * 32 + tx;
     // for k in kdsl.range_constexpr(0, TILE, ROWS):
     // row = block_idx.y * TILE + ty + k  [k = 0]
-    int32_t row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty), 0);
+    int32_t row = blockIdx.y * 32 + ty;
     // if row < rows and col < cols:  [k = 0]
-    if ((int64_t(row) < rows) && (int64_t(col) < cols)) {
+    if (int64_t(row) < rows && int64_t(col) < cols) {
         // tile[ty + k, tx] = a[row, col]  [k = 0]
-        tile[kdsl::add(ty, 0)][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
-                                                 kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty][tx] = a[kdsl::offset(row, a_stride0, col, a_stride1)];
     }
     // row = block_idx.y * TILE + ty + k  [k = 8]
-    row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty), 8);
+    row = blockIdx.y * 32 + ty + 8;
     // if row < rows and col < cols:  [k = 8]
-    if ((int64_t(row) < rows) && (int64_t(col) < cols)) {
+    if (int64_t(row) < rows && int64_t(col) < cols) {
         // tile[ty + k, tx] = a[row, col]  [k = 8]
-        tile[kdsl::add(ty, 8)][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
-                                                 kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty + 8][tx] = a[kdsl::offset(row, a_stride0, col, a_stride1)];
     }
     // row = block_idx.y * TILE + ty + k  [k = 16]
-    row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty), 16);
+    row = blockIdx.y * 32 + ty + 16;
     // if row < rows and col < cols:  [k = 16]
-    if ((int64_t(row) < rows) && (int64_t(col) < cols)) {
+    if (int64_t(row) < rows && int64_t(col) < cols) {
         // tile[ty + k, tx] = a[row, col]  [k = 16]
-        tile[kdsl::add(ty, 16)][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
-                                                  kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty + 16][tx] = a[kdsl::offset(row, a_stride0, col, a_stride1)];
     }
     // row = block_idx.y * TILE + ty + k  [k = 24]
-    row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), ty), 24);
+    row = blockIdx.y * 32 + ty + 24;
     // if row < rows and col < cols:  [k = 24]
-    if ((int64_t(row) < rows) && (int64_t(col) < cols)) {
+    if (int64_t(row) < rows && int64_t(col) < cols) {
         // tile[ty + k, tx] = a[row, col]  [k = 24]
-        tile[kdsl::add(ty, 24)][tx] = a[kdsl::add(kdsl::mul(int64_t(row), a_stride0),
-                                                  kdsl::mul(int64_t(col), a_stride1))];
+        tile[ty + 24][tx] = a[kdsl::offset(row, a_stride0, col, a_stride1)];
     }
     // kdsl.syncthreads()
     __syncthreads();
     // out_col = block_idx.y * TILE + tx
-    int32_t out_col = kdsl::add(kdsl::mul(int32_t(blockIdx.y), 32), tx);
+    int32_t out_col = blockIdx.y * 32 + tx;
     // for k in kdsl.range_constexpr(0, TILE, ROWS):
     // out_row = block_idx.x * TILE + ty + k  [k = 0]
-    int32_t out_row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty), 0);
+    int32_t out_row = blockIdx.x * 32 + ty;
     // if out_row < cols and out_col < rows:  [k = 0]
-    if ((int64_t(out_row) < cols) && (int64_t(out_col) < rows)) {
+    if (int64_t(out_row) < cols && int64_t(out_col) < rows) {
         // out[out_row, out_col] = tile[tx, ty + k]  [k = 0]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
-                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][kdsl::add(ty, 0)];
+        out[kdsl::offset(out_row, out_stride0, out_col, out_stride1)] = tile[tx][ty];
     }
     // out_row = block_idx.x * TILE + ty + k  [k = 8]
-    out_row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty), 8);
+    out_row = blockIdx.x * 32 + ty + 8;
     // if out_row < cols and out_col < rows:  [k = 8]
-    if ((int64_t(out_row) < cols) && (int64_t(out_col) < rows)) {
+    if (int64_t(out_row) < cols && int64_t(out_col) < rows) {
         // out[out_row, out_col] = tile[tx, ty + k]  [k = 8]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
-                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][kdsl::add(ty, 8)];
+        out[kdsl::offset(out_row, out_stride0, out_col, out_stride1)] = tile[tx][ty + 8];
     }
     // out_row = block_idx.x * TILE + ty + k  [k = 16]
-    out_row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty), 16);
+    out_row = blockIdx.x * 32 + ty + 16;
     // if out_row < cols and out_col < rows:  [k = 16]
-    if ((int64_t(out_row) < cols) && (int64_t(out_col) < rows)) {
+    if (int64_t(out_row) < cols && int64_t(out_col) < rows) {
         // out[out_row, out_col] = tile[tx, ty + k]  [k = 16]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
-                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][kdsl::add(ty, 16)];
+        out[kdsl::offset(out_row, out_stride0, out_col, out_stride1)] = tile[tx][ty + 16];
     }
     // out_row = block_idx.x * TILE + ty + k  [k = 24]
-    out_row = kdsl::add(kdsl::add(kdsl::mul(int32_t(blockIdx.x), 32), ty), 24);
+    out_row = blockIdx.x * 32 + ty + 24;
     // if out_row < cols and out_col < rows:  [k = 24]
-    if ((int64_t(out_row) < cols) && (int64_t(out_col) < rows)) {
+    if (int64_t(out_row) < cols && int64_t(out_col) < rows) {
         // out[out_row, out_col] = tile[tx, ty + k]  [k = 24]
-        out[kdsl::add(kdsl::mul(int64_t(out_row), out_stride0),
-                      kdsl::mul(int64_t(out_col), out_stride1))] = tile[tx][kdsl::add(ty, 24)];
+        out[kdsl::offset(out_row, out_stride0, out_col, out_stride1)] = tile[tx][ty + 24];
     }
 }

@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -369,14 +387,14 @@ extern "C" __global__ void add__u8__256__4(
     // nv = n // L
     int32_t nv = kdsl::floordiv(n, 16);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
-    int32_t first = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 1024), int32_t(threadIdx.x));
+    int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
     kdsl::vec<uint8_t, 16> a[4];
     // b = kdsl.local_array(Vector[D, L], UNROLL)
     kdsl::vec<uint8_t, 16> b[4];
     // for u in kdsl.range_constexpr(UNROLL):
     // j = first + u * BLOCK  [u = 0]
-    int32_t j = kdsl::add(first, 0);
+    int32_t j = first;
     // if j < nv:  [u = 0]
     if (j < nv) {
         // a[u] = xv[j]  [u = 0]
@@ -413,7 +431,7 @@ extern "C" __global__ void add__u8__256__4(
     }
     // for u in kdsl.range_constexpr(UNROLL):
     // j = first + u * BLOCK  [u = 0]
-    j = kdsl::add(first, 0);
+    j = first;
     // if j < nv:  [u = 0]
     if (j < nv) {
         // ov[j] = a[u] + b[u]  [u = 0]
@@ -457,9 +475,9 @@ extern "C" __global__ void add__u8__256__4(
                 a[3], b[3]);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = kdsl::add(kdsl::mul(nv, 16), int32_t(threadIdx.x));
+    int32_t t = nv * 16 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
-    if ((int32_t(blockIdx.x) == 0) && (t < n)) {
+    if (int32_t(blockIdx.x) == 0 && t < n) {
         // out[t] = x[t] + y[t]
         out[t] = uint8_t(x[t] + y[t]);
     }

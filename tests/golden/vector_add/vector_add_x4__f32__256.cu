@@ -42,6 +42,12 @@ typedef unsigned long long uint64_t;
 #include <cstdint>
 #endif
 
+// Float infinity, as <math.h> defines it (NVRTC has no <math.h>; nvcc's
+// cuda_runtime.h brings it in first).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 namespace kdsl {
 
 // The bits of x seen as a To of the same size.
@@ -236,6 +242,18 @@ KDSL_UNSIGNED_OPS(uint16_t, 16, uint32_t)
 KDSL_UNSIGNED_OPS(uint32_t, 32, uint32_t)
 KDSL_UNSIGNED_OPS(uint64_t, 64, uint64_t)
 
+// The element offset of a[i0, i1, ...] in a strided Array parameter:
+// offset(i0, a_stride0, i1, a_stride1, ...) = i0 * a_stride0 + i1 * a_stride1 + ...
+// in Int64, wrapping as kdsl's Int64 + and * do (the order of the sum does
+// not change a wrapping sum).
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride) { return mul(i, stride); }
+
+template <typename... Rest>
+__device__ __forceinline__ int64_t offset(int64_t i, int64_t stride, Rest... rest)
+{
+    return add(mul(i, stride), offset(rest...));
+}
+
 // uint16_t * uint16_t promotes to int, which can overflow.
 __device__ __forceinline__ uint16_t mul(uint16_t a, uint16_t b)
 {
@@ -361,7 +379,7 @@ extern "C" __global__ void vector_add_x4__f32__256(
         float* out,
         int32_t n) {
     // i = block_idx.x * BLOCK + thread_idx.x
-    int32_t i = kdsl::add(kdsl::mul(int32_t(blockIdx.x), 256), int32_t(threadIdx.x));
+    int32_t i = blockIdx.x * 256 + threadIdx.x;
     // if i < n // 4:
     if (i < kdsl::floordiv(n, 4)) {
         // xv = x.vec(4)
