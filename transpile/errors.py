@@ -1176,5 +1176,13 @@ register(
         "each is replaced whole)",
     ),
     ("cli-read-failed", "E625", DSLError, "cannot read {path}: {reason}"),
+    # E8xx: tensor cores
+    (
+        "mma-operand-types",
+        "E800",
+        DSLTypeError,
+        "{callee}(a, b, c) takes the fragments of one of its types (A, B, C): "
+        "{takes}; got {got}",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

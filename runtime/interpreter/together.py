@@ -188,6 +188,34 @@ class Together:
         out[idx] = reduced[group]
         return out
 
+    def whole_warps(self, e, m):
+        """The threads of each warp with a thread in ``m``, as a (warps, 32)
+        array of positions in lane order: every lane of those warps must be
+        in ``m`` (a ``.aligned`` warp instruction such as ``mma.sync``)."""
+        idx = np.flatnonzero(m)
+        first = np.unique(self.pos[idx] - self.lane[idx])
+        threads = first[:, None] + np.arange(WARP)[None, :]
+        exists = (self.local[first] + WARP <= self.per_block)[:, None]
+        inside = np.minimum(threads, self.n - 1)
+        here = exists & (threads < self.n) & m[inside]
+        if not here.all():
+            w, k = np.unravel_index(int(np.argmin(here)), here.shape)
+            if not exists[w, 0]:
+                state = "is beyond the block (make the block a multiple of 32)"
+            elif self.kernel_frame.returned[threads[w, k]]:
+                state = "has returned"
+            else:
+                state = "is not at the call (call it outside divergent code)"
+            raise fault(
+                "interpret-partial-warp",
+                self.where(e),
+                callee=e.builtin,
+                lane=int(k),
+                thread=self.who(int(first[w])),
+                state=state,
+            )
+        return threads
+
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
         for mem in self.shared.values():

@@ -193,6 +193,10 @@ class Threads(Protocol):
         pass the same lane mask in ``members`` (and the same ``key``, if
         given); 0 in the other threads."""
 
+    def whole_warps(self, call, mask) -> Any:
+        """The threads of each warp with a thread in ``mask``, a (warps, 32)
+        array in lane order; an error unless all 32 lanes are in ``mask``."""
+
     def warp_barrier(self, members, mask) -> None:
         """The threads of ``mask`` passed ``__syncwarp(members)``: shared
         memory they accessed is ordered for the lanes of their mask."""

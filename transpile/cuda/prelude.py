@@ -20,6 +20,7 @@ ORDER = (
     "warp.h",
     "mathfns.h",
     "vector.h",
+    "mma.h",
     "debug.h",
     "vector3.h",
 )

@@ -1,0 +1,74 @@
+"""Warp MMA on the GPU (kdsl.mma_m16n8k16 / m16n8k8 / m16n8k32): for every
+shape and type, D from the tensor cores against the numpy reference of the
+PTX ISA's fragment layouts and against the interpreter (kernels and
+reference: tests/tensorcores/mma_kernels.py).
+
+Integer MMA must give the interpreter's bits.  Floating MMA sums in the
+tensor cores' own order and precision: D must lie within the tolerance
+docs/tensor-cores.md states of the exact result: |gpu - exact| <= eps *
+(|c| + sum |a*b|), eps 2^-20 for f32 accumulators (2^-13 with fp8 inputs,
+whose sums Hopper keeps to fewer bits) and 2^-9 for f16 ones."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tensorcores"))
+import mma_kernels as K  # noqa: E402
+
+WARPS = 4  # four warps, each its own tile
+
+
+def tolerance(a, b, c, tc):
+    """The bound on |gpu - exact| of each element of D."""
+    scale = np.abs(c.astype(np.float64)) + np.abs(a.astype(np.float64)) @ np.abs(
+        b.astype(np.float64)
+    )
+    if tc == K.F16:
+        return scale * 2.0**-9
+    return scale * (2.0**-13 if a.dtype.itemsize == 1 else 2.0**-20)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("k, ta, tb, tc", [c[:4] for c in K.CASES], ids=K.IDS)
+def test_mma_on_the_gpu(k, ta, tb, tc, seed):
+    tiles = [K.random_inputs(k, ta, tb, tc, 100 * seed + w) for w in range(WARPS)]
+    frags = [
+        np.concatenate([K.fragments(op, k, t, tile[j]) for tile in tiles])
+        for j, (op, t) in enumerate((("a", ta), ("b", tb), ("c", tc)))
+    ]
+    host = np.zeros_like(frags[2])
+    K.mma_tile.interpret[1, 32 * WARPS](*(f.ravel() for f in frags), host.ravel(), K=k)
+    device = cp.zeros(host.size, host.dtype)
+    K.mma_tile[1, 32 * WARPS](*(cp.asarray(f.ravel()) for f in frags), device, K=k)
+    got = device.get().reshape(host.shape)
+    for w, (a, b, c) in enumerate(tiles):
+        d_gpu = K.unfragment(got[32 * w : 32 * w + 32], k, tc)
+        d_cpu = K.unfragment(host[32 * w : 32 * w + 32], k, tc)
+        exact = K.reference(a, b, c, tc)
+        if tc == K.I32:
+            np.testing.assert_array_equal(d_gpu, exact)
+            np.testing.assert_array_equal(d_cpu, exact)
+            continue
+        bound = tolerance(a, b, c, tc)
+        err = np.abs(d_gpu.astype(np.float64) - exact.astype(np.float64))
+        assert (err <= bound).all(), f"warp {w}: worst {np.max(err - bound)}"
+        err = np.abs(d_gpu.astype(np.float64) - d_cpu.astype(np.float64))
+        assert (err <= 2 * bound).all(), f"warp {w}: GPU vs interpreter"
+
+
+def test_integer_mma_wraps_on_the_gpu():
+    k = 32
+    a = np.full((16, k), 127, np.int8)
+    b = np.full((k, 8), 127, np.int8)
+    c = np.full((16, 8), 2**31 - 100, np.int32)
+    frags = [K.fragments(op, k, m.dtype, m) for op, m in zip("abc", (a, b, c))]
+    device = cp.zeros(128, np.int32)
+    K.mma_tile[1, 32](*(cp.asarray(f.ravel()) for f in frags), device, K=k)
+    d = K.unfragment(device.get().reshape(32, 4), k, np.dtype(np.int32))
+    np.testing.assert_array_equal(d, K.reference(a, b, c, np.dtype(np.int32)))

@@ -1,0 +1,248 @@
+"""Warp-level matrix multiply-accumulate on the tensor cores (sm_80+):
+``kdsl.mma_m16n8k16``, ``kdsl.mma_m16n8k8`` and ``kdsl.mma_m16n8k32``,
+PTX's ``mma.sync.aligned.mMnNkK.row.col``.
+
+Every lane of a warp calls one with its fragments of A (M x K, row-major),
+B (K x N, column-major) and C (M x N), ordinary kdsl vectors, and gets its
+fragment of ``D = A * B + C`` (C's type).  Which lane holds which element
+is the PTX ISA's fragment layout (``layout`` below; the tables in
+docs/tensor-cores.md).  The types the entries take:
+
+==========  =====================  =================  ===============  =========
+shape       A and B elements       A            B           C and D
+==========  =====================  =================  ===============  =========
+m16n8k16    Float16 or BFloat16    x8           x4          Float32x4
+m16n8k16    Float16                Float16x8    Float16x4   Float16x4
+m16n8k8     Float16 or BFloat16    x4           x2          Float32x4
+m16n8k8     Float16                Float16x4    Float16x2   Float16x4
+m16n8k8     Float32 (as tf32)      Float32x4    Float32x2   Float32x4
+m16n8k32    Int8 / Uint8 (each)    x16          x8          Int32x4
+m16n8k32    Float8E4M3FN / E5M2    x16          x8          Float32x4
+==========  =====================  =================  ===============  =========
+
+(A and B of one call have one 16-bit type; 8-bit ones may differ, as PTX
+allows.  FP8 needs sm_89+; kdsl compiles for sm_90.)
+
+The interpreter gathers the 32 lanes' fragments into the matrices, computes
+D and hands each lane its fragment back; every lane of the warp must take
+part (``.aligned``), or it is an error.  Integer MMA is exact (the int32
+sum wraps: ``.satfinite`` is off).  Floating MMA multiplies exactly (each
+product of two inputs is exact in float64; tf32 inputs keep their top 19
+bits, the tensor cores ignore the low 13) and sums, for each element of D,
+``c + a[0]*b[0] + a[1]*b[1] + …`` in float64 in k order, rounded once to
+C's type.  The tensor cores sum in another (unspecified) order and
+precision, so the GPU's D may differ from the interpreter's in its last
+bits: docs/tensor-cores.md states the tolerance the GPU tests use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdsl.transpile import ir
+from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core import lanes
+from kdsl.transpile.core.types import (
+    BFloat16,
+    Float8E4M3FN,
+    Float8E5M2,
+    Float16,
+    Float32,
+    Int8,
+    Int32,
+    Uint8,
+    Vector,
+)
+from kdsl.transpile.errors import error
+
+M, N = 16, 8
+_PTX = {
+    Float16: "f16",
+    BFloat16: "bf16",
+    Float32: "tf32",
+    Int8: "s8",
+    Uint8: "u8",
+    Float8E4M3FN: "e4m3",
+    Float8E5M2: "e5m2",
+    Int32: "s32",
+}
+_ACC = {Float32: "f32", Float16: "f16", Int32: "s32"}
+
+# shape -> the (A element, B element, C element) combinations it takes
+_FP8 = (Float8E4M3FN, Float8E5M2)
+_INT8 = (Int8, Uint8)
+_TYPES = {
+    "m16n8k16": [
+        (Float16, Float16, Float32),
+        (BFloat16, BFloat16, Float32),
+        (Float16, Float16, Float16),
+    ],
+    "m16n8k8": [
+        (Float16, Float16, Float32),
+        (BFloat16, BFloat16, Float32),
+        (Float16, Float16, Float16),
+        (Float32, Float32, Float32),
+    ],
+    "m16n8k32": [(a, b, Int32) for a in _INT8 for b in _INT8]
+    + [(a, b, Float32) for a in _FP8 for b in _FP8],
+}
+
+
+def shape_k(shape: str) -> int:
+    return int(shape.split("k")[1])
+
+
+def fragment_lanes(shape: str, elem) -> tuple[int, int, int]:
+    """The lanes of the A, B and C fragments of ``shape`` for inputs ``elem``:
+    the M x K, K x N and M x N elements over 32 lanes."""
+    k = shape_k(shape)
+    return M * k // 32, k * N // 32, M * N // 32
+
+
+# -- the fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8kK") ----------
+def layout(shape: str, operand: str, elem) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, col)``, each of shape (32, lanes): element ``i`` of lane ``l``'s
+    fragment of ``operand`` ("a", "b" or "c") is the matrix's ``(row[l, i],
+    col[l, i])``.  ``elem`` is the input element type (it picks tf32's
+    layout, and a 32-bit register's element count)."""
+    lane = np.arange(32)[:, None]
+    group, tid = lane >> 2, lane & 3  # PTX's groupID, threadID_in_group
+    if operand == "c":  # every shape and type: 4 elements, 2 a row
+        i = np.arange(4)[None, :]
+        return group + 8 * (i >> 1), 2 * tid + (i & 1)
+    k = shape_k(shape)
+    per_reg = 32 // (elem.width if elem is not Float32 else 32)  # elements a register
+    count = (M * k if operand == "a" else k * N) // 32
+    i = np.arange(count)[None, :]
+    reg, e = i // per_reg, i % per_reg
+    # a register holds per_reg elements along k; the second half of k comes
+    # in the later registers
+    chunk = k // 2
+    if operand == "a":  # registers: rows g, g+8, then the same in the next chunk
+        row = group + 8 * (reg & 1)
+        col = tid * per_reg + e + chunk * (reg >> 1)
+        return np.broadcast_to(row, col.shape), col
+    # b: the registers go down k, the column is the group
+    row = tid * per_reg + e + chunk * reg
+    return row, np.broadcast_to(group, row.shape)
+
+
+# -- lowering -------------------------------------------------------------------------
+def _describe(v) -> str:
+    return type(v).__name__
+
+
+def _lower(lw, entry, args, kwargs):
+    want_args(entry, args, 3)
+    shape = entry.name.split("_", 1)[1]
+    a, b, c = args
+    combos = _TYPES[shape]
+    got = None
+    if all(isinstance(v, Vector) for v in (a, b, c)):
+        key = (type(a).dtype, type(b).dtype, type(c).dtype)
+        if key in combos:
+            na, nb, nc = fragment_lanes(shape, key[0])
+            if (type(a).lanes, type(b).lanes, type(c).lanes) == (na, nb, nc):
+                got = key
+    if got is None:
+        raise error(
+            "mma-operand-types",
+            callee=entry.spelled,
+            got=", ".join(_describe(v) for v in (a, b, c)),
+            takes=_takes(shape),
+        )
+    t = type(c)
+    operands = tuple(v.ir_value() for v in (a, b, c))
+    return t._dynamic(ir.BuiltinCall(t, entry.name, operands))
+
+
+def _takes(shape: str) -> str:
+    out = []
+    for ta, tb, tc in _TYPES[shape]:
+        na, nb, nc = fragment_lanes(shape, ta)
+        out.append(f"{ta.__name__}x{na}, {tb.__name__}x{nb}, {tc.__name__}x{nc}")
+    return "; ".join(out)
+
+
+# -- CUDA -----------------------------------------------------------------------------
+def helper(shape: str, ta, tb, tc) -> str:
+    """The prelude helper (templates/prelude/mma.h) of one shape and types."""
+    return f"kdsl::mma_{shape}_{_PTX[ta]}_{_PTX[tb]}_{_ACC[tc]}"
+
+
+def _render(r, call, args):
+    shape = call.builtin.split("_", 1)[1]
+    ta, tb, tc = (a.type.dtype for a in call.args)
+    return f"{helper(shape, ta, tb, tc)}({', '.join(args)})"
+
+
+# -- the interpreter ------------------------------------------------------------------
+def _as_f64(frag, elem) -> np.ndarray:
+    """Input elements as float64 (exact); tf32 keeps the top 19 bits of each
+    Float32, as the tensor cores read them."""
+    if elem is Float32:
+        bits = np.ascontiguousarray(frag, np.float32).view(np.uint32)
+        return (bits & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    return frag.astype(np.float64)
+
+
+def multiply(shape: str, a, b, c, ta, tb, tc):
+    """D = A * B + C for whole warps: ``a``, ``b``, ``c`` of shape
+    (warps, 32, lanes) as numpy arrays of the element types; D's fragments
+    (warps, 32, lanes) in C's lane dtype."""
+    k = shape_k(shape)
+    warps = a.shape[0]
+    integer = tc is Int32
+    work = np.int64 if integer else np.float64
+    A = np.zeros((warps, M, k), work)
+    B = np.zeros((warps, k, N), work)
+    C = np.zeros((warps, M, N), work)
+    for mat, frag, op, elem in ((A, a, "a", ta), (B, b, "b", tb), (C, c, "c", tc)):
+        row, col = layout(shape, op, elem)
+        if integer or op == "c":
+            values = frag.astype(work)
+        else:
+            values = _as_f64(frag, elem)
+        mat[:, row, col] = values
+    acc = C.copy()
+    for kk in range(k):  # in k order: the documented summation order
+        acc += A[:, :, kk, None] * B[:, None, kk, :]
+    row, col = layout(shape, "c", tc)
+    d = acc[:, row, col]
+    if integer:
+        return ((d + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int32)
+    return lanes.round_to(d, tc)
+
+
+def _interpret(t, call, args, mask):
+    shape = call.builtin.split("_", 1)[1]
+    ta, tb, tc = (a.type.dtype for a in call.args)
+    threads = t.whole_warps(call, mask)  # (warps, 32): each warp's threads
+    frags = [np.stack(parts, -1)[threads] for parts in args]
+    d = multiply(shape, *frags, ta, tb, tc)
+    out = [p.copy() for p in args[2]]
+    for i, p in enumerate(out):
+        p[threads] = d[..., i]
+    return tuple(out)
+
+
+_DOC = {
+    "m16n8k16": "Float16x8/BFloat16x8 A, x4 B, Float32x4 C (or all Float16)",
+    "m16n8k8": "Float16x4/BFloat16x4 A, x2 B, Float32x4 C (or all Float16; or "
+    "Float32x4, Float32x2, Float32x4 as tf32)",
+    "m16n8k32": "Int8x16/Uint8x16 A, Int8x8/Uint8x8 B, Int32x4 C; or "
+    "Float8E4M3FN/Float8E5M2 x16, x8 and Float32x4 C",
+}
+
+for _shape in _TYPES:
+    register(
+        f"mma_{_shape}",
+        f"`kdsl.mma_{_shape}(a, b, c)`: a warp's D = A * B + C on the tensor cores, "
+        f"each lane passing its fragments ({_DOC[_shape]}; layouts in "
+        f"docs/tensor-cores.md); PTX `mma.sync.aligned.{_shape}.row.col` (sm_80+) "
+        "— every lane of the warp",
+        _lower,
+        cuda=_render,
+        interpret=_interpret,
+        prelude=("mma.h",),
+    )
