@@ -1184,5 +1184,27 @@ register(
         "{callee}(a, b, c) takes the fragments of one of its types (A, B, C): "
         "{takes}; got {got}",
     ),
+    (
+        "matrix-operand",
+        "E801",
+        DSLTypeError,
+        "{callee} moves rows of 8 x 8 matrices held in shared memory: give it a "
+        "shared array (or dynamic shared view) of 8-lane vectors of a 16-bit "
+        "type, one row each (kdsl.shared_array(BFloat16x8, (rows, cols // 8))), "
+        "and the index of this lane's row; got {got}",
+    ),
+    (
+        "matrix-option",
+        "E802",
+        DSLValueError,
+        "{callee} takes count=1, 2 or 4 (matrices) and trans=True or False, "
+        "both Python values; got {got}",
+    ),
+    (
+        "stmatrix-value",
+        "E803",
+        DSLTypeError,
+        "{callee} stores a {want} (two elements of each matrix per lane), got {got}",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

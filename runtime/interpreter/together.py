@@ -216,6 +216,27 @@ class Together:
             )
         return threads
 
+    def warp_rows(self, e, slot, m, used, verb):
+        """A warp instruction moving whole rows of shared memory (ldmatrix,
+        stmatrix) whose lanes 0 .. ``used`` - 1 each give a row's address
+        (``slot``): ``(threads, rows)``, each warp's threads (as
+        ``whole_warps``) and the element address of each row, (warps,
+        used).  The giving lane is logged as reading (``verb`` "reads") or
+        writing ("writes") its row, for the race check."""
+        threads = self.whole_warps(e, m)
+        full = np.zeros(self.n, np.int64)
+        full[m] = slot.addr
+        givers = threads[:, :used]
+        rows = full[givers]
+        mem = slot.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(rows.ravel())
+            log = mem.races.read if verb == "reads" else mem.races.write
+            self._race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
+        if verb == "writes":
+            self.writes += 1
+        return threads, rows
+
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
         for mem in self.shared.values():

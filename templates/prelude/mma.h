@@ -296,6 +296,155 @@ __device__ __forceinline__ vec<float, 4> mma_m16n8k32_e5m2_e5m2_f32(
 }
 #endif
 
+// ldmatrix / stmatrix (kdsl.ldmatrix, kdsl.stmatrix): `count` 8 x 8 matrices
+// of 16-bit elements, each row one 16-byte vector in shared memory whose
+// address a lane gives (lanes 8j .. 8j + 7: the rows of matrix j).  Lane l
+// holds, in register j, row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of
+// matrix j (.trans: of its transpose).
+template <typename T>
+__device__ __forceinline__ uint32_t shared_address(const T* p)
+{
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 2> ldmatrix_x1(const vec<T, 8>* row)
+{
+    vec<T, 2> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];"
+                 : "=r"(R[0])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 2> ldmatrix_x1_trans(const vec<T, 8>* row)
+{
+    vec<T, 2> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
+                 : "=r"(R[0])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 4> ldmatrix_x2(const vec<T, 8>* row)
+{
+    vec<T, 4> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(R[0]), "=r"(R[1])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 4> ldmatrix_x2_trans(const vec<T, 8>* row)
+{
+    vec<T, 4> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(R[0]), "=r"(R[1])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 8> ldmatrix_x4(const vec<T, 8>* row)
+{
+    vec<T, 8> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ vec<T, 8> ldmatrix_x4_trans(const vec<T, 8>* row)
+{
+    vec<T, 8> r;
+    uint32_t* R = mma_regs(r);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
+                 : "r"(shared_address(row))
+                 : "memory");
+    return r;
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x1(vec<T, 8>* row, const vec<T, 2> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0])
+                 : "memory");
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x1_trans(vec<T, 8>* row, const vec<T, 2> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0])
+                 : "memory");
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x2(vec<T, 8>* row, const vec<T, 4> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0]), "r"(R[1])
+                 : "memory");
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x2_trans(vec<T, 8>* row, const vec<T, 4> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0]), "r"(R[1])
+                 : "memory");
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x4(vec<T, 8>* row, const vec<T, 8> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0]), "r"(R[1]), "r"(R[2]), "r"(R[3])
+                 : "memory");
+}
+
+// sm_90
+template <typename T>
+__device__ __forceinline__ void stmatrix_x4_trans(vec<T, 8>* row, const vec<T, 8> v)
+{
+    const uint32_t* R = mma_regs(v);
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                 :
+                 : "r"(shared_address(row)), "r"(R[0]), "r"(R[1]), "r"(R[2]), "r"(R[3])
+                 : "memory");
+}
+
 }  // namespace kdsl
 
 #endif  // KDSL_MMA_H

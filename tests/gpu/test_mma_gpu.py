@@ -72,3 +72,33 @@ def test_integer_mma_wraps_on_the_gpu():
     K.mma_tile[1, 32](*(cp.asarray(f.ravel()) for f in frags), device, K=k)
     d = K.unfragment(device.get().reshape(32, 4), k, np.dtype(np.int32))
     np.testing.assert_array_equal(d, K.reference(a, b, c, np.dtype(np.int32)))
+
+
+# -- ldmatrix / stmatrix ----------------------------------------------------------------
+import test_ldmatrix as L  # noqa: E402  (tests/tensorcores)
+
+
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_ldmatrix_and_stmatrix_give_the_interpreters_bytes(count, trans):
+    src = np.random.default_rng(count).integers(-30000, 30000, 256).astype(np.int16)
+    for kernel, n_in, n_out in (
+        (L.load_matrices, 256, 64 * count),
+        (L.store_matrices, 64 * count, 256),
+    ):
+        host = np.zeros(n_out, np.int16)
+        kernel.interpret[1, 32](src[:n_in], host, COUNT=count, TRANS=trans)
+        device = cp.zeros(n_out, np.int16)
+        kernel[1, 32](cp.asarray(src[:n_in]), device, COUNT=count, TRANS=trans)
+        assert device.get().tobytes() == host.tobytes(), kernel.name
+
+
+def test_ldmatrix_feeds_mma_on_the_gpu():
+    a, b = L.tile_inputs(3)
+    host = np.zeros(128, np.float32)
+    L.tile_gemm.interpret[1, 32](a.ravel(), b.ravel(), host)
+    device = cp.zeros(128, np.float32)
+    L.tile_gemm[1, 32](cp.asarray(a.ravel()), cp.asarray(b.ravel()), device)
+    zero = np.zeros((16, 8), np.float32)
+    bound = tolerance(a, b, zero, K.F32).ravel()
+    assert (np.abs(device.get().astype(np.float64) - host) <= bound).all()

@@ -44,6 +44,7 @@ from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core import lanes
 from kdsl.transpile.core.types import (
     BFloat16,
+    Boolean,
     Float8E4M3FN,
     Float8E5M2,
     Float16,
@@ -246,3 +247,152 @@ for _shape in _TYPES:
         interpret=_interpret,
         prelude=("mma.h",),
     )
+
+
+# -- ldmatrix / stmatrix ----------------------------------------------------------------
+# 8 x 8 matrices of 16-bit elements in shared memory, each row one 16-byte
+# vector (an element of a shared array of ``T x8``, so aligned as the
+# instructions need): lanes 8j .. 8j + 7 give the rows of matrix j; lane l's
+# register j (its elements 2j, 2j + 1) is row l // 4, columns 2 (l % 4),
+# 2 (l % 4) + 1 of matrix j, or with trans=True of its transpose.
+_ROW_ELEMENTS = 8  # 16-bit elements in a row
+
+
+def _matrix_options(lw, entry, kwargs):
+    count = kwargs.pop("count", 4)
+    count = lw.static_integer(count, f"{entry.spelled}(count=)")
+    trans = kwargs.pop("trans", False)
+    if isinstance(trans, Boolean) and trans.is_static():  # a Constexpr[bool]
+        trans = bool(trans.value)
+    if count not in (1, 2, 4) or not isinstance(trans, bool):
+        raise error(
+            "matrix-option",
+            callee=entry.spelled,
+            got=f"count={count!r}, trans={trans!r}",
+        )
+    return count, trans
+
+
+def _row_address(lw, entry, tile, index):
+    """``&tile[index]`` as an ir.Address: a row of a shared array of eight
+    16-bit lanes; its element type."""
+    elem = getattr(tile, "elem", None) if lw.is_memory(tile) else None
+    ok = (
+        isinstance(elem, type)
+        and issubclass(elem, Vector)
+        and elem.lanes == _ROW_ELEMENTS
+        and elem.dtype.width == 16
+    )
+    indices = index if isinstance(index, tuple) else (index,)
+    base, flat = lw.address(tile, indices) if ok else (None, None)
+    if not ok or base.type.space != "shared":
+        raise error("matrix-operand", callee=entry.spelled, got=lw.describe(tile))
+    return ir.Address(ir.PointerType(elem, space="shared"), base, flat), elem.dtype
+
+
+def _lower_ldmatrix(lw, entry, args, kwargs):
+    want_args(entry, args, 2)
+    count, trans = _matrix_options(lw, entry, kwargs)
+    addr, elem = _row_address(lw, entry, args[0], args[1])
+    t = elem.vec(2 * count)
+    options = (("count", count), ("trans", trans))
+    return t._dynamic(ir.BuiltinCall(t, entry.name, (addr,), options=options))
+
+
+def _lower_stmatrix(lw, entry, args, kwargs):
+    want_args(entry, args, 3)
+    count, trans = _matrix_options(lw, entry, kwargs)
+    addr, elem = _row_address(lw, entry, args[0], args[1])
+    value = args[2]
+    want = elem.vec(2 * count)
+    if type(value) is not want:
+        raise error(
+            "stmatrix-value",
+            callee=entry.spelled,
+            want=want.__name__,
+            got=lw.describe(value),
+        )
+    lw.mark_written(args[0])
+    options = (("count", count), ("trans", trans))
+    call = ir.BuiltinCall(None, entry.name, (addr, value.ir_value()), options=options)
+    lw.emit(ir.ExprStmt(call))
+    return None
+
+
+def _render_matrix(name):
+    def render(r, call, args):
+        options = dict(call.options)
+        trans = "_trans" if options["trans"] else ""
+        return f"kdsl::{name}_x{options['count']}{trans}({', '.join(args)})"
+
+    return render
+
+
+def _matrix_addresses(count, trans):
+    """``(row, column)`` for each (lane, element): which row (0 .. 8 count - 1,
+    i.e. which providing lane) and which element of it lane l's element i is."""
+    lane = np.arange(32)[:, None]
+    i = np.arange(2 * count)[None, :]
+    j, e = i >> 1, i & 1
+    if trans:
+        row, col = 8 * j + 2 * (lane & 3) + e, lane >> 2
+    else:
+        row, col = 8 * j + (lane >> 2), 2 * (lane & 3) + e
+    return np.broadcast_arrays(row, col)
+
+
+def _ldmatrix(t, call, args, mask):
+    options = dict(call.options)
+    count = options["count"]
+    slot = args[0]
+    threads, rows = t.warp_rows(call, slot, mask, 8 * count, "reads")
+    row, col = _matrix_addresses(count, options["trans"])
+    data = slot.mem.data
+    out = []
+    for i in range(2 * count):
+        part = np.zeros(t.n, data.dtype)
+        part[threads] = data[rows[:, row[:, i]] + col[:, i]]
+        out.append(part)
+    return tuple(out)
+
+
+def _stmatrix(t, call, args, mask):
+    options = dict(call.options)
+    count = options["count"]
+    slot, value = args
+    threads, rows = t.warp_rows(call, slot, mask, 8 * count, "writes")
+    row, col = _matrix_addresses(count, options["trans"])
+    data = slot.mem.data
+    for i in range(2 * count):
+        data[rows[:, row[:, i]] + col[:, i]] = value[i][threads]
+
+
+_MATRIX_DOC = (
+    "`count` (1, 2 or 4) 8 x 8 matrices of 16-bit elements in shared memory, "
+    "each row one element of a shared array of `T x8` whose index the lanes "
+    "8j .. 8j + 7 give for matrix j; lane l's lanes 2j, 2j + 1 are row l // 4, "
+    "columns 2 (l % 4), +1 of matrix j (`trans=True`: of its transpose)"
+)
+register(
+    "ldmatrix",
+    "`kdsl.ldmatrix(tile, index, count=4, trans=False)`: loads "
+    + _MATRIX_DOC
+    + " (a `T x(2 count)`); PTX `ldmatrix.sync.aligned.m8n8` — every lane of the warp",
+    _lower_ldmatrix,
+    cuda=_render_matrix("ldmatrix"),
+    interpret=_ldmatrix,
+    keywords=("count", "trans"),
+    prelude=("mma.h",),
+)
+register(
+    "stmatrix",
+    "`kdsl.stmatrix(tile, index, value, count=4, trans=False)`: stores "
+    + _MATRIX_DOC
+    + ", from `value` (a `T x(2 count)`); PTX `stmatrix.sync.aligned.m8n8` (sm_90) "
+    "— every lane of the warp",
+    _lower_stmatrix,
+    cuda=_render_matrix("stmatrix"),
+    interpret=_stmatrix,
+    keywords=("count", "trans"),
+    prelude=("mma.h",),
+)
