@@ -1206,5 +1206,35 @@ register(
         DSLTypeError,
         "{callee} stores a {want} (two elements of each matrix per lane), got {got}",
     ),
+    (
+        "cp-async-operands",
+        "E804",
+        DSLTypeError,
+        "{callee}(dst, dst_index, src, src_index) copies one 4-, 8- or 16-byte "
+        "element from global to shared memory: dst a shared array or dynamic "
+        "shared view, src a pointer (or .vec(N) view) of the same element "
+        "type; got dst {dst}, src {src}",
+    ),
+    (
+        "cp-async-cache",
+        "E805",
+        DSLValueError,
+        '{callee}(cache={got}) for a {n}-byte element: write "ca", or "cg" '
+        "for 16-byte elements only",
+    ),
+    (
+        "cp-async-wait",
+        "E806",
+        DSLValueError,
+        "{callee}(n) takes a compile-time integer 0 … 7 (the groups that may "
+        "still be copying), got {got}",
+    ),
+    (
+        "swizzle-chunks",
+        "E807",
+        DSLValueError,
+        "{callee}(row, chunk, chunks): chunks, the 16-byte chunks of a row, must "
+        "be a compile-time power of two, got {got}",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

@@ -237,6 +237,20 @@ class Together:
             self.writes += 1
         return threads, rows
 
+    def copy_elements(self, e, dst, src, m, full):
+        """Copy, in each thread of ``m``, its element ``src`` to ``dst`` (two
+        Slots of one element type), or zeros where ``full`` is False (the
+        source is not read there): a store to ``dst``, race-logged."""
+        mem = dst.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(dst.addr)
+            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+        keep = full[m]
+        for k in range(mem.lanes):
+            values = src.mem.data[src.addr + k]
+            mem.data[dst.addr + k] = np.where(keep, values, np.zeros_like(values))
+        self.writes += 1
+
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
         for mem in self.shared.values():

@@ -102,3 +102,28 @@ def test_ldmatrix_feeds_mma_on_the_gpu():
     zero = np.zeros((16, 8), np.float32)
     bound = tolerance(a, b, zero, K.F32).ravel()
     assert (np.abs(device.get().astype(np.float64) - host) <= bound).all()
+
+
+# -- cp.async and the swizzle ------------------------------------------------------------
+import test_cp_async as A  # noqa: E402  (tests/tensorcores)
+
+
+@pytest.mark.parametrize("rows", [16, 11, 0])
+@pytest.mark.parametrize("chunks", [2, 4, 8])
+def test_cp_async_gives_the_interpreters_bytes(rows, chunks):
+    rng = np.random.default_rng(rows)
+    src = rng.standard_normal(rows * 8 * chunks + 8).astype(A.BF16)
+    host = np.full(16 * 8 * chunks, 7, A.BF16)
+    A.stage_rows.interpret[1, 32](src, host, rows, CHUNKS=chunks)
+    device = cp.asarray(np.full(16 * 8 * chunks, 7, A.BF16))
+    A.stage_rows[1, 32](cp.asarray(src), device, rows, CHUNKS=chunks)
+    assert device.get().tobytes() == host.tobytes()
+
+
+def test_four_and_eight_byte_cp_async_on_the_gpu():
+    src = np.arange(64, dtype=np.float32)
+    host = np.zeros(32, np.float32)
+    A.small_copies.interpret[1, 32](src, host)
+    device = cp.zeros(32, np.float32)
+    A.small_copies[1, 32](cp.asarray(src), device)
+    assert device.get().tobytes() == host.tobytes()

@@ -41,7 +41,7 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
-from kdsl.transpile.core import lanes
+from kdsl.transpile.core import arith, lanes
 from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
@@ -51,6 +51,7 @@ from kdsl.transpile.core.types import (
     Float32,
     Int8,
     Int32,
+    Numeric,
     Uint8,
     Vector,
 )
@@ -395,4 +396,179 @@ register(
     interpret=_stmatrix,
     keywords=("count", "trans"),
     prelude=("mma.h",),
+)
+
+
+# -- cp.async ------------------------------------------------------------------------------
+# An asynchronous copy of one 4-, 8- or 16-byte element from global to shared
+# memory (PTX cp.async, sm_80+), grouped by cp_async_commit() and waited for
+# by cp_async_wait(n).  The interpreter copies at the call: a kernel may read
+# the destination only after cp_async_wait (and, for other threads' copies,
+# a barrier), and by then the GPU has copied too.
+_CACHES = ("ca", "cg")
+
+
+def _lower_cp_async(lw, entry, args, kwargs):
+    want_args(entry, args, 4)
+    dst, dst_index, src, src_index = args
+    cache = kwargs.pop("cache", None)
+    pred = kwargs.pop("pred", True)
+    pred = Boolean._static(pred) if isinstance(pred, bool) else pred
+    elem = getattr(dst, "elem", None) if lw.is_memory(dst) else None
+    nbytes = _bytes(elem)
+    src_ok = lw.is_memory(src) and getattr(src, "elem", None) is elem
+    if nbytes not in (4, 8, 16) or not src_ok:
+        raise error(
+            "cp-async-operands",
+            callee=entry.spelled,
+            dst=lw.describe(dst),
+            src=lw.describe(src),
+        )
+    cache = cache if cache is not None else ("cg" if nbytes == 16 else "ca")
+    if cache not in _CACHES or (cache == "cg" and nbytes != 16):
+        raise error("cp-async-cache", callee=entry.spelled, got=repr(cache), n=nbytes)
+    if not isinstance(pred, Numeric) or type(pred) is not Boolean:
+        raise error("warp-predicate-type", callee=entry.spelled, got=lw.describe(pred))
+    d_base, d_flat = lw.address(dst, _tuple(dst_index))
+    if d_base.type.space != "shared":
+        raise error(
+            "cp-async-operands",
+            callee=entry.spelled,
+            dst=lw.describe(dst),
+            src=lw.describe(src),
+        )
+    indices = _tuple(src_index)
+    if not pred.is_static():  # a zero-fill copy reads nothing: index 0 then
+        indices = tuple(arith.select(pred, i, 0) for i in indices)
+    s_base, s_flat = lw.address(src, indices)
+    if s_base.type.space != "global":
+        raise error(
+            "cp-async-operands",
+            callee=entry.spelled,
+            dst=lw.describe(dst),
+            src=lw.describe(src),
+        )
+    lw.mark_written(dst)
+    operands = (
+        ir.Address(ir.PointerType(elem, space="shared"), d_base, d_flat),
+        ir.Address(ir.PointerType(elem, const=True), s_base, s_flat),
+    )
+    if not (pred.is_static() and pred.value):
+        operands += (pred.ir_value(),)
+    options = (("cache", cache), ("bytes", nbytes))
+    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands, options=options)))
+    return None
+
+
+def _tuple(index):
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _bytes(elem) -> int:
+    if isinstance(elem, type) and issubclass(elem, Vector):
+        return elem.dtype.width * elem.lanes // 8
+    width = getattr(elem, "width", 0)
+    return width // 8 if width % 8 == 0 else 0
+
+
+def _render_cp_async(r, call, args):
+    options = dict(call.options)
+    return f"kdsl::cp_async_{options['cache']}<{options['bytes']}>({', '.join(args)})"
+
+
+def _cp_async(t, call, args, mask):
+    dst, src = args[0], args[1]
+    full = args[2] if len(args) == 3 else np.ones(t.n, np.bool_)
+    t.copy_elements(call, dst, src, mask, full)
+
+
+def _lower_statement(lw, entry, args, kwargs, operands=()):
+    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands)))
+    return None
+
+
+def _lower_commit(lw, entry, args, kwargs):
+    want_args(entry, args, 0)
+    return _lower_statement(lw, entry, args, kwargs)
+
+
+def _lower_wait(lw, entry, args, kwargs):
+    want_args(entry, args, 1)
+    n = args[0]
+    if not (isinstance(n, int) and not isinstance(n, bool)) and not (
+        isinstance(n, Numeric) and n.is_static() and n.dtype.kind == "int"
+    ):
+        raise error("cp-async-wait", callee=entry.spelled, got=lw.describe(n))
+    n = int(n if isinstance(n, int) else n.value)
+    if not 0 <= n <= 7:
+        raise error("cp-async-wait", callee=entry.spelled, got=str(n))
+    return _lower_statement(lw, entry, args, kwargs, (ir.Const(Int32, n),))
+
+
+def _no_op(t, call, args, mask):
+    """The interpreter copied at each cp_async: nothing is in flight."""
+
+
+register(
+    "cp_async",
+    "`kdsl.cp_async(dst, dst_index, src, src_index, cache=None, pred=True)`: "
+    "starts copying the 4-, 8- or 16-byte element `src[src_index]` (global "
+    "memory) to `dst[dst_index]` (shared memory, the same element type); "
+    '`pred=False` fills it with zeros and reads nothing; `cache="ca"` (L1 and '
+    'L2, the default below 16 bytes) or `"cg"` (L2 only, 16 bytes, the '
+    "default there); PTX `cp.async` (sm_80+)",
+    _lower_cp_async,
+    cuda=_render_cp_async,
+    interpret=_cp_async,
+    keywords=("cache", "pred"),
+    prelude=("mma.h",),
+)
+register(
+    "cp_async_commit",
+    "`kdsl.cp_async_commit()`: closes the group of this thread's `cp_async` "
+    "copies started since the last commit; PTX `cp.async.commit_group`",
+    _lower_commit,
+    cuda=lambda r, call, args: "kdsl::cp_async_commit()",
+    interpret=_no_op,
+    prelude=("mma.h",),
+)
+register(
+    "cp_async_wait",
+    "`kdsl.cp_async_wait(n)`: waits until at most `n` (a compile-time 0 … 7) of "
+    "this thread's committed groups are still copying; then their data may be "
+    "read (other threads' copies: after a barrier too); PTX "
+    "`cp.async.wait_group`",
+    _lower_wait,
+    cuda=lambda r, call, args: f"kdsl::cp_async_wait<{args[0]}>()",
+    interpret=_no_op,
+    prelude=("mma.h",),
+)
+
+
+# -- the XOR swizzle ---------------------------------------------------------------------
+def _lower_swizzle(lw, entry, args, kwargs):
+    want_args(entry, args, 3)
+    row, chunk = (arith.as_numeric(a) for a in args[:2])
+    chunks = lw.static_integer(args[2], f"{entry.spelled}(..., chunks)")
+    if chunks < 1 or chunks & (chunks - 1):
+        raise error("swizzle-chunks", callee=entry.spelled, got=chunks)
+    span = min(chunks, 8)  # the 16-byte chunks of one 128-byte bank line
+    rows_per_line = max(1, 8 // chunks)
+    if span == 1:
+        return chunk
+    if rows_per_line > 1:
+        row = arith.binary("//", row, rows_per_line)
+    key = arith.binary("&", row, span - 1)
+    return arith.binary("^", chunk, key)
+
+
+register(
+    "swizzle",
+    "`kdsl.swizzle(row, chunk, chunks)`: the 16-byte chunk of a shared-memory "
+    "row of `chunks` chunks (a power of two) where chunk `chunk` of row `row` "
+    "is stored so that any 8 consecutive rows' same chunk lie in different "
+    "banks: `chunk ^ (row // max(1, 8 // chunks)) % min(chunks, 8)` "
+    "(conflict-free `ldmatrix` and `cp_async`)",
+    _lower_swizzle,
+    kind="syntax",
 )

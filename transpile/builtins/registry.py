@@ -202,6 +202,10 @@ class Threads(Protocol):
         each give the address (``slot``) of a row of shared memory it reads
         or writes (``verb``): as ``whole_warps``, and each row's address."""
 
+    def copy_elements(self, call, dst, src, mask, full) -> None:
+        """Copy each thread's element at ``src`` to ``dst`` (zeros where
+        ``full`` is False), as a race-logged store."""
+
     def warp_barrier(self, members, mask) -> None:
         """The threads of ``mask`` passed ``__syncwarp(members)``: shared
         memory they accessed is ordered for the lanes of their mask."""
