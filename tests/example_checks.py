@@ -200,6 +200,26 @@ def matmul(be, t, rng):
     _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def gemm_mma(be, t, rng):
+    """The tensor-core GEMM, autotuned: sizes multiple of every tile (the
+    EDGE=False configurations) and ragged ones (EDGE=True)."""
+    ex = EX["gemm_mma"]
+    sizes = [
+        (be.size(512, 128), be.size(384, 128), be.size(256, 64)),
+        (be.size(333, 50), be.size(200, 24), be.size(120, 40)),
+    ]
+    for M, N, K in sizes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        full = M % 128 == 0 and N % 128 == 0 and K % 32 == 0
+        tuned = ex.gemm_full if full else ex.gemm_edge
+        be.launcher(tuned, ex.grid(M, N), ex.block)(
+            be.to_device(a), be.to_device(b), c, M, N, K
+        )
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
@@ -210,6 +230,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,
+    gemm_mma: EX["gemm_mma"].gemm_mma,
 }
 
 
