@@ -34,3 +34,18 @@ def test_no_configuration_spills(shape):
     sass = sass_of(inst)
     assert sass.count(r"^HMMA") > 0
     assert sass.spills == 0
+
+
+GI = example_modules()["gemm_int8"]
+
+
+@pytest.mark.parametrize("edge", [False, True], ids=["full", "edge"])
+def test_the_int8_gemm_hot_loop_is_imma_without_spills(edge):
+    inst = GI.gemm_int8.dispatch("i8", EDGE=edge)
+    c = inst.constexprs
+    sass = sass_of(inst)
+    per_k_tile = (c["WM"] // 16) * (c["WN"] // 8) * (c["BK"] // 32)
+    assert sass.count(r"^IMMA\.16832\.S8\.S8\s") == per_k_tile
+    assert sass.count(r"^LDSM\.16\.M88\.4\b") == (c["WM"] // 16) * (c["BK"] // 32)
+    assert sass.count(r"^LDSM\.16\.M88\.2\b") == (c["WN"] // 8) * (c["BK"] // 32)
+    assert sass.spills == 0

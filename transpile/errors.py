@@ -1188,10 +1188,10 @@ register(
         "matrix-operand",
         "E801",
         DSLTypeError,
-        "{callee} moves rows of 8 x 8 matrices held in shared memory: give it a "
-        "shared array (or dynamic shared view) of 8-lane vectors of a 16-bit "
-        "type, one row each (kdsl.shared_array(BFloat16x8, (rows, cols // 8))), "
-        "and the index of this lane's row; got {got}",
+        "{callee} moves rows of 8-row matrices held in shared memory: give it a "
+        "shared array (or dynamic shared view) of 16-byte vectors of an 8- or "
+        "16-bit type, one row each (kdsl.shared_array(BFloat16x8, (rows, cols "
+        "// 8)), Int8x16 …), and the index of this lane's row; got {got}",
     ),
     (
         "matrix-option",

@@ -1,7 +1,8 @@
 """GEMM on the tensor cores: kdsl's examples/gemm_mma.py (mma.sync m16n8k16,
 ldmatrix, a cp.async pipeline; autotuned) against torch.matmul (cuBLAS) and
 a Triton tutorial-style `tl.dot` kernel autotuned over a few configurations,
-bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3).  torch and
+bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3); and
+examples/gemm_int8.py against torch._int_mm.  torch and
 triton are imported when the cases are built, on the GPU machine."""
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def _triton_matmul():
 def cases(quick: bool):
     import torch
 
-    import gemm_mma  # examples/, on the path (suite.family_modules)
+    import gemm_int8  # examples/, on the path (suite.family_modules)
+    import gemm_mma
     from suite import Case
 
     triton_matmul = _triton_matmul()
@@ -103,4 +105,32 @@ def cases(quick: bool):
                     note="kdsl: mma.sync path (no wgmma/TMA yet)",
                 )
             )
+    for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)
+        a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+        bt = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+        c = torch.empty(n, n, device="cuda", dtype=torch.int32)
+        c_torch = torch.empty_like(c)
+
+        def check(a=a, bt=bt, c=c):
+            gemm_int8.gemm(a, bt, c)
+            assert torch.equal(c, torch._int_mm(a, bt.T))
+
+        out.append(
+            Case(
+                family=FAMILY,
+                label=f"int8 {n}^3",
+                series="int8",
+                x=n,
+                unit="TOP/s",
+                work=2.0 * n**3,
+                runners={
+                    "kdsl": lambda a=a, bt=bt, c=c: gemm_int8.gemm(a, bt, c),
+                    "torch": lambda a=a, bt=bt, c=c_torch: c.copy_(
+                        torch._int_mm(a, bt.T)
+                    ),
+                },
+                check=check,
+                note="torch: torch._int_mm (plus a copy into c)",
+            )
+        )
     return out

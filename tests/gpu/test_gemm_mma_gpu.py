@@ -95,3 +95,26 @@ def test_the_gpu_and_the_interpreter_agree_bit_for_bit_on_a_small_size():
     gpu = c.cpu().view(torch.int16).numpy().astype(np.int32)
     cpu = hc.view(np.int16).astype(np.int32)
     assert np.abs(gpu - cpu).max() <= 1
+
+
+# -- the int8 GEMM (examples/gemm_int8.py) ---------------------------------------------
+GI = example_modules()["gemm_int8"]
+
+
+@pytest.mark.parametrize(
+    "M, N, K",
+    [(1024, 1024, 1024), (4096, 4096, 4096), (1000, 1016, 528), (33, 200, 112)],
+)
+def test_int8_gemm_matches_torch_int_mm(M, N, K):
+    gen = torch.Generator(device="cuda").manual_seed(M + N + K)
+    a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8, generator=gen)
+    bt = torch.randint(
+        -128, 128, (N, K), device="cuda", dtype=torch.int8, generator=gen
+    )
+    c = torch.full((M, N), 77, device="cuda", dtype=torch.int32)
+    GI.gemm(a, bt, c)
+    torch.cuda.synchronize()
+    want = (a.double() @ bt.double().T).int()  # exact: the sums fit in 2^53 and 2^31
+    assert torch.equal(c, want)
+    if M >= 17 and N % 8 == 0 and K % 8 == 0:
+        assert torch.equal(c, torch._int_mm(a, bt.T))

@@ -177,3 +177,47 @@ def test_errors(kernel, code):
         kernel.dispatch().source
     assert info.value.code == code
     assert "^" in info.value.render()
+
+
+@kdsl.kernel
+def load_bytes(src: Pointer[kdsl.Int8], out: Pointer[kdsl.Int8], COUNT: Constexpr[int]):
+    """ldmatrix on rows of 16 Int8: 4 bytes of each matrix per lane."""
+    lane = thread_idx.x
+    tile = kdsl.shared_array(kdsl.Int8x16, (32,))
+    tile[lane] = src.vec(16)[lane]
+    kdsl.syncthreads()
+    got = kdsl.ldmatrix(tile, lane, count=COUNT)
+    for i in kdsl.range_constexpr(4 * COUNT):
+        out[lane * 4 * COUNT + i] = got[i]
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_ldmatrix_of_8_bit_rows_gives_4_bytes_per_matrix(count):
+    src = (np.arange(32 * 16) % 251 - 125).astype(np.int8)
+    out = np.zeros(32 * 4 * count, np.int8)
+    load_bytes.interpret[1, 32](src, out, COUNT=count)
+    rows = src.reshape(32, 16)
+    want = np.zeros((32, 4 * count), np.int8)
+    for lane in range(32):
+        for j in range(count):
+            want[lane, 4 * j : 4 * j + 4] = rows[8 * j + lane // 4, 4 * (lane % 4) :][
+                :4
+            ]
+    np.testing.assert_array_equal(out.reshape(32, 4 * count), want)
+    inst = load_bytes.dispatch(count)
+    compile_to_cubin(inst.source, inst.name)
+
+
+@kdsl.kernel
+def transposed_bytes(out: Pointer[kdsl.Int8]):
+    lane = thread_idx.x
+    tile = kdsl.shared_array(kdsl.Int8x16, (32,))
+    got = kdsl.ldmatrix(tile, lane, trans=True)
+    out[lane] = got[0]
+
+
+def test_a_transpose_of_8_bit_rows_is_an_error():
+    with pytest.raises(kdsl.DSLError) as info:
+        transposed_bytes.dispatch().source
+    assert info.value.code == "E802"
+    assert "16-bit only" in str(info.value)

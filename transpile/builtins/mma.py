@@ -251,12 +251,14 @@ for _shape in _TYPES:
 
 
 # -- ldmatrix / stmatrix ----------------------------------------------------------------
-# 8 x 8 matrices of 16-bit elements in shared memory, each row one 16-byte
-# vector (an element of a shared array of ``T x8``, so aligned as the
-# instructions need): lanes 8j .. 8j + 7 give the rows of matrix j; lane l's
-# register j (its elements 2j, 2j + 1) is row l // 4, columns 2 (l % 4),
-# 2 (l % 4) + 1 of matrix j, or with trans=True of its transpose.
-_ROW_ELEMENTS = 8  # 16-bit elements in a row
+# 8 x 8 matrices of 16-bit elements (or 8 x 16 of 8-bit ones) in shared
+# memory, each row one 16-byte vector (an element of a shared array of
+# ``T x8`` or ``T x16``, so aligned as the instructions need): lanes
+# 8j .. 8j + 7 give the rows of matrix j; lane l's 32-bit register j is
+# row l // 4, bytes 4 (l % 4) .. 4 (l % 4) + 3 of matrix j (two 16-bit or
+# four 8-bit elements), or with trans=True (16-bit only) elements (2 (l %
+# 4) + e, l // 4) of it: the transpose's row.
+_ROW_BYTES = 16
 
 
 def _matrix_options(lw, entry, kwargs):
@@ -274,28 +276,39 @@ def _matrix_options(lw, entry, kwargs):
     return count, trans
 
 
-def _row_address(lw, entry, tile, index):
-    """``&tile[index]`` as an ir.Address: a row of a shared array of eight
-    16-bit lanes; its element type."""
+def _row_address(lw, entry, tile, index, trans):
+    """``&tile[index]`` as an ir.Address: a row of a shared array of 16-byte
+    vectors of 8- or 16-bit lanes; its element type."""
     elem = getattr(tile, "elem", None) if lw.is_memory(tile) else None
     ok = (
         isinstance(elem, type)
         and issubclass(elem, Vector)
-        and elem.lanes == _ROW_ELEMENTS
-        and elem.dtype.width == 16
+        and elem.dtype.width in (8, 16)
+        and elem.width == 8 * _ROW_BYTES
     )
     indices = index if isinstance(index, tuple) else (index,)
     base, flat = lw.address(tile, indices) if ok else (None, None)
     if not ok or base.type.space != "shared":
         raise error("matrix-operand", callee=entry.spelled, got=lw.describe(tile))
+    if trans and elem.dtype.width != 16:
+        raise error(
+            "matrix-option",
+            callee=entry.spelled,
+            got=f"trans=True on {elem.__name__} rows (transposes are 16-bit only)",
+        )
     return ir.Address(ir.PointerType(elem, space="shared"), base, flat), elem.dtype
+
+
+def _fragment_type(elem, count):
+    """What ``count`` matrices give each lane: 4 bytes each."""
+    return elem.vec(count * 32 // elem.width)
 
 
 def _lower_ldmatrix(lw, entry, args, kwargs):
     want_args(entry, args, 2)
     count, trans = _matrix_options(lw, entry, kwargs)
-    addr, elem = _row_address(lw, entry, args[0], args[1])
-    t = elem.vec(2 * count)
+    addr, elem = _row_address(lw, entry, args[0], args[1], trans)
+    t = _fragment_type(elem, count)
     options = (("count", count), ("trans", trans))
     return t._dynamic(ir.BuiltinCall(t, entry.name, (addr,), options=options))
 
@@ -303,9 +316,9 @@ def _lower_ldmatrix(lw, entry, args, kwargs):
 def _lower_stmatrix(lw, entry, args, kwargs):
     want_args(entry, args, 3)
     count, trans = _matrix_options(lw, entry, kwargs)
-    addr, elem = _row_address(lw, entry, args[0], args[1])
+    addr, elem = _row_address(lw, entry, args[0], args[1], trans)
     value = args[2]
-    want = elem.vec(2 * count)
+    want = _fragment_type(elem, count)
     if type(value) is not want:
         raise error(
             "stmatrix-value",
@@ -329,16 +342,17 @@ def _render_matrix(name):
     return render
 
 
-def _matrix_addresses(count, trans):
+def _matrix_addresses(count, trans, per_reg):
     """``(row, column)`` for each (lane, element): which row (0 .. 8 count - 1,
-    i.e. which providing lane) and which element of it lane l's element i is."""
+    i.e. which giving lane) and which element of it lane l's element i is;
+    ``per_reg`` elements make a 32-bit register."""
     lane = np.arange(32)[:, None]
-    i = np.arange(2 * count)[None, :]
-    j, e = i >> 1, i & 1
+    i = np.arange(count * per_reg)[None, :]
+    j, e = i // per_reg, i % per_reg
     if trans:
         row, col = 8 * j + 2 * (lane & 3) + e, lane >> 2
     else:
-        row, col = 8 * j + (lane >> 2), 2 * (lane & 3) + e
+        row, col = 8 * j + (lane >> 2), per_reg * (lane & 3) + e
     return np.broadcast_arrays(row, col)
 
 
@@ -347,10 +361,11 @@ def _ldmatrix(t, call, args, mask):
     count = options["count"]
     slot = args[0]
     threads, rows = t.warp_rows(call, slot, mask, 8 * count, "reads")
-    row, col = _matrix_addresses(count, options["trans"])
+    per_reg = call.type.lanes // count
+    row, col = _matrix_addresses(count, options["trans"], per_reg)
     data = slot.mem.data
     out = []
-    for i in range(2 * count):
+    for i in range(call.type.lanes):
         part = np.zeros(t.n, data.dtype)
         part[threads] = data[rows[:, row[:, i]] + col[:, i]]
         out.append(part)
@@ -362,23 +377,26 @@ def _stmatrix(t, call, args, mask):
     count = options["count"]
     slot, value = args
     threads, rows = t.warp_rows(call, slot, mask, 8 * count, "writes")
-    row, col = _matrix_addresses(count, options["trans"])
+    per_reg = len(value) // count
+    row, col = _matrix_addresses(count, options["trans"], per_reg)
     data = slot.mem.data
-    for i in range(2 * count):
+    for i in range(len(value)):
         data[rows[:, row[:, i]] + col[:, i]] = value[i][threads]
 
 
 _MATRIX_DOC = (
-    "`count` (1, 2 or 4) 8 x 8 matrices of 16-bit elements in shared memory, "
-    "each row one element of a shared array of `T x8` whose index the lanes "
-    "8j .. 8j + 7 give for matrix j; lane l's lanes 2j, 2j + 1 are row l // 4, "
-    "columns 2 (l % 4), +1 of matrix j (`trans=True`: of its transpose)"
+    "`count` (1, 2 or 4) matrices of 8 rows of 16 bytes in shared memory, each "
+    "row one element of a shared array of `T x8` (16-bit `T`) or `T x16` (8-bit) "
+    "whose index the lanes 8j .. 8j + 7 give for matrix j; lane l's 4 bytes of "
+    "matrix j are row l // 4, bytes 4 (l % 4) .. +3 (`trans=True`, 16-bit: of "
+    "the transpose)"
 )
 register(
     "ldmatrix",
     "`kdsl.ldmatrix(tile, index, count=4, trans=False)`: loads "
     + _MATRIX_DOC
-    + " (a `T x(2 count)`); PTX `ldmatrix.sync.aligned.m8n8` — every lane of the warp",
+    + " (a `T x(4 count / bytes of T)`); PTX `ldmatrix.sync.aligned.m8n8` — every "
+    "lane of the warp",
     _lower_ldmatrix,
     cuda=_render_matrix("ldmatrix"),
     interpret=_ldmatrix,
@@ -389,7 +407,8 @@ register(
     "stmatrix",
     "`kdsl.stmatrix(tile, index, value, count=4, trans=False)`: stores "
     + _MATRIX_DOC
-    + ", from `value` (a `T x(2 count)`); PTX `stmatrix.sync.aligned.m8n8` (sm_90) "
+    + ", from `value` (a `T x(4 count / bytes of T)`); PTX "
+    "`stmatrix.sync.aligned.m8n8` (sm_90) "
     "— every lane of the warp",
     _lower_stmatrix,
     cuda=_render_matrix("stmatrix"),

@@ -683,21 +683,21 @@ __device__ __forceinline__ vec<float, 4> mma_m16n8k32_e5m2_e5m2_f32(
 }
 #endif
 
-// ldmatrix / stmatrix (kdsl.ldmatrix, kdsl.stmatrix): `count` 8 x 8 matrices
-// of 16-bit elements, each row one 16-byte vector in shared memory whose
-// address a lane gives (lanes 8j .. 8j + 7: the rows of matrix j).  Lane l
-// holds, in register j, row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 of
-// matrix j (.trans: of its transpose).
+// ldmatrix / stmatrix (kdsl.ldmatrix, kdsl.stmatrix): `count` matrices of 8
+// rows of 16 bytes (N elements of T), each row one vector in shared memory
+// whose address a lane gives (lanes 8j .. 8j + 7: the rows of matrix j).
+// Lane l holds, in register j, row l / 4, bytes 4 (l % 4) .. 4 (l % 4) + 3 of
+// matrix j (.trans, 16-bit elements: the transpose's).
 template <typename T>
 __device__ __forceinline__ uint32_t shared_address(const T* p)
 {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 2> ldmatrix_x1(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N / 4> ldmatrix_x1(const vec<T, N>* row)
 {
-    vec<T, 2> r;
+    vec<T, N / 4> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];"
                  : "=r"(R[0])
@@ -706,10 +706,10 @@ __device__ __forceinline__ vec<T, 2> ldmatrix_x1(const vec<T, 8>* row)
     return r;
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 2> ldmatrix_x1_trans(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N / 4> ldmatrix_x1_trans(const vec<T, N>* row)
 {
-    vec<T, 2> r;
+    vec<T, N / 4> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
                  : "=r"(R[0])
@@ -718,10 +718,10 @@ __device__ __forceinline__ vec<T, 2> ldmatrix_x1_trans(const vec<T, 8>* row)
     return r;
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 4> ldmatrix_x2(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N / 2> ldmatrix_x2(const vec<T, N>* row)
 {
-    vec<T, 4> r;
+    vec<T, N / 2> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
                  : "=r"(R[0]), "=r"(R[1])
@@ -730,10 +730,10 @@ __device__ __forceinline__ vec<T, 4> ldmatrix_x2(const vec<T, 8>* row)
     return r;
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 4> ldmatrix_x2_trans(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N / 2> ldmatrix_x2_trans(const vec<T, N>* row)
 {
-    vec<T, 4> r;
+    vec<T, N / 2> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
                  : "=r"(R[0]), "=r"(R[1])
@@ -742,10 +742,10 @@ __device__ __forceinline__ vec<T, 4> ldmatrix_x2_trans(const vec<T, 8>* row)
     return r;
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 8> ldmatrix_x4(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N> ldmatrix_x4(const vec<T, N>* row)
 {
-    vec<T, 8> r;
+    vec<T, N> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
@@ -754,10 +754,10 @@ __device__ __forceinline__ vec<T, 8> ldmatrix_x4(const vec<T, 8>* row)
     return r;
 }
 
-template <typename T>
-__device__ __forceinline__ vec<T, 8> ldmatrix_x4_trans(const vec<T, 8>* row)
+template <typename T, int N>
+__device__ __forceinline__ vec<T, N> ldmatrix_x4_trans(const vec<T, N>* row)
 {
-    vec<T, 8> r;
+    vec<T, N> r;
     uint32_t* R = mma_regs(r);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(R[0]), "=r"(R[1]), "=r"(R[2]), "=r"(R[3])
@@ -767,8 +767,8 @@ __device__ __forceinline__ vec<T, 8> ldmatrix_x4_trans(const vec<T, 8>* row)
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x1(vec<T, 8>* row, const vec<T, 2> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x1(vec<T, N>* row, const vec<T, N / 4> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};"
@@ -778,8 +778,8 @@ __device__ __forceinline__ void stmatrix_x1(vec<T, 8>* row, const vec<T, 2> v)
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x1_trans(vec<T, 8>* row, const vec<T, 2> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x1_trans(vec<T, N>* row, const vec<T, N / 4> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};"
@@ -789,8 +789,8 @@ __device__ __forceinline__ void stmatrix_x1_trans(vec<T, 8>* row, const vec<T, 2
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x2(vec<T, 8>* row, const vec<T, 4> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x2(vec<T, N>* row, const vec<T, N / 2> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};"
@@ -800,8 +800,8 @@ __device__ __forceinline__ void stmatrix_x2(vec<T, 8>* row, const vec<T, 4> v)
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x2_trans(vec<T, 8>* row, const vec<T, 4> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x2_trans(vec<T, N>* row, const vec<T, N / 2> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};"
@@ -811,8 +811,8 @@ __device__ __forceinline__ void stmatrix_x2_trans(vec<T, 8>* row, const vec<T, 4
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x4(vec<T, 8>* row, const vec<T, 8> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x4(vec<T, N>* row, const vec<T, N> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
@@ -822,8 +822,8 @@ __device__ __forceinline__ void stmatrix_x4(vec<T, 8>* row, const vec<T, 8> v)
 }
 
 // sm_90
-template <typename T>
-__device__ __forceinline__ void stmatrix_x4_trans(vec<T, 8>* row, const vec<T, 8> v)
+template <typename T, int N>
+__device__ __forceinline__ void stmatrix_x4_trans(vec<T, N>* row, const vec<T, N> v)
 {
     const uint32_t* R = mma_regs(v);
     asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
