@@ -44,6 +44,7 @@ def gemm_int8(
     fa = kdsl.local_array(T.vec(16), (WM // 16,))
     fb = kdsl.local_array(T.vec(8), (WN // 8,))
 
+    THREADS = BM // WM * (BN // WN) * 32  # a compile-time value
     tid = thread_idx.x
     lane = tid % 32
     warp = tid // 32
@@ -56,6 +57,7 @@ def gemm_int8(
             acc[i, j] = Int32x4(0)
 
     ktiles = (K + BK - 1) // BK
+    row_chunks = K // 16  # 16-byte chunks in a row of a and of bt
     for t in range(ktiles + STAGES - 1):
         kt = t - (STAGES - 1)  # the tile multiplied in this iteration
         if kt >= 0:
@@ -64,31 +66,31 @@ def gemm_int8(
         if t < ktiles:  # start copying tile t into stage t % STAGES
             stage = t % STAGES
             k0 = t * BK
-            for p in kdsl.range_constexpr(
-                BM * BK // 16 // (BM // WM * (BN // WN) * 32)
-            ):
-                chunk = p * (BM // WM * (BN // WN) * 32) + tid
+            for p in kdsl.range_constexpr(BM * BK // 16 // THREADS):
+                chunk = p * THREADS + tid
                 r = chunk // (BK // 16)
                 q = chunk % (BK // 16)
+                row = bm + r
+                at = row * row_chunks + k0 // 16 + q  # the chunk in global memory
                 kdsl.cp_async(
                     sa,
                     (stage, r, kdsl.swizzle(r, q, BK // 16)),
                     a.vec(16),
-                    (bm + r) * (K // 16) + k0 // 16 + q,
-                    pred=(bm + r < M and k0 + 16 * q < K) if EDGE else True,
+                    at,
+                    pred=(row < M and k0 + 16 * q < K) if EDGE else True,
                 )
-            for p in kdsl.range_constexpr(
-                BN * BK // 16 // (BM // WM * (BN // WN) * 32)
-            ):
-                chunk = p * (BM // WM * (BN // WN) * 32) + tid
+            for p in kdsl.range_constexpr(BN * BK // 16 // THREADS):
+                chunk = p * THREADS + tid
                 r = chunk // (BK // 16)
                 q = chunk % (BK // 16)
+                row = bn + r
+                at = row * row_chunks + k0 // 16 + q  # the chunk in global memory
                 kdsl.cp_async(
                     sb,
                     (stage, r, kdsl.swizzle(r, q, BK // 16)),
                     bt.vec(16),
-                    (bn + r) * (K // 16) + k0 // 16 + q,
-                    pred=(bn + r < N and k0 + 16 * q < K) if EDGE else True,
+                    at,
+                    pred=(row < N and k0 + 16 * q < K) if EDGE else True,
                 )
         kdsl.cp_async_commit()
         if kt >= 0:  # multiply stage kt % STAGES
@@ -110,6 +112,8 @@ def gemm_int8(
                     for j in kdsl.range_constexpr(WN // 8):
                         acc[i, j] = kdsl.mma_m16n8k32(fa[i], fb[j], acc[i, j])
 
+    # Each lane holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8
+    # accumulator: two pairs, stored as Int32 x2 at pair index `at`.
     g = lane // 4
     col0 = bn + wn + lane % 4 * 2
     for i in kdsl.range_constexpr(WM // 16):
@@ -117,10 +121,11 @@ def gemm_int8(
             v = acc[i, j]
             row = bm + wm + i * 16 + g
             col = col0 + j * 8
+            at = (row * N + col) // 2
             if not EDGE or row < M and col < N:
-                c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])
+                c.vec(2)[at] = Int32.vec(2)(v[0], v[1])
             if not EDGE or row + 8 < M and col < N:
-                c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])
+                c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  # row + 8
 
 
 # -- launching ---------------------------------------------------------------------------

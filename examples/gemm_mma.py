@@ -44,6 +44,7 @@ def gemm_mma(
     fa = kdsl.local_array(D.vec(8), (WM // 16,))
     fb = kdsl.local_array(D.vec(4), (WN // 8,))
 
+    THREADS = BM // WM * (BN // WN) * 32  # a compile-time value
     tid = thread_idx.x
     lane = tid % 32
     warp = tid // 32
@@ -56,6 +57,8 @@ def gemm_mma(
             acc[i, j] = Float32x4(0.0)
 
     ktiles = (K + BK - 1) // BK
+    a_row = K // 8  # 16-byte chunks in a row of a
+    b_row = N // 8  # ... and of b
     for t in range(ktiles + STAGES - 1):
         kt = t - (STAGES - 1)  # the tile multiplied in this iteration
         if kt >= 0:
@@ -64,27 +67,31 @@ def gemm_mma(
         if t < ktiles:  # start copying tile t into stage t % STAGES
             stage = t % STAGES
             k0 = t * BK
-            for p in kdsl.range_constexpr(BM * BK // 8 // (BM // WM * (BN // WN) * 32)):
-                chunk = p * (BM // WM * (BN // WN) * 32) + tid
+            for p in kdsl.range_constexpr(BM * BK // 8 // THREADS):
+                chunk = p * THREADS + tid
                 r = chunk // (BK // 8)
                 q = chunk % (BK // 8)
+                row = bm + r
+                at = row * a_row + k0 // 8 + q  # the chunk in global memory
                 kdsl.cp_async(
                     sa,
                     (stage, r, kdsl.swizzle(r, q, BK // 8)),
                     a.vec(8),
-                    (bm + r) * (K // 8) + k0 // 8 + q,
-                    pred=(bm + r < M and k0 + 8 * q < K) if EDGE else True,
+                    at,
+                    pred=(row < M and k0 + 8 * q < K) if EDGE else True,
                 )
-            for p in kdsl.range_constexpr(BK * BN // 8 // (BM // WM * (BN // WN) * 32)):
-                chunk = p * (BM // WM * (BN // WN) * 32) + tid
+            for p in kdsl.range_constexpr(BK * BN // 8 // THREADS):
+                chunk = p * THREADS + tid
                 r = chunk // (BN // 8)
                 q = chunk % (BN // 8)
+                row = k0 + r
+                at = row * b_row + bn // 8 + q  # the chunk in global memory
                 kdsl.cp_async(
                     sb,
                     (stage, r, kdsl.swizzle(r, q, BN // 8)),
                     b.vec(8),
-                    (k0 + r) * (N // 8) + bn // 8 + q,
-                    pred=(k0 + r < K and bn + 8 * q < N) if EDGE else True,
+                    at,
+                    pred=(row < K and bn + 8 * q < N) if EDGE else True,
                 )
         kdsl.cp_async_commit()
         if kt >= 0:  # multiply stage kt % STAGES
@@ -105,7 +112,7 @@ def gemm_mma(
                         acc[i, j] = kdsl.mma_m16n8k16(fa[i], fb[j], acc[i, j])
 
     # Each lane holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8
-    # accumulator: two pairs, stored as D x2.
+    # accumulator: two pairs, stored as D x2 at pair index `at`.
     g = lane // 4
     col0 = bn + wn + lane % 4 * 2
     for i in kdsl.range_constexpr(WM // 16):
@@ -113,10 +120,11 @@ def gemm_mma(
             v = acc[i, j]
             row = bm + wm + i * 16 + g
             col = col0 + j * 8
+            at = (row * N + col) // 2
             if not EDGE or row < M and col < N:
-                c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])
+                c.vec(2)[at] = D.vec(2)(v[0], v[1])
             if not EDGE or row + 8 < M and col < N:
-                c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])
+                c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  # row + 8
 
 
 # -- launching ---------------------------------------------------------------------------

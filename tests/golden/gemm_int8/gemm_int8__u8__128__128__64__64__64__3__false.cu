@@ -942,10 +942,16 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     acc[3][7] = kdsl::splat<int32_t, 4>(0);
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::sub(kdsl::add(K, 64), 1), 64);
+    // row_chunks = K // 16
+    int32_t row_chunks = kdsl::floordiv(K, 16);
     // for i in kdsl.range_constexpr(WM // 16):
     int32_t i = 3;
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     int32_t j = 7;
+    // row = bm + r  [p = 0]
+    int32_t row;
+    // at = row * row_chunks + k0 // 16 + q  [p = 0]
+    int32_t at;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = kdsl::sub(kdsl::add(ktiles, 3), 1);
     for (int32_t t = 0; t < t_end; ++t) {
@@ -970,72 +976,112 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             stage = kdsl::mod(t, 3);
             // k0 = t * BK
             int32_t k0 = kdsl::mul(t, 64);
-            // for p in kdsl.range_constexpr( BM * BK // 16 // (BM // WM * (BN // WN) * 32) ):
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 0]
+            // for p in kdsl.range_constexpr(BM * BK // 16 // THREADS):
+            // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = kdsl::add(0, tid);
             // r = chunk // (BK // 16)  [p = 0]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 0]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), (bm + r) * (K // 16) + k0 // 16 + q, pred=(bm + r < M and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 1]
+            // row = bm + r  [p = 0]
+            row = kdsl::add(bm, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 0]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[at]);
+            // chunk = p * THREADS + tid  [p = 1]
             chunk = kdsl::add(128, tid);
             // r = chunk // (BK // 16)  [p = 1]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 1]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), (bm + r) * (K // 16) + k0 // 16 + q, pred=(bm + r < M and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 2]
+            // row = bm + r  [p = 1]
+            row = kdsl::add(bm, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 1]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[at]);
+            // chunk = p * THREADS + tid  [p = 2]
             chunk = kdsl::add(256, tid);
             // r = chunk // (BK // 16)  [p = 2]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 2]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), (bm + r) * (K // 16) + k0 // 16 + q, pred=(bm + r < M and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 3]
+            // row = bm + r  [p = 2]
+            row = kdsl::add(bm, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 2]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[at]);
+            // chunk = p * THREADS + tid  [p = 3]
             chunk = kdsl::add(384, tid);
             // r = chunk // (BK // 16)  [p = 3]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 3]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), (bm + r) * (K // 16) + k0 // 16 + q, pred=(bm + r < M and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // for p in kdsl.range_constexpr( BN * BK // 16 // (BM // WM * (BN // WN) * 32) ):
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 0]
+            // row = bm + r  [p = 3]
+            row = kdsl::add(bm, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 3]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[at]);
+            // for p in kdsl.range_constexpr(BN * BK // 16 // THREADS):
+            // chunk = p * THREADS + tid  [p = 0]
             chunk = kdsl::add(0, tid);
             // r = chunk // (BK // 16)  [p = 0]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 0]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), (bn + r) * (K // 16) + k0 // 16 + q, pred=(bn + r < N and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 1]
+            // row = bn + r  [p = 0]
+            row = kdsl::add(bn, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 0]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[at]);
+            // chunk = p * THREADS + tid  [p = 1]
             chunk = kdsl::add(128, tid);
             // r = chunk // (BK // 16)  [p = 1]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 1]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), (bn + r) * (K // 16) + k0 // 16 + q, pred=(bn + r < N and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 2]
+            // row = bn + r  [p = 1]
+            row = kdsl::add(bn, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 1]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[at]);
+            // chunk = p * THREADS + tid  [p = 2]
             chunk = kdsl::add(256, tid);
             // r = chunk // (BK // 16)  [p = 2]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 2]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), (bn + r) * (K // 16) + k0 // 16 + q, pred=(bn + r < N and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 3]
+            // row = bn + r  [p = 2]
+            row = kdsl::add(bn, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 2]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[at]);
+            // chunk = p * THREADS + tid  [p = 3]
             chunk = kdsl::add(384, tid);
             // r = chunk // (BK // 16)  [p = 3]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 16)  [p = 3]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), (bn + r) * (K // 16) + k0 // 16 + q, pred=(bn + r < N and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), kdsl::floordiv(K, 16)), kdsl::floordiv(k0, 16)), q)]);
+            // row = bn + r  [p = 3]
+            row = kdsl::add(bn, r);
+            // at = row * row_chunks + k0 // 16 + q  [p = 3]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)],
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[at]);
         }
         // kdsl.cp_async_commit()
         kdsl::cp_async_commit();
@@ -1341,99 +1387,123 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // v = acc[i, j]  [i = 0, j = 0]
     kdsl::vec<int32_t, 4> v = acc[0][0];
     // row = bm + wm + i * 16 + g  [i = 0, j = 0]
-    int32_t row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
+    row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 0, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 1]
     v = acc[0][1];
     // row = bm + wm + i * 16 + g  [i = 0, j = 1]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 0, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 2]
     v = acc[0][2];
     // row = bm + wm + i * 16 + g  [i = 0, j = 2]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 0, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 3]
     v = acc[0][3];
     // row = bm + wm + i * 16 + g  [i = 0, j = 3]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 0, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 4]
     v = acc[0][4];
     // row = bm + wm + i * 16 + g  [i = 0, j = 4]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 0, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 5]
     v = acc[0][5];
     // row = bm + wm + i * 16 + g  [i = 0, j = 5]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 0, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 6]
     v = acc[0][6];
     // row = bm + wm + i * 16 + g  [i = 0, j = 6]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 0, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 7]
     v = acc[0][7];
     // row = bm + wm + i * 16 + g  [i = 0, j = 7]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 0, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
     // v = acc[i, j]  [i = 1, j = 0]
     v = acc[1][0];
@@ -1441,96 +1511,120 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 1, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 1]
     v = acc[1][1];
     // row = bm + wm + i * 16 + g  [i = 1, j = 1]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 1, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 2]
     v = acc[1][2];
     // row = bm + wm + i * 16 + g  [i = 1, j = 2]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 1, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 3]
     v = acc[1][3];
     // row = bm + wm + i * 16 + g  [i = 1, j = 3]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 1, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 4]
     v = acc[1][4];
     // row = bm + wm + i * 16 + g  [i = 1, j = 4]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 1, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 5]
     v = acc[1][5];
     // row = bm + wm + i * 16 + g  [i = 1, j = 5]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 1, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 6]
     v = acc[1][6];
     // row = bm + wm + i * 16 + g  [i = 1, j = 6]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 1, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 7]
     v = acc[1][7];
     // row = bm + wm + i * 16 + g  [i = 1, j = 7]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 1, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
     // v = acc[i, j]  [i = 2, j = 0]
     v = acc[2][0];
@@ -1538,96 +1632,120 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 2, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 1]
     v = acc[2][1];
     // row = bm + wm + i * 16 + g  [i = 2, j = 1]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 2, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 2]
     v = acc[2][2];
     // row = bm + wm + i * 16 + g  [i = 2, j = 2]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 2, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 3]
     v = acc[2][3];
     // row = bm + wm + i * 16 + g  [i = 2, j = 3]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 2, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 4]
     v = acc[2][4];
     // row = bm + wm + i * 16 + g  [i = 2, j = 4]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 2, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 5]
     v = acc[2][5];
     // row = bm + wm + i * 16 + g  [i = 2, j = 5]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 2, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 6]
     v = acc[2][6];
     // row = bm + wm + i * 16 + g  [i = 2, j = 6]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 2, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 7]
     v = acc[2][7];
     // row = bm + wm + i * 16 + g  [i = 2, j = 7]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 2, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     // v = acc[i, j]  [i = 3, j = 0]
     v = acc[3][0];
@@ -1635,94 +1753,118 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 3, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 0]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 1]
     v = acc[3][1];
     // row = bm + wm + i * 16 + g  [i = 3, j = 1]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 3, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 1]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 2]
     v = acc[3][2];
     // row = bm + wm + i * 16 + g  [i = 3, j = 2]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 3, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 2]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 3]
     v = acc[3][3];
     // row = bm + wm + i * 16 + g  [i = 3, j = 3]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 3, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 3]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 4]
     v = acc[3][4];
     // row = bm + wm + i * 16 + g  [i = 3, j = 4]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 3, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 4]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 5]
     v = acc[3][5];
     // row = bm + wm + i * 16 + g  [i = 3, j = 5]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 3, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 5]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 6]
     v = acc[3][6];
     // row = bm + wm + i * 16 + g  [i = 3, j = 6]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 3, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 6]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 7]
     v = acc[3][7];
     // row = bm + wm + i * 16 + g  [i = 3, j = 7]
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 3, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]
-    // c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
+    // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]
-    // c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
+    // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 7]
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+            kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
 }

@@ -974,10 +974,18 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     acc[3][7] = kdsl::splat<float, 4>(0.0f);
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::sub(kdsl::add(K, 32), 1), 32);
+    // a_row = K // 8
+    int32_t a_row = kdsl::floordiv(K, 8);
+    // b_row = N // 8
+    int32_t b_row = kdsl::floordiv(N, 8);
     // for i in kdsl.range_constexpr(WM // 16):
     int32_t i = 3;
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     int32_t j = 7;
+    // row = bm + r  [p = 0]
+    int32_t row;
+    // at = row * a_row + k0 // 8 + q  [p = 0]
+    int32_t at;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = kdsl::sub(kdsl::add(ktiles, 3), 1);
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1002,72 +1010,104 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             stage = kdsl::mod(t, 3);
             // k0 = t * BK
             int32_t k0 = kdsl::mul(t, 32);
-            // for p in kdsl.range_constexpr(BM * BK // 8 // (BM // WM * (BN // WN) * 32)):
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 0]
+            // for p in kdsl.range_constexpr(BM * BK // 8 // THREADS):
+            // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = kdsl::add(0, tid);
             // r = chunk // (BK // 8)  [p = 0]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 8)  [p = 0]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), (bm + r) * (K // 8) + k0 // 8 + q, pred=(bm + r < M and k0 + 8 * q < K) if EDGE else True, )  [p = 0]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 8)), kdsl::floordiv(k0, 8)), q) : 0], (kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 1]
+            // row = bm + r  [p = 0]
+            row = kdsl::add(bm, r);
+            // at = row * a_row + k0 // 8 + q  [p = 0]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 0]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? at : 0], (row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
+            // chunk = p * THREADS + tid  [p = 1]
             chunk = kdsl::add(128, tid);
             // r = chunk // (BK // 8)  [p = 1]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 8)  [p = 1]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), (bm + r) * (K // 8) + k0 // 8 + q, pred=(bm + r < M and k0 + 8 * q < K) if EDGE else True, )  [p = 1]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 8)), kdsl::floordiv(k0, 8)), q) : 0], (kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 2]
+            // row = bm + r  [p = 1]
+            row = kdsl::add(bm, r);
+            // at = row * a_row + k0 // 8 + q  [p = 1]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 1]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? at : 0], (row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
+            // chunk = p * THREADS + tid  [p = 2]
             chunk = kdsl::add(256, tid);
             // r = chunk // (BK // 8)  [p = 2]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 8)  [p = 2]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), (bm + r) * (K // 8) + k0 // 8 + q, pred=(bm + r < M and k0 + 8 * q < K) if EDGE else True, )  [p = 2]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 8)), kdsl::floordiv(k0, 8)), q) : 0], (kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 3]
+            // row = bm + r  [p = 2]
+            row = kdsl::add(bm, r);
+            // at = row * a_row + k0 // 8 + q  [p = 2]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 2]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? at : 0], (row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
+            // chunk = p * THREADS + tid  [p = 3]
             chunk = kdsl::add(384, tid);
             // r = chunk // (BK // 8)  [p = 3]
             r = kdsl::floordiv(chunk, 4);
             // q = chunk % (BK // 8)  [p = 3]
             q = kdsl::mod(chunk, 4);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), (bm + r) * (K // 8) + k0 // 8 + q, pred=(bm + r < M and k0 + 8 * q < K) if EDGE else True, )  [p = 3]
-            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bm, r), kdsl::floordiv(K, 8)), kdsl::floordiv(k0, 8)), q) : 0], (kdsl::add(bm, r) < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
-            // for p in kdsl.range_constexpr(BK * BN // 8 // (BM // WM * (BN // WN) * 32)):
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 0]
+            // row = bm + r  [p = 3]
+            row = kdsl::add(bm, r);
+            // at = row * a_row + k0 // 8 + q  [p = 3]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 3]
+            kdsl::cp_async_cg<16>(&sa[stage][r][q ^ (kdsl::floordiv(r, 2) & 3)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[((row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K)) ? at : 0], (row < M) && (kdsl::add(k0, kdsl::mul(8, q)) < K));
+            // for p in kdsl.range_constexpr(BK * BN // 8 // THREADS):
+            // chunk = p * THREADS + tid  [p = 0]
             chunk = kdsl::add(0, tid);
             // r = chunk // (BN // 8)  [p = 0]
             r = kdsl::floordiv(chunk, 16);
             // q = chunk % (BN // 8)  [p = 0]
             q = kdsl::mod(chunk, 16);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), (k0 + r) * (N // 8) + bn // 8 + q, pred=(k0 + r < K and bn + 8 * q < N) if EDGE else True, )  [p = 0]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(k0, r), kdsl::floordiv(N, 8)), kdsl::floordiv(bn, 8)), q) : 0], (kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 1]
+            // row = k0 + r  [p = 0]
+            row = kdsl::add(k0, r);
+            // at = row * b_row + bn // 8 + q  [p = 0]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 0]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? at : 0], (row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
+            // chunk = p * THREADS + tid  [p = 1]
             chunk = kdsl::add(128, tid);
             // r = chunk // (BN // 8)  [p = 1]
             r = kdsl::floordiv(chunk, 16);
             // q = chunk % (BN // 8)  [p = 1]
             q = kdsl::mod(chunk, 16);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), (k0 + r) * (N // 8) + bn // 8 + q, pred=(k0 + r < K and bn + 8 * q < N) if EDGE else True, )  [p = 1]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(k0, r), kdsl::floordiv(N, 8)), kdsl::floordiv(bn, 8)), q) : 0], (kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 2]
+            // row = k0 + r  [p = 1]
+            row = kdsl::add(k0, r);
+            // at = row * b_row + bn // 8 + q  [p = 1]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 1]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? at : 0], (row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
+            // chunk = p * THREADS + tid  [p = 2]
             chunk = kdsl::add(256, tid);
             // r = chunk // (BN // 8)  [p = 2]
             r = kdsl::floordiv(chunk, 16);
             // q = chunk % (BN // 8)  [p = 2]
             q = kdsl::mod(chunk, 16);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), (k0 + r) * (N // 8) + bn // 8 + q, pred=(k0 + r < K and bn + 8 * q < N) if EDGE else True, )  [p = 2]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(k0, r), kdsl::floordiv(N, 8)), kdsl::floordiv(bn, 8)), q) : 0], (kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
-            // chunk = p * (BM // WM * (BN // WN) * 32) + tid  [p = 3]
+            // row = k0 + r  [p = 2]
+            row = kdsl::add(k0, r);
+            // at = row * b_row + bn // 8 + q  [p = 2]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 2]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? at : 0], (row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
+            // chunk = p * THREADS + tid  [p = 3]
             chunk = kdsl::add(384, tid);
             // r = chunk // (BN // 8)  [p = 3]
             r = kdsl::floordiv(chunk, 16);
             // q = chunk % (BN // 8)  [p = 3]
             q = kdsl::mod(chunk, 16);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), (k0 + r) * (N // 8) + bn // 8 + q, pred=(k0 + r < K and bn + 8 * q < N) if EDGE else True, )  [p = 3]
-            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? kdsl::add(kdsl::add(kdsl::mul(kdsl::add(k0, r), kdsl::floordiv(N, 8)), kdsl::floordiv(bn, 8)), q) : 0], (kdsl::add(k0, r) < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
+            // row = k0 + r  [p = 3]
+            row = kdsl::add(k0, r);
+            // at = row * b_row + bn // 8 + q  [p = 3]
+            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 3]
+            kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)], &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[((row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N)) ? at : 0], (row < K) && (kdsl::add(bn, kdsl::mul(8, q)) < N));
         }
         // kdsl.cp_async_commit()
         kdsl::cp_async_commit();
@@ -1373,18 +1413,22 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     // v = acc[i, j]  [i = 0, j = 0]
     kdsl::vec<float, 4> v = acc[0][0];
     // row = bm + wm + i * 16 + g  [i = 0, j = 0]
-    int32_t row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
+    row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 0, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 1]
     v = acc[0][1];
@@ -1392,15 +1436,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 0, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 2]
     v = acc[0][2];
@@ -1408,15 +1456,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 0, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 3]
     v = acc[0][3];
@@ -1424,15 +1476,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 0, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 4]
     v = acc[0][4];
@@ -1440,15 +1496,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 0, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 5]
     v = acc[0][5];
@@ -1456,15 +1516,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 0, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 6]
     v = acc[0][6];
@@ -1472,15 +1536,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 0, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 7]
     v = acc[0][7];
@@ -1488,15 +1556,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 0), g);
     // col = col0 + j * 8  [i = 0, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 0, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 0, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 0, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
     // v = acc[i, j]  [i = 1, j = 0]
@@ -1505,15 +1577,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 1, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 1]
     v = acc[1][1];
@@ -1521,15 +1597,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 1, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 2]
     v = acc[1][2];
@@ -1537,15 +1617,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 1, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 3]
     v = acc[1][3];
@@ -1553,15 +1637,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 1, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 4]
     v = acc[1][4];
@@ -1569,15 +1657,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 1, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 5]
     v = acc[1][5];
@@ -1585,15 +1677,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 1, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 6]
     v = acc[1][6];
@@ -1601,15 +1697,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 1, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 7]
     v = acc[1][7];
@@ -1617,15 +1717,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 16), g);
     // col = col0 + j * 8  [i = 1, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 1, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 1, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 1, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
     // v = acc[i, j]  [i = 2, j = 0]
@@ -1634,15 +1738,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 2, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 1]
     v = acc[2][1];
@@ -1650,15 +1758,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 2, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 2]
     v = acc[2][2];
@@ -1666,15 +1778,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 2, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 3]
     v = acc[2][3];
@@ -1682,15 +1798,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 2, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 4]
     v = acc[2][4];
@@ -1698,15 +1818,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 2, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 5]
     v = acc[2][5];
@@ -1714,15 +1838,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 2, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 6]
     v = acc[2][6];
@@ -1730,15 +1858,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 2, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 7]
     v = acc[2][7];
@@ -1746,15 +1878,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 32), g);
     // col = col0 + j * 8  [i = 2, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 2, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 2, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 2, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     // v = acc[i, j]  [i = 3, j = 0]
@@ -1763,15 +1899,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 0]
     col = kdsl::add(col0, 0);
+    // at = (row * N + col) // 2  [i = 3, j = 0]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 0]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 0]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 1]
     v = acc[3][1];
@@ -1779,15 +1919,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 1]
     col = kdsl::add(col0, 8);
+    // at = (row * N + col) // 2  [i = 3, j = 1]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 1]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 1]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 2]
     v = acc[3][2];
@@ -1795,15 +1939,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 2]
     col = kdsl::add(col0, 16);
+    // at = (row * N + col) // 2  [i = 3, j = 2]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 2]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 2]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 3]
     v = acc[3][3];
@@ -1811,15 +1959,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 3]
     col = kdsl::add(col0, 24);
+    // at = (row * N + col) // 2  [i = 3, j = 3]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 3]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 3]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 4]
     v = acc[3][4];
@@ -1827,15 +1979,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 4]
     col = kdsl::add(col0, 32);
+    // at = (row * N + col) // 2  [i = 3, j = 4]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 4]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 4]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 5]
     v = acc[3][5];
@@ -1843,15 +1999,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 5]
     col = kdsl::add(col0, 40);
+    // at = (row * N + col) // 2  [i = 3, j = 5]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 5]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 5]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 6]
     v = acc[3][6];
@@ -1859,15 +2019,19 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 6]
     col = kdsl::add(col0, 48);
+    // at = (row * N + col) // 2  [i = 3, j = 6]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 6]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 6]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 7]
     v = acc[3][7];
@@ -1875,14 +2039,18 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
     row = kdsl::add(kdsl::add(kdsl::add(bm, wm), 48), g);
     // col = col0 + j * 8  [i = 3, j = 7]
     col = kdsl::add(col0, 56);
+    // at = (row * N + col) // 2  [i = 3, j = 7]
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]
     if ((row < M) && (col < N)) {
-        // c.vec(2)[(row * N + col) // 2] = D.vec(2)(v[0], v[1])  [i = 3, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
+        // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[0]), __float2half_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]
     if ((kdsl::add(row, 8) < M) && (col < N)) {
-        // c.vec(2)[((row + 8) * N + col) // 2] = D.vec(2)(v[2], v[3])  [i = 3, j = 7]
-        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 2)] = kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 7]
+        reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                kdsl::vec<__half, 2>{{__float2half_rn(v.v[2]), __float2half_rn(v.v[3])}};
     }
 }
