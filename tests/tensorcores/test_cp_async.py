@@ -175,3 +175,22 @@ def test_errors(kernel, code):
         kernel.dispatch().source
     assert info.value.code == code
     assert "^" in info.value.render()
+
+
+@kdsl.kernel
+def past_the_end(src: Pointer[Float32], out: Pointer[Float32]):
+    tid = thread_idx.x
+    s = kdsl.shared_array(Float32, (32,))
+    kdsl.cp_async(s, tid, src, tid + 1)
+    kdsl.cp_async_commit()
+    kdsl.cp_async_wait(0)
+    out[tid] = s[tid]
+
+
+def test_an_out_of_bounds_source_names_cp_async():
+    with pytest.raises(kdsl.DSLError) as info:
+        past_the_end.interpret[1, 32](
+            np.zeros(32, np.float32), np.zeros(32, np.float32)
+        )
+    assert info.value.code == "E407"
+    assert "out-of-bounds kdsl.cp_async of src[32]" in str(info.value)
