@@ -401,7 +401,7 @@ register(
     cuda=_render_matrix("ldmatrix"),
     interpret=_ldmatrix,
     keywords=("count", "trans"),
-    prelude=("mma.h",),
+    prelude=("mma.h", "matrix.h"),
 )
 register(
     "stmatrix",
@@ -414,7 +414,7 @@ register(
     cuda=_render_matrix("stmatrix"),
     interpret=_stmatrix,
     keywords=("count", "trans"),
-    prelude=("mma.h",),
+    prelude=("mma.h", "matrix.h"),
 )
 
 
@@ -540,7 +540,7 @@ register(
     cuda=_render_cp_async,
     interpret=_cp_async,
     keywords=("cache", "pred"),
-    prelude=("mma.h",),
+    prelude=("cp_async.h",),
 )
 register(
     "cp_async_commit",
@@ -549,7 +549,7 @@ register(
     _lower_commit,
     cuda=lambda r, call, args: "kdsl::cp_async_commit()",
     interpret=_no_op,
-    prelude=("mma.h",),
+    prelude=("cp_async.h",),
 )
 register(
     "cp_async_wait",
@@ -560,7 +560,7 @@ register(
     _lower_wait,
     cuda=lambda r, call, args: f"kdsl::cp_async_wait<{args[0]}>()",
     interpret=_no_op,
-    prelude=("mma.h",),
+    prelude=("cp_async.h",),
 )
 
 

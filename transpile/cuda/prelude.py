@@ -21,6 +21,8 @@ ORDER = (
     "mathfns.h",
     "vector.h",
     "mma.h",
+    "matrix.h",
+    "cp_async.h",
     "debug.h",
     "vector3.h",
 )

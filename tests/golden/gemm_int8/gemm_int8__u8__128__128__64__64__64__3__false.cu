@@ -651,17 +651,31 @@ __device__ __forceinline__ vec<float, 4> mma_m16n8k32_e5m2_e5m2_f32(
 }
 #endif
 
-// ldmatrix / stmatrix (kdsl.ldmatrix, kdsl.stmatrix): `count` matrices of 8
-// rows of 16 bytes (N elements of T), each row one vector in shared memory
-// whose address a lane gives (lanes 8j .. 8j + 7: the rows of matrix j).
-// Lane l holds, in register j, row l / 4, bytes 4 (l % 4) .. 4 (l % 4) + 3 of
-// matrix j (.trans, 16-bit elements: the transpose's).
+}  // namespace kdsl
+
+#endif  // KDSL_MMA_H
+// kdsl prelude, matrix part: kdsl.ldmatrix / kdsl.stmatrix (uses mma.h's
+// mma_regs).
+#ifndef KDSL_MATRIX_H
+#define KDSL_MATRIX_H
+
+namespace kdsl {
+
+// The 32-bit shared-memory address of p (matrix.h and cp_async.h both use it).
+#ifndef KDSL_SHARED_ADDRESS
+#define KDSL_SHARED_ADDRESS
 template <typename T>
 __device__ __forceinline__ uint32_t shared_address(const T* p)
 {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
+#endif
 
+// ldmatrix / stmatrix (kdsl.ldmatrix, kdsl.stmatrix): `count` matrices of 8
+// rows of 16 bytes (N elements of T), each row one vector in shared memory
+// whose address a lane gives (lanes 8j .. 8j + 7: the rows of matrix j).
+// Lane l holds, in register j, row l / 4, bytes 4 (l % 4) .. 4 (l % 4) + 3 of
+// matrix j (.trans, 16-bit elements: the transpose's).
 template <typename T, int N>
 __device__ __forceinline__ vec<T, N / 4> ldmatrix_x1(const vec<T, N>* row)
 {
@@ -800,6 +814,25 @@ __device__ __forceinline__ void stmatrix_x4_trans(vec<T, N>* row, const vec<T, N
                  : "memory");
 }
 
+}  // namespace kdsl
+
+#endif  // KDSL_MATRIX_H
+// kdsl prelude, cp.async part: kdsl.cp_async, cp_async_commit, cp_async_wait.
+#ifndef KDSL_CP_ASYNC_H
+#define KDSL_CP_ASYNC_H
+
+namespace kdsl {
+
+// The 32-bit shared-memory address of p (matrix.h and cp_async.h both use it).
+#ifndef KDSL_SHARED_ADDRESS
+#define KDSL_SHARED_ADDRESS
+template <typename T>
+__device__ __forceinline__ uint32_t shared_address(const T* p)
+{
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+#endif
+
 // cp.async (kdsl.cp_async, cp_async_commit, cp_async_wait): BYTES from global
 // to shared memory, asynchronously; with full == false the source is not read
 // (src-size 0) and the destination is zero-filled.  .ca caches in L1 and L2,
@@ -837,7 +870,7 @@ __device__ __forceinline__ void cp_async_wait()
 
 }  // namespace kdsl
 
-#endif  // KDSL_MMA_H
+#endif  // KDSL_CP_ASYNC_H
 // ---- end of kdsl prelude ----
 
 extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
