@@ -321,6 +321,13 @@ register(
     ),
     # E4xx: the CPU interpreter
     (
+        "interpret-partial-warp",
+        "E360",
+        InterpretError,
+        "{callee}() is a warp instruction all 32 lanes execute together "
+        "(.aligned), but lane {lane} of {thread}'s warp {state}",
+    ),
+    (
         "interpret-out-of-bounds",
         "E407",
         InterpretError,

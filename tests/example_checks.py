@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from examples_index import example_modules
+from kdsl import Int32
 
 EX = example_modules()
 TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-6, "f64": 1e-13}
@@ -410,6 +411,26 @@ def matmul(be, t, rng):
     _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def gemm_mma(be, t, rng):
+    """The tensor-core GEMM, autotuned: sizes multiple of every tile (the
+    EDGE=False configurations) and ragged ones (EDGE=True)."""
+    ex = EX["gemm_mma"]
+    sizes = [
+        (be.size(512, 128), be.size(384, 128), be.size(256, 64)),
+        (be.size(333, 50), be.size(200, 24), be.size(120, 40)),
+    ]
+    for M, N, K in sizes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        full = M % 128 == 0 and N % 128 == 0 and K % 32 == 0
+        tuned = ex.gemm_full if full else ex.gemm_edge
+        be.launcher(tuned, ex.grid(M, N), ex.block)(
+            be.to_device(a), be.to_device(b), c, M, N, K
+        )
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -423,6 +444,28 @@ def sgemm(be, t, rng):
         be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c, M, N, K)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
+def gemm_int8(be, t, rng):
+    """The int8 tensor-core GEMM (c = a @ bt.T, exact in Int32), autotuned:
+    full tiles and ragged sizes."""
+    ex = EX["gemm_int8"]
+    sizes = [
+        (be.size(512, 128), be.size(384, 128), be.size(256, 128)),
+        (be.size(333, 50), be.size(200, 24), be.size(112, 48)),
+    ]
+    for M, N, K in sizes:
+        info = np.iinfo(t.np_dtype)
+        a = rng.integers(info.min, info.max, (M, K), endpoint=True).astype(t.np_dtype)
+        bt = rng.integers(info.min, info.max, (N, K), endpoint=True).astype(t.np_dtype)
+        c = be.poison((M, N), Int32)
+        full = M % 128 == 0 and N % 128 == 0 and K % 64 == 0
+        tuned = ex.gemm_full if full else ex.gemm_edge
+        be.launcher(tuned, ex.grid(M, N), ex.block)(
+            be.to_device(a), be.to_device(bt), c, M, N, K
+        )
+        want = a.astype(np.int64) @ bt.T.astype(np.int64)
+        np.testing.assert_array_equal(be.to_host(c), want)
 
 
 def smooth(be, t, rng):
@@ -453,6 +496,8 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
     matmul: EX["matmul"].matmul,
+    gemm_mma: EX["gemm_mma"].gemm_mma,
+    gemm_int8: EX["gemm_int8"].gemm_int8,
     sgemm: EX["matmul"].sgemm,
     smooth: EX["smooth"].smooth,
 }

@@ -1202,5 +1202,65 @@ register(
         "each is replaced whole)",
     ),
     ("cli-read-failed", "E625", DSLError, "cannot read {path}: {reason}"),
+    # E8xx: tensor cores
+    (
+        "mma-operand-types",
+        "E800",
+        DSLTypeError,
+        "{callee}(a, b, c) takes the fragments of one of its types (A, B, C): "
+        "{takes}; got {got}",
+    ),
+    (
+        "matrix-operand",
+        "E801",
+        DSLTypeError,
+        "{callee} moves rows of 8-row matrices held in shared memory: give it a "
+        "shared array (or dynamic shared view) of 16-byte vectors of an 8- or "
+        "16-bit type, one row each (kdsl.shared_array(BFloat16x8, (rows, cols "
+        "// 8)), Int8x16 …), and the index of this lane's row; got {got}",
+    ),
+    (
+        "matrix-option",
+        "E802",
+        DSLValueError,
+        "{callee} takes count=1, 2 or 4 (matrices) and trans=True or False, "
+        "both Python values; got {got}",
+    ),
+    (
+        "stmatrix-value",
+        "E803",
+        DSLTypeError,
+        "{callee} stores a {want} (two elements of each matrix per lane), got {got}",
+    ),
+    (
+        "cp-async-operands",
+        "E804",
+        DSLTypeError,
+        "{callee}(dst, dst_index, src, src_index) copies one 4-, 8- or 16-byte "
+        "element from global to shared memory: dst a shared array or dynamic "
+        "shared view, src a pointer (or .vec(N) view) of the same element "
+        "type; got dst {dst}, src {src}",
+    ),
+    (
+        "cp-async-cache",
+        "E805",
+        DSLValueError,
+        '{callee}(cache={got}) for a {n}-byte element: write "ca", or "cg" '
+        "for 16-byte elements only",
+    ),
+    (
+        "cp-async-wait",
+        "E806",
+        DSLValueError,
+        "{callee}(n) takes a compile-time integer 0 … 7 (the groups that may "
+        "still be copying), got {got}",
+    ),
+    (
+        "swizzle-chunks",
+        "E807",
+        DSLValueError,
+        "{callee}(row, chunk, chunks): chunks, the 16-byte chunks of a row, must "
+        "be a compile-time power of two, got {got}",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

@@ -521,7 +521,14 @@ class Batch(Together, Debug, Backend):
         """A call of a registered built-in: its arguments, then the group
         a collective one works across is checked, then its semantics run."""
         entry = builtins.get(e.builtin)
-        args = [self.eval(a, m, frame) for a in e.args]
+        args = [
+            (
+                self._address(a, m, frame, entry)
+                if isinstance(a, ir.Address)
+                else self.eval(a, m, frame)
+            )
+            for a in e.args
+        ]
         if entry.collective is not None:
             self.check_collective(entry, e, m, args)
         if builtins.is_lanewise_call(e):  # kdsl.math on vectors: each lane alone
@@ -537,6 +544,13 @@ class Batch(Together, Debug, Backend):
 
     def e_Address(self, e, m, frame):
         return Slot(*self._element(e, m, frame, "atomic on"))
+
+    def _address(self, e, m, frame, entry):
+        """The element an address operand of ``entry`` names (bounds checked;
+        an out-of-bounds message says which built-in)."""
+        if entry.name.startswith("atomic"):
+            return self.e_Address(e, m, frame)
+        return Slot(*self._element(e, m, frame, f"{entry.spelled} of"))
 
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""

@@ -188,6 +188,69 @@ class Together:
         out[idx] = reduced[group]
         return out
 
+    def whole_warps(self, e, m):
+        """The threads of each warp with a thread in ``m``, as a (warps, 32)
+        array of positions in lane order: every lane of those warps must be
+        in ``m`` (a ``.aligned`` warp instruction such as ``mma.sync``)."""
+        idx = np.flatnonzero(m)
+        first = np.unique(self.pos[idx] - self.lane[idx])
+        threads = first[:, None] + np.arange(WARP)[None, :]
+        exists = (self.local[first] + WARP <= self.per_block)[:, None]
+        inside = np.minimum(threads, self.n - 1)
+        here = exists & (threads < self.n) & m[inside]
+        if not here.all():
+            w, k = np.unravel_index(int(np.argmin(here)), here.shape)
+            if not exists[w, 0]:
+                state = "is beyond the block (make the block a multiple of 32)"
+            elif self.kernel_frame.returned[threads[w, k]]:
+                state = "has returned"
+            else:
+                state = "is not at the call (call it outside divergent code)"
+            raise fault(
+                "interpret-partial-warp",
+                self.where(e),
+                callee=e.builtin,
+                lane=int(k),
+                thread=self.who(int(first[w])),
+                state=state,
+            )
+        return threads
+
+    def warp_rows(self, e, slot, m, used, verb):
+        """A warp instruction moving whole rows of shared memory (ldmatrix,
+        stmatrix) whose lanes 0 .. ``used`` - 1 each give a row's address
+        (``slot``): ``(threads, rows)``, each warp's threads (as
+        ``whole_warps``) and the element address of each row, (warps,
+        used).  The giving lane is logged as reading (``verb`` "reads") or
+        writing ("writes") its row, for the race check."""
+        threads = self.whole_warps(e, m)
+        full = np.zeros(self.n, np.int64)
+        full[m] = slot.addr
+        givers = threads[:, :used]
+        rows = full[givers]
+        mem = slot.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(rows.ravel())
+            log = mem.races.read if verb == "reads" else mem.races.write
+            self._race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
+        if verb == "writes":
+            self.writes += 1
+        return threads, rows
+
+    def copy_elements(self, e, dst, src, m, full):
+        """Copy, in each thread of ``m``, its element ``src`` to ``dst`` (two
+        Slots of one element type), or zeros where ``full`` is False (the
+        source is not read there): a store to ``dst``, race-logged."""
+        mem = dst.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(dst.addr)
+            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+        keep = full[m]
+        for k in range(mem.lanes):
+            values = src.mem.data[src.addr + k]
+            mem.data[dst.addr + k] = np.where(keep, values, np.zeros_like(values))
+        self.writes += 1
+
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
         for mem in self.shared.values():

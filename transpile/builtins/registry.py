@@ -193,6 +193,19 @@ class Threads(Protocol):
         pass the same lane mask in ``members`` (and the same ``key``, if
         given); 0 in the other threads."""
 
+    def whole_warps(self, call, mask) -> Any:
+        """The threads of each warp with a thread in ``mask``, a (warps, 32)
+        array in lane order; an error unless all 32 lanes are in ``mask``."""
+
+    def warp_rows(self, call, slot, mask, used, verb) -> tuple:
+        """``(threads, rows)`` of a warp instruction whose lanes 0 .. used - 1
+        each give the address (``slot``) of a row of shared memory it reads
+        or writes (``verb``): as ``whole_warps``, and each row's address."""
+
+    def copy_elements(self, call, dst, src, mask, full) -> None:
+        """Copy each thread's element at ``src`` to ``dst`` (zeros where
+        ``full`` is False), as a race-logged store."""
+
     def warp_barrier(self, members, mask) -> None:
         """The threads of ``mask`` passed ``__syncwarp(members)``: shared
         memory they accessed is ordered for the lanes of their mask."""

@@ -20,6 +20,9 @@ ORDER = (
     "warp.h",
     "mathfns.h",
     "vector.h",
+    "mma.h",
+    "matrix.h",
+    "cp_async.h",
     "debug.h",
     "vector3.h",
 )

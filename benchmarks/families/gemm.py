@@ -1,0 +1,136 @@
+"""GEMM on the tensor cores: kdsl's examples/gemm_mma.py (mma.sync m16n8k16,
+ldmatrix, a cp.async pipeline; autotuned) against torch.matmul (cuBLAS) and
+a Triton tutorial-style `tl.dot` kernel autotuned over a few configurations,
+bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3); and
+examples/gemm_int8.py against torch._int_mm.  torch and
+triton are imported when the cases are built, on the GPU machine."""
+
+from __future__ import annotations
+
+FAMILY = "gemm"
+
+
+def _triton_matmul():
+    """The Triton tutorial's matmul (grouped launch order), autotuned."""
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config(
+            {"BM": bm, "BN": bn, "BK": bk, "GROUP": 8}, num_stages=s, num_warps=w
+        )
+        for bm, bn, bk, s, w in [
+            (128, 256, 64, 3, 8),
+            (256, 128, 64, 3, 8),
+            (128, 128, 64, 4, 4),
+            (128, 128, 32, 4, 4),
+            (64, 256, 32, 4, 4),
+        ]
+    ]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr, GROUP: tl.constexpr):  # fmt: skip
+        pid = tl.program_id(0)
+        blocks_m, blocks_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        per_group = GROUP * blocks_n
+        first_m = pid // per_group * GROUP
+        size_m = min(blocks_m - first_m, GROUP)
+        pid_m = first_m + pid % per_group % size_m
+        pid_n = pid % per_group // size_m
+        rm = (pid_m * BM + tl.arange(0, BM)) % M
+        rn = (pid_n * BN + tl.arange(0, BN)) % N
+        rk = tl.arange(0, BK)
+        pa = a + rm[:, None] * K + rk[None, :]
+        pb = b + rk[:, None] * N + rn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            x = tl.load(pa, mask=rk[None, :] < K - k * BK, other=0.0)
+            y = tl.load(pb, mask=rk[:, None] < K - k * BK, other=0.0)
+            acc = tl.dot(x, y, acc)
+            pa += BK
+            pb += BK * N
+        cm = pid_m * BM + tl.arange(0, BM)
+        cn = pid_n * BN + tl.arange(0, BN)
+        mask = (cm[:, None] < M) & (cn[None, :] < N)
+        tl.store(c + cm[:, None] * N + cn[None, :], acc.to(c.dtype.element_ty), mask)
+
+    def run(a, b, c):
+        M, K = a.shape
+        N = b.shape[1]
+        grid = lambda m: (triton.cdiv(M, m["BM"]) * triton.cdiv(N, m["BN"]),)  # noqa
+        kernel[grid](a, b, c, M, N, K)
+
+    return run
+
+
+def cases(quick: bool):
+    import torch
+
+    import gemm_int8  # examples/, on the path (suite.family_modules)
+    import gemm_mma
+    from suite import Case
+
+    triton_matmul = _triton_matmul()
+    sizes = [2048] if quick else [4096, 8192]
+    out = []
+    for name, dtype in (("bf16", torch.bfloat16), ("f16", torch.float16)):
+        for n in sizes:
+            a = torch.randn(n, n, device="cuda", dtype=dtype)
+            b = torch.randn(n, n, device="cuda", dtype=dtype)
+            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            c_torch = torch.empty_like(c)
+            c_triton = torch.empty_like(c)
+
+            def check(a=a, b=b, c=c):
+                gemm_mma.gemm(a, b, c)
+                want = a @ b
+                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
+
+            out.append(
+                Case(
+                    family=FAMILY,
+                    label=f"{name} {n}^3",
+                    series=name,
+                    x=n,
+                    unit="TFLOP/s",
+                    work=2.0 * n**3,
+                    runners={
+                        "kdsl": lambda a=a, b=b, c=c: gemm_mma.gemm(a, b, c),
+                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
+                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
+                    },
+                    check=check,
+                    note="kdsl: mma.sync path (no wgmma/TMA yet)",
+                )
+            )
+    for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)
+        a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+        bt = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
+        c = torch.empty(n, n, device="cuda", dtype=torch.int32)
+        c_torch = torch.empty_like(c)
+
+        def check(a=a, bt=bt, c=c):
+            gemm_int8.gemm(a, bt, c)
+            assert torch.equal(c, torch._int_mm(a, bt.T))
+
+        out.append(
+            Case(
+                family=FAMILY,
+                label=f"int8 {n}^3",
+                series="int8",
+                x=n,
+                unit="TOP/s",
+                work=2.0 * n**3,
+                runners={
+                    "kdsl": lambda a=a, bt=bt, c=c: gemm_int8.gemm(a, bt, c),
+                    "torch": lambda a=a, bt=bt, c=c_torch: c.copy_(
+                        torch._int_mm(a, bt.T)
+                    ),
+                },
+                check=check,
+                note="torch: torch._int_mm (plus a copy into c)",
+            )
+        )
+    return out
