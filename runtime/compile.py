@@ -23,7 +23,7 @@ import numpy as np
 
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
-from kdsl.transpile.pipeline import Transpiled
+from kdsl.transpile.pipeline import Transpiled, entry_name
 from kdsl.transpile.source import Span
 from kdsl.transpile.version import __version__
 
@@ -231,4 +231,4 @@ def load_function(inst, device_id: int):
     with cupy.cuda.Device(device_id):
         module = cupy.cuda.function.Module()
         module.load(cubin)
-        return module.get_function(inst.name)
+        return module.get_function(entry_name(inst.name))
