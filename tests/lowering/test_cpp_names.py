@@ -300,3 +300,17 @@ class _NoContext:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_errors_after_a_normalised_name_point_at_the_files_column(tmp_path):
+    import kdsl
+
+    line = "    ﬁﬁ = x[0]; ｖ = ﬁﬁ + nowhere\n"  # ﬁ is two letters (fi) in NFKC
+    m = _module(tmp_path, "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n" + line)
+    with pytest.raises(kdsl.DSLError) as info:
+        m.k.dispatch().transpiled
+    col = line.index("nowhere") + 1
+    assert f":{HEAD.count(chr(10)) + 3}:{col}:" in str(info.value)
+    shown = str(info.value).splitlines()
+    assert shown[1] == "    " + line.rstrip("\n")  # the file's text, as it is
+    assert shown[2] == " " * (4 + line.index("nowhere")) + "^" * len("nowhere")
