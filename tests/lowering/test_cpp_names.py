@@ -314,3 +314,35 @@ def test_errors_after_a_normalised_name_point_at_the_files_column(tmp_path):
     shown = str(info.value).splitlines()
     assert shown[1] == "    " + line.rstrip("\n")  # the file's text, as it is
     assert shown[2] == " " * (4 + line.index("nowhere")) + "^" * len("nowhere")
+
+
+CONTEXTS = {
+    "for": "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n"
+    "    for N in range(4):\n        x[N] = Float32(N)\n",
+    "tuple": "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n"
+    "    N, b = x[0], x[1]\n    x[2] = N + b\n",
+    "array parameter": "@kdsl.kernel\ndef k(N: kdsl.Array[Float32, 2]):\n"
+    "    N[0, 1] = N[1, 0] + Float32(N.shape[0])\n",
+    "scalar parameter": "@kdsl.kernel\ndef k(x: Pointer[Float32], N: Int32):\n"
+    "    x[N] = Float32(N)\n",
+    "device function parameter": "@kdsl.func\n"
+    "def f(N: Float32, y: Pointer[Float32]) -> Float32:\n"
+    "    y[0] = N\n    return N + N\n"
+    "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n    x[1] = f(x[0], x)\n",
+    "results": "@kdsl.func\ndef f(a: Float32):\n    return a, a + a\n"
+    "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n    N, b = f(x[0])\n    x[1] = N * b\n",
+    "both arms": "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n"
+    "    if x[0] > Float32(0):\n        N = x[0]\n    else:\n        N = x[1]\n"
+    "    x[2] = N\n",
+    "shared 2-D": "@kdsl.kernel\ndef k(x: Pointer[Float32]):\n"
+    "    N = kdsl.shared_array(Float32, (4, 4))\n    N[thread_idx.x, 0] = x[0]\n"
+    "    x[1] = N[0, 0]\n",
+}
+
+
+@pytest.mark.parametrize("name", ["NULL", "π", "int32_t"])
+@pytest.mark.parametrize("context", sorted(CONTEXTS))
+def test_a_reserved_or_non_ascii_name_in_every_binding_context(tmp_path, context, name):
+    body = re.sub(r"\bN\b", name, CONTEXTS[context])
+    m = _module(tmp_path, body)
+    _compiled(m.k.dispatch())
