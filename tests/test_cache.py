@@ -170,3 +170,34 @@ def test_the_key_holds_the_bits_of_a_nan_constant(fresh_cache, tmp_path):
     _forget_memory()
     c = kcompile.transpiled(_nan_module(tmp_path, "nan_a", 1 << 63 | quiet)).source
     assert "__int_as_float(0xffc00000)" in c
+
+
+def test_nan_constexprs_with_other_payloads_are_other_instances(tmp_path):
+    """A constexpr NaN's payload reaches the source: two payloads are two
+    instances (names, in-memory and disk cache keys); the usual NaN keeps
+    the name ``nan``."""
+    import importlib.util
+    import struct
+
+    src = tmp_path / "nan_constexpr.py"
+    src.write_text(
+        "import kdsl\nfrom kdsl import Pointer, Float32, Constexpr\n"
+        "@kdsl.kernel\n"
+        "def k(x: Pointer[Float32], c: Constexpr[float]):\n"
+        "    x[0] = Float32(c)\n"
+    )
+    spec = importlib.util.spec_from_file_location("nan_constexpr", src)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+
+    def nan(bits):
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+    quiet = 0x7FF8000000000000
+    a, b = m.k.dispatch(c=nan(quiet | 1 << 40)), m.k.dispatch(c=nan(quiet | 1 << 41))
+    assert a is not b and a.name != b.name
+    assert "__int_as_float(0x7fc00800)" in a.transpiled.source
+    assert "__int_as_float(0x7fc01000)" in b.transpiled.source
+    assert m.k.dispatch(c=float("nan")).name == "k__nan"
+    assert a.name == "k__nan7ff8010000000000"
+    assert m.k.dispatch(c=-float("nan")).name == "k__nanfff8000000000000"
