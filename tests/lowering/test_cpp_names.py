@@ -346,3 +346,15 @@ def test_a_reserved_or_non_ascii_name_in_every_binding_context(tmp_path, context
     body = re.sub(r"\bN\b", name, CONTEXTS[context])
     m = _module(tmp_path, body)
     _compiled(m.k.dispatch())
+
+
+def test_renamed_names_read_like_hand_written_cuda(golden):
+    """tests/lowering/golden/names/exp.cu: the renamed entry (exp_), a device
+    function named sqrt (sqrt__f32), NULL_, pi, e and one v for v and ｖ."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import name_kernels as K
+
+    golden.check(K.exp.dispatch(), Path(__file__).parent / "golden" / "names")
