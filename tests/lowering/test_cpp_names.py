@@ -358,3 +358,34 @@ def test_renamed_names_read_like_hand_written_cuda(golden):
     import name_kernels as K
 
     golden.check(K.exp.dispatch(), Path(__file__).parent / "golden" / "names")
+
+
+def test_names_of_kdsls_own_file_scope_helpers_are_reserved(tmp_path):
+    """narrow_floats.h defines kdsl_* functions at file scope: a user's
+    function or variable of that name must not hide or redefine them."""
+    m = _module(
+        tmp_path,
+        "@kdsl.func\ndef kdsl_f8e4m3_to_float() -> Float32:\n"  # no suffix
+        "    return Float32(2.0)\n"
+        "@kdsl.kernel\n"
+        "def k(x: Pointer[kdsl.Float8E4M3], y: Pointer[Float32]):\n"
+        "    kdsl_detail_apply_sign = Float32(x[0])\n"
+        "    y[0] = kdsl_f8e4m3_to_float() + kdsl_detail_apply_sign\n"
+        "    x[1] = kdsl.Float8E4M3(y[0])\n",
+    )
+    source = _compiled(m.k.dispatch())
+    assert "float kdsl_f8e4m3_to_float_()" in source
+    assert "float kdsl_detail_apply_sign_ = " in source
+
+
+def test_every_file_scope_name_of_the_prelude_is_reserved():
+    from importlib import resources
+
+    folder = resources.files("kdsl.templates.prelude")
+    found = set()
+    for part in folder.iterdir():
+        if part.name.endswith(".h"):
+            found |= set(re.findall(r"^(kdsl_\w+)\(", part.read_text(), re.M))
+    assert found  # narrow_floats.h's helpers
+    for name in found:
+        assert names.cpp_identifier(name) == name + "_"

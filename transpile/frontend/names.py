@@ -14,8 +14,9 @@ shared and local arrays.  :func:`cpp_identifier` spells one name:
    alternative token, a name that NVRTC's headers declare at file scope
    (CUDA's math library, built-in variables, types, macros:
    ``cuda_names.DECLARED``), a namespace the generated code uses (``kdsl``,
-   ``std``, ``cuda``, ``cooperative_groups``), kdsl's own macros
-   (``KDSL_...``), or the implementation's space (``__x``, ``_Pragma``).
+   ``std``, ``cuda``, ``cooperative_groups``), kdsl's own macros and
+   file-scope helpers (``KDSL_...``, ``kdsl_...``), or the implementation's
+   space (``__x``, ``_Pragma``).
 
 Two Python names with one spelling become two C++ names by :class:`Symbols`
 and :class:`NameTable` (``_2``, ``_3``, ... in order of use).
@@ -58,7 +59,7 @@ def _reserved(name: str) -> bool:
         name in CPP_KEYWORDS
         or name in CUDA_NAMES
         or name in DECLARED
-        or name.startswith(("__", "KDSL_"))
+        or name.startswith(("__", "KDSL_", "kdsl_"))
         or (name[:1] == "_" and name[1:2].isupper())
     )
 
@@ -135,10 +136,13 @@ class NameTable:
         self.used: set[str] = set(reserved)
         self.symbols = symbols if symbols is not None else Symbols()
 
-    def declare(self, name: str) -> str:
+    def declare(self, name: str, own: bool = False) -> str:
+        """A C++ name for the Python name ``name``, or with ``own`` for a
+        variable of kdsl's own (``kdsl_assert``: spelled as it is)."""
         functions = self.symbols.functions
         candidate = _first_free(
-            cpp_identifier(name), lambda c: c in self.used or c in functions
+            name if own else cpp_identifier(name),
+            lambda c: c in self.used or c in functions,
         )
         self.used.add(candidate)
         self.symbols.variables.add(candidate)
