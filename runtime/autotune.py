@@ -397,14 +397,26 @@ class Autotuned:
         )
 
     def _load(self, key) -> Search | None:
-        payload = AUTOTUNE.get(self._disk_key(key))
-        if payload is None:
+        data = AUTOTUNE.get(self._disk_key(key), self._decode)
+        if data is None:
             return None
-        data = json.loads(payload)
         search = Search(key, best=data["best"])
         for config, (ms, err) in zip(self.configs, data["times"]):
             search.times.append((config, ms, err))
         return search
+
+    def _decode(self, payload: bytes) -> dict:
+        """A stored search, checked (a malformed entry is measured again)."""
+        data = json.loads(payload)
+        best, times = data["best"], data["times"]
+        cache.expect(type(best) is int and 0 <= best < len(self.configs), "best")
+        cache.expect(
+            isinstance(times, list)
+            and len(times) == len(self.configs)
+            and all(isinstance(t, list) and len(t) == 2 for t in times),
+            "times",
+        )
+        return data
 
     def _store(self, search: Search) -> None:
         data = {

@@ -3,7 +3,10 @@
 Entries live under ``$KDSL_CACHE_DIR`` (default ``~/.cache/kdsl``), one file
 per key.  Each file starts with a header line holding the SHA-256 of its
 payload, so a truncated or corrupt entry is detected on read, removed and
-rebuilt.  Writes go to a temporary file in the same folder and are renamed
+rebuilt.  A reader may also pass a ``decode`` function that checks what the
+payload says: an entry it refuses (intact bytes, wrong content: written by
+another kdsl, or by hand) is removed and rebuilt the same way, never failing
+on every run.  Writes go to a temporary file in the same folder and are renamed
 into place (atomic on POSIX).  If the folder cannot be written, the cache
 keeps working in memory only.
 """
@@ -32,6 +35,16 @@ def digest(*parts) -> str:
     return h.hexdigest()
 
 
+class Malformed(Exception):
+    """A cache entry's payload is intact but does not say what it should."""
+
+
+def expect(ok: bool, what: str) -> None:
+    """For ``decode`` functions: refuse the entry unless ``ok``."""
+    if not ok:
+        raise Malformed(what)
+
+
 class DiskCache:
     """A key → bytes store in one sub-folder of the cache directory."""
 
@@ -44,23 +57,35 @@ class DiskCache:
     def _path(self, key: str) -> Path:
         return cache_dir() / self.kind / f"{key}{self.suffix}"
 
-    def get(self, key: str) -> bytes | None:
-        if key in self.memory:
-            return self.memory[key]
+    def get(self, key: str, decode=None):
+        """The payload stored under ``key`` (``decode(payload)`` if given),
+        or None: absent, corrupt, or refused by ``decode`` (which raises
+        :class:`Malformed`, ``ValueError``, ``KeyError``, ``TypeError`` or
+        ``IndexError``); a corrupt or refused entry is deleted."""
         path = self._path(key)
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            return None
-        payload = _unwrap(raw)
-        if payload is None:  # corrupt or truncated: forget it, rebuild
+        payload = self.memory.get(key)
+        if payload is None:
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                return None
+            payload = _unwrap(raw)
+        if payload is not None and decode is not None:
+            try:
+                value = decode(payload)
+            except (Malformed, ValueError, KeyError, TypeError, IndexError):
+                payload = None
+        else:
+            value = payload
+        if payload is None:  # corrupt, truncated or malformed: forget it, rebuild
+            self.memory.pop(key, None)
             try:
                 path.unlink()
             except OSError:
                 pass
             return None
         self.memory[key] = payload
-        return payload
+        return value
 
     def put(self, key: str, payload: bytes) -> None:
         self.memory[key] = payload

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
-from kdsl.transpile.pipeline import Transpiled
+from kdsl.transpile.pipeline import Transpiled, entry_name
 from kdsl.transpile.source import Span
 from kdsl.transpile.version import __version__
 
@@ -80,7 +81,7 @@ def kernel_fingerprint(kernel) -> str:
                             paths.add(value.__file__)
                         scopes.append(vars(value))
                 elif _is_constant(value):
-                    constants.add(f"{name}={type(value).__name__}:{value!r}")
+                    constants.add(f"{name}={_constant_key(value)}")
                 elif isinstance(value, np.ndarray):  # a constant table
                     constants.add(f"{name}={_array_key(value)}")
 
@@ -112,6 +113,21 @@ def _array_key(a: np.ndarray) -> str:
     return f"ndarray:{a.dtype.str}:{a.shape}:{digest}"
 
 
+def _constant_key(value) -> str:
+    """A module constant by its type and exact value: a float by its bits
+    (``repr`` spells every NaN ``nan``, and the payload reaches the source)."""
+    if isinstance(value, tuple):
+        return "(" + ",".join(_constant_key(v) for v in value) + ")"
+    if isinstance(value, float):
+        return f"{type(value).__name__}:{struct.pack('<d', value).hex()}"
+    if isinstance(value, complex):
+        bits = struct.pack("<dd", value.real, value.imag).hex()
+        return f"{type(value).__name__}:{bits}"
+    if isinstance(value, Numeric) and isinstance(getattr(value, "_value", None), float):
+        return f"{type(value).__name__}:{struct.pack('<d', value._value).hex()}"
+    return f"{type(value).__name__}:{value!r}"
+
+
 def _is_constant(value) -> bool:
 
     if isinstance(value, tuple):
@@ -138,13 +154,9 @@ def transpiled(inst) -> Transpiled:
         inst.name,
         "debug" if getattr(kernel, "debug", False) else "release",
     )
-    entry = cache.SOURCES.get(key)
+    entry = cache.SOURCES.get(key, _decode_transpiled)
     if entry is not None:
-        data = json.loads(entry)
-        assertions = tuple((Span(*a[:5]), a[5]) for a in data["assertions"])
-        inst._transpiled = Transpiled(
-            data["source"], data["alignment"], data["cooperative"], assertions
-        )
+        inst._transpiled = entry
     else:
         inst._transpiled = t = inst.transpiled
         data = {
@@ -160,6 +172,37 @@ def transpiled(inst) -> Transpiled:
     return inst._transpiled
 
 
+def _decode_transpiled(payload: bytes) -> Transpiled:
+    """A source cache entry, every field checked (a bad one: rebuilt)."""
+    data = json.loads(payload)
+    source, alignment = data["source"], data["alignment"]
+    cooperative, raw = data["cooperative"], data["assertions"]
+    cache.expect(isinstance(source, str), "source")
+    cache.expect(
+        isinstance(alignment, dict) and all(type(v) is int for v in alignment.values()),
+        "alignment",
+    )
+    cache.expect(isinstance(cooperative, bool), "cooperative")
+    cache.expect(isinstance(raw, list), "assertions")
+    assertions = []
+    for a in raw:
+        cache.expect(
+            isinstance(a, list)
+            and len(a) == 6
+            and isinstance(a[0], str)
+            and all(type(v) is int for v in a[1:5])
+            and isinstance(a[5], str),
+            "assertion",
+        )
+        assertions.append((Span(*a[:5]), a[5]))
+    return Transpiled(source, alignment, cooperative, tuple(assertions))
+
+
+def _decode_cubin(payload: bytes) -> bytes:
+    cache.expect(payload.startswith(b"\x7fELF"), "an ELF image")
+    return payload
+
+
 @lru_cache(maxsize=None)
 def device_arch(device_id: int) -> str:
     import cupy
@@ -173,7 +216,7 @@ def cubin_for(inst, arch: str) -> bytes:
     key = cache.digest(
         source, arch, nvrtc.nvrtc_version(), *nvrtc.EXACT_OPTIONS, *options
     )
-    cubin = cache.BINARIES.get(key)
+    cubin = cache.BINARIES.get(key, _decode_cubin)
     if cubin is None:
         cubin = nvrtc.compile_to_cubin(source, inst.name, arch=arch, options=options)
         cache.BINARIES.put(key, cubin)
@@ -188,4 +231,4 @@ def load_function(inst, device_id: int):
     with cupy.cuda.Device(device_id):
         module = cupy.cuda.function.Module()
         module.load(cubin)
-        return module.get_function(inst.name)
+        return module.get_function(entry_name(inst.name))

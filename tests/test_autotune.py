@@ -9,7 +9,7 @@ import pytest
 
 import kdsl
 from kdsl import Constexpr, Int32, Pointer
-from kdsl.runtime import autotune as at
+from kdsl.runtime import autotune as at, cache
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -164,6 +164,21 @@ def test_a_new_process_reads_the_choice_from_disk(tuned, monkeypatch):
     again, launches = tuned([AssertionError("must not time"), AssertionError("again")])
     again[grid, 128](FakeArray(), 1000)
     assert launches[-1][0] == kdsl.Config(BLOCK=128)
+
+
+@pytest.mark.parametrize(
+    "payload", [b"{}", b'{"best": 7, "times": []}', b'{"best": 0, "times": 3}']
+)
+def test_a_malformed_disk_entry_is_measured_again(tuned, on_cpu, tmp_path, payload):
+    t, _ = tuned([0.3, 0.1])
+    t[grid, 128](FakeArray(), 1000)
+    (entry,) = tmp_path.glob("autotune/*.json")
+    entry.write_bytes(cache._wrap(payload))  # intact checksum, wrong content
+    at.AUTOTUNE.memory.clear()
+    again, launches = tuned([0.1, 0.3])
+    again[grid, 128](FakeArray(), 1000)
+    assert launches[-1][0] == kdsl.Config(BLOCK=64)  # measured: not read from disk
+    assert b'"best": 0' in cache._unwrap(entry.read_bytes())  # rewritten
 
 
 def test_a_new_key_searches_again(tuned):

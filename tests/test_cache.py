@@ -1,5 +1,6 @@
 """The disk caches (no GPU needed: NVRTC compiles on the CPU)."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -106,3 +107,97 @@ def test_nvrtc_errors_name_the_generated_and_python_lines():
         nvrtc.compile_to_cubin(source, "k")
     text = str(info.value)
     assert "undefined_name" in text and "from Python: x[i] = y" in text
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [b"not json", b"[]", b'{"source": "x"}', b'{"source": 1, "alignment": {}}'],
+)
+def test_an_entry_with_a_valid_checksum_but_malformed_content_is_rebuilt(
+    fresh_cache, payload
+):
+    first = kcompile.transpiled(_new_instance()).source
+    (entry,) = fresh_cache.glob("source/*.cu")
+    entry.write_bytes(cache._wrap(payload))  # the checksum matches the bad payload
+    _forget_memory()
+    assert kcompile.transpiled(_new_instance()).source == first
+    # rewritten, so that the next process reads a good entry
+    assert cache._unwrap(entry.read_bytes()) != payload
+    _forget_memory()
+    assert kcompile.transpiled(_new_instance()).source == first
+
+
+def test_a_malformed_binary_entry_is_rebuilt(fresh_cache):
+    first = kcompile.cubin_for(_new_instance(), "sm_90")
+    (entry,) = fresh_cache.glob("cubin/*.cubin")
+    entry.write_bytes(cache._wrap(b"not an ELF image"))
+    _forget_memory()
+    assert kcompile.cubin_for(_new_instance(), "sm_90") == first
+    assert cache._unwrap(entry.read_bytes()) == first
+
+
+def _nan_module(tmp_path, name: str, bits: int):
+    """A kernel reading a module constant that is a NaN computed at import
+    (the file's bytes are the same whatever the payload)."""
+    import importlib.util
+
+    src = tmp_path / f"{name}.py"
+    src.write_text(
+        "import os, struct\nimport kdsl\nfrom kdsl import Pointer, Float32\n"
+        "C = struct.unpack('<d', struct.pack('<Q', int(os.environ['KDSL_T_NAN'], 16)))[0]\n"
+        "@kdsl.kernel\n"
+        "def k(x: Pointer[Float32]):\n"
+        "    x[0] = Float32(C)\n"
+    )
+    os.environ["KDSL_T_NAN"] = hex(bits)
+    try:
+        spec = importlib.util.spec_from_file_location(name, src)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+    finally:
+        del os.environ["KDSL_T_NAN"]
+    return m.k.dispatch()
+
+
+def test_the_key_holds_the_bits_of_a_nan_constant(fresh_cache, tmp_path):
+    quiet = 0x7FF8000000000000
+    a = kcompile.transpiled(_nan_module(tmp_path, "nan_a", quiet | 1 << 40)).source
+    _forget_memory()
+    b = kcompile.transpiled(_nan_module(tmp_path, "nan_a", quiet | 1 << 41)).source
+    assert "__int_as_float(0x7fc00800)" in a
+    assert "__int_as_float(0x7fc01000)" in b
+    # a negative zero and a NaN's sign are bits too
+    _forget_memory()
+    c = kcompile.transpiled(_nan_module(tmp_path, "nan_a", 1 << 63 | quiet)).source
+    assert "__int_as_float(0xffc00000)" in c
+
+
+def test_nan_constexprs_with_other_payloads_are_other_instances(tmp_path):
+    """A constexpr NaN's payload reaches the source: two payloads are two
+    instances (names, in-memory and disk cache keys); the usual NaN keeps
+    the name ``nan``."""
+    import importlib.util
+    import struct
+
+    src = tmp_path / "nan_constexpr.py"
+    src.write_text(
+        "import kdsl\nfrom kdsl import Pointer, Float32, Constexpr\n"
+        "@kdsl.kernel\n"
+        "def k(x: Pointer[Float32], c: Constexpr[float]):\n"
+        "    x[0] = Float32(c)\n"
+    )
+    spec = importlib.util.spec_from_file_location("nan_constexpr", src)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+
+    def nan(bits):
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+    quiet = 0x7FF8000000000000
+    a, b = m.k.dispatch(c=nan(quiet | 1 << 40)), m.k.dispatch(c=nan(quiet | 1 << 41))
+    assert a is not b and a.name != b.name
+    assert "__int_as_float(0x7fc00800)" in a.transpiled.source
+    assert "__int_as_float(0x7fc01000)" in b.transpiled.source
+    assert m.k.dispatch(c=float("nan")).name == "k__nan"
+    assert a.name == "k__nan7ff8010000000000"
+    assert m.k.dispatch(c=-float("nan")).name == "k__nanfff8000000000000"

@@ -24,6 +24,7 @@ from kdsl.transpile.frontend.constants import declaration
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.lower_expr import AbsentPointer
+from kdsl.transpile.frontend.names import Symbols, entry_name
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.ir.verify import verify
 from kdsl.transpile.version import __version__
@@ -128,6 +129,7 @@ def _lower(kdef, name, dtypes, constexprs, absent=()):
     nones = {p: AbsentPointer(p) for p in absent}
     statics = {**dtype_map, **constexprs, **nones}
     ctx = Context(kdef.fn.__globals__, statics, {}, set(), set())
+    ctx.symbols = Symbols(entry_name(name))  # no device function takes its name
     ctx.optional = set(sig.optional)
     ctx.debug = getattr(kdef, "debug", False)
     state = FunctionState.start(kdef.parsed, ctx)
@@ -142,7 +144,7 @@ def _lower(kdef, name, dtypes, constexprs, absent=()):
             s for s in body if s is not unused
         )
     bounds = kdef.options.launch_bounds
-    kernel = ir.Function(name, params, body, launch_bounds=bounds)
+    kernel = ir.Function(ctx.symbols.entry, params, body, launch_bounds=bounds)
     memory = [
         info.name
         for info in sig.params

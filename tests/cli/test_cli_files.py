@@ -308,3 +308,21 @@ def test_paths_outside_the_folder_are_refused_by_the_writer(tmp_path):
             root.locate(rel)
         assert info.value.code == "E623" and "outside" in info.value.message
     assert root.locate("a/x.cu") == tmp_path / "out" / "a" / "x.cu"
+
+
+@pytest.mark.parametrize("flag", ["--update", "--diff"])
+def test_a_golden_cu_kdsl_did_not_write_is_neither_deleted_nor_reported(tmp_path, flag):
+    golden = tmp_path / "golden"
+    assert run_cli("good/other.py", "--update", golden).returncode == 0
+    mine = _victim(golden / "other" / "copy__hand.cu")  # not from kdsl: no header
+    result = run_cli("good/other.py", flag, golden)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert mine.read_text() == VICTIM
+    assert "warning: " in result.stderr and "other/copy__hand.cu" in result.stderr
+    assert "not written by kdsl" in result.stderr
+    # a stale file that kdsl wrote is still removed
+    stale = golden / "other" / "copy__f64.cu"
+    stale.write_text((golden / "other" / "copy__i8.cu").read_text())
+    result = run_cli("good/other.py", flag, golden)
+    assert stale.exists() == (flag == "--diff")
+    assert result.returncode == (1 if flag == "--diff" else 0), result.stderr

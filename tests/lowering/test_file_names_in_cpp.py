@@ -27,6 +27,7 @@ def twice(x: Pointer[Float32], n: Int32):
 NAMES = [
     "k\n#error injected\n.py",
     'quote"d.py',
+    "back\\slash\\n.py",
     "star*.py",
     "tab\tand\rcr\x7f.py",
     "tri??=graph.py",

@@ -181,7 +181,12 @@ def _run(args) -> int:
         kernels = set(split_values(args.kernel)) or None
         narrowed = bool(args.dtypes or args.defines)
         root = Root(golden, "--update" if args.update else "--diff")
-        changes = golden_changes(root, jobs, sources, kernels, stale=not narrowed)
+        golden_warnings = []
+        changes = golden_changes(
+            root, jobs, sources, kernels, not narrowed, golden_warnings
+        )
+        for warning in golden_warnings:
+            print(warning, file=sys.stderr)
     if plan is not None:
         for warning in write_outdir(plan):
             print(warning, file=sys.stderr)

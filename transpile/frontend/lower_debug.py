@@ -135,7 +135,7 @@ class DebugLowerer(Lowering):
     def assert_record(self) -> ir.Var:
         """This function's assertion record parameter (declared on first use)."""
         if self.state.record is None:
-            name = self.state.names.declare(RECORD_NAME)
+            name = self.state.names.declare(RECORD_NAME, own=True)
             self.state.record = ir.Var(RECORD, name)
         return self.state.record
 

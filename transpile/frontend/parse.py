@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import io
 import textwrap
+import tokenize
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -30,16 +33,26 @@ class ParsedFunction:
     line_offset: int
     col_offset: int
     loads: dict = field(default_factory=dict)  # name -> [(line, col)]
+    # line -> [(column in the parsed text, its shift to the file's column)]
+    # where NFKC normalisation changed a name's length (see _nfkc_names)
+    shifts: dict = field(default_factory=dict)
 
     def span(self, node: cst.CSTNode) -> Span:
         r = self.positions[node]
         return Span(
             self.source.path,
             r.start.line + self.line_offset,
-            r.start.column + 1 + self.col_offset,
+            self._column(r.start.line, r.start.column) + 1 + self.col_offset,
             r.end.line + self.line_offset,
-            r.end.column + 1 + self.col_offset,
+            self._column(r.end.line, r.end.column) + 1 + self.col_offset,
         )
+
+    def _column(self, line: int, col: int) -> int:
+        """The file's column of column ``col`` of the parsed text."""
+        for start, shift in reversed(self.shifts.get(line, ())):
+            if col >= start:
+                return col + shift
+        return col
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -77,6 +90,7 @@ def parse_function(fn) -> ParsedFunction:
             file_text = f.read()
     except OSError:
         file_text = "\n" * (start - 1) + text
+    dedented, shifts = _nfkc_names(dedented)
     wrapper = MetadataWrapper(cst.parse_module(dedented))
     positions = wrapper.resolve(PositionProvider)
     contexts = wrapper.resolve(ExpressionContextProvider)
@@ -95,4 +109,39 @@ def parse_function(fn) -> ParsedFunction:
         line_offset=start - 1,
         col_offset=indent,
         loads=dict(loads),
+        shifts=shifts,
     )
+
+
+def _nfkc_names(text: str) -> tuple[str, dict]:
+    """``text`` with every identifier NFKC-normalised, as Python reads it
+    (``ｖ`` and ``v`` are one name; string literals and comments are kept),
+    and the column shifts where a name changed length (``ﬁ`` -> ``fi``), so
+    that messages point at the file's columns."""
+    if text.isascii():
+        return text, {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text, {}  # the parser says what is wrong
+    lines = text.splitlines(keepends=True)
+    edits = defaultdict(list)  # line -> [(col, old, new)]
+    for tok in tokens:
+        if tok.type == tokenize.NAME and not tok.string.isascii():
+            new = unicodedata.normalize("NFKC", tok.string)
+            if new != tok.string:
+                edits[tok.start[0]].append((tok.start[1], tok.string, new))
+    shifts = {}
+    for line, changes in edits.items():
+        row, out, at, shift, marks = lines[line - 1], [], 0, 0, []
+        for col, old, new in sorted(changes):
+            out += [row[at:col], new]
+            at = col + len(old)
+            if len(old) != len(new):  # after the name, columns move by shift
+                after = col - shift + len(new)  # in the normalised line
+                shift += len(old) - len(new)
+                marks.append((after, shift))
+        lines[line - 1] = "".join(out) + row[at:]
+        if marks:
+            shifts[line] = marks
+    return "".join(lines), shifts

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import struct
 import typing
 from dataclasses import dataclass
 
@@ -300,8 +301,9 @@ def _constexpr_token(value) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return f"m{-value}" if value < 0 else str(value)
-    if math.isnan(value):
-        return "nan"
+    if math.isnan(value):  # its bits reach the source: one name per payload
+        bits = struct.pack(">d", value).hex()
+        return "nan" if bits == "7ff8000000000000" else f"nan{bits}"
     if math.isinf(value):
         return "inf" if value > 0 else "minf"
     return repr(float(value)).replace("-", "m").replace(".", "p").replace("+", "")

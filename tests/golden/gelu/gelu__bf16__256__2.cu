@@ -443,7 +443,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     // yv = y.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* yv = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(y);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 8);
+    int32_t nv_ = kdsl::floordiv(n, 8);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -452,14 +452,14 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
     }
@@ -467,7 +467,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // v = a[u].to(C)  [u = 0]
         kdsl::vec<float, 8> v = kdsl::vmap(
                 [](const __nv_bfloat16 b) {
@@ -484,7 +484,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // v = a[u].to(C)  [u = 1]
         kdsl::vec<float, 8> v = kdsl::vmap(
                 [](const __nv_bfloat16 b) {
@@ -499,7 +499,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
                 gelu_value__f32x8(v));
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 8 + threadIdx.x;
+    int32_t t = nv_ * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = gelu_value(x[t].to(C)).to(D)

@@ -411,7 +411,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     // yv = y.vec(L)
     kdsl::vec<float, 4>* yv = reinterpret_cast<kdsl::vec<float, 4>*>(y);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 4);
+    int32_t nv_ = kdsl::floordiv(n, 4);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -420,14 +420,14 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
     }
@@ -435,7 +435,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // v = a[u].to(C)  [u = 0]
         kdsl::vec<float, 4> v = a[0];
         // yv[j] = gelu_value(v).to(D)  [u = 0]
@@ -444,14 +444,14 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // v = a[u].to(C)  [u = 1]
         kdsl::vec<float, 4> v = a[1];
         // yv[j] = gelu_value(v).to(D)  [u = 1]
         yv[j] = gelu_value__f32x4(v);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 4 + threadIdx.x;
+    int32_t t = nv_ * 4 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = gelu_value(x[t].to(C)).to(D)

@@ -457,7 +457,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     // iv = grad_x.vec(L)
     kdsl::vec<__half, 8>* iv = reinterpret_cast<kdsl::vec<__half, 8>*>(grad_x);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 8);
+    int32_t nv_ = kdsl::floordiv(n, 8);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -468,7 +468,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
         // g[u] = gv[j]  [u = 0]
@@ -477,7 +477,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
         // g[u] = gv[j]  [u = 1]
@@ -487,7 +487,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 0]
         kdsl::vec<float, 8> dy = gelu_slope__f32x8(kdsl::vmap(
                 [](const __half b) {
@@ -504,7 +504,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 1]
         kdsl::vec<float, 8> dy = gelu_slope__f32x8(kdsl::vmap(
                 [](const __half b) {
@@ -519,7 +519,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
                 g[1], dy);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 8 + threadIdx.x;
+    int32_t t = nv_ * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // slope = gelu_slope(x[t].to(C))

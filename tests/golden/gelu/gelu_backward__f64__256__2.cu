@@ -425,7 +425,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // iv = grad_x.vec(L)
     kdsl::vec<double, 2>* iv = reinterpret_cast<kdsl::vec<double, 2>*>(grad_x);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 2);
+    int32_t nv_ = kdsl::floordiv(n, 2);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -436,7 +436,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
         // g[u] = gv[j]  [u = 0]
@@ -445,7 +445,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
         // g[u] = gv[j]  [u = 1]
@@ -455,7 +455,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 0]
         kdsl::vec<double, 2> dy = gelu_slope__f64x2(a[0]);
         // iv[j] = (g[u].to(C) * dy).to(D)  [u = 0]
@@ -464,14 +464,14 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 1]
         kdsl::vec<double, 2> dy = gelu_slope__f64x2(a[1]);
         // iv[j] = (g[u].to(C) * dy).to(D)  [u = 1]
         iv[j] = kdsl::vmap([](const double a, const double dy) { return a * dy; }, g[1], dy);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 2 + threadIdx.x;
+    int32_t t = nv_ * 2 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // slope = gelu_slope(x[t].to(C))

@@ -481,12 +481,12 @@ extern "C" __global__ void histogram__f16__256__256(
     // xv = x.vec(L)
     const kdsl::vec<__half, 8>* xv = reinterpret_cast<const kdsl::vec<__half, 8>*>(x);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 8);
+    int32_t nv_ = kdsl::floordiv(n, 8);
     // first = block_idx.x * BLOCK + thread_idx.x
     int32_t first = blockIdx.x * 256 + threadIdx.x;
     // for j in range(first, nv, BLOCK * grid_dim.x):
     int32_t j_step = 256 * gridDim.x;
-    for (int32_t j = first; kdsl::in_range(j, nv, j_step); j += j_step) {
+    for (int32_t j = first; kdsl::in_range(j, nv_, j_step); j += j_step) {
         // v = xv[j]
         kdsl::vec<__half, 8> v = xv[j];
         // for k in kdsl.range_constexpr(L):
@@ -508,7 +508,7 @@ extern "C" __global__ void histogram__f16__256__256(
         count__s256i32_f32_f32_f32_f32_i32(hist, __half2float(v.v[7]), lo, hi, scale, 256);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 8 + threadIdx.x;
+    int32_t t = nv_ * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // count(hist, x[t].to(Float32), lo, hi, scale, BINS)

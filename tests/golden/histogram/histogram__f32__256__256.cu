@@ -449,12 +449,12 @@ extern "C" __global__ void histogram__f32__256__256(
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 4);
+    int32_t nv_ = kdsl::floordiv(n, 4);
     // first = block_idx.x * BLOCK + thread_idx.x
     int32_t first = blockIdx.x * 256 + threadIdx.x;
     // for j in range(first, nv, BLOCK * grid_dim.x):
     int32_t j_step = 256 * gridDim.x;
-    for (int32_t j = first; kdsl::in_range(j, nv, j_step); j += j_step) {
+    for (int32_t j = first; kdsl::in_range(j, nv_, j_step); j += j_step) {
         // v = xv[j]
         kdsl::vec<float, 4> v = xv[j];
         // for k in kdsl.range_constexpr(L):
@@ -468,7 +468,7 @@ extern "C" __global__ void histogram__f32__256__256(
         count__s256i32_f32_f32_f32_f32_i32(hist, v.v[3], lo, hi, scale, 256);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 4 + threadIdx.x;
+    int32_t t = nv_ * 4 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // count(hist, x[t].to(Float32), lo, hi, scale, BINS)

@@ -449,12 +449,12 @@ extern "C" __global__ void histogram__f64__256__256(
     // xv = x.vec(L)
     const kdsl::vec<double, 2>* xv = reinterpret_cast<const kdsl::vec<double, 2>*>(x);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 2);
+    int32_t nv_ = kdsl::floordiv(n, 2);
     // first = block_idx.x * BLOCK + thread_idx.x
     int32_t first = blockIdx.x * 256 + threadIdx.x;
     // for j in range(first, nv, BLOCK * grid_dim.x):
     int32_t j_step = 256 * gridDim.x;
-    for (int32_t j = first; kdsl::in_range(j, nv, j_step); j += j_step) {
+    for (int32_t j = first; kdsl::in_range(j, nv_, j_step); j += j_step) {
         // v = xv[j]
         kdsl::vec<double, 2> v = xv[j];
         // for k in kdsl.range_constexpr(L):
@@ -464,7 +464,7 @@ extern "C" __global__ void histogram__f64__256__256(
         count__s256i32_f32_f32_f32_f32_i32(hist, float(v.v[1]), lo, hi, scale, 256);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 2 + threadIdx.x;
+    int32_t t = nv_ * 2 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // count(hist, x[t].to(Float32), lo, hi, scale, BINS)

@@ -417,7 +417,7 @@ extern "C" __global__ void add__bf16__256__4(
     // ov = out.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* ov = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(out);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 8);
+    int32_t nv_ = kdsl::floordiv(n, 8);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -428,7 +428,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
         // b[u] = yv[j]  [u = 0]
@@ -437,7 +437,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
         // b[u] = yv[j]  [u = 1]
@@ -446,7 +446,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 2]
         a[2] = xv[j];
         // b[u] = yv[j]  [u = 2]
@@ -455,7 +455,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 3]
         a[3] = xv[j];
         // b[u] = yv[j]  [u = 3]
@@ -465,7 +465,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 0]
         ov[j] = kdsl::vmap(
                 [](const __nv_bfloat16 c, const __nv_bfloat16 d) {
@@ -476,7 +476,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 1]
         ov[j] = kdsl::vmap(
                 [](const __nv_bfloat16 c, const __nv_bfloat16 d) {
@@ -487,7 +487,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 2]
         ov[j] = kdsl::vmap(
                 [](const __nv_bfloat16 c, const __nv_bfloat16 d) {
@@ -498,7 +498,7 @@ extern "C" __global__ void add__bf16__256__4(
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 3]
         ov[j] = kdsl::vmap(
                 [](const __nv_bfloat16 c, const __nv_bfloat16 d) {
@@ -507,7 +507,7 @@ extern "C" __global__ void add__bf16__256__4(
                 a[3], b[3]);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 8 + threadIdx.x;
+    int32_t t = nv_ * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // out[t] = x[t] + y[t]

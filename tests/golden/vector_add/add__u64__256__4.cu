@@ -385,7 +385,7 @@ extern "C" __global__ void add__u64__256__4(
     // ov = out.vec(L)
     kdsl::vec<uint64_t, 2>* ov = reinterpret_cast<kdsl::vec<uint64_t, 2>*>(out);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 2);
+    int32_t nv_ = kdsl::floordiv(n, 2);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -396,7 +396,7 @@ extern "C" __global__ void add__u64__256__4(
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
         // b[u] = yv[j]  [u = 0]
@@ -405,7 +405,7 @@ extern "C" __global__ void add__u64__256__4(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
         // b[u] = yv[j]  [u = 1]
@@ -414,7 +414,7 @@ extern "C" __global__ void add__u64__256__4(
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 2]
         a[2] = xv[j];
         // b[u] = yv[j]  [u = 2]
@@ -423,7 +423,7 @@ extern "C" __global__ void add__u64__256__4(
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 3]
         a[3] = xv[j];
         // b[u] = yv[j]  [u = 3]
@@ -433,33 +433,33 @@ extern "C" __global__ void add__u64__256__4(
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 0]
         ov[j] = kdsl::vmap([](const uint64_t c, const uint64_t d) { return c + d; }, a[0], b[0]);
     }
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 1]
         ov[j] = kdsl::vmap([](const uint64_t c, const uint64_t d) { return c + d; }, a[1], b[1]);
     }
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 2]
         ov[j] = kdsl::vmap([](const uint64_t c, const uint64_t d) { return c + d; }, a[2], b[2]);
     }
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 3]
         ov[j] = kdsl::vmap([](const uint64_t c, const uint64_t d) { return c + d; }, a[3], b[3]);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 2 + threadIdx.x;
+    int32_t t = nv_ * 2 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // out[t] = x[t] + y[t]

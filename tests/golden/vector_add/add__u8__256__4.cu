@@ -385,7 +385,7 @@ extern "C" __global__ void add__u8__256__4(
     // ov = out.vec(L)
     kdsl::vec<uint8_t, 16>* ov = reinterpret_cast<kdsl::vec<uint8_t, 16>*>(out);
     // nv = n // L
-    int32_t nv = kdsl::floordiv(n, 16);
+    int32_t nv_ = kdsl::floordiv(n, 16);
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)
@@ -396,7 +396,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 0]
     int32_t j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 0]
         a[0] = xv[j];
         // b[u] = yv[j]  [u = 0]
@@ -405,7 +405,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
         a[1] = xv[j];
         // b[u] = yv[j]  [u = 1]
@@ -414,7 +414,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 2]
         a[2] = xv[j];
         // b[u] = yv[j]  [u = 2]
@@ -423,7 +423,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // a[u] = xv[j]  [u = 3]
         a[3] = xv[j];
         // b[u] = yv[j]  [u = 3]
@@ -433,7 +433,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 0]
     j = first;
     // if j < nv:  [u = 0]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 0]
         ov[j] = kdsl::vmap(
                 [](const uint8_t c, const uint8_t d) {
@@ -444,7 +444,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 1]
     j = kdsl::add(first, 256);
     // if j < nv:  [u = 1]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 1]
         ov[j] = kdsl::vmap(
                 [](const uint8_t c, const uint8_t d) {
@@ -455,7 +455,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 2]
     j = kdsl::add(first, 512);
     // if j < nv:  [u = 2]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 2]
         ov[j] = kdsl::vmap(
                 [](const uint8_t c, const uint8_t d) {
@@ -466,7 +466,7 @@ extern "C" __global__ void add__u8__256__4(
     // j = first + u * BLOCK  [u = 3]
     j = kdsl::add(first, 768);
     // if j < nv:  [u = 3]
-    if (j < nv) {
+    if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 3]
         ov[j] = kdsl::vmap(
                 [](const uint8_t c, const uint8_t d) {
@@ -475,7 +475,7 @@ extern "C" __global__ void add__u8__256__4(
                 a[3], b[3]);
     }
     // t = nv * L + thread_idx.x
-    int32_t t = nv * 16 + threadIdx.x;
+    int32_t t = nv_ * 16 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // out[t] = x[t] + y[t]
