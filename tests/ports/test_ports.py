@@ -221,6 +221,7 @@ def test_the_generated_code_uses_the_originals_intrinsics():
     assert (
         "__activemask()" in src and "__ffs(active)" in src and "__popc(active)" in src
     )
+    assert "__popc(active & kdsl::lanemask_lt())" in src
     assert "kdsl::assert_failed" in INSTANCES["simple_assert"]().source
 
 
