@@ -16,12 +16,12 @@ __device__ __forceinline__ unsigned int match_all(unsigned int mask, T value)
 
 // The lanes below, up to, equal to, above or from this one: the special
 // registers %lanemask_lt, _le, _eq, _gt, _ge (CUDA has no public intrinsic).
-#define KDSL_LANEMASK(name)                               \
-    __device__ __forceinline__ unsigned int lanemask_##name()\
-    {                                                     \
-        unsigned int m;                                   \
-        asm("mov.u32 %0, %%lanemask_" #name ";" : "=r"(m));\
-        return m;                                         \
+#define KDSL_LANEMASK(name)                                   \
+    __device__ __forceinline__ unsigned int lanemask_##name() \
+    {                                                         \
+        unsigned int m;                                       \
+        asm("mov.u32 %0, %%lanemask_" #name ";" : "=r"(m));   \
+        return m;                                             \
     }
 KDSL_LANEMASK(lt)
 KDSL_LANEMASK(le)
