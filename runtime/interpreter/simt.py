@@ -226,7 +226,7 @@ class Batch(Together, Debug, Backend):
 
     def s_DynamicSharedDecl(self, s, m, frame):
         if self.dynamic is None:  # one copy per block for the launch
-            self.dynamic = DynamicBuffer(self.shared_mem, self.count)
+            self.dynamic = DynamicBuffer(self.shared_mem, self.count, self.per_block)
             self.shared[id(s)] = self.dynamic  # barriers end its race intervals
 
     def s_Assign(self, s, m, frame):
