@@ -535,3 +535,31 @@ def test_the_originals_float_warp_reduce_is_refused_by_the_interpreter():
     with pytest.raises(kdsl.InterpretError) as info:
         shuffle_down_in_a_partial_mask.interpret[1, 32](x, np.zeros(8, np.float32))
     assert info.value.code == "E455"
+
+
+# -- speed guards from the SASS (tests/sass.py) ----------------------------------------
+def test_matmul_forward_moves_float4s_and_keeps_its_tile_in_registers():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["matmul_forward"]())
+    assert sass.spills == 0  # vals[8][8] and rhs[8] stay in registers
+    assert sass.count(r"^LDS\.128") >= 16  # 8 rhs + 8 lhs float4 a step
+    assert sass.count(r"^STS\.128") >= 2 and sass.count(r"^STG\.E\.128") == 16
+    assert sass.count(r"^LDS(\.32)?\s") == 0  # no scalar shared loads
+
+
+def test_gelu_forward_is_one_128_bit_load_and_store():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["gelu_forward"]())
+    assert sass.count(r"^LDG\.E\.128") == 1 and sass.count(r"^STG\.E\.128") == 1
+    assert sass.spills == 0
+
+
+def test_nbody_reads_float4_tiles_and_uses_the_hardware_rsqrt():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["integrate_bodies"]())
+    assert sass.spills == 0
+    assert sass.count(r"^LDS\.128") >= 128  # the unrolled tile loop
+    assert sass.count(r"^MUFU\.RSQ") == sass.count(r"^LDS\.128")
