@@ -32,8 +32,14 @@ C_KERNEL = (np.random.default_rng(17).integers(0, 16, KERNEL_LENGTH) / 64).astyp
 )
 
 ROWS_BLOCKDIM_X, ROWS_BLOCKDIM_Y, ROWS_RESULT_STEPS, ROWS_HALO_STEPS = 16, 4, 8, 1
+ROWS_MAIN_END = (
+    ROWS_HALO_STEPS + ROWS_RESULT_STEPS
+)  # the steps of the right halo follow
+ROWS_STEPS = ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS
 COLUMNS_BLOCKDIM_X, COLUMNS_BLOCKDIM_Y = 16, 8
 COLUMNS_RESULT_STEPS, COLUMNS_HALO_STEPS = 8, 1
+COLUMNS_MAIN_END = COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS
+COLUMNS_STEPS = COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS
 
 
 @kdsl.kernel
@@ -44,30 +50,21 @@ def convolution_rows_kernel(
     image_h: Int32,
     pitch: Int32,
 ):
-    s_data = kdsl.shared_array(
-        Float32,
-        (ROWS_BLOCKDIM_Y, (ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X),
-    )
+    s_data = kdsl.shared_array(Float32, (ROWS_BLOCKDIM_Y, ROWS_STEPS * ROWS_BLOCKDIM_X))
     tx, ty = thread_idx.x, thread_idx.y
     base_x = (block_idx.x * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + tx
     base_y = block_idx.y * ROWS_BLOCKDIM_Y + ty
     base = base_y * pitch + base_x
-    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_HALO_STEPS + ROWS_RESULT_STEPS):
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):  # main data
         s_data[ty, tx + i * ROWS_BLOCKDIM_X] = d_src[base + i * ROWS_BLOCKDIM_X]
-    for i in kdsl.range_constexpr(ROWS_HALO_STEPS):
-        inside = base_x >= -i * ROWS_BLOCKDIM_X
-        s_data[ty, tx + i * ROWS_BLOCKDIM_X] = (
-            d_src[base + i * ROWS_BLOCKDIM_X] if inside else 0
-        )
-    for i in kdsl.range_constexpr(
-        ROWS_HALO_STEPS + ROWS_RESULT_STEPS, ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS
-    ):
-        inside = image_w - base_x > i * ROWS_BLOCKDIM_X
-        s_data[ty, tx + i * ROWS_BLOCKDIM_X] = (
-            d_src[base + i * ROWS_BLOCKDIM_X] if inside else 0
-        )
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS):  # left halo
+        o = i * ROWS_BLOCKDIM_X
+        s_data[ty, tx + o] = d_src[base + o] if base_x >= -o else 0
+    for i in kdsl.range_constexpr(ROWS_MAIN_END, ROWS_STEPS):  # right halo
+        o = i * ROWS_BLOCKDIM_X
+        s_data[ty, tx + o] = d_src[base + o] if image_w - base_x > o else 0
     kdsl.syncthreads()
-    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_HALO_STEPS + ROWS_RESULT_STEPS):
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):
         x = tx + i * ROWS_BLOCKDIM_X
         total = Float32(0)
         for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
@@ -84,42 +81,27 @@ def convolution_columns_kernel(
     pitch: Int32,
 ):
     s_data = kdsl.shared_array(
-        Float32,
-        (
-            COLUMNS_BLOCKDIM_X,
-            (COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + 1,
-        ),
+        Float32, (COLUMNS_BLOCKDIM_X, COLUMNS_STEPS * COLUMNS_BLOCKDIM_Y + 1)
     )
     tx, ty = thread_idx.x, thread_idx.y
     base_x = block_idx.x * COLUMNS_BLOCKDIM_X + tx
-    base_y = (
-        block_idx.y * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS
-    ) * COLUMNS_BLOCKDIM_Y + ty
+    tile_y = block_idx.y * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS
+    base_y = tile_y * COLUMNS_BLOCKDIM_Y + ty
     base = base_y * pitch + base_x
-    step = COLUMNS_BLOCKDIM_Y * pitch
-    for i in kdsl.range_constexpr(
-        COLUMNS_HALO_STEPS, COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS
-    ):
-        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = d_src[base + i * step]
-    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS):
-        inside = base_y >= -i * COLUMNS_BLOCKDIM_Y
-        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = (
-            d_src[base + i * step] if inside else 0
-        )
-    for i in kdsl.range_constexpr(
-        COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS,
-        COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS,
-    ):
-        inside = image_h - base_y > i * COLUMNS_BLOCKDIM_Y
-        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = (
-            d_src[base + i * step] if inside else 0
-        )
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):  # main data
+        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = d_src[
+            base + i * COLUMNS_BLOCKDIM_Y * pitch
+        ]
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS):  # upper halo
+        o = i * COLUMNS_BLOCKDIM_Y
+        s_data[tx, ty + o] = d_src[base + o * pitch] if base_y >= -o else 0
+    for i in kdsl.range_constexpr(COLUMNS_MAIN_END, COLUMNS_STEPS):  # lower halo
+        o = i * COLUMNS_BLOCKDIM_Y
+        s_data[tx, ty + o] = d_src[base + o * pitch] if image_h - base_y > o else 0
     kdsl.syncthreads()
-    for i in kdsl.range_constexpr(
-        COLUMNS_HALO_STEPS, COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS
-    ):
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):
         y = ty + i * COLUMNS_BLOCKDIM_Y
         total = Float32(0)
         for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
             total += C_KERNEL[KERNEL_RADIUS - j] * s_data[tx, y + j]
-        d_dst[base + i * step] = total
+        d_dst[base + i * COLUMNS_BLOCKDIM_Y * pitch] = total

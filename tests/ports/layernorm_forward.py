@@ -55,8 +55,7 @@ def layernorm_forward_kernel5(
     shared_sum = kdsl.shared_array(Float32, 32)
     shared_sum2 = kdsl.shared_array(Float32, 32)
     x = block_idx.x * C  # this block's row
-    thread_sum = Float32(0)
-    thread_sum2 = Float32(0)
+    thread_sum, thread_sum2 = Float32(0), Float32(0)
     for i in range(thread_idx.x, C, block_dim.x):
         xi = inp[x + i]
         thread_sum += xi
