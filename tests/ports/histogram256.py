@@ -50,8 +50,8 @@ def histogram256_kernel(
     kdsl.syncthreads()
     for bin in range(thread_idx.x, BIN_COUNT, THREADBLOCK_SIZE):
         total = Uint32(0)
-        for i in kdsl.range_constexpr(WARP_COUNT):
-            total += s_hist[bin + i * BIN_COUNT]
+        for w in kdsl.range_constexpr(WARP_COUNT):
+            total += s_hist[bin + w * BIN_COUNT]
         d_partial_histograms[block_idx.x * BIN_COUNT + bin] = total
 
 
