@@ -66,8 +66,11 @@ _MASK_DOC = "mask=0xffffffff"
 # -- the lane mask ----------------------------------------------------------------------
 def lane_mask(entry, kwargs):
     """The ``mask=`` keyword as a Uint32 value: the full warp by default, an
-    Int32 or Uint32 value, or a Python int of 32 bits."""
+    Int32 or Uint32 value, or a Python int (or compile-time integer) of 32
+    bits."""
     raw = kwargs.pop("mask", FULL)
+    if isinstance(raw, Numeric) and raw.is_static() and raw.kind == "int":
+        raw = int(raw.value)  # a compile-time integer: as a Python int
     if isinstance(raw, int) and not isinstance(raw, bool):
         if not -(1 << 31) <= raw <= FULL:
             raise error("warp-mask-type", callee=entry.spelled, got=f"{raw:#x}")
