@@ -15,6 +15,7 @@ import gelu_forward
 import histogram256
 import kdsl
 import laplace
+import layer_norm_backward
 import layernorm_forward
 import matmul_forward
 import nbody
@@ -212,6 +213,51 @@ def q8_1_blocks(vy):
     blocks = vy.reshape(-1, 36)
     ds = blocks[:, :4].copy().view(np.float16)
     return ds, blocks[:, 4:].copy().view(np.int8)
+
+
+def layer_norm_backward_case(rows, N):
+    r = rng(rows + N)
+    x = (-2.3 + 0.5 * r.standard_normal((rows, N))).astype(np.float32)
+    w = r.random(N).astype(np.float32)
+    dy = (0.1 * r.standard_normal((rows, N))).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(x64.var(axis=1, keepdims=True) + 1e-5)
+    xhat, wdy = (x64 - mean) * rstd, w * dy.astype(np.float64)
+    c1 = (xhat * wdy).mean(axis=1, keepdims=True)
+    dx = (wdy - (xhat * c1 + wdy.mean(axis=1, keepdims=True))) * rstd
+    want = dx, (dy * xhat).sum(axis=0), dy.sum(axis=0, dtype=np.float64)
+    args = (x, w, mean[:, 0].astype(np.float32), rstd[:, 0].astype(np.float32))
+    return dy, args, want
+
+
+def run_layer_norm_backward(dy, x, w, mean, rstd, group, block, lib=np, run=None):
+    """The two launches; ``lib``/``run`` pick the GPU (cupy, the kernels)."""
+    rows, N = x.shape
+    dx, locks = lib.zeros((rows, N), np.float32), lib.zeros(2 * group, np.int32)
+    partial_dw, partial_db = (lib.zeros((group, N), np.float32) for _ in "wb")
+    dw, db = lib.zeros(N, np.float32), lib.zeros(N, np.float32)
+    lb = layer_norm_backward
+    dx_fused = run(lb.layer_norm_bwd_dx_fused) if run else lb.layer_norm_bwd_dx_fused
+    dwdb = run(lb.layer_norm_bwd_dwdb) if run else lb.layer_norm_bwd_dwdb
+    if run is None:
+        dx_fused, dwdb = dx_fused.interpret, dwdb.interpret
+    dx_fused[rows, block](
+        dx,
+        dy,
+        partial_dw,
+        partial_db,
+        x,
+        w,
+        mean,
+        rstd,
+        locks,
+        N,
+        N,
+        GROUP_SIZE_M=group,
+    )
+    dwdb[-(-N // 128), 128](partial_dw, partial_db, dw, db, group, N)
+    return dx, dw, db, locks
 
 
 def rng(n):
@@ -427,6 +473,29 @@ def test_matmul_forward_is_numpys_matmul_plus_bias(BT, C, OC, bias):
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "rows, N, block, group",
+    [(64, 37, 128, 64), (200, 100, 1024, 64), (130, 1000, 1024, 64)],
+)
+def test_layer_norm_backward_matches_numpy_and_frees_every_lock(rows, N, block, group):
+    # a batch of the interpreter runs 65536 threads: 64 blocks of 1024, one a
+    # group; the rows past the first batch add to the groups' partial sums
+    dy, args, (want_dx, want_dw, want_db) = layer_norm_backward_case(rows, N)
+    dx, dw, db, locks = run_layer_norm_backward(dy, *args, group, block)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dw, want_dw, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, want_db, rtol=1e-4, atol=1e-4)
+    assert locks[:group].tolist() == [0] * group  # every lock released
+    assert locks[group:].tolist() == [int(g < rows) for g in range(group)]  # counts
+
+
+def test_layer_norm_backward_rows_that_wait_in_one_interpreted_batch_are_e451():
+    dy, args, _ = layer_norm_backward_case(4, 32)
+    with pytest.raises(kdsl.InterpretError) as info:
+        run_layer_norm_backward(dy, *args, 2, 32)  # rows 0 and 2 share lock 0
+    assert info.value.code == "E451"
+
+
 # -- NVRTC ----------------------------------------------------------------------------
 INSTANCES = {
     "shfl_scan_test": lambda: shfl_scan.shfl_scan_test.dispatch(BLOCK=256),
@@ -461,6 +530,10 @@ INSTANCES = {
     "gelu_forward": lambda: gelu_forward.gelu_forward_kernel2.dispatch(),
     "quantize_q8_1": lambda: quantize_q8_1.quantize_q8_1.dispatch(),
     "matmul_forward": lambda: matmul_forward.matmul_forward_kernel4.dispatch(),
+    "layer_norm_bwd_dx_fused": (
+        lambda: layer_norm_backward.layer_norm_bwd_dx_fused.dispatch(GROUP_SIZE_M=64)
+    ),
+    "layer_norm_bwd_dwdb": lambda: layer_norm_backward.layer_norm_bwd_dwdb.dispatch(),
     "matmul_forward_nobias": (
         lambda: matmul_forward.matmul_forward_kernel4.dispatch(bias=None)
     ),
@@ -517,6 +590,13 @@ def test_the_generated_code_uses_the_originals_intrinsics():
     src = INSTANCES["matmul_forward"]().source
     assert "__launch_bounds__(256) matmul_forward_kernel4(" in src
     assert "__shared__ kdsl::vec<float, 4> lhs_s[128][8];" in src
+    src = INSTANCES["layer_norm_bwd_dx_fused"]().source
+    assert "kdsl::atomic_cas<__NV_ATOMIC_ACQUIRE, __NV_ATOMIC_ACQUIRE," in src
+    assert "__threadfence();" in src
+    assert (
+        "__nv_atomic_exchange_n(&Lock[lock_id], 0, __NV_ATOMIC_RELEASE, "
+        "__NV_THREAD_SCOPE_DEVICE);" in src
+    )
 
 
 # -- the workaround in reduce7 ---------------------------------------------------------
