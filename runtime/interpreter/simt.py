@@ -541,7 +541,9 @@ class Batch(Together, Debug, Backend):
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        span = self.span  # the calling statement's, for errors after the call
         self.block(function.body, m, callee)
+        self.span = span
         if callee.result is None and function.ret is not None:
             return self._zeros(function.ret), callee  # no lane ran (an untaken arm)
         return callee.result, callee
