@@ -6,9 +6,7 @@ rounded to BFloat16 and stored packed.
 Differences from the original: the eight lanes are one ``BFloat16x8`` and
 the arithmetic is lane-wise on the vector (``kdsl.math.tanh`` included)
 instead of a loop over ``Packed128``'s lanes; the load is a plain load
-(``load128cs`` streams past the cache: kdsl has no cache-hint loads);
-the scaling factor is the float of ``sqrtf(2.0f / M_PI)``, a Python float
-(kdsl refuses a numpy scalar as a module-level constant, E106).
+(``load128cs`` streams past the cache: kdsl has no cache-hint loads).
 As in the original, ``N`` is a multiple of 8.
 """
 
@@ -17,8 +15,7 @@ import numpy as np
 import kdsl
 from kdsl import BFloat16, Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
-# sqrtf(2.0f / M_PI), a Python float (a numpy scalar is not a kernel constant)
-GELU_SCALING_FACTOR = float(np.sqrt(np.float32(2.0 / np.pi)))
+GELU_SCALING_FACTOR = np.sqrt(np.float32(2.0 / np.pi))  # sqrtf(2.0f / M_PI)
 
 
 @kdsl.kernel
