@@ -135,13 +135,13 @@ class DynamicBuffer:
     """The launch's dynamic shared memory for a batch of ``count`` blocks:
     ``size`` bytes a block, each block's copy ``stride`` bytes after the one
     before (rounded up so that every copy starts 16-byte aligned); races are
-    tracked per byte."""
+    tracked per byte, for blocks of ``threads`` threads."""
 
-    def __init__(self, size: int, count: int):
+    def __init__(self, size: int, count: int, threads: int):
         self.size = size
         self.stride = -(-size // 16) * 16
         self.data = np.zeros(count * self.stride, np.uint8)
-        self.races = RaceLog(len(self.data), self.stride)
+        self.races = RaceLog(len(self.data), self.stride, threads)
 
 
 @dataclass

@@ -226,7 +226,7 @@ class Batch(Together, Debug, Backend):
 
     def s_DynamicSharedDecl(self, s, m, frame):
         if self.dynamic is None:  # one copy per block for the launch
-            self.dynamic = DynamicBuffer(self.shared_mem, self.count)
+            self.dynamic = DynamicBuffer(self.shared_mem, self.count, self.per_block)
             self.shared[id(s)] = self.dynamic  # barriers end its race intervals
 
     def s_Assign(self, s, m, frame):
@@ -555,7 +555,9 @@ class Batch(Together, Debug, Backend):
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        span = self.span  # the calling statement's, for errors after the call
         self.block(function.body, m, callee)
+        self.span = span
         if callee.result is None and function.ret is not None:
             return self._zeros(function.ret), callee  # no lane ran (an untaken arm)
         return callee.result, callee

@@ -15,13 +15,23 @@ pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ports"))
+import convolution_separable  # noqa: E402
+import gelu_forward  # noqa: E402
+import histogram256  # noqa: E402
 import laplace  # noqa: E402
+import layer_norm_backward  # noqa: E402
+import layernorm_forward  # noqa: E402
+import matmul_forward  # noqa: E402
+import ml_dtypes  # noqa: E402
+import nbody  # noqa: E402
 import online_softmax  # noqa: E402
 import philox_dropout  # noqa: E402
+import quantize_q8_1  # noqa: E402
 import reduce7  # noqa: E402
 import shfl_scan  # noqa: E402
 import simple_assert  # noqa: E402
 import test_ports as P  # noqa: E402
+import threadfence_reduction  # noqa: E402
 import warp_aggregated_filter  # noqa: E402
 
 
@@ -109,3 +119,179 @@ def test_simple_assert():
     assert "gtid < N" in str(err)
     simple_assert.test_kernel[2, 32](64)  # the context is still usable
     cp.cuda.Device().synchronize()
+
+
+@pytest.mark.parametrize("words", [37, 4099, 1 << 20])
+def test_histogram256(words):
+    data = P.rng(words).integers(0, 256, 4 * words, dtype=np.uint8)
+    blocks = 240  # the sample's PARTIAL_HISTOGRAM256_COUNT
+    partial = cp.zeros(blocks * 256, np.uint32)
+    h = histogram256
+    h.histogram256_kernel[blocks, h.THREADBLOCK_SIZE](partial, cp.asarray(data), words)
+    hist = cp.zeros(256, np.uint32)
+    h.merge_histogram256_kernel[256, h.MERGE_THREADBLOCK_SIZE](hist, partial, blocks)
+    assert hist.get().tolist() == np.bincount(data, minlength=256).tolist()
+
+
+@pytest.mark.parametrize("w, h", [(128, 64), (384, 192), (3072, 3072)])
+def test_convolution_separable(w, h):
+    src = P.rng(w + h).standard_normal((h, w)).astype(np.float32)
+    d_src, rows = cp.asarray(src), cp.zeros((h, w), np.float32)
+    cs = convolution_separable
+    cs.convolution_rows_kernel[(w // 128, h // 4), (16, 4)](rows, d_src, w, h, w)
+    cols = cp.zeros((h, w), np.float32)
+    cs.convolution_columns_kernel[(w // 16, h // 64), (16, 8)](cols, d_src, w, h, w)
+    # no FMA contraction: the sample's CPU order, bit for bit
+    assert rows.get().tobytes() == P.convolution_reference(src, 1).tobytes()
+    assert cols.get().tobytes() == P.convolution_reference(src, 0).tobytes()
+
+
+@pytest.mark.parametrize("n, block", [(37, 32), (1000, 256), (8192, 256)])
+def test_nbody(n, block):
+    pos, vel = P.bodies(n)
+    new_pos, d_vel = cp.zeros((n, 4), np.float32), cp.asarray(vel)
+    tiles = -(-n // block)
+    args = (n, *P.NBODY.values(), tiles)
+    nbody.integrate_bodies[tiles, block](
+        new_pos, cp.asarray(pos), d_vel, *args, shared_mem=16 * block
+    )
+    want_pos, want_vel = P.nbody_reference(pos, vel)
+    np.testing.assert_allclose(new_pos.get(), want_pos, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(d_vel.get(), want_vel, rtol=1e-4, atol=1e-5)
+    if n <= 1000:  # rsqrtf is the GPU's: close to the interpreter's, not equal
+        i_pos, i_vel = P.nbody_step(pos, vel, block)
+        np.testing.assert_allclose(new_pos.get(), i_pos, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "n, block, blocks", [(37, 32, 2), (4099, 256, 8), (1 << 20, 256, 64)]
+)
+def test_threadfence_reduction(n, block, blocks):
+    x = P.rng(n).standard_normal(n).astype(np.float32)
+    pow2 = n & (n - 1) == 0 and n % (2 * block) == 0
+    args = dict(BLOCK_SIZE=block, N_IS_POW2=pow2, shared_mem=4 * block)
+    want, count = np.zeros(blocks, np.float32), np.zeros(1, np.uint32)
+    if n < 1 << 20:
+        threadfence_reduction.reduce_single_pass.interpret[blocks, block](
+            x, want, n, count, **args
+        )
+    out, d_count = cp.zeros(blocks, np.float32), cp.zeros(1, np.uint32)
+    for _ in range(3):  # the last block resets the counter for the next launch
+        threadfence_reduction.reduce_single_pass[blocks, block](
+            cp.asarray(x), out, n, d_count, **args
+        )
+        assert int(d_count.get()[0]) == 0
+        got = out.get()
+        assert got[0] == pytest.approx(x.astype(np.float64).sum(), abs=1e-2)
+        if n < 1 << 20:  # the partial sums' order is fixed: the same bytes
+            assert got[0].tobytes() == want[0].tobytes()
+
+
+@pytest.mark.parametrize(
+    "N, C, block", [(7, 100, 64), (64, 768, 256), (16, 4096, 1024)]
+)
+def test_layernorm_forward(N, C, block):
+    r = P.rng(C)
+    x = r.standard_normal((N, C)).astype(np.float32)
+    w, b = r.standard_normal(C).astype(np.float32), r.standard_normal(C).astype(
+        np.float32
+    )
+    out, mean, rstd = (
+        cp.zeros((N, C), np.float32),
+        cp.zeros(N, np.float32),
+        cp.zeros(N, np.float32),
+    )
+    d_x, d_w, d_b = cp.asarray(x), cp.asarray(w), cp.asarray(b)
+    kernel = layernorm_forward.layernorm_forward_kernel5
+    kernel[N, block](out, mean, rstd, d_x, d_w, d_b, N, C)
+    want, m, s = P.layernorm_reference(x, w, b)
+    np.testing.assert_allclose(mean.get(), m, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd.get(), s, rtol=1e-4)
+    np.testing.assert_allclose(out.get(), want, rtol=1e-4, atol=1e-4)
+    i_mean = np.zeros(N, np.float32)
+    kernel.interpret[N, block](np.zeros_like(x), i_mean, None, x, w, b, N, C)
+    assert mean.get().tobytes() == i_mean.tobytes()  # the same shuffle sums
+    without = cp.zeros((N, C), np.float32)
+    kernel[N, block](without, None, None, d_x, d_w, d_b, N, C)
+    assert without.get().tobytes() == out.get().tobytes()
+
+
+@pytest.mark.parametrize("N", [8, 8200, 1 << 22])
+def test_gelu_forward(N):
+    x = (2 * P.rng(N).standard_normal(N)).astype(ml_dtypes.bfloat16)
+    out = cp.asarray(
+        np.zeros(N, ml_dtypes.bfloat16)
+    )  # as tests/gpu/test_vectors_gpu.py
+    gelu_forward.gelu_forward_kernel2[-(-N // 1024), 128](out, cp.asarray(x), N)
+    got = out.get().astype(np.float64)
+    np.testing.assert_allclose(got, P.gelu_reference(x), rtol=2**-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows, kx", [(3, 37), (4, 4099), (64, 4096)])
+def test_quantize_q8_1(rows, kx):
+    padded = -(-kx // 512) * 512
+    x = (3 * P.rng(kx).standard_normal((rows, kx))).astype(np.float32)
+    x[0, :64] = 0
+    size = rows * padded // 32 * 36
+    want = np.zeros(size, np.uint8)
+    grid = (padded // 256, rows)
+    quantize_q8_1.quantize_q8_1.interpret[grid, 256](x, want, kx, padded)
+    vy = cp.zeros(size, np.uint8)
+    quantize_q8_1.quantize_q8_1[grid, 256](cp.asarray(x), vy, kx, padded)
+    assert vy.get().tobytes() == want.tobytes()  # exact: division, round, shuffles
+    ds, qs = P.q8_1_blocks(vy.get())
+    d, _, q = P.q8_1_reference(x, padded)
+    assert qs.tobytes() == q.tobytes()
+    assert ds[:, 0].tobytes() == d.astype(np.float16).tobytes()
+
+
+@pytest.mark.parametrize(
+    "BT, C, OC, bias",
+    [(128, 32, 128, True), (256, 64, 384, False), (1024, 768, 768, True)],
+)
+def test_matmul_forward(BT, C, OC, bias):
+    r = P.rng(C)
+    inp = r.standard_normal((BT, C)).astype(np.float32)
+    weight = r.standard_normal((OC, C)).astype(np.float32)
+    b = r.standard_normal(OC).astype(np.float32) if bias else None
+    out = cp.zeros((BT, OC), np.float32)
+    kernel = matmul_forward.matmul_forward_kernel4
+    grid = (BT // 128, OC // 128)
+    kernel[grid, (16, 16)](
+        out,
+        cp.asarray(inp),
+        cp.asarray(weight),
+        None if b is None else cp.asarray(b),
+        C,
+        OC,
+    )
+    want = inp.astype(np.float64) @ weight.astype(np.float64).T + (b if bias else 0)
+    np.testing.assert_allclose(out.get(), want, rtol=1e-4, atol=1e-3)
+    if BT * OC <= 256 * 384:  # no FMA contraction: the interpreter's bytes
+        i_out = np.zeros((BT, OC), np.float32)
+        kernel.interpret[grid, (16, 16)](i_out, inp, weight, b, C, OC)
+        assert out.get().tobytes() == i_out.tobytes()
+
+
+@pytest.mark.parametrize(
+    "rows, N, block, group",
+    [(200, 100, 128, 64), (1151, 8192, 1024, 96), (4096, 1000, 256, 256)],
+)
+def test_layer_norm_backward(rows, N, block, group):
+    # on the GPU the blocks of a group really wait for each other's lock
+    dy, args, (want_dx, want_dw, want_db) = P.layer_norm_backward_case(rows, N)
+    device = [cp.asarray(a) for a in (dy, *args)]
+    dx, dw, db, locks = P.run_layer_norm_backward(
+        *device, group, block, lib=cp, run=lambda kernel: kernel
+    )
+    np.testing.assert_allclose(dx.get(), want_dx, rtol=1e-4, atol=1e-5)
+    # the groups add in the order the blocks take the lock: close, not exact
+    np.testing.assert_allclose(dw.get(), want_dw, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(db.get(), want_db, rtol=1e-4, atol=1e-3)
+    got = locks.get()
+    assert got[:group].tolist() == [0] * group
+    assert got[group:].tolist() == [int(g < rows) for g in range(group)]
+    if rows <= 200:  # dx has no lock in its way: the interpreter's bytes (a
+        # group a row, so that no row waits in the interpreter, E451)
+        i_dx = P.run_layer_norm_backward(dy, *args, rows, block)[0]
+        assert dx.get().tobytes() == i_dx.tobytes()

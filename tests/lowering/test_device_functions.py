@@ -216,7 +216,7 @@ def test_several_results_come_back_through_references():
     # new names take the results directly: no copies
     src = first_results.dispatch().source
     assert (
-        "float v;\n    int32_t i;\n    better__f32_i32_f32_i32(x[0], 0, x[1], 1, v, i);"
+        "float v;\n    int32_t i;\n    better__f32_i32_f32_c1(x[0], 0, x[1], v, i);"
         in src
     )
 

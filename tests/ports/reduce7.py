@@ -7,8 +7,9 @@ two per step when ``n`` is a power of two, then each warp reduces its sums
 and the first warp reduces them under a ``__ballot_sync`` mask; thread 0
 writes the block's sum.
 
-The mask passed to ``warp_reduce_sum`` is a ``Uint32`` constant: a Python
-int passed to a ``@kdsl.func`` is an Int64, which a mask may not be (E242).
+The full mask is passed to ``warp_reduce_sum`` as the Python int
+``0xFFFFFFFF``, which the function is specialised on (a compile-time value
+in its body, as in the caller), and the ballot's mask as a run-time Uint32.
 
 The block size (``blockSize``) and ``nIsPow2`` are ``Constexpr`` parameters,
 as they are template parameters there; the block size is a multiple of 32
@@ -32,11 +33,11 @@ ballot mask, which ``__reduce_add_sync`` allows.
 """
 
 import kdsl
-from kdsl import Constexpr, Float32, Int32, Pointer, Uint32, block_idx, grid_dim
+from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, grid_dim
 from kdsl import thread_idx
 
 T = kdsl.TypeVar("T", bound=kdsl.Dtype)
-FULL = Uint32(0xFFFFFFFF)  # the sample's mask for a block of whole warps
+FULL = 0xFFFFFFFF  # the sample's mask for a block of whole warps
 
 
 @kdsl.func

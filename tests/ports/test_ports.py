@@ -8,13 +8,24 @@ import inspect
 import numpy as np
 import pytest
 
+import ml_dtypes
+
+import convolution_separable
+import gelu_forward
+import histogram256
 import kdsl
 import laplace
+import layer_norm_backward
+import layernorm_forward
+import matmul_forward
+import nbody
 import online_softmax
 import philox_dropout
+import quantize_q8_1
 import reduce7
 import shfl_scan
 import simple_assert
+import threadfence_reduction
 import warp_aggregated_filter
 from kdsl import Float32, Int32, Pointer, Uint32, thread_idx
 from kdsl.runtime.nvrtc import compile_to_cubin
@@ -82,6 +93,171 @@ def rod(size):
 def softmax_reference(x):
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
+
+
+def histogram(data, blocks=5):
+    """histogram256's two launches; the byte count is a multiple of 4."""
+    partial = np.zeros(blocks * 256, np.uint32)
+    h = histogram256
+    h.histogram256_kernel.interpret[blocks, h.THREADBLOCK_SIZE](
+        partial, data, data.size // 4
+    )
+    hist = np.zeros(256, np.uint32)
+    h.merge_histogram256_kernel.interpret[256, h.MERGE_THREADBLOCK_SIZE](
+        hist, partial, blocks
+    )
+    return hist
+
+
+def convolution_reference(src, axis):
+    """The sample's convolutionRowCPU/ColumnCPU: the taps in the kernel's
+    order, in Float32, zeros past the edge (bit for bit: no FMA)."""
+    h, w = src.shape
+    r = convolution_separable.KERNEL_RADIUS
+    padded = np.zeros((h + 2 * r, w + 2 * r), np.float32)
+    padded[r : r + h, r : r + w] = src
+    total = np.zeros_like(src)
+    for k in range(-r, r + 1):
+        if axis == 1:
+            window = padded[r : r + h, r + k : r + k + w]
+        else:
+            window = padded[r + k : r + k + h, r : r + w]
+        total = total + convolution_separable.C_KERNEL[r - k] * window
+    return total
+
+
+def convolve(src, axis, interpret=True):
+    h, w = src.shape
+    dst = np.zeros_like(src)
+    if axis == 1:
+        kernel, grid, block = (
+            convolution_separable.convolution_rows_kernel,
+            (
+                w // 128,
+                h // 4,
+            ),
+            (16, 4),
+        )
+    else:
+        kernel, grid, block = (
+            convolution_separable.convolution_columns_kernel,
+            (
+                w // 16,
+                h // 64,
+            ),
+            (16, 8),
+        )
+    kernel.interpret[grid, block](dst, src, w, h, w)
+    return dst
+
+
+def bodies(n):
+    r = rng(n)
+    pos = r.standard_normal((n, 4)).astype(np.float32)
+    pos[:, 3] = r.uniform(0.5, 1.5, n)
+    return pos, r.standard_normal((n, 4)).astype(np.float32)
+
+
+NBODY = dict(delta_time=0.01, damping=0.995, softening_squared=0.00125**2)
+
+
+def nbody_reference(pos, vel):
+    p, v = pos.astype(np.float64), vel.astype(np.float64)
+    r = p[None, :, :3] - p[:, None, :3]
+    dist_sqr = (r**2).sum(-1) + NBODY["softening_squared"]
+    accel = (r * (p[None, :, 3] / dist_sqr**1.5)[:, :, None]).sum(1)
+    v3 = (v[:, :3] + accel * NBODY["delta_time"]) * NBODY["damping"]
+    p[:, :3] += v3 * NBODY["delta_time"]
+    v[:, :3] = v3
+    return p, v
+
+
+def nbody_step(pos, vel, block):
+    new_pos, vel = np.zeros_like(pos), vel.copy()
+    tiles = -(-len(pos) // block)
+    args = (len(pos), *NBODY.values(), tiles)
+    nbody.integrate_bodies.interpret[tiles, block](
+        new_pos, pos, vel, *args, shared_mem=16 * block
+    )
+    return new_pos, vel
+
+
+def layernorm_reference(x, w, b):
+    x64 = x.astype(np.float64)
+    m = x64.mean(axis=1)
+    r = 1 / np.sqrt(x64.var(axis=1) + 1e-5)
+    return (x64 - m[:, None]) * r[:, None] * w + b, m, r
+
+
+def gelu_reference(x):
+    x = x.astype(np.float64)
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def q8_1_reference(x, padded):
+    """(d, sum, quants) of each block of 32, as llama.cpp's CPU quantize_row_q8_1."""
+    rows, kx = x.shape
+    xp = np.zeros((rows, padded), np.float32)
+    xp[:, :kx] = x
+    blocks = xp.reshape(-1, 32)
+    amax = np.abs(blocks).max(axis=1)
+    d = amax / np.float32(127)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.copysign(np.float32(0.5), blocks)
+        q = np.where(amax[:, None] == 0, 0, np.trunc(blocks / d[:, None] + half))
+    return d, blocks.astype(np.float64).sum(axis=1), q.astype(np.int8)
+
+
+def q8_1_blocks(vy):
+    """(d and sum as Float16, quants) of the block_q8_1 bytes ``vy``."""
+    blocks = vy.reshape(-1, 36)
+    ds = blocks[:, :4].copy().view(np.float16)
+    return ds, blocks[:, 4:].copy().view(np.int8)
+
+
+def layer_norm_backward_case(rows, N):
+    r = rng(rows + N)
+    x = (-2.3 + 0.5 * r.standard_normal((rows, N))).astype(np.float32)
+    w = r.random(N).astype(np.float32)
+    dy = (0.1 * r.standard_normal((rows, N))).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(x64.var(axis=1, keepdims=True) + 1e-5)
+    xhat, wdy = (x64 - mean) * rstd, w * dy.astype(np.float64)
+    c1 = (xhat * wdy).mean(axis=1, keepdims=True)
+    dx = (wdy - (xhat * c1 + wdy.mean(axis=1, keepdims=True))) * rstd
+    want = dx, (dy * xhat).sum(axis=0), dy.sum(axis=0, dtype=np.float64)
+    args = (x, w, mean[:, 0].astype(np.float32), rstd[:, 0].astype(np.float32))
+    return dy, args, want
+
+
+def run_layer_norm_backward(dy, x, w, mean, rstd, group, block, lib=np, run=None):
+    """The two launches; ``lib``/``run`` pick the GPU (cupy, the kernels)."""
+    rows, N = x.shape
+    dx, locks = lib.zeros((rows, N), np.float32), lib.zeros(2 * group, np.int32)
+    partial_dw, partial_db = (lib.zeros((group, N), np.float32) for _ in "wb")
+    dw, db = lib.zeros(N, np.float32), lib.zeros(N, np.float32)
+    lb = layer_norm_backward
+    dx_fused = run(lb.layer_norm_bwd_dx_fused) if run else lb.layer_norm_bwd_dx_fused
+    dwdb = run(lb.layer_norm_bwd_dwdb) if run else lb.layer_norm_bwd_dwdb
+    if run is None:
+        dx_fused, dwdb = dx_fused.interpret, dwdb.interpret
+    dx_fused[rows, block](
+        dx,
+        dy,
+        partial_dw,
+        partial_db,
+        x,
+        w,
+        mean,
+        rstd,
+        locks,
+        N,
+        N,
+        GROUP_SIZE_M=group,
+    )
+    dwdb[-(-N // 128), 128](partial_dw, partial_db, dw, db, group, N)
+    return dx, dw, db, locks
 
 
 def rng(n):
@@ -182,6 +358,144 @@ def test_simple_assert_names_the_first_thread_past_n(blocks, threads, N):
     simple_assert.test_kernel.interpret[blocks, threads](blocks * threads)  # passes
 
 
+# -- the issue-11 ports ----------------------------------------------------------------
+@pytest.mark.parametrize("words", [1, 37, 1000, 4099])
+def test_histogram256_counts_every_byte(words):
+    data = rng(words).integers(0, 256, 4 * words, dtype=np.uint8)
+    assert histogram(data).tolist() == np.bincount(data, minlength=256).tolist()
+
+
+def test_histogram256_counts_a_skewed_input_past_a_warp_per_bin():
+    data = np.full(4 * 3000, 7, np.uint8)
+    data[::5] = 255
+    assert histogram(data).tolist() == np.bincount(data, minlength=256).tolist()
+
+
+@pytest.mark.parametrize("w, h", [(128, 64), (256, 128), (384, 64)])
+@pytest.mark.parametrize("axis", [1, 0], ids=["rows", "columns"])
+def test_convolution_separable_matches_the_samples_cpu_code_bit_for_bit(w, h, axis):
+    src = rng(w + h).standard_normal((h, w)).astype(np.float32)
+    assert convolve(src, axis).tobytes() == convolution_reference(src, axis).tobytes()
+
+
+@pytest.mark.parametrize("n, block", [(1, 32), (37, 32), (256, 128), (1000, 256)])
+def test_nbody_step_matches_numpys_all_pairs_sum(n, block):
+    pos, vel = bodies(n)
+    new_pos, new_vel = nbody_step(pos, vel, block)
+    want_pos, want_vel = nbody_reference(pos, vel)
+    np.testing.assert_allclose(new_pos, want_pos, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(new_vel, want_vel, rtol=1e-4, atol=1e-5)
+    assert new_pos[:, 3].tobytes() == pos[:, 3].tobytes()  # the masses ride along
+
+
+@pytest.mark.parametrize(
+    "n, block, blocks",
+    [(1, 32, 1), (37, 32, 2), (1000, 128, 3), (4099, 256, 8), (1 << 14, 64, 64)],
+)
+def test_threadfence_reduction_sums_in_one_launch(n, block, blocks):
+    x = rng(n).standard_normal(n).astype(np.float32)
+    out = np.zeros(blocks, np.float32)
+    count = np.zeros(1, np.uint32)
+    pow2 = n & (n - 1) == 0 and n % (2 * block) == 0
+    for _ in range(2):  # the last block resets the ticket counter
+        threadfence_reduction.reduce_single_pass.interpret[blocks, block](
+            x, out, n, count, BLOCK_SIZE=block, N_IS_POW2=pow2, shared_mem=4 * block
+        )
+        assert count[0] == 0
+        assert out[0] == pytest.approx(x.astype(np.float64).sum(), abs=1e-3)
+
+
+@pytest.mark.parametrize("N, C, block", [(1, 32, 32), (7, 100, 64), (5, 1000, 256)])
+def test_layernorm_forward_matches_numpy_and_stores_mean_and_rstd_on_request(
+    N, C, block
+):
+    r = rng(C)
+    x = r.standard_normal((N, C)).astype(np.float32)
+    w, b = r.standard_normal(C).astype(np.float32), r.standard_normal(C).astype(
+        np.float32
+    )
+    out, mean, rstd = np.zeros_like(x), np.zeros(N, np.float32), np.zeros(N, np.float32)
+    kernel = layernorm_forward.layernorm_forward_kernel5
+    kernel.interpret[N, block](out, mean, rstd, x, w, b, N, C)
+    want, m, s = layernorm_reference(x, w, b)
+    np.testing.assert_allclose(mean, m, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, s, rtol=1e-4)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+    without = np.zeros_like(x)
+    kernel.interpret[N, block](without, None, None, x, w, b, N, C)
+    assert without.tobytes() == out.tobytes()
+
+
+def test_layernorm_forward_without_mean_is_its_own_instance():
+    kernel = layernorm_forward.layernorm_forward_kernel5
+    inst = kernel.dispatch(mean=None)
+    assert inst.name == "layernorm_forward_kernel5__nomean"
+    assert (
+        "mean" not in inst.source.split("layernorm_forward_kernel5__nomean(")[1][:200]
+    )
+
+
+@pytest.mark.parametrize("N", [8, 296, 2048, 8200])
+def test_gelu_forward_is_the_tanh_gelu_rounded_to_bfloat16(N):
+    x = (2 * rng(N).standard_normal(N)).astype(ml_dtypes.bfloat16)
+    out = np.zeros(N, ml_dtypes.bfloat16)
+    gelu_forward.gelu_forward_kernel2.interpret[-(-N // 1024), 128](out, x, N)
+    got = out.astype(np.float64)
+    np.testing.assert_allclose(got, gelu_reference(x), rtol=2**-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows, kx", [(1, 32), (3, 37), (2, 1000), (4, 4099)])
+def test_quantize_q8_1_gives_llama_cpps_blocks(rows, kx):
+    padded = -(-kx // 512) * 512  # MATRIX_ROW_PADDING
+    x = (3 * rng(kx).standard_normal((rows, kx))).astype(np.float32)
+    x[0, :64] = 0  # blocks of zeros: d = 0, quants 0
+    vy = np.zeros(rows * padded // 32 * 36, np.uint8)
+    quantize_q8_1.quantize_q8_1.interpret[(padded // 256, rows), 256](x, vy, kx, padded)
+    ds, qs = q8_1_blocks(vy)
+    d, total, q = q8_1_reference(x, padded)
+    assert ds[:, 0].tobytes() == d.astype(np.float16).tobytes()
+    np.testing.assert_allclose(ds[:, 1].astype(np.float64), total, rtol=2e-3, atol=2e-2)
+    assert qs.tobytes() == q.tobytes()
+
+
+@pytest.mark.parametrize(
+    "BT, C, OC, bias", [(128, 32, 128, True), (256, 64, 128, False)]
+)
+def test_matmul_forward_is_numpys_matmul_plus_bias(BT, C, OC, bias):
+    r = rng(C)
+    inp = r.standard_normal((BT, C)).astype(np.float32)
+    weight = r.standard_normal((OC, C)).astype(np.float32)
+    b = r.standard_normal(OC).astype(np.float32) if bias else None
+    out = np.zeros((BT, OC), np.float32)
+    kernel = matmul_forward.matmul_forward_kernel4
+    kernel.interpret[(BT // 128, OC // 128), (16, 16)](out, inp, weight, b, C, OC)
+    want = inp.astype(np.float64) @ weight.astype(np.float64).T + (b if bias else 0)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "rows, N, block, group",
+    [(64, 37, 128, 64), (200, 100, 1024, 64), (130, 1000, 1024, 64)],
+)
+def test_layer_norm_backward_matches_numpy_and_frees_every_lock(rows, N, block, group):
+    # a batch of the interpreter runs 65536 threads: 64 blocks of 1024, one a
+    # group; the rows past the first batch add to the groups' partial sums
+    dy, args, (want_dx, want_dw, want_db) = layer_norm_backward_case(rows, N)
+    dx, dw, db, locks = run_layer_norm_backward(dy, *args, group, block)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dw, want_dw, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, want_db, rtol=1e-4, atol=1e-4)
+    assert locks[:group].tolist() == [0] * group  # every lock released
+    assert locks[group:].tolist() == [int(g < rows) for g in range(group)]  # counts
+
+
+def test_layer_norm_backward_rows_that_wait_in_one_interpreted_batch_are_e451():
+    dy, args, _ = layer_norm_backward_case(4, 32)
+    with pytest.raises(kdsl.InterpretError) as info:
+        run_layer_norm_backward(dy, *args, 2, 32)  # rows 0 and 2 share lock 0
+    assert info.value.code == "E451"
+
+
 # -- NVRTC ----------------------------------------------------------------------------
 INSTANCES = {
     "shfl_scan_test": lambda: shfl_scan.shfl_scan_test.dispatch(BLOCK=256),
@@ -197,6 +511,32 @@ INSTANCES = {
     "filter_k": lambda: warp_aggregated_filter.filter_k.dispatch(),
     "softmax": lambda: online_softmax.softmax_forward_online_kernel2.dispatch(),
     "simple_assert": lambda: simple_assert.test_kernel.dispatch(),
+    "histogram256": lambda: histogram256.histogram256_kernel.dispatch(),
+    "merge_histogram256": lambda: histogram256.merge_histogram256_kernel.dispatch(),
+    "convolution_rows": lambda: convolution_separable.convolution_rows_kernel.dispatch(),
+    "convolution_columns": (
+        lambda: convolution_separable.convolution_columns_kernel.dispatch()
+    ),
+    "integrate_bodies": lambda: nbody.integrate_bodies.dispatch(),
+    "reduce_single_pass": lambda: threadfence_reduction.reduce_single_pass.dispatch(
+        BLOCK_SIZE=256, N_IS_POW2=False
+    ),
+    "layernorm_forward": lambda: layernorm_forward.layernorm_forward_kernel5.dispatch(),
+    "layernorm_forward_nomean_norstd": (
+        lambda: layernorm_forward.layernorm_forward_kernel5.dispatch(
+            mean=None, rstd=None
+        )
+    ),
+    "gelu_forward": lambda: gelu_forward.gelu_forward_kernel2.dispatch(),
+    "quantize_q8_1": lambda: quantize_q8_1.quantize_q8_1.dispatch(),
+    "matmul_forward": lambda: matmul_forward.matmul_forward_kernel4.dispatch(),
+    "layer_norm_bwd_dx_fused": (
+        lambda: layer_norm_backward.layer_norm_bwd_dx_fused.dispatch(GROUP_SIZE_M=64)
+    ),
+    "layer_norm_bwd_dwdb": lambda: layer_norm_backward.layer_norm_bwd_dwdb.dispatch(),
+    "matmul_forward_nobias": (
+        lambda: matmul_forward.matmul_forward_kernel4.dispatch(bias=None)
+    ),
 }
 
 
@@ -221,7 +561,42 @@ def test_the_generated_code_uses_the_originals_intrinsics():
     assert (
         "__activemask()" in src and "__ffs(active)" in src and "__popc(active)" in src
     )
+    assert "__popc(active & kdsl::lanemask_lt())" in src
     assert "kdsl::assert_failed" in INSTANCES["simple_assert"]().source
+    src = INSTANCES["histogram256"]().source
+    assert (
+        "atomicAdd(&s_hist[" in src
+        and "reinterpret_cast<const uint32_t*>(d_data)" in src
+    )
+    src = INSTANCES["convolution_rows"]().source
+    assert "__constant__ float C_KERNEL[17] = {" in src
+    assert "C_KERNEL[kdsl::sub(8, j)]" in src and "#pragma unroll 17" in src
+    src = INSTANCES["integrate_bodies"]().source
+    assert "extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];" in src
+    assert "rsqrtf(dist_sqr)" in src and "kdsl::vec<float, 3> acc" in src
+    src = INSTANCES["reduce_single_pass"]().source
+    assert "__threadfence();" in src and "atomicInc(&retirement_count[0]" in src
+    assert "__syncwarp();" in src
+    src = INSTANCES["layernorm_forward_nomean_norstd"]().source
+    assert "float& result0,\n        float& result1) {" in src
+    assert "mean[" not in src and "rstd[" not in src
+    src = INSTANCES["gelu_forward"]().source
+    assert "tanhf(0.7978845f * (xi + cube))" in src
+    src = INSTANCES["quantize_q8_1"]().source
+    assert "reinterpret_cast<int8_t*>(vy)" in src
+    assert (
+        "reinterpret_cast<kdsl::vec<__half, 2>*>(reinterpret_cast<__half*>(vy))" in src
+    )
+    src = INSTANCES["matmul_forward"]().source
+    assert "__launch_bounds__(256) matmul_forward_kernel4(" in src
+    assert "__shared__ kdsl::vec<float, 4> lhs_s[128][8];" in src
+    src = INSTANCES["layer_norm_bwd_dx_fused"]().source
+    assert "kdsl::atomic_cas<__NV_ATOMIC_ACQUIRE, __NV_ATOMIC_ACQUIRE," in src
+    assert "__threadfence();" in src
+    assert (
+        "__nv_atomic_exchange_n(&Lock[lock_id], 0, __NV_ATOMIC_RELEASE, "
+        "__NV_THREAD_SCOPE_DEVICE);" in src
+    )
 
 
 # -- the workaround in reduce7 ---------------------------------------------------------
@@ -240,3 +615,31 @@ def test_the_originals_float_warp_reduce_is_refused_by_the_interpreter():
     with pytest.raises(kdsl.InterpretError) as info:
         shuffle_down_in_a_partial_mask.interpret[1, 32](x, np.zeros(8, np.float32))
     assert info.value.code == "E455"
+
+
+# -- speed guards from the SASS (tests/sass.py) ----------------------------------------
+def test_matmul_forward_moves_float4s_and_keeps_its_tile_in_registers():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["matmul_forward"]())
+    assert sass.spills == 0  # vals[8][8] and rhs[8] stay in registers
+    assert sass.count(r"^LDS\.128") >= 16  # 8 rhs + 8 lhs float4 a step
+    assert sass.count(r"^STS\.128") >= 2 and sass.count(r"^STG\.E\.128") == 16
+    assert sass.count(r"^LDS(\.32)?\s") == 0  # no scalar shared loads
+
+
+def test_gelu_forward_is_one_128_bit_load_and_store():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["gelu_forward"]())
+    assert sass.count(r"^LDG\.E\.128") == 1 and sass.count(r"^STG\.E\.128") == 1
+    assert sass.spills == 0
+
+
+def test_nbody_reads_float4_tiles_and_uses_the_hardware_rsqrt():
+    from sass import sass_of
+
+    sass = sass_of(INSTANCES["integrate_bodies"]())
+    assert sass.spills == 0
+    assert sass.count(r"^LDS\.128") >= 128  # the unrolled tile loop
+    assert sass.count(r"^MUFU\.RSQ") == sass.count(r"^LDS\.128")

@@ -7,27 +7,26 @@ the mask) and broadcasts the base (``__shfl_sync``); each lane adds its rank
 among the active lanes.
 
 The post's CUDA 8 version takes the mask with ``__ballot(1)``; as its
-update advises, this one uses ``__activemask()``.  kdsl has no
-``__lanemask_lt()``, so the lanes below this one are ``(1 << lane) - 1``,
-as in the post's version.  The order of the kept elements depends on the
+update advises, this one uses ``__activemask()``, and the lanes below
+this one are ``kdsl.lanemask_lt()`` (the post's ``lanemask_lt()``, the
+``%lanemask_lt`` register).  The order of the kept elements depends on the
 order in which warps win the atomic, so on the GPU only the set (and the
 count) is deterministic; the interpreter runs warps in order.
 """
 
 import kdsl
-from kdsl import Int32, Pointer, Uint32, block_dim, block_idx, thread_idx
+from kdsl import Int32, Pointer, block_dim, block_idx, thread_idx
 
 
 @kdsl.func
 def atomic_agg_inc(ctr):
     active = kdsl.activemask()
     leader = kdsl.ffs(active) - 1
-    lane = kdsl.lane_id()
     res = Int32(0)
-    if lane == leader:
+    if kdsl.lane_id() == leader:
         res = kdsl.atomic_add(ctr, 0, kdsl.popc(active))
     res = kdsl.shfl_idx(res, leader, mask=active)
-    return res + kdsl.popc(active & ((Uint32(1) << lane) - 1))
+    return res + kdsl.popc(active & kdsl.lanemask_lt())
 
 
 @kdsl.kernel

@@ -1,5 +1,6 @@
 """Warp cooperation: shuffles (``kdsl.shfl_down/up/xor/idx``), votes
-(``ballot``, ``any_sync``, ``all_sync``), ``activemask``, ``syncwarp``,
+(``ballot``, ``any_sync``, ``all_sync``), ``activemask``, the lane masks
+(``lanemask_lt`` … ``lanemask_ge``), ``syncwarp``,
 matches (``match_any``, ``match_all``) and reductions
 (``reduce_add_sync`` … ``reduce_xor_sync``).
 
@@ -65,8 +66,11 @@ _MASK_DOC = "mask=0xffffffff"
 # -- the lane mask ----------------------------------------------------------------------
 def lane_mask(entry, kwargs):
     """The ``mask=`` keyword as a Uint32 value: the full warp by default, an
-    Int32 or Uint32 value, or a Python int of 32 bits."""
+    Int32 or Uint32 value, or a Python int (or compile-time integer) of 32
+    bits."""
     raw = kwargs.pop("mask", FULL)
+    if isinstance(raw, Numeric) and raw.is_static() and raw.kind == "int":
+        raw = int(raw.value)  # a compile-time integer: as a Python int
     if isinstance(raw, int) and not isinstance(raw, bool):
         if not -(1 << 31) <= raw <= FULL:
             raise error("warp-mask-type", callee=entry.spelled, got=f"{raw:#x}")
@@ -268,6 +272,50 @@ register(
     cuda=lambda r, call, args: "__activemask()",
     interpret=_activemask,
 )
+
+
+# -- lane masks --------------------------------------------------------------------------
+def _lower_lanemask(lw, entry, args, kwargs):
+    want_args(entry, args, 0)
+    return Uint32._dynamic(ir.BuiltinCall(Uint32, entry.name, ()))
+
+
+# name -> (what it holds, its bits for the lanes (an Int64 array; below 2**33))
+_LANEMASKS = {
+    "lt": ("bit k set for each lane k below this one", lambda lane: (1 << lane) - 1),
+    "le": (
+        "bit k set for each lane k up to this one, this one included",
+        lambda lane: (2 << lane) - 1,
+    ),
+    "eq": ("this lane's bit alone, `1 << lane_id()`", lambda lane: 1 << lane),
+    "gt": (
+        "bit k set for each lane k above this one",
+        lambda lane: FULL - ((2 << lane) - 1),
+    ),
+    "ge": (
+        "bit k set for each lane k from this one up, this one included",
+        lambda lane: FULL - ((1 << lane) - 1),
+    ),
+}
+
+
+def _lanemask(bits):
+    def interpret(t, call, args, mask):
+        return bits(t.lane.astype(np.int64)).astype(np.uint32)
+
+    return interpret
+
+
+for _name, (_lanes, _bits) in _LANEMASKS.items():
+    register(
+        f"lanemask_{_name}",
+        f"`kdsl.lanemask_{_name}()`: {_lanes} "
+        f"(Uint32); the special register `%lanemask_{_name}`",
+        _lower_lanemask,
+        cuda=(lambda name: lambda r, call, args: f"kdsl::lanemask_{name}()")(_name),
+        interpret=_lanemask(_bits),
+        prelude=("warp.h",),
+    )
 
 
 def _lower_syncwarp(lw, entry, args, kwargs):

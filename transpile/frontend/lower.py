@@ -41,6 +41,7 @@ from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
 from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
 from kdsl.transpile.core.types import (
+    SCALAR_TYPES,
     Int32,
     Int64,
     Numeric,
@@ -75,6 +76,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             value = self.state.ctx.globals[name]
             if isinstance(value, np.ndarray):  # a constant table
                 return table_of(self.state.ctx, self.state.ctx.symbols, name, value)
+            if isinstance(value, np.generic) and value.dtype in _NUMPY_CONSTANTS:
+                return _numpy_constant(value)
             return (
                 self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)
@@ -682,3 +685,16 @@ def _target_name(target) -> str:
     while isinstance(target, (cst.Subscript, cst.Attribute)):
         target = target.value
     return target.value if isinstance(target, cst.Name) else "tuple"
+
+
+# a module-level numpy scalar: a compile-time value of its own type
+_NUMPY_CONSTANTS = {
+    t.np_dtype: t for t in SCALAR_TYPES if t.np_dtype is not None and t.width <= 64
+}
+
+
+def _numpy_constant(value):
+    t = _NUMPY_CONSTANTS[value.dtype]
+    if t.kind == "int":
+        return t._static(int(value))
+    return arith.as_numeric(value)  # a float or bool keeps its type there

@@ -22,7 +22,8 @@ from kdsl.transpile.frontend.lower_expr import (
     _kind_of,
     is_value,
 )
-from kdsl.transpile.core.types import VectorMeta
+from kdsl.transpile.core import arith
+from kdsl.transpile.core.types import Numeric, VectorMeta
 
 
 class DeviceFunctionLowerer(Lowering):
@@ -40,7 +41,9 @@ class DeviceFunctionLowerer(Lowering):
                 keyword=next(iter(kwargs)),
                 accepts="takes its arguments by position only",
             )
-        args = [a if self.is_memory(a) else self._argument(f, a) for a in args]
+        args = [
+            a if self.is_memory(a) or _is_int(a) else self._argument(f, a) for a in args
+        ]
         key = (f, tuple(_kind(a) for a in args))
         if key in self.state.ctx.in_progress:
             raise error("recursion", name=f.name)
@@ -146,6 +149,9 @@ class DeviceFunctionLowerer(Lowering):
         if not isinstance(kind, tuple):  # a number or a vector
             return [self.bind_value(pname, kind)]
         what, elem = kind[0], kind[1]
+        if what == "int":  # a Python int: a compile-time value, as in the caller
+            self.state.env[pname] = Binding(arith.as_numeric(elem), 0)
+            return []
         if what == "pointer":
             return self.bind_memory(pname, elem)
         if what == "array":
@@ -220,7 +226,14 @@ def _kind(a):
         return ("array", a.elem, len(a.shape))
     if isinstance(a, FixedArray):
         return ("fixed", a.elem, a.shape, a.expr.type.space)
+    if _is_int(a):
+        return ("int", a)
     return type(a)
+
+
+def _is_int(a) -> bool:
+    """A Python int (not a bool): the function is specialised on its value."""
+    return isinstance(a, int) and not isinstance(a, (bool, Numeric))
 
 
 def _operands(a) -> list:
@@ -229,6 +242,8 @@ def _operands(a) -> list:
         return [a.data] + [d.ir_value() for d in a.shape + a.strides]
     if isinstance(a, (PointerValue, FixedArray)):
         return [a.expr]
+    if _is_int(a):  # folded into the function
+        return []
     return [a.ir_value()]
 
 
@@ -236,7 +251,10 @@ def _short(kind) -> str:
     """A kind's name in a device function's C++ name: ``f32``, ``f32x4``,
     ``pf32`` (a pointer), ``a2f32`` (an Array of rank 2), ``s32f32`` (a
     shared array of 32), ``l4x4f32`` (a local 4 × 4 array), ``df32`` (a
-    view of dynamic shared memory)."""
+    view of dynamic shared memory), ``c255``/``cm1`` (a Python int, 255
+    or -1)."""
+    if isinstance(kind, tuple) and kind[0] == "int":
+        return f"c{kind[1]}" if kind[1] >= 0 else f"cm{-kind[1]}"
     if isinstance(kind, tuple):
         what, elem = kind[0], _short(kind[1])
         if what == "pointer":

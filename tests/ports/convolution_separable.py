@@ -1,0 +1,107 @@
+"""Port of NVIDIA/cuda-samples,
+``Samples/2_Concepts_and_Techniques/convolutionSeparable/convolutionSeparable.cu``,
+``convolutionRowsKernel`` and ``convolutionColumnsKernel``: a separable
+convolution with a 17-tap filter kept in constant memory (``c_Kernel``).
+Each block stages a tile of rows (columns) and its halo in shared memory,
+zeros past the image's edge, then each thread sums the filter over its
+results.
+
+Differences from the original: the filter is the module-level numpy array
+``C_KERNEL``, a ``__constant__`` table whose values are fixed when the
+kernels compile (the sample uploads it at run time with
+``cudaMemcpyToSymbol``; another filter here is another compilation); the
+source and destination are indexed from the thread's base offset instead
+of advancing the pointers; the loops over the steps are
+``range_constexpr`` (unrolled by kdsl; the sample's ``#pragma unroll``),
+and the loop over the taps ``kdsl.range(..., unroll=KERNEL_LENGTH)``, so
+that its index into the table stays a run-time index, a read of constant
+memory (a compile-time index would fold to the element).  As in the
+sample, the width is a multiple of 128 and the height of 64 (the rows
+kernel needs only a multiple of 4), and ``pitch`` is the width.
+"""
+
+import numpy as np
+
+import kdsl
+from kdsl import Float32, Int32, Pointer, block_idx, thread_idx
+
+KERNEL_RADIUS = 8
+KERNEL_LENGTH = 2 * KERNEL_RADIUS + 1
+C_KERNEL = (np.random.default_rng(17).integers(0, 16, KERNEL_LENGTH) / 64).astype(
+    np.float32
+)
+
+ROWS_BLOCKDIM_X, ROWS_BLOCKDIM_Y, ROWS_RESULT_STEPS, ROWS_HALO_STEPS = 16, 4, 8, 1
+ROWS_MAIN_END = (
+    ROWS_HALO_STEPS + ROWS_RESULT_STEPS
+)  # the steps of the right halo follow
+ROWS_STEPS = ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS
+COLUMNS_BLOCKDIM_X, COLUMNS_BLOCKDIM_Y = 16, 8
+COLUMNS_RESULT_STEPS, COLUMNS_HALO_STEPS = 8, 1
+COLUMNS_MAIN_END = COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS
+COLUMNS_STEPS = COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS
+
+
+@kdsl.kernel
+def convolution_rows_kernel(
+    d_dst: Pointer[Float32],
+    d_src: Pointer[Float32],
+    image_w: Int32,
+    image_h: Int32,
+    pitch: Int32,
+):
+    s_data = kdsl.shared_array(Float32, (ROWS_BLOCKDIM_Y, ROWS_STEPS * ROWS_BLOCKDIM_X))
+    tx, ty = thread_idx.x, thread_idx.y
+    base_x = (block_idx.x * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + tx
+    base_y = block_idx.y * ROWS_BLOCKDIM_Y + ty
+    base = base_y * pitch + base_x
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):  # main data
+        s_data[ty, tx + i * ROWS_BLOCKDIM_X] = d_src[base + i * ROWS_BLOCKDIM_X]
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS):  # left halo
+        o = i * ROWS_BLOCKDIM_X
+        s_data[ty, tx + o] = d_src[base + o] if base_x >= -o else 0
+    for i in kdsl.range_constexpr(ROWS_MAIN_END, ROWS_STEPS):  # right halo
+        o = i * ROWS_BLOCKDIM_X
+        s_data[ty, tx + o] = d_src[base + o] if image_w - base_x > o else 0
+    kdsl.syncthreads()
+    for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):
+        x = tx + i * ROWS_BLOCKDIM_X
+        total = Float32(0)
+        for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
+            total += C_KERNEL[KERNEL_RADIUS - j] * s_data[ty, x + j]
+        d_dst[base + i * ROWS_BLOCKDIM_X] = total
+
+
+@kdsl.kernel
+def convolution_columns_kernel(
+    d_dst: Pointer[Float32],
+    d_src: Pointer[Float32],
+    image_w: Int32,
+    image_h: Int32,
+    pitch: Int32,
+):
+    s_data = kdsl.shared_array(
+        Float32, (COLUMNS_BLOCKDIM_X, COLUMNS_STEPS * COLUMNS_BLOCKDIM_Y + 1)
+    )
+    tx, ty = thread_idx.x, thread_idx.y
+    base_x = block_idx.x * COLUMNS_BLOCKDIM_X + tx
+    tile_y = block_idx.y * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS
+    base_y = tile_y * COLUMNS_BLOCKDIM_Y + ty
+    base = base_y * pitch + base_x
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):  # main data
+        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = d_src[
+            base + i * COLUMNS_BLOCKDIM_Y * pitch
+        ]
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS):  # upper halo
+        o = i * COLUMNS_BLOCKDIM_Y
+        s_data[tx, ty + o] = d_src[base + o * pitch] if base_y >= -o else 0
+    for i in kdsl.range_constexpr(COLUMNS_MAIN_END, COLUMNS_STEPS):  # lower halo
+        o = i * COLUMNS_BLOCKDIM_Y
+        s_data[tx, ty + o] = d_src[base + o * pitch] if image_h - base_y > o else 0
+    kdsl.syncthreads()
+    for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):
+        y = ty + i * COLUMNS_BLOCKDIM_Y
+        total = Float32(0)
+        for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
+            total += C_KERNEL[KERNEL_RADIUS - j] * s_data[tx, y + j]
+        d_dst[base + i * COLUMNS_BLOCKDIM_Y * pitch] = total

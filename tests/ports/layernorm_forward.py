@@ -1,0 +1,73 @@
+"""Port of karpathy/llm.c, ``dev/cuda/layernorm_forward.cu``,
+``layernorm_forward_kernel5``: layer normalisation of each row of an
+(N, C) matrix, one block a row.  The threads sum x and x**2 over the row,
+the block reduces both (warps with a shuffle reduction, then the warps'
+sums through shared memory), and the threads write
+``(x - mean) * rstd * weight + bias``; the row's mean and rstd are stored
+where the caller asks for them (``mean``/``rstd`` may be null).
+
+Differences from the original: the block reduction of the pair is the
+device function ``block_sum2`` (inline in the kernel there), which takes the
+two shared arrays and returns both sums; ``cg::reduce`` is a
+``shfl_xor`` butterfly (``warp_sum``), so the sums' rounding order is this
+port's; only lane 0 of a warp stores the warp's sums (every lane
+stores the same value there, which the interpreter reports as a data
+race); the null pointers are optional pointers (``None`` at launch picks
+an instance without the store); the streaming ``__ldcs``/``__stcs`` are
+plain loads and stores (kdsl has no cache-hint loads or stores).
+"""
+
+import kdsl
+from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
+
+
+@kdsl.func
+def warp_sum(v):
+    for k in kdsl.range_constexpr(5):
+        v += kdsl.shfl_xor(v, 16 >> k)
+    return v
+
+
+@kdsl.func
+def block_sum2(shared_sum, shared_sum2, a, b):
+    lane_id = thread_idx.x % 32
+    a, b = warp_sum(a), warp_sum(b)
+    if lane_id == 0:
+        shared_sum[thread_idx.x // 32] = a
+        shared_sum2[thread_idx.x // 32] = b
+    kdsl.syncthreads()
+    a = shared_sum[lane_id] if lane_id < block_dim.x // 32 else Float32(0)
+    b = shared_sum2[lane_id] if lane_id < block_dim.x // 32 else Float32(0)
+    return warp_sum(a), warp_sum(b)
+
+
+@kdsl.kernel
+def layernorm_forward_kernel5(
+    out: Pointer[Float32],
+    mean: Pointer[Float32] | None,
+    rstd: Pointer[Float32] | None,
+    inp: Pointer[Float32],
+    weight: Pointer[Float32],
+    bias: Pointer[Float32],
+    N: Int32,
+    C: Int32,
+):
+    shared_sum = kdsl.shared_array(Float32, 32)
+    shared_sum2 = kdsl.shared_array(Float32, 32)
+    x = block_idx.x * C  # this block's row
+    thread_sum, thread_sum2 = Float32(0), Float32(0)
+    for i in range(thread_idx.x, C, block_dim.x):
+        xi = inp[x + i]
+        thread_sum += xi
+        thread_sum2 += xi * xi
+    block_sum, block_sum2 = block_sum2(shared_sum, shared_sum2, thread_sum, thread_sum2)
+    m = block_sum / C
+    var = block_sum2 / C - m * m
+    s = kdsl.math.rsqrt(var + 1e-5)
+    if mean is not None and thread_idx.x == 0:
+        mean[block_idx.x] = m
+    if rstd is not None and thread_idx.x == 0:
+        rstd[block_idx.x] = s
+    for i in range(thread_idx.x, C, block_dim.x):
+        n = s * (inp[x + i] - m)
+        out[x + i] = n * weight[i] + bias[i]

@@ -1,0 +1,59 @@
+"""Port of ggerganov/llama.cpp, ``ggml/src/ggml-cuda/quantize.cu``,
+``quantize_q8_1`` (with ``warp_reduce_max`` and ``warp_reduce_sum`` of
+``ggml/src/ggml-cuda/common.cuh``): quantises rows of Float32 to llama.cpp's
+``block_q8_1``, 36 bytes for each 32 values: a ``half2`` (the scale ``d``
+and the values' sum) then 32 ``int8`` quants ``round(x / d)``.  A warp
+handles one block: it reduces the maximum magnitude and the sum with
+``__shfl_xor_sync``, each lane stores its quant, lane 0 the ``half2``.
+
+Differences from the original: the output is a ``Pointer[Uint8]`` written
+through byte views (``vy.view(Int8)`` for the quants, and
+``vy.view(Float16).vec(2)`` for ``ds``, one ``Float16x2`` store) instead of
+a ``block_q8_1*`` struct pointer (kdsl has no structs); the two
+``reinterpret_cast<half&>`` stores are that one vector store.
+"""
+
+import kdsl
+from kdsl import Float16, Float16x2, Float32, Int8, Int64, Pointer, Uint8
+from kdsl import block_dim, block_idx, thread_idx
+
+QK8_1 = 32
+BLOCK_Q8_1_BYTES = 4 + QK8_1  # ds (two halves), then the quants
+
+
+@kdsl.func
+def warp_reduce_sum(x):
+    for k in kdsl.range_constexpr(5):
+        x += kdsl.shfl_xor(x, 16 >> k)
+    return x
+
+
+@kdsl.func
+def warp_reduce_max(x):
+    for k in kdsl.range_constexpr(5):
+        x = kdsl.math.fmax(x, kdsl.shfl_xor(x, 16 >> k))
+    return x
+
+
+@kdsl.kernel
+def quantize_q8_1(
+    x: Pointer[Float32], vy: Pointer[Uint8], kx: Int64, kx0_padded: Int64
+):
+    ix0 = Int64(block_dim.x) * block_idx.x + thread_idx.x
+    if ix0 >= kx0_padded:
+        return
+    ix1 = Int64(block_idx.y)
+    i_padded = ix1 * kx0_padded + ix0
+    ib = i_padded // QK8_1  # block index
+    iqs = i_padded % QK8_1  # quant index
+    xi = x[ix1 * kx + ix0] if ix0 < kx else Float32(0)
+    amax = warp_reduce_max(kdsl.math.fabs(xi))
+    total = warp_reduce_sum(xi)
+    d = amax / 127
+    q = Int8(0) if amax == 0 else kdsl.math.round(xi / d).to(Int8)
+    vy.view(Int8)[ib * BLOCK_Q8_1_BYTES + 4 + iqs] = q
+    if iqs > 0:
+        return
+    vy.view(Float16).vec(2)[ib * (BLOCK_Q8_1_BYTES // 4)] = Float16x2(
+        d.to(Float16), total.to(Float16)
+    )
