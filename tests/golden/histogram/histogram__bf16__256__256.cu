@@ -445,17 +445,16 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
-static __device__ void count__s256i32_f32_f32_f32_f32_i32(
+static __device__ void count__s256i32_f32_f32_f32_f32_c256(
         int32_t (&hist)[256],
         float v,
         float lo,
         float hi,
-        float scale,
-        int32_t bins) {
+        float scale) {
     // if v >= lo and v < hi:
     if (v >= lo && v < hi) {
         // b = min(((v - lo) * scale).to(Int32), bins - 1)
-        int32_t b = kdsl::min(kdsl::to_i32((v - lo) * scale), kdsl::sub(bins, 1));
+        int32_t b = kdsl::min(kdsl::to_i32((v - lo) * scale), 255);
         // kdsl.atomic_add(hist, b, 1)
         atomicAdd(&hist[b], 1);
     }
@@ -491,28 +490,28 @@ extern "C" __global__ void histogram__bf16__256__256(
         kdsl::vec<__nv_bfloat16, 8> v = xv[j];
         // for k in kdsl.range_constexpr(L):
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 0]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[0]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[0]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 1]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[1]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[1]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 2]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[2]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[2]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 3]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[3]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[3]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 4]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[4]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[4]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 5]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[5]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[5]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 6]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[6]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[6]), lo, hi, scale);
         // count(hist, v[k].to(Float32), lo, hi, scale, BINS)  [k = 7]
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(v.v[7]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(v.v[7]), lo, hi, scale);
     }
     // t = nv * L + thread_idx.x
     int32_t t = nv_ * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // count(hist, x[t].to(Float32), lo, hi, scale, BINS)
-        count__s256i32_f32_f32_f32_f32_i32(hist, __bfloat162float(x[t]), lo, hi, scale, 256);
+        count__s256i32_f32_f32_f32_f32_c256(hist, __bfloat162float(x[t]), lo, hi, scale);
     }
     // kdsl.syncthreads()
     __syncthreads();
