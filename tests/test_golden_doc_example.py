@@ -25,12 +25,12 @@ def _doc_test_file() -> str:
 
 @pytest.fixture
 def project(tmp_path):
-    """A user's project: ``mykernels`` (softmax and vector_add from the
-    examples) and the doc's test file, as the doc lays them out."""
+    """A user's project: ``mykernels`` (a simple softmax, and vector_add from
+    the examples) and the doc's test file, as the doc lays them out."""
     kernels = tmp_path / "mykernels"
     kernels.mkdir()
-    for name in ("softmax", "vector_add"):
-        shutil.copy(ROOT / "examples" / f"{name}.py", kernels / f"{name}.py")
+    shutil.copy(ROOT / "tests" / "doc_project" / "softmax.py", kernels / "softmax.py")
+    shutil.copy(ROOT / "examples" / "vector_add.py", kernels / "vector_add.py")
     (kernels / "__init__.py").write_text(
         "from mykernels.softmax import softmax\n"
         "from mykernels.vector_add import vector_add\n"

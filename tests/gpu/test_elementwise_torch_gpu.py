@@ -26,7 +26,8 @@ SIZES = [1, 7, 1000, (1 << 20) + 3, (1 << 24) + 17]
 
 def _rel(got, want):
     g, w = got.double(), want.double()
-    return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
+    # relative to the largest value, or absolute below 1 (a lone tiny output)
+    return float((g - w).abs().max() / w.abs().max().clamp_min(1.0))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -78,8 +79,10 @@ def test_histogram_equals_a_bincount(dtype, n):
     scale = torch.tensor(256.0, device="cuda") / (hi - lo)
     bins = ((inside - lo) * scale).to(torch.int32).clamp_max(255)
     assert torch.equal(counts, torch.bincount(bins, minlength=256).to(torch.int32))
-    # torch.histc bins [lo, hi] alike, up to values on a bin edge
+    # torch.histc bins [lo, hi] alike, up to values on a bin edge, except
+    # that its last bin also takes hi itself (bf16 and f16 hold 2.0 exactly)
     histc = torch.histc(v, bins=256, min=lo, max=hi)
+    histc[-1] -= (v == hi).sum()
     assert float((histc - counts).abs().sum()) <= 1e-4 * n + 2
 
 
