@@ -161,3 +161,12 @@ def test_nested_unrolled_loops_count_together(tmp_path, monkeypatch):
     monkeypatch.setenv("KDSL_MAX_UNROLL", "0")  # no cap
     out, _ = _run(tmp_path, body.replace("  # <-", ""))
     assert out[0] == 1.0
+
+
+@pytest.mark.parametrize("expr", ["10**10**9", "1 << 10**12", "(-3) ** 10**8"])
+def test_a_gigantic_python_integer_is_refused_before_it_is_computed(tmp_path, expr):
+    import time
+
+    start = time.perf_counter()
+    exc = _error(tmp_path, f"out[0] = Float32({expr})  # <-")
+    assert exc.code == "E275" and time.perf_counter() - start < 2.0

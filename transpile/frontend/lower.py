@@ -81,6 +81,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             value = self.state.ctx.globals[name]
             if isinstance(value, np.ndarray):  # a constant table
                 return table_of(self.state.ctx, self.state.ctx.symbols, name, value)
+            if isinstance(value, np.generic):  # docs/types.md: numpy scalars
+                if isinstance(value, (np.integer, np.bool_)):
+                    return value.item()  # the int (bool) rule
+                return arith.as_numeric(value)  # a float keeps its type
             return (
                 self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)

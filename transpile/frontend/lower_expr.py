@@ -71,6 +71,21 @@ _PY_BINARY = {
     ">>": lambda a, b: a >> b,
 }
 _PY_COMPARE = values.COMPARE
+# the widest Python integer compile-time arithmetic may build (bits): 10**5000
+# is fine (and then too large for any type, E275); 10**10**9 would take minutes
+_PY_INT_BITS = 1 << 16
+
+
+def _check_python_int_size(op, a, b) -> None:
+    if op not in ("**", "<<") or not all(isinstance(v, int) for v in (a, b)):
+        return
+    if b <= 0 or abs(a) <= (1 if op == "**" else 0):
+        return
+    bits = abs(a).bit_length() * b if op == "**" else abs(a).bit_length() + b
+    if bits > _PY_INT_BITS:
+        raise error("value-too-large", bits=bits)
+
+
 # Python built-ins a kernel may call; everything else in builtins is an error.
 ALLOWED_BUILTINS = (
     "range",
@@ -239,6 +254,7 @@ class ExprLowerer(Lowering):
         if is_python_number(a) and is_python_number(b):
             if op in ("//", "%") and b == 0:
                 raise error("static-zero-division", op=op, lhs=a, rhs=b)
+            _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
         for v in (a, b):
             if not is_value(v):
