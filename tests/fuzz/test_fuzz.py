@@ -6,7 +6,6 @@ A short run is part of the default test run; the long run is
 invalid kernels).  A failure names its seed: rerun that seed alone with
 ``--fuzz-examples`` and ``-k``."""
 
-import ast
 import sys
 from pathlib import Path
 
@@ -85,7 +84,7 @@ def test_random_invalid_kernels_are_located_errors(tmp_path, invalid_seed):
     for _ in range(25):
         source = gen.invalid_kernel(rng)
         try:
-            ast.parse(source)
+            compile(source, "invalid.py", "exec")
         except SyntaxError:
             continue  # Python's own error, before kdsl sees the kernel
         n_lines = len(source.splitlines())
