@@ -31,7 +31,7 @@ ARITH = ["+", "-", "*"]
 DIVISION = ["//", "%", "/"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
 COMPARE = ["<", "<=", "==", "!=", ">", ">="]
-CONTEXTS = ["plain", "if", "loop", "local", "func", "unrolled"]
+CONTEXTS = ["plain", "if", "loop", "local", "func", "unrolled", "vector"]
 _count = itertools.count()
 
 
@@ -185,6 +185,11 @@ def kernel_source(batch: list, name: str = "k") -> str:
                 f"a{k}[1] = {e}",
                 f"out[{k}] = {_bits(f'a{k}[1]', res)}",
             ]
+        elif c.context == "vector":  # lane by lane on 2-lane vectors, lane 1 read
+            for j, t in enumerate(c.types):
+                body.append(f"w{k}_{j} = kdsl.Vector[kdsl.{t}, 2](v{k}_{j})")
+            ev = re.sub(r"\bv([0-3])\b", rf"w{k}_\1", c.expr)
+            body.append(f"out[{k}] = {_bits(f'({ev})[1]', res)}")
         else:  # a device function
             helpers += [
                 "@kdsl.func",
