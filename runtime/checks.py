@@ -5,6 +5,8 @@ argument against its declared type."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kdsl.transpile.core import values
@@ -13,8 +15,13 @@ from kdsl.transpile.errors import error
 
 
 def dim3(value, what: str) -> tuple:
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
         value = (value,)
+    if isinstance(value, tuple):  # numpy integers (a grid computed with numpy)
+        value = tuple(
+            int(v) if isinstance(v, np.integer) and not isinstance(v, np.bool_) else v
+            for v in value
+        )
     if not (
         isinstance(value, tuple)
         and 1 <= len(value) <= 3
@@ -155,9 +162,30 @@ def scalar_value(param, t, value):
             value=repr(value),
             kind="float",
         )
+    else:
+        _check_float_range(param, t, value)
     if scalar_packer(t) is None:
         raise error("launch-scalar-unpackable", param=param, type=t.__name__)
     return value
+
+
+def _check_float_range(param, t, value) -> None:
+    """A finite argument that ``t`` cannot hold is refused (E462) rather
+    than becoming infinity (10**400 and 1e300 for a Float32 alike)."""
+    largest = values.finite_limit(t)
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond float64
+        as_float = None
+    if as_float is not None and (
+        not math.isfinite(as_float) or math.isfinite(values.round_float(as_float, t))
+    ):
+        return
+    bits = 0 if isinstance(value, float) else abs(value).bit_length()
+    shown = repr(value) if bits <= 128 else f"an integer of {bits} bits"
+    raise error(
+        "launch-float-range", param=param, type=t.__name__, value=shown, largest=largest
+    )
 
 
 def scalar_packer(t):

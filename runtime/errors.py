@@ -441,6 +441,47 @@ register(
         "instance {instance}: parameter '{param}' {was}; launch the kernel "
         "itself (kernel[grid, block]) to pick the instance from the arguments",
     ),
+    # E461-E464, E474-E484: reliability (launch checks and interpreter limits)
+    (
+        "launch-read-only",
+        "E461",
+        LaunchError,
+        "parameter '{param}' is written by the kernel, but the array passed is "
+        "read-only (numpy's writeable flag is off); pass a writable array, e.g. "
+        ".copy()",
+    ),
+    (
+        "launch-float-range",
+        "E462",
+        LaunchError,
+        "parameter '{param}' is {type}: {value} is outside its finite range "
+        "(largest {largest}) and would become infinity; pass float('inf') for "
+        "an infinity",
+    ),
+    (
+        "interpret-thread-limit",
+        "E463",
+        InterpretError,
+        "the interpreter would run {threads} threads (grid {grid}, block {block}), "
+        "more than its limit of {cap}; launch a smaller grid, or raise the limit "
+        "with the environment variable {env}",
+    ),
+    (
+        "interpret-loop-wrapped",
+        "E464",
+        InterpretError,
+        "the loop in {thread} came back to the same state after {iterations} "
+        "iterations: its counter wrapped around without ending it, so it would "
+        "never end",
+    ),
+    (
+        "launch-array-element-stride",
+        "E474",
+        LaunchError,
+        "parameter '{param}': the array's strides {strides} (bytes) are not whole "
+        "{type} elements of {itemsize} bytes (a field of a structured array?); "
+        "pass a copy (np.ascontiguousarray)",
+    ),
     # E46x: debug builds
     (
         "device-assertion",

@@ -22,3 +22,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fuzz-examples",
+        type=int,
+        default=None,
+        help="random kernels (valid and invalid) the fuzz tests try, each "
+        "(default: a short run; the long run is -m fuzz --fuzz-examples=20000)",
+    )

@@ -681,6 +681,47 @@ register(
         "time, so every launch would fail ({message}); remove it or put it under "
         "the condition it is about",
     ),
+    # E270-E289: reliability (malformed constructs and work limits)
+    (
+        "starred-not-tuple",
+        "E270",
+        DSLTypeError,
+        "only a tuple can be unpacked with * in a tuple, got {got}",
+    ),
+    (
+        "work-limit",
+        "E271",
+        DSLValueError,
+        "{quantity}: {amount} is more than the limit of {cap}; make the kernel smaller "
+        "(a run-time loop instead of range_constexpr, a smaller array, a shorter "
+        "expression) or raise the limit with the environment variable {env}",
+    ),
+    (
+        "static-index-range",
+        "E272",
+        DSLValueError,
+        "index {index} is out of range of {target}, whose dimension {dim} has "
+        "{n} elements",
+    ),
+    (
+        "shuffle-lane-type",
+        "E273",
+        DSLTypeError,
+        "{callee}() needs an integer lane, got {got}",
+    ),
+    (
+        "annotation-arguments",
+        "E274",
+        DSLTypeError,
+        "{annotation} is not a parameter type: write {expected}",
+    ),
+    (
+        "value-too-large",
+        "E275",
+        DSLValueError,
+        "an integer of {bits} bits is too large for any kdsl type (the widest, "
+        "Int128 and Uint128, have 128)",
+    ),
     # E3xx: names, variables and memory
     ("undefined-name", "E301", DSLError, "name '{name}' is not defined"),
     (

@@ -16,9 +16,11 @@ functions use numpy's, not CUDA's: they can differ in the last bit.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from kdsl.transpile.core import values
+from kdsl.transpile.core import limits, values
 from kdsl.runtime.errors import InterpretError
 from kdsl.transpile.errors import error
 from kdsl.transpile import ir
@@ -69,6 +71,16 @@ def bind_arguments(kernel, inst, kernel_ir, args):
         host, back, address = _host_array(info.name, value, t)
         if back is not None:
             write_backs.append(back)
+        if any(stride % host.itemsize for stride in host.strides):
+            raise error(  # a structured array's field: strides in bytes
+                "launch-array-element-stride",
+                param=info.name,
+                strides=host.strides,
+                type=t.__name__,
+                itemsize=host.itemsize,
+            )
+        if info.name in inst.lowered.written and not host.flags.writeable:
+            raise error("launch-read-only", param=info.name)
         if info.kind == "pointer":
             if not host.flags.c_contiguous:
                 raise error("launch-array-contiguous", param=info.name, type=t.__name__)
@@ -172,6 +184,16 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
     check_launch_bounds(kernel.name, block, kernel.options)
     shared_mem = shared_mem_bytes(shared_mem)
     grid, block = _padded(grid), _padded(block)
+    threads = math.prod(grid) * math.prod(block)
+    if limits.INTERPRETED_THREADS.exceeded(threads):
+        raise error(
+            "interpret-thread-limit",
+            threads=threads,
+            grid=grid,
+            block=block,
+            cap=limits.INTERPRETED_THREADS.value(),
+            env=limits.INTERPRETED_THREADS.env,
+        )
     lowered = inst.lowered
     if shared_mem:
         static = static_shared_bytes(lowered)

@@ -82,8 +82,12 @@ class Memory:
             flat = flat * self.lanes
         else:
             (flat,) = idx
-            at = flat * self.lanes + self.origin
-            bad = (at < 0) | (at + self.lanes > self.size)
+            # the bounds on the index itself: flat * lanes would wrap for an
+            # index of 2**62 or more and land in bounds
+            lowest = -(self.origin // self.lanes)
+            highest = (self.size - self.lanes - self.origin) // self.lanes
+            bad = (flat < lowest) | (flat > highest)
+            at = np.where(bad, 0, flat) * self.lanes + self.origin
             if bad.any():
                 self._fault(idx, bad, active, fault)
             flat = at
@@ -162,8 +166,9 @@ class DynamicView(Memory):
 
     def addresses(self, indices, active, fault) -> np.ndarray:
         i = np.asarray(indices[0])[active].astype(np.int64)
-        at = self.start[active] + i * self.itemsize
-        bad = (i < 0) | (at < 0) | (at + self.itemsize > self.limit)
+        huge = i > self.limit // self.itemsize  # (i * itemsize would wrap)
+        at = self.start[active] + np.where(huge, 0, i) * self.itemsize
+        bad = huge | (i < 0) | (at < 0) | (at + self.itemsize > self.limit)
         if self.count is not None:
             bad |= i >= self.count[active]
         if bad.any():

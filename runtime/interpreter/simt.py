@@ -23,6 +23,7 @@ check that every running thread is there.
 from __future__ import annotations
 
 import numpy as np
+import tqdm
 
 from kdsl.transpile import builtins, ir
 from kdsl.transpile.ir.backend import Backend
@@ -72,12 +73,23 @@ def run(
                 limit=GRID_THREADS,
             )
         per_batch = blocks
-    with np.errstate(all="ignore"):
+    # a progress bar on a terminal (tqdm: disable=None is off elsewhere) for a
+    # launch of several batches that runs for more than two seconds
+    progress = tqdm.tqdm(
+        total=blocks,
+        unit="block",
+        desc=f"interpreting {kernel_ir.name}",
+        disable=None if blocks > per_batch else True,
+        delay=2.0,
+        leave=False,
+    )
+    with np.errstate(all="ignore"), progress:
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
             batch = Batch(kernel_ir, functions, grid, block, first, count, shared_mem)
             batch.constants = constants or {}
             batch.run(env)
+            progress.update(count)
 
 
 class _Frame:
@@ -318,7 +330,7 @@ class Batch(Together, Debug, Backend):
         broken = np.zeros(self.n, np.bool_)
         frame.loops.append(broken)
         running = m.copy()
-        watch = _Watch(self.span)
+        watch = _Watch(self.span, self.who)
         while True:
             frame.off = outer_off  # `continue` ends with the iteration
             running &= ~broken & ~frame.returned
@@ -569,32 +581,45 @@ class Batch(Together, Debug, Backend):
 
 
 class _Watch:
-    """Finds a loop that cannot end: from iteration 1024 on, at every power of
-    two, it notes the running lanes, the variables and the memory-change
-    count; if the next iteration starts from exactly that state, every later
-    one will too.  (A thread spinning on a lock its holder would release
-    later: in lock-step the holder never gets to.)"""
+    """Finds a loop that cannot end (Brent's cycle detection): from
+    iteration 1024 on, at every power of two, it notes the running lanes, the
+    variables and the memory-change count, and compares each later iteration
+    with that note; the loop is deterministic, so once it is back in a noted
+    state it goes round for ever.  Back after one iteration: a thread spinning
+    on a lock its holder would release later (in lock-step the holder never
+    gets to), E451; after more: a counter that wrapped around, E464.  A loop
+    that writes memory changes the count and is not judged."""
 
-    def __init__(self, span):
-        self.span, self.count, self.noted = span, 0, None
+    def __init__(self, span, who=None):
+        self.span, self.count, self.noted, self.who = span, 0, None, who
 
     def check(self, running, env, writes):
         self.count += 1
         if self.noted is not None:
-            lanes_, values_, then = self.noted
-            self.noted = None
+            at, lanes_, values_, then = self.noted
             if (
                 then == writes
                 and np.array_equal(lanes_, running)
                 and _same_env(values_, env)
             ):
+                period = self.count - at
+                if period == 1:
+                    raise fault(
+                        "interpret-no-progress",
+                        self.span,
+                        threads=int(np.count_nonzero(running)),
+                    )
+                lane = int(np.flatnonzero(running)[0])
                 raise fault(
-                    "interpret-no-progress",
+                    "interpret-loop-wrapped",
                     self.span,
-                    threads=int(np.count_nonzero(running)),
+                    thread=self.who(lane) if self.who else f"lane {lane}",
+                    iterations=period,
                 )
+            if then != writes:
+                self.noted = None  # it writes memory: not judged until the next note
         if self.count >= 1024 and self.count & (self.count - 1) == 0:
-            self.noted = (running.copy(), dict(env), writes)
+            self.noted = (self.count, running.copy(), dict(env), writes)
 
 
 def _same_env(old: dict, new: dict) -> bool:

@@ -109,7 +109,10 @@ def _lower_shuffle(lw, entry, args, kwargs):
     ):
         raise error("shuffle-type", callee=entry.spelled, got=_kind(value))
     members = lane_mask(entry, kwargs)
-    lane = arith.convert(arith.as_numeric(args[1]), Int32)
+    lane = arith.as_numeric(args[1])
+    if isinstance(lane, Vector) or lane.dtype.kind not in ("int", "bool"):
+        raise error("shuffle-lane-type", callee=entry.spelled, got=_kind(lane))
+    lane = arith.convert(lane, Int32)
     width = arith.convert(arith.as_numeric(kwargs.pop("width", WARP)), Int32)
     if width.is_static() and width.value not in (1, 2, 4, 8, 16, 32):
         raise error("shuffle-width", callee=entry.spelled, width=width.value)

@@ -53,6 +53,8 @@ def as_numeric(value, *, context: str | None = None):
             return Int32._static(value)
         if Int64.min() <= value <= Int64.max():
             return Int64._static(value)
+        if value.bit_length() > 4096:  # (too long to print in the message)
+            raise error("value-too-large", bits=value.bit_length() + (value < 0))
         raise error("literal-range", value=value)
     if isinstance(value, np.generic) and value.dtype in _NUMPY_SCALARS:
         # a numpy (or ml_dtypes) float scalar keeps its own type

@@ -7,11 +7,17 @@ turns them into IR.  ``kdsl`` re-exports them all.
 
 from __future__ import annotations
 
+import inspect
+import sys
 from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
+from kdsl.transpile.errors import error
+from kdsl.transpile.source import Span
 from kdsl.transpile.core.types import (
+    NumericMeta,
+    VectorMeta,
     BFloat16,
     Boolean,
     Float,
@@ -139,8 +145,63 @@ def _constexpr(kind):
     return ConstexprSpec(kind)
 
 
-Pointer = _Subscriptable("Pointer", PointerSpec)
-Array = _Subscriptable("Array", ArraySpec)
+def _element_ok(elem) -> bool:
+    """A scalar type, a vector type or a dtype parameter (abstract types are
+    refused by the signature, which names the parameter)."""
+    if isinstance(elem, VectorMeta):
+        return elem.dtype is not None or isinstance(elem, TypeVar)
+    return isinstance(elem, (NumericMeta, TypeVar))
+
+
+def _pointer(*args):
+    if len(args) != 1 or not _element_ok(args[0]):
+        raise _annotation_error("Pointer", args, "Pointer[T] with T a kdsl type")
+    return PointerSpec(args[0])
+
+
+def _array(*args):
+    ndim = args[1] if len(args) == 2 else None
+    if (
+        len(args) != 2
+        or not _element_ok(args[0])
+        or not isinstance(ndim, int)
+        or isinstance(ndim, bool)
+        or ndim < 1
+    ):
+        raise _annotation_error(
+            "Array", args, "Array[T, ndim] with T a kdsl type and ndim an int >= 1"
+        )
+    return ArraySpec(args[0], ndim)
+
+
+def _annotation_error(name, args, expected):
+    """E274, located at the user's line that spelled the annotation (Python
+    evaluates it, outside any kernel source kdsl parses)."""
+    spelled = ", ".join(
+        a.name if isinstance(a, TypeVar) else getattr(a, "__name__", repr(a))
+        for a in args
+    )
+    exc = error(
+        "annotation-arguments", annotation=f"{name}[{spelled}]", expected=expected
+    )
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is not None:
+        info = inspect.getframeinfo(frame)
+        line = info.lineno
+        pos = getattr(info, "positions", None)
+        col = (pos.col_offset or 0) + 1 if pos is not None else 1
+        end = (pos.end_col_offset or col) + 1 if pos is not None else col + 1
+        if pos is not None and pos.end_lineno != pos.lineno:
+            end = col + 1
+        source = info.code_context[0].rstrip("\n") if info.code_context else None
+        exc.locate(Span(info.filename, line, col, line, max(end, col + 1)), source)
+    return exc
+
+
+Pointer = _Subscriptable("Pointer", _pointer)
+Array = _Subscriptable("Array", _array)
 Constexpr = _Subscriptable("Constexpr", _constexpr)
 Optional = _Subscriptable("Optional", _optional)
 

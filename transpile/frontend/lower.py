@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import math
 
 import libcst as cst
 import numpy as np
 
-from kdsl.transpile.core import arith
+from kdsl.transpile.core import arith, limits
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
@@ -39,7 +40,12 @@ from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
-from kdsl.transpile.frontend.state import Binding, FunctionState, ResultTuple
+from kdsl.transpile.frontend.state import (
+    Binding,
+    FunctionState,
+    ResultTuple,
+    check_limit,
+)
 from kdsl.transpile.core.types import (
     SCALAR_TYPES,
     Int32,
@@ -77,7 +83,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             if isinstance(value, np.ndarray):  # a constant table
                 return table_of(self.state.ctx, self.state.ctx.symbols, name, value)
             if isinstance(value, np.generic) and value.dtype in _NUMPY_CONSTANTS:
-                return _numpy_constant(value)
+                return _numpy_constant(value)  # docs/types.md: its own type
             return (
                 self.state.ctx.statics.get(value.name, value)
                 if isinstance(value, TypeVar)
@@ -167,6 +173,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
 
     def declare_array(self, elem, shape, space):
         name = _assigned_name(self.state.statements[-1]) or "array"
+        scalar = elem.dtype if isinstance(elem, VectorMeta) else elem
+        bits = math.prod(shape) * scalar.width * getattr(elem, "lanes", 1)
+        check_limit(limits.LOCAL_ARRAY_BYTES, (bits + 7) // 8)
         cname = self.state.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
         return FixedArray(
@@ -362,6 +371,14 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         current = self.expr(node.target)
         value = self.expr(node.value)
         if _is_literal(node.value) and isinstance(current, Numeric):
+            if isinstance(value, float) and current.dtype.kind in ("int", "bool"):
+                raise error(  # i = i + 0.5 would make i a float
+                    "retyped-variable",
+                    name=self.state.parsed.code(node.target),
+                    old=current.dtype.__name__,
+                    line=self.state.parsed.span(node.target).line,
+                    new="float (from a float literal)",
+                )
             value = arith.convert(arith.as_numeric(value), current.dtype)
         self.assign(node.target, self.binary(op, current, value, node), None)
 
@@ -688,6 +705,8 @@ def _target_name(target) -> str:
 
 
 # a module-level numpy scalar: a compile-time value of its own type
+
+
 _NUMPY_CONSTANTS = {
     t.np_dtype: t for t in SCALAR_TYPES if t.np_dtype is not None and t.width <= 64
 }

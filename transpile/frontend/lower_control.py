@@ -14,11 +14,12 @@ import contextlib
 
 import libcst as cst
 
-from kdsl.transpile.core import arith
+from kdsl.transpile.core import arith, limits
 from kdsl.transpile.core.promotion import binary_types
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.state import check_limit
 from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.frontend.lower_expr import (
     _kind_of,
@@ -125,17 +126,18 @@ class ControlFlowLowerer(Lowering):
         ]
         if bounds[2] == 0:
             raise error("range-zero-step", callee="kdsl.range_constexpr")
+        # the loop variable has the type range() would give it
+        t, _ = _loop_type(arith.as_numeric(start), arith.as_numeric(stop))
+        count = len(range(*bounds))
+        self.state.unrolled_statements += count * _statement_count(node.body)
+        check_limit(limits.UNROLLED_STATEMENTS, self.state.unrolled_statements)
         name = node.target.value
         self.state.loop_depths.append(self.state.dynamic_depth)
         try:
             with self.loop("constexpr"):
                 for i in range(*bounds):
                     self.state.env.pop(name, None)
-                    self.assign(
-                        node.target,
-                        Int32(i) if Int32.min() <= i <= Int32.max() else Int64(i),
-                        None,
-                    )
+                    self.assign(node.target, t._static(i), None)
                     self.state.unrolled_at.append(f"{name} = {i}")
                     try:
                         self.suite(node.body)
@@ -274,6 +276,23 @@ class ControlFlowLowerer(Lowering):
                 raise error("loop-exit-in-unrolled", stmt=kind)
             raise _StaticBreak(kind)
         self.emit(ir.Break() if kind == "break" else ir.Continue())
+
+
+def _statement_count(body) -> int:
+    """The statements of ``body``, nested ones included (one unrolled copy)."""
+    counter = _Statements()
+    body.visit(counter)
+    return max(1, counter.count)
+
+
+class _Statements(cst.CSTVisitor):
+    def __init__(self):
+        self.count = 0
+
+    def on_visit(self, node):
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            self.count += 1
+        return True
 
 
 def _loop_type(start, stop):

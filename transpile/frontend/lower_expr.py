@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from kdsl.transpile.core import arith, values
+from kdsl.transpile.core import arith, limits, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
-from kdsl.transpile.frontend.state import Lowering
+from kdsl.transpile.frontend.state import Lowering, check_limit
 from kdsl.transpile.core.types import (
     Boolean,
     Int64,
@@ -71,6 +71,21 @@ _PY_BINARY = {
     ">>": lambda a, b: a >> b,
 }
 _PY_COMPARE = values.COMPARE
+# the widest Python integer compile-time arithmetic may build (bits): 10**5000
+# is fine (and then too large for any type, E275); 10**10**9 would take minutes
+_PY_INT_BITS = 1 << 16
+
+
+def _check_python_int_size(op, a, b) -> None:
+    if op not in ("**", "<<") or not all(isinstance(v, int) for v in (a, b)):
+        return
+    if b <= 0 or abs(a) <= (1 if op == "**" else 0):
+        return
+    bits = abs(a).bit_length() * b if op == "**" else abs(a).bit_length() + b
+    if bits > _PY_INT_BITS:
+        raise error("value-too-large", bits=bits)
+
+
 # Python built-ins a kernel may call; everything else in builtins is an error.
 ALLOWED_BUILTINS = (
     "range",
@@ -165,7 +180,9 @@ class ExprLowerer(Lowering):
                 construct=_describe(node),
                 span=self.state.parsed.span(node),
             )
+        self.state.expr_depth += 1
         try:
+            check_limit(limits.EXPRESSION_DEPTH, self.state.expr_depth)
             return handler(node)
         except DSLError as exc:
             raise exc.locate(
@@ -178,6 +195,8 @@ class ExprLowerer(Lowering):
                 detail=exc,
                 span=self.state.parsed.span(node),
             ) from None
+        finally:
+            self.state.expr_depth -= 1
 
     def numeric(self, node, what="this expression"):
         v = self.expr(node)
@@ -201,7 +220,20 @@ class ExprLowerer(Lowering):
         return self.lookup(node.value, node)
 
     def _expr_Tuple(self, node):
-        return tuple(self.expr(e.value) for e in node.elements)
+        items = []
+        for e in node.elements:
+            value = self.expr(e.value)
+            if isinstance(e, cst.StarredElement):  # (*t, v): t's items, as Python
+                if not isinstance(value, tuple):
+                    raise error(
+                        "starred-not-tuple",
+                        got=_kind_of(value),
+                        span=self.state.parsed.span(e),
+                    )
+                items.extend(value)
+            else:
+                items.append(value)
+        return tuple(items)
 
     def _expr_List(self, node):
         return self._expr_Tuple(node)
@@ -222,6 +254,7 @@ class ExprLowerer(Lowering):
         if is_python_number(a) and is_python_number(b):
             if op in ("//", "%") and b == 0:
                 raise error("static-zero-division", op=op, lhs=a, rhs=b)
+            _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
         for v in (a, b):
             if not is_value(v):
@@ -314,11 +347,32 @@ class ExprLowerer(Lowering):
     def _expr_IfExp(self, node):
         cond = self.expr(node.test)
         if is_python_number(cond) or (isinstance(cond, Numeric) and cond.is_static()):
-            return self.expr(node.body if bool(cond) else node.orelse)
+            taken, other = (
+                (node.body, node.orelse) if bool(cond) else (node.orelse, node.body)
+            )
+            value = self.expr(taken)
+            return self._as_if_dynamic(value, other)
         cond = self.condition(cond, "the condition of 'a if c else b'")
         with self.conditionally("an arm of 'a if c else b'"):
             a, b = self.expr(node.body), self.expr(node.orelse)
         return arith.select(cond, a, b, self.state.parsed.span(node))
+
+    def _as_if_dynamic(self, value, other):
+        """The taken arm of a compile-time ``a if c else b``, of the type the
+        run-time select would give it: the arm not taken is typed (its code
+        is discarded) and joins the type when both are kdsl values."""
+        if not isinstance(value, (Numeric, Vector)):
+            return value
+        try:
+            with self.new_block():
+                other_value = self.expr(other)
+        except DSLError:
+            return value  # (e.g. an absent optional pointer): nothing to join
+        if not isinstance(other_value, (Numeric, Vector)) and not is_python_number(
+            other_value
+        ):
+            return value
+        return arith.select(True, value, other_value)
 
     def is_none(self, left, target) -> bool | None:
         """``p is None`` / ``p is not None`` of an optional pointer parameter:
@@ -461,6 +515,15 @@ class ExprLowerer(Lowering):
             return obj.data, (offset,)
         if len(idx) != len(obj.shape):
             raise error("array-rank", name=obj.name, ndim=len(obj.shape), got=len(idx))
+        for dim, (i, n) in enumerate(zip(idx, obj.shape)):
+            if i.is_static() and not 0 <= i.value < n:
+                raise error(
+                    "static-index-range",
+                    index=i.value,
+                    target=f"array '{obj.name}'",
+                    dim=dim,
+                    n=n,
+                )
         return obj.expr, tuple(i.ir_value() for i in idx)
 
     # -- calls ---------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import io
+import sys
 import textwrap
 import tokenize
 import unicodedata
@@ -18,6 +20,7 @@ from libcst.metadata import (
     PositionProvider,
 )
 
+from kdsl.transpile.core import limits
 from kdsl.transpile.errors import error
 from kdsl.transpile.source import SourceFile, Span
 
@@ -91,6 +94,7 @@ def parse_function(fn) -> ParsedFunction:
     except OSError:
         file_text = "\n" * (start - 1) + text
     dedented, shifts = _nfkc_names(dedented)
+    _check_depth(dedented, path, start - 1, indent, file_text)
     wrapper = MetadataWrapper(cst.parse_module(dedented))
     positions = wrapper.resolve(PositionProvider)
     contexts = wrapper.resolve(ExpressionContextProvider)
@@ -145,3 +149,41 @@ def _nfkc_names(text: str) -> tuple[str, dict]:
         if marks:
             shifts[line] = marks
     return "".join(lines), shifts
+
+
+def _check_depth(text: str, path: str, line_offset: int, indent: int, file_text):
+    """Refuse an expression nested deeper than the limit (E271) before libcst
+    and the lowering recurse into it (a 500-term sum nests 500 deep); the
+    walk is iterative, on Python's own parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return  # libcst reports it
+    cap = limits.EXPRESSION_DEPTH.value()
+    deepest, where = 0, None
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, node
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    if where is None:
+        return
+    # libcst and the lowering take a few frames per level
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 8 * deepest + 1000))
+    if cap and deepest > cap:
+        line = where.lineno + line_offset
+        col = where.col_offset + indent + 1
+        exc = error(
+            "work-limit",
+            quantity=limits.EXPRESSION_DEPTH.what,
+            amount=deepest,
+            cap=cap,
+            env=limits.EXPRESSION_DEPTH.env,
+            span=Span(path, line, col, line, col + 1),
+        )
+        lines = file_text.splitlines()
+        exc.source_line = lines[line - 1] if 0 < line <= len(lines) else None
+        raise exc

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Numeric, Vector
+from kdsl.transpile.errors import error
 from kdsl.transpile.frontend import names
 from kdsl.transpile.frontend.dynamic_smem import DynamicLayout
 from kdsl.transpile.frontend.parse import ParsedFunction
@@ -102,6 +103,8 @@ class FunctionState:
     loops: list[str] = field(default_factory=list)  # "runtime"/"constexpr"
     loop_depths: list[int] = field(default_factory=list)  # at each constexpr loop
     unrolled_at: list[str] = field(default_factory=list)  # "k = 3" per unrolled loop
+    expr_depth: int = 0  # the nesting of the expression being lowered (a limit)
+    unrolled_statements: int = 0  # what range_constexpr loops produced (a limit)
     # Declarations a statement needs before its comment (materialised or
     # hoisted variables), one list per statement being lowered.
     predeclared: list[list] = field(default_factory=lambda: [[]])
@@ -129,3 +132,15 @@ class Lowering:
     ``call_device_function`` …) through ``self``."""
 
     state: FunctionState
+
+
+def check_limit(limit, amount: int) -> None:
+    """A work-limit error (E271) when ``amount`` is over ``limit``'s cap."""
+    if limit.exceeded(amount):
+        raise error(
+            "work-limit",
+            quantity=limit.what,
+            amount=amount,
+            cap=limit.value(),
+            env=limit.env,
+        )
