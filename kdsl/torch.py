@@ -20,7 +20,10 @@ a ``torch.library.custom_op``:
   (the same argument, saved for backward) or ``grad_<name>`` — the incoming
   gradient when ``<name>`` received an output of the op, the gradient to
   compute (zero-filled, then written by the kernel) when it received an
-  input.  The backward kernel is launched with the forward launch's grid,
+  input (``None`` when ``<name>`` received ``None``: an optional pointer
+  left out).  A launch argument counts as an input or output when it is one
+  or a contiguous view of all of its elements (``x.view(-1, cols)``).
+  The backward kernel is launched with the forward launch's grid,
   block and constexprs, as an operator of its own (``<name>_backward``), so
   compiled graphs keep it too;
 * on CPU tensors every launch runs in kdsl's interpreter (on views of the
@@ -144,7 +147,8 @@ class Plan:
 
     ``sources`` gives each backward argument: ``("saved", i)``,
     ``("grad", j)`` (the j-th incoming gradient used), ``("new", k)`` (the
-    k-th gradient computed), ``("int", k)`` / ``("float", k)`` (scalars: the
+    k-th gradient computed), ``("none", 0)`` (``None``: a forward argument
+    left out, or the gradient of one), ``("int", k)`` / ``("float", k)`` (scalars: the
     backward operator is given them, after the grid, as arguments rather than
     constants of the plan, so one plan serves every size);
     ``new_like`` the saved tensor each computed gradient copies the shape of,
@@ -172,9 +176,31 @@ def _number(plan: Plan) -> int:
     return _PLANS[plan]
 
 
-def _plan(op_name, inputs, outputs, launches):
+def _same(tensor, arg) -> bool:
+    """Whether a launch argument is ``tensor``: the tensor itself, or a
+    contiguous view of the same elements in the same order
+    (``x.view(-1, cols)`` of a contiguous ``x``), which a kernel taking a
+    pointer cannot tell apart from it."""
+    if not isinstance(tensor, torch.Tensor):
+        return False
+    if arg is tensor:
+        return True
+    base = tensor._base if tensor._base is not None else tensor
+    return (
+        arg._base is base
+        and arg.storage_offset() == tensor.storage_offset()
+        and arg.numel() == tensor.numel()
+        and arg.dtype == tensor.dtype
+        and arg.is_contiguous()
+        and tensor.is_contiguous()
+    )
+
+
+def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     """``(Plan, saved tensors, ints, floats)`` for the one forward launch
-    whose kernel has a backward kernel."""
+    whose kernel has a backward kernel; ``outputs`` are those the launches
+    saw, ``real_outputs`` (default: the same) those saved for backward."""
+    real_outputs = outputs if real_outputs is None else real_outputs
     paired = [r for r in launches if r.launcher.kernel.backward is not None]
     if not paired:
         kernels = ", ".join(sorted({r.launcher.kernel.name for r in launches}))
@@ -191,8 +217,8 @@ def _plan(op_name, inputs, outputs, launches):
     role = {}  # forward parameter -> ("input", i) / ("output", j) / ("value", v)
     for name, arg in zip(names, fwd.args):
         if isinstance(arg, torch.Tensor):
-            where = [("input", i) for i, t in enumerate(inputs) if t is arg]
-            where += [("output", j) for j, t in enumerate(outputs) if t is arg]
+            where = [("input", i) for i, t in enumerate(inputs) if _same(t, arg)]
+            where += [("output", j) for j, t in enumerate(outputs) if _same(t, arg)]
             if not where:
                 raise error(
                     "torch-intermediate", op=op_name, kernel=kernel.name, param=name
@@ -212,7 +238,10 @@ def _plan(op_name, inputs, outputs, launches):
 
     for p in backward.signature.runtime:
         name = p.name
-        if name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
+        of = role.get(name[5:], ("",))
+        if name.startswith("grad_") and of[0] == "value" and of[1] is None:
+            sources.append(("none", 0))  # an absent tensor (None) has none
+        elif name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
             "input",
             "output",
         ):
@@ -229,7 +258,9 @@ def _plan(op_name, inputs, outputs, launches):
             if kind == "input":
                 sources.append(("saved", save(inputs[v])))
             elif kind == "output":
-                sources.append(("saved", save(outputs[v])))
+                sources.append(("saved", save(real_outputs[v])))
+            elif v is None:  # an optional pointer left out: None again
+                sources.append(("none", 0))
             elif isinstance(v, bool) or not isinstance(v, (int, float, torch.SymInt)):
                 raise error(
                     "torch-backward-argument",
@@ -287,6 +318,7 @@ def _backward_launch(saved, grads, number, ints, floats):
         "new": news,
         "int": ints[1 + ints[0] :],
         "float": floats,
+        "none": [None],
     }
     args = [pools[kind][k] for kind, k in plan.sources]
     grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
@@ -325,7 +357,10 @@ class Op:
 
     def _setup(self, ctx, inputs, output):
         outs, launches = _recorded(self.fn, inputs)
-        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches)
+        # the roles come from the recorded run; what is saved is the real
+        # output (the recorded run's outputs were never written)
+        real = output if isinstance(output, tuple) else (output,)
+        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches, real)
         ctx.save_for_backward(*saved)
         ctx.kdsl = (_number(plan), ints, floats, len(inputs))
 
