@@ -26,9 +26,11 @@ block_reduce.py.
 The backward kernel has the forward's launch and row layout: it recomputes
 the mean and ``rstd`` of its rows (nothing is saved but ``x``), and adds each
 row's ``grad_y * xhat`` and ``grad_y`` into ``grad_weight`` / ``grad_bias``
-with ``kdsl.atomic_add`` (the gradients are zero-filled first; the order of
-the additions is not fixed on the GPU, so the last bits of these two may
-differ from run to run).  An absent weight or bias has no gradient: its
+with ``kdsl.atomic_add`` into zero-filled Float64 sums (for every dtype: a
+sum over thousands of rows in 16 bits would lose most of its bits;
+``kdsl.torch`` allocates a gradient in its parameter's own dtype and rounds
+it to the weight's after).  The order of the additions is not fixed on the
+GPU, so the last bits of these sums may differ from run to run.  An absent weight or bias has no gradient: its
 ``grad_`` pointer is ``None`` too.
 """
 
@@ -64,8 +66,8 @@ def layer_norm_backward(
     weight: Pointer[D] | None,
     grad_y: Pointer[D],
     grad_x: Pointer[D],
-    grad_weight: Pointer[D] | None,
-    grad_bias: Pointer[D] | None,
+    grad_weight: Pointer[Float64] | None,
+    grad_bias: Pointer[Float64] | None,
     rows: Int32,
     cols: Int32,
     eps: Float32,
@@ -146,10 +148,10 @@ def layer_norm_backward(
             for k in kdsl.range_constexpr(VEC):
                 if grad_weight is not None:
                     kdsl.atomic_add(
-                        grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(D)
+                        grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64)
                     )
                 if grad_bias is not None:
-                    kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(D))
+                    kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))
 
 
 @kdsl.kernel(dtypes=DTYPES, backward=layer_norm_backward)

@@ -19,8 +19,9 @@ a ``torch.library.custom_op``:
   each parameter of the backward kernel is a parameter of the forward kernel
   (the same argument, saved for backward) or ``grad_<name>`` — the incoming
   gradient when ``<name>`` received an output of the op, the gradient to
-  compute (zero-filled, then written by the kernel) when it received an
-  input (``None`` when ``<name>`` received ``None``: an optional pointer
+  compute (zero-filled, then written by the kernel; in the parameter's own
+  dtype when it has one, ``Pointer[Float64]`` for a sum over rows, and
+  rounded to the input's dtype after) when it received an input (``None`` when ``<name>`` received ``None``: an optional pointer
   left out).  A launch argument counts as an input or output when it is one
   or a contiguous view of all of its elements (``x.view(-1, cols)``).
   The backward kernel is launched with the forward launch's grid,
@@ -152,7 +153,10 @@ class Plan:
     backward operator is given them, after the grid, as arguments rather than
     constants of the plan, so one plan serves every size);
     ``new_like`` the saved tensor each computed gradient copies the shape of,
-    ``new_input`` the operator input it is the gradient of; ``grad_output``
+    ``new_input`` the operator input it is the gradient of, ``new_dtype``
+    the dtype it is computed in (a ``torch`` dtype name: the backward
+    parameter's own dtype, ``Pointer[Float64]``, when it is not a dtype
+    parameter; ``None``: the input's) and rounded from; ``grad_output``
     which operator outputs the used incoming gradients belong to."""
 
     kernel: object
@@ -162,6 +166,7 @@ class Plan:
     sources: tuple
     new_like: tuple
     new_input: tuple
+    new_dtype: tuple
     grad_output: tuple
 
 
@@ -227,7 +232,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
         else:
             role[name] = ("value", arg)
     saved, saved_at, ints, floats = [], {}, [], []
-    grads, news, new_input = [], [], []
+    grads, news, new_input, new_dtype = [], [], [], []
     sources = []
 
     def save(t):
@@ -252,6 +257,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
             else:
                 news.append(save(inputs[k]))
                 new_input.append(k)
+                new_dtype.append(_fixed_dtype(p))
                 sources.append(("new", len(news) - 1))
         elif name in role:
             kind, v = role[name]
@@ -303,6 +309,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
         sources=tuple(sources),
         new_like=tuple(news),
         new_input=tuple(new_input),
+        new_dtype=tuple(new_dtype),
         grad_output=tuple(grads),
     )
     return plan, saved, [len(grid), *grid, *ints], floats
@@ -311,7 +318,10 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
 def _backward_launch(saved, grads, number, ints, floats):
     """The backward operator's body: the gradients it computes."""
     plan = _BY_NUMBER[number]
-    news = [torch.zeros_like(saved[i]) for i in plan.new_like]
+    news = [
+        torch.zeros_like(saved[i], dtype=None if d is None else getattr(torch, d))
+        for i, d in zip(plan.new_like, plan.new_dtype)
+    ]
     pools = {
         "saved": saved,
         "grad": grads,
@@ -325,7 +335,23 @@ def _backward_launch(saved, grads, number, ints, floats):
     plan.kernel[grid, plan.block](
         *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
     )
-    return news
+    return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+
+
+_TORCH_DTYPES = {
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Float32": "float32",
+    "Float64": "float64",
+}
+
+
+def _fixed_dtype(param):
+    """The ``torch`` dtype name of a backward pointer parameter with a dtype
+    of its own (``grad_weight: Pointer[Float64]``: a sum kept wider than
+    the input), or None (a dtype parameter: the input's dtype)."""
+    elem = getattr(getattr(param, "spec", None), "elem", None)
+    return _TORCH_DTYPES.get(getattr(elem, "__name__", None))
 
 
 # -- the decorator ---------------------------------------------------------------------
@@ -374,8 +400,8 @@ class Op:
             out[i] = news[k]
         return tuple(out)
 
-    def __call__(self, *args):
-        return self.op(*args)
+    def __call__(self, *args, **kwargs):
+        return self.op(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<kdsl.torch.op {self.name}>"

@@ -332,8 +332,8 @@ def layer_norm(be, t, rng):
         for weight, config in zip((w, None), _row_layouts(t, cols)):
             want_dx, want_dw, want_db = _layer_norm_backward_ref(x, weight, dy, eps)
             dx = be.poison((rows, cols), t)
-            dw = be.to_device(np.zeros(cols, t.np_dtype))
-            db = be.to_device(np.zeros(cols, t.np_dtype))
+            dw = be.to_device(np.zeros(cols, np.float64))  # sums in Float64
+            db = be.to_device(np.zeros(cols, np.float64))
             _fixed_rows(be, mod.layer_norm_backward, rows, config)(
                 be.to_device(x),
                 _maybe(be, weight),
@@ -346,8 +346,8 @@ def layer_norm(be, t, rng):
                 eps,
             )
             _close(be, dx, want_dx, _f32_inside(t))
-            # summed over the rows in D by atomics: rows roundings of D
-            sums = _f32_inside(t) if t.short in ("f32", "f64") else t
+            # summed over the rows by atomics in Float64: the products' rounding
+            sums = _f32_inside(t)
             _close(be, db, want_db, sums, scale=np.abs(dy).sum(axis=0).max())
             if weight is not None:
                 _close(be, dw, want_dw, sums, scale=np.abs(dy).sum(axis=0).max())

@@ -66,7 +66,8 @@ def layer_norm(
 ) -> torch.Tensor:
     """Layer norm over the last dimension, ``weight``/``bias`` of that length
     or None (``layer_norm``, tuned per row length); backward:
-    layer_norm_backward."""
+    layer_norm_backward, whose weight and bias gradients, sums over the rows,
+    are summed in Float64 and rounded to their dtype."""
     rows, y, out = _rows(x, "layer_norm")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (x.shape[-1],):

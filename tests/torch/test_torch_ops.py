@@ -11,7 +11,15 @@ torch = pytest.importorskip("torch")
 
 import kdsl  # noqa: E402
 import kdsl.torch as kt  # noqa: E402
-from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, thread_idx  # noqa: E402
+from kdsl import (  # noqa: E402
+    Constexpr,
+    Float32,
+    Float64,
+    Int32,
+    Pointer,
+    block_idx,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -176,6 +184,47 @@ def test_an_optional_pointer_left_out_is_none_in_the_backward_too(with_w):
     torch.testing.assert_close(x.grad, torch.ones_like(x) if w is None else w.detach())
     if with_w:
         torch.testing.assert_close(w.grad, x.detach())
+
+
+@kdsl.kernel
+def scaled_backward(
+    x: Pointer[D],
+    w: Pointer[D],
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    grad_w: Pointer[Float64],
+    n: Int32,
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = (grad_y[i] * w[0]).to(D)
+        kdsl.atomic_add(grad_w, 0, (grad_y[i] * x[i]).to(Float64))
+
+
+@kdsl.kernel(backward=scaled_backward)
+def scaled(x: Pointer[D], w: Pointer[D], y: Pointer[D], n: Int32):
+    """y = x * w[0]: w's gradient is a sum over every element"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (x[i] * w[0]).to(D)
+
+
+@kt.op("kdsl_tests::scaled")
+def scaled_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    scaled[kt.blocks(x.numel(), 64), 64](x, w, y, x.numel())
+    return y
+
+
+def test_a_gradient_with_a_dtype_of_its_own_is_summed_in_it_then_rounded():
+    # 4096 ones summed in BFloat16 would stop at 256 (256 + 1 rounds to 256)
+    x = torch.ones(4096, dtype=torch.bfloat16)
+    w = torch.ones(1, dtype=torch.bfloat16, requires_grad=True)
+    scaled_op(x, w).sum().backward()
+    assert w.grad.dtype == torch.bfloat16 and w.grad.item() == 4096.0
+    x64 = torch.randn(50, dtype=torch.float64, requires_grad=True)
+    w64 = torch.randn(1, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(scaled_op, (x64, w64))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
