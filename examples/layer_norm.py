@@ -122,10 +122,13 @@ def layer_norm_backward(
         for k in kdsl.range_constexpr(VEC):
             xs[c, k] = xs[c, k] * rstd
             ws[c, k] = gs[c, k]
-        if weight is not None:
-            if j < nvec:
-                for k in kdsl.range_constexpr(VEC):
-                    ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)
+        if weight is not None and j < nvec:  # weight read as vectors too
+            if VEC == 1:
+                ws[c, 0] = gs[c, 0] * weight[j].to(C)
+            else:
+                wv = weight.vec(VEC)[j].to(C)
+                for lane in kdsl.range_constexpr(VEC):
+                    ws[c, lane] = gs[c, lane] * wv[lane]
         for k in kdsl.range_constexpr(VEC):
             a = a + ws[c, k]
             b = b + ws[c, k] * xs[c, k]

@@ -701,18 +701,24 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     xs[0][3] = xs[0][3] * rstd;
     // ws[c, k] = gs[c, k]  [c = 0, k = 3]
     ws[0][3] = gs[0][3];
-    // if weight is not None:  [c = 0]  [True]
-    // if j < nvec:  [c = 0]
+    // if weight is not None and j < nvec:  [c = 0]
     if (j < nvec) {
-        // for k in kdsl.range_constexpr(VEC):  [c = 0]
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 0, k = 0]
-        ws[0][0] = gs[0][0] * __bfloat162float(weight[j * 4]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 0, k = 1]
-        ws[0][1] = gs[0][1] * __bfloat162float(weight[j * 4 + 1]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 0, k = 2]
-        ws[0][2] = gs[0][2] * __bfloat162float(weight[j * 4 + 2]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 0, k = 3]
-        ws[0][3] = gs[0][3] * __bfloat162float(weight[j * 4 + 3]);
+        // if VEC == 1:  [c = 0]  [False]; else:
+        // wv = weight.vec(VEC)[j].to(C)  [c = 0]
+        kdsl::vec<float, 4> wv = kdsl::vmap(
+                [](const __nv_bfloat16 a) {
+                    return __bfloat162float(a);
+                },
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(weight)[j]);
+        // for lane in kdsl.range_constexpr(VEC):  [c = 0]
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 0, lane = 0]
+        ws[0][0] = gs[0][0] * wv.v[0];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 0, lane = 1]
+        ws[0][1] = gs[0][1] * wv.v[1];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 0, lane = 2]
+        ws[0][2] = gs[0][2] * wv.v[2];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 0, lane = 3]
+        ws[0][3] = gs[0][3] * wv.v[3];
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // a = a + ws[c, k]  [c = 0, k = 0]
@@ -750,18 +756,24 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     xs[1][3] = xs[1][3] * rstd;
     // ws[c, k] = gs[c, k]  [c = 1, k = 3]
     ws[1][3] = gs[1][3];
-    // if weight is not None:  [c = 1]  [True]
-    // if j < nvec:  [c = 1]
+    // if weight is not None and j < nvec:  [c = 1]
     if (j < nvec) {
-        // for k in kdsl.range_constexpr(VEC):  [c = 1]
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 1, k = 0]
-        ws[1][0] = gs[1][0] * __bfloat162float(weight[j * 4]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 1, k = 1]
-        ws[1][1] = gs[1][1] * __bfloat162float(weight[j * 4 + 1]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 1, k = 2]
-        ws[1][2] = gs[1][2] * __bfloat162float(weight[j * 4 + 2]);
-        // ws[c, k] = gs[c, k] * weight[j * VEC + k].to(C)  [c = 1, k = 3]
-        ws[1][3] = gs[1][3] * __bfloat162float(weight[j * 4 + 3]);
+        // if VEC == 1:  [c = 1]  [False]; else:
+        // wv = weight.vec(VEC)[j].to(C)  [c = 1]
+        kdsl::vec<float, 4> wv = kdsl::vmap(
+                [](const __nv_bfloat16 a) {
+                    return __bfloat162float(a);
+                },
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(weight)[j]);
+        // for lane in kdsl.range_constexpr(VEC):  [c = 1]
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 1, lane = 0]
+        ws[1][0] = gs[1][0] * wv.v[0];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 1, lane = 1]
+        ws[1][1] = gs[1][1] * wv.v[1];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 1, lane = 2]
+        ws[1][2] = gs[1][2] * wv.v[2];
+        // ws[c, lane] = gs[c, lane] * wv[lane]  [c = 1, lane = 3]
+        ws[1][3] = gs[1][3] * wv.v[3];
     }
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
     // a = a + ws[c, k]  [c = 1, k = 0]
