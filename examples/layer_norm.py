@@ -1,7 +1,15 @@
-"""Layer norm forward over the rows of a (rows, cols) matrix, Float16 /
-BFloat16 / Float32, computed in Float32:
+"""Layer norm over the rows of a (rows, cols) matrix, Float16 / BFloat16 /
+Float32 / Float64, computed in Float32 (Float64 for Float64 data, so that
+gradients can be checked numerically):
 
     y = (x - mean) / sqrt(var + eps) * weight + bias
+
+and its backward (``layer_norm_backward``, paired with ``backward=`` so that
+``kdsl.torch.op`` differentiates it), with ``xhat = (x - mean) * rstd`` and
+``g = grad_y * weight``:
+
+    grad_x = rstd * (g - mean(g) - xhat * mean(g * xhat))
+    grad_weight = sum over rows of grad_y * xhat,  grad_bias = sum of grad_y
 
 ``weight`` and ``bias`` are optional pointers: launching with ``None`` picks
 an instance without them (``layer_norm__…__noweight__nobias``), so a
@@ -14,6 +22,16 @@ the autotuner among the configurations that cover the row (as softmax.py).
 The variance is the mean of ``(x - mean)**2`` from the registers (two block
 sums, not ``E[x^2] - mean^2``: no cancellation). ``block_sum`` comes from
 block_reduce.py.
+
+The backward kernel has the forward's launch and row layout: it recomputes
+the mean and ``rstd`` of its rows (nothing is saved but ``x``), and adds each
+row's ``grad_y * xhat`` and ``grad_y`` into ``grad_weight`` / ``grad_bias``
+with ``kdsl.atomic_add`` into zero-filled Float64 sums (for every dtype: a
+sum over thousands of rows in 16 bits would lose most of its bits;
+``kdsl.torch`` allocates a gradient in its parameter's own dtype and rounds
+it to the weight's after).  The order of the additions is not fixed on the
+GPU, so the last bits of these sums may differ from run to run.  An absent weight or bias has no gradient: its
+``grad_`` pointer is ``None`` too.
 """
 
 import sys
@@ -26,14 +44,120 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import block_sum, check_rows
-from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
+from kdsl import (
+    Constexpr,
+    Float32,
+    Float64,
+    Int32,
+    Pointer,
+    Vector,
+    block_idx,
+    thread_idx,
+)
 from softmax import REGISTER_CONFIGS, fits_in_registers
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
-DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32]
+DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32, kdsl.Float64]
 
 
 @kdsl.kernel(dtypes=DTYPES)
+def layer_norm_backward(
+    x: Pointer[D],
+    weight: Pointer[D] | None,
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    grad_weight: Pointer[Float64] | None,
+    grad_bias: Pointer[Float64] | None,
+    rows: Int32,
+    cols: Int32,
+    eps: Float32,
+    VEC: Constexpr[int] = 4,
+    WARPS: Constexpr[int] = 4,
+    ROWS: Constexpr[int] = 1,
+    CHUNKS: Constexpr[int] = 2,
+):
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (ROWS, WARPS))
+    row = block_idx.x * ROWS + thread_idx.y
+    nvec = cols // VEC
+    base = row * nvec
+    xs = kdsl.local_array(C, (CHUNKS, VEC))  # x, then xhat
+    gs = kdsl.local_array(C, (CHUNKS, VEC))  # grad_y
+    ws = kdsl.local_array(C, (CHUNKS, VEC))  # grad_y * weight
+
+    # 1. load x and grad_y (0 past the row's end); the mean as in the forward
+    s = C(0)
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        for k in kdsl.range_constexpr(VEC):
+            xs[c, k] = 0
+            gs[c, k] = 0
+        if row < rows and j < nvec:
+            if VEC == 1:
+                xs[c, 0] = x[base + j].to(C)
+                gs[c, 0] = grad_y[base + j].to(C)
+            else:
+                xv = x.vec(VEC)[base + j].to(C)
+                gv = grad_y.vec(VEC)[base + j].to(C)
+                for lane in kdsl.range_constexpr(VEC):
+                    xs[c, lane] = xv[lane]
+                    gs[c, lane] = gv[lane]
+        for k in kdsl.range_constexpr(VEC):
+            s = s + xs[c, k]
+    mean = block_sum(scratch, s) / cols
+
+    # 2. the variance around the mean, then xhat and g = grad_y * weight
+    q = C(0)
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        live = j < nvec
+        for k in kdsl.range_constexpr(VEC):
+            xs[c, k] = xs[c, k] - mean if live else C(0)
+            q = q + xs[c, k] * xs[c, k]
+    rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps.to(C))
+    a = C(0)  # sum(g)
+    b = C(0)  # sum(g * xhat)
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        for k in kdsl.range_constexpr(VEC):
+            xs[c, k] = xs[c, k] * rstd
+            ws[c, k] = gs[c, k]
+        if weight is not None and j < nvec:  # weight read as vectors too
+            if VEC == 1:
+                ws[c, 0] = gs[c, 0] * weight[j].to(C)
+            else:
+                wv = weight.vec(VEC)[j].to(C)
+                for lane in kdsl.range_constexpr(VEC):
+                    ws[c, lane] = gs[c, lane] * wv[lane]
+        for k in kdsl.range_constexpr(VEC):
+            a = a + ws[c, k]
+            b = b + ws[c, k] * xs[c, k]
+    a = block_sum(scratch, a) / cols
+    b = block_sum(scratch, b) / cols
+
+    # 3. grad_x a vector at a time; this row's share of grad_weight and
+    #    grad_bias added with atomics
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        if row < rows and j < nvec:
+            if VEC == 1:
+                grad_x[base + j] = (rstd * (ws[c, 0] - a - xs[c, 0] * b)).to(D)
+            else:
+                out = Vector[D, VEC].splat(0)
+                for lane in kdsl.range_constexpr(VEC):
+                    dx = rstd * (ws[c, lane] - a - xs[c, lane] * b)
+                    out[lane] = dx.to(D)
+                grad_x.vec(VEC)[base + j] = out
+            for k in kdsl.range_constexpr(VEC):
+                if grad_weight is not None:
+                    kdsl.atomic_add(
+                        grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64)
+                    )
+                if grad_bias is not None:
+                    kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))
+
+
+@kdsl.kernel(dtypes=DTYPES, backward=layer_norm_backward)
 def layer_norm(
     x: Pointer[D],
     weight: Pointer[D] | None,
@@ -47,26 +171,27 @@ def layer_norm(
     ROWS: Constexpr[int] = 1,
     CHUNKS: Constexpr[int] = 2,
 ):
-    scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (ROWS, WARPS))
     row = block_idx.x * ROWS + thread_idx.y
     nvec = cols // VEC  # vectors per row: the host picks a VEC that divides cols
     base = row * nvec
     # this thread's part of the row: CHUNKS vectors of VEC lanes, indexed only
     # by compile-time indices, so the array lives in registers
-    vals = kdsl.local_array(Float32, (CHUNKS, VEC))
+    vals = kdsl.local_array(C, (CHUNKS, VEC))
 
     # 1. load the row (lanes past its end are 0) and its mean. Threads past
     #    the last row still take part in the block sums: they skip memory.
-    s = Float32(0)
+    s = C(0)
     for c in kdsl.range_constexpr(CHUNKS):
         j = c * (WARPS * 32) + thread_idx.x
         for k in kdsl.range_constexpr(VEC):
             vals[c, k] = 0
         if row < rows and j < nvec:
             if VEC == 1:  # an odd width: scalar accesses
-                vals[c, 0] = x[base + j].to(Float32)
+                vals[c, 0] = x[base + j].to(C)
             else:  # one 16-byte (or 8-, 4-byte) load
-                v = x.vec(VEC)[base + j].to(Float32)
+                v = x.vec(VEC)[base + j].to(C)
                 for lane in kdsl.range_constexpr(VEC):
                     vals[c, lane] = v[lane]
         for k in kdsl.range_constexpr(VEC):
@@ -75,14 +200,14 @@ def layer_norm(
 
     # 2. the variance around the mean, from the registers (the lanes past the
     #    row's end are set to 0 again)
-    q = Float32(0)
+    q = C(0)
     for c in kdsl.range_constexpr(CHUNKS):
         j = c * (WARPS * 32) + thread_idx.x
         live = j < nvec
         for k in kdsl.range_constexpr(VEC):
-            vals[c, k] = vals[c, k] - mean if live else Float32(0)
+            vals[c, k] = vals[c, k] - mean if live else C(0)
             q = q + vals[c, k] * vals[c, k]
-    rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps)
+    rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps.to(C))
 
     # 3. scale, shift, store a vector at a time; weight and bias are static
     #    branches (an instance per None), read as vectors too
@@ -92,18 +217,18 @@ def layer_norm(
             if VEC == 1:
                 o = vals[c, 0] * rstd
                 if weight is not None:
-                    o = o * weight[j].to(Float32)
+                    o = o * weight[j].to(C)
                 if bias is not None:
-                    o = o + bias[j].to(Float32)
+                    o = o + bias[j].to(C)
                 y[base + j] = o.to(D)
             else:
-                out = Vector[Float32, VEC].splat(0)
+                out = Vector[C, VEC].splat(0)
                 for lane in kdsl.range_constexpr(VEC):
                     out[lane] = vals[c, lane] * rstd
                 if weight is not None:
-                    out = out * weight.vec(VEC)[j].to(Float32)
+                    out = out * weight.vec(VEC)[j].to(C)
                 if bias is not None:
-                    out = out + bias.vec(VEC)[j].to(Float32)
+                    out = out + bias.vec(VEC)[j].to(C)
                 y.vec(VEC)[base + j] = out.to(D)
 
 

@@ -1,5 +1,7 @@
-"""Row softmax of a (rows, cols) matrix, Float16 / BFloat16 / Float32, computed
-in Float32: ``y = exp(x - max(x)) / sum(exp(x - max(x)))`` per row.
+"""Row softmax of a (rows, cols) matrix, Float16 / BFloat16 / Float32 /
+Float64, computed in Float32 (Float64 for Float64 data, so that gradients can
+be checked numerically): ``y = exp(x - max(x)) / sum(exp(x - max(x)))`` per
+row, and its backward ``dx = y * (dy - sum(dy * y))`` per row.
 
 Two kernels, and ``softmax(x, y)`` on the host picks one:
 
@@ -18,7 +20,11 @@ Two kernels, and ``softmax(x, y)`` on the host picks one:
   ``CACHE`` (``shared_mem=`` bytes at launch, up to 227 KB on an H200) so
   the second pass does not read memory again.
 
-Both use ``block_max``/``block_sum`` from block_reduce.py. ``kdsl.math.exp``
+* ``softmax_rows_backward``: the gradient, paired with ``softmax_rows``
+  (``backward=``, so ``kdsl.torch.op`` differentiates it): the same row
+  layout and launch, ``y`` and ``grad_y`` in registers, one block sum.
+
+All use ``block_max``/``block_sum`` from block_reduce.py. ``kdsl.math.exp``
 is the accurate ``expf`` (no fast math); the division is one reciprocal per
 row and a multiply per element.
 """
@@ -34,14 +40,77 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import block_max, block_sum, check_rows, itemsize, vector_lanes
-from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
+from kdsl import (
+    Constexpr,
+    Float32,
+    Float64,
+    Int32,
+    Pointer,
+    Vector,
+    block_idx,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
-DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32]
+DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32, kdsl.Float64]
 NEG_INF = -math.inf
 
 
 @kdsl.kernel(dtypes=DTYPES)
+def softmax_rows_backward(
+    y: Pointer[D],
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    VEC: Constexpr[int] = 4,
+    WARPS: Constexpr[int] = 4,
+    ROWS: Constexpr[int] = 1,
+    CHUNKS: Constexpr[int] = 2,
+):
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (ROWS, WARPS))
+    row = block_idx.x * ROWS + thread_idx.y
+    nvec = cols // VEC
+    base = row * nvec
+    ys = kdsl.local_array(C, (CHUNKS, VEC))  # the row of y and of grad_y,
+    gs = kdsl.local_array(C, (CHUNKS, VEC))  # in registers as in the forward
+
+    # 1. load y and grad_y (0 past the row's end) and sum(grad_y * y)
+    d = C(0)
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        for k in kdsl.range_constexpr(VEC):
+            ys[c, k] = 0
+            gs[c, k] = 0
+        if row < rows and j < nvec:
+            if VEC == 1:
+                ys[c, 0] = y[base + j].to(C)
+                gs[c, 0] = grad_y[base + j].to(C)
+            else:
+                yv = y.vec(VEC)[base + j].to(C)
+                gv = grad_y.vec(VEC)[base + j].to(C)
+                for lane in kdsl.range_constexpr(VEC):
+                    ys[c, lane] = yv[lane]
+                    gs[c, lane] = gv[lane]
+        for k in kdsl.range_constexpr(VEC):
+            d = d + gs[c, k] * ys[c, k]
+    d = block_sum(scratch, d)
+
+    # 2. grad_x = y * (grad_y - d), a vector at a time
+    for c in kdsl.range_constexpr(CHUNKS):
+        j = c * (WARPS * 32) + thread_idx.x
+        if row < rows and j < nvec:
+            if VEC == 1:
+                grad_x[base + j] = (ys[c, 0] * (gs[c, 0] - d)).to(D)
+            else:
+                out = Vector[D, VEC].splat(0)
+                for lane in kdsl.range_constexpr(VEC):
+                    out[lane] = (ys[c, lane] * (gs[c, lane] - d)).to(D)
+                grad_x.vec(VEC)[base + j] = out
+
+
+@kdsl.kernel(dtypes=DTYPES, backward=softmax_rows_backward)
 def softmax_rows(
     x: Pointer[D],
     y: Pointer[D],
@@ -52,27 +121,28 @@ def softmax_rows(
     ROWS: Constexpr[int] = 1,
     CHUNKS: Constexpr[int] = 2,
 ):
-    scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (ROWS, WARPS))
     row = block_idx.x * ROWS + thread_idx.y
     nvec = cols // VEC  # vectors per row: the host picks a VEC that divides cols
     base = row * nvec
     # this thread's part of the row: CHUNKS vectors of VEC lanes, indexed only
     # by compile-time indices, so the array lives in registers
-    vals = kdsl.local_array(Float32, (CHUNKS, VEC))
+    vals = kdsl.local_array(C, (CHUNKS, VEC))
 
     # 1. load the row (lanes past its end are -inf: they change neither the
     #    max nor the sum) and its maximum. Threads past the last row still
     #    take part in the block reductions: they only skip memory.
-    m = Float32(NEG_INF)
+    m = C(NEG_INF)
     for c in kdsl.range_constexpr(CHUNKS):
         j = c * (WARPS * 32) + thread_idx.x
         for k in kdsl.range_constexpr(VEC):
-            vals[c, k] = NEG_INF
+            vals[c, k] = C(NEG_INF)
         if row < rows and j < nvec:
             if VEC == 1:  # an odd width: scalar accesses
-                vals[c, 0] = x[base + j].to(Float32)
+                vals[c, 0] = x[base + j].to(C)
             else:  # one 16-byte (or 8-, 4-byte) load
-                v = x.vec(VEC)[base + j].to(Float32)
+                v = x.vec(VEC)[base + j].to(C)
                 for lane in kdsl.range_constexpr(VEC):
                     vals[c, lane] = v[lane]
         for k in kdsl.range_constexpr(VEC):
@@ -80,7 +150,7 @@ def softmax_rows(
     m = block_max(scratch, m)
 
     # 2. the exponentials, kept in registers for the store, and their sum
-    s = Float32(0)
+    s = C(0)
     for c in kdsl.range_constexpr(CHUNKS):
         for k in kdsl.range_constexpr(VEC):
             vals[c, k] = kdsl.math.exp(vals[c, k] - m)
@@ -109,10 +179,11 @@ def softmax_online(
     WARPS: Constexpr[int] = 8,
     CACHE: Constexpr[bool] = True,
 ):
-    scratch = kdsl.shared_array(Float32, (1, WARPS))
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (1, WARPS))
     nvec = cols // VEC
     base = block_idx.x * nvec  # one row per block
-    v = kdsl.local_array(Float32, VEC)  # one vector's lanes, in registers
+    v = kdsl.local_array(C, VEC)  # one vector's lanes, in registers
     if CACHE:  # the row as read: cols * D's size bytes of shared_mem
         if VEC == 1:
             row = kdsl.dynamic_shared_array(D, cols)
@@ -121,20 +192,20 @@ def softmax_online(
 
     # 1. one pass: the running maximum m and the sum s of exp(x - m); s is
     #    rescaled only when a vector raises the maximum
-    m = Float32(NEG_INF)
-    s = Float32(0)
+    m = C(NEG_INF)
+    s = C(0)
     for j in range(thread_idx.x, nvec, WARPS * 32):
         if VEC == 1:  # an odd width: scalar accesses
             raw = x[base + j]
             if CACHE:
                 row[j] = raw
-            v[0] = raw.to(Float32)
+            v[0] = raw.to(C)
         else:
             raw = x.vec(VEC)[base + j]
             if CACHE:
                 row[j] = raw
             for k in kdsl.range_constexpr(VEC):
-                v[k] = raw[k].to(Float32)
+                v[k] = raw[k].to(C)
         vm = v[0]
         for k2 in kdsl.range_constexpr(1, VEC):  # (each unrolled loop in a
             vm = kdsl.math.fmax(vm, v[k2])  # run-time loop has a name of its own)
@@ -155,12 +226,12 @@ def softmax_online(
     for j in range(thread_idx.x, nvec, WARPS * 32):
         if VEC == 1:
             raw = row[j] if CACHE else x[base + j]
-            y[base + j] = (kdsl.math.exp(raw.to(Float32) - row_max) * inv).to(D)
+            y[base + j] = (kdsl.math.exp(raw.to(C) - row_max) * inv).to(D)
         else:
             raw = row[j] if CACHE else x.vec(VEC)[base + j]
             out = Vector[D, VEC].splat(0)
             for lane in kdsl.range_constexpr(VEC):
-                e = kdsl.math.exp(raw[lane].to(Float32) - row_max)
+                e = kdsl.math.exp(raw[lane].to(C) - row_max)
                 out[lane] = (e * inv).to(D)
             y.vec(VEC)[base + j] = out
 

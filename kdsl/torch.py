@@ -19,8 +19,12 @@ a ``torch.library.custom_op``:
   each parameter of the backward kernel is a parameter of the forward kernel
   (the same argument, saved for backward) or ``grad_<name>`` — the incoming
   gradient when ``<name>`` received an output of the op, the gradient to
-  compute (zero-filled, then written by the kernel) when it received an
-  input.  The backward kernel is launched with the forward launch's grid,
+  compute (zero-filled, then written by the kernel; in the parameter's own
+  dtype when it has one, ``Pointer[Float64]`` for a sum over rows, and
+  rounded to the input's dtype after) when it received an input (``None`` when ``<name>`` received ``None``: an optional pointer
+  left out).  A launch argument counts as an input or output when it is one
+  or a contiguous view of all of its elements (``x.view(-1, cols)``).
+  The backward kernel is launched with the forward launch's grid,
   block and constexprs, as an operator of its own (``<name>_backward``), so
   compiled graphs keep it too;
 * on CPU tensors every launch runs in kdsl's interpreter (on views of the
@@ -144,11 +148,15 @@ class Plan:
 
     ``sources`` gives each backward argument: ``("saved", i)``,
     ``("grad", j)`` (the j-th incoming gradient used), ``("new", k)`` (the
-    k-th gradient computed), ``("int", k)`` / ``("float", k)`` (scalars: the
+    k-th gradient computed), ``("none", 0)`` (``None``: a forward argument
+    left out, or the gradient of one), ``("int", k)`` / ``("float", k)`` (scalars: the
     backward operator is given them, after the grid, as arguments rather than
     constants of the plan, so one plan serves every size);
     ``new_like`` the saved tensor each computed gradient copies the shape of,
-    ``new_input`` the operator input it is the gradient of; ``grad_output``
+    ``new_input`` the operator input it is the gradient of, ``new_dtype``
+    the dtype it is computed in (a ``torch`` dtype name: the backward
+    parameter's own dtype, ``Pointer[Float64]``, when it is not a dtype
+    parameter; ``None``: the input's) and rounded from; ``grad_output``
     which operator outputs the used incoming gradients belong to."""
 
     kernel: object
@@ -158,6 +166,7 @@ class Plan:
     sources: tuple
     new_like: tuple
     new_input: tuple
+    new_dtype: tuple
     grad_output: tuple
 
 
@@ -172,9 +181,31 @@ def _number(plan: Plan) -> int:
     return _PLANS[plan]
 
 
-def _plan(op_name, inputs, outputs, launches):
+def _same(tensor, arg) -> bool:
+    """Whether a launch argument is ``tensor``: the tensor itself, or a
+    contiguous view of the same elements in the same order
+    (``x.view(-1, cols)`` of a contiguous ``x``), which a kernel taking a
+    pointer cannot tell apart from it."""
+    if not isinstance(tensor, torch.Tensor):
+        return False
+    if arg is tensor:
+        return True
+    base = tensor._base if tensor._base is not None else tensor
+    return (
+        arg._base is base
+        and arg.storage_offset() == tensor.storage_offset()
+        and arg.numel() == tensor.numel()
+        and arg.dtype == tensor.dtype
+        and arg.is_contiguous()
+        and tensor.is_contiguous()
+    )
+
+
+def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     """``(Plan, saved tensors, ints, floats)`` for the one forward launch
-    whose kernel has a backward kernel."""
+    whose kernel has a backward kernel; ``outputs`` are those the launches
+    saw, ``real_outputs`` (default: the same) those saved for backward."""
+    real_outputs = outputs if real_outputs is None else real_outputs
     paired = [r for r in launches if r.launcher.kernel.backward is not None]
     if not paired:
         kernels = ", ".join(sorted({r.launcher.kernel.name for r in launches}))
@@ -191,8 +222,8 @@ def _plan(op_name, inputs, outputs, launches):
     role = {}  # forward parameter -> ("input", i) / ("output", j) / ("value", v)
     for name, arg in zip(names, fwd.args):
         if isinstance(arg, torch.Tensor):
-            where = [("input", i) for i, t in enumerate(inputs) if t is arg]
-            where += [("output", j) for j, t in enumerate(outputs) if t is arg]
+            where = [("input", i) for i, t in enumerate(inputs) if _same(t, arg)]
+            where += [("output", j) for j, t in enumerate(outputs) if _same(t, arg)]
             if not where:
                 raise error(
                     "torch-intermediate", op=op_name, kernel=kernel.name, param=name
@@ -201,7 +232,7 @@ def _plan(op_name, inputs, outputs, launches):
         else:
             role[name] = ("value", arg)
     saved, saved_at, ints, floats = [], {}, [], []
-    grads, news, new_input = [], [], []
+    grads, news, new_input, new_dtype = [], [], [], []
     sources = []
 
     def save(t):
@@ -212,7 +243,10 @@ def _plan(op_name, inputs, outputs, launches):
 
     for p in backward.signature.runtime:
         name = p.name
-        if name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
+        of = role.get(name[5:], ("",))
+        if name.startswith("grad_") and of[0] == "value" and of[1] is None:
+            sources.append(("none", 0))  # an absent tensor (None) has none
+        elif name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
             "input",
             "output",
         ):
@@ -223,13 +257,16 @@ def _plan(op_name, inputs, outputs, launches):
             else:
                 news.append(save(inputs[k]))
                 new_input.append(k)
+                new_dtype.append(_fixed_dtype(p))
                 sources.append(("new", len(news) - 1))
         elif name in role:
             kind, v = role[name]
             if kind == "input":
                 sources.append(("saved", save(inputs[v])))
             elif kind == "output":
-                sources.append(("saved", save(outputs[v])))
+                sources.append(("saved", save(real_outputs[v])))
+            elif v is None:  # an optional pointer left out: None again
+                sources.append(("none", 0))
             elif isinstance(v, bool) or not isinstance(v, (int, float, torch.SymInt)):
                 raise error(
                     "torch-backward-argument",
@@ -272,6 +309,7 @@ def _plan(op_name, inputs, outputs, launches):
         sources=tuple(sources),
         new_like=tuple(news),
         new_input=tuple(new_input),
+        new_dtype=tuple(new_dtype),
         grad_output=tuple(grads),
     )
     return plan, saved, [len(grid), *grid, *ints], floats
@@ -280,20 +318,40 @@ def _plan(op_name, inputs, outputs, launches):
 def _backward_launch(saved, grads, number, ints, floats):
     """The backward operator's body: the gradients it computes."""
     plan = _BY_NUMBER[number]
-    news = [torch.zeros_like(saved[i]) for i in plan.new_like]
+    news = [
+        torch.zeros_like(saved[i], dtype=None if d is None else getattr(torch, d))
+        for i, d in zip(plan.new_like, plan.new_dtype)
+    ]
     pools = {
         "saved": saved,
         "grad": grads,
         "new": news,
         "int": ints[1 + ints[0] :],
         "float": floats,
+        "none": [None],
     }
     args = [pools[kind][k] for kind, k in plan.sources]
     grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
     plan.kernel[grid, plan.block](
         *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
     )
-    return news
+    return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+
+
+_TORCH_DTYPES = {
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Float32": "float32",
+    "Float64": "float64",
+}
+
+
+def _fixed_dtype(param):
+    """The ``torch`` dtype name of a backward pointer parameter with a dtype
+    of its own (``grad_weight: Pointer[Float64]``: a sum kept wider than
+    the input), or None (a dtype parameter: the input's dtype)."""
+    elem = getattr(getattr(param, "spec", None), "elem", None)
+    return _TORCH_DTYPES.get(getattr(elem, "__name__", None))
 
 
 # -- the decorator ---------------------------------------------------------------------
@@ -325,7 +383,10 @@ class Op:
 
     def _setup(self, ctx, inputs, output):
         outs, launches = _recorded(self.fn, inputs)
-        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches)
+        # the roles come from the recorded run; what is saved is the real
+        # output (the recorded run's outputs were never written)
+        real = output if isinstance(output, tuple) else (output,)
+        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches, real)
         ctx.save_for_backward(*saved)
         ctx.kdsl = (_number(plan), ints, floats, len(inputs))
 
@@ -339,8 +400,8 @@ class Op:
             out[i] = news[k]
         return tuple(out)
 
-    def __call__(self, *args):
-        return self.op(*args)
+    def __call__(self, *args, **kwargs):
+        return self.op(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<kdsl.torch.op {self.name}>"

@@ -175,8 +175,9 @@ def _softmax_ref(x):
 
 
 def _f32_inside(t):
-    """The tolerance type of a kernel computing in Float32."""
-    return t if t.short in ("f16", "bf16") else EX["softmax"].kdsl.Float32
+    """The tolerance type of a kernel computing in Float32 (in Float64 for
+    Float64 data)."""
+    return t if t.short in ("f16", "bf16", "f64") else EX["softmax"].kdsl.Float32
 
 
 # (rows, cols): ragged widths (cols not a multiple of the 16-byte vector: the
@@ -230,6 +231,17 @@ def softmax(be, t, rng):
                 be.to_device(x), y, rows, cols
             )
             _close(be, y, want, _f32_inside(t))
+        # the backward kernel: dx = y * (dy - sum(dy * y)) per row
+        yt = want.astype(t.np_dtype)
+        dy = _random(rng, (rows, cols), t)
+        yv, dyv = yt.astype(np.float64), dy.astype(np.float64)
+        want_dx = yv * (dyv - (dyv * yv).sum(axis=1, keepdims=True))
+        for config in _row_layouts(t, cols):
+            dx = be.poison((rows, cols), t)
+            _fixed_rows(be, mod.softmax_rows_backward, rows, config)(
+                be.to_device(yt), be.to_device(dy), dx, rows, cols
+            )
+            _close(be, dx, want_dx, _f32_inside(t))
 
 
 def softmax_online(be, t, rng):
@@ -268,6 +280,18 @@ def _layer_norm_ref(x, w, b, eps):
     return out
 
 
+def _layer_norm_backward_ref(x, w, dy, eps):
+    """(dx, dweight, dbias) in Float64."""
+    xv, dyv = x.astype(np.float64), dy.astype(np.float64)
+    mean = xv.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(((xv - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    xhat = (xv - mean) * rstd
+    g = dyv if w is None else dyv * w.astype(np.float64)
+    a = g.mean(axis=1, keepdims=True)
+    b = (g * xhat).mean(axis=1, keepdims=True)
+    return rstd * (g - a - xhat * b), (dyv * xhat).sum(axis=0), dyv.sum(axis=0)
+
+
 def _maybe(be, a):
     return None if a is None else be.to_device(a)
 
@@ -304,6 +328,29 @@ def layer_norm(be, t, rng):
             )
             _fixed_rows(be, mod.layer_norm, rows, config)(*args)
             _close(be, y, _layer_norm_ref(x, w, b, eps), _f32_inside(t))
+        dy = _random(rng, (rows, cols), t)
+        for weight, config in zip((w, None), _row_layouts(t, cols)):
+            want_dx, want_dw, want_db = _layer_norm_backward_ref(x, weight, dy, eps)
+            dx = be.poison((rows, cols), t)
+            dw = be.to_device(np.zeros(cols, np.float64))  # sums in Float64
+            db = be.to_device(np.zeros(cols, np.float64))
+            _fixed_rows(be, mod.layer_norm_backward, rows, config)(
+                be.to_device(x),
+                _maybe(be, weight),
+                be.to_device(dy),
+                dx,
+                None if weight is None else dw,
+                db,
+                rows,
+                cols,
+                eps,
+            )
+            _close(be, dx, want_dx, _f32_inside(t))
+            # summed over the rows by atomics in Float64: the products' rounding
+            sums = _f32_inside(t)
+            _close(be, db, want_db, sums, scale=np.abs(dy).sum(axis=0).max())
+            if weight is not None:
+                _close(be, dw, want_dw, sums, scale=np.abs(dy).sum(axis=0).max())
 
 
 def rms_norm(be, t, rng):
@@ -517,7 +564,11 @@ def every_example_is_checked() -> set:
     """Example kernels no check runs (a test asserts this is empty)."""
     from kdsl import Kernel
 
-    checked = {id(k) for k in CHECKS.values()} | {id(EX["gelu"].gelu_backward)}
+    checked = {id(k) for k in CHECKS.values()} | {
+        id(EX["gelu"].gelu_backward),  # in gelu's check
+        id(EX["softmax"].softmax_rows_backward),  # in softmax's
+        id(EX["layer_norm"].layer_norm_backward),  # in layer_norm's
+    }
     return {
         f"{name}.{attr}"
         for name, module in EX.items()

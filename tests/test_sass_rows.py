@@ -96,3 +96,31 @@ def test_reductions_keep_unroll_vector_loads_in_flight(name, dtype, vec):
     assert s.spills == 0
     assert s.count(r"^SHFL\.BFLY") == 10  # the block's value, then the partials'
     assert s.count(r"^ATOM") == 1  # one counter per block, no atomic on data
+
+
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4), ("f64", 2)])
+def test_softmax_backward_reads_y_and_dy_as_vectors_in_registers(dtype, vec):
+    inst = EX["softmax"].softmax_rows_backward.dispatch(
+        dtype, VEC=vec, WARPS=4, ROWS=1, CHUNKS=2
+    )
+    s = sass_of(inst)
+    assert ldg128(s) == 4 and stg128(s) == 2  # y and dy; dx
+    assert scalar_global(s) == 0 and s.spills == 0
+    # one sum (a Float64 value moves as two 32-bit shuffles)
+    assert s.count(r"^SHFL\.BFLY") == (10 if dtype == "f64" else 5)
+
+
+@pytest.mark.parametrize("weight", [True, False])
+def test_layer_norm_backward_vector_accesses_and_one_f64_atomic_per_sum(weight):
+    kwargs = {} if weight else {"weight": None, "grad_weight": None}
+    inst = EX["layer_norm"].layer_norm_backward.dispatch(
+        "bf16", **kwargs, VEC=8, WARPS=4, ROWS=1, CHUNKS=2
+    )
+    s = sass_of(inst)
+    # x and dy (and weight); dx
+    assert ldg128(s) == (6 if weight else 4) and stg128(s) == 2
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^SHFL\.BFLY") == 20  # mean, variance, sum(g), sum(g*xhat)
+    # each element's dy * xhat and dy: fire-and-forget Float64 reductions
+    reds = s.count(PRED + r"REDG\.E\.ADD\.F64")
+    assert reds == (2 if weight else 1) * 8 * 2

@@ -4,14 +4,15 @@ operator by ``kdsl.torch.op``; the gradient comes from the kernel's
 ``backward=`` pairing.
 
     import torch
-    from examples.pytorch.ops import gelu
-    y = torch.compile(lambda t: gelu(t) * 2, fullgraph=True)(x)
+    from examples.pytorch.ops import gelu, layer_norm, softmax
+    y = torch.compile(lambda t: softmax(gelu(t)) * 2, fullgraph=True)(x)
 
 On CPU tensors the kernels run in kdsl's interpreter.
 """
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import torch
 
@@ -19,6 +20,9 @@ import kdsl.torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples
 import gelu as _gelu  # noqa: E402
+import layer_norm as _layer_norm  # noqa: E402
+import softmax as _softmax  # noqa: E402
+from block_reduce import itemsize, vector_lanes  # noqa: E402
 
 
 @kdsl.torch.op("kdsl_examples::gelu")
@@ -26,4 +30,49 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     """GELU (tanh approximation), tuned per size; backward: gelu_backward."""
     y = torch.empty_like(x)
     _gelu.launch_gelu(x.contiguous(), y)
+    return y
+
+
+def _rows(x: torch.Tensor, what: str) -> tuple:
+    """``(x as a (rows, cols) view, its output, the output's view)``: the row
+    kernels keep a row in registers, up to 16 warps x 8 vectors of 16 bytes."""
+    if x.dim() == 0 or x.numel() == 0:
+        raise ValueError(
+            f"{what}: expected at least one row, got shape {tuple(x.shape)}"
+        )
+    cols = x.shape[-1]
+    widest = _softmax.LONGEST_IN_REGISTERS * vector_lanes(cols, itemsize(x))
+    if cols > widest:
+        raise ValueError(f"{what}: rows of {cols} elements, at most {widest} here")
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    return x.contiguous().view(-1, cols), y, y.view(-1, cols)
+
+
+@kdsl.torch.op("kdsl_examples::softmax")
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    """Softmax over the last dimension (``softmax_rows``, tuned per row
+    length); backward: softmax_rows_backward."""
+    rows, y, out = _rows(x, "softmax")
+    _softmax.softmax(rows, out, online=False)
+    return y
+
+
+@kdsl.torch.op("kdsl_examples::layer_norm")
+def layer_norm(
+    x: torch.Tensor,
+    weight: Optional[torch.Tensor],
+    bias: Optional[torch.Tensor],
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """Layer norm over the last dimension, ``weight``/``bias`` of that length
+    or None (``layer_norm``, tuned per row length); backward:
+    layer_norm_backward, whose weight and bias gradients, sums over the rows,
+    are summed in Float64 and rounded to their dtype."""
+    rows, y, out = _rows(x, "layer_norm")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (x.shape[-1],):
+            raise ValueError(
+                f"layer_norm: {name} of shape {tuple(t.shape)}, expected ({x.shape[-1]},)"
+            )
+    _layer_norm.launch(rows, weight, bias, out, eps)
     return y

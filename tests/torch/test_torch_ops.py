@@ -2,6 +2,8 @@
 their fake implementations, autograd from the backward pairing, gradcheck and
 torch.compile(fullgraph=True)."""
 
+from typing import Optional
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,15 @@ torch = pytest.importorskip("torch")
 
 import kdsl  # noqa: E402
 import kdsl.torch as kt  # noqa: E402
-from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, thread_idx  # noqa: E402
+from kdsl import (  # noqa: E402
+    Constexpr,
+    Float32,
+    Float64,
+    Int32,
+    Pointer,
+    block_idx,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -86,6 +96,135 @@ def test_a_kernel_whose_block_follows_BLOCK():
     torch.testing.assert_close(y, 0.5 * x.detach())
     y.sum().backward()
     torch.testing.assert_close(x.grad, torch.full_like(x, 0.5))
+
+
+@kdsl.kernel
+def exp_backward(
+    y: Pointer[D], grad_y: Pointer[D], grad_x: Pointer[D] | None, n: Int32
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n and grad_x is not None:
+        grad_x[i] = (grad_y[i] * y[i]).to(D)
+
+
+@kdsl.kernel(backward=exp_backward)
+def exp_of(x: Pointer[D], y: Pointer[D], n: Int32):
+    """y = exp(x): its backward reads the output y"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = kdsl.math.exp(x[i])
+
+
+@kt.op("kdsl_tests::exp_rows")
+def exp_rows_op(x: torch.Tensor) -> torch.Tensor:
+    """exp of a contiguous tensor, launched on (rows, cols) views of it and
+    of its output."""
+    y = torch.empty_like(x)
+    n = x.numel()
+    exp_of[kt.blocks(n, 64), 64](x.view(-1, x.shape[-1]), y.view(-1, 1), n)
+    return y
+
+
+def test_the_backward_gets_the_forwards_output_and_views_count_as_it():
+    x = torch.linspace(-2, 2, 77 * 2, dtype=torch.float64).view(2, 77)
+    x.requires_grad_()
+    y = exp_rows_op(x)
+    torch.testing.assert_close(y, torch.exp(x.detach()))
+    g = torch.randn_like(y)
+    y.backward(g)
+    torch.testing.assert_close(x.grad, g * torch.exp(x.detach()))
+    assert torch.autograd.gradcheck(exp_rows_op, (x,))
+
+
+@kdsl.kernel
+def affine_backward(
+    x: Pointer[D],
+    w: Pointer[D] | None,
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    grad_w: Pointer[D] | None,
+    n: Int32,
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        if w is None:
+            grad_x[i] = grad_y[i]
+        else:
+            grad_x[i] = (grad_y[i] * w[i]).to(D)
+        if grad_w is not None:
+            grad_w[i] = (grad_y[i] * x[i]).to(D)
+
+
+@kdsl.kernel(backward=affine_backward)
+def affine(x: Pointer[D], w: Pointer[D] | None, y: Pointer[D], n: Int32):
+    """y = x * w, or x when w is None"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        if w is None:
+            y[i] = x[i]
+        else:
+            y[i] = (x[i] * w[i]).to(D)
+
+
+@kt.op("kdsl_tests::affine")
+def affine_op(x: torch.Tensor, w: Optional[torch.Tensor]) -> torch.Tensor:
+    y = torch.empty_like(x)
+    affine[kt.blocks(x.numel(), 64), 64](x, w, y, x.numel())
+    return y
+
+
+@pytest.mark.parametrize("with_w", [True, False])
+def test_an_optional_pointer_left_out_is_none_in_the_backward_too(with_w):
+    x = torch.randn(70, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(70, dtype=torch.float64, requires_grad=True) if with_w else None
+    y = affine_op(x, w)
+    torch.testing.assert_close(y, x.detach() * (1 if w is None else w.detach()))
+    assert torch.autograd.gradcheck(affine_op, (x, w))
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, torch.ones_like(x) if w is None else w.detach())
+    if with_w:
+        torch.testing.assert_close(w.grad, x.detach())
+
+
+@kdsl.kernel
+def scaled_backward(
+    x: Pointer[D],
+    w: Pointer[D],
+    grad_y: Pointer[D],
+    grad_x: Pointer[D],
+    grad_w: Pointer[Float64],
+    n: Int32,
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = (grad_y[i] * w[0]).to(D)
+        kdsl.atomic_add(grad_w, 0, (grad_y[i] * x[i]).to(Float64))
+
+
+@kdsl.kernel(backward=scaled_backward)
+def scaled(x: Pointer[D], w: Pointer[D], y: Pointer[D], n: Int32):
+    """y = x * w[0]: w's gradient is a sum over every element"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (x[i] * w[0]).to(D)
+
+
+@kt.op("kdsl_tests::scaled")
+def scaled_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    scaled[kt.blocks(x.numel(), 64), 64](x, w, y, x.numel())
+    return y
+
+
+def test_a_gradient_with_a_dtype_of_its_own_is_summed_in_it_then_rounded():
+    # 4096 ones summed in BFloat16 would stop at 256 (256 + 1 rounds to 256)
+    x = torch.ones(4096, dtype=torch.bfloat16)
+    w = torch.ones(1, dtype=torch.bfloat16, requires_grad=True)
+    scaled_op(x, w).sum().backward()
+    assert w.grad.dtype == torch.bfloat16 and w.grad.item() == 4096.0
+    x64 = torch.randn(50, dtype=torch.float64, requires_grad=True)
+    w64 = torch.randn(1, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(scaled_op, (x64, w64))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])

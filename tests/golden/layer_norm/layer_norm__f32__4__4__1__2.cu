@@ -463,7 +463,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
-    // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
+    // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x * 1 + threadIdx.y;
@@ -471,7 +471,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
     int32_t base = kdsl::mul(row, nvec);
-    // vals = kdsl.local_array(Float32, (CHUNKS, VEC))
+    // vals = kdsl.local_array(C, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
@@ -488,7 +488,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
-        // v = x.vec(VEC)[base + j].to(Float32)  [c = 0]
+        // v = x.vec(VEC)[base + j].to(C)  [c = 0]
         kdsl::vec<float, 4> v = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = v[lane]  [c = 0, lane = 0]
@@ -523,7 +523,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // if row < rows and j < nvec:  [c = 1]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
-        // v = x.vec(VEC)[base + j].to(Float32)  [c = 1]
+        // v = x.vec(VEC)[base + j].to(C)  [c = 1]
         kdsl::vec<float, 4> v = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = v[lane]  [c = 1, lane = 0]
@@ -552,19 +552,19 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // live = j < nvec  [c = 0]
     bool live = j < nvec;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 0, k = 0]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 0, k = 0]
     vals[0][0] = live ? (vals[0][0] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 0]
     float q = 0.0f + vals[0][0] * vals[0][0];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 0, k = 1]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 0, k = 1]
     vals[0][1] = live ? (vals[0][1] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 1]
     q = q + vals[0][1] * vals[0][1];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 0, k = 2]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 0, k = 2]
     vals[0][2] = live ? (vals[0][2] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 2]
     q = q + vals[0][2] * vals[0][2];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 0, k = 3]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 0, k = 3]
     vals[0][3] = live ? (vals[0][3] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 0, k = 3]
     q = q + vals[0][3] * vals[0][3];
@@ -573,23 +573,23 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // live = j < nvec  [c = 1]
     live = j < nvec;
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 1, k = 0]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 1, k = 0]
     vals[1][0] = live ? (vals[1][0] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 0]
     q = q + vals[1][0] * vals[1][0];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 1, k = 1]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 1, k = 1]
     vals[1][1] = live ? (vals[1][1] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 1]
     q = q + vals[1][1] * vals[1][1];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 1, k = 2]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 1, k = 2]
     vals[1][2] = live ? (vals[1][2] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 2]
     q = q + vals[1][2] * vals[1][2];
-    // vals[c, k] = vals[c, k] - mean if live else Float32(0)  [c = 1, k = 3]
+    // vals[c, k] = vals[c, k] - mean if live else C(0)  [c = 1, k = 3]
     vals[1][3] = live ? (vals[1][3] - mean) : 0.0f;
     // q = q + vals[c, k] * vals[c, k]  [c = 1, k = 3]
     q = q + vals[1][3] * vals[1][3];
-    // rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps)
+    // rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps.to(C))
     float rstd = 1.0f / sqrtf(block_sum__s1x4f32_f32(scratch, q) / float(cols) + eps);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
@@ -597,7 +597,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
-        // out = Vector[Float32, VEC].splat(0)  [c = 0]
+        // out = Vector[C, VEC].splat(0)  [c = 0]
         kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // out[lane] = vals[c, lane] * rstd  [c = 0, lane = 0]
@@ -609,14 +609,14 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
         // out[lane] = vals[c, lane] * rstd  [c = 0, lane = 3]
         out.v[3] = vals[0][3] * rstd;
         // if weight is not None:  [c = 0]  [True]
-        // out = out * weight.vec(VEC)[j].to(Float32)  [c = 0]
+        // out = out * weight.vec(VEC)[j].to(C)  [c = 0]
         out = kdsl::vmap(
                 [](const float out, const float a) {
                     return out * a;
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(weight)[j]);
         // if bias is not None:  [c = 0]  [True]
-        // out = out + bias.vec(VEC)[j].to(Float32)  [c = 0]
+        // out = out + bias.vec(VEC)[j].to(C)  [c = 0]
         out = kdsl::vmap(
                 [](const float out, const float a) {
                     return out + a;
@@ -630,7 +630,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // if row < rows and j < nvec:  [c = 1]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
-        // out = Vector[Float32, VEC].splat(0)  [c = 1]
+        // out = Vector[C, VEC].splat(0)  [c = 1]
         kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // out[lane] = vals[c, lane] * rstd  [c = 1, lane = 0]
@@ -642,14 +642,14 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
         // out[lane] = vals[c, lane] * rstd  [c = 1, lane = 3]
         out.v[3] = vals[1][3] * rstd;
         // if weight is not None:  [c = 1]  [True]
-        // out = out * weight.vec(VEC)[j].to(Float32)  [c = 1]
+        // out = out * weight.vec(VEC)[j].to(C)  [c = 1]
         out = kdsl::vmap(
                 [](const float out, const float a) {
                     return out * a;
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(weight)[j]);
         // if bias is not None:  [c = 1]  [True]
-        // out = out + bias.vec(VEC)[j].to(Float32)  [c = 1]
+        // out = out + bias.vec(VEC)[j].to(C)  [c = 1]
         out = kdsl::vmap(
                 [](const float out, const float a) {
                     return out + a;

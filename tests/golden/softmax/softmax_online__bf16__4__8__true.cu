@@ -550,22 +550,22 @@ extern "C" __global__ void softmax_online__bf16__4__8__true(
         __nv_bfloat16* y,
         int32_t cols) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
-    // scratch = kdsl.shared_array(Float32, (1, WARPS))
+    // scratch = kdsl.shared_array(C, (1, WARPS))
     __shared__ float scratch[1][8];
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = block_idx.x * nvec
     int32_t base = blockIdx.x * nvec;
-    // v = kdsl.local_array(Float32, VEC)
+    // v = kdsl.local_array(C, VEC)
     float v[4];
     // if CACHE:  [True]
     // if VEC == 1:  [False]; else:
     // row = kdsl.dynamic_shared_array(Vector[D, VEC], nvec)
     kdsl::vec<__nv_bfloat16, 4>* row =
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(kdsl_dynamic_smem);
-    // s = Float32(0)
+    // s = C(0)
     float s = 0.0f;
-    // m = Float32(NEG_INF)
+    // m = C(NEG_INF)
     float m = -INFINITY;
     // raw = x.vec(VEC)[base + j]
     kdsl::vec<__nv_bfloat16, 4> raw;
@@ -578,13 +578,13 @@ extern "C" __global__ void softmax_online__bf16__4__8__true(
         // row[j] = raw
         row[j] = raw;
         // for k in kdsl.range_constexpr(VEC):
-        // v[k] = raw[k].to(Float32)  [k = 0]
+        // v[k] = raw[k].to(C)  [k = 0]
         v[0] = __bfloat162float(raw.v[0]);
-        // v[k] = raw[k].to(Float32)  [k = 1]
+        // v[k] = raw[k].to(C)  [k = 1]
         v[1] = __bfloat162float(raw.v[1]);
-        // v[k] = raw[k].to(Float32)  [k = 2]
+        // v[k] = raw[k].to(C)  [k = 2]
         v[2] = __bfloat162float(raw.v[2]);
-        // v[k] = raw[k].to(Float32)  [k = 3]
+        // v[k] = raw[k].to(C)  [k = 3]
         v[3] = __bfloat162float(raw.v[3]);
         // vm = v[0]
         float vm = v[0];
@@ -629,19 +629,19 @@ extern "C" __global__ void softmax_online__bf16__4__8__true(
         // out = Vector[D, VEC].splat(0)
         kdsl::vec<__nv_bfloat16, 4> out = kdsl::splat<__nv_bfloat16, 4>(__float2bfloat16_rn(0.0f));
         // for lane in kdsl.range_constexpr(VEC):
-        // e = kdsl.math.exp(raw[lane].to(Float32) - row_max)  [lane = 0]
+        // e = kdsl.math.exp(raw[lane].to(C) - row_max)  [lane = 0]
         float e = expf(__bfloat162float(raw.v[0]) - row_max);
         // out[lane] = (e * inv).to(D)  [lane = 0]
         out.v[0] = __float2bfloat16_rn(e * inv);
-        // e = kdsl.math.exp(raw[lane].to(Float32) - row_max)  [lane = 1]
+        // e = kdsl.math.exp(raw[lane].to(C) - row_max)  [lane = 1]
         e = expf(__bfloat162float(raw.v[1]) - row_max);
         // out[lane] = (e * inv).to(D)  [lane = 1]
         out.v[1] = __float2bfloat16_rn(e * inv);
-        // e = kdsl.math.exp(raw[lane].to(Float32) - row_max)  [lane = 2]
+        // e = kdsl.math.exp(raw[lane].to(C) - row_max)  [lane = 2]
         e = expf(__bfloat162float(raw.v[2]) - row_max);
         // out[lane] = (e * inv).to(D)  [lane = 2]
         out.v[2] = __float2bfloat16_rn(e * inv);
-        // e = kdsl.math.exp(raw[lane].to(Float32) - row_max)  [lane = 3]
+        // e = kdsl.math.exp(raw[lane].to(C) - row_max)  [lane = 3]
         e = expf(__bfloat162float(raw.v[3]) - row_max);
         // out[lane] = (e * inv).to(D)  [lane = 3]
         out.v[3] = __float2bfloat16_rn(e * inv);

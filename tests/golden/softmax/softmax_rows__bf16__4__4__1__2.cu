@@ -534,7 +534,7 @@ extern "C" __global__ void softmax_rows__bf16__4__4__1__2(
         __nv_bfloat16* y,
         int32_t rows,
         int32_t cols) {
-    // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
+    // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x * 1 + threadIdx.y;
@@ -542,24 +542,24 @@ extern "C" __global__ void softmax_rows__bf16__4__4__1__2(
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
     int32_t base = kdsl::mul(row, nvec);
-    // vals = kdsl.local_array(Float32, (CHUNKS, VEC))
+    // vals = kdsl.local_array(C, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
     int32_t j = int32_t(threadIdx.x);
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
-    // vals[c, k] = NEG_INF  [c = 0, k = 0]
+    // vals[c, k] = C(NEG_INF)  [c = 0, k = 0]
     vals[0][0] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 0, k = 1]
+    // vals[c, k] = C(NEG_INF)  [c = 0, k = 1]
     vals[0][1] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 0, k = 2]
+    // vals[c, k] = C(NEG_INF)  [c = 0, k = 2]
     vals[0][2] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 0, k = 3]
+    // vals[c, k] = C(NEG_INF)  [c = 0, k = 3]
     vals[0][3] = -INFINITY;
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
-        // v = x.vec(VEC)[base + j].to(Float32)  [c = 0]
+        // v = x.vec(VEC)[base + j].to(C)  [c = 0]
         kdsl::vec<float, 4> v = kdsl::vmap(
                 [](const __nv_bfloat16 a) {
                     return __bfloat162float(a);
@@ -587,18 +587,18 @@ extern "C" __global__ void softmax_rows__bf16__4__4__1__2(
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
     j = 128 + threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 1]
-    // vals[c, k] = NEG_INF  [c = 1, k = 0]
+    // vals[c, k] = C(NEG_INF)  [c = 1, k = 0]
     vals[1][0] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 1, k = 1]
+    // vals[c, k] = C(NEG_INF)  [c = 1, k = 1]
     vals[1][1] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 1, k = 2]
+    // vals[c, k] = C(NEG_INF)  [c = 1, k = 2]
     vals[1][2] = -INFINITY;
-    // vals[c, k] = NEG_INF  [c = 1, k = 3]
+    // vals[c, k] = C(NEG_INF)  [c = 1, k = 3]
     vals[1][3] = -INFINITY;
     // if row < rows and j < nvec:  [c = 1]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
-        // v = x.vec(VEC)[base + j].to(Float32)  [c = 1]
+        // v = x.vec(VEC)[base + j].to(C)  [c = 1]
         kdsl::vec<float, 4> v = kdsl::vmap(
                 [](const __nv_bfloat16 a) {
                     return __bfloat162float(a);
