@@ -399,6 +399,23 @@ def transpose(be, t, rng):
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
+def transpose_vec(be, t, rng):
+    """The 16-byte path: dimensions multiples of the lanes, tiles ragged
+    (a partial tile in each direction) and whole."""
+    lanes = 16 // t.np_dtype.itemsize
+    sizes = ((be.size(2000, 19), be.size(776, 9)), (be.size(4096, 16), 8))
+    for vr, vc in sizes:
+        rows, cols = vr * lanes, vc * lanes
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        side = 8 * lanes
+        grid = (_grid(cols, side), _grid(rows, side))
+        be.launcher(EX["transpose"].transpose_vec, grid, (8, 8))(
+            be.to_device(a), out, rows, cols
+        )
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
 def matmul(be, t, rng):
     M, N, K = be.size(200, 40), be.size(300, 50), be.size(150, 30)
     a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
@@ -495,6 +512,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
+    transpose_vec: EX["transpose"].transpose_vec,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,

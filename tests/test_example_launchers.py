@@ -46,6 +46,18 @@ def test_launch_transpose_histogram_and_sgemm():
     EX["transpose"].launch_transpose(a, out)
     np.testing.assert_array_equal(out, a.T)
 
+    for shape, vec in (((72, 200), True), ((72, 202), False)):
+        a = RNG.standard_normal(shape).astype(np.float32)
+        out = np.zeros(shape[::-1], np.float32)
+        assert EX["transpose"].vector_path(a, out) is vec
+        EX["transpose"].launch_transpose(a, out)
+        np.testing.assert_array_equal(out, a.T)
+    strided = RNG.standard_normal((72, 400)).astype(np.float32)[:, ::2]
+    out = np.zeros((200, 72), np.float32)
+    assert not EX["transpose"].vector_path(strided, out)  # not contiguous
+    EX["transpose"].launch_transpose(strided, out)
+    np.testing.assert_array_equal(out, strided.T)
+
     x = RNG.uniform(-1, 1, 4099).astype(np.float32)
     counts = np.zeros(256, np.int32)
     EX["histogram"].launch_histogram(x, counts, -1.0, 1.0)

@@ -112,6 +112,22 @@ def test_transpose_goes_through_shared_memory_without_spills(dtype):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "i16", "f32", "i32", "f64", "i64"])
+def test_transpose_vec_moves_16_bytes_per_access(dtype):
+    sass = sass_of(EX["transpose"].transpose_vec.dispatch(dtype))
+    lanes = {"f16": 8, "bf16": 8, "i16": 8, "f32": 4, "i32": 4}.get(dtype, 2)
+    # L = 16 / itemsize rows a thread: L 128-bit loads of a, L 128-bit stores
+    # and loads of the swizzled tile, L 128-bit stores of out, nothing narrower
+    for op in (r"LDG\.E", r"STG\.E", r"STS", r"LDS"):
+        assert sass.count(rf"\b{op}\.128\b") == lanes, op
+        assert sass.count(rf"\b{op}\b") == lanes, op
+    # the L x L sub-block is transposed in registers: 16-bit lanes pair up
+    # through byte permutes (one PRMT a 32-bit word of the result)
+    assert sass.count(r"\bPRMT\b") == (32 if lanes == 8 else 0)
+    assert sass.spills == 0
+    assert sass.count(r"\b(LDL|STL)\b") == 0
+
+
 def test_smooth_reads_its_taps_from_constant_memory():
     sass = sass_of(EX["smooth"].smooth.dispatch())
     # global loads only for the window (its body and right halo); the taps
