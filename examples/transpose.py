@@ -64,18 +64,26 @@ VEC_DTYPES = ["i16", "u16", "f16", "bf16", "i32", "u32", "f32", "i64", "u64", "f
 
 
 @kdsl.kernel(dtypes=VEC_DTYPES)
-def transpose_vec(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+def transpose_vec(
+    a: Pointer[D],
+    out: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    TILES: Constexpr[int] = 4,
+):
     """``out = a.T`` for contiguous ``a`` (rows, cols) with rows and cols
     multiples of L = 16 bytes / element size, 16-byte aligned pointers.
 
-    A block of 8 x 8 threads moves an 8L x 8L tile (32 x 32 Float32,
-    64 x 64 BFloat16): thread (tx, ty) loads the L x L sub-block at rows
-    ty L .. +L-1, vector column tx, in L 16-byte loads issued back to back,
-    transposes it in registers (lane moves; byte permutes for 16-bit types),
-    and stores its L rows of the transpose, one 16-byte vector each, to the
-    shared tile. After the barrier each thread reads whole 16-byte vectors of
-    out's rows from the tile and stores them: every global access is 128-bit
-    and 8 threads cover a full 128-byte line.
+    A block of 8 x 8 TILES threads moves TILES tiles of 8L x 8L (32 x 32
+    Float32, 64 x 64 BFloat16) stacked down a's rows: thread (tx, ty) loads
+    the L x L sub-block at rows ty L .. +L-1, vector column tx, in L 16-byte
+    loads issued back to back, transposes it in registers (lane moves; byte
+    permutes for 16-bit types), and stores its L rows of the transpose, one
+    16-byte vector each, to the shared tile. After the barrier each thread
+    reads whole 16-byte vectors of out's rows from the tile and stores them:
+    every global access is 128-bit and 8 threads cover a full 128-byte line.
+    Launch with block (8, 8 TILES), grid (ceil(cols / 8L), ceil(rows / 8L
+    TILES)).
     """
     L = 128 // D.width  # lanes of a 16-byte vector
     av = a.vec(L)
@@ -84,13 +92,14 @@ def transpose_vec(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     rv = rows // L  # vectors in a row of out
     tx = thread_idx.x
     ty = thread_idx.y
-    # tile[j, k]: lanes k*L .. k*L+L-1 of the tile's out row j, stored at
-    # chunk k ^ (j // L): the 8 threads of a quarter warp (which share one
-    # 128-bit shared-memory transaction) touch 8 different 16-byte chunks
-    # of a 128-byte row of banks, in both phases (an XOR swizzle instead of
-    # padding, which would break the 16-byte alignment of the elements)
-    tile = kdsl.shared_array(Vector[D, L], (8 * L, 8))
-    row0 = block_idx.y * (8 * L) + ty * L
+    # tile[j, k]: lanes k L .. k L + L-1 of the block's out row j, stored at
+    # chunk k ^ (j // L) (which flips the low 3 bits of k only): the 8
+    # threads of a quarter warp, which share one 128-bit shared-memory
+    # transaction, touch 8 different 16-byte bank groups in both phases (an
+    # XOR swizzle instead of padding, which would break the 16-byte
+    # alignment of the elements)
+    tile = kdsl.shared_array(Vector[D, L], (8 * L, 8 * TILES))
+    row0 = block_idx.y * (8 * L * TILES) + ty * L
     col = block_idx.x * 8 + tx
     if row0 < rows and col < cv:
         blk = kdsl.local_array(Vector[D, L], L)
@@ -102,13 +111,22 @@ def transpose_vec(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
                 t[q] = blk[q][p]
             tile[tx * L + p, ty ^ tx] = t
     kdsl.syncthreads()
-    # out rows block_idx.x * 8L + j of the tile, vector column ty... of out
-    out_col = block_idx.y * 8 + tx
+    # out row block_idx.x * 8L + j, vector column block_idx.y * 8 TILES + k
+    k = tx + 8 * (ty // 8)
+    out_col = block_idx.y * (8 * TILES) + k
     for m in kdsl.range_constexpr(L):
-        j = ty + 8 * m
+        j = ty % 8 + 8 * m
         out_row = block_idx.x * (8 * L) + j
         if out_row < cols and out_col < rv:
-            ov[out_row * rv + out_col] = tile[j, tx ^ (j // L)]
+            ov[out_row * rv + out_col] = tile[j, k ^ (j // L)]
+
+
+# TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)
+TRANSPOSE_CONFIGS = [kdsl.Config(TILES=t) for t in (1, 2, 4)]
+# out is only written: nothing to save and restore around the search
+transpose_vec_tuned = kdsl.autotune(
+    configs=TRANSPOSE_CONFIGS, key=["rows", "cols"], restore=[]
+)(transpose_vec)
 
 
 def _ptr(x) -> int:
@@ -158,9 +176,12 @@ def launch_transpose(a, out, stream=None):
     if tuple(out.shape) != (cols, rows):
         raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
     if vector_path(a, out):
-        side = 8 * (16 // _itemsize(a))  # the tile: 8 vectors of L lanes
-        grid = ((cols + side - 1) // side, (rows + side - 1) // side)
-        transpose_vec[grid, (8, 8)](a, out, rows, cols, stream=stream)
+        side = 8 * (16 // _itemsize(a))  # a tile: 8 vectors of L lanes
+        launch = (
+            lambda m: ((cols + side - 1) // side, -(-rows // (side * m["TILES"]))),
+            lambda m: (8, 8 * m["TILES"]),
+        )
+        transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
         return
     grid = ((cols + 31) // 32, (rows + 31) // 32)
     transpose[grid, (32, 8)](a, out, stream=stream)

@@ -7,6 +7,7 @@ so an element the kernel forgot to write fails the comparison.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -401,17 +402,17 @@ def transpose(be, t, rng):
 
 def transpose_vec(be, t, rng):
     """The 16-byte path: dimensions multiples of the lanes, tiles ragged
-    (a partial tile in each direction) and whole."""
+    (a partial tile in each direction) and whole, 1, 2 and 4 tiles a block."""
     lanes = 16 // t.np_dtype.itemsize
-    sizes = ((be.size(2000, 19), be.size(776, 9)), (be.size(4096, 16), 8))
-    for vr, vc in sizes:
+    side = 8 * lanes
+    sizes = ((be.size(2000, 19), be.size(776, 9)), (be.size(4096, 32), 8))
+    for (vr, vc), tiles in itertools.product(sizes, (1, 2, 4)):
         rows, cols = vr * lanes, vc * lanes
         a = _random(rng, (rows, cols), t)
         out = be.poison((cols, rows), t)
-        side = 8 * lanes
-        grid = (_grid(cols, side), _grid(rows, side))
-        be.launcher(EX["transpose"].transpose_vec, grid, (8, 8))(
-            be.to_device(a), out, rows, cols
+        grid = (_grid(cols, side), _grid(rows, side * tiles))
+        be.launcher(EX["transpose"].transpose_vec, grid, (8, 8 * tiles))(
+            be.to_device(a), out, rows, cols, TILES=tiles
         )
         np.testing.assert_array_equal(be.to_host(out), a.T)
 

@@ -112,9 +112,10 @@ def test_transpose_goes_through_shared_memory_without_spills(dtype):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("tiles", [1, 4])
 @pytest.mark.parametrize("dtype", ["f16", "bf16", "i16", "f32", "i32", "f64", "i64"])
-def test_transpose_vec_moves_16_bytes_per_access(dtype):
-    sass = sass_of(EX["transpose"].transpose_vec.dispatch(dtype))
+def test_transpose_vec_moves_16_bytes_per_access(dtype, tiles):
+    sass = sass_of(EX["transpose"].transpose_vec.dispatch(dtype, TILES=tiles))
     lanes = {"f16": 8, "bf16": 8, "i16": 8, "f32": 4, "i32": 4}.get(dtype, 2)
     # L = 16 / itemsize rows a thread: L 128-bit loads of a, L 128-bit stores
     # and loads of the swizzled tile, L 128-bit stores of out, nothing narrower
