@@ -464,6 +464,27 @@ def sgemm(be, t, rng):
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def sgemm_vec(be, t, rng):
+    mod = EX["matmul"]
+    # N and K multiples of 4: ragged M, N and K tiles (K % 16 != 0), then
+    # whole tiles
+    shapes = [(be.size(300, 130), be.size(260, 68), be.size(204, 20))]
+    shapes.append((be.size(512, 128), be.size(384, 128), be.size(256, 32)))
+    for M, N, K in shapes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
+        be.launcher(mod.sgemm_vec, grid, 256)(
+            be.to_device(a), be.to_device(b), c, M, N, K
+        )
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        # the same fmas in the same order as sgemm: the same bits
+        c0 = be.poison((M, N), t)
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
+
+
 def gemm_int8(be, t, rng):
     """The int8 tensor-core GEMM (c = a @ bt.T, exact in Int32), autotuned:
     full tiles and ragged sizes."""
@@ -518,6 +539,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
     sgemm: EX["matmul"].sgemm,
+    sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,
 }
 

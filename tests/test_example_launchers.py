@@ -69,6 +69,13 @@ def test_launch_transpose_histogram_and_sgemm():
     c = np.zeros((M, N), np.float32)
     EX["matmul"].launch_sgemm(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    M, N, K = 20, 12, 8  # N and K multiples of 4: sgemm_vec
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    assert EX["matmul"].vector_path(a, b, c)
+    EX["matmul"].launch_sgemm(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
 def test_launch_helpers_refuse_mismatched_shapes():

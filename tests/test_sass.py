@@ -148,6 +148,34 @@ def test_saxpy_moves_16_bytes_per_access(dtype):
     assert sass.spills == 0
 
 
+def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
+    sass = sass_of(EX["matmul"].sgemm_vec.dispatch("f32"))
+    # the unrolled BK = 16 loop: 16 x 8 x 8 fmas fed by four LDS.128 a k
+    assert sass.count(r"^FFMA\s") == 1024
+    assert sass.count(r"^LDS\.128") == 64
+    assert sass.count(r"^LDS\b") == 64
+    # four Float32x4 of a or of b a thread (a warp's role), for tile 0 and
+    # for the next tile: every global load and shared store is 128-bit (a
+    # is transposed in registers, not by 4-byte shared stores)
+    assert sass.count(r"\bLDG\.E\.128\b") == 16
+    assert sass.count(r"\bLDG\b") == 16
+    assert sass.count(r"^STS\.128") == 16
+    assert sass.count(r"^STS\b") == 16
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    assert sass.spills == 0
+    assert sass.count(r"STG\.E\.128") == 16
+
+
+def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply():
+    ins = sass_of(EX["matmul"].sgemm_vec.dispatch("f32")).instructions
+    bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
+    body = ins[bars[0] + 1 : bars[1]]  # the main loop: one barrier a tile
+    loads = [k for k, i in enumerate(body) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(body) if i.startswith("FFMA")]
+    assert len(loads) == 8 and len(ffmas) == 1024
+    assert sum(k > max(loads) for k in ffmas) >= 512
+
+
 def test_sgemm_prefetches_the_next_tile_during_the_multiply():
     ins = sass_of(EX["matmul"].sgemm.dispatch("f32")).instructions
     bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
