@@ -193,21 +193,31 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
 #   bytes of one row of b.
 #
 # The multiply is `sgemm`'s, fma by fma, so the results are the same bits.
+# One loop does it all: its first pass (t = -1) only loads tile 0 and
+# stores it to buffer 0, so the loads and stores are written once.
 #
-# * registers: 157 a thread, no spills, one block an SM. With
+# * registers: 147 a thread, no spills, one block an SM. With
 #   `launch_bounds=(256, 2)` ptxas fits 128 (two blocks an SM) by spilling
-#   11 loop-invariant address values (22 local loads and stores, refilled
-#   once a tile): measure on the GPU before changing it.
+#   loop-invariant address values (about 20 local loads and stores a
+#   tile): measure on the GPU before changing it. BK = 32 would need 66 KiB
+#   of shared memory, past the 48 KiB of static shared memory (it would take
+#   a dynamic_shared_array).
 
 BKV = 16
 
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=256)
 def sgemm_vec(
-    a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: Int32
+    a: Pointer[D],
+    b: Pointer[D],
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    K: Int32,
 ):
-    a_s = kdsl.shared_array(Float32x4, (2, BKV, BM // 4 + 1))
-    b_s = kdsl.shared_array(Float32x4, (2, BKV, BN // 4))
+    BK = BKV
+    a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
+    b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     acc = kdsl.local_array(Float32, (8, 8))
     for r in kdsl.range(8, unroll=8):
         for s in kdsl.range(8, unroll=8):
@@ -221,70 +231,62 @@ def sgemm_vec(
     ty = tid // 16
     m0 = block_idx.y * BM
     n0 = block_idx.x * BN
+    LOADS = BK // 4  # Float32x4 a thread brings per tile
     loads_a = tid < 128  # warps 0-3: a's tile; warps 4-7: b's
-    # a: the 4 x 4 block of rows 4g .. 4g+3 (g: 0 .. 31), vector ka (0 .. 3)
+    # a: BK // 16 blocks of 4 x 4, rows 4g .. 4g+3 (g: 0 .. 31), vectors
+    # ka, ka + 4, ... (ka: 0 .. 3) of the tile's row
     g = tid % 8 + 8 * (tid // 32)
     ka = (tid // 8) % 4
-    # b: vectors u + 128 q (q: 0 .. 3) of the tile, rows (u + 128 q) // 32
+    # b: vectors u + 128 q (q: 0 .. LOADS-1) of the tile (32 a row): rows
+    # u // 32 + 4 q, column u % 32
     u = tid - 128
-    r = kdsl.local_array(Float32x4, 4)  # the four vectors in flight
+    bk = u // 32
+    bn = n0 // 4 + u % 32
+    r = kdsl.local_array(Float32x4, LOADS)  # the vectors in flight
     zero = Float32x4.splat(0)
 
-    # tile 0 -> registers -> buffer 0
-    for q in kdsl.range_constexpr(4):
-        if loads_a:
-            row = m0 + 4 * g + q
-            r[q] = av[row * kv + ka] if row < M and ka < kv else zero
-        else:
-            kb = (u + 128 * q) // 32
-            col = n0 // 4 + (u + 128 * q) % 32
-            r[q] = bv[kb * nv + col] if kb < K and col < nv else zero
-    if loads_a:
-        for e in kdsl.range_constexpr(4):
-            w = r[e]
+    for t in range(-1, (K + BK - 1) // BK):
+        # t = -1: only the loads of tile 0 and their stores to buffer 0.
+        # Else: the loads of tile t + 1, issued before the multiply of tile
+        # t so that they are in flight during it (unconditional for the same
+        # reason as in `sgemm`: past the end the guards read 0), then stored
+        # to the other buffer, which was last read before the previous
+        # barrier.
+        nxt = (t + 1) % 2
+        for j in kdsl.range_constexpr(BK // 16):
             for q in kdsl.range_constexpr(4):
-                w[q] = r[q][e]  # row 4g + q, column 4 ka + e of the tile
-            a_s[0, 4 * ka + e, g] = w
-    else:
-        for q in kdsl.range_constexpr(4):
-            b_s[0, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]
-    kdsl.syncthreads()
-
-    tiles = (K + BKV - 1) // BKV
-    for t in range(tiles):
-        cur = t % 2
-        # the next tile's loads, in flight during the multiply (unconditional
-        # for the same reason as in `sgemm`: past the end the guards read 0)
-        for q in kdsl.range_constexpr(4):
-            if loads_a:
-                row = m0 + 4 * g + q
-                kk = (t + 1) * (BKV // 4) + ka
-                r[q] = av[row * kv + kk] if row < M and kk < kv else zero
-            else:
-                kb = (t + 1) * BKV + (u + 128 * q) // 32
-                col = n0 // 4 + (u + 128 * q) % 32
-                r[q] = bv[kb * nv + col] if kb < K and col < nv else zero
-        for k in kdsl.range(BKV, unroll=BKV):
-            a0 = a_s[cur, k, ty]
-            a1 = a_s[cur, k, 16 + ty]
-            b0 = b_s[cur, k, tx]
-            b1 = b_s[cur, k, 16 + tx]
-            for i in kdsl.range_constexpr(4):
-                for j in kdsl.range_constexpr(4):
-                    acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
-                    acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
-                    acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
-                    acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])
-        # the other buffer was last read before the previous barrier
+                if loads_a:
+                    row = m0 + 4 * g + q
+                    kk = (t + 1) * (BK // 4) + ka + 4 * j
+                    r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero
+                else:
+                    kb = (t + 1) * BK + bk + 4 * (4 * j + q)
+                    r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero
+        if t >= 0:
+            cur = t % 2
+            for k in kdsl.range(BK, unroll=BK):
+                a0 = a_s[cur, k, ty]
+                a1 = a_s[cur, k, 16 + ty]
+                b0 = b_s[cur, k, tx]
+                b1 = b_s[cur, k, 16 + tx]
+                for i in kdsl.range_constexpr(4):
+                    for j in kdsl.range_constexpr(4):
+                        acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
+                        acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
+                        acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
+                        acc[4 + i, 4 + j] = kdsl.math.fma(
+                            a1[i], b1[j], acc[4 + i, 4 + j]
+                        )
         if loads_a:
-            for e in kdsl.range_constexpr(4):
-                w = r[e]
-                for q in kdsl.range_constexpr(4):
-                    w[q] = r[q][e]
-                a_s[1 - cur, 4 * ka + e, g] = w
+            for j in kdsl.range_constexpr(BK // 16):
+                for e in kdsl.range_constexpr(4):
+                    w = r[4 * j + e]
+                    for q in kdsl.range_constexpr(4):
+                        w[q] = r[4 * j + q][e]  # row 4g + q, k 4 (ka + 4j) + e
+                    a_s[nxt, 4 * (ka + 4 * j) + e, g] = w
         else:
-            for q in kdsl.range_constexpr(4):
-                b_s[1 - cur, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]
+            for q in kdsl.range_constexpr(LOADS):
+                b_s[nxt, bk + 4 * q, u % 32] = r[q]
         kdsl.syncthreads()
 
     # c: as in `sgemm`, whole Float32x4 (N % 4 == 0), rows past M skipped

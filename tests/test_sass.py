@@ -154,13 +154,14 @@ def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
     assert sass.count(r"^FFMA\s") == 1024
     assert sass.count(r"^LDS\.128") == 64
     assert sass.count(r"^LDS\b") == 64
-    # four Float32x4 of a or of b a thread (a warp's role), for tile 0 and
-    # for the next tile: every global load and shared store is 128-bit (a
-    # is transposed in registers, not by 4-byte shared stores)
-    assert sass.count(r"\bLDG\.E\.128\b") == 16
-    assert sass.count(r"\bLDG\b") == 16
-    assert sass.count(r"^STS\.128") == 16
-    assert sass.count(r"^STS\b") == 16
+    # four Float32x4 of a or of b a thread (a warp's role: two code paths),
+    # in the one loop that also loads tile 0: every global load and shared
+    # store is 128-bit (a is transposed in registers, not by 4-byte stores)
+    assert sass.count(r"\bLDG\.E\.128\b") == 8
+    assert sass.count(r"\bLDG\b") == 8
+    assert sass.count(r"^STS\.128") == 8
+    assert sass.count(r"^STS\b") == 8
+    assert sass.count(r"^BAR\.SYNC") == 1  # one barrier a tile
     assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
     assert sass.spills == 0
     assert sass.count(r"STG\.E\.128") == 16
@@ -168,12 +169,16 @@ def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
 
 def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply():
     ins = sass_of(EX["matmul"].sgemm_vec.dispatch("f32")).instructions
-    bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
-    body = ins[bars[0] + 1 : bars[1]]  # the main loop: one barrier a tile
-    loads = [k for k, i in enumerate(body) if "LDG" in i]
-    ffmas = [k for k, i in enumerate(body) if i.startswith("FFMA")]
+    bar = next(k for k, i in enumerate(ins) if i.startswith("BAR.SYNC"))
+    loop = ins[:bar]  # the loads, the multiply and the stores of one tile
+    loads = [k for k, i in enumerate(loop) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(loop) if i.startswith("FFMA")]
+    stores = [k for k, i in enumerate(loop) if i.startswith("STS")]
     assert len(loads) == 8 and len(ffmas) == 1024
-    assert sum(k > max(loads) for k in ffmas) >= 512
+    # the next tile's loads are issued before most of the multiply-adds
+    # (the compiler must not sink them to the shared stores after it)
+    assert sum(k > max(loads) for k in ffmas) >= 768
+    assert min(stores) > max(ffmas)
 
 
 def test_sgemm_prefetches_the_next_tile_during_the_multiply():

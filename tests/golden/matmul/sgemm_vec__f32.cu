@@ -379,9 +379,9 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         int32_t M,
         int32_t N,
         int32_t K) {
-    // a_s = kdsl.shared_array(Float32x4, (2, BKV, BM // 4 + 1))
+    // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     __shared__ kdsl::vec<float, 4> a_s[2][16][33];
-    // b_s = kdsl.shared_array(Float32x4, (2, BKV, BN // 4))
+    // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     __shared__ kdsl::vec<float, 4> b_s[2][16][32];
     // acc = kdsl.local_array(Float32, (8, 8))
     float acc[8][8];
@@ -421,424 +421,295 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     int32_t ka = tid / 8 % 4;
     // u = tid - 128
     int32_t u = tid - 128;
-    // r = kdsl.local_array(Float32x4, 4)
+    // bk = u // 32
+    int32_t bk = kdsl::floordiv(u, 32);
+    // bn = n0 // 4 + u % 32
+    int32_t bn = kdsl::floordiv(n0, 4) + kdsl::mod(u, 32);
+    // r = kdsl.local_array(Float32x4, LOADS)
     kdsl::vec<float, 4> r[4];
     // zero = Float32x4.splat(0)
     kdsl::vec<float, 4> zero = kdsl::splat<float, 4>(0.0f);
-    // for q in kdsl.range_constexpr(4):
-    // row = m0 + 4 * g + q  [q = 0]
+    // row = m0 + 4 * g + q  [j = 0, q = 0]
     int32_t row;
-    // kb = (u + 128 * q) // 32  [q = 0]
-    int32_t kb;
-    // col = n0 // 4 + (u + 128 * q) % 32  [q = 0]
-    int32_t col;
-    // if loads_a:  [q = 0]
-    if (loads_a) {
-        // row = m0 + 4 * g + q  [q = 0]
-        row = m0 + 4 * g;
-        // r[q] = av[row * kv + ka] if row < M and ka < kv else zero  [q = 0]
-        r[0] = (row < M && ka < kv) ? av[kdsl::add(kdsl::mul(row, kv), ka)] : zero;
-    } else {
-        // kb = (u + 128 * q) // 32  [q = 0]
-        kb = kdsl::floordiv(u, 32);
-        // col = n0 // 4 + (u + 128 * q) % 32  [q = 0]
-        col = kdsl::floordiv(n0, 4) + kdsl::mod(u, 32);
-        // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 0]
-        r[0] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
-    }
-    // if loads_a:  [q = 1]
-    if (loads_a) {
-        // row = m0 + 4 * g + q  [q = 1]
-        row = m0 + 4 * g + 1;
-        // r[q] = av[row * kv + ka] if row < M and ka < kv else zero  [q = 1]
-        r[1] = (row < M && ka < kv) ? av[kdsl::add(kdsl::mul(row, kv), ka)] : zero;
-    } else {
-        // kb = (u + 128 * q) // 32  [q = 1]
-        kb = (u + 128) / 32;
-        // col = n0 // 4 + (u + 128 * q) % 32  [q = 1]
-        col = kdsl::floordiv(n0, 4) + (u + 128) % 32;
-        // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 1]
-        r[1] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
-    }
-    // if loads_a:  [q = 2]
-    if (loads_a) {
-        // row = m0 + 4 * g + q  [q = 2]
-        row = m0 + 4 * g + 2;
-        // r[q] = av[row * kv + ka] if row < M and ka < kv else zero  [q = 2]
-        r[2] = (row < M && ka < kv) ? av[kdsl::add(kdsl::mul(row, kv), ka)] : zero;
-    } else {
-        // kb = (u + 128 * q) // 32  [q = 2]
-        kb = (u + 256) / 32;
-        // col = n0 // 4 + (u + 128 * q) % 32  [q = 2]
-        col = kdsl::floordiv(n0, 4) + (u + 256) % 32;
-        // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 2]
-        r[2] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
-    }
-    // if loads_a:  [q = 3]
-    if (loads_a) {
-        // row = m0 + 4 * g + q  [q = 3]
-        row = m0 + 4 * g + 3;
-        // r[q] = av[row * kv + ka] if row < M and ka < kv else zero  [q = 3]
-        r[3] = (row < M && ka < kv) ? av[kdsl::add(kdsl::mul(row, kv), ka)] : zero;
-    } else {
-        // kb = (u + 128 * q) // 32  [q = 3]
-        kb = (u + 384) / 32;
-        // col = n0 // 4 + (u + 128 * q) % 32  [q = 3]
-        col = kdsl::floordiv(n0, 4) + (u + 384) % 32;
-        // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 3]
-        r[3] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
-    }
-    // w = r[e]  [e = 0]
-    kdsl::vec<float, 4> w;
-    // if loads_a:
-    if (loads_a) {
-        // for e in kdsl.range_constexpr(4):
-        // w = r[e]  [e = 0]
-        w = r[0];
-        // for q in kdsl.range_constexpr(4):  [e = 0]
-        // w[q] = r[q][e]  [e = 0, q = 0]
-        w.v[0] = r[0].v[0];
-        // w[q] = r[q][e]  [e = 0, q = 1]
-        w.v[1] = r[1].v[0];
-        // w[q] = r[q][e]  [e = 0, q = 2]
-        w.v[2] = r[2].v[0];
-        // w[q] = r[q][e]  [e = 0, q = 3]
-        w.v[3] = r[3].v[0];
-        // a_s[0, 4 * ka + e, g] = w  [e = 0]
-        a_s[0][4 * ka][g] = w;
-        // w = r[e]  [e = 1]
-        w = r[1];
-        // for q in kdsl.range_constexpr(4):  [e = 1]
-        // w[q] = r[q][e]  [e = 1, q = 0]
-        w.v[0] = r[0].v[1];
-        // w[q] = r[q][e]  [e = 1, q = 1]
-        w.v[1] = r[1].v[1];
-        // w[q] = r[q][e]  [e = 1, q = 2]
-        w.v[2] = r[2].v[1];
-        // w[q] = r[q][e]  [e = 1, q = 3]
-        w.v[3] = r[3].v[1];
-        // a_s[0, 4 * ka + e, g] = w  [e = 1]
-        a_s[0][4 * ka + 1][g] = w;
-        // w = r[e]  [e = 2]
-        w = r[2];
-        // for q in kdsl.range_constexpr(4):  [e = 2]
-        // w[q] = r[q][e]  [e = 2, q = 0]
-        w.v[0] = r[0].v[2];
-        // w[q] = r[q][e]  [e = 2, q = 1]
-        w.v[1] = r[1].v[2];
-        // w[q] = r[q][e]  [e = 2, q = 2]
-        w.v[2] = r[2].v[2];
-        // w[q] = r[q][e]  [e = 2, q = 3]
-        w.v[3] = r[3].v[2];
-        // a_s[0, 4 * ka + e, g] = w  [e = 2]
-        a_s[0][4 * ka + 2][g] = w;
-        // w = r[e]  [e = 3]
-        w = r[3];
-        // for q in kdsl.range_constexpr(4):  [e = 3]
-        // w[q] = r[q][e]  [e = 3, q = 0]
-        w.v[0] = r[0].v[3];
-        // w[q] = r[q][e]  [e = 3, q = 1]
-        w.v[1] = r[1].v[3];
-        // w[q] = r[q][e]  [e = 3, q = 2]
-        w.v[2] = r[2].v[3];
-        // w[q] = r[q][e]  [e = 3, q = 3]
-        w.v[3] = r[3].v[3];
-        // a_s[0, 4 * ka + e, g] = w  [e = 3]
-        a_s[0][4 * ka + 3][g] = w;
-    } else {
-        // for q in kdsl.range_constexpr(4):
-        // b_s[0, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 0]
-        b_s[0][kdsl::floordiv(u, 32)][kdsl::mod(u, 32)] = r[0];
-        // b_s[0, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 1]
-        b_s[0][(u + 128) / 32][(u + 128) % 32] = r[1];
-        // b_s[0, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 2]
-        b_s[0][(u + 256) / 32][(u + 256) % 32] = r[2];
-        // b_s[0, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 3]
-        b_s[0][(u + 384) / 32][(u + 384) % 32] = r[3];
-    }
-    // kdsl.syncthreads()
-    __syncthreads();
-    // tiles = (K + BKV - 1) // BKV
-    int32_t tiles = kdsl::floordiv(kdsl::add(K, 15), 16);
-    // for t in range(tiles):
-    for (int32_t t = 0; t < tiles; ++t) {
-        // cur = t % 2
-        int32_t cur = t % 2;
-        // for q in kdsl.range_constexpr(4):
-        // if loads_a:  [q = 0]
+    // for t in range(-1, (K + BK - 1) // BK):
+    int32_t t_end = kdsl::floordiv(kdsl::add(K, 15), 16);
+    for (int32_t t = -1; t < t_end; ++t) {
+        // nxt = (t + 1) % 2
+        int32_t nxt = (t + 1) % 2;
+        // for j in kdsl.range_constexpr(BK // 16):
+        // for q in kdsl.range_constexpr(4):  [j = 0]
+        // if loads_a:  [j = 0, q = 0]
         if (loads_a) {
-            // row = m0 + 4 * g + q  [q = 0]
+            // row = m0 + 4 * g + q  [j = 0, q = 0]
             row = m0 + 4 * g;
-            // kk = (t + 1) * (BKV // 4) + ka  [q = 0]
+            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 0]
             int32_t kk = (t + 1) * 4 + ka;
-            // r[q] = av[row * kv + kk] if row < M and kk < kv else zero  [q = 0]
+            // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 0]
             r[0] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BKV + (u + 128 * q) // 32  [q = 0]
-            kb = kdsl::add((t + 1) * 16, kdsl::floordiv(u, 32));
-            // col = n0 // 4 + (u + 128 * q) % 32  [q = 0]
-            col = kdsl::floordiv(n0, 4) + kdsl::mod(u, 32);
-            // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 0]
-            r[0] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
+            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 0]
+            int32_t kb = kdsl::add((t + 1) * 16, bk);
+            // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 0]
+            r[0] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
-        // if loads_a:  [q = 1]
+        // if loads_a:  [j = 0, q = 1]
         if (loads_a) {
-            // row = m0 + 4 * g + q  [q = 1]
+            // row = m0 + 4 * g + q  [j = 0, q = 1]
             row = m0 + 4 * g + 1;
-            // kk = (t + 1) * (BKV // 4) + ka  [q = 1]
+            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 1]
             int32_t kk = (t + 1) * 4 + ka;
-            // r[q] = av[row * kv + kk] if row < M and kk < kv else zero  [q = 1]
+            // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 1]
             r[1] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BKV + (u + 128 * q) // 32  [q = 1]
-            kb = kdsl::add((t + 1) * 16, (u + 128) / 32);
-            // col = n0 // 4 + (u + 128 * q) % 32  [q = 1]
-            col = kdsl::floordiv(n0, 4) + (u + 128) % 32;
-            // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 1]
-            r[1] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
+            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 1]
+            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 4);
+            // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 1]
+            r[1] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
-        // if loads_a:  [q = 2]
+        // if loads_a:  [j = 0, q = 2]
         if (loads_a) {
-            // row = m0 + 4 * g + q  [q = 2]
+            // row = m0 + 4 * g + q  [j = 0, q = 2]
             row = m0 + 4 * g + 2;
-            // kk = (t + 1) * (BKV // 4) + ka  [q = 2]
+            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 2]
             int32_t kk = (t + 1) * 4 + ka;
-            // r[q] = av[row * kv + kk] if row < M and kk < kv else zero  [q = 2]
+            // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 2]
             r[2] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BKV + (u + 128 * q) // 32  [q = 2]
-            kb = kdsl::add((t + 1) * 16, (u + 256) / 32);
-            // col = n0 // 4 + (u + 128 * q) % 32  [q = 2]
-            col = kdsl::floordiv(n0, 4) + (u + 256) % 32;
-            // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 2]
-            r[2] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
+            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 2]
+            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 8);
+            // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 2]
+            r[2] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
-        // if loads_a:  [q = 3]
+        // if loads_a:  [j = 0, q = 3]
         if (loads_a) {
-            // row = m0 + 4 * g + q  [q = 3]
+            // row = m0 + 4 * g + q  [j = 0, q = 3]
             row = m0 + 4 * g + 3;
-            // kk = (t + 1) * (BKV // 4) + ka  [q = 3]
+            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 3]
             int32_t kk = (t + 1) * 4 + ka;
-            // r[q] = av[row * kv + kk] if row < M and kk < kv else zero  [q = 3]
+            // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 3]
             r[3] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BKV + (u + 128 * q) // 32  [q = 3]
-            kb = kdsl::add((t + 1) * 16, (u + 384) / 32);
-            // col = n0 // 4 + (u + 128 * q) % 32  [q = 3]
-            col = kdsl::floordiv(n0, 4) + (u + 384) % 32;
-            // r[q] = bv[kb * nv + col] if kb < K and col < nv else zero  [q = 3]
-            r[3] = (kb < K && col < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), col)] : zero;
+            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 3]
+            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 12);
+            // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 3]
+            r[3] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
-        // for k in kdsl.range(BKV, unroll=BKV):
-        #pragma unroll 16
-        for (int32_t k = 0; k < 16; ++k) {
-            // a0 = a_s[cur, k, ty]
-            kdsl::vec<float, 4> a0 = a_s[cur][k][ty];
-            // a1 = a_s[cur, k, 16 + ty]
-            kdsl::vec<float, 4> a1 = a_s[cur][k][16 + ty];
-            // b0 = b_s[cur, k, tx]
-            kdsl::vec<float, 4> b0 = b_s[cur][k][tx];
-            // b1 = b_s[cur, k, 16 + tx]
-            kdsl::vec<float, 4> b1 = b_s[cur][k][16 + tx];
-            // for i in kdsl.range_constexpr(4):
-            // for j in kdsl.range_constexpr(4):  [i = 0]
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 0]
-            acc[0][0] = fmaf(a0.v[0], b0.v[0], acc[0][0]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 0]
-            acc[0][4] = fmaf(a0.v[0], b1.v[0], acc[0][4]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 0]
-            acc[4][0] = fmaf(a1.v[0], b0.v[0], acc[4][0]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 0]
-            acc[4][4] = fmaf(a1.v[0], b1.v[0], acc[4][4]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 1]
-            acc[0][1] = fmaf(a0.v[0], b0.v[1], acc[0][1]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 1]
-            acc[0][5] = fmaf(a0.v[0], b1.v[1], acc[0][5]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 1]
-            acc[4][1] = fmaf(a1.v[0], b0.v[1], acc[4][1]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 1]
-            acc[4][5] = fmaf(a1.v[0], b1.v[1], acc[4][5]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 2]
-            acc[0][2] = fmaf(a0.v[0], b0.v[2], acc[0][2]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 2]
-            acc[0][6] = fmaf(a0.v[0], b1.v[2], acc[0][6]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 2]
-            acc[4][2] = fmaf(a1.v[0], b0.v[2], acc[4][2]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 2]
-            acc[4][6] = fmaf(a1.v[0], b1.v[2], acc[4][6]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 3]
-            acc[0][3] = fmaf(a0.v[0], b0.v[3], acc[0][3]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 3]
-            acc[0][7] = fmaf(a0.v[0], b1.v[3], acc[0][7]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 3]
-            acc[4][3] = fmaf(a1.v[0], b0.v[3], acc[4][3]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 3]
-            acc[4][7] = fmaf(a1.v[0], b1.v[3], acc[4][7]);
-            // for j in kdsl.range_constexpr(4):  [i = 1]
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 0]
-            acc[1][0] = fmaf(a0.v[1], b0.v[0], acc[1][0]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 0]
-            acc[1][4] = fmaf(a0.v[1], b1.v[0], acc[1][4]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 0]
-            acc[5][0] = fmaf(a1.v[1], b0.v[0], acc[5][0]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 0]
-            acc[5][4] = fmaf(a1.v[1], b1.v[0], acc[5][4]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 1]
-            acc[1][1] = fmaf(a0.v[1], b0.v[1], acc[1][1]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 1]
-            acc[1][5] = fmaf(a0.v[1], b1.v[1], acc[1][5]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 1]
-            acc[5][1] = fmaf(a1.v[1], b0.v[1], acc[5][1]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 1]
-            acc[5][5] = fmaf(a1.v[1], b1.v[1], acc[5][5]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 2]
-            acc[1][2] = fmaf(a0.v[1], b0.v[2], acc[1][2]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 2]
-            acc[1][6] = fmaf(a0.v[1], b1.v[2], acc[1][6]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 2]
-            acc[5][2] = fmaf(a1.v[1], b0.v[2], acc[5][2]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 2]
-            acc[5][6] = fmaf(a1.v[1], b1.v[2], acc[5][6]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 3]
-            acc[1][3] = fmaf(a0.v[1], b0.v[3], acc[1][3]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 3]
-            acc[1][7] = fmaf(a0.v[1], b1.v[3], acc[1][7]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 3]
-            acc[5][3] = fmaf(a1.v[1], b0.v[3], acc[5][3]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 3]
-            acc[5][7] = fmaf(a1.v[1], b1.v[3], acc[5][7]);
-            // for j in kdsl.range_constexpr(4):  [i = 2]
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 0]
-            acc[2][0] = fmaf(a0.v[2], b0.v[0], acc[2][0]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 0]
-            acc[2][4] = fmaf(a0.v[2], b1.v[0], acc[2][4]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 0]
-            acc[6][0] = fmaf(a1.v[2], b0.v[0], acc[6][0]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 0]
-            acc[6][4] = fmaf(a1.v[2], b1.v[0], acc[6][4]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 1]
-            acc[2][1] = fmaf(a0.v[2], b0.v[1], acc[2][1]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 1]
-            acc[2][5] = fmaf(a0.v[2], b1.v[1], acc[2][5]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 1]
-            acc[6][1] = fmaf(a1.v[2], b0.v[1], acc[6][1]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 1]
-            acc[6][5] = fmaf(a1.v[2], b1.v[1], acc[6][5]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 2]
-            acc[2][2] = fmaf(a0.v[2], b0.v[2], acc[2][2]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 2]
-            acc[2][6] = fmaf(a0.v[2], b1.v[2], acc[2][6]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 2]
-            acc[6][2] = fmaf(a1.v[2], b0.v[2], acc[6][2]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 2]
-            acc[6][6] = fmaf(a1.v[2], b1.v[2], acc[6][6]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 3]
-            acc[2][3] = fmaf(a0.v[2], b0.v[3], acc[2][3]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 3]
-            acc[2][7] = fmaf(a0.v[2], b1.v[3], acc[2][7]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 3]
-            acc[6][3] = fmaf(a1.v[2], b0.v[3], acc[6][3]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 3]
-            acc[6][7] = fmaf(a1.v[2], b1.v[3], acc[6][7]);
-            // for j in kdsl.range_constexpr(4):  [i = 3]
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 0]
-            acc[3][0] = fmaf(a0.v[3], b0.v[0], acc[3][0]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 0]
-            acc[3][4] = fmaf(a0.v[3], b1.v[0], acc[3][4]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 0]
-            acc[7][0] = fmaf(a1.v[3], b0.v[0], acc[7][0]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 0]
-            acc[7][4] = fmaf(a1.v[3], b1.v[0], acc[7][4]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 1]
-            acc[3][1] = fmaf(a0.v[3], b0.v[1], acc[3][1]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 1]
-            acc[3][5] = fmaf(a0.v[3], b1.v[1], acc[3][5]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 1]
-            acc[7][1] = fmaf(a1.v[3], b0.v[1], acc[7][1]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 1]
-            acc[7][5] = fmaf(a1.v[3], b1.v[1], acc[7][5]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 2]
-            acc[3][2] = fmaf(a0.v[3], b0.v[2], acc[3][2]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 2]
-            acc[3][6] = fmaf(a0.v[3], b1.v[2], acc[3][6]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 2]
-            acc[7][2] = fmaf(a1.v[3], b0.v[2], acc[7][2]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 2]
-            acc[7][6] = fmaf(a1.v[3], b1.v[2], acc[7][6]);
-            // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 3]
-            acc[3][3] = fmaf(a0.v[3], b0.v[3], acc[3][3]);
-            // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 3]
-            acc[3][7] = fmaf(a0.v[3], b1.v[3], acc[3][7]);
-            // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 3]
-            acc[7][3] = fmaf(a1.v[3], b0.v[3], acc[7][3]);
-            // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 3]
-            acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
+        // if t >= 0:
+        if (t >= 0) {
+            // cur = t % 2
+            int32_t cur = kdsl::mod(t, 2);
+            // for k in kdsl.range(BK, unroll=BK):
+            #pragma unroll 16
+            for (int32_t k = 0; k < 16; ++k) {
+                // a0 = a_s[cur, k, ty]
+                kdsl::vec<float, 4> a0 = a_s[cur][k][ty];
+                // a1 = a_s[cur, k, 16 + ty]
+                kdsl::vec<float, 4> a1 = a_s[cur][k][16 + ty];
+                // b0 = b_s[cur, k, tx]
+                kdsl::vec<float, 4> b0 = b_s[cur][k][tx];
+                // b1 = b_s[cur, k, 16 + tx]
+                kdsl::vec<float, 4> b1 = b_s[cur][k][16 + tx];
+                // for i in kdsl.range_constexpr(4):
+                // for j in kdsl.range_constexpr(4):  [i = 0]
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 0]
+                acc[0][0] = fmaf(a0.v[0], b0.v[0], acc[0][0]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 0]
+                acc[0][4] = fmaf(a0.v[0], b1.v[0], acc[0][4]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 0]
+                acc[4][0] = fmaf(a1.v[0], b0.v[0], acc[4][0]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 0]
+                acc[4][4] = fmaf(a1.v[0], b1.v[0], acc[4][4]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 1]
+                acc[0][1] = fmaf(a0.v[0], b0.v[1], acc[0][1]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 1]
+                acc[0][5] = fmaf(a0.v[0], b1.v[1], acc[0][5]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 1]
+                acc[4][1] = fmaf(a1.v[0], b0.v[1], acc[4][1]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 1]
+                acc[4][5] = fmaf(a1.v[0], b1.v[1], acc[4][5]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 2]
+                acc[0][2] = fmaf(a0.v[0], b0.v[2], acc[0][2]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 2]
+                acc[0][6] = fmaf(a0.v[0], b1.v[2], acc[0][6]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 2]
+                acc[4][2] = fmaf(a1.v[0], b0.v[2], acc[4][2]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 2]
+                acc[4][6] = fmaf(a1.v[0], b1.v[2], acc[4][6]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 3]
+                acc[0][3] = fmaf(a0.v[0], b0.v[3], acc[0][3]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 0, j = 3]
+                acc[0][7] = fmaf(a0.v[0], b1.v[3], acc[0][7]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 3]
+                acc[4][3] = fmaf(a1.v[0], b0.v[3], acc[4][3]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 3]
+                acc[4][7] = fmaf(a1.v[0], b1.v[3], acc[4][7]);
+                // for j in kdsl.range_constexpr(4):  [i = 1]
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 0]
+                acc[1][0] = fmaf(a0.v[1], b0.v[0], acc[1][0]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 0]
+                acc[1][4] = fmaf(a0.v[1], b1.v[0], acc[1][4]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 0]
+                acc[5][0] = fmaf(a1.v[1], b0.v[0], acc[5][0]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 0]
+                acc[5][4] = fmaf(a1.v[1], b1.v[0], acc[5][4]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 1]
+                acc[1][1] = fmaf(a0.v[1], b0.v[1], acc[1][1]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 1]
+                acc[1][5] = fmaf(a0.v[1], b1.v[1], acc[1][5]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 1]
+                acc[5][1] = fmaf(a1.v[1], b0.v[1], acc[5][1]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 1]
+                acc[5][5] = fmaf(a1.v[1], b1.v[1], acc[5][5]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 2]
+                acc[1][2] = fmaf(a0.v[1], b0.v[2], acc[1][2]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 2]
+                acc[1][6] = fmaf(a0.v[1], b1.v[2], acc[1][6]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 2]
+                acc[5][2] = fmaf(a1.v[1], b0.v[2], acc[5][2]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 2]
+                acc[5][6] = fmaf(a1.v[1], b1.v[2], acc[5][6]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 3]
+                acc[1][3] = fmaf(a0.v[1], b0.v[3], acc[1][3]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 1, j = 3]
+                acc[1][7] = fmaf(a0.v[1], b1.v[3], acc[1][7]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 3]
+                acc[5][3] = fmaf(a1.v[1], b0.v[3], acc[5][3]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 3]
+                acc[5][7] = fmaf(a1.v[1], b1.v[3], acc[5][7]);
+                // for j in kdsl.range_constexpr(4):  [i = 2]
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 0]
+                acc[2][0] = fmaf(a0.v[2], b0.v[0], acc[2][0]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 0]
+                acc[2][4] = fmaf(a0.v[2], b1.v[0], acc[2][4]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 0]
+                acc[6][0] = fmaf(a1.v[2], b0.v[0], acc[6][0]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 0]
+                acc[6][4] = fmaf(a1.v[2], b1.v[0], acc[6][4]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 1]
+                acc[2][1] = fmaf(a0.v[2], b0.v[1], acc[2][1]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 1]
+                acc[2][5] = fmaf(a0.v[2], b1.v[1], acc[2][5]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 1]
+                acc[6][1] = fmaf(a1.v[2], b0.v[1], acc[6][1]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 1]
+                acc[6][5] = fmaf(a1.v[2], b1.v[1], acc[6][5]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 2]
+                acc[2][2] = fmaf(a0.v[2], b0.v[2], acc[2][2]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 2]
+                acc[2][6] = fmaf(a0.v[2], b1.v[2], acc[2][6]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 2]
+                acc[6][2] = fmaf(a1.v[2], b0.v[2], acc[6][2]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 2]
+                acc[6][6] = fmaf(a1.v[2], b1.v[2], acc[6][6]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 3]
+                acc[2][3] = fmaf(a0.v[2], b0.v[3], acc[2][3]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 2, j = 3]
+                acc[2][7] = fmaf(a0.v[2], b1.v[3], acc[2][7]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 3]
+                acc[6][3] = fmaf(a1.v[2], b0.v[3], acc[6][3]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 3]
+                acc[6][7] = fmaf(a1.v[2], b1.v[3], acc[6][7]);
+                // for j in kdsl.range_constexpr(4):  [i = 3]
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 0]
+                acc[3][0] = fmaf(a0.v[3], b0.v[0], acc[3][0]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 0]
+                acc[3][4] = fmaf(a0.v[3], b1.v[0], acc[3][4]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 0]
+                acc[7][0] = fmaf(a1.v[3], b0.v[0], acc[7][0]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 0]
+                acc[7][4] = fmaf(a1.v[3], b1.v[0], acc[7][4]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 1]
+                acc[3][1] = fmaf(a0.v[3], b0.v[1], acc[3][1]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 1]
+                acc[3][5] = fmaf(a0.v[3], b1.v[1], acc[3][5]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 1]
+                acc[7][1] = fmaf(a1.v[3], b0.v[1], acc[7][1]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 1]
+                acc[7][5] = fmaf(a1.v[3], b1.v[1], acc[7][5]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 2]
+                acc[3][2] = fmaf(a0.v[3], b0.v[2], acc[3][2]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 2]
+                acc[3][6] = fmaf(a0.v[3], b1.v[2], acc[3][6]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 2]
+                acc[7][2] = fmaf(a1.v[3], b0.v[2], acc[7][2]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 2]
+                acc[7][6] = fmaf(a1.v[3], b1.v[2], acc[7][6]);
+                // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 3]
+                acc[3][3] = fmaf(a0.v[3], b0.v[3], acc[3][3]);
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [i = 3, j = 3]
+                acc[3][7] = fmaf(a0.v[3], b1.v[3], acc[3][7]);
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 3]
+                acc[7][3] = fmaf(a1.v[3], b0.v[3], acc[7][3]);
+                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 3]
+                acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
+            }
         }
         // if loads_a:
         if (loads_a) {
-            // for e in kdsl.range_constexpr(4):
-            // w = r[e]  [e = 0]
-            w = r[0];
-            // for q in kdsl.range_constexpr(4):  [e = 0]
-            // w[q] = r[q][e]  [e = 0, q = 0]
+            // for j in kdsl.range_constexpr(BK // 16):
+            // for e in kdsl.range_constexpr(4):  [j = 0]
+            // w = r[4 * j + e]  [j = 0, e = 0]
+            kdsl::vec<float, 4> w = r[0];
+            // for q in kdsl.range_constexpr(4):  [j = 0, e = 0]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 0, q = 0]
             w.v[0] = r[0].v[0];
-            // w[q] = r[q][e]  [e = 0, q = 1]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 0, q = 1]
             w.v[1] = r[1].v[0];
-            // w[q] = r[q][e]  [e = 0, q = 2]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 0, q = 2]
             w.v[2] = r[2].v[0];
-            // w[q] = r[q][e]  [e = 0, q = 3]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 0, q = 3]
             w.v[3] = r[3].v[0];
-            // a_s[1 - cur, 4 * ka + e, g] = w  [e = 0]
-            a_s[1 - cur][4 * ka][g] = w;
-            // w = r[e]  [e = 1]
+            // a_s[nxt, 4 * (ka + 4 * j) + e, g] = w  [j = 0, e = 0]
+            a_s[nxt][4 * ka][g] = w;
+            // w = r[4 * j + e]  [j = 0, e = 1]
             w = r[1];
-            // for q in kdsl.range_constexpr(4):  [e = 1]
-            // w[q] = r[q][e]  [e = 1, q = 0]
+            // for q in kdsl.range_constexpr(4):  [j = 0, e = 1]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 1, q = 0]
             w.v[0] = r[0].v[1];
-            // w[q] = r[q][e]  [e = 1, q = 1]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 1, q = 1]
             w.v[1] = r[1].v[1];
-            // w[q] = r[q][e]  [e = 1, q = 2]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 1, q = 2]
             w.v[2] = r[2].v[1];
-            // w[q] = r[q][e]  [e = 1, q = 3]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 1, q = 3]
             w.v[3] = r[3].v[1];
-            // a_s[1 - cur, 4 * ka + e, g] = w  [e = 1]
-            a_s[1 - cur][4 * ka + 1][g] = w;
-            // w = r[e]  [e = 2]
+            // a_s[nxt, 4 * (ka + 4 * j) + e, g] = w  [j = 0, e = 1]
+            a_s[nxt][4 * ka + 1][g] = w;
+            // w = r[4 * j + e]  [j = 0, e = 2]
             w = r[2];
-            // for q in kdsl.range_constexpr(4):  [e = 2]
-            // w[q] = r[q][e]  [e = 2, q = 0]
+            // for q in kdsl.range_constexpr(4):  [j = 0, e = 2]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 2, q = 0]
             w.v[0] = r[0].v[2];
-            // w[q] = r[q][e]  [e = 2, q = 1]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 2, q = 1]
             w.v[1] = r[1].v[2];
-            // w[q] = r[q][e]  [e = 2, q = 2]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 2, q = 2]
             w.v[2] = r[2].v[2];
-            // w[q] = r[q][e]  [e = 2, q = 3]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 2, q = 3]
             w.v[3] = r[3].v[2];
-            // a_s[1 - cur, 4 * ka + e, g] = w  [e = 2]
-            a_s[1 - cur][4 * ka + 2][g] = w;
-            // w = r[e]  [e = 3]
+            // a_s[nxt, 4 * (ka + 4 * j) + e, g] = w  [j = 0, e = 2]
+            a_s[nxt][4 * ka + 2][g] = w;
+            // w = r[4 * j + e]  [j = 0, e = 3]
             w = r[3];
-            // for q in kdsl.range_constexpr(4):  [e = 3]
-            // w[q] = r[q][e]  [e = 3, q = 0]
+            // for q in kdsl.range_constexpr(4):  [j = 0, e = 3]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 3, q = 0]
             w.v[0] = r[0].v[3];
-            // w[q] = r[q][e]  [e = 3, q = 1]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 3, q = 1]
             w.v[1] = r[1].v[3];
-            // w[q] = r[q][e]  [e = 3, q = 2]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 3, q = 2]
             w.v[2] = r[2].v[3];
-            // w[q] = r[q][e]  [e = 3, q = 3]
+            // w[q] = r[4 * j + q][e]  [j = 0, e = 3, q = 3]
             w.v[3] = r[3].v[3];
-            // a_s[1 - cur, 4 * ka + e, g] = w  [e = 3]
-            a_s[1 - cur][4 * ka + 3][g] = w;
+            // a_s[nxt, 4 * (ka + 4 * j) + e, g] = w  [j = 0, e = 3]
+            a_s[nxt][4 * ka + 3][g] = w;
         } else {
-            // for q in kdsl.range_constexpr(4):
-            // b_s[1 - cur, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 0]
-            b_s[1 - cur][kdsl::floordiv(u, 32)][kdsl::mod(u, 32)] = r[0];
-            // b_s[1 - cur, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 1]
-            b_s[1 - cur][(u + 128) / 32][(u + 128) % 32] = r[1];
-            // b_s[1 - cur, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 2]
-            b_s[1 - cur][(u + 256) / 32][(u + 256) % 32] = r[2];
-            // b_s[1 - cur, (u + 128 * q) // 32, (u + 128 * q) % 32] = r[q]  [q = 3]
-            b_s[1 - cur][(u + 384) / 32][(u + 384) % 32] = r[3];
+            // for q in kdsl.range_constexpr(LOADS):
+            // b_s[nxt, bk + 4 * q, u % 32] = r[q]  [q = 0]
+            b_s[nxt][bk][kdsl::mod(u, 32)] = r[0];
+            // b_s[nxt, bk + 4 * q, u % 32] = r[q]  [q = 1]
+            b_s[nxt][bk + 4][kdsl::mod(u, 32)] = r[1];
+            // b_s[nxt, bk + 4 * q, u % 32] = r[q]  [q = 2]
+            b_s[nxt][bk + 8][kdsl::mod(u, 32)] = r[2];
+            // b_s[nxt, bk + 4 * q, u % 32] = r[q]  [q = 3]
+            b_s[nxt][bk + 12][kdsl::mod(u, 32)] = r[3];
         }
         // kdsl.syncthreads()
         __syncthreads();
@@ -851,7 +722,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     row = m0 + ty * 4;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 0, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    int32_t col = kdsl::add(n0, tx * 4);
     // out = Float32x4.splat(0)  [h = 0, ri = 0, v = 0]
     kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, v = 0]
