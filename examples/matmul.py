@@ -2,7 +2,9 @@
 
 ``matmul``: the textbook shared-memory tiling, for every float dtype (below).
 ``sgemm``: the fast Float32 kernel (register tiles, Float32x4 shared-memory
-reads, double buffering; further down, with why each trick is there).
+reads, double buffering; further down, with why each trick is there);
+``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
+multiples of 4 (``launch_sgemm`` picks).
 
 ``matmul``, tiled in shared memory:
 
@@ -170,15 +172,173 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
                                 c[row * N + col + z] = out[z]
 
 
+# -- SGEMM with 16-byte global loads ---------------------------------------------
+#
+# `sgemm_vec` is `sgemm` with the global traffic vectorised, for the common
+# case N % 4 == 0 and K % 4 == 0 (16-byte aligned rows; `launch_sgemm`
+# checks and falls back to `sgemm` otherwise):
+#
+# * BK = 16: half the barriers of `sgemm` per multiply-add (1024 FFMAs a
+#   thread between two barriers), for 16 more KiB of shared memory;
+# * the a and b tiles (128 x 16 and 16 x 128 floats, 512 Float32x4 each)
+#   come in as Float32x4 (LDG.128), four a thread: warps 0-3 bring a's
+#   tile, warps 4-7 b's (a role per warp, so no divergence). A thread of
+#   the first four brings a 4 x 4 block of a (rows 4g .. 4g+3, four
+#   consecutive k), transposes it in registers and stores four Float32x4 of
+#   a_s (STS.128): a_s holds a transposed (a_s[k, m]) without a 4-byte
+#   shared store. A warp reads 8 x 4 such blocks (64 bytes of each of 32
+#   rows: whole sectors); a quarter warp stores 8 consecutive Float32x4 of
+#   one a_s row (no bank conflicts);
+# * b's Float32x4 go into b_s as they are; a warp reads 512 consecutive
+#   bytes of one row of b.
+#
+# The multiply is `sgemm`'s, fma by fma, so the results are the same bits.
+# One loop does it all: its first pass (t = -1) only loads tile 0 and
+# stores it to buffer 0, so the loads and stores are written once.
+#
+# * registers: 147 a thread, no spills, one block an SM. With
+#   `launch_bounds=(256, 2)` ptxas fits 128 (two blocks an SM) by spilling
+#   loop-invariant address values (about 20 local loads and stores a
+#   tile): measure on the GPU before changing it. BK = 32 would need 66 KiB
+#   of shared memory, past the 48 KiB of static shared memory (it would take
+#   a dynamic_shared_array).
+
+BKV = 16
+
+
+@kdsl.kernel(dtypes=[Float32], launch_bounds=256)
+def sgemm_vec(
+    a: Pointer[D],
+    b: Pointer[D],
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    K: Int32,
+):
+    BK = BKV
+    a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
+    b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
+    acc = kdsl.local_array(Float32, (8, 8))
+    for r in kdsl.range(8, unroll=8):
+        for s in kdsl.range(8, unroll=8):
+            acc[r, s] = 0
+    av = a.vec(4)
+    bv = b.vec(4)
+    kv = K // 4  # Float32x4 in a row of a
+    nv = N // 4  # Float32x4 in a row of b
+    tid = thread_idx.x
+    tx = tid % 16
+    ty = tid // 16
+    m0 = block_idx.y * BM
+    n0 = block_idx.x * BN
+    LOADS = BK // 4  # Float32x4 a thread brings per tile
+    loads_a = tid < 128  # warps 0-3: a's tile; warps 4-7: b's
+    # a: BK // 16 blocks of 4 x 4, rows 4g .. 4g+3 (g: 0 .. 31), vectors
+    # ka, ka + 4, ... (ka: 0 .. 3) of the tile's row
+    g = tid % 8 + 8 * (tid // 32)
+    ka = (tid // 8) % 4
+    # b: vectors u + 128 q (q: 0 .. LOADS-1) of the tile (32 a row): rows
+    # u // 32 + 4 q, column u % 32
+    u = tid - 128
+    bk = u // 32
+    bn = n0 // 4 + u % 32
+    r = kdsl.local_array(Float32x4, LOADS)  # the vectors in flight
+    zero = Float32x4.splat(0)
+
+    for t in range(-1, (K + BK - 1) // BK):
+        # t = -1: only the loads of tile 0 and their stores to buffer 0.
+        # Else: the loads of tile t + 1, issued before the multiply of tile
+        # t so that they are in flight during it (unconditional for the same
+        # reason as in `sgemm`: past the end the guards read 0), then stored
+        # to the other buffer, which was last read before the previous
+        # barrier.
+        nxt = (t + 1) % 2
+        for j in kdsl.range_constexpr(BK // 16):
+            for q in kdsl.range_constexpr(4):
+                if loads_a:
+                    row = m0 + 4 * g + q
+                    kk = (t + 1) * (BK // 4) + ka + 4 * j
+                    r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero
+                else:
+                    kb = (t + 1) * BK + bk + 4 * (4 * j + q)
+                    r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero
+        if t >= 0:
+            cur = t % 2
+            for k in kdsl.range(BK, unroll=BK):
+                a0 = a_s[cur, k, ty]
+                a1 = a_s[cur, k, 16 + ty]
+                b0 = b_s[cur, k, tx]
+                b1 = b_s[cur, k, 16 + tx]
+                for i in kdsl.range_constexpr(4):
+                    for j in kdsl.range_constexpr(4):
+                        acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
+                        acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
+                        acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
+                        acc[4 + i, 4 + j] = kdsl.math.fma(
+                            a1[i], b1[j], acc[4 + i, 4 + j]
+                        )
+        if loads_a:
+            for j in kdsl.range_constexpr(BK // 16):
+                for e in kdsl.range_constexpr(4):
+                    w = r[4 * j + e]
+                    for q in kdsl.range_constexpr(4):
+                        w[q] = r[4 * j + q][e]  # row 4g + q, k 4 (ka + 4j) + e
+                    a_s[nxt, 4 * (ka + 4 * j) + e, g] = w
+        else:
+            for q in kdsl.range_constexpr(LOADS):
+                b_s[nxt, bk + 4 * q, u % 32] = r[q]
+        kdsl.syncthreads()
+
+    # c: as in `sgemm`, whole Float32x4 (N % 4 == 0), rows past M skipped
+    cv = c.vec(4)
+    for h in kdsl.range_constexpr(2):
+        for ri in kdsl.range_constexpr(4):
+            row = m0 + h * 64 + ty * 4 + ri
+            for v in kdsl.range_constexpr(2):
+                col = n0 + v * 64 + tx * 4
+                out = Float32x4.splat(0)
+                for e in kdsl.range_constexpr(4):
+                    out[e] = acc[h * 4 + ri, v * 4 + e]
+                if row < M and col < N:
+                    cv[(row * N + col) // 4] = out
+
+
+def _ptr(x) -> int:
+    if hasattr(x, "data_ptr"):  # PyTorch
+        return x.data_ptr()
+    if hasattr(x, "__cuda_array_interface__"):  # CuPy
+        return x.__cuda_array_interface__["data"][0]
+    return x.__array_interface__["data"][0]  # numpy (the interpreter)
+
+
+def _contiguous(x) -> bool:
+    if hasattr(x, "is_contiguous"):
+        return x.is_contiguous()
+    return x.flags.c_contiguous
+
+
+def vector_path(a, b, c) -> bool:
+    """Whether ``sgemm_vec`` can run: N and K multiples of 4, contiguous
+    16-byte aligned arrays (every row then starts 16-byte aligned)."""
+    K, N = b.shape
+    return (
+        N % 4 == 0
+        and K % 4 == 0
+        and all(_contiguous(x) and _ptr(x) % 16 == 0 for x in (a, b, c))
+    )
+
+
 def launch_sgemm(a, b, c, stream=None):
-    """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays)."""
+    """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
+    ``sgemm_vec`` where ``vector_path`` allows it, else ``sgemm``."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
-    sgemm[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
+    kernel = sgemm_vec if vector_path(a, b, c) else sgemm
+    kernel[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
         a, b, c, M, N, K, stream=stream
     )
 

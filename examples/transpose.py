@@ -1,25 +1,31 @@
-"""transpose: out = a.T for a (rows, cols) array (any strides: ``Array``
-parameters carry them), through a padded shared-memory tile, for every dtype.
+"""transpose: out = a.T for a (rows, cols) array, for every dtype: a fast
+path with 16-byte accesses (``transpose_vec``) and a general one
+(``transpose``: any strides, any shape, 1-byte elements);
+``launch_transpose`` picks.
 
-Why it is fast (a transpose moves every byte once each way; the target is
-the speed of a device-to-device copy):
+A transpose moves every byte once each way; the target is the speed of a
+device-to-device copy. What that takes:
 
-* both the reads of ``a`` and the writes of ``out`` are coalesced: a warp
-  reads 32 consecutive elements of a row of ``a`` into the tile, and,
-  after the barrier, writes 32 consecutive elements of a row of ``out``
-  read down a column of the tile;
-* the tile has one column of padding (TILE x TILE + 1): reading a column of
-  it then touches 32 different shared-memory banks instead of one;
-* a block of TILE x ROWS threads (32 x 8) moves a 32 x 32 tile, each thread
-  TILE // ROWS elements: fewer, busier threads, with several loads in flight
-  per thread before the barrier.
+* coalesced reads of ``a`` and writes of ``out``: a warp's accesses cover
+  whole 128-byte lines, which a shared-memory tile makes possible on both
+  sides (read along a row of ``a``, write along a row of ``out``);
+* wide accesses (``transpose_vec``): one 16-byte load or store moves 4
+  Float32 or 8 BFloat16, so 2-byte types need a quarter of the memory
+  instructions a scalar transpose issues for them; each thread transposes
+  an L x L block in registers, so that the tile holds rows of ``out`` as
+  whole vectors;
+* several loads in flight per thread before the barrier (L of them in
+  ``transpose_vec``, TILE // ROWS in ``transpose``);
+* no shared-memory bank conflicts: a padding column in ``transpose``'s
+  scalar tile, an XOR swizzle of ``transpose_vec``'s vector tile.
 
-Launch with block (TILE, ROWS) and grid (ceil(cols / TILE), ceil(rows / TILE));
-any shape (edges are guarded).
+``transpose``: launch with block (TILE, ROWS) and grid (ceil(cols / TILE),
+ceil(rows / TILE)); any shape (edges are guarded). ``transpose_vec``: see
+its docstring.
 """
 
 import kdsl
-from kdsl import Array, Constexpr, block_idx, thread_idx
+from kdsl import Array, Constexpr, Int32, Pointer, Vector, block_idx, thread_idx
 
 D = kdsl.TypeVar("D", bound=kdsl.Num)
 
@@ -31,6 +37,7 @@ def transpose(
     TILE: Constexpr[int] = 32,
     ROWS: Constexpr[int] = 8,
 ):
+    # the padded tile: a column of it lies in 32 different banks
     tile = kdsl.shared_array(D, (TILE, TILE + 1))
     rows = a.shape[0]
     cols = a.shape[1]
@@ -51,14 +58,135 @@ def transpose(
             out[out_row, out_col] = tile[tx, ty + k]
 
 
+# 2-, 4- and 8-byte elements (8-bit ones would need 16 x 16 byte blocks in
+# registers: they take ``transpose``)
+VEC_DTYPES = ["i16", "u16", "f16", "bf16", "i32", "u32", "f32", "i64", "u64", "f64"]
+
+
+@kdsl.kernel(dtypes=VEC_DTYPES)
+def transpose_vec(
+    a: Pointer[D],
+    out: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    TILES: Constexpr[int] = 4,
+):
+    """``out = a.T`` for contiguous ``a`` (rows, cols) with rows and cols
+    multiples of L = 16 bytes / element size, 16-byte aligned pointers.
+
+    A block of 8 x 8 TILES threads moves TILES tiles of 8L x 8L (32 x 32
+    Float32, 64 x 64 BFloat16) stacked down a's rows: thread (tx, ty) loads
+    the L x L sub-block at rows ty L .. +L-1, vector column tx, in L 16-byte
+    loads issued back to back, transposes it in registers (lane moves; byte
+    permutes for 16-bit types), and stores its L rows of the transpose, one
+    16-byte vector each, to the shared tile. After the barrier each thread
+    reads whole 16-byte vectors of out's rows from the tile and stores them:
+    every global access is 128-bit and 8 threads cover a full 128-byte line.
+    Launch with block (8, 8 TILES), grid (ceil(cols / 8L), ceil(rows / 8L
+    TILES)).
+    """
+    L = 128 // D.width  # lanes of a 16-byte vector
+    av = a.vec(L)
+    ov = out.vec(L)
+    cv = cols // L  # vectors in a row of a
+    rv = rows // L  # vectors in a row of out
+    tx = thread_idx.x
+    ty = thread_idx.y
+    # tile[j, k]: lanes k L .. k L + L-1 of the block's out row j, stored at
+    # chunk k ^ (j // L) (which flips the low 3 bits of k only): the 8
+    # threads of a quarter warp, which share one 128-bit shared-memory
+    # transaction, touch 8 different 16-byte bank groups in both phases (an
+    # XOR swizzle instead of padding, which would break the 16-byte
+    # alignment of the elements)
+    tile = kdsl.shared_array(Vector[D, L], (8 * L, 8 * TILES))
+    row0 = block_idx.y * (8 * L * TILES) + ty * L
+    col = block_idx.x * 8 + tx
+    if row0 < rows and col < cv:
+        blk = kdsl.local_array(Vector[D, L], L)
+        for q in kdsl.range_constexpr(L):
+            blk[q] = av[(row0 + q) * cv + col]
+        for p in kdsl.range_constexpr(L):
+            t = blk[p]
+            for q in kdsl.range_constexpr(L):
+                t[q] = blk[q][p]
+            tile[tx * L + p, ty ^ tx] = t
+    kdsl.syncthreads()
+    # out row block_idx.x * 8L + j, vector column block_idx.y * 8 TILES + k
+    k = tx + 8 * (ty // 8)
+    out_col = block_idx.y * (8 * TILES) + k
+    for m in kdsl.range_constexpr(L):
+        j = ty % 8 + 8 * m
+        out_row = block_idx.x * (8 * L) + j
+        if out_row < cols and out_col < rv:
+            ov[out_row * rv + out_col] = tile[j, k ^ (j // L)]
+
+
+# TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)
+TRANSPOSE_CONFIGS = [kdsl.Config(TILES=t) for t in (1, 2, 4)]
+# out is only written: nothing to save and restore around the search
+transpose_vec_tuned = kdsl.autotune(
+    configs=TRANSPOSE_CONFIGS, key=["rows", "cols"], restore=[]
+)(transpose_vec)
+
+
+def _ptr(x) -> int:
+    if hasattr(x, "data_ptr"):  # PyTorch
+        return x.data_ptr()
+    if hasattr(x, "__cuda_array_interface__"):  # CuPy
+        return x.__cuda_array_interface__["data"][0]
+    return x.__array_interface__["data"][0]  # numpy (the interpreter)
+
+
+def _contiguous(x) -> bool:
+    if hasattr(x, "is_contiguous"):
+        return x.is_contiguous()
+    return x.flags.c_contiguous
+
+
+def _itemsize(x) -> int:
+    return x.element_size() if hasattr(x, "element_size") else x.itemsize
+
+
+def vector_path(a, out) -> bool:
+    """Whether ``transpose_vec`` can move ``a`` into ``out``: 2-, 4- or
+    8-byte elements, both contiguous and 16-byte aligned, both dimensions
+    multiples of the L = 16 / itemsize lanes of a 16-byte vector (and fewer
+    than 2**31 vectors: it indexes in Int32)."""
+    size = _itemsize(a)
+    if size not in (2, 4, 8) or _itemsize(out) != size:
+        return False
+    lanes = 16 // size
+    rows, cols = a.shape
+    return (
+        rows % lanes == 0
+        and cols % lanes == 0
+        and rows * cols // lanes < 2**31
+        and _contiguous(a)
+        and _contiguous(out)
+        and _ptr(a) % 16 == 0
+        and _ptr(out) % 16 == 0
+    )
+
+
 def launch_transpose(a, out, stream=None):
-    """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors)."""
+    """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors):
+    ``transpose_vec`` (16-byte accesses) where ``vector_path`` allows it,
+    else ``transpose`` (any strides, any shape, one element an access)."""
     rows, cols = a.shape
     if tuple(out.shape) != (cols, rows):
         raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
+    if vector_path(a, out):
+        side = 8 * (16 // _itemsize(a))  # a tile: 8 vectors of L lanes
+        launch = (
+            lambda m: ((cols + side - 1) // side, -(-rows // (side * m["TILES"]))),
+            lambda m: (8, 8 * m["TILES"]),
+        )
+        transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
+        return
     grid = ((cols + 31) // 32, (rows + 31) // 32)
     transpose[grid, (32, 8)](a, out, stream=stream)
 
 
 if __name__ == "__main__":
     print(transpose.dispatch("f32").source)
+    print(transpose_vec.dispatch("bf16").source)

@@ -7,6 +7,7 @@ so an element the kernel forgot to write fails the comparison.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -446,6 +447,23 @@ def transpose(be, t, rng):
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
+def transpose_vec(be, t, rng):
+    """The 16-byte path: dimensions multiples of the lanes, tiles ragged
+    (a partial tile in each direction) and whole, 1, 2 and 4 tiles a block."""
+    lanes = 16 // t.np_dtype.itemsize
+    side = 8 * lanes
+    sizes = ((be.size(2000, 19), be.size(776, 9)), (be.size(4096, 32), 8))
+    for (vr, vc), tiles in itertools.product(sizes, (1, 2, 4)):
+        rows, cols = vr * lanes, vc * lanes
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, side), _grid(rows, side * tiles))
+        be.launcher(EX["transpose"].transpose_vec, grid, (8, 8 * tiles))(
+            be.to_device(a), out, rows, cols, TILES=tiles
+        )
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
 def matmul(be, t, rng):
     M, N, K = be.size(200, 40), be.size(300, 50), be.size(150, 30)
     a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
@@ -491,6 +509,27 @@ def sgemm(be, t, rng):
         be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c, M, N, K)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
+def sgemm_vec(be, t, rng):
+    mod = EX["matmul"]
+    # N and K multiples of 4: ragged M, N and K tiles (K % 16 != 0), then
+    # whole tiles
+    shapes = [(be.size(300, 130), be.size(260, 68), be.size(204, 20))]
+    shapes.append((be.size(512, 128), be.size(384, 128), be.size(256, 32)))
+    for M, N, K in shapes:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
+        be.launcher(mod.sgemm_vec, grid, 256)(
+            be.to_device(a), be.to_device(b), c, M, N, K
+        )
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        # the same fmas in the same order as sgemm: the same bits
+        c0 = be.poison((M, N), t)
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
 
 
 def gemm_int8(be, t, rng):
@@ -542,10 +581,12 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
+    transpose_vec: EX["transpose"].transpose_vec,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
     sgemm: EX["matmul"].sgemm,
+    sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,
 }
 

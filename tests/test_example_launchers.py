@@ -46,6 +46,18 @@ def test_launch_transpose_histogram_and_sgemm():
     EX["transpose"].launch_transpose(a, out)
     np.testing.assert_array_equal(out, a.T)
 
+    for shape, vec in (((72, 200), True), ((72, 202), False)):
+        a = RNG.standard_normal(shape).astype(np.float32)
+        out = np.zeros(shape[::-1], np.float32)
+        assert EX["transpose"].vector_path(a, out) is vec
+        EX["transpose"].launch_transpose(a, out)
+        np.testing.assert_array_equal(out, a.T)
+    strided = RNG.standard_normal((72, 400)).astype(np.float32)[:, ::2]
+    out = np.zeros((200, 72), np.float32)
+    assert not EX["transpose"].vector_path(strided, out)  # not contiguous
+    EX["transpose"].launch_transpose(strided, out)
+    np.testing.assert_array_equal(out, strided.T)
+
     x = RNG.uniform(-1, 1, 4099).astype(np.float32)
     counts = np.zeros(256, np.int32)
     EX["histogram"].launch_histogram(x, counts, -1.0, 1.0)
@@ -55,6 +67,13 @@ def test_launch_transpose_histogram_and_sgemm():
     a = RNG.standard_normal((M, K)).astype(np.float32)
     b = RNG.standard_normal((K, N)).astype(np.float32)
     c = np.zeros((M, N), np.float32)
+    EX["matmul"].launch_sgemm(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    M, N, K = 20, 12, 8  # N and K multiples of 4: sgemm_vec
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    assert EX["matmul"].vector_path(a, b, c)
     EX["matmul"].launch_sgemm(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 

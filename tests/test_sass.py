@@ -112,6 +112,23 @@ def test_transpose_goes_through_shared_memory_without_spills(dtype):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("tiles", [1, 4])
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "i16", "f32", "i32", "f64", "i64"])
+def test_transpose_vec_moves_16_bytes_per_access(dtype, tiles):
+    sass = sass_of(EX["transpose"].transpose_vec.dispatch(dtype, TILES=tiles))
+    lanes = {"f16": 8, "bf16": 8, "i16": 8, "f32": 4, "i32": 4}.get(dtype, 2)
+    # L = 16 / itemsize rows a thread: L 128-bit loads of a, L 128-bit stores
+    # and loads of the swizzled tile, L 128-bit stores of out, nothing narrower
+    for op in (r"LDG\.E", r"STG\.E", r"STS", r"LDS"):
+        assert sass.count(rf"\b{op}\.128\b") == lanes, op
+        assert sass.count(rf"\b{op}\b") == lanes, op
+    # the L x L sub-block is transposed in registers: 16-bit lanes pair up
+    # through byte permutes (one PRMT a 32-bit word of the result)
+    assert sass.count(r"\bPRMT\b") == (32 if lanes == 8 else 0)
+    assert sass.spills == 0
+    assert sass.count(r"\b(LDL|STL)\b") == 0
+
+
 def test_smooth_reads_its_taps_from_constant_memory():
     sass = sass_of(EX["smooth"].smooth.dispatch())
     # global loads only for the window (its body and right halo); the taps
@@ -129,6 +146,39 @@ def test_saxpy_moves_16_bytes_per_access(dtype):
     assert sass.count(r"LDG\.E\.128") >= 2  # x and y (ptxas may unroll)
     assert sass.count(r"STG\.E\.128") >= 1
     assert sass.spills == 0
+
+
+def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
+    sass = sass_of(EX["matmul"].sgemm_vec.dispatch("f32"))
+    # the unrolled BK = 16 loop: 16 x 8 x 8 fmas fed by four LDS.128 a k
+    assert sass.count(r"^FFMA\s") == 1024
+    assert sass.count(r"^LDS\.128") == 64
+    assert sass.count(r"^LDS\b") == 64
+    # four Float32x4 of a or of b a thread (a warp's role: two code paths),
+    # in the one loop that also loads tile 0: every global load and shared
+    # store is 128-bit (a is transposed in registers, not by 4-byte stores)
+    assert sass.count(r"\bLDG\.E\.128\b") == 8
+    assert sass.count(r"\bLDG\b") == 8
+    assert sass.count(r"^STS\.128") == 8
+    assert sass.count(r"^STS\b") == 8
+    assert sass.count(r"^BAR\.SYNC") == 1  # one barrier a tile
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    assert sass.spills == 0
+    assert sass.count(r"STG\.E\.128") == 16
+
+
+def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply():
+    ins = sass_of(EX["matmul"].sgemm_vec.dispatch("f32")).instructions
+    bar = next(k for k, i in enumerate(ins) if i.startswith("BAR.SYNC"))
+    loop = ins[:bar]  # the loads, the multiply and the stores of one tile
+    loads = [k for k, i in enumerate(loop) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(loop) if i.startswith("FFMA")]
+    stores = [k for k, i in enumerate(loop) if i.startswith("STS")]
+    assert len(loads) == 8 and len(ffmas) == 1024
+    # the next tile's loads are issued before most of the multiply-adds
+    # (the compiler must not sink them to the shared stores after it)
+    assert sum(k > max(loads) for k in ffmas) >= 768
+    assert min(stores) > max(ffmas)
 
 
 def test_sgemm_prefetches_the_next_tile_during_the_multiply():

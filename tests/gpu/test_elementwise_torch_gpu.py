@@ -58,13 +58,27 @@ def test_gelu_forward_and_backward_match_torch(dtype, n):
 
 
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
-@pytest.mark.parametrize("shape", [(1, 1), (33, 65), (1000, 777), (4096, 4096)])
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (33, 65), (1000, 777), (4096, 4096), (1000, 520), (8, 16384)]
+)
 def test_transpose_equals_torch(dtype, shape):
     x = torch.randn(*shape, device="cuda", dtype=DTYPES[dtype])
     out = torch.empty(shape[::-1], device="cuda", dtype=x.dtype)
-    EX["transpose"].launch_transpose(x, out)
+    mod = EX["transpose"]
+    # the 16-byte path wherever both sides are multiples of the lanes
+    lanes = 16 // x.element_size()
+    assert mod.vector_path(x, out) == (shape[0] % lanes == 0 == shape[1] % lanes)
+    mod.launch_transpose(x, out)
     torch.cuda.synchronize()
     assert torch.equal(out, x.t())
+    if mod.vector_path(x, out):  # and the autotuned TILES, each of them
+        for tiles in (1, 2, 4):
+            out.fill_(float("nan"))
+            side = 8 * lanes
+            grid = (-(-shape[1] // side), -(-shape[0] // (side * tiles)))
+            mod.transpose_vec[grid, (8, 8 * tiles)](x, out, *shape, TILES=tiles)
+            torch.cuda.synchronize()
+            assert torch.equal(out, x.t())
 
 
 @pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
@@ -101,10 +115,10 @@ def test_sgemm_matches_torch_without_tf32(M, N, K):
     assert err <= 4 * _rel(torch.matmul(a, b), want) + 1e-6
 
 
-def test_sgemm_gives_the_interpreters_bits():
+@pytest.mark.parametrize("M,N,K", [(130, 67, 19), (130, 68, 20)])  # sgemm, sgemm_vec
+def test_sgemm_gives_the_interpreters_bits(M, N, K):
     mod = EX["matmul"]
     rng = np.random.default_rng(5)
-    M, N, K = 130, 67, 19
     a = rng.standard_normal((M, K)).astype(np.float32)
     b = rng.standard_normal((K, N)).astype(np.float32)
     host = np.zeros((M, N), np.float32)
