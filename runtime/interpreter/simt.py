@@ -254,11 +254,13 @@ class Batch(Together, Debug, Backend):
     def s_Store(self, s, m, frame):
         value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
         mem, addr = self._element(s, m, frame, "store to")
+        parts = list(value) if mem.lanes > 1 else [value]
         if mem.races is not None:
             slots, span = mem.race_slots(addr)
-            clash = mem.races.write(slots, self.pos[m], span)
+            same = mem.same_values(addr, parts, m)
+            clash = mem.races.write(slots, self.pos[m], span, same)
             self._race(clash, mem, s, "writes")
-        mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
+        mem.store(addr, parts, m)
         self.writes += 1
 
     def s_StoreLane(self, s, m, frame):
@@ -266,7 +268,9 @@ class Batch(Together, Debug, Backend):
         mem, addr = self._element(s, m, frame, "store to")
         addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
         if mem.races is not None:
-            self._race(mem.races.write(addr, self.pos[m], 1), mem, s, "writes")
+            same = mem.same_values(addr, [value], m)
+            clash = mem.races.write(addr, self.pos[m], 1, same)
+            self._race(clash, mem, s, "writes")
         mem.store(addr, [value], m)
         self.writes += 1
 

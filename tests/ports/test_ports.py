@@ -632,7 +632,9 @@ def test_gelu_forward_is_one_128_bit_load_and_store():
     from sass import sass_of
 
     sass = sass_of(INSTANCES["gelu_forward"]())
-    assert sass.count(r"^LDG\.E\.128") == 1 and sass.count(r"^STG\.E\.128") == 1
+    # the load streams (load128cs: ld.global.cs, SASS .EF), the store does not
+    assert sass.count(r"^LDG\.E\.EF\.128") == 1 and sass.count(r"^STG\.E\.128") == 1
+    assert sass.count(r"^LDG") == 1
     assert sass.spills == 0
 
 
