@@ -584,4 +584,13 @@ register(
         "grid the number of blocks and block the threads per block, e.g. "
         "{how}[(n + 255) // 256, 256](...)",
     ),
+    (
+        "autotune-called",
+        "E721",
+        LaunchError,
+        "autotuned kernel '{kernel}' is launched, not called: write "
+        "{how}[grid, block](...), grid and block numbers or functions of a "
+        "config's constexprs, e.g. {how}[lambda m: (n + m['BLOCK'] - 1) // "
+        "m['BLOCK'], lambda m: m['BLOCK']](...){tied}",
+    ),
 )
