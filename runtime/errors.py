@@ -354,6 +354,16 @@ register(
         "{other} {other_verb} it, with no syncthreads() between",
     ),
     (
+        "interpret-pointer-diverged",
+        "E722",
+        InterpretError,
+        "'{name}' is assigned {new} here while {thread}, which does not run "
+        "this assignment, may still use it as {old}: the interpreter runs one "
+        "array per pointer variable for all threads, so threads that choose "
+        "different arrays (a branch on the thread or block index) run on the "
+        "GPU only; choose the array in a branch every thread takes alike",
+    ),
+    (
         "interpret-no-progress",
         "E451",
         InterpretError,

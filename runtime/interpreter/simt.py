@@ -368,10 +368,29 @@ class Batch(Together, Debug, Backend):
 
     def set(self, frame, name, value, m):
         old = frame.env.get(name)
+        if isinstance(value, Memory) and isinstance(old, Memory):
+            self._one_memory(name, old, value, m)
         if old is None or isinstance(value, Memory) or m.all():
             frame.env[name] = value
         else:
             frame.env[name] = _merge(m, value, old)
+
+    def _one_memory(self, name, old, new, m):
+        """A pointer variable holds one array for the whole batch: assigning
+        another array while threads that do not run the assignment may still
+        use the variable (threads choosing different arrays) is refused."""
+        same = old.data is new.data and old.name == new.name
+        waiting = ~self.kernel_frame.returned & ~m
+        if not same and waiting.any():
+            lane = int(np.flatnonzero(waiting)[0])
+            raise fault(
+                "interpret-pointer-diverged",
+                self.span,
+                name=name,
+                new=new.name,
+                old=old.name,
+                thread=self.who(lane),
+            )
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, e, m, frame):

@@ -321,7 +321,9 @@ def test_philox_reference_gives_the_published_philox4x32_10_vector():
 def test_laplace_steps_match_numpy_bit_for_bit(size):
     buf_0, buf_1 = rod(size)
     want = heat_reference(buf_0, buf_1, 75, 0.25)
-    laplace.solve_heat_equation.interpret[-(-size // 256), 256](buf_0, buf_1, 75, 0.25)
+    laplace.solve_heat_equation.interpret[-(-size // 256), 256](
+        buf_0, buf_1, size, 75, 0.25
+    )
     assert buf_0.tobytes() == want[0].tobytes()
     assert buf_1.tobytes() == want[1].tobytes()
 
