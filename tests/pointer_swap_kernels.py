@@ -55,3 +55,21 @@ def per_thread_choice(a: Pointer[Float32], b: Pointer[Float32], out: Pointer[Flo
     if thread_idx.x % 2 == 1:
         src = b
     out[thread_idx.x] = src[thread_idx.x]
+
+
+@kdsl.func
+def pick(a, b, k):
+    """A device function choosing its own pointer variable."""
+    p = a
+    if k > 0:
+        p = b
+    return p[thread_idx.x]
+
+
+@kdsl.kernel
+def pick_in_a_function(
+    a: Pointer[Float32], b: Pointer[Float32], out: Pointer[Float32], k: Int32
+):
+    """Only odd threads call ``pick``: its variable is theirs alone."""
+    if thread_idx.x % 2 == 1:
+        out[thread_idx.x] = pick(a, b, k)

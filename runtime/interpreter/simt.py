@@ -95,10 +95,11 @@ def run(
 class _Frame:
     """One function activation: its variables and which lanes have left it."""
 
-    __slots__ = ("env", "off", "returned", "result", "loops")
+    __slots__ = ("env", "off", "returned", "result", "loops", "entered")
 
-    def __init__(self, env, n):
+    def __init__(self, env, n, entered=None):
         self.env = env
+        self.entered = entered  # the lanes that called it (None: all)
         self.off = None  # lanes switched off by return/break/continue
         self.returned = np.zeros(n, np.bool_)
         self.result = None
@@ -369,18 +370,20 @@ class Batch(Together, Debug, Backend):
     def set(self, frame, name, value, m):
         old = frame.env.get(name)
         if isinstance(value, Memory) and isinstance(old, Memory):
-            self._one_memory(name, old, value, m)
+            self._one_memory(frame, name, old, value, m)
         if old is None or isinstance(value, Memory) or m.all():
             frame.env[name] = value
         else:
             frame.env[name] = _merge(m, value, old)
 
-    def _one_memory(self, name, old, new, m):
+    def _one_memory(self, frame, name, old, new, m):
         """A pointer variable holds one array for the whole batch: assigning
         another array while threads that do not run the assignment may still
         use the variable (threads choosing different arrays) is refused."""
         same = old.data is new.data and old.name == new.name
-        waiting = ~self.kernel_frame.returned & ~m
+        waiting = ~self.kernel_frame.returned & ~frame.returned & ~m
+        if frame.entered is not None:
+            waiting &= frame.entered
         if not same and waiting.any():
             lane = int(np.flatnonzero(waiting)[0])
             raise fault(
@@ -589,7 +592,7 @@ class Batch(Together, Debug, Backend):
 
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""
-        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n, m)
         span = self.span  # the calling statement's, for errors after the call
         self.block(function.body, m, callee)
         self.span = span

@@ -101,3 +101,12 @@ def test_a_pointer_of_another_element_type_is_refused():
 def test_golden(golden):
     golden.check_kernel(K.pick_by_step, GOLDEN)
     assert {p.stem for p in GOLDEN.glob("*.cu")} == {"pick_by_step"}
+
+
+def test_a_device_functions_pointer_variable_belongs_to_its_callers():
+    a, b = np.zeros(32, np.float32), np.ones(32, np.float32)
+    out = np.full(32, 7, np.float32)
+    K.pick_in_a_function.interpret[1, 32](a, b, out, 1)
+    assert (out[1::2] == 1).all() and (out[0::2] == 7).all()
+    inst = K.pick_in_a_function.dispatch()
+    compile_to_cubin(inst.source, inst.name)
