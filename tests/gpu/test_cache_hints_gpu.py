@@ -10,6 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cache_hint_kernels as K  # noqa: E402
 

@@ -10,6 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pointer_swap_kernels as K  # noqa: E402
 
