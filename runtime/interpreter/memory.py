@@ -351,20 +351,26 @@ class RaceLog:
 
     def write(self, addr, threads, lanes_written: int, same=None) -> tuple | None:
         """Record writes; return ``(address, writer, other)`` of a race, if
-        any.  ``same`` (from :meth:`Memory.same_values`), each write's
-        ``(holds, agrees)``: a write of the bytes the element holds, after
-        another thread's write, and writes of one value by several threads
-        at once, are not races (concurrent stores of one value are benign)."""
-        holds = agrees = np.zeros(len(addr), np.bool_)
-        if same is not None:
-            holds, agrees = same
+        any.  ``same()`` (:meth:`Memory.same_values`, called only where
+        threads clash), each write's ``(holds, agrees)``: a write of the
+        bytes the element holds, after another thread's write, and writes
+        of one value by several threads at once, are not races (concurrent
+        stores of one value are benign)."""
+        benign = None
         for k in range(lanes_written):
             a = addr + k
             clash = self._outside_fence(a, threads, writing=True)
             if clash is not None:
                 return clash
             w, r = self.writer[a], self.reader[a]
-            other_writer = (w != _NONE) & (w != threads) & ~(holds & agrees)
+            other_writer = (w != _NONE) & (w != threads)
+            twice = _shared_by_several(a, threads)
+            if (other_writer.any() or len(twice)) and same is not None:
+                if benign is None:
+                    benign = same()  # (holds, agrees)
+                holds, agrees = benign
+                other_writer &= ~(holds & agrees)
+                twice = _shared_by_several(a[~agrees], threads[~agrees])
             clash = other_writer | ((r != _NONE) & (r != threads))
             if clash.any():
                 j = int(np.argmax(clash))
@@ -374,7 +380,6 @@ class RaceLog:
                     if other == threads[j]:
                         other = self.reader2[a[j]]
                 return int(a[j]), int(threads[j]), int(other)
-            twice = _shared_by_several(a[~agrees], threads[~agrees])
             if len(twice):
                 j = int(np.flatnonzero(a == twice[0])[0])
                 others = threads[(a == twice[0]) & (threads != threads[j])]

@@ -258,7 +258,7 @@ class Batch(Together, Debug, Backend):
         parts = list(value) if mem.lanes > 1 else [value]
         if mem.races is not None:
             slots, span = mem.race_slots(addr)
-            same = mem.same_values(addr, parts, m)
+            same = lambda: mem.same_values(addr, parts, m)  # noqa: E731
             clash = mem.races.write(slots, self.pos[m], span, same)
             self._race(clash, mem, s, "writes")
         mem.store(addr, parts, m)
@@ -269,7 +269,7 @@ class Batch(Together, Debug, Backend):
         mem, addr = self._element(s, m, frame, "store to")
         addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
         if mem.races is not None:
-            same = mem.same_values(addr, [value], m)
+            same = lambda: mem.same_values(addr, [value], m)  # noqa: E731
             clash = mem.races.write(addr, self.pos[m], 1, same)
             self._race(clash, mem, s, "writes")
         mem.store(addr, [value], m)
