@@ -15,7 +15,8 @@ Why it is fast:
   computed once per thread: a multiplication per element, no division.
 
 The tail (``n % L`` elements) is counted by the first block. ``x`` must be
-16-byte aligned (checked at launch).
+16-byte aligned (checked at launch). ``block="BLOCK"``: a launch
+``histogram[grid](...)`` has BLOCK threads a block, the stride of its loops.
 """
 
 import kdsl
@@ -41,7 +42,7 @@ def count(hist, v, lo, hi, scale, bins):
         kdsl.atomic_add(hist, b, 1)
 
 
-@kdsl.kernel
+@kdsl.kernel(block="BLOCK")
 def histogram(
     x: Pointer[D],
     counts: Pointer[Int32],
@@ -88,7 +89,7 @@ def launch_histogram(x, counts, lo, hi, stream=None):
     Int32) on the GPU."""
     n = x.size if isinstance(x.size, int) else x.numel()
     grid = histogram_grid(n, x.itemsize)
-    histogram[grid, 256](x, counts, n, lo, hi, stream=stream)
+    histogram[grid](x, counts, n, lo, hi, stream=stream)  # BLOCK threads a block
 
 
 if __name__ == "__main__":

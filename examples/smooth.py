@@ -17,7 +17,9 @@ unrolled (``#pragma unroll``) so the taps become constant-bank operands of
 the multiplies. The sum runs in tap order with ``kdsl.math.fma``, the same
 bits on the GPU and in the interpreter.
 
-Launch with ``ceil(n / BLOCK)`` blocks of exactly BLOCK threads.
+Launch with ``ceil(n / BLOCK)`` blocks of exactly BLOCK threads:
+``block="BLOCK"`` makes ``smooth[(n + 255) // 256](x, out, n)`` do so (and
+refuses a launch with another block).
 """
 
 import numpy as np
@@ -31,7 +33,7 @@ _g = np.exp(-0.5 * (_k / 2.0) ** 2)
 TAPS = (_g / _g.sum()).astype(np.float32)  # sigma 2, normalised: sums to ~1
 
 
-@kdsl.kernel
+@kdsl.kernel(block="BLOCK")
 def smooth(
     x: Pointer[Float32], out: Pointer[Float32], n: Int32, BLOCK: Constexpr[int] = 256
 ):

@@ -25,10 +25,11 @@ Three kernels:
   pointers must be 16-byte aligned (any CuPy or PyTorch allocation is; the
   launch checks it).
 
-``block="BLOCK"`` ties the first two kernels' block to their BLOCK constexpr:
+``block="BLOCK"`` ties each kernel's block to its BLOCK constexpr:
 ``vector_add[(n + 255) // 256](x, y, out, n)`` launches 256 threads a block,
 ``vector_add[(n + 127) // 128](x, y, out, n, BLOCK=128)`` 128; a launch with
-another block (``vector_add[grid, 128]`` at BLOCK=256) is refused.
+another block (``vector_add[grid, 128]`` at BLOCK=256) is refused. The
+autotuned ``add_tuned[grid]`` launches each config with its BLOCK.
 """
 
 import kdsl
@@ -60,7 +61,7 @@ def vector_add_x4(
         ov[i] = xv[i] + yv[i]
 
 
-@kdsl.kernel
+@kdsl.kernel(block="BLOCK")
 def add(
     x: Pointer[D],
     y: Pointer[D],
@@ -116,9 +117,10 @@ def launch_add(x, y, out, stream=None):
     (CuPy arrays or PyTorch tensors, one dtype, contiguous)."""
     n = out.size if isinstance(out.size, int) else out.numel()
     size = out.itemsize
-    add_tuned[
-        lambda m: add_grid(n, size, m["BLOCK"], m["UNROLL"]), lambda m: m["BLOCK"]
-    ](x, y, out, n, stream=stream)
+    # grid only: each config's block is its BLOCK (add declares block="BLOCK")
+    add_tuned[lambda m: add_grid(n, size, m["BLOCK"], m["UNROLL"])](
+        x, y, out, n, stream=stream
+    )
 
 
 if __name__ == "__main__":

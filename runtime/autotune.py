@@ -164,11 +164,37 @@ class Autotuned:
 
     # -- public -----------------------------------------------------------------
     def __getitem__(self, config):
-        if not (isinstance(config, tuple) and len(config) == 2):
-            raise error("launch-syntax", name=self.name, how="tuned")
+        """``tuned[grid, block](*args, stream=None, shared_mem=0)`` (either a
+        function of the config's constexpr values), or ``tuned[grid]`` for a
+        kernel declared with ``block=``: each config's block is then the
+        kernel's (its ``BLOCK`` for ``block="BLOCK"``)."""
+        grid, block = self._grid_block(config, self.name)
         return lambda *args, stream=None, shared_mem=0: self._launch(
-            config[0], config[1], args, stream, shared_mem
+            grid, block, args, stream, shared_mem
         )
+
+    def __call__(self, *args, **kwargs):
+        raise self._called(self.name)
+
+    def _called(self, how: str) -> DSLError:
+        tied = ""
+        if self.kernel.block_option is not None:
+            follows = self.kernel.block_option
+            which = f"each config's {follows}" if isinstance(follows, str) else "fixed"
+            tied = f", or {how}[grid](...): the block is {which}"
+        return error("autotune-called", kernel=self.name, how=how, tied=tied)
+
+    def _grid_block(self, config, how: str) -> tuple:
+        """``(grid, block)`` of ``tuned[config]``; block None for a grid-only
+        launch, which the kernel's ``block=`` must allow."""
+        if isinstance(config, tuple) and len(config) == 2:
+            return config
+        if self.kernel.block_option is None:
+            if isinstance(config, tuple) and len(config) != 1:
+                raise error("launch-syntax", name=self.name, how=how)
+            raise error("launch-block-undeclared", kernel=self.name, how=how)
+        grid = config[0] if isinstance(config, tuple) and len(config) == 1 else config
+        return grid, None
 
     @property
     def interpret(self):
@@ -357,9 +383,8 @@ class Autotuned:
 
     def _launch_config(self, config, grid, block, args, stream, shared_mem):
         g, b = self._shape(config, grid, block)
-        self.kernel[g, b](
-            *args, stream=stream, shared_mem=shared_mem, **config.constexprs
-        )
+        launch = self.kernel[g] if b is None else self.kernel[g, b]
+        launch(*args, stream=stream, shared_mem=shared_mem, **config.constexprs)
 
     def _interpret(self, grid, block, args):
         if self.pinned is not None:
@@ -367,11 +392,12 @@ class Autotuned:
         else:
             config = self.configs[self._kept(args)[0]]
         g, b = self._shape(config, grid, block)
-        self.kernel.interpret[g, b](*args, **config.constexprs)
+        launch = self.kernel.interpret[g] if b is None else self.kernel.interpret[g, b]
+        launch(*args, **config.constexprs)
 
     def _shape(self, config, grid, block) -> tuple:
         """The launch grid and block of ``config`` (either may be a function
-        of the constexpr values)."""
+        of the constexpr values; a block None stays None: the kernel's)."""
         meta = {**self._defaults(), **config.constexprs}
         g = grid(meta) if callable(grid) else grid
         b = block(meta) if callable(block) else block
@@ -456,6 +482,9 @@ class _Interpreted:
         self.tuned = tuned
 
     def __getitem__(self, config):
-        if not (isinstance(config, tuple) and len(config) == 2):
-            raise error("launch-syntax", name=self.tuned.name, how="tuned.interpret")
-        return lambda *args: self.tuned._interpret(config[0], config[1], args)
+        how = f"{self.tuned.name}.interpret"
+        grid, block = self.tuned._grid_block(config, how)
+        return lambda *args: self.tuned._interpret(grid, block, args)
+
+    def __call__(self, *args, **kwargs):
+        raise self.tuned._called(f"{self.tuned.name}.interpret")

@@ -354,6 +354,16 @@ register(
         "{other} {other_verb} it, with no syncthreads() between",
     ),
     (
+        "interpret-pointer-diverged",
+        "E722",
+        InterpretError,
+        "'{name}' is assigned {new} here while {thread}, which does not run "
+        "this assignment, may still use it as {old}: the interpreter runs one "
+        "array per pointer variable for all threads, so threads that choose "
+        "different arrays (a branch on the thread or block index) run on the "
+        "GPU only; choose the array in a branch every thread takes alike",
+    ),
+    (
         "interpret-no-progress",
         "E451",
         InterpretError,
@@ -583,5 +593,14 @@ register(
         "{subject} is launched, not called: write {how}[grid, block](...) with "
         "grid the number of blocks and block the threads per block, e.g. "
         "{how}[(n + 255) // 256, 256](...)",
+    ),
+    (
+        "autotune-called",
+        "E721",
+        LaunchError,
+        "autotuned kernel '{kernel}' is launched, not called: write "
+        "{how}[grid, block](...), grid and block numbers or functions of a "
+        "config's constexprs, e.g. {how}[lambda m: (n + m['BLOCK'] - 1) // "
+        "m['BLOCK'], lambda m: m['BLOCK']](...){tied}",
     ),
 )

@@ -45,7 +45,9 @@ def interpreter_backend() -> Backend:
         "interpreter",
         to_device=lambda a: np.array(a),
         to_host=lambda a: a,
-        launcher=lambda k, grid, block: k.interpret[grid, block],
+        launcher=lambda k, grid, block=None: (
+            k.interpret[grid] if block is None else k.interpret[grid, block]
+        ),
         small=True,
     )
 
@@ -55,7 +57,9 @@ def gpu_backend(cp) -> Backend:
         "gpu",
         to_device=cp.asarray,
         to_host=cp.asnumpy,
-        launcher=lambda k, grid, block: k[grid, block],
+        launcher=lambda k, grid, block=None: (
+            k[grid] if block is None else k[grid, block]
+        ),
         small=False,
     )
 
@@ -115,7 +119,7 @@ def add(be, t, rng):
         x, y = _random(rng, n, t), _random(rng, n, t)
         out = be.poison(n, t)
         grid = EX["vector_add"].add_grid(n, t.np_dtype.itemsize, 128, 2)
-        be.launcher(kernel, grid, 128)(
+        be.launcher(kernel, grid)(  # block="BLOCK": 128 threads a block
             be.to_device(x), be.to_device(y), out, n, BLOCK=128, UNROLL=2
         )
         with np.errstate(over="ignore"):
@@ -428,7 +432,7 @@ def histogram(be, t, rng):
         counts = be.to_device(np.zeros(256, dtype=np.int32))
         # fewer blocks than vectors: the grid-stride loop and several merges
         grid = min(mod.histogram_grid(n, t.np_dtype.itemsize), be.size(40, 2))
-        be.launcher(mod.histogram, grid, 256)(be.to_device(x), counts, n, lo, hi)
+        be.launcher(mod.histogram, grid)(be.to_device(x), counts, n, lo, hi)
         v = x.astype(np.float32)
         f32 = np.float32
         scale = f32(256) / (f32(hi) - f32(lo))
@@ -560,7 +564,7 @@ def smooth(be, t, rng):
     for n in (be.size(1_000_003, 700), 3):  # several blocks; fewer than the taps
         x = _random(rng, n, t)
         out = be.poison(n, t)
-        be.launcher(mod.smooth, _grid(n, 256), 256)(be.to_device(x), out, n)
+        be.launcher(mod.smooth, _grid(n, 256))(be.to_device(x), out, n)
         padded = np.pad(x.astype(np.float64), r)
         taps = mod.TAPS.astype(np.float64)
         want = sum(taps[k] * padded[k : k + n] for k in range(2 * r + 1))

@@ -326,7 +326,8 @@ def interpreted_launches(on_cpu, monkeypatch):
 
     def launch(self, config, grid, block, args, stream, shared_mem):
         g, b = self._shape(config, grid, block)
-        self.kernel.interpret[g, b](*args, **config.constexprs)
+        launch = self.kernel.interpret[g] if b is None else self.kernel.interpret[g, b]
+        launch(*args, **config.constexprs)
 
     monkeypatch.setattr(at.Autotuned, "_launch_config", launch)
 
@@ -568,3 +569,51 @@ def test_a_none_optional_pointer_compiles_and_saves_its_own_instance(
     t[grid, 128](FakeArray(), None, FakeArray(), 1000)
     assert sorted(compiled) == [f"shift_into__f32__{b}__nobias" for b in (128, 64)]
     assert written == [["out"]]
+
+
+# -- grid-only launches and calls ---------------------------------------------------
+@kdsl.kernel(block="BLOCK")
+def block_widths(out: Pointer[Int32], n: Int32, BLOCK: Constexpr[int] = 128):
+    i = kdsl.block_idx.x * BLOCK + kdsl.thread_idx.x
+    if i < n:
+        out[i] = kdsl.block_dim.x
+
+
+def test_a_grid_only_launch_takes_each_configs_block(interpreted_launches):
+    tuned = kdsl.autotune(configs=CONFIGS, key=["n"], warmup=1, reps=1)(block_widths)
+    out = np.zeros(300, np.int32)
+    tuned[size(300)](out, 300)  # searched: every config ran with its own block
+    assert out[0] in [c.constexprs["BLOCK"] for c in CONFIGS] and (out == out[0]).all()
+    tuned.pin(kdsl.Config(BLOCK=64))
+    tuned[size(300)](out, 300)
+    assert (out == 64).all()
+    tuned.interpret[(size(300),)](out, 300)  # a 1-tuple: the grid alone
+    assert (out == 64).all()
+
+
+def test_a_grid_only_launch_runs_interpreted_without_a_gpu(monkeypatch):
+    monkeypatch.setenv("KDSL_INTERPRET", "1")
+    configs = [kdsl.Config(BLOCK=32), kdsl.Config(BLOCK=256)]
+    tuned = kdsl.autotune(configs=configs, key=["n"])(block_widths)
+    out = np.zeros(100, np.int32)
+    tuned[lambda m: (100 + m["BLOCK"] - 1) // m["BLOCK"]](out, 100)
+    assert (out == 32).all()  # the first config, its block its BLOCK
+
+
+def test_a_grid_only_launch_needs_a_declared_block():
+    tuned = kdsl.autotune(configs=CONFIGS, key=["n"])(scale)
+    with pytest.raises(kdsl.DSLError, match=r"E507.*kernel 'scale' declares no"):
+        tuned[4]
+    with pytest.raises(kdsl.DSLError, match=r"E507"):
+        tuned.interpret[4]
+
+
+def test_calling_a_tuned_kernel_says_how_to_launch_it():
+    tuned = kdsl.autotune(configs=CONFIGS, key=["n"])(scale)
+    with pytest.raises(kdsl.DSLError, match=r"E721.*autotuned kernel 'scale' is "):
+        tuned(np.zeros(4, np.float32), 4)
+    with pytest.raises(kdsl.DSLError, match=r"E721.*scale\.interpret\[grid, block\]"):
+        tuned.interpret(np.zeros(4, np.float32), 4)
+    tied = kdsl.autotune(configs=CONFIGS, key=["n"])(block_widths)
+    with pytest.raises(kdsl.DSLError, match=r"block_widths\[grid\]\(\.\.\.\)"):
+        tied(np.zeros(4, np.int32), 4)

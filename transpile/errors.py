@@ -1245,6 +1245,14 @@ register(
     ("cli-read-failed", "E625", DSLError, "cannot read {path}: {reason}"),
     # E8xx: tensor cores
     (
+        "cache-hint-target",
+        "E720",
+        DSLTypeError,
+        "{callee}() reads or writes global memory: give it a pointer or Array "
+        "parameter (or its .vec(N) view) and an index, e.g. {callee}(x, i); "
+        "got {got}",
+    ),
+    (
         "mma-operand-types",
         "E800",
         DSLTypeError,

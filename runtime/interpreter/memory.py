@@ -122,6 +122,24 @@ class Memory:
         for k, part in enumerate(parts):
             self.data[addr + k] = part[active] if len(part) != len(addr) else part
 
+    def same_values(self, addr: np.ndarray, parts: list, active) -> tuple:
+        """For a store of ``parts`` at ``addr`` (before it is made), each
+        access's ``(holds, agrees)``: whether it stores the bytes its element
+        holds now, and whether every access of this store to its element
+        stores the same bytes (a race log's benign concurrent stores)."""
+        count = len(addr)
+        new = np.empty((count, len(parts)), self.data.dtype)
+        for k, part in enumerate(parts):
+            new[:, k] = part[active] if len(part) != count else part
+        old = np.stack([self.data[addr + k] for k in range(len(parts))], axis=1)
+        new_bytes = new.view(np.uint8).reshape(count, -1)
+        holds = (old.view(np.uint8).reshape(count, -1) == new_bytes).all(axis=1)
+        order = np.argsort(addr, kind="stable")
+        a, b = addr[order], new_bytes[order]
+        differs = (a[1:] == a[:-1]) & (b[1:] != b[:-1]).any(axis=1)
+        agrees = ~np.isin(addr, a[1:][differs])
+        return holds, agrees
+
     def race_slots(self, addr: np.ndarray) -> tuple:
         """``(first race-log slot of each access, slots an access covers)``
         for accesses at the element addresses ``addr``."""
@@ -331,15 +349,29 @@ class RaceLog:
             self._touch(a, threads)
         return None
 
-    def write(self, addr, threads, lanes_written: int) -> tuple | None:
-        """Record writes; return ``(address, writer, other)`` of a race, if any."""
+    def write(self, addr, threads, lanes_written: int, same=None) -> tuple | None:
+        """Record writes; return ``(address, writer, other)`` of a race, if
+        any.  ``same()`` (:meth:`Memory.same_values`, called only where
+        threads clash), each write's ``(holds, agrees)``: a write of the
+        bytes the element holds, after another thread's write, and writes
+        of one value by several threads at once, are not races (concurrent
+        stores of one value are benign)."""
+        benign = None
         for k in range(lanes_written):
             a = addr + k
             clash = self._outside_fence(a, threads, writing=True)
             if clash is not None:
                 return clash
             w, r = self.writer[a], self.reader[a]
-            clash = ((w != _NONE) & (w != threads)) | ((r != _NONE) & (r != threads))
+            other_writer = (w != _NONE) & (w != threads)
+            twice = _shared_by_several(a, threads)
+            if (other_writer.any() or len(twice)) and same is not None:
+                if benign is None:
+                    benign = same()  # (holds, agrees)
+                holds, agrees = benign
+                other_writer &= ~(holds & agrees)
+                twice = _shared_by_several(a[~agrees], threads[~agrees])
+            clash = other_writer | ((r != _NONE) & (r != threads))
             if clash.any():
                 j = int(np.argmax(clash))
                 other = w[j] if w[j] not in (_NONE, threads[j]) else r[j]
@@ -348,7 +380,6 @@ class RaceLog:
                     if other == threads[j]:
                         other = self.reader2[a[j]]
                 return int(a[j]), int(threads[j]), int(other)
-            twice = _shared_by_several(a, threads)
             if len(twice):
                 j = int(np.flatnonzero(a == twice[0])[0])
                 others = threads[(a == twice[0]) & (threads != threads[j])]

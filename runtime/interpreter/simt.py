@@ -95,10 +95,11 @@ def run(
 class _Frame:
     """One function activation: its variables and which lanes have left it."""
 
-    __slots__ = ("env", "off", "returned", "result", "loops")
+    __slots__ = ("env", "off", "returned", "result", "loops", "entered")
 
-    def __init__(self, env, n):
+    def __init__(self, env, n, entered=None):
         self.env = env
+        self.entered = entered  # the lanes that called it (None: all)
         self.off = None  # lanes switched off by return/break/continue
         self.returned = np.zeros(n, np.bool_)
         self.result = None
@@ -254,11 +255,13 @@ class Batch(Together, Debug, Backend):
     def s_Store(self, s, m, frame):
         value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
         mem, addr = self._element(s, m, frame, "store to")
+        parts = list(value) if mem.lanes > 1 else [value]
         if mem.races is not None:
             slots, span = mem.race_slots(addr)
-            clash = mem.races.write(slots, self.pos[m], span)
+            same = lambda: mem.same_values(addr, parts, m)  # noqa: E731
+            clash = mem.races.write(slots, self.pos[m], span, same)
             self._race(clash, mem, s, "writes")
-        mem.store(addr, list(value) if mem.lanes > 1 else [value], m)
+        mem.store(addr, parts, m)
         self.writes += 1
 
     def s_StoreLane(self, s, m, frame):
@@ -266,7 +269,9 @@ class Batch(Together, Debug, Backend):
         mem, addr = self._element(s, m, frame, "store to")
         addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
         if mem.races is not None:
-            self._race(mem.races.write(addr, self.pos[m], 1), mem, s, "writes")
+            same = lambda: mem.same_values(addr, [value], m)  # noqa: E731
+            clash = mem.races.write(addr, self.pos[m], 1, same)
+            self._race(clash, mem, s, "writes")
         mem.store(addr, [value], m)
         self.writes += 1
 
@@ -364,10 +369,31 @@ class Batch(Together, Debug, Backend):
 
     def set(self, frame, name, value, m):
         old = frame.env.get(name)
+        if isinstance(value, Memory) and isinstance(old, Memory):
+            self._one_memory(frame, name, old, value, m)
         if old is None or isinstance(value, Memory) or m.all():
             frame.env[name] = value
         else:
             frame.env[name] = _merge(m, value, old)
+
+    def _one_memory(self, frame, name, old, new, m):
+        """A pointer variable holds one array for the whole batch: assigning
+        another array while threads that do not run the assignment may still
+        use the variable (threads choosing different arrays) is refused."""
+        same = old.data is new.data and old.name == new.name
+        waiting = ~self.kernel_frame.returned & ~frame.returned & ~m
+        if frame.entered is not None:
+            waiting &= frame.entered
+        if not same and waiting.any():
+            lane = int(np.flatnonzero(waiting)[0])
+            raise fault(
+                "interpret-pointer-diverged",
+                self.span,
+                name=name,
+                new=new.name,
+                old=old.name,
+                thread=self.who(lane),
+            )
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, e, m, frame):
@@ -566,7 +592,7 @@ class Batch(Together, Debug, Backend):
 
     def call(self, function, args, m):
         """Run a device function for the lanes ``m``: (its result, its frame)."""
-        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n)
+        callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n, m)
         span = self.span  # the calling statement's, for errors after the call
         self.block(function.body, m, callee)
         self.span = span

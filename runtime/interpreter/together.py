@@ -251,6 +251,26 @@ class Together:
             mem.data[dst.addr + k] = np.where(keep, values, np.zeros_like(values))
         self.writes += 1
 
+    def load(self, e, slot, m):
+        """A plain load of each thread's element at ``slot`` (race-logged);
+        a vector's lanes as a tuple."""
+        mem = slot.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(slot.addr)
+            self._race(mem.races.read(slots, self.pos[m], span), mem, e, "reads")
+        parts = mem.load(slot.addr, self.n, m)
+        return tuple(parts) if mem.lanes > 1 else parts[0]
+
+    def store(self, e, slot, value, m):
+        """A plain store of ``value`` to each thread's element at ``slot``
+        (race-logged)."""
+        mem = slot.mem
+        if mem.races is not None:
+            slots, span = mem.race_slots(slot.addr)
+            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+        mem.store(slot.addr, list(value) if mem.lanes > 1 else [value], m)
+        self.writes += 1
+
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
         for mem in self.shared.values():

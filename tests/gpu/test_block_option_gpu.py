@@ -63,3 +63,18 @@ def test_a_fixed_block_for_grid_only_launches():
     fixed[(n + 31) // 32, 32](out, n)  # an explicit block is still accepted
     assert (out == 32).all()
     np.testing.assert_array_equal(cp.asnumpy(out), np.full(n, 32, np.int32))
+
+
+def test_an_autotuned_grid_only_launch_runs_each_configs_block(tmp_path, monkeypatch):
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(tmp_path))
+    configs = [kdsl.Config(BLOCK=b) for b in (64, 128, 512)]
+    tuned = kdsl.autotune(configs=configs, key=["n"], warmup=1, reps=2)(who)
+    n = 5000
+    out = cp.zeros(n, np.int32)
+    tuned[lambda m: (n + m["BLOCK"] - 1) // m["BLOCK"]](out, n)
+    best = tuned.best_config(out, n).constexprs["BLOCK"]
+    assert (cp.asnumpy(out) == best).all()
+    for config in configs:  # each config, pinned, with its own block
+        tuned.pin(config)
+        tuned[lambda m: (n + m["BLOCK"] - 1) // m["BLOCK"]](out, n)
+        assert (cp.asnumpy(out) == config.constexprs["BLOCK"]).all()

@@ -83,7 +83,7 @@ def test_laplace(size):
     buf_0, buf_1 = P.rod(size)
     want = P.heat_reference(buf_0, buf_1, 1000, 0.25)
     d_0, d_1 = cp.asarray(buf_0), cp.asarray(buf_1)
-    laplace.solve_heat_equation[-(-size // 256), 256](d_0, d_1, 1000, 0.25)
+    laplace.solve_heat_equation[-(-size // 256), 256](d_0, d_1, size, 1000, 0.25)
     assert d_0.get().tobytes() == want[0].tobytes()
     assert d_1.get().tobytes() == want[1].tobytes()
 

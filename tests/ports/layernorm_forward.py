@@ -10,11 +10,10 @@ Differences from the original: the block reduction of the pair is the
 device function ``block_sum2`` (inline in the kernel there), which takes the
 two shared arrays and returns both sums; ``cg::reduce`` is a
 ``shfl_xor`` butterfly (``warp_sum``), so the sums' rounding order is this
-port's; only lane 0 of a warp stores the warp's sums (every lane
-stores the same value there, which the interpreter reports as a data
-race); the null pointers are optional pointers (``None`` at launch picks
-an instance without the store); the streaming ``__ldcs``/``__stcs`` are
-plain loads and stores (kdsl has no cache-hint loads or stores).
+port's (every lane of a warp ends with the same bits, so every lane
+stores the warp's sums, as in the original: concurrent stores of one value
+are not a race); the null pointers are optional pointers (``None`` at
+launch picks an instance without the store).
 """
 
 import kdsl
@@ -32,9 +31,8 @@ def warp_sum(v):
 def block_sum2(shared_sum, shared_sum2, a, b):
     lane_id = thread_idx.x % 32
     a, b = warp_sum(a), warp_sum(b)
-    if lane_id == 0:
-        shared_sum[thread_idx.x // 32] = a
-        shared_sum2[thread_idx.x // 32] = b
+    shared_sum[thread_idx.x // 32] = a  # (no lane 0 guard needed)
+    shared_sum2[thread_idx.x // 32] = b
     kdsl.syncthreads()
     a = shared_sum[lane_id] if lane_id < block_dim.x // 32 else Float32(0)
     b = shared_sum2[lane_id] if lane_id < block_dim.x // 32 else Float32(0)
@@ -65,9 +63,9 @@ def layernorm_forward_kernel5(
     var = block_sum2 / C - m * m
     s = kdsl.math.rsqrt(var + 1e-5)
     if mean is not None and thread_idx.x == 0:
-        mean[block_idx.x] = m
+        kdsl.stcs(mean, block_idx.x, m)
     if rstd is not None and thread_idx.x == 0:
-        rstd[block_idx.x] = s
+        kdsl.stcs(rstd, block_idx.x, s)
     for i in range(thread_idx.x, C, block_dim.x):
-        n = s * (inp[x + i] - m)
-        out[x + i] = n * weight[i] + bias[i]
+        n = s * (kdsl.ldcs(inp, x + i) - m)
+        kdsl.stcs(out, x + i, n * weight[i] + bias[i])

@@ -210,6 +210,13 @@ class Threads(Protocol):
         """The threads of ``mask`` passed ``__syncwarp(members)``: shared
         memory they accessed is ordered for the lanes of their mask."""
 
+    def load(self, call, slot, mask) -> Any:
+        """A plain load of each thread's element at ``slot`` (an address
+        operand): a lane array, or a tuple of them for a vector."""
+
+    def store(self, call, slot, value, mask) -> None:
+        """A plain store of ``value`` to each thread's element at ``slot``."""
+
     def atomic(self, call, slot, operands, mask, update) -> Any:
         """Apply ``update(old, operands, type) -> new`` at ``slot`` one thread
         at a time in thread order; the old values."""

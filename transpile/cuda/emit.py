@@ -89,6 +89,7 @@ class Emitter(Backend):
         stores to (a device function's carry ``const`` in their type)."""
         consts = {p.name for p in f.params if getattr(p.type, "const", False)}
         self.readonly = readonly = frozenset(readonly) | consts
+        self.readonly = self.readonly | _const_pointer_variables(f, self.readonly)
         self.ranges = Ranges(f)
         self.unread = _unread(f)
         params = []
@@ -135,6 +136,9 @@ class Emitter(Backend):
             s = ir.Declare(s.name, self._view_type(s.init), s.init)
             if s.type.const:  # a view of it is const too
                 self.readonly = self.readonly | {s.name}
+        elif isinstance(s.type, ir.PointerType) and s.name in self.readonly:
+            t = s.type  # a pointer variable of read-only pointers
+            s = ir.Declare(s.name, ir.PointerType(t.elem, True, t.space), s.init)
         self.use(s.type)
         if s.init is None:
             self.line(f"{ctype(s.type)} {s.name};")
@@ -574,6 +578,27 @@ class Emitter(Backend):
 
 
 _UNSIGNED_OPS = ("+", "-", "*", "//", "%")
+
+
+def _const_pointer_variables(f: ir.Function, readonly) -> frozenset:
+    """The pointer variables of ``f`` (declared with, or assigned, a pointer
+    other than a view) that may hold a ``readonly`` pointer: ``const``
+    (the lowering makes a pointer stored through, and every pointer assigned
+    to it, writable)."""
+    sources: dict = {}
+    for s in ir.statements(f.body):
+        value = s.init if isinstance(s, ir.Declare) else getattr(s, "value", None)
+        if isinstance(s, (ir.Declare, ir.Assign)) and isinstance(value, ir.Var):
+            if isinstance(value.type, ir.PointerType):
+                sources.setdefault(s.name, set()).add(value.name)
+    const, changed = set(), True
+    while changed:
+        changed = False
+        for name, names in sources.items():
+            if name not in const and names & (set(readonly) | const):
+                const.add(name)
+                changed = True
+    return frozenset(const)
 
 
 def _unread(f: ir.Function) -> frozenset:

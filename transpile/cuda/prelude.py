@@ -17,6 +17,7 @@ ORDER = (
     "narrow_floats.h",
     "intrinsics.h",
     "atomics.h",
+    "cache.h",
     "warp.h",
     "mathfns.h",
     "vector.h",

@@ -161,6 +161,18 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         function's pointer or array parameter."""
         if isinstance(target, (PointerValue, ArrayValue, FixedArray)):
             self.state.ctx.written.add(target.name.split(".")[0])
+            self._written_through()
+
+    def _written_through(self):
+        """A store through a pointer variable stores through every pointer
+        assigned to it, before or after the store (in a loop)."""
+        written, aliases = self.state.ctx.written, self.state.aliases
+        todo = [n for n in aliases if n in written]
+        while todo:
+            for source in aliases.get(todo.pop(), ()):
+                if source not in written:
+                    written.add(source)
+                    todo.append(source)
 
     def is_memory(self, value) -> bool:
         return isinstance(value, (PointerValue, ArrayValue, FixedArray))
@@ -517,7 +529,13 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         ``targets`` and ``values`` are the flattened leaves (``_tuple_pairs``)."""
         out, written, stored = list(values), set(), False
         for k, (target, v) in enumerate(zip(targets, values)):
-            if isinstance(v, (Numeric, Vector)) and not v.is_static():
+            if isinstance(v, PointerValue) and isinstance(v.expr, ir.Var):
+                if v.expr.name in written:  # a pointer variable assigned before
+                    base = _target_name(target)
+                    tmp = self.state.names.declare(f"{base}_value")
+                    self.emit(ir.Declare(tmp, v.expr.type, v.expr))
+                    out[k] = PointerValue(ir.Var(v.expr.type, tmp), v.elem, v.name)
+            elif isinstance(v, (Numeric, Vector)) and not v.is_static():
                 inside = list(ir.walk(v.ir_value()))
                 reads = {e.name for e in inside if isinstance(e, ir.Var)}
                 loads = any(isinstance(e, ir.Load) for e in inside)
@@ -541,6 +559,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
     def _assign_object(self, name, value, b, line):
         if isinstance(value, NoValue):
             raise error("no-value", callee=value.callee)
+        if self._assign_pointer_variable(name, value, b, line):
+            return
         redeclared = isinstance(value, (FixedArray, SharedView)) and type(
             b and b.value
         ) is type(value)
@@ -559,7 +579,37 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             ptype = value.expr.type
             self.emit(ir.Declare(cvar, ptype, value.expr))
             value = PointerValue(ir.Var(ptype, cvar), value.elem, value.name)
-        self.state.env[name] = Binding(value, line)
+        self.state.env[name] = Binding(value, line, origin=self._origin())
+
+    def _assign_pointer_variable(self, name, value, b, line) -> bool:
+        """A pointer assigned in run-time control flow, or to a pointer
+        variable (``src, dst = dst, src``): a C++ pointer variable, declared
+        before the branch or loop; True when done here."""
+        if type(value) is not PointerValue:
+            return False
+        variable = b is not None and isinstance(b.value, PointerValue) and b.cvar
+        first = b is None and self.state.dynamic_depth and name in self.state.hoisted
+        if not (variable or first):
+            return False
+        ptype = ir.PointerType(value.elem, space=value.expr.type.space)
+        if variable:
+            old = b.value.expr.type
+            if (old.elem, old.space) != (ptype.elem, ptype.space):
+                raise error(
+                    "reassign-object",
+                    name=name,
+                    old=_kind_of(b.value),
+                    new=_kind_of(value),
+                )
+            cvar = b.cvar
+        else:
+            cvar = self.state.names.declare(name)
+            held = PointerValue(ir.Var(ptype, cvar), value.elem, name)
+            self.state.env[name] = Binding(held, line, cvar, self._origin())
+        self.emit(ir.Assign(cvar, value.expr))
+        self.state.aliases.setdefault(name, set()).add(value.name.split(".")[0])
+        self._written_through()
+        return True
 
     def store(self, target, value, value_node):
         """``x[i] = value`` into memory, or into a lane of a vector: ``v[2] =

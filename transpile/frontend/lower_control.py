@@ -19,6 +19,7 @@ from kdsl.transpile.core.promotion import binary_types
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import Builtin
 from kdsl.transpile.errors import error
+from kdsl.transpile.frontend.lower_expr import PointerValue
 from kdsl.transpile.frontend.state import check_limit
 from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.frontend.lower_expr import (
@@ -240,6 +241,14 @@ class ControlFlowLowerer(Lowering):
                     b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
                 )
                 b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
+            elif b is not None and b.cvar is None and type(b.value) is PointerValue:
+                # a pointer the branch or loop may reassign: a pointer variable
+                p = b.value
+                ptype = ir.PointerType(p.elem, space=p.expr.type.space)
+                b.cvar = self.state.names.declare(name)
+                self._predeclare(b.origin, ir.Declare(b.cvar, ptype, p.expr))
+                b.value = PointerValue(ir.Var(ptype, b.cvar), p.elem, name)
+                self.state.aliases.setdefault(name, set()).add(p.name.split(".")[0])
         before = set(self.state.env)
         new_hoisted = [
             n
@@ -258,7 +267,8 @@ class ControlFlowLowerer(Lowering):
             self.state.hoisted.discard(name)
             if name in self.state.env:
                 b = self.state.env[name]
-                self._predeclare(b.origin, ir.Declare(b.cvar, b.type, None))
+                t = b.value.expr.type if b.type is None else b.type  # (a pointer)
+                self._predeclare(b.origin, ir.Declare(b.cvar, t, None))
         # names hoisted by an enclosing construct outlive this one too
         self._end_scope(before | set(new_hoisted))
 

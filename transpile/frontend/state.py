@@ -99,6 +99,10 @@ class FunctionState:
     env: dict[str, Binding] = field(default_factory=dict)  # Python name ->
     block: list = field(default_factory=list)  # the statements being built
     hoisted: set[str] = field(default_factory=set)  # declared before their branch
+    # a pointer variable assigned in run-time control flow -> the names of
+    # the pointers assigned to it (a store through it stores through each,
+    # transitively: ``written_through``)
+    aliases: dict[str, set] = field(default_factory=dict)
     dynamic_depth: int = 0  # run-time ifs and loops around the statement
     loops: list[str] = field(default_factory=list)  # "runtime"/"constexpr"
     loop_depths: list[int] = field(default_factory=list)  # at each constexpr loop
