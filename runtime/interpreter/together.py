@@ -188,6 +188,10 @@ class Together:
         out[idx] = reduced[group]
         return out
 
+    def gpu_only(self, e, what):
+        """Refuse a built-in the interpreter does not model (E362)."""
+        raise fault("interpret-gpu-only", self.where(e), callee=e.builtin, what=what)
+
     def whole_warps(self, e, m):
         """The threads of each warp with a thread in ``m``, as a (warps, 32)
         array of positions in lane order: every lane of those warps must be
