@@ -334,7 +334,7 @@ register(
         "E362",
         InterpretError,
         "{callee}() runs only on the GPU (sm_90a): the interpreter does not "
-        "model {what}; run the instance on an H100/H200, or test its parts "
+        "model {unmodelled}; run the instance on an H100/H200, or test its parts "
         "with the interpreter through the mma.sync built-ins",
     ),
     (

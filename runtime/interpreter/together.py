@@ -190,7 +190,9 @@ class Together:
 
     def gpu_only(self, e, what):
         """Refuse a built-in the interpreter does not model (E362)."""
-        raise fault("interpret-gpu-only", self.where(e), callee=e.builtin, what=what)
+        raise fault(
+            "interpret-gpu-only", self.where(e), callee=e.builtin, unmodelled=what
+        )
 
     def whole_warps(self, e, m):
         """The threads of each warp with a thread in ``m``, as a (warps, 32)
