@@ -22,6 +22,13 @@ __device__ __forceinline__ uint64_t wgmma_desc(const T* p)
            | static_cast<uint64_t>(MODE) << 62;
 }
 
+// Makes this thread's generic-proxy writes to shared memory (stores, waited-for
+// cp.async copies) visible to the async proxy, through which wgmma reads.
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 // Orders this thread's register and shared-memory accesses before the
 // warpgroup's next wgmma.mma_async.
 __device__ __forceinline__ void wgmma_fence()

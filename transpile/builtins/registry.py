@@ -162,6 +162,10 @@ class Lowering(Protocol):
         an arm of ``a if c else b``, an operand of ``and``/``or`` or of a
         chained comparison, or a ``while`` condition."""
 
+    def align_dynamic_shared(self, nbytes: int) -> None:
+        """Align the dynamic shared buffer to at least ``nbytes`` (if the
+        kernel has one so far)."""
+
     def dynamic_shared_view(self, elem, nbytes: int, size) -> Any:
         """A view of the dynamic shared memory as ``nbytes``-byte elements
         ``elem``, after the kernel's earlier views; ``size`` is its element

@@ -154,6 +154,13 @@ __device__ __forceinline__ uint64_t wgmma_desc(const T* p)
            | static_cast<uint64_t>(MODE) << 62;
 }
 
+// Makes this thread's generic-proxy writes to shared memory (stores, waited-for
+// cp.async copies) visible to the async proxy, through which wgmma reads.
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 // Orders this thread's register and shared-memory accesses before the
 // warpgroup's next wgmma.mma_async.
 __device__ __forceinline__ void wgmma_fence()
@@ -247,6 +254,8 @@ def _lower_desc(lw, entry, args, kwargs):
     base, flat = lw.address(tile, indices) if elem is not None else (None, None)
     if elem is None or base.type.space != "shared":
         raise error("wgmma-desc-operand", callee=entry.spelled, got=lw.describe(tile))
+    if swizzle:  # the swizzle pattern repeats every 8 rows of `swizzle` bytes
+        lw.align_dynamic_shared(8 * swizzle)
     address = ir.Address(ir.PointerType(elem, space="shared"), base, flat)
     options = (("mode", SWIZZLES[swizzle]), ("lbo", lbo), ("sbo", sbo))
     return Uint64._dynamic(ir.BuiltinCall(Uint64, entry.name, (address,), options))
@@ -430,6 +439,18 @@ register(
     interpret=_no_op,
     prelude=("wgmma.h",),
     arch=ARCH,
+)
+register(
+    "fence_proxy_async",
+    "`kdsl.fence_proxy_async()`: makes this thread's earlier shared-memory "
+    "writes (stores, `cp_async` copies it has waited for) visible to the async "
+    "proxy that `wgmma_mma_async` reads through; call it before the barrier "
+    "after which a warpgroup multiplies them; PTX `fence.proxy.async.shared::cta` "
+    "(sm_90)",
+    _lower_fence,
+    cuda=lambda r, call, args: "kdsl::fence_proxy_async()",
+    interpret=_no_op,
+    prelude=("wgmma.h",),
 )
 register(
     "setmaxnreg",
