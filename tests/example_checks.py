@@ -431,6 +431,31 @@ def gemm_mma(be, t, rng):
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def gemm_wgmma(be, t, rng):
+    """The wgmma GEMM (sm_90a; c = a @ bt.T), autotuned, on the GPU.  The
+    interpreter does not model wgmma's matrix descriptors: there it must
+    stop with the located error that says so (E362)."""
+    import pytest
+
+    from kdsl import InterpretError
+
+    ex = EX["gemm_wgmma"]
+    for M, N, K in [(be.size(1024, 128), be.size(768, 256), be.size(512, 64))]:
+        a, bt = _random(rng, (M, K), t, -1, 1), _random(rng, (N, K), t, -1, 1)
+        c = be.poison((M, N), t)
+        args = (be.to_device(a), be.to_device(bt), c, M, N, K)
+        if be.name == "interpreter":
+            launch = be.launcher(ex.gemm_wgmma, (N // 128, M // 128), 256)
+            with pytest.raises(InterpretError, match=r"E362.*wgmma_desc"):
+                launch(*args, shared_mem=ex.shared_mem(128, 128, 4))
+            continue
+        be.launcher(ex.gemm_tuned, ex.grid(M, N), ex.block)(
+            *args, shared_mem=ex.SHARED_MEM
+        )
+        want = a.astype(np.float64) @ bt.T.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -498,6 +523,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
+    gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
     sgemm: EX["matmul"].sgemm,
     smooth: EX["smooth"].smooth,
 }
