@@ -12,8 +12,10 @@ STAGES-deep cp.async pipeline over BK = 64 wide k tiles: each tile row is
 128 bytes, stored with the 128-byte swizzle (16-byte chunk q of row r at
 chunk q ^ r % 8, `kdsl.swizzle(r, q, 8)`), the layout wgmma's descriptors
 (`kdsl.wgmma_desc(..., swizzle=128, sbo=1024)`) read; while the warpgroups
-multiply one stage (4 wgmma_mma_async of k16, one commit, one wait) the
-copies of the next STAGES - 1 are in flight.
+multiply one stage (4 wgmma_mma_async of k16, one commit) the
+copies of the next STAGES - 2 are in flight, and the warpgroups wait only for
+the group before (wgmma_wait(1)), so the tensor cores keep multiplying
+while the block synchronises and starts the next copies.  STAGES >= 3.
 
 M must be a multiple of BM, N of BN and K of BK (`gemm()` checks; the
 mma.sync example examples/gemm_mma.py takes ragged sizes).  The tiles live
@@ -55,12 +57,17 @@ def gemm_wgmma(
 
     ktiles = K // BK
     row_chunks = K // 8  # 16-byte chunks in a row of a and of bt
-    for t in range(ktiles + STAGES - 1):
-        kt = t - (STAGES - 1)  # the tile multiplied in this iteration
+    # Tile t is copied STAGES - 2 iterations before it is multiplied, and
+    # each iteration waits only for the wgmma group before its own (wait 1):
+    # the group of tile kt runs while the next iteration waits for its tile
+    # and starts its copies, into the stage of tile kt - 2, finished by then.
+    AHEAD = STAGES - 2
+    for t in range(ktiles + AHEAD):
+        kt = t - AHEAD  # the tile multiplied in this iteration
         if kt >= 0:
-            kdsl.cp_async_wait(STAGES - 2)  # tile kt has landed ...
+            kdsl.cp_async_wait(AHEAD - 1)  # tile kt has landed ...
             kdsl.fence_proxy_async()  # ... where wgmma reads (the async proxy)
-            kdsl.syncthreads()  # ... for every thread; stage kt - 1 is free
+            kdsl.syncthreads()  # ... for every thread; wgmma of kt - 2 is done
         if t < ktiles:  # start copying tile t into stage t % STAGES
             stage = t % STAGES
             k0 = t * CHUNKS
@@ -86,7 +93,8 @@ def gemm_wgmma(
             for kk in kdsl.range_constexpr(1, BK // 16):
                 kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)
             kdsl.wgmma_commit()
-            kdsl.wgmma_wait(0, acc)
+            kdsl.wgmma_wait(1, acc)  # the group of tile kt - 1 is done
+    kdsl.wgmma_wait(0, acc)  # and the last one
 
     # Thread l of warp w (of the warpgroup) holds, for each 8-column block j,
     # rows 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and + 1: two pairs.
@@ -103,7 +111,7 @@ def gemm_wgmma(
 # (BM, BN, STAGES): one or two consumer warpgroups, 128- or 256-wide tiles.
 SHAPES = [
     (128, 128, 4),
-    (128, 256, 3),
+    (128, 256, 4),
     (128, 128, 5),
     (64, 256, 4),
 ]

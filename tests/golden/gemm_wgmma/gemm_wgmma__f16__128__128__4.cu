@@ -834,15 +834,15 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     int32_t row_chunks = kdsl::floordiv(K, 8);
     // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
     int32_t at;
-    // for t in range(ktiles + STAGES - 1):
-    int32_t t_end = ktiles + 3;
+    // for t in range(ktiles + AHEAD):
+    int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
-        // kt = t - (STAGES - 1)
-        int32_t kt = t - 3;
+        // kt = t - AHEAD
+        int32_t kt = t - 2;
         // if kt >= 0:
         if (kt >= 0) {
-            // kdsl.cp_async_wait(STAGES - 2)
-            kdsl::cp_async_wait<2>();
+            // kdsl.cp_async_wait(AHEAD - 1)
+            kdsl::cp_async_wait<1>();
             // kdsl.fence_proxy_async()
             kdsl::fence_proxy_async();
             // kdsl.syncthreads()
@@ -978,10 +978,12 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             kdsl::wgmma_m64n128k16_f32_f16(&acc[0], da + 6ull, db + 6ull, true);
             // kdsl.wgmma_commit()
             kdsl::wgmma_commit();
-            // kdsl.wgmma_wait(0, acc)
-            kdsl::wgmma_wait<0, 64>(&acc[0]);
+            // kdsl.wgmma_wait(1, acc)
+            kdsl::wgmma_wait<1, 64>(&acc[0]);
         }
     }
+    // kdsl.wgmma_wait(0, acc)
+    kdsl::wgmma_wait<0, 64>(&acc[0]);
     // lane = tid % 32
     int32_t lane = tid % 32;
     // row = bm + group * 64 + tid % 128 // 32 * 16 + lane // 4
