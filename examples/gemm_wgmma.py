@@ -76,13 +76,15 @@ def gemm_wgmma(
                 r = chunk // CHUNKS
                 q = chunk % CHUNKS
                 at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)
-                kdsl.cp_async(sa, at, a.vec(8), (bm + r) * row_chunks + k0 + q)
+                src = (bm + r) * row_chunks + k0 + q  # the chunk in global memory
+                kdsl.cp_async(sa, at, a.vec(8), src)
             for p in kdsl.range_constexpr(BN * CHUNKS // THREADS):
                 chunk = p * THREADS + tid
                 r = chunk // CHUNKS
                 q = chunk % CHUNKS
                 at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)
-                kdsl.cp_async(sb, at, bt.vec(8), (bn + r) * row_chunks + k0 + q)
+                src = (bn + r) * row_chunks + k0 + q
+                kdsl.cp_async(sb, at, bt.vec(8), src)
         kdsl.cp_async_commit()
         if kt >= 0:  # multiply stage kt % STAGES: 4 k16 steps of 32 bytes
             stage = kt % STAGES
@@ -103,8 +105,12 @@ def gemm_wgmma(
     col0 = bn + lane % 4 * 2
     for j in kdsl.range_constexpr(BN // 8):
         at = (row * N + col0 + j * 8) // 2
-        c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])
-        c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  # row + 8
+        v0 = acc[4 * j]
+        v1 = acc[4 * j + 1]
+        v2 = acc[4 * j + 2]  # row + 8
+        v3 = acc[4 * j + 3]
+        c.vec(2)[at] = D.vec(2)(v0, v1)
+        c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
 
 
 # -- launching ---------------------------------------------------------------------------

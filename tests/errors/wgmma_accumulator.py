@@ -1,4 +1,4 @@
-# expect: E808 line 10
+# expect: E808 line 11
 import kdsl
 from kdsl import BFloat16, BFloat16x8, Float32, Int32, Pointer, thread_idx
 

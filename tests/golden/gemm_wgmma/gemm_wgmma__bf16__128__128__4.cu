@@ -867,10 +867,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             int32_t q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sa, at, a.vec(8), (bm + r) * row_chunks + k0 + q)  [p = 0]
+            // src = (bm + r) * row_chunks + k0 + q  [p = 0]
+            int32_t src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sa[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0),
-                                                                                                     q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 256 + tid;
             // r = chunk // CHUNKS  [p = 1]
@@ -879,10 +880,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sa, at, a.vec(8), (bm + r) * row_chunks + k0 + q)  [p = 1]
+            // src = (bm + r) * row_chunks + k0 + q  [p = 1]
+            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sa[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0),
-                                                                                                     q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 512 + tid;
             // r = chunk // CHUNKS  [p = 2]
@@ -891,10 +893,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sa, at, a.vec(8), (bm + r) * row_chunks + k0 + q)  [p = 2]
+            // src = (bm + r) * row_chunks + k0 + q  [p = 2]
+            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sa[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0),
-                                                                                                     q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 768 + tid;
             // r = chunk // CHUNKS  [p = 3]
@@ -903,10 +906,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sa, at, a.vec(8), (bm + r) * row_chunks + k0 + q)  [p = 3]
+            // src = (bm + r) * row_chunks + k0 + q  [p = 3]
+            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sa[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0),
-                                                                                                     q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
             // for p in kdsl.range_constexpr(BN * CHUNKS // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             chunk = tid;
@@ -916,10 +920,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sb, at, bt.vec(8), (bn + r) * row_chunks + k0 + q)  [p = 0]
+            // src = (bn + r) * row_chunks + k0 + q  [p = 0]
+            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sb[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0),
-                                                                                                      q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 256 + tid;
             // r = chunk // CHUNKS  [p = 1]
@@ -928,10 +933,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sb, at, bt.vec(8), (bn + r) * row_chunks + k0 + q)  [p = 1]
+            // src = (bn + r) * row_chunks + k0 + q  [p = 1]
+            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sb[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0),
-                                                                                                      q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 512 + tid;
             // r = chunk // CHUNKS  [p = 2]
@@ -940,10 +946,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sb, at, bt.vec(8), (bn + r) * row_chunks + k0 + q)  [p = 2]
+            // src = (bn + r) * row_chunks + k0 + q  [p = 2]
+            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sb[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0),
-                                                                                                      q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 768 + tid;
             // r = chunk // CHUNKS  [p = 3]
@@ -952,10 +959,11 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
             at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
-            // kdsl.cp_async(sb, at, bt.vec(8), (bn + r) * row_chunks + k0 + q)  [p = 3]
+            // src = (bn + r) * row_chunks + k0 + q  [p = 3]
+            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sb[at],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0),
-                                                                                                      q)]);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
         }
         // kdsl.cp_async_commit()
         kdsl::cp_async_commit();
@@ -995,130 +1003,258 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     // for j in kdsl.range_constexpr(BN // 8):
     // at = (row * N + col0 + j * 8) // 2  [j = 0]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 0]
+    // v0 = acc[4 * j]  [j = 0]
+    float v0 = acc[0];
+    // v1 = acc[4 * j + 1]  [j = 0]
+    float v1 = acc[1];
+    // v2 = acc[4 * j + 2]  [j = 0]
+    float v2 = acc[2];
+    // v3 = acc[4 * j + 3]  [j = 0]
+    float v3 = acc[3];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0]), __float2bfloat16_rn(acc[1])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 0]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2]), __float2bfloat16_rn(acc[3])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 1]
+    // v0 = acc[4 * j]  [j = 1]
+    v0 = acc[4];
+    // v1 = acc[4 * j + 1]  [j = 1]
+    v1 = acc[5];
+    // v2 = acc[4 * j + 2]  [j = 1]
+    v2 = acc[6];
+    // v3 = acc[4 * j + 3]  [j = 1]
+    v3 = acc[7];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4]), __float2bfloat16_rn(acc[5])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 1]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6]), __float2bfloat16_rn(acc[7])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 2]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 2]
+    // v0 = acc[4 * j]  [j = 2]
+    v0 = acc[8];
+    // v1 = acc[4 * j + 1]  [j = 2]
+    v1 = acc[9];
+    // v2 = acc[4 * j + 2]  [j = 2]
+    v2 = acc[10];
+    // v3 = acc[4 * j + 3]  [j = 2]
+    v3 = acc[11];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8]), __float2bfloat16_rn(acc[9])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 2]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[10]), __float2bfloat16_rn(acc[11])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 3]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 3]
+    // v0 = acc[4 * j]  [j = 3]
+    v0 = acc[12];
+    // v1 = acc[4 * j + 1]  [j = 3]
+    v1 = acc[13];
+    // v2 = acc[4 * j + 2]  [j = 3]
+    v2 = acc[14];
+    // v3 = acc[4 * j + 3]  [j = 3]
+    v3 = acc[15];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12]), __float2bfloat16_rn(acc[13])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 3]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[14]), __float2bfloat16_rn(acc[15])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 4]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 4]
+    // v0 = acc[4 * j]  [j = 4]
+    v0 = acc[16];
+    // v1 = acc[4 * j + 1]  [j = 4]
+    v1 = acc[17];
+    // v2 = acc[4 * j + 2]  [j = 4]
+    v2 = acc[18];
+    // v3 = acc[4 * j + 3]  [j = 4]
+    v3 = acc[19];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[16]), __float2bfloat16_rn(acc[17])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 4]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[18]), __float2bfloat16_rn(acc[19])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 5]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 5]
+    // v0 = acc[4 * j]  [j = 5]
+    v0 = acc[20];
+    // v1 = acc[4 * j + 1]  [j = 5]
+    v1 = acc[21];
+    // v2 = acc[4 * j + 2]  [j = 5]
+    v2 = acc[22];
+    // v3 = acc[4 * j + 3]  [j = 5]
+    v3 = acc[23];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[20]), __float2bfloat16_rn(acc[21])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 5]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[22]), __float2bfloat16_rn(acc[23])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 6]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 6]
+    // v0 = acc[4 * j]  [j = 6]
+    v0 = acc[24];
+    // v1 = acc[4 * j + 1]  [j = 6]
+    v1 = acc[25];
+    // v2 = acc[4 * j + 2]  [j = 6]
+    v2 = acc[26];
+    // v3 = acc[4 * j + 3]  [j = 6]
+    v3 = acc[27];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[24]), __float2bfloat16_rn(acc[25])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 6]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[26]), __float2bfloat16_rn(acc[27])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 7]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 7]
+    // v0 = acc[4 * j]  [j = 7]
+    v0 = acc[28];
+    // v1 = acc[4 * j + 1]  [j = 7]
+    v1 = acc[29];
+    // v2 = acc[4 * j + 2]  [j = 7]
+    v2 = acc[30];
+    // v3 = acc[4 * j + 3]  [j = 7]
+    v3 = acc[31];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[28]), __float2bfloat16_rn(acc[29])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 7]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[30]), __float2bfloat16_rn(acc[31])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 8]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 8]
+    // v0 = acc[4 * j]  [j = 8]
+    v0 = acc[32];
+    // v1 = acc[4 * j + 1]  [j = 8]
+    v1 = acc[33];
+    // v2 = acc[4 * j + 2]  [j = 8]
+    v2 = acc[34];
+    // v3 = acc[4 * j + 3]  [j = 8]
+    v3 = acc[35];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 8]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[32]), __float2bfloat16_rn(acc[33])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 8]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[34]), __float2bfloat16_rn(acc[35])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 9]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 9]
+    // v0 = acc[4 * j]  [j = 9]
+    v0 = acc[36];
+    // v1 = acc[4 * j + 1]  [j = 9]
+    v1 = acc[37];
+    // v2 = acc[4 * j + 2]  [j = 9]
+    v2 = acc[38];
+    // v3 = acc[4 * j + 3]  [j = 9]
+    v3 = acc[39];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 9]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[36]), __float2bfloat16_rn(acc[37])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 9]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[38]), __float2bfloat16_rn(acc[39])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 10]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 10]
+    // v0 = acc[4 * j]  [j = 10]
+    v0 = acc[40];
+    // v1 = acc[4 * j + 1]  [j = 10]
+    v1 = acc[41];
+    // v2 = acc[4 * j + 2]  [j = 10]
+    v2 = acc[42];
+    // v3 = acc[4 * j + 3]  [j = 10]
+    v3 = acc[43];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 10]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[40]), __float2bfloat16_rn(acc[41])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 10]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[42]), __float2bfloat16_rn(acc[43])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 11]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 11]
+    // v0 = acc[4 * j]  [j = 11]
+    v0 = acc[44];
+    // v1 = acc[4 * j + 1]  [j = 11]
+    v1 = acc[45];
+    // v2 = acc[4 * j + 2]  [j = 11]
+    v2 = acc[46];
+    // v3 = acc[4 * j + 3]  [j = 11]
+    v3 = acc[47];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 11]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[44]), __float2bfloat16_rn(acc[45])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 11]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[46]), __float2bfloat16_rn(acc[47])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 12]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 12]
+    // v0 = acc[4 * j]  [j = 12]
+    v0 = acc[48];
+    // v1 = acc[4 * j + 1]  [j = 12]
+    v1 = acc[49];
+    // v2 = acc[4 * j + 2]  [j = 12]
+    v2 = acc[50];
+    // v3 = acc[4 * j + 3]  [j = 12]
+    v3 = acc[51];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 12]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[48]), __float2bfloat16_rn(acc[49])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 12]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[50]), __float2bfloat16_rn(acc[51])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 13]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 13]
+    // v0 = acc[4 * j]  [j = 13]
+    v0 = acc[52];
+    // v1 = acc[4 * j + 1]  [j = 13]
+    v1 = acc[53];
+    // v2 = acc[4 * j + 2]  [j = 13]
+    v2 = acc[54];
+    // v3 = acc[4 * j + 3]  [j = 13]
+    v3 = acc[55];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 13]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[52]), __float2bfloat16_rn(acc[53])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 13]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[54]), __float2bfloat16_rn(acc[55])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 14]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 14]
+    // v0 = acc[4 * j]  [j = 14]
+    v0 = acc[56];
+    // v1 = acc[4 * j + 1]  [j = 14]
+    v1 = acc[57];
+    // v2 = acc[4 * j + 2]  [j = 14]
+    v2 = acc[58];
+    // v3 = acc[4 * j + 3]  [j = 14]
+    v3 = acc[59];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 14]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[56]), __float2bfloat16_rn(acc[57])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 14]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[58]), __float2bfloat16_rn(acc[59])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 15]
     at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
-    // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 15]
+    // v0 = acc[4 * j]  [j = 15]
+    v0 = acc[60];
+    // v1 = acc[4 * j + 1]  [j = 15]
+    v1 = acc[61];
+    // v2 = acc[4 * j + 2]  [j = 15]
+    v2 = acc[62];
+    // v3 = acc[4 * j + 3]  [j = 15]
+    v3 = acc[63];
+    // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 15]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[60]), __float2bfloat16_rn(acc[61])}};
-    // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 15]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+    // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[62]), __float2bfloat16_rn(acc[63])}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
 }
