@@ -219,6 +219,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
         cooperative=lowered.cooperative,
         maxrregcount=c.kdef.options.maxrregcount,
+        arch=lowered.arch,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         constants=[declaration(t, literal) for t in lowered.constants],

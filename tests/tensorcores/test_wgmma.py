@@ -264,3 +264,9 @@ def _ptx(source: str, name: str) -> str:
         return cupy_nvrtc.getPTX(prog).decode()
     finally:
         cupy_nvrtc.destroyProgram(prog)
+
+
+def test_the_generated_file_says_it_needs_sm_90a():
+    header = "// Compile for sm_90a (nvcc: -arch=sm_90a)"
+    assert header in wgmma_tile.dispatch("bf16").source
+    assert header not in plain.dispatch().source

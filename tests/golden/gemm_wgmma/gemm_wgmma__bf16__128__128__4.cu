@@ -5,6 +5,8 @@
 // constexprs: BM=128, BN=128, STAGES=4
 // Compile with --fmad=false (nvcc: -fmad=false): kdsl's results are exact
 // only when no multiply-add is contracted.
+// Compile for sm_90a (nvcc: -arch=sm_90a): it uses Hopper-only instructions
+// (wgmma, setmaxnreg) and runs only on compute capability 9.0 GPUs.
 #include <cuda_bf16.h>
 
 // ---- kdsl prelude ----
