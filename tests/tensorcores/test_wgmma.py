@@ -247,8 +247,8 @@ def test_the_fences_and_setmaxnreg_compile():
     assert sass.count(r"^FENCE\.VIEW\.ASYNC\.S\b") == 1  # fence.proxy.async
     assert sass.count(r"^WARPGROUP\.ARRIVE\b") == 1  # wgmma.fence
     assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == 1  # wait_group 1
-    # ptxas drops setmaxnreg from these small kernels' SASS (it did from a
-    # warp-specialised test kernel with launch bounds too): check the PTX
+    # without launch bounds of (threads, 1) ptxas cannot tell the register
+    # count at entry and drops setmaxnreg (warning C7508): the PTX has it
     ptx = _ptx(source, inst.name)
     assert "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
     assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx
@@ -270,3 +270,19 @@ def test_the_generated_file_says_it_needs_sm_90a():
     header = "// Compile for sm_90a (nvcc: -arch=sm_90a)"
     assert header in wgmma_tile.dispatch("bf16").source
     assert header not in plain.dispatch().source
+
+
+@kdsl.kernel(launch_bounds=(384, 1))
+def specialised(out: Pointer[Float32]):
+    if thread_idx.x < 128:  # the producer warpgroup gives registers away
+        kdsl.setmaxnreg(40, inc=False)
+        out[thread_idx.x] = 1.0
+    else:  # the two consumer warpgroups take them
+        kdsl.setmaxnreg(232)
+        out[thread_idx.x] = 2.0
+
+
+def test_setmaxnreg_reaches_the_sass_with_launch_bounds():
+    sass = sass_of(specialised.dispatch())
+    assert sass.count(r"^USETMAXREG\.TRY_ALLOC\.CTAPOOL\b.*0xe8$") == 1  # 232
+    assert sass.count(r"^USETMAXREG\.DEALLOC\.CTAPOOL 0x28$") == 1  # 40

@@ -456,7 +456,9 @@ register(
     "setmaxnreg",
     "`kdsl.setmaxnreg(n, inc=True)`: raises (`inc=False`: lowers) the registers "
     "of each thread of this warpgroup to `n` (compile-time, 24 … 256, a multiple "
-    "of 8), for warp-specialised kernels; PTX `setmaxnreg` " + _SM90A,
+    "of 8), for warp-specialised kernels (declare `launch_bounds=(threads, 1)`: "
+    "without it ptxas cannot tell the count at entry and ignores the call); "
+    "PTX `setmaxnreg` " + _SM90A,
     _lower_setmaxnreg,
     cuda=_render_setmaxnreg,
     interpret=_no_op,
