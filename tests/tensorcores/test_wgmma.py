@@ -3,7 +3,8 @@ sm_90a requirement (recorded on the instance, compiled for, refused on other
 architectures: E361), the prelude header against its generator, the layout
 models (descriptor bits, accumulator layout, 128-byte swizzle) against
 independent statements of them, NVRTC compiles and SASS (HGMMA, no spills),
-the interpreter's E362 and its no-op fences."""
+the interpreter's model of wgmma (and E362 where it has none), its no-op
+fences."""
 
 import json
 
@@ -11,14 +12,15 @@ import numpy as np
 import pytest
 
 import kdsl
-from kdsl import BFloat16, Float32, Int32, Pointer, thread_idx
+from kdsl import BFloat16, BFloat16x8, Float32, Int32, Pointer, thread_idx
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import nvrtc
 from kdsl.transpile.builtins import mma, wgmma
 from kdsl.transpile.cli.work import instance_arch
 from examples_index import ROOT, example_modules
 from sass import sass_of
-from wgmma_kernels import shared_mem, wgmma_tile
+import ml_dtypes
+from wgmma_kernels import random_inputs, shared_mem, unfragment, wgmma_tile
 
 
 # -- the architecture --------------------------------------------------------------------
@@ -190,14 +192,45 @@ def test_each_width_is_one_hgmma_per_k16(n, dtype, hgmma):
     assert sass.spills == 0
 
 
-def test_the_interpreter_refuses_wgmma_with_a_located_error():
-    a = np.zeros(64 * 64, np.float16)
-    bt = np.zeros(128 * 64, np.float16)
-    out = np.zeros(128 * 64, np.float32)
-    with pytest.raises(kdsl.InterpretError, match=r"E362") as info:
-        wgmma_tile.interpret[1, 128](a, bt, out, shared_mem=shared_mem(128))
-    assert "wgmma_kernels.py" in str(info.value)
-    assert "GPU" in str(info.value)
+@pytest.mark.parametrize("acc", [False, True], ids=["overwrite", "accumulate"])
+@pytest.mark.parametrize("n", wgmma.WIDTHS)
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_the_interpreter_multiplies_a_warpgroup_tile(dtype, n, acc):
+    """Copies with kdsl.swizzle, descriptors, k steps and the accumulator
+    layout, through the interpreter's model of the hardware's swizzle (an
+    XOR of address bits, not kdsl.swizzle), against numpy: exact products
+    summed in float64, rounded to f32 once per wgmma."""
+    np_dtype = np.dtype(ml_dtypes.bfloat16) if dtype == "bf16" else np.float16
+    a, bt = random_inputs(np.random.default_rng(n), n, np_dtype)
+    out = np.full(128 * n // 2, np.nan, np.float32)
+    wgmma_tile.interpret[1, 128](a, bt, out, N=n, ACC=acc, shared_mem=shared_mem(n))
+    got = unfragment(out, n)
+    a64, b64 = a.astype(np.float64), bt.astype(np.float64).T
+    d = np.full((64, n), 1.0 if acc else 0.0)
+    for k0 in range(0, 64, 16):  # one rounding to f32 per k16 instruction
+        d = (d + a64[:, k0 : k0 + 16] @ b64[k0 : k0 + 16]).astype(np.float32)
+    np.testing.assert_allclose(got, d, rtol=0, atol=2e-6)
+
+
+def test_the_interpreter_needs_a_dynamic_view_for_a_descriptor():
+    out = np.zeros(4, np.float32)
+    with pytest.raises(kdsl.InterpretError, match=r"E362.*static shared") as info:
+        static_desc.interpret[1, 32](out)
+    assert "test_wgmma.py" in str(info.value)
+
+
+@kdsl.kernel
+def static_desc(out: Pointer[Float32]):
+    tile = kdsl.shared_array(BFloat16x8, (64, 8))
+    d = kdsl.wgmma_desc(tile, (0, 0))
+    out[0] = Float32(d & 1)
+
+
+def test_a_warpgroup_must_be_whole():
+    a, bt = random_inputs(np.random.default_rng(0), 64, np.float16)
+    out = np.zeros(96 * 32, np.float32)
+    with pytest.raises(kdsl.InterpretError, match=r"E360.*warpgroup"):
+        wgmma_tile.interpret[1, 96](a, bt, out, N=64, shared_mem=shared_mem(64))
 
 
 def test_the_interpreter_runs_the_fences_as_no_ops():

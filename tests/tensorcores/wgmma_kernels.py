@@ -37,11 +37,12 @@ def wgmma_tile(
         r = chunk // 8
         q = chunk % 8
         kdsl.cp_async(sa, r * 8 + kdsl.swizzle(r, q, 8), a.vec(8), chunk)
-    for p in kdsl.range_constexpr(N * 8 // 128):
+    for p in kdsl.range_constexpr((N * 8 + 127) // 128):  # N = 8: 64 chunks
         chunk = p * 128 + tid
         r = chunk // 8
         q = chunk % 8
-        kdsl.cp_async(sb, r * 8 + kdsl.swizzle(r, q, 8), bt.vec(8), chunk)
+        if chunk < N * 8:
+            kdsl.cp_async(sb, r * 8 + kdsl.swizzle(r, q, 8), bt.vec(8), chunk)
     kdsl.cp_async_commit()
     kdsl.cp_async_wait(0)
     kdsl.fence_proxy_async()

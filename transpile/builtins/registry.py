@@ -207,6 +207,14 @@ class Threads(Protocol):
         """Raise the located error (E362) of a built-in the interpreter
         does not model (``what``: what it would need)."""
 
+    def warpgroups(self, call, mask) -> Any:
+        """The threads of each warpgroup with a thread in ``mask``, a
+        (groups, 128) array in thread order; an error unless all 128 are."""
+
+    def shared_bytes(self, call, threads) -> tuple:
+        """``(bytes, base)``: the dynamic shared memory as uint8 and where
+        each thread's block's copy of it starts."""
+
     def whole_warps(self, call, mask) -> Any:
         """The threads of each warp with a thread in ``mask``, a (warps, 32)
         array in lane order; an error unless all 32 lanes are in ``mask``."""

@@ -369,6 +369,81 @@ def _no_op(t, call, args, mask):
     """Synchronous: nothing is in flight; no register budget to change."""
 
 
+def _interpret_desc(t, call, args, mask):
+    """The descriptor of a dynamic shared view's element: its address is its
+    byte offset in the block's dynamic shared memory, which kdsl aligns to
+    1024 bytes on the GPU too (so the swizzle sees the same address bits)."""
+    slot = args[0]
+    base = getattr(slot.mem, "base", None)
+    if base is None:
+        t.gpu_only(call, "descriptors of static shared arrays (use a dynamic view)")
+    o = dict(call.options)
+    byte = slot.addr.astype(np.int64) * slot.mem.unit - base[mask]
+    mode = {v: k for k, v in SWIZZLES.items()}[o["mode"]]
+    out = np.zeros(t.n, np.uint64)
+    out[mask] = [descriptor(int(b), o["lbo"], o["sbo"], mode) for b in byte]
+    return out
+
+
+def _decode(desc: int) -> tuple[int, int, int, int]:
+    """``(address, lbo, sbo, mode)`` in bytes of a descriptor."""
+    return (
+        (desc & 0x3FFF) << 4,
+        ((desc >> 16) & 0x3FFF) << 4,
+        ((desc >> 32) & 0x3FFF) << 4,
+        desc >> 62,
+    )
+
+
+def read_k_major(data, base: int, desc: int, rows: int, dtype) -> np.ndarray:
+    """The (rows x 16) K-major tile a 128-byte-swizzle descriptor describes,
+    as float64, from the block's shared bytes ``data[base:]``: element (r, k)
+    at byte ``address + (r // 8) sbo + (r % 8) 128 + 2 k`` with bits 4-6 of
+    the address XORed with bits 7-9 (the hardware's 128-byte swizzle)."""
+    address, _, sbo, mode = _decode(desc)
+    r = np.arange(rows)[:, None]
+    k = np.arange(16)[None, :]
+    at = address + (r // 8) * sbo + (r % 8) * 128 + 2 * k
+    at = at ^ (((at >> 7) & 7) << 4)
+    lo = data[base + at].astype(np.uint16)
+    bits = lo | (data[base + at + 1].astype(np.uint16) << 8)
+    if dtype == "f16":
+        return bits.view(np.float16).astype(np.float64)
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _interpret_mma(t, call, args, mask):
+    acc, desc_a, desc_b, scale_d = args
+    o = dict(call.options)
+    n = o["n"]
+    groups = t.warpgroups(call, mask)  # (groups, 128)
+    full = np.zeros((t.n, n // 2), np.float32)
+    where = np.flatnonzero(mask)
+    for i in range(n // 2):
+        full[where, i] = acc.mem.data[acc.addr + i]
+    addr = np.zeros(t.n, np.int64)
+    addr[where] = acc.addr
+    row, col = accumulator_layout(n)
+    for threads in groups:
+        da, db, scale = desc_a[threads], desc_b[threads], scale_d[threads]
+        if (da != da[0]).any() or (db != db[0]).any() or (scale != scale[0]).any():
+            t.gpu_only(call, "descriptors or scale_d that differ across a warpgroup")
+        modes = (_decode(int(da[0]))[3], _decode(int(db[0]))[3])
+        if modes != (1, 1):
+            t.gpu_only(call, "swizzle modes other than 128 bytes")
+        data, base = t.shared_bytes(call, threads[:1])
+        a = read_k_major(data, int(base[0]), int(da[0]), 64, o["dtype"])
+        b = read_k_major(data, int(base[0]), int(db[0]), n, o["dtype"])
+        d = np.zeros((64, n))
+        if scale[0]:
+            d[row, col] = full[threads]
+        for k in range(16):  # products exact in float64, summed in k order
+            d += a[:, k, None] * b[None, :, k]
+        full[threads] = d[row, col].astype(np.float32)
+    for i in range(n // 2):
+        acc.mem.data[addr[where] + i] = full[where, i]
+
+
 def _gpu_only(what):
     def interpret(t, call, args, mask):
         t.gpu_only(call, what)
@@ -387,7 +462,7 @@ register(
     "K — GPU only",
     _lower_desc,
     cuda=_render_desc,
-    interpret=_gpu_only("shared-memory addresses"),
+    interpret=_interpret_desc,
     keywords=("swizzle", "lbo", "sbo"),
     prelude=("wgmma.h",),
 )
@@ -403,7 +478,7 @@ register(
     + " — every thread of the warpgroup; GPU only",
     _lower_mma,
     cuda=_render_mma,
-    interpret=_gpu_only("matrix descriptors"),
+    interpret=_interpret_mma,
     keywords=("scale_d",),
     prelude=("wgmma.h",),
     arch=ARCH,
