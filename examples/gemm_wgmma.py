@@ -145,9 +145,10 @@ def block(m) -> int:
     return m["BM"] // 64 * 128
 
 
-def gemm(a, bt, c):
+def gemm(a, bt, c, interpret: bool = False):
     """c = a @ bt.T for row-major (M, K) a and (N, K) bt (CuPy arrays or
-    PyTorch tensors on an sm_90 GPU), c (M, N) of their dtype."""
+    PyTorch tensors on an sm_90 GPU; numpy arrays with ``interpret=True``),
+    c (M, N) of their dtype."""
     M, K = a.shape
     N = bt.shape[0]
     if M % 128 or N % 256 or K % BK or K == 0:
@@ -155,6 +156,11 @@ def gemm(a, bt, c):
             f"gemm_wgmma needs M a multiple of 128, N of 256 and K of {BK}, "
             f"got M={M}, N={N}, K={K}"
         )
+    if interpret:  # the first configuration (the interpreter does not tune)
+        bm, bn, stages = SHAPES[0]
+        launch = gemm_wgmma.interpret[(N // bn, M // bm), bm // 64 * 128]
+        launch(a, bt, c, M, N, K, shared_mem=shared_mem(bm, bn, stages))
+        return
     gemm_tuned[grid(M, N), block](a, bt, c, M, N, K, shared_mem=SHARED_MEM)
 
 

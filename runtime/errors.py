@@ -334,8 +334,8 @@ register(
         "E362",
         InterpretError,
         "{callee}() runs only on the GPU (sm_90a): the interpreter does not "
-        "model {unmodelled}; run the instance on an H100/H200, or test its parts "
-        "with the interpreter through the mma.sync built-ins",
+        "model {unmodelled}; run the instance on an H100/H200 (the interpreter "
+        "runs wgmma on 128-byte-swizzled tiles of dynamic shared views)",
     ),
     (
         "interpret-partial-warp",

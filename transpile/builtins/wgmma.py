@@ -37,9 +37,15 @@ offset is 1024 (from one 8-row group to the next), the leading one unused
 (descriptor + 2 k).
 
 The interpreter runs fence, commit, wait and setmaxnreg as no-ops (it is
-synchronous and has no register file) but does not model the descriptors:
-``wgmma_desc`` and ``wgmma_mma_async`` raise E362 there — an instance that
-calls them runs only on a compute capability 9.0 GPU.
+synchronous and has no register file).  It models ``wgmma_desc`` of a
+dynamic shared view (the address: the byte offset in the block's dynamic
+shared memory, which kdsl aligns to 1024 bytes on the GPU too) and
+``wgmma_mma_async`` on 128-byte-swizzled tiles, warpgroup-wide: A and B read
+through the descriptors with the hardware's swizzle (bits 4-6 of each byte
+address XORed with bits 7-9, :func:`read_k_major`), each product exact in
+float64, summed in k order onto D and rounded to f32 once per instruction.
+Descriptors of static shared arrays, other swizzle modes, and descriptors
+or ``scale_d`` that differ across a warpgroup are E362 there (GPU only).
 """
 
 from __future__ import annotations
@@ -459,7 +465,7 @@ register(
     "wgmma matrix descriptor (Uint64) of the shared-memory tile starting at "
     "`tile[index]`: swizzle mode 128, 64, 32 or 0 bytes, leading and stride byte "
     "offsets (compile-time multiples of 16); add `2 k` to step 32 k bytes along "
-    "K — GPU only",
+    "K (the interpreter: dynamic shared views only)",
     _lower_desc,
     cuda=_render_desc,
     interpret=_interpret_desc,
@@ -475,7 +481,7 @@ register(
     "`local_array(Float32, (N // 2,))` (N = 8 … 256, a power of two; layout in "
     "docs/tensor-cores.md); PTX `wgmma.mma_async.sync.aligned.m64nNk16` "
     + _SM90A
-    + " — every thread of the warpgroup; GPU only",
+    + " — every thread of the warpgroup (the interpreter: 128-byte swizzle)",
     _lower_mma,
     cuda=_render_mma,
     interpret=_interpret_mma,
