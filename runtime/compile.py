@@ -163,6 +163,7 @@ def transpiled(inst) -> Transpiled:
             "source": t.source,
             "alignment": t.alignment,
             "cooperative": t.cooperative,
+            "arch": t.arch,
             "assertions": [
                 [s.path, s.line, s.col, s.end_line, s.end_col, message]
                 for s, message in t.assertions
@@ -177,6 +178,8 @@ def _decode_transpiled(payload: bytes) -> Transpiled:
     data = json.loads(payload)
     source, alignment = data["source"], data["alignment"]
     cooperative, raw = data["cooperative"], data["assertions"]
+    arch = data["arch"]
+    cache.expect(arch is None or isinstance(arch, str), "arch")
     cache.expect(isinstance(source, str), "source")
     cache.expect(
         isinstance(alignment, dict) and all(type(v) is int for v in alignment.values()),
@@ -195,7 +198,7 @@ def _decode_transpiled(payload: bytes) -> Transpiled:
             "assertion",
         )
         assertions.append((Span(*a[:5]), a[5]))
-    return Transpiled(source, alignment, cooperative, tuple(assertions))
+    return Transpiled(source, alignment, cooperative, tuple(assertions), arch)
 
 
 def _decode_cubin(payload: bytes) -> bytes:
@@ -210,7 +213,44 @@ def device_arch(device_id: int) -> str:
     return "sm_" + cupy.cuda.Device(device_id).compute_capability
 
 
+def target_arch(inst, arch: str) -> str:
+    """What ``inst`` compiles to on a device of architecture ``arch``
+    (``sm_90``, from :func:`device_arch`): ``arch`` itself, or the
+    architecture-specific ``sm_90a`` an instance that calls a Hopper
+    built-in (wgmma, setmaxnreg) needs — which only a compute capability 9.0
+    device runs (E361 elsewhere)."""
+    required = transpiled(inst).arch
+    if required is None or arch == required:
+        return arch
+    if arch != required.rstrip("a"):
+        from kdsl.transpile.errors import error
+
+        raise error(
+            "launch-arch",
+            kernel=inst.kernel.name,
+            callee=_first_caller(inst, required),
+            where="the device",
+            arch=arch,
+        )
+    return required
+
+
+def _first_caller(inst, arch: str) -> str:
+    """The first built-in of ``inst`` that needs ``arch`` (for E361)."""
+    from kdsl.transpile import builtins, ir
+
+    lowered = inst.lowered
+    for f in lowered.functions + (lowered.kernel,):
+        for e in ir.expressions(f.body):
+            if isinstance(e, ir.BuiltinCall) and builtins.get(e.builtin).arch == arch:
+                return builtins.get(e.builtin).spelled
+    return "an sm_90a built-in"
+
+
 def cubin_for(inst, arch: str) -> bytes:
+    """``inst``'s cubin for a device of architecture ``arch`` (compiled for
+    :func:`target_arch`)."""
+    arch = target_arch(inst, arch)
     source = transpiled(inst).source
     options = inst.kernel.options.nvrtc_options()
     key = cache.digest(

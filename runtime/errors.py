@@ -319,7 +319,24 @@ register(
         "launch_bounds allow ({bound}): launch at most {bound} threads a block or "
         "raise launch_bounds",
     ),
+    (
+        "launch-arch",
+        "E361",
+        LaunchError,
+        "'{kernel}' calls {callee}, an sm_90a (Hopper) instruction, so it runs "
+        "only on a GPU of compute capability 9.0 (H100, H200); {where} is "
+        "{arch}: use the mma.sync path (kdsl.mma_m16n8k16 …) there, or "
+        "kernel.interpret[...] where the built-in has CPU semantics",
+    ),
     # E4xx: the CPU interpreter
+    (
+        "interpret-gpu-only",
+        "E362",
+        InterpretError,
+        "{callee}() runs only on the GPU (sm_90a): the interpreter does not "
+        "model {unmodelled}; run the instance on an H100/H200 (the interpreter "
+        "runs wgmma on 128-byte-swizzled tiles of dynamic shared views)",
+    ),
     (
         "interpret-partial-warp",
         "E360",

@@ -500,6 +500,32 @@ def gemm_mma(be, t, rng):
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
+def gemm_wgmma(be, t, rng):
+    """The wgmma GEMM (sm_90a; c = a @ bt.T), autotuned on the GPU; in the
+    interpreter (which models wgmma's 128-byte-swizzle descriptors) each
+    configuration on one small size."""
+    ex = EX["gemm_wgmma"]
+    M, N, K = be.size(1024, 128), be.size(768, 256), be.size(512, 192)
+    a, bt = _random(rng, (M, K), t, -1, 1), _random(rng, (N, K), t, -1, 1)
+    want = a.astype(np.float64) @ bt.T.astype(np.float64)
+    scale = np.abs(a).astype(np.float64).sum(1).max()
+    if be.name == "interpreter":
+        for bm, bn, stages in ex.SHAPES:
+            c = be.poison((M, N), t)
+            launch = be.launcher(ex.gemm_wgmma, (N // bn, M // bm), bm // 64 * 128)
+            launch(
+                a, bt, c, M, N, K, BM=bm, BN=bn, STAGES=stages,
+                shared_mem=ex.shared_mem(bm, bn, stages),
+            )  # fmt: skip
+            _close(be, c, want, t, scale=scale)
+        return
+    c = be.poison((M, N), t)
+    be.launcher(ex.gemm_tuned, ex.grid(M, N), ex.block)(
+        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.SHARED_MEM
+    )
+    _close(be, c, want, t, scale=scale)
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -589,6 +615,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
+    gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,

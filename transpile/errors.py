@@ -1311,5 +1311,56 @@ register(
         "{callee}(row, chunk, chunks): chunks, the 16-byte chunks of a row, must "
         "be a compile-time power of two, got {got}",
     ),
+    (
+        "wgmma-accumulator",
+        "E808",
+        DSLTypeError,
+        "{callee} keeps each thread's part of the warpgroup's 64 x N f32 "
+        "accumulator in a kdsl.local_array(Float32, (N // 2,)) of N // 2 = {widths} "
+        "elements; got {got}",
+    ),
+    (
+        "wgmma-dtype",
+        "E809",
+        DSLTypeError,
+        "{callee}(acc, desc_a, desc_b, T): T, the element type of the A and B "
+        "tiles, must be kdsl.BFloat16 or kdsl.Float16; got {got}",
+    ),
+    (
+        "wgmma-descriptor",
+        "E810",
+        DSLTypeError,
+        "{callee} reads A and B through 64-bit matrix descriptors (Uint64, from "
+        "kdsl.wgmma_desc); got {got}",
+    ),
+    (
+        "wgmma-desc-operand",
+        "E811",
+        DSLTypeError,
+        "{callee}(tile, index) describes a tile in shared memory: give it a "
+        "shared array (or dynamic shared view) and the index of the tile's first "
+        "element; got {got}",
+    ),
+    (
+        "wgmma-desc-option",
+        "E812",
+        DSLValueError,
+        "{callee} takes swizzle=128, 64, 32 or 0 (bytes) and lbo=, sbo= byte "
+        "offsets that are compile-time multiples of 16 below 262144; got {got}",
+    ),
+    (
+        "wgmma-wait",
+        "E813",
+        DSLValueError,
+        "{callee}(n) takes a compile-time integer 0 … 7 (the wgmma groups that "
+        "may still be pending), got {got}",
+    ),
+    (
+        "setmaxnreg-count",
+        "E814",
+        DSLValueError,
+        "{callee}(n, inc=True) takes a compile-time register count 24 … 256, a "
+        "multiple of 8, and inc=True or False (a Python value); got {got}",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

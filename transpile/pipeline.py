@@ -46,6 +46,9 @@ class Lowered:
     assertions: tuple = ()
     # the constant tables it reads (constants.ConstantTable), in first use
     constants: tuple = ()
+    # the architecture it must be compiled for ("sm_90a": it calls a Hopper
+    # architecture-specific built-in such as kdsl.wgmma_mma_async), or None
+    arch: str | None = None
 
     @property
     def by_name(self) -> dict:
@@ -62,6 +65,7 @@ class Transpiled:
     alignment: dict  # pointer parameter -> required alignment in bytes
     cooperative: bool = False  # launch cooperatively (every block resident)
     assertions: tuple = ()  # (span, message) of each assertion (Lowered)
+    arch: str | None = None  # the architecture it needs ("sm_90a"), or None
 
 
 class Compilation:
@@ -95,6 +99,7 @@ class Compilation:
             _grid_wide(functions + [kernel]),
             tuple(assertions),
             tuple(tables),
+            _arch(functions + [kernel]),
         )
 
     def source(self, *, line_directives: bool = False) -> str:
@@ -108,7 +113,11 @@ class Compilation:
     def transpiled(self) -> Transpiled:
         lowered = self.lowered
         return Transpiled(
-            self.source(), lowered.alignment, lowered.cooperative, lowered.assertions
+            self.source(),
+            lowered.alignment,
+            lowered.cooperative,
+            lowered.assertions,
+            lowered.arch,
         )
 
 
@@ -171,6 +180,21 @@ def _grid_wide(functions) -> bool:
     )
 
 
+def _arch(functions) -> str | None:
+    """The architecture these IR functions need: the one their built-ins
+    ask for (``Builtin.arch``, only ever ``"sm_90a"`` today), or None."""
+    wanted = sorted(
+        {
+            builtins.get(e.builtin).arch
+            for f in functions
+            for e in ir.expressions(f.body)
+            if isinstance(e, ir.BuiltinCall)
+        }
+        - {None}
+    )
+    return wanted[0] if wanted else None
+
+
 def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
 
@@ -195,6 +219,7 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         constexprs=", ".join(f"{k}={v!r}" for k, v in c.constexprs.items()),
         cooperative=lowered.cooperative,
         maxrregcount=c.kdef.options.maxrregcount,
+        arch=lowered.arch,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
         constants=[declaration(t, literal) for t in lowered.constants],

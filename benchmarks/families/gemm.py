@@ -1,5 +1,7 @@
 """GEMM on the tensor cores: kdsl's examples/gemm_mma.py (mma.sync m16n8k16,
-ldmatrix, a cp.async pipeline; autotuned) against torch.matmul (cuBLAS) and
+ldmatrix, a cp.async pipeline; autotuned) and examples/gemm_wgmma.py
+(Hopper's wgmma, sm_90a; B passed transposed, (N, K), made once outside the
+timing) against torch.matmul (cuBLAS) and
 a Triton tutorial-style `tl.dot` kernel autotuned over a few configurations,
 bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3); and
 examples/gemm_int8.py against torch._int_mm.  torch and
@@ -70,6 +72,7 @@ def cases(quick: bool):
 
     import gemm_int8  # examples/, on the path (suite.family_modules)
     import gemm_mma
+    import gemm_wgmma
     from suite import Case
 
     triton_matmul = _triton_matmul()
@@ -102,7 +105,32 @@ def cases(quick: bool):
                         "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
                     },
                     check=check,
-                    note="kdsl: mma.sync path (no wgmma/TMA yet)",
+                    note="kdsl: mma.sync path",
+                )
+            )
+            bt = b.t().contiguous()  # wgmma reads B K-major: the user passes b.T
+            c_wgmma = torch.empty_like(c)
+
+            def check_wgmma(a=a, bt=bt, b=b, c=c_wgmma):
+                gemm_wgmma.gemm(a, bt, c)
+                want = a @ b
+                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
+
+            out.append(
+                Case(
+                    family=FAMILY,
+                    label=f"{name} wgmma {n}^3",
+                    series=f"{name} wgmma",
+                    x=n,
+                    unit="TFLOP/s",
+                    work=2.0 * n**3,
+                    runners={
+                        "kdsl": lambda a=a, bt=bt, c=c_wgmma: gemm_wgmma.gemm(a, bt, c),
+                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
+                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
+                    },
+                    check=check_wgmma,
+                    note="kdsl: wgmma path (cp.async pipeline, no TMA); bt = b.T given",
                 )
             )
     for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)

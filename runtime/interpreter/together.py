@@ -188,6 +188,46 @@ class Together:
         out[idx] = reduced[group]
         return out
 
+    def gpu_only(self, e, what):
+        """Refuse a built-in the interpreter does not model (E362)."""
+        raise fault(
+            "interpret-gpu-only", self.where(e), callee=e.builtin, unmodelled=what
+        )
+
+    def warpgroups(self, e, m):
+        """The threads of each warpgroup (4 warps, the first warp's index a
+        multiple of 4) with a thread in ``m``, a (groups, 128) array in
+        thread order: every thread of those warpgroups must be in ``m``."""
+        threads = self.whole_warps(e, m)
+        first = threads[:, 0]
+        key = (
+            self.block_pos[first].astype(np.int64) * (1 << 20)
+            + self.local[first] // 128
+        )
+        groups = []
+        for k in np.unique(key):
+            warps = threads[key == k]
+            if len(warps) != 4:
+                lead = int(warps[0, 0])
+                raise fault(
+                    "interpret-partial-warp",
+                    self.where(e),
+                    callee=e.builtin,
+                    lane=0,
+                    thread=self.who(lead),
+                    state="is in a warpgroup (4 warps, 128 threads) not all of "
+                    "whose warps are at the call",
+                )
+            groups.append(warps[np.argsort(self.local[warps[:, 0]])].ravel())
+        return np.array(groups)
+
+    def shared_bytes(self, e, threads):
+        """``(bytes, base)``: the dynamic shared memory of the batch as
+        uint8 and where each of ``threads``'s block's copy starts."""
+        if self.dynamic is None:
+            self.gpu_only(e, "wgmma on static shared arrays")
+        return self.dynamic.data, self.block_pos[threads] * self.dynamic.stride
+
     def whole_warps(self, e, m):
         """The threads of each warp with a thread in ``m``, as a (warps, 32)
         array of positions in lane order: every lane of those warps must be

@@ -27,7 +27,12 @@ An entry says, in one place:
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
   rendering needs (the file includes them only when the IR calls it);
 * ``text``: its arguments may be strings and f-strings (``print``), which
-  the front end passes as ``core.printf.Text``.
+  the front end passes as ``core.printf.Text``;
+* ``arch``: the architecture an instance calling it must be compiled for
+  (``"sm_90a"`` for Hopper's architecture-specific instructions, wgmma and
+  setmaxnreg), or None when kdsl's default (sm_90, or the device's) will do;
+* ``gpu_only``: the interpreter cannot run it; its ``interpret`` raises a
+  located error saying so (the instance runs only on a GPU).
 
 A ``kind="syntax"`` entry (``range``, ``shared_array``) is lowered into other
 IR (a loop, an array declaration) and never reaches a backend as a call.
@@ -59,6 +64,7 @@ class Builtin:
     kind: str = "call"  # "call", "special" (a register read) or "syntax"
     text: bool = False  # takes strings and f-strings (as core.printf.Text)
     lanewise: bool | None = None  # None: True for kdsl.math's entries
+    arch: str | None = None  # "sm_90a": instances calling it compile for it
 
     def __post_init__(self):
         object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)
@@ -156,6 +162,10 @@ class Lowering(Protocol):
         an arm of ``a if c else b``, an operand of ``and``/``or`` or of a
         chained comparison, or a ``while`` condition."""
 
+    def align_dynamic_shared(self, nbytes: int) -> None:
+        """Align the dynamic shared buffer to at least ``nbytes`` (if the
+        kernel has one so far)."""
+
     def dynamic_shared_view(self, elem, nbytes: int, size) -> Any:
         """A view of the dynamic shared memory as ``nbytes``-byte elements
         ``elem``, after the kernel's earlier views; ``size`` is its element
@@ -192,6 +202,18 @@ class Threads(Protocol):
         the threads taking part with it: its warp's threads at the call that
         pass the same lane mask in ``members`` (and the same ``key``, if
         given); 0 in the other threads."""
+
+    def gpu_only(self, call, what: str) -> None:
+        """Raise the located error (E362) of a built-in the interpreter
+        does not model (``what``: what it would need)."""
+
+    def warpgroups(self, call, mask) -> Any:
+        """The threads of each warpgroup with a thread in ``mask``, a
+        (groups, 128) array in thread order; an error unless all 128 are."""
+
+    def shared_bytes(self, call, threads) -> tuple:
+        """``(bytes, base)``: the dynamic shared memory as uint8 and where
+        each thread's block's copy of it starts."""
 
     def whole_warps(self, call, mask) -> Any:
         """The threads of each warp with a thread in ``mask``, a (warps, 32)

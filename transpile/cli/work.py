@@ -62,7 +62,31 @@ def run_job(job: Job, options: Options) -> Result:
         return Result(error=render_error(err))
     if not options.check:
         return Result(source)
-    return Result(source, check_error=check_instance(job, inst, source, options.arch))
+    try:
+        arch = instance_arch(inst, options.arch)
+    except DSLError as exc:
+        return Result(error=render_error(exc))
+    return Result(source, check_error=check_instance(job, inst, source, arch))
+
+
+def instance_arch(inst, arch: str) -> str:
+    """What --check compiles ``inst`` for: ``arch``, or ``sm_90a`` for an
+    instance that calls a Hopper built-in (``--arch sm_90``, the default, or
+    ``sm_90a``; another --arch cannot run it: E361)."""
+    from kdsl.runtime.compile import _first_caller
+
+    required = inst.lowered.arch
+    if required is None or arch == required:
+        return arch
+    if arch != required.rstrip("a"):
+        raise error(
+            "launch-arch",
+            kernel=inst.kernel.name,
+            callee=_first_caller(inst, required),
+            where="--arch",
+            arch=arch,
+        )
+    return required
 
 
 def run_jobs(jobs: list[Job], options: Options, workers: int, progress: bool):

@@ -24,6 +24,7 @@ ORDER = (
     "mma.h",
     "matrix.h",
     "cp_async.h",
+    "wgmma.h",
     "debug.h",
     "vector3.h",
 )

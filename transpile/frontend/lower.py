@@ -205,6 +205,14 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         self.emit(ir.Declare(cvar, t, value.ir_value()))
         return t._dynamic(ir.Var(t, cvar))
 
+    def align_dynamic_shared(self, nbytes: int) -> None:
+        """Declare the dynamic shared buffer aligned to at least ``nbytes``
+        (a power of two; a swizzled wgmma tile's pattern repeats every 1024
+        bytes and must start on it); nothing if the kernel has no view."""
+        layout = self.state.ctx.dynamic
+        if layout is not None:
+            layout.align = max(layout.align, nbytes)
+
     def dynamic_shared_view(self, elem, nbytes, size):
         statement = self.state.statements[-1]
         name = _assigned_name(statement) or "view"
