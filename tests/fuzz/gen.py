@@ -255,6 +255,11 @@ def mismatches(batch: list, out) -> list:
     return bad
 
 
+def nan_bits(bits, t: str) -> bool:
+    """Whether ``bits`` of a ``t`` result are a NaN (any payload)."""
+    return _is_nan_bits(int(bits), t, WIDTH[t])
+
+
 def _is_nan_bits(bits: int, t: str, w: int) -> bool:
     import numpy as np
     import ml_dtypes

@@ -1,7 +1,8 @@
 """The fuzzer on the GPU (issue 16): 2,000 random cases (tests/fuzz/gen.py),
 200 a kernel, so ten NVRTC compiles and ten launches; the GPU gives the
-interpreter's bits exactly (NaN payloads included: the interpreter must
-match the GPU), and folding's bits except for NaN payloads (docs/types.md)."""
+interpreter's bits and folding's exactly, except that a NaN result may be
+another NaN (the GPU's canonical one, 0x7FFFFFFF for Float32: docs/types.md,
+"NaN payloads").  An H200 run on 2026-12-01 found no other difference."""
 
 import sys
 from pathlib import Path
@@ -27,8 +28,15 @@ def test_random_kernels_agree_on_the_gpu(tmp_path, seed):
     dev = [cp.asarray(a) for a in (xi, xf, np.zeros_like(out))]
     module.k[1, 1](*dev, 1)
     got = cp.asnumpy(dev[2])
-    differ = np.flatnonzero(got != out)
-    assert not differ.size, "\n".join(
+    differ = [
+        k
+        for k, c in enumerate(batch)
+        if got[k] != out[k]
+        and not (
+            c.nan and gen.nan_bits(got[k], c.result) and gen.nan_bits(out[k], c.result)
+        )
+    ]
+    assert not differ, "\n".join(
         f"case {k}: {batch[k]}: GPU {int(got[k]):#x}, interpreter {int(out[k]):#x}"
         for k in differ[:20]
     )
