@@ -25,7 +25,6 @@ from kdsl import (
     Float32,
     Int32,
     Pointer,
-    block_dim,
     block_idx,
     grid_dim,
     thread_idx,

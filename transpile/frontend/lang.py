@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
-from kdsl.transpile.errors import error
 from kdsl.transpile.source import Span
 from kdsl.transpile.core.types import (
     NumericMeta,

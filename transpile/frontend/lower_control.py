@@ -28,7 +28,7 @@ from kdsl.transpile.frontend.lower_expr import (
     is_value,
     static_integer,
 )
-from kdsl.transpile.core.types import Boolean, Int32, Int64, Numeric, Vector
+from kdsl.transpile.core.types import Boolean, Numeric, Vector
 
 
 class ControlFlowLowerer(Lowering):
