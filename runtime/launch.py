@@ -514,7 +514,7 @@ _CUPY_FAST = """\
         p{i} = _uintp({a}.data_ptr())
         torch_args = True
     else:
-        (p{i},) = _array({i}, {a})
+        (p{i},) = _array({i}, {a}){tflag}
 """
 
 
@@ -639,6 +639,13 @@ def _generate(kernel, inst, device, function, alignment, loaded):
                 tdev=f"{a}.get_device() == {device}" if multi else f"{a}.is_cuda",
                 align_check=align_check,
                 talign_check=talign_check,
+                # a subclass (nn.Parameter) or a tensor the check converts
+                # still launches on PyTorch's current stream
+                tflag=(
+                    f"\n        torch_args = torch_args or isinstance({a}, _torch_tensor)"
+                    if torch is not None
+                    else ""
+                ),
             )
             .replace(f"_array({i}, {a})", f"_array{i}({a})")
             .rstrip("\n")

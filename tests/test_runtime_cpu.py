@@ -799,3 +799,17 @@ def test_an_instance_launch_checks_none_against_the_instance(gpu):
         without[1, 32](out, bias, 4)
     with pytest.raises(kdsl.DSLError, match=r"E486.*'bias' is None"):
         biased.dispatch(Float32)[1, 32](out, None, 4)
+
+
+def test_a_tensor_subclass_launches_on_pytorchs_current_stream(gpu, monkeypatch):
+    """A tensor whose type is a subclass of ``torch.Tensor`` (``nn.Parameter``)
+    misses the fast path's exact type test; the launch still goes to
+    PyTorch's current stream, not CuPy's."""
+    Tensor = fake_torch(monkeypatch, current_stream=0xABC0).Tensor
+
+    class Parameter(Tensor):
+        pass
+
+    scaled[1, 16](Parameter(0), 16)
+    scaled[1, 16](Parameter(0), 16)
+    assert [s.ptr for s in gpu.functions[-1].streams] == [0xABC0, 0xABC0]
