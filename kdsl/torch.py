@@ -78,16 +78,16 @@ def _intercepting(hook):
         _launch.INTERCEPT.hook = previous
 
 
-def _recorded(fn, args) -> tuple:
-    """Run ``fn(*args)`` launching nothing: ``(its outputs as a tuple, the
-    launches it made)``."""
+def _recorded(fn, args, kwargs=None) -> tuple:
+    """Run ``fn(*args, **kwargs)`` launching nothing: ``(its outputs as a
+    tuple, the launches it made)``."""
     seen = []
 
     def record(launcher, largs, stream, shared_mem, constexprs):
         seen.append(Launch(launcher, largs, shared_mem, constexprs))
 
     with torch.no_grad(), _intercepting(record):
-        out = fn(*args)
+        out = fn(*args, **(kwargs or {}))
     return (out if isinstance(out, tuple) else (out,)), seen
 
 
@@ -132,13 +132,13 @@ def _on_host(args) -> bool:
     return False
 
 
-def _run(fn, *args):
-    """``fn(*args)``: its launches run on the GPU, or in the interpreter
-    when the tensors are on the CPU."""
-    if _on_host(args):
+def _run(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``: its launches run on the GPU, or in the
+    interpreter when the tensors are on the CPU."""
+    if _on_host((*args, *kwargs.values())):
         with _intercepting(_interpret):
-            return fn(*args)
-    return fn(*args)
+            return fn(*args, **kwargs)
+    return fn(*args, **kwargs)
 
 
 # -- the backward plan -----------------------------------------------------------------
@@ -364,8 +364,8 @@ class Op:
         functools.update_wrapper(self, fn)
 
         @functools.wraps(fn)
-        def forward(*args):
-            return _run(fn, *args)
+        def forward(*args, **kwargs):  # kwargs: the keyword-only parameters
+            return _run(fn, *args, **kwargs)
 
         self.op = torch.library.custom_op(name, mutates_args=mutates_args)(forward)
 
@@ -377,12 +377,13 @@ class Op:
         if not mutates_args:  # PyTorch differentiates functional operators only
             self.op.register_autograd(self._backward, setup_context=self._setup)
 
-    def _fake(self, *args):
-        outs, _ = _recorded(self.fn, args)
+    def _fake(self, *args, **kwargs):
+        outs, _ = _recorded(self.fn, args, kwargs)
         return outs if len(outs) > 1 else outs[0]
 
-    def _setup(self, ctx, inputs, output):
-        outs, launches = _recorded(self.fn, inputs)
+    def _setup(self, ctx, inputs, output, keyword_only_inputs=None):
+        # (PyTorch passes keyword_only_inputs when the function has any)
+        outs, launches = _recorded(self.fn, inputs, keyword_only_inputs)
         # the roles come from the recorded run; what is saved is the real
         # output (the recorded run's outputs were never written)
         real = output if isinstance(output, tuple) else (output,)

@@ -351,3 +351,32 @@ def test_the_example_in_docs_pytorch_md_runs_on_the_cpu(tmp_path):
     torch.testing.assert_close(env["y"].detach(), x * x)
     torch.testing.assert_close(env["x"].grad, 2 * x)
     torch.testing.assert_close(env["model"](x), (x * x).relu())
+
+
+@kdsl.kernel(backward=cube_backward)
+def cube_k(x: Pointer[D], y: Pointer[D], n: Int32, K: Constexpr[float] = 1.0):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (K * x[i] * x[i] * x[i]).to(D)
+
+
+@kt.op("kdsl_tests::cube_k")
+def cube_k_op(x: torch.Tensor, *, k: float = 1.0) -> torch.Tensor:
+    y = torch.empty_like(x)
+    n = x.numel()
+    cube_k[kt.blocks(n, 64), 64](x, y, n, K=k)
+    return y
+
+
+def test_keyword_only_arguments_reach_the_function_its_fake_and_its_gradient():
+    """A keyword-only parameter of the function (PyTorch's schema gives it
+    one) is passed to the forward, the fake implementation and the recorded
+    run that plans the backward."""
+    x = torch.linspace(-1.0, 1.0, 70, dtype=torch.float64, requires_grad=True)
+    y = cube_k_op(x, k=2.0)
+    assert torch.equal(y, 2.0 * x.detach() ** 3)
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert torch.allclose(g, 6.0 * x.detach() ** 2)
+    compiled = torch.compile(cube_k_op, fullgraph=True, backend="eager")
+    xd = x.detach()
+    assert torch.equal(compiled(xd, k=3.0), 3.0 * xd * xd * xd)
