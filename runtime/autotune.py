@@ -226,7 +226,7 @@ class Autotuned:
         return (values, dtypes, cupy.cuda.runtime.getDevice())
 
     def _launch(self, grid, block, args, stream, shared_mem):
-        if os.environ.get("KDSL_INTERPRET") == "1":
+        if os.environ.get("KDSL_INTERPRET") == "1" and INTERCEPT.hook is None:
             return self._interpret(grid, block, args)
         if self.pinned is not None:
             config = self.pinned

@@ -6,6 +6,7 @@ argument against its declared type."""
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -17,9 +18,17 @@ from kdsl.transpile.errors import error
 def dim3(value, what: str) -> tuple:
     if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
         value = (value,)
+    if _is_symint(value):  # traced with dynamic shapes: specialised (a guard)
+        value = (int(value),)
     if isinstance(value, tuple):  # numpy integers (a grid computed with numpy)
         value = tuple(
-            int(v) if isinstance(v, np.integer) and not isinstance(v, np.bool_) else v
+            (
+                int(v)
+                if isinstance(v, np.integer)
+                and not isinstance(v, np.bool_)
+                or _is_symint(v)
+                else v
+            )
             for v in value
         )
     if not (
@@ -29,6 +38,13 @@ def dim3(value, what: str) -> tuple:
     ):
         raise error("launch-dims", dims=what, value=repr(value))
     return value
+
+
+def _is_symint(value) -> bool:
+    """Whether ``value`` is PyTorch's symbolic int (a size while
+    ``torch.compile`` traces with dynamic shapes)."""
+    torch = sys.modules.get("torch")  # only if the program uses PyTorch
+    return torch is not None and isinstance(value, getattr(torch, "SymInt", ()))
 
 
 GRID_LIMITS = (2**31 - 1, 65535, 65535)  # CUDA's, on every current GPU

@@ -21,6 +21,7 @@ from kdsl.runtime.checks import (
 )
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
+    INTERCEPT,
     MANY_INSTANCES,
     Launcher,
     LaunchPlan,
@@ -577,7 +578,7 @@ def _launcher(cache: dict, kernel, config, instance):
     """``kernel[grid, block]``: the same Launcher (and its plans) for the
     same configuration; callable grids are not cached."""
     if os.environ.get("KDSL_INTERPRET") == "1":  # run on the CPU (SPEC section 9)
-        return Interpreted(kernel, instance)[config]
+        return _interpreted_launch(kernel, config, instance)
     launcher = Launcher(kernel, config, instance)
     if not callable(launcher.grid):
         if len(cache) >= _MAX_LAUNCHERS:
@@ -587,6 +588,37 @@ def _launcher(cache: dict, kernel, config, instance):
         except TypeError:
             pass
     return launcher
+
+
+class _SeenLaunch:
+    """What a launch hook reads of a Launcher, for a launch that
+    KDSL_INTERPRET sends to the interpreter."""
+
+    __slots__ = ("kernel", "grid", "block", "follows", "instance")
+
+    def __init__(self, kernel, config, instance):
+        how = instance.name if instance is not None else kernel.name
+        grid, block, self.follows = launch_config(kernel, config, instance, how)
+        self.kernel, self.instance = kernel, instance
+        self.grid = grid if callable(grid) else grid_dims(grid)
+        self.block = dim3(block, "block") if block is not None else None
+
+
+def _interpreted_launch(kernel, config, instance):
+    """``kernel[grid, block]`` under KDSL_INTERPRET: the interpreter runs it,
+    unless a launch hook (kdsl.torch recording or skipping launches) is set
+    when it is called."""
+    interpreted = Interpreted(kernel, instance)[config]
+
+    def launch(*args, **constexprs):
+        if INTERCEPT.hook is not None:
+            stream = constexprs.pop("stream", None)
+            shared_mem = constexprs.pop("shared_mem", 0)
+            seen = _SeenLaunch(kernel, config, instance)
+            return INTERCEPT.hook(seen, args, stream, shared_mem, constexprs)
+        return interpreted(*args, **constexprs)
+
+    return launch
 
 
 def _constexpr_key(constexprs: dict) -> tuple:

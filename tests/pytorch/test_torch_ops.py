@@ -380,3 +380,55 @@ def test_keyword_only_arguments_reach_the_function_its_fake_and_its_gradient():
     compiled = torch.compile(cube_k_op, fullgraph=True, backend="eager")
     xd = x.detach()
     assert torch.equal(compiled(xd, k=3.0), 3.0 * xd * xd * xd)
+
+
+def test_under_kdsl_interpret_the_operator_records_its_launches(monkeypatch):
+    """With KDSL_INTERPRET=1 every ``kernel[grid, block]`` runs in the
+    interpreter; kdsl.torch still sees the launches (the backward plan, the
+    fake implementation under torch.compile)."""
+    monkeypatch.setenv("KDSL_INTERPRET", "1")
+    x = torch.linspace(-1.0, 1.0, 70, dtype=torch.float64, requires_grad=True)
+    y = cube_op(x)
+    assert torch.equal(y, 2.0 * x.detach() ** 3)
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert torch.allclose(g, 6.0 * x.detach() ** 2)
+    compiled = torch.compile(cube_op, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(x.detach()), y.detach())
+
+
+halve_tuned = kdsl.autotune(
+    configs=[kdsl.Config(BLOCK=32), kdsl.Config(BLOCK=64)], key=["n"]
+)(halve)
+
+
+@kt.op("kdsl_tests::halve_tuned")
+def halve_tuned_op(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    n = x.numel()
+    halve_tuned[lambda m: kt.blocks(n, m["BLOCK"])](x, y, n)  # grid only
+    return y
+
+
+@pytest.mark.parametrize("interpret", ["0", "1"])
+def test_an_autotuned_grid_only_launch_in_an_operator(monkeypatch, interpret):
+    """An autotuned kernel launched grid-only inside an operator, with and
+    without KDSL_INTERPRET=1: forward, gradient and the fake implementation
+    (the launch is recorded, never run on fake tensors)."""
+    monkeypatch.setenv("KDSL_INTERPRET", interpret)
+    x = torch.randn(100, dtype=torch.float64, requires_grad=True)
+    y = halve_tuned_op(x)
+    assert torch.equal(y, 0.5 * x.detach())
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert torch.equal(g, torch.full_like(x, 0.5))
+    compiled = torch.compile(halve_tuned_op, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(x.detach()), y.detach())
+
+
+@pytest.mark.parametrize("op", [halve_op, halve_tuned_op])
+def test_a_grid_traced_with_dynamic_shapes_is_specialised(op):
+    """docs/pytorch.md: under torch.compile with dynamic shapes the grid
+    (a symbolic size there) is specialised to the traced size."""
+    compiled = torch.compile(op, fullgraph=True, backend="eager", dynamic=True)
+    for n in (100, 37):
+        x = torch.randn(n, dtype=torch.float64)
+        assert torch.equal(compiled(x), 0.5 * x)
