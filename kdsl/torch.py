@@ -39,6 +39,7 @@ once a first call outside the capture has compiled and loaded the kernels.
 from __future__ import annotations
 
 import functools
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -172,13 +173,15 @@ class Plan:
 
 _PLANS: dict = {}  # Plan -> its number (the backward operator's argument)
 _BY_NUMBER: list = []
+_NUMBERING = threading.Lock()  # two threads' new plans get two numbers
 
 
 def _number(plan: Plan) -> int:
-    if plan not in _PLANS:
-        _PLANS[plan] = len(_BY_NUMBER)
-        _BY_NUMBER.append(plan)
-    return _PLANS[plan]
+    with _NUMBERING:
+        if plan not in _PLANS:
+            _PLANS[plan] = len(_BY_NUMBER)
+            _BY_NUMBER.append(plan)
+        return _PLANS[plan]
 
 
 def _same(tensor, arg) -> bool:
