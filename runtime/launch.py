@@ -226,6 +226,13 @@ def as_cupy_stream(stream):
         ptr = getattr(stream, "ptr", None)
     if not isinstance(ptr, int):
         raise error("launch-stream", got=repr(stream))
+    return _external_stream(ptr)
+
+
+def _external_stream(ptr: int):
+    """The CuPy stream over the CUDA stream ``ptr`` (made once per pointer)."""
+    import cupy
+
     if ptr not in _STREAMS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -241,13 +248,7 @@ def torch_stream(device: int):
     import torch
 
     ptr = torch._C._cuda_getCurrentRawStream(device)
-    if ptr == 0:
-        return cupy.cuda.Stream.null
-    if ptr not in _STREAMS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            _STREAMS[ptr] = cupy.cuda.ExternalStream(ptr)
-    return _STREAMS[ptr]
+    return cupy.cuda.Stream.null if ptr == 0 else _external_stream(ptr)
 
 
 _LIMITS: dict = {}
