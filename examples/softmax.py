@@ -273,6 +273,18 @@ softmax_rows_tuned = kdsl.autotune(
 LONGEST_IN_REGISTERS = 16 * 32 * 8  # vectors: 16 warps of 32 threads, 8 each
 
 
+def longest_in_registers(cols: int, size: int) -> int:
+    """The longest row of ``size``-byte elements the register kernels take,
+    in the vectors a row of ``cols`` is read with."""
+    return LONGEST_IN_REGISTERS * vector_lanes(cols, size)
+
+
+def cached_in_shared(cols: int, size: int) -> bool:
+    """Whether ``softmax_online`` can keep the row in shared memory (227 KB
+    a block on an H200, the scratch too)."""
+    return cols * size <= 200 * 1024
+
+
 def softmax(x, y, *, interpret=False, online=None):
     """y = softmax(x) over the rows of a C-contiguous (rows, cols) matrix.
     ``online``: force (True) or forbid (False) the long-row kernel."""
@@ -280,7 +292,7 @@ def softmax(x, y, *, interpret=False, online=None):
     size = itemsize(x)
     vec = vector_lanes(cols, size)
     if online is None:
-        online = cols > LONGEST_IN_REGISTERS * vec
+        online = cols > longest_in_registers(cols, size)
     if not online:
         tuned = softmax_rows_tuned
         launch = tuned.interpret if interpret else tuned
@@ -288,8 +300,7 @@ def softmax(x, y, *, interpret=False, online=None):
         block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731
         launch[grid, block](x, y, rows, cols)
         return
-    # the row fits a block's shared memory (227 KB on an H200, the scratch too)
-    cache = cols * size <= 200 * 1024
+    cache = cached_in_shared(cols, size)
     kernel = softmax_online.interpret if interpret else softmax_online
     kernel[rows, 256](
         x,

@@ -195,14 +195,12 @@ ROW_SHAPES = {
 
 
 def _row_shapes(be, t):
-    """ROW_SHAPES whose rows fit the register kernels for ``t``: at most
-    LONGEST_IN_REGISTERS vectors of the widest lanes that divide the row
-    (12000 Float64 columns do not: the host functions send such rows to the
-    online kernel)."""
-    longest = EX["softmax"].LONGEST_IN_REGISTERS
-    lanes = EX["block_reduce"].vector_lanes
+    """ROW_SHAPES whose rows fit the register kernels for ``t`` (12000
+    Float64 columns do not: the host functions send such rows to the online
+    kernel)."""
     size = t.np_dtype.itemsize
-    return [(r, c) for r, c in ROW_SHAPES[be.small] if c <= longest * lanes(c, size)]
+    longest = EX["softmax"].longest_in_registers
+    return [(r, c) for r, c in ROW_SHAPES[be.small] if c <= longest(c, size)]
 
 
 def _tuned_rows(be, tuned, rows):
@@ -269,9 +267,9 @@ def softmax_online(be, t, rng):
         x[0, -1] = 5.0
         want = _softmax_ref(x)
         vec = EX["block_reduce"].vector_lanes(cols, t.np_dtype.itemsize)
-        # the row cached in shared memory where it fits (200 KB, as the host
-        # function decides: 50,000 Float64 columns do not)
-        fits = cols * t.np_dtype.itemsize <= 200 * 1024
+        # the row cached in shared memory where it fits, as the host function
+        # decides (50,000 Float64 columns do not)
+        fits = mod.cached_in_shared(cols, t.np_dtype.itemsize)
         for cache in (True, False) if fits else (False,):
             y = be.poison((rows, cols), t)
             shared = cols * t.np_dtype.itemsize if cache else 0

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples
 import gelu as _gelu  # noqa: E402
 import layer_norm as _layer_norm  # noqa: E402
 import softmax as _softmax  # noqa: E402
-from block_reduce import itemsize, vector_lanes  # noqa: E402
+from block_reduce import itemsize  # noqa: E402
 
 
 @kdsl.torch.op("kdsl_examples::gelu")
@@ -41,7 +41,7 @@ def _rows(x: torch.Tensor, what: str) -> tuple:
             f"{what}: expected at least one row, got shape {tuple(x.shape)}"
         )
     cols = x.shape[-1]
-    widest = _softmax.LONGEST_IN_REGISTERS * vector_lanes(cols, itemsize(x))
+    widest = _softmax.longest_in_registers(cols, itemsize(x))
     if cols > widest:
         raise ValueError(f"{what}: rows of {cols} elements, at most {widest} here")
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
