@@ -295,11 +295,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     launcher = fwd.launcher
     grid, block = launcher.grid, launcher.block
     if callable(grid) or launcher.follows:  # from this launch's constexprs
-        inst = launcher.instance or kernel.instance(
-            kernel._dtypes_of(fwd.args),
-            kernel._constexpr_values((), fwd.constexprs),
-            kernel.absent_of(fwd.args),
-        )
+        inst = launcher.instance or kernel.instance_for(fwd.args, fwd.constexprs)
         if callable(grid):
             grid = grid_dims(grid(inst.constexprs), "grid()")
         if launcher.follows:  # block="BLOCK"

@@ -338,11 +338,7 @@ class Kernel:
         if instance is None:
             if len(args) != len(self.signature.runtime):
                 self._bad_count(args)
-            instance = self.instance(
-                self._dtypes_of(args),
-                self._constexpr_values((), constexprs),
-                self.absent_of(args),
-            )
+            instance = self.instance_for(args, constexprs)
         if callable(grid):
             grid = grid(instance.constexprs)
         if block is None or follows:  # the block follows a constexpr
@@ -375,6 +371,15 @@ class Kernel:
             info.name
             for info, value in zip(runtime, args)
             if info.optional and value is None
+        )
+
+    def instance_for(self, args, constexprs: dict) -> "KernelInstance":
+        """The instance a launch with these arguments and constexpr keywords
+        runs (dtypes read off the arrays, None optional pointers absent)."""
+        return self.instance(
+            self._dtypes_of(args),
+            self._constexpr_values((), constexprs),
+            self.absent_of(args),
         )
 
     def _dtypes_of(self, args) -> tuple:
@@ -472,11 +477,7 @@ class Kernel:
         else:
             if len(args) != len(self.signature.runtime):
                 self._bad_count(args)
-            inst = self.instance(
-                self._dtypes_of(args),
-                self._constexpr_values((), constexprs),
-                self.absent_of(args),
-            )
+            inst = self.instance_for(args, constexprs)
         block = launcher.block
         if launcher.follows:
             block = (inst.constexprs[self.block_option],)
@@ -498,11 +499,7 @@ class Kernel:
             self._bad_count(args)
         inst = launcher.instance
         if inst is None:
-            inst = self.instance(
-                self._dtypes_of(args),
-                self._constexpr_values((), constexprs),
-                self.absent_of(args),
-            )
+            inst = self.instance_for(args, constexprs)
             self._warn_many(inst)
         # One plan (one loaded module) per instance and device, however the
         # constexprs were spelt.
