@@ -213,12 +213,12 @@ def device_arch(device_id: int) -> str:
     return "sm_" + cupy.cuda.Device(device_id).compute_capability
 
 
-def target_arch(inst, arch: str) -> str:
-    """What ``inst`` compiles to on a device of architecture ``arch``
-    (``sm_90``, from :func:`device_arch`): ``arch`` itself, or the
-    architecture-specific ``sm_90a`` an instance that calls a Hopper
-    built-in (wgmma, setmaxnreg) needs — which only a compute capability 9.0
-    device runs (E361 elsewhere)."""
+def target_arch(inst, arch: str, where: str = "the device") -> str:
+    """What ``inst`` compiles to for architecture ``arch`` (a device's, from
+    :func:`device_arch`, or ``kdsl-transpile --arch``: ``where`` names it in
+    the error): ``arch`` itself, or the architecture-specific ``sm_90a`` an
+    instance that calls a Hopper built-in (wgmma, setmaxnreg) needs — which
+    only compute capability 9.0 runs (E361 elsewhere)."""
     required = transpiled(inst).arch
     if required is None or arch == required:
         return arch
@@ -229,7 +229,7 @@ def target_arch(inst, arch: str) -> str:
             "launch-arch",
             kernel=inst.kernel.name,
             callee=_first_caller(inst, required),
-            where="the device",
+            where=where,
             arch=arch,
         )
     return required

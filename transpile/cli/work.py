@@ -73,20 +73,9 @@ def instance_arch(inst, arch: str) -> str:
     """What --check compiles ``inst`` for: ``arch``, or ``sm_90a`` for an
     instance that calls a Hopper built-in (``--arch sm_90``, the default, or
     ``sm_90a``; another --arch cannot run it: E361)."""
-    from kdsl.runtime.compile import _first_caller
+    from kdsl.runtime.compile import target_arch
 
-    required = inst.lowered.arch
-    if required is None or arch == required:
-        return arch
-    if arch != required.rstrip("a"):
-        raise error(
-            "launch-arch",
-            kernel=inst.kernel.name,
-            callee=_first_caller(inst, required),
-            where="--arch",
-            arch=arch,
-        )
-    return required
+    return target_arch(inst, arch, where="--arch")
 
 
 def run_jobs(jobs: list[Job], options: Options, workers: int, progress: bool):
