@@ -16,7 +16,7 @@ tests)
         "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
-        "test_examples_gpu.py"
+        "XDIST test_examples_gpu.py"
         "test_interpret_gpu.py test_fuzz_gpu.py"
         "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
     )
@@ -25,7 +25,11 @@ tests)
         i=$((i + 1))
         files=""
         for f in $g; do
-            [ "$f" = PYTORCH ] && files="$files tests/pytorch" || files="$files tests/gpu/$f"
+            case "$f" in
+            PYTORCH) files="$files tests/pytorch" ;;
+            XDIST) files="$files -n 6" ;; # pytest-xdist: NVRTC compiles dominate
+            *) files="$files tests/gpu/$f" ;;
+            esac
         done
         (timeout 540 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf \
             --durations=5 $files "${@:2}" >"$OUT/gpu-tests-$i.log" 2>&1

@@ -40,14 +40,15 @@ class Pair:
     device: object
 
 
-def _both(kernel, grid, block):
+def _both(kernel, grid, block=None):
+    # block None: the kernel's own block (a launch written kernel[grid])
+    where = grid if block is None else (grid, block)
+
     def launch(*args, **kwargs):  # kwargs: constexprs, shared_mem=
-        kernel.interpret[grid, block](
+        kernel.interpret[where](
             *(a.host if isinstance(a, Pair) else a for a in args), **kwargs
         )
-        kernel[grid, block](
-            *(a.device if isinstance(a, Pair) else a for a in args), **kwargs
-        )
+        kernel[where](*(a.device if isinstance(a, Pair) else a for a in args), **kwargs)
         for a in args:
             if isinstance(a, Pair):
                 _agree(kernel.name, a.host, a.device.get())
