@@ -161,6 +161,7 @@ class Autotuned:
         self.warmup, self.reps = warmup, reps
         self.searches: dict = {}  # key -> Search
         self.pinned: Config | None = None
+        self._default_values: dict | None = None  # the constexprs' defaults
 
     # -- public -----------------------------------------------------------------
     def __getitem__(self, config):
@@ -404,9 +405,13 @@ class Autotuned:
         return g, b
 
     def _defaults(self) -> dict:
-        return {
-            c.name: c.default for c in self.kernel.signature.constexprs if c.has_default
-        }
+        if self._default_values is None:  # made once: every launch reads it
+            self._default_values = {
+                c.name: c.default
+                for c in self.kernel.signature.constexprs
+                if c.has_default
+            }
+        return self._default_values
 
     # -- the disk cache -------------------------------------------------------------------
     def _disk_key(self, key) -> str:

@@ -21,6 +21,7 @@ from kdsl.runtime.checks import (
 )
 from kdsl.runtime.interpreter.interpret import interpret
 from kdsl.runtime.launch import (
+    constexpr_key,
     INTERCEPT,
     MANY_INSTANCES,
     Launcher,
@@ -364,14 +365,10 @@ class Kernel:
 
     def absent_of(self, args) -> tuple:
         """The optional pointer parameters these arguments pass as None."""
-        if not self.signature.optional:
+        at = self.signature.optional_at
+        if not at:
             return ()
-        runtime = self.signature.runtime
-        return tuple(
-            info.name
-            for info, value in zip(runtime, args)
-            if info.optional and value is None
-        )
+        return tuple(name for i, name in at if i < len(args) and args[i] is None)
 
     def instance_for(self, args, constexprs: dict) -> "KernelInstance":
         """The instance a launch with these arguments and constexpr keywords
@@ -444,7 +441,7 @@ class Kernel:
             else:
                 dts = tuple(args[i].dtype for i in self._dtype_args)
                 absent = self.absent_of(args)
-                key = (dts, _constexpr_key(constexprs), absent, device)
+                key = (dts, constexpr_key(constexprs), absent, device)
             plan = self._plans.get(key)
         except (IndexError, AttributeError, TypeError):
             plan, key = None, None
@@ -616,16 +613,6 @@ def _interpreted_launch(kernel, config, instance):
         return interpreted(*args, **constexprs)
 
     return launch
-
-
-def _constexpr_key(constexprs: dict) -> tuple:
-    """The launch keywords as a plan key: by type too (``B=True`` is not
-    ``B=1``, which the check would refuse) and floats by their repr
-    (``-0.0`` is not ``0.0``)."""
-    return tuple(
-        (k, type(v), repr(float(v)) if isinstance(v, float) else v)
-        for k, v in constexprs.items()
-    )
 
 
 class ManyInstancesWarning(UserWarning):

@@ -57,9 +57,11 @@ INTERCEPT = _Intercept()
 class Launcher:
     """``kernel[grid, block]``: call it with the kernel's arguments.
 
-    The fast path (no constexpr keywords, at most one dtype parameter or a fixed
-    instance, a fixed grid) finds its plan with one dict lookup keyed by the
-    dtype of one argument and the current device; everything else goes
+    The fast path (at most one dtype parameter or a fixed instance, a fixed
+    grid) finds its plan with one dict lookup keyed by the dtype of one
+    argument and the current device, and, where they pick the instance, the
+    constexpr keywords and which optional pointers are None (autotuned
+    launches pass their configuration as keywords); everything else goes
     through ``Kernel._launch``, which also fills ``plans``.
     """
 
@@ -73,6 +75,7 @@ class Launcher:
         "plans",
         "dt_index",
         "last",
+        "optional_at",
     )
 
     def __init__(self, kernel, config, instance=None):
@@ -81,6 +84,8 @@ class Launcher:
         self.kernel = kernel
         self.grid = grid if callable(grid) else _grid_dims(grid)
         self.block = _dim3(block, "block") if block is not None else None
+        # (position, name) of the optional pointers whose None picks the instance
+        self.optional_at = kernel.signature.optional_at if instance is None else ()
         if self.block is None:  # BLOCK given at each launch: the thorough path
             self.threads, self.instance, self.plans = 0, instance, {}
             self.last, self.dt_index = (None, None, None), None
@@ -91,11 +96,11 @@ class Launcher:
             self.threads *= b
         check_launch_bounds(kernel.name, self.block, kernel.options)
         self.instance = instance
-        self.plans: dict = {}  # (dtype number, device) -> launch function
+        # (dtype number, device[, constexprs, absent pointers]) -> launch function
+        self.plans: dict = {}
         self.last = (None, None, None)  # (dtype object, device, launch function)
         self.dt_index = None
-        if not callable(grid) and not (instance is None and kernel.signature.optional):
-            # (a kernel with optional pointers: None or not picks the plan)
+        if not callable(grid):
             if instance is not None:
                 self.dt_index = -1  # the plan depends on the device only
             elif len(kernel._dtype_args) == 1:
@@ -108,7 +113,7 @@ class Launcher:
         if INTERCEPT.hook is not None:  # kdsl.torch traces or interprets
             return INTERCEPT.hook(self, args, stream, shared_mem, constexprs)
         i = self.dt_index
-        if i is not None and not constexprs:
+        if i is not None and not (constexprs and self.follows):
             try:
                 dt = args[i].dtype if i >= 0 else None
             except (IndexError, AttributeError):
@@ -120,31 +125,67 @@ class Launcher:
                     return self.kernel._launch(
                         self, args, constexprs, stream, shared_mem
                     )
-                last_dt, last_device, launch = self.last
-                if dt is not last_dt or device != last_device:
+                if constexprs or self.optional_at:
                     try:
-                        launch = self.plans.get((getattr(dt, "num", dt), device))
-                    except TypeError:  # an unhashable dtype: the thorough path
+                        launch = self.plans.get(
+                            self._keyed(dt, device, args, constexprs)
+                        )
+                    except TypeError:  # an unhashable value: the thorough path
                         launch = None
-                    if launch is not None:
-                        self.last = (dt, device, launch)
+                else:
+                    last_dt, last_device, launch = self.last
+                    if dt is not last_dt or device != last_device:
+                        try:
+                            launch = self.plans.get((getattr(dt, "num", dt), device))
+                        except TypeError:  # an unhashable dtype: the thorough path
+                            launch = None
+                        if launch is not None:
+                            self.last = (dt, device, launch)
                 if launch is not None:
                     if stream is not None:
                         stream = as_cupy_stream(stream)
                     return launch(self.grid, self.block, args, stream, shared_mem)
         return self.kernel._launch(self, args, constexprs, stream, shared_mem)
 
+    def _keyed(self, dt, device, args, constexprs) -> tuple:
+        """The plan key of a launch whose keywords or None pointers matter."""
+        absent = ()
+        for i, _ in self.optional_at:
+            if args[i] is None:
+                absent += (i,)
+        return (getattr(dt, "num", dt), device, constexpr_key(constexprs), absent)
+
     def remember(self, plan, args, constexprs, device):
         """Keep ``plan`` for the fast path when this call could have used it."""
         i = self.dt_index
-        if i is None or constexprs:
+        if i is None or (constexprs and self.follows):
             return
         try:
             dt = args[i].dtype if i >= 0 else None
         except (IndexError, AttributeError):
             return
+        if constexprs or self.optional_at:
+            try:
+                self.plans[self._keyed(dt, device, args, constexprs)] = plan.launch
+            except (TypeError, IndexError):  # unhashable: the thorough path each time
+                pass
+            return
         self.plans[(getattr(dt, "num", dt), device)] = plan.launch
         self.last = (dt, device, plan.launch)
+
+
+def constexpr_key(constexprs: dict) -> tuple:
+    """The launch keywords as a plan key: by type too (``B=True`` is not
+    ``B=1``, which the check would refuse) and floats by their repr
+    (``-0.0`` is not ``0.0``).  Plain ints, the usual case, key as they are
+    (pairs, where the typed key has triples: the two never collide)."""
+    for v in constexprs.values():
+        if v.__class__ is not int:
+            return tuple(
+                (k, type(v), repr(float(v)) if isinstance(v, float) else v)
+                for k, v in constexprs.items()
+            )
+    return tuple(constexprs.items())
 
 
 def launch_config(kernel, config, instance, how: str) -> tuple:

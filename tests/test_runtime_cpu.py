@@ -258,6 +258,50 @@ def test_kernels_without_dtype_parameters_take_the_fast_path(gpu, monkeypatch):
     assert len(gpu.log) == 2
 
 
+def _no_slow_path(kernel, monkeypatch):
+    def slow(*args, **kwargs):
+        raise AssertionError("a cached launch must not take the slow path")
+
+    monkeypatch.setattr(kernel, "_launch", slow)
+
+
+def test_constexpr_keywords_take_the_fast_path_once_seen(gpu, monkeypatch):
+    # autotuned launches pass their configuration as keywords: after the
+    # first launch of each, the Launcher's own plan table serves them
+    x = device_array(16)
+    launcher = scaled[1, 16]
+    launcher(x, 16, B=8)
+    launcher(x, 16, B=2, S=0.5)
+    _no_slow_path(scaled, monkeypatch)
+    launcher(x, 16, B=8)
+    assert launched(gpu) == "scaled__f32__8__1p0__false"
+    launcher(x, 16, B=2, S=0.5)
+    assert launched(gpu) == "scaled__f32__2__0p5__false"
+
+
+def test_keyed_fast_path_tells_true_from_1_and_minus_zero_from_zero(gpu):
+    x = device_array(16)
+    launcher = scaled[1, 16]
+    launcher(x, 16, S=0.0)
+    launcher(x, 16, S=-0.0)
+    assert launched(gpu) == "scaled__f32__4__m0p0__false"
+    launcher(x, 16, F=True)
+    with pytest.raises(kdsl.DSLError):  # an int for a bool constexpr: refused
+        launcher(x, 16, F=1)
+
+
+def test_optional_pointers_take_the_fast_path_by_which_are_none(gpu, monkeypatch):
+    out, bias = device_array(16), device_array(16, ptr=0x20000)
+    launcher = biased[1, 16]
+    launcher(out, bias, 16)
+    launcher(out, None, 16)
+    _no_slow_path(biased, monkeypatch)
+    launcher(out, bias, 16)
+    with_bias = launched(gpu)
+    launcher(out, None, 16)
+    assert (with_bias, launched(gpu)) == ("biased__f32", "biased__f32__nobias")
+
+
 def test_a_cuda_array_interface_object_carries_the_dtype(gpu):
     strided[1, 16](CAI((4, 4)), 16)
     assert launched(gpu) == "strided__f32"
@@ -757,6 +801,7 @@ def test_an_unhashable_dtype_takes_the_thorough_path(monkeypatch):
     launcher = launch.Launcher.__new__(launch.Launcher)
     launcher.kernel, launcher.dt_index, launcher.last = kernel, 0, (None, None, None)
     launcher.plans, launcher.grid, launcher.block = {}, (1,), (1,)
+    launcher.optional_at, launcher.follows = (), False
     monkeypatch.setattr(launch, "_get_device", lambda: 0)
     called = []
     monkeypatch.setattr(kernel, "_launch", lambda *a: called.append(a))

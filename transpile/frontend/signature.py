@@ -8,6 +8,7 @@ import math
 import struct
 import typing
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -57,18 +58,24 @@ class Signature:
     params: tuple[ParamInfo, ...]
     typevars: tuple[TypeVar, ...]
 
-    @property
+    # Derived once (a signature never changes): every launch reads them.
+    @cached_property
     def constexprs(self) -> tuple[ParamInfo, ...]:
         return tuple(p for p in self.params if p.kind == "constexpr")
 
-    @property
+    @cached_property
     def runtime(self) -> tuple[ParamInfo, ...]:
         return tuple(p for p in self.params if p.kind != "constexpr")
 
-    @property
+    @cached_property
     def optional(self) -> tuple[str, ...]:
         """The optional pointer parameters, in order."""
         return tuple(p.name for p in self.params if p.optional)
+
+    @cached_property
+    def optional_at(self) -> tuple[tuple[int, str], ...]:
+        """(position among the run-time arguments, name) of each optional pointer."""
+        return tuple((i, p.name) for i, p in enumerate(self.runtime) if p.optional)
 
 
 def _kind(spec) -> str:
