@@ -29,6 +29,8 @@ INEXACT = {
     "rms_norm",
     "reduce_sum",
     "gemm_mma",  # the tensor cores' f32 sums are not rounded once, as the interpreter's
+    "gemm_wgmma",
+    "layer_norm_backward",  # the weight and bias gradients: atomic adds, in any order
 }
 
 
