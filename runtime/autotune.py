@@ -90,6 +90,21 @@ class Search:
         return "\n".join(rows)
 
 
+_DTYPE_NAMES: dict = {}  # id(dtype) -> (dtype, its name)
+
+
+def _dtype_name(dtype) -> str:
+    """``str(dtype)``, remembered per dtype object: numpy's ``__str__`` is
+    Python code (about 5 us a call), and every tuned launch names the dtype
+    of each of its arrays."""
+    entry = _DTYPE_NAMES.get(id(dtype))
+    if entry is None or entry[0] is not dtype:
+        if len(_DTYPE_NAMES) > 1024:  # dtypes made on the fly: forget them
+            _DTYPE_NAMES.clear()
+        entry = _DTYPE_NAMES[id(dtype)] = (dtype, str(dtype))
+    return entry[1]
+
+
 def autotune(
     configs, key=(), *, prune=None, warmup: int = 3, reps: int = 20, restore=None
 ):
@@ -220,9 +235,7 @@ class Autotuned:
     def _key(self, args) -> tuple:
         import cupy
 
-        dtypes = tuple(
-            str(getattr(a, "dtype", "")) for a in args if hasattr(a, "dtype")
-        )
+        dtypes = tuple(_dtype_name(a.dtype) for a in args if hasattr(a, "dtype"))
         values = tuple(args[i] for i in self.key_positions)
         return (values, dtypes, cupy.cuda.runtime.getDevice())
 
