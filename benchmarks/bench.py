@@ -3,7 +3,8 @@
     python benchmarks/bench.py [--quick]
 
 1. cached launch cost: kdsl vs cupy.RawKernel (same source, same arguments)
-   vs Triton, host microseconds per launch;
+   vs Triton, host microseconds per launch; and an autotuned launch (kdsl's
+   ``launch_add`` vs a ``triton.autotune`` kernel) on PyTorch tensors;
 2. cold first call (transpile + compile, empty caches) vs a bare NVRTC
    compile of the same source, and vs Triton's first call;
 3. first call in a new process with warm caches;
@@ -102,14 +103,32 @@ def launch_cost():
             y = tl.load(y_ptr + offs, mask=mask)
             tl.store(out_ptr + offs, x + y, mask=mask)
 
+        @triton.autotune(
+            configs=[triton.Config({"BLOCK": b}) for b in (256, 512, 1024)],
+            key=["n"],
+        )
+        @triton.jit
+        def add_tuned_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            x = tl.load(x_ptr + offs, mask=mask)
+            y = tl.load(y_ptr + offs, mask=mask)
+            tl.store(out_ptr + offs, x + y, mask=mask)
+
         tx = torch.ones(n, device="cuda")
         ty = torch.ones(n, device="cuda")
         to = torch.zeros(n, device="cuda")
+        tuned_grid = lambda m: (triton.cdiv(n, m["BLOCK"]),)  # noqa: E731
         results.update(
             host_us_per_launch(
                 {
                     "triton": lambda: add_kernel[(4,)](tx, ty, to, n, BLOCK=256),
                     "kdsl_torch": lambda: kd[4, 256](tx, ty, to, n),
+                    # autotuned: the configuration's constexprs as keywords
+                    "triton_autotuned": lambda: add_tuned_kernel[tuned_grid](
+                        tx, ty, to, n
+                    ),
+                    "kdsl_autotuned": lambda: va.launch_add(tx, ty, to),
                 },
                 reps=5000,
                 rounds=5,
@@ -277,6 +296,10 @@ def main():
     print(
         f"launch: kdsl {L['kdsl']:.2f} us, RawKernel {L['rawkernel']:.2f} us, "
         f"ratio {L['kdsl'] / L['rawkernel']:.2f}; triton {L.get('triton', float('nan')):.2f} us"
+    )
+    print(
+        f"autotuned launch (PyTorch tensors): kdsl {L.get('kdsl_autotuned', float('nan')):.2f} us, "
+        f"triton {L.get('triton_autotuned', float('nan')):.2f} us"
     )
     print(
         f"cold first call {F['cold_ms']:.1f} ms vs bare NVRTC {F['bare_nvrtc_ms']:.1f} ms "

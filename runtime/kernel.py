@@ -454,7 +454,7 @@ class Kernel:
             block = (plan.instance.constexprs[self.block_option],)
             self._check_block(block, device)
         check_tied_block(self, block, plan.instance)
-        launcher.remember(plan, args, constexprs, device)
+        launcher.remember(plan, args, constexprs, device, block)
         grid = launcher.grid
         if callable(grid):
             grid = grid_dims(grid(plan.instance.constexprs), "grid()")

@@ -113,7 +113,7 @@ class Launcher:
         if INTERCEPT.hook is not None:  # kdsl.torch traces or interprets
             return INTERCEPT.hook(self, args, stream, shared_mem, constexprs)
         i = self.dt_index
-        if i is not None and not (constexprs and self.follows):
+        if i is not None:
             try:
                 dt = args[i].dtype if i >= 0 else None
             except (IndexError, AttributeError):
@@ -125,10 +125,11 @@ class Launcher:
                     return self.kernel._launch(
                         self, args, constexprs, stream, shared_mem
                     )
+                block = self.block
                 if constexprs or self.optional_at:
-                    try:
-                        launch = self.plans.get(
-                            self._keyed(dt, device, args, constexprs)
+                    try:  # the block too: it may follow a constexpr keyword
+                        launch, block = self.plans.get(
+                            self._keyed(dt, device, args, constexprs), (None, None)
                         )
                     except TypeError:  # an unhashable value: the thorough path
                         launch = None
@@ -144,7 +145,7 @@ class Launcher:
                 if launch is not None:
                     if stream is not None:
                         stream = as_cupy_stream(stream)
-                    return launch(self.grid, self.block, args, stream, shared_mem)
+                    return launch(self.grid, block, args, stream, shared_mem)
         return self.kernel._launch(self, args, constexprs, stream, shared_mem)
 
     def _keyed(self, dt, device, args, constexprs) -> tuple:
@@ -155,10 +156,11 @@ class Launcher:
                 absent += (i,)
         return (getattr(dt, "num", dt), device, constexpr_key(constexprs), absent)
 
-    def remember(self, plan, args, constexprs, device):
-        """Keep ``plan`` for the fast path when this call could have used it."""
+    def remember(self, plan, args, constexprs, device, block):
+        """Keep ``plan`` (launched with ``block``) for the fast path when this
+        call could have used it."""
         i = self.dt_index
-        if i is None or (constexprs and self.follows):
+        if i is None:
             return
         try:
             dt = args[i].dtype if i >= 0 else None
@@ -166,7 +168,8 @@ class Launcher:
             return
         if constexprs or self.optional_at:
             try:
-                self.plans[self._keyed(dt, device, args, constexprs)] = plan.launch
+                key = self._keyed(dt, device, args, constexprs)
+                self.plans[key] = (plan.launch, block)
             except (TypeError, IndexError):  # unhashable: the thorough path each time
                 pass
             return

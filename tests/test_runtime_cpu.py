@@ -88,6 +88,12 @@ def bounded(out: Pointer[Float32], n: Int32):
         out[thread_idx.x] = 1.0
 
 
+@kdsl.kernel(dtypes=[Float32], block="BLOCK")
+def blocked(out: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 128):
+    if thread_idx.x < n:
+        out[thread_idx.x] = 1.0
+
+
 @kdsl.kernel(dtypes=[Float32])
 def biased(out: Pointer[D], bias: Pointer[D] | None, n: Int32):
     if thread_idx.x < n:
@@ -107,9 +113,11 @@ class FakeFunction:
         self.attributes["SHARED_SIZE_BYTES"] = 0
         self.raised = []  # each cuFuncSetAttribute of the dynamic maximum
         self.streams = []  # each launch's stream
+        self.blocks = []  # each launch's block
 
     def __call__(self, grid, block, args, shared_mem, stream, **options):
         self.log.append((self.inst.name, args))
+        self.blocks.append(tuple(block))
         self.options.append(options)
         self.shared.append(shared_mem)
         self.streams.append(stream)
@@ -154,7 +162,7 @@ def gpu(tmp_path, monkeypatch):
         cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
     )
     kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
-    for k in kernels + (grid_synced, checked, staged, bounded, biased):
+    for k in kernels + (grid_synced, checked, staged, bounded, biased, blocked):
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
     return types.SimpleNamespace(
@@ -288,6 +296,19 @@ def test_keyed_fast_path_tells_true_from_1_and_minus_zero_from_zero(gpu):
     launcher(x, 16, F=True)
     with pytest.raises(kdsl.DSLError):  # an int for a bool constexpr: refused
         launcher(x, 16, F=1)
+
+
+def test_a_block_that_follows_a_keyword_takes_the_fast_path(gpu, monkeypatch):
+    x = device_array(256)
+    launcher = blocked[2]  # block="BLOCK": the block is each instance's BLOCK
+    launcher(x, 256, BLOCK=64)
+    launcher(x, 256)
+    _no_slow_path(blocked, monkeypatch)
+    launcher(x, 256, BLOCK=64)
+    launcher(x, 256)
+    launcher(x, 256, BLOCK=64)
+    assert gpu.functions[0].blocks[-2:] == [(64,), (64,)]
+    assert gpu.functions[1].blocks == [(128,), (128,)]
 
 
 def test_optional_pointers_take_the_fast_path_by_which_are_none(gpu, monkeypatch):
