@@ -538,6 +538,58 @@ def gemm_wgmma(be, t, rng):
     _close(be, c, want, t, scale=scale)
 
 
+def _attention_reference(q, k, v, causal):
+    """softmax(q k^T / sqrt(d)) v in float64, per (batch, head)."""
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    if causal:  # key j > query i masked out
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+# two units of rounding of P (each probability rounded to 16 bits before
+# P V) relative to max |v|: about 4 times the error the interpreter shows
+ATTENTION_TOL = {"bf16": 2.0**-7, "f16": 2.0**-10}
+
+
+def attention(be, t, rng):
+    """The FlashAttention-style forward: head dims 64 and 128, causal and
+    not, autotuned on the GPU; in the interpreter every configuration (d 64)
+    on a two-block sequence. A row of o is an average of rows of v: the
+    error is measured against max |v| (P and o are rounded to 16 bits)."""
+    ex = EX["attention"]
+    runs = []  # (batch, heads, seq, d, causal, configuration or None: tuned)
+    if be.name == "interpreter":
+        runs += [(1, 1, 128, 64, c, s) for s in ex.SHAPES for c in (False, True)]
+        runs += [(1, 1, 128, 128, True, ex.SHAPES[0])]
+    else:
+        runs += [(2, 3, 256, d, c, None) for d in ex.HEAD_DIMS for c in (False, True)]
+        runs += [(1, 2, 640, 128, True, None)]  # seq a multiple of 64, not 128
+    for batch, heads, seq, d, causal, shape in runs:
+        dims = (batch, heads, seq, d)
+        q, k, v = (_random(rng, dims, t, -2, 2) for _ in range(3))
+        out = be.poison(dims, t)
+        args = [be.to_device(q), be.to_device(k), be.to_device(v), out, seq]
+        args.append(ex.LOG2E / math.sqrt(d))
+        if shape is None:
+            launch = be.launcher(ex.TUNED[d, causal], ex.grid(seq, batch * heads), ex.block)
+            launch(*args, shared_mem=ex.SHARED_MEM[d])
+        else:
+            bm, bn, stages = shape
+            launch = be.launcher(ex.attention_fwd, (seq // bm, batch * heads), bm * 2)
+            launch(
+                *args, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages,
+                CAUSAL=causal, shared_mem=ex.shared_mem(d, bm, bn, stages),
+            )  # fmt: skip
+        got = be.to_host(out).astype(np.float64)
+        want = _attention_reference(q, k, v, causal)
+        err = np.abs(got - want).max() / np.abs(v).astype(np.float64).max()
+        assert not np.isnan(got).any()
+        assert err <= ATTENTION_TOL[t.short], f"{dims} causal={causal}: relative error {err:.3g}"
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -628,6 +680,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
+    attention: EX["attention"].attention_fwd,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,
