@@ -52,7 +52,8 @@ from kdsl import (
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 NEG_INF = -math.inf
 LOG2E = 1.4426950408889634
-SEQ_MULTIPLE = 64  # seq must be a multiple of this: every BLOCK_M and BLOCK_N divides it
+# seq must be a multiple of SEQ_MULTIPLE: every BLOCK_M and BLOCK_N divides it
+SEQ_MULTIPLE = 64
 
 
 @kdsl.kernel(dtypes=["bf16", "f16"])
@@ -202,7 +203,9 @@ def attention_fwd(
             for jp in kdsl.range_constexpr(HEAD_DIM // 16):
                 r = kk * 16 + lane // 8 % 2 * 8 + lane % 8
                 c = jp * 2 + lane // 16
-                vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)
+                vb = kdsl.ldmatrix(
+                    sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True
+                )
                 acc[2 * jp] = kdsl.mma_m16n8k16(
                     pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp]
                 )
@@ -218,7 +221,9 @@ def attention_fwd(
         inv = 1.0 / total
         at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
         for j in kdsl.range_constexpr(HEAD_DIM // 8):
-            o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)
+            o.vec(2)[at + j * 4] = D.vec(2)(
+                acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv
+            )
 
 
 # -- launching ---------------------------------------------------------------------------
@@ -255,9 +260,9 @@ def _tuned(head_dim: int, causal: bool):
         kdsl.Config(**dict(zip(names, s)), HEAD_DIM=head_dim, CAUSAL=causal)
         for s in SHAPES
     ]
-    return kdsl.autotune(
-        configs=configs, key=["seq"], prune=_divides, restore=[]
-    )(attention_fwd)
+    return kdsl.autotune(configs=configs, key=["seq"], prune=_divides, restore=[])(
+        attention_fwd
+    )
 
 
 # one autotuned kernel per (head dim, causal): constexprs a config fixes

@@ -561,7 +561,7 @@ def attention(be, t, rng):
     error is measured against max |v| (P and o are rounded to 16 bits)."""
     ex = EX["attention"]
     runs = []  # (batch, heads, seq, d, causal, configuration or None: tuned)
-    if be.name == "interpreter":
+    if be.small:  # the interpreter (and the interpreter-and-GPU comparison)
         runs += [(1, 1, 128, 64, c, s) for s in ex.SHAPES for c in (False, True)]
         runs += [(1, 1, 128, 128, True, ex.SHAPES[0])]
     else:
@@ -574,7 +574,9 @@ def attention(be, t, rng):
         args = [be.to_device(q), be.to_device(k), be.to_device(v), out, seq]
         args.append(ex.LOG2E / math.sqrt(d))
         if shape is None:
-            launch = be.launcher(ex.TUNED[d, causal], ex.grid(seq, batch * heads), ex.block)
+            launch = be.launcher(
+                ex.TUNED[d, causal], ex.grid(seq, batch * heads), ex.block
+            )
             launch(*args, shared_mem=ex.SHARED_MEM[d])
         else:
             bm, bn, stages = shape
@@ -587,7 +589,9 @@ def attention(be, t, rng):
         want = _attention_reference(q, k, v, causal)
         err = np.abs(got - want).max() / np.abs(v).astype(np.float64).max()
         assert not np.isnan(got).any()
-        assert err <= ATTENTION_TOL[t.short], f"{dims} causal={causal}: relative error {err:.3g}"
+        assert (
+            err <= ATTENTION_TOL[t.short]
+        ), f"{dims} causal={causal}: relative error {err:.3g}"
 
 
 def sgemm(be, t, rng):

@@ -30,8 +30,13 @@ INEXACT = {
     "reduce_sum",
     "gemm_mma",  # the tensor cores' f32 sums are not rounded once, as the interpreter's
     "gemm_wgmma",
+    "attention_fwd",  # exp2f and the tensor cores' sums: P's 16-bit rounding may differ
     "layer_norm_backward",  # the weight and bias gradients: atomic adds, in any order
 }
+
+# o = P V with P rounded to 16 bits: where the interpreter and the GPU round
+# a probability differently, o moves by a few units of its last bit
+LOOSER = {"attention_fwd": 2.0**-6}
 
 
 @dataclass
@@ -66,6 +71,7 @@ def _agree(name, host, dev):
     h, d = host.astype(np.float64), dev.astype(np.float64)
     scale = max(np.abs(d).max(), 1e-30)
     tol = 2e-3 if host.itemsize == 2 else 1e-5  # the math is Float32 inside
+    tol = LOOSER.get(name, tol)
     assert np.abs(h - d).max() / scale <= tol, f"{name}: interpreter != GPU"
 
 

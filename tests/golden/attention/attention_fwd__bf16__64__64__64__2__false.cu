@@ -1745,7 +1745,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 0]
@@ -1762,7 +1762,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 1]
         acc[2] =
@@ -1778,7 +1778,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 2]
         acc[4] =
@@ -1794,7 +1794,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 3]
         acc[6] =
@@ -1821,7 +1821,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 0]
         acc[0] =
@@ -1837,7 +1837,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 1]
         acc[2] =
@@ -1853,7 +1853,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 2]
         acc[4] =
@@ -1869,7 +1869,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 3]
         acc[6] =
@@ -1896,7 +1896,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 0]
         acc[0] =
@@ -1912,7 +1912,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 1]
         acc[2] =
@@ -1928,7 +1928,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 2]
         acc[4] =
@@ -1944,7 +1944,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 3]
         acc[6] =
@@ -1971,7 +1971,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 0]
         acc[0] =
@@ -1987,7 +1987,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 1]
         acc[2] =
@@ -2003,7 +2003,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 2]
         acc[4] =
@@ -2019,7 +2019,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 3]
         acc[6] =
@@ -2042,28 +2042,28 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
     int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0].v[0] * inv), __float2bfloat16_rn(acc[0].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1].v[0] * inv), __float2bfloat16_rn(acc[1].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2].v[0] * inv), __float2bfloat16_rn(acc[2].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[3].v[0] * inv), __float2bfloat16_rn(acc[3].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4].v[0] * inv), __float2bfloat16_rn(acc[4].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[5].v[0] * inv), __float2bfloat16_rn(acc[5].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6].v[0] * inv), __float2bfloat16_rn(acc[6].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[7].v[0] * inv), __float2bfloat16_rn(acc[7].v[1] * inv)}};
     // total = l[h] + kdsl.shfl_xor(l[h], 1)  [h = 1]
@@ -2075,28 +2075,28 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 1]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0].v[2] * inv), __float2bfloat16_rn(acc[0].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1].v[2] * inv), __float2bfloat16_rn(acc[1].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2].v[2] * inv), __float2bfloat16_rn(acc[2].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[3].v[2] * inv), __float2bfloat16_rn(acc[3].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4].v[2] * inv), __float2bfloat16_rn(acc[4].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[5].v[2] * inv), __float2bfloat16_rn(acc[5].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6].v[2] * inv), __float2bfloat16_rn(acc[6].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[7].v[2] * inv), __float2bfloat16_rn(acc[7].v[3] * inv)}};
 }

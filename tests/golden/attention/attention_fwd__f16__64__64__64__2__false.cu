@@ -1733,7 +1733,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
         kdsl::vec<__half, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 0]
@@ -1750,7 +1750,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 1]
         acc[2] =
@@ -1766,7 +1766,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 2]
         acc[4] =
@@ -1782,7 +1782,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 3]
         acc[6] =
@@ -1808,7 +1808,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 0]
         acc[0] =
@@ -1824,7 +1824,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 1]
         acc[2] =
@@ -1840,7 +1840,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 2]
         acc[4] =
@@ -1856,7 +1856,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 3]
         acc[6] =
@@ -1882,7 +1882,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 0]
         acc[0] =
@@ -1898,7 +1898,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 1]
         acc[2] =
@@ -1914,7 +1914,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 2]
         acc[4] =
@@ -1930,7 +1930,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 3]
         acc[6] =
@@ -1956,7 +1956,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 0]
         acc[0] =
@@ -1972,7 +1972,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 1]
         acc[2] =
@@ -1988,7 +1988,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 2]
         acc[4] =
@@ -2004,7 +2004,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 3]
         acc[6] =
@@ -2027,28 +2027,28 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
     int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 0]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[0].v[0] * inv), __float2half_rn(acc[0].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 1]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 4] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[1].v[0] * inv), __float2half_rn(acc[1].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 2]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 8] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[2].v[0] * inv), __float2half_rn(acc[2].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 3]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 12] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[3].v[0] * inv), __float2half_rn(acc[3].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 4]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 16] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[4].v[0] * inv), __float2half_rn(acc[4].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 5]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 20] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[5].v[0] * inv), __float2half_rn(acc[5].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 6]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 24] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[6].v[0] * inv), __float2half_rn(acc[6].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 7]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 28] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[7].v[0] * inv), __float2half_rn(acc[7].v[1] * inv)}};
     // total = l[h] + kdsl.shfl_xor(l[h], 1)  [h = 1]
@@ -2060,28 +2060,28 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 1]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 0]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[0].v[2] * inv), __float2half_rn(acc[0].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 1]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 4] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[1].v[2] * inv), __float2half_rn(acc[1].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 2]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 8] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[2].v[2] * inv), __float2half_rn(acc[2].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 3]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 12] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[3].v[2] * inv), __float2half_rn(acc[3].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 4]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 16] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[4].v[2] * inv), __float2half_rn(acc[4].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 5]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 20] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[5].v[2] * inv), __float2half_rn(acc[5].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 6]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 24] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[6].v[2] * inv), __float2half_rn(acc[6].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 7]
     reinterpret_cast<kdsl::vec<__half, 2>*>(o)[at + 28] =
             kdsl::vec<__half, 2>{{__float2half_rn(acc[7].v[2] * inv), __float2half_rn(acc[7].v[3] * inv)}};
 }

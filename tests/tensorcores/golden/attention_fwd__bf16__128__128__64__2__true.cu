@@ -2336,7 +2336,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 0]
@@ -2353,7 +2353,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 1]
         acc[2] =
@@ -2369,7 +2369,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 2]
         acc[4] =
@@ -2385,7 +2385,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 3]
         acc[6] =
@@ -2401,7 +2401,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 4]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 4]
         acc[8] =
@@ -2417,7 +2417,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 5]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 5]
         acc[10] =
@@ -2433,7 +2433,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 6]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 6]
         acc[12] =
@@ -2449,7 +2449,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 7]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 0, jp = 7]
         acc[14] =
@@ -2476,7 +2476,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 0]
         acc[0] =
@@ -2492,7 +2492,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 1]
         acc[2] =
@@ -2508,7 +2508,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 2]
         acc[4] =
@@ -2524,7 +2524,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 3]
         acc[6] =
@@ -2540,7 +2540,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 4]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 4]
         acc[8] =
@@ -2556,7 +2556,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 5]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 5]
         acc[10] =
@@ -2572,7 +2572,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 6]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 6]
         acc[12] =
@@ -2588,7 +2588,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 7]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 1, jp = 7]
         acc[14] =
@@ -2615,7 +2615,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 0]
         acc[0] =
@@ -2631,7 +2631,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 1]
         acc[2] =
@@ -2647,7 +2647,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 2]
         acc[4] =
@@ -2663,7 +2663,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 3]
         acc[6] =
@@ -2679,7 +2679,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 4]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 4]
         acc[8] =
@@ -2695,7 +2695,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 5]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 5]
         acc[10] =
@@ -2711,7 +2711,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 6]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 6]
         acc[12] =
@@ -2727,7 +2727,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 7]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 2, jp = 7]
         acc[14] =
@@ -2754,7 +2754,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 0]
         acc[0] =
@@ -2770,7 +2770,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 1]
         acc[2] =
@@ -2786,7 +2786,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 2]
         acc[4] =
@@ -2802,7 +2802,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 3]
         acc[6] =
@@ -2818,7 +2818,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 4]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 4]
         acc[8] =
@@ -2834,7 +2834,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 5]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 5]
         acc[10] =
@@ -2850,7 +2850,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 6]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 6]
         acc[12] =
@@ -2866,7 +2866,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 7]
+        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // acc[2 * jp] = kdsl.mma_m16n8k16( pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp] )  [kk = 3, jp = 7]
         acc[14] =
@@ -2889,52 +2889,52 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
     int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0].v[0] * inv), __float2bfloat16_rn(acc[0].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1].v[0] * inv), __float2bfloat16_rn(acc[1].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2].v[0] * inv), __float2bfloat16_rn(acc[2].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[3].v[0] * inv), __float2bfloat16_rn(acc[3].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4].v[0] * inv), __float2bfloat16_rn(acc[4].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[5].v[0] * inv), __float2bfloat16_rn(acc[5].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6].v[0] * inv), __float2bfloat16_rn(acc[6].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[7].v[0] * inv), __float2bfloat16_rn(acc[7].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 8]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 8]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 32] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8].v[0] * inv), __float2bfloat16_rn(acc[8].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 9]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 9]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 36] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[9].v[0] * inv), __float2bfloat16_rn(acc[9].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 10]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 10]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 40] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[10].v[0] * inv), __float2bfloat16_rn(acc[10].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 11]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 11]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 44] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[11].v[0] * inv), __float2bfloat16_rn(acc[11].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 12]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 12]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 48] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12].v[0] * inv), __float2bfloat16_rn(acc[12].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 13]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 13]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 52] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[13].v[0] * inv), __float2bfloat16_rn(acc[13].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 14]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 14]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 56] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[14].v[0] * inv), __float2bfloat16_rn(acc[14].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 0, j = 15]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 0, j = 15]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 60] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[15].v[0] * inv), __float2bfloat16_rn(acc[15].v[1] * inv)}};
     // total = l[h] + kdsl.shfl_xor(l[h], 1)  [h = 1]
@@ -2946,52 +2946,52 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true(
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 1]
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 0]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0].v[2] * inv), __float2bfloat16_rn(acc[0].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 1]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1].v[2] * inv), __float2bfloat16_rn(acc[1].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 2]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2].v[2] * inv), __float2bfloat16_rn(acc[2].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 3]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[3].v[2] * inv), __float2bfloat16_rn(acc[3].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 4]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4].v[2] * inv), __float2bfloat16_rn(acc[4].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 5]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[5].v[2] * inv), __float2bfloat16_rn(acc[5].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 6]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6].v[2] * inv), __float2bfloat16_rn(acc[6].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 7]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[7].v[2] * inv), __float2bfloat16_rn(acc[7].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 8]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 8]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 32] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8].v[2] * inv), __float2bfloat16_rn(acc[8].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 9]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 9]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 36] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[9].v[2] * inv), __float2bfloat16_rn(acc[9].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 10]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 10]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 40] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[10].v[2] * inv), __float2bfloat16_rn(acc[10].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 11]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 11]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 44] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[11].v[2] * inv), __float2bfloat16_rn(acc[11].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 12]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 12]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 48] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12].v[2] * inv), __float2bfloat16_rn(acc[12].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 13]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 13]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 52] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[13].v[2] * inv), __float2bfloat16_rn(acc[13].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 14]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 14]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 56] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[14].v[2] * inv), __float2bfloat16_rn(acc[14].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)(acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv)  [h = 1, j = 15]
+    // o.vec(2)[at + j * 4] = D.vec(2)( acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv )  [h = 1, j = 15]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 60] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[15].v[2] * inv), __float2bfloat16_rn(acc[15].v[3] * inv)}};
 }
