@@ -13,7 +13,7 @@ tests)
     # Six groups in parallel on the one GPU (the whole set takes over 10
     # minutes one after another); a log each in $OUT.
     groups=(
-        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py"
+        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_attention_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
         "XDIST test_examples_gpu.py"

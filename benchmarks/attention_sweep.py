@@ -1,0 +1,153 @@
+"""examples/attention.py, one device call: every configuration (the
+autotuned list and a few more) checked against
+torch.nn.functional.scaled_dot_product_attention and timed against it,
+bf16, batch 4, 16 heads, 4096 tokens, head dims 64 and 128, causal and not;
+one line each.  A configuration that fails prints its error and the sweep
+goes on.  From the repo root on the GPU machine:
+
+    . benchmarks/device_env.sh && python3 -P benchmarks/attention_sweep.py [--quick]
+
+TFLOP/s counts 4 * batch * heads * seq^2 * head_dim, halved when causal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+
+# (BLOCK_M, BLOCK_N, STAGES): the autotuned list first, then candidates
+EXTRA = [(64, 64, 3), (128, 64, 3), (128, 32, 2), (64, 32, 2), (128, 32, 3)]
+
+
+def time_ms(fn) -> float:
+    import triton.testing
+
+    return float(triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median"))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1024 tokens")
+    args = ap.parse_args(argv)
+    import torch
+    import torch.nn.functional as F
+
+    import attention as A
+    from kdsl.runtime import compile as kcompile
+
+    t0 = time.time()
+    batch, heads, seq = 4, 16, 1024 if args.quick else 4096
+    shapes = A.SHAPES + [s for s in EXTRA if s not in A.SHAPES]
+    arch = kcompile.device_arch(torch.cuda.current_device())
+    jobs = [
+        (d, causal, shape)
+        for d in A.HEAD_DIMS
+        for causal in (False, True)
+        for shape in shapes
+    ]
+
+    def compile_one(job):  # NVRTC releases the GIL: compile side by side
+        d, causal, (bm, bn, stages) = job
+        inst = A.attention_fwd.dispatch(
+            "bf16", HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages, CAUSAL=causal
+        )
+        kcompile.cubin_for(inst, arch)
+
+    with ThreadPoolExecutor(16) as pool:
+        errors = dict(zip(jobs, pool.map(_capture(compile_one), jobs)))
+    print(f"compiled {len(jobs)} instances in {time.time() - t0:.1f} s", flush=True)
+
+    print(f"{'case':24s}{'config':>14s}{'ms':>9s}{'TFLOP/s':>9s}{'SDPA':>9s}"
+          f"{'ratio':>7s}{'max err':>9s}")  # fmt: skip
+    for d in A.HEAD_DIMS:
+        for causal in (False, True):
+            shape = (batch, heads, seq, d)
+            gen = torch.Generator(device="cuda").manual_seed(d + causal)
+            q, k, v = (
+                torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
+                for _ in range(3)
+            )
+            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
+            sdpa = time_ms(
+                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            )
+            rate = lambda ms: work / (ms * 1e-3) / 1e12  # noqa: E731
+            case = f"d{d} {'causal' if causal else 'full'} s{seq}"
+            for bm, bn, stages in shapes:
+                config = f"{bm}x{bn}x{stages}"
+                err = errors[(d, causal, (bm, bn, stages))]
+                if err is not None:
+                    print(f"{case:24s}{config:>14s}  compile failed: {err}", flush=True)
+                    continue
+                try:
+                    o = torch.full_like(q, float("nan"))
+                    launch = A.attention_fwd[(seq // bm, batch * heads), bm * 2]
+
+                    def run(o=o):
+                        launch(
+                            q, k, v, o, seq, A.LOG2E / math.sqrt(d),
+                            HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages,
+                            CAUSAL=causal, shared_mem=A.shared_mem(d, bm, bn, stages),
+                        )  # fmt: skip
+
+                    run()
+                    torch.cuda.synchronize()
+                    max_err = (o.float() - want.float()).abs().max().item()
+                    ms = time_ms(run)
+                    flag = "" if max_err <= 2e-2 else "  WRONG"
+                    print(
+                        f"{case:24s}{config:>14s}{ms:9.3f}{rate(ms):9.1f}"
+                        f"{rate(sdpa):9.1f}{sdpa / ms:7.2f}{max_err:9.2e}{flag}",
+                        flush=True,
+                    )
+                except Exception as exc:  # noqa: BLE001 - report and go on
+                    msg = str(exc).strip().splitlines()
+                    print(f"{case:24s}{config:>14s}  failed: {type(exc).__name__}: "
+                          f"{msg[0] if msg else ''}", flush=True)  # fmt: skip
+            # the autotuned host function, as users call it
+            try:
+                o = A.attention(q, k, v, causal)
+                torch.cuda.synchronize()
+                max_err = (o.float() - want.float()).abs().max().item()
+                ms = time_ms(lambda: A.attention(q, k, v, causal, out=o))
+                best = A.TUNED[d, causal].best_config(
+                    q, k, v, o, seq, A.LOG2E / math.sqrt(d)
+                )
+                print(
+                    f"{case:24s}{'tuned':>14s}{ms:9.3f}{rate(ms):9.1f}"
+                    f"{rate(sdpa):9.1f}{sdpa / ms:7.2f}{max_err:9.2e}  {best}",
+                    flush=True,
+                )
+            except Exception as exc:  # noqa: BLE001
+                print(f"{case:24s}{'tuned':>14s}  failed: {type(exc).__name__}: {exc}")
+    print(f"total {time.time() - t0:.1f} s")
+    return 0
+
+
+def _capture(fn):
+    """fn's exception's first line, or None: one failing compile does not stop
+    the others."""
+
+    def run(job):
+        try:
+            fn(job)
+            return None
+        except Exception as exc:  # noqa: BLE001
+            lines = str(exc).strip().splitlines() or [type(exc).__name__]
+            traceback.clear_frames(exc.__traceback__)
+            return f"{type(exc).__name__}: {lines[0]}"
+
+    return run
+
+
+if __name__ == "__main__":
+    sys.exit(main())

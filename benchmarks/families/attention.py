@@ -1,0 +1,120 @@
+"""Attention forward on the tensor cores: kdsl's examples/attention.py
+(FlashAttention-2 style, mma.sync, autotuned) against
+torch.nn.functional.scaled_dot_product_attention and a short Triton
+FlashAttention forward (the shape of Triton's tutorial 06, autotuned over a
+few configurations), bf16, batch 4, 16 heads, 4096 tokens, head dims 64 and
+128, causal and not (--quick: 1024 tokens).  TFLOP/s counts the two
+matrix products, 4 * batch * heads * seq^2 * head_dim, halved when causal.
+torch and triton are imported when the cases are built, on the GPU machine."""
+
+from __future__ import annotations
+
+import math
+
+FAMILY = "attention"
+
+
+def _triton_attention():
+    """A Triton FlashAttention forward: one program per BM query rows of one
+    (batch, head), the online softmax in the log2 domain, autotuned."""
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config({"BM": bm, "BN": bn}, num_stages=s, num_warps=w)
+        for bm, bn, s, w in [
+            (128, 64, 3, 8),
+            (128, 64, 2, 4),
+            (64, 64, 3, 4),
+            (128, 32, 3, 4),
+        ]
+    ]
+
+    @triton.autotune(configs=configs, key=["seq", "D", "CAUSAL"])
+    @triton.jit
+    def kernel(Q, K, V, O, seq, scale_log2, D: tl.constexpr, CAUSAL: tl.constexpr,
+               BM: tl.constexpr, BN: tl.constexpr):  # fmt: skip
+        start_m = tl.program_id(0)
+        base = tl.program_id(1).to(tl.int64) * seq * D
+        rm = start_m * BM + tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rd = tl.arange(0, D)
+        q = tl.load(Q + base + rm[:, None] * D + rd[None, :])
+        m_i = tl.full([BM], float("-inf"), tl.float32)
+        l_i = tl.zeros([BM], tl.float32)
+        acc = tl.zeros([BM, D], tl.float32)
+        hi = tl.minimum((start_m + 1) * BM, seq) if CAUSAL else seq
+        for n0 in range(0, hi, BN):
+            k = tl.load(K + base + (n0 + rn)[None, :] * D + rd[:, None])  # K^T
+            s = tl.dot(q, k)
+            if CAUSAL:
+                s = tl.where(rm[:, None] >= (n0 + rn)[None, :], s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1) * scale_log2)
+            p = tl.math.exp2(s * scale_log2 - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(V + base + (n0 + rn)[:, None] * D + rd[None, :])
+            acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+            m_i = m_new
+        out = acc / l_i[:, None]
+        tl.store(O + base + rm[:, None] * D + rd[None, :], out.to(O.dtype.element_ty))
+
+    def run(q, k, v, o, causal):
+        b, h, seq, d = q.shape
+        scale_log2 = 1.4426950408889634 / math.sqrt(d)
+        grid = lambda m: (seq // m["BM"], b * h)  # noqa: E731
+        kernel[grid](q, k, v, o, seq, scale_log2, D=d, CAUSAL=causal)
+
+    return run
+
+
+def cases(quick: bool):
+    import torch
+    import torch.nn.functional as F
+
+    import attention  # examples/, on the path (suite.family_modules)
+    from suite import Case
+
+    triton_attention = _triton_attention()
+    batch, heads, seq = 4, 16, 1024 if quick else 4096
+    out = []
+    for d in attention.HEAD_DIMS:
+        for causal in (False, True):
+            shape = (batch, heads, seq, d)
+            q, k, v = (
+                torch.randn(shape, device="cuda", dtype=torch.bfloat16)
+                for _ in range(3)
+            )
+            o = torch.empty_like(q)
+            o_triton = torch.empty_like(q)
+
+            def check(q=q, k=k, v=v, o=o, causal=causal):
+                attention.attention(q, k, v, causal, out=o)
+                want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
+
+            kind = "causal" if causal else "full"
+            out.append(
+                Case(
+                    family=FAMILY,
+                    label=f"bf16 d{d} {kind} s{seq}",
+                    series=f"bf16 {kind}",
+                    x=d,
+                    unit="TFLOP/s",
+                    work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
+                    runners={
+                        "kdsl": lambda q=q, k=k, v=v, o=o, c=causal: (
+                            attention.attention(q, k, v, c, out=o)
+                        ),
+                        "torch": lambda q=q, k=k, v=v, c=causal: (
+                            F.scaled_dot_product_attention(q, k, v, is_causal=c)
+                        ),
+                        "triton": lambda q=q, k=k, v=v, o=o_triton, c=causal: (
+                            triton_attention(q, k, v, o, c)
+                        ),
+                    },
+                    check=check,
+                    note=f"batch {batch}, {heads} heads",
+                )
+            )
+    return out
