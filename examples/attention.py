@@ -285,6 +285,9 @@ def check_shapes(q, k, v, out) -> tuple:
             f" got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)},"
             f" {tuple(out.shape)}"
         )
+    for name, x in (("q", q), ("k", k), ("v", v), ("out", out)):
+        if not _contiguous(x):
+            raise ValueError(f"attention needs contiguous arrays: {name} is not")
     batch, heads, seq, head_dim = q.shape
     if head_dim not in HEAD_DIMS:
         raise ValueError(f"attention takes head_dim 64 or 128, got {head_dim}")
@@ -294,6 +297,12 @@ def check_shapes(q, k, v, out) -> tuple:
             f" ragged edge), got {seq}"
         )
     return batch * heads, seq, head_dim
+
+
+def _contiguous(x) -> bool:
+    if hasattr(x, "is_contiguous"):  # a PyTorch tensor
+        return x.is_contiguous()
+    return x.flags.c_contiguous  # numpy, CuPy
 
 
 def _empty_like(x):

@@ -81,6 +81,13 @@ def test_q_k_v_and_out_must_have_one_shape():
         A.attention(x, y, x, interpret=True)
 
 
+def test_arrays_that_are_not_contiguous_are_a_clear_error():
+    x = np.zeros((1, 1, 64, 64), DTYPES["bf16"])
+    y = np.zeros((1, 1, 64, 64), DTYPES["bf16"]).transpose(0, 1, 3, 2)
+    with pytest.raises(ValueError, match="contiguous arrays: k is not"):
+        A.attention(x, y, x, interpret=True)
+
+
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_the_causal_head_dim_128_instance_matches_its_golden_file(golden, dtype):
     inst = A.attention_fwd.dispatch(dtype, HEAD_DIM=128, BLOCK_M=128, CAUSAL=True)
