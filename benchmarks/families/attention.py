@@ -43,7 +43,9 @@ def _triton_attention():
         m_i = tl.full([BM], float("-inf"), tl.float32)
         l_i = tl.zeros([BM], tl.float32)
         acc = tl.zeros([BM, D], tl.float32)
-        hi = tl.minimum((start_m + 1) * BM, seq) if CAUSAL else seq
+        hi = seq
+        if CAUSAL:  # key tiles up to the diagonal
+            hi = (start_m + 1) * BM
         for n0 in range(0, hi, BN):
             k = tl.load(K + base + (n0 + rn)[None, :] * D + rd[:, None])  # K^T
             s = tl.dot(q, k)
