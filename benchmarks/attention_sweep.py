@@ -23,8 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
-# (BLOCK_M, BLOCK_N, STAGES): the autotuned list first, then candidates
-EXTRA = [(64, 64, 3), (128, 64, 3), (128, 32, 2), (64, 32, 2), (128, 32, 3)]
+# (BLOCK_M, BLOCK_N, STAGES, WARP_M): after the autotuned list, candidates
+EXTRA = {
+    64: [(64, 64, 3, 1), (128, 64, 3, 2), (64, 32, 2, 2), (128, 64, 3, 1)],
+    128: [(64, 64, 3, 1), (128, 64, 3, 1), (64, 32, 2, 1), (128, 32, 3, 1)],
+}
 
 
 def time_ms(fn) -> float:
@@ -45,20 +48,21 @@ def main(argv=None) -> int:
 
     t0 = time.time()
     batch, heads, seq = 4, 16, 1024 if args.quick else 4096
-    shapes = A.SHAPES + [s for s in EXTRA if s not in A.SHAPES]
+    shapes = {
+        d: A.SHAPES[d] + [s for s in EXTRA[d] if s not in A.SHAPES[d]]
+        for d in A.HEAD_DIMS
+    }
     arch = kcompile.device_arch(torch.cuda.current_device())
     jobs = [
         (d, causal, shape)
         for d in A.HEAD_DIMS
         for causal in (False, True)
-        for shape in shapes
+        for shape in shapes[d]
     ]
 
     def compile_one(job):  # NVRTC releases the GIL: compile side by side
-        d, causal, (bm, bn, stages) = job
-        inst = A.attention_fwd.dispatch(
-            "bf16", HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages, CAUSAL=causal
-        )
+        d, causal, shape = job
+        inst = A.attention_fwd.dispatch("bf16", **A.constexprs(d, causal, shape))
         kcompile.cubin_for(inst, arch)
 
     with ThreadPoolExecutor(16) as pool:
@@ -69,10 +73,10 @@ def main(argv=None) -> int:
           f"{'ratio':>7s}{'max err':>9s}")  # fmt: skip
     for d in A.HEAD_DIMS:
         for causal in (False, True):
-            shape = (batch, heads, seq, d)
+            dims = (batch, heads, seq, d)
             gen = torch.Generator(device="cuda").manual_seed(d + causal)
             q, k, v = (
-                torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
+                torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
                 for _ in range(3)
             )
             want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -82,21 +86,23 @@ def main(argv=None) -> int:
             )
             rate = lambda ms: work / (ms * 1e-3) / 1e12  # noqa: E731
             case = f"d{d} {'causal' if causal else 'full'} s{seq}"
-            for bm, bn, stages in shapes:
-                config = f"{bm}x{bn}x{stages}"
-                err = errors[(d, causal, (bm, bn, stages))]
+            for shape in shapes[d]:
+                config = "x".join(map(str, shape))
+                err = errors[(d, causal, shape)]
                 if err is not None:
                     print(f"{case:24s}{config:>14s}  compile failed: {err}", flush=True)
                     continue
                 try:
                     o = torch.full_like(q, float("nan"))
-                    launch = A.attention_fwd[(seq // bm, batch * heads), bm * 2]
+                    m = A.constexprs(d, causal, shape)
+                    launch = A.attention_fwd[
+                        A.grid(seq, batch * heads)(m), A.threads(m)
+                    ]
 
-                    def run(o=o):
+                    def run(o=o, launch=launch, m=m, shape=shape):
                         launch(
-                            q, k, v, o, seq, A.LOG2E / math.sqrt(d),
-                            HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages,
-                            CAUSAL=causal, shared_mem=A.shared_mem(d, bm, bn, stages),
+                            q, k, v, o, seq, A.LOG2E / math.sqrt(d), **m,
+                            shared_mem=A.shared_mem(d, shape),
                         )  # fmt: skip
 
                     run()

@@ -69,30 +69,36 @@ def attention_fwd(
     BLOCK_N: Constexpr[int] = 64,
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
+    WARP_M: Constexpr[int] = 1,
 ):
+    # WARP_M: 16-row tiles a warp computes. Each K and V fragment a warp
+    # reads from shared memory feeds WARP_M mma: with 1, an ldmatrix x4 (512
+    # bytes) feeds 2 mma, and shared memory, not the tensor cores, sets the
+    # pace; 2 halves that traffic for twice the registers.
     CH = HEAD_DIM // 8  # 16-byte chunks in a row of q, k, v
-    THREADS = BLOCK_M * 2  # a warp per 16 query rows
+    THREADS = BLOCK_M // (16 * WARP_M) * 32
     # dynamic shared memory: STAGES tiles of K and of V, BLOCK_N rows each
     sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)
     sv = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)
-    # registers (local arrays indexed only at compile time)
-    qf = kdsl.local_array(D.vec(8), (HEAD_DIM // 16,))  # Q's A fragments
-    s = kdsl.local_array(Float32x4, (BLOCK_N // 8,))  # S, then P, of a key tile
-    acc = kdsl.local_array(Float32x4, (HEAD_DIM // 8,))  # O, unnormalised
-    m = kdsl.local_array(Float32, (2,))  # rows g and g + 8: running max (scaled)
-    l = kdsl.local_array(Float32, (2,))  # ... and this lane's part of the sum
+    # registers (local arrays indexed only at compile time), per 16-row tile i
+    qf = kdsl.local_array(D.vec(8), (WARP_M, HEAD_DIM // 16))  # Q's A fragments
+    s = kdsl.local_array(Float32x4, (WARP_M, BLOCK_N // 8))  # S, then P
+    acc = kdsl.local_array(Float32x4, (WARP_M, HEAD_DIM // 8))  # O, unnormalised
+    m = kdsl.local_array(Float32, (WARP_M, 2))  # rows g, g + 8: running max
+    l = kdsl.local_array(Float32, (WARP_M, 2))  # ... this lane's part of the sum
+    pa = kdsl.local_array(D.vec(8), (WARP_M,))  # P's A fragments, 16 keys
 
     tid = thread_idx.x
     lane = tid % 32
     warp = tid // 32
-    g = lane // 4  # this lane's rows are g and g + 8 of its warp's 16 ...
+    g = lane // 4  # this lane's rows are g and g + 8 of each 16-row tile ...
     t4 = lane % 4  # ... and its columns 2 t4, 2 t4 + 1 of each 8
     if CAUSAL:  # the blocks with the most key tiles first
         m0 = (grid_dim.x - 1 - block_idx.x) * BLOCK_M
     else:
         m0 = block_idx.x * BLOCK_M
     head = block_idx.y * seq  # the first row of this (batch, head)
-    row0 = m0 + warp * 16 + g  # this lane's first query row
+    row0 = m0 + warp * (16 * WARP_M) + g  # this lane's first query row
     if CAUSAL:  # key tiles up to the diagonal
         ntiles = (m0 + BLOCK_M + BLOCK_N - 1) // BLOCK_N
     else:
@@ -101,18 +107,19 @@ def attention_fwd(
     # Q's A fragments, read once straight from global memory (no shared
     # memory: the tile is used once): a[0:2] row g, a[2:4] row g + 8, columns
     # 2 t4, 2 t4 + 1 of the 16-column slice kk; a[4:8] the same 8 columns on.
-    qrow = (head + row0) * (HEAD_DIM // 2) + t4  # in pairs of elements
-    for kk in kdsl.range_constexpr(HEAD_DIM // 16):
-        x0 = q.vec(2)[qrow + kk * 8]
-        x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  # row g + 8
-        x2 = q.vec(2)[qrow + kk * 8 + 4]  # columns + 8
-        x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]
-        qf[kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])
-    for j in kdsl.range_constexpr(HEAD_DIM // 8):
-        acc[j] = Float32x4(0.0)
-    for h in kdsl.range_constexpr(2):
-        m[h] = NEG_INF
-        l[h] = 0.0
+    for i in kdsl.range_constexpr(WARP_M):
+        qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  # in pairs
+        for kk in kdsl.range_constexpr(HEAD_DIM // 16):
+            x0 = q.vec(2)[qrow + kk * 8]
+            x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  # row g + 8
+            x2 = q.vec(2)[qrow + kk * 8 + 4]  # columns + 8
+            x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]
+            qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])
+        for j in kdsl.range_constexpr(HEAD_DIM // 8):
+            acc[i, j] = Float32x4(0.0)
+        for h in kdsl.range_constexpr(2):
+            m[i, h] = NEG_INF
+            l[i, h] = 0.0
 
     # The pipeline: iteration t starts copying key tile t into stage
     # t % STAGES and computes tile t - (STAGES - 1), whose copies have landed.
@@ -124,9 +131,9 @@ def attention_fwd(
         if t < ntiles:  # K and V rows t * BLOCK_N ..., chunk c of row r at
             stage = t % STAGES  # (r, swizzle(r, c)) of the stage
             for p in kdsl.range_constexpr(BLOCK_N * CH // THREADS):
-                i = p * THREADS + tid
-                r = i // CH
-                c = i % CH
+                idx = p * THREADS + tid
+                r = idx // CH
+                c = idx % CH
                 src = (head + t * BLOCK_N + r) * CH + c
                 dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)
                 kdsl.cp_async(sk, dst, k.vec(8), src)
@@ -139,56 +146,65 @@ def attention_fwd(
         # S = Q K^T for BLOCK_N keys: ldmatrix x4 of K gives the B fragments
         # of two 8-key tiles (matrices: keys 0-7 | dims 0-7, keys 0-7 | dims
         # 8-15, keys 8-15 | dims 0-7, keys 8-15 | dims 8-15)
-        for j in kdsl.range_constexpr(BLOCK_N // 8):
-            s[j] = Float32x4(0.0)
+        for i in kdsl.range_constexpr(WARP_M):
+            for j in kdsl.range_constexpr(BLOCK_N // 8):
+                s[i, j] = Float32x4(0.0)
         for kk in kdsl.range_constexpr(HEAD_DIM // 16):
             for jp in kdsl.range_constexpr(BLOCK_N // 16):
                 r = jp * 16 + lane // 16 * 8 + lane % 8
                 c = kk * 2 + lane // 8 % 2
                 kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))
-                s[2 * jp] = kdsl.mma_m16n8k16(
-                    qf[kk], D.vec(4)(kb[0], kb[1], kb[2], kb[3]), s[2 * jp]
-                )
-                s[2 * jp + 1] = kdsl.mma_m16n8k16(
-                    qf[kk], D.vec(4)(kb[4], kb[5], kb[6], kb[7]), s[2 * jp + 1]
-                )
+                kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])
+                kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])
+                for i in kdsl.range_constexpr(WARP_M):
+                    s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])
+                    s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(
+                        qf[i, kk], kb1, s[i, 2 * jp + 1]
+                    )
 
-        # Causal: mask the keys after each row in the tiles that cross the
-        # diagonal. s[j][e] is row g + 8 (e // 2), key 8 j + 2 t4 + e % 2.
-        if CAUSAL:
-            n0 = kt * BLOCK_N
-            if n0 + BLOCK_N - 1 > m0:
+        for i in kdsl.range_constexpr(WARP_M):
+            # Causal: mask the keys after each row in the tiles that cross the
+            # diagonal. s[i, j][e] is row 16 i + g + 8 (e // 2) of the warp's,
+            # key 8 j + 2 t4 + e % 2 of the tile's.
+            if CAUSAL:
+                n0 = kt * BLOCK_N
+                if n0 + BLOCK_N - 1 > m0:
+                    for j in kdsl.range_constexpr(BLOCK_N // 8):
+                        for e in kdsl.range_constexpr(4):
+                            key = n0 + j * 8 + t4 * 2 + e % 2
+                            if key > row0 + i * 16 + e // 2 * 8:
+                                s[i, j][e] = NEG_INF
+
+            # The online softmax of rows g (h = 0: elements 0, 1 of each
+            # tile) and g + 8 (h = 1: elements 2, 3), in the log2 domain: the
+            # new maximum m of the scaled scores, the old sum and O rescaled
+            # by exp2(m_old - m), P = exp2(s * scale_log2 - m). A row lives in
+            # the 4 lanes of a group: its maximum is two xor shuffles; its sum
+            # is only reduced at the end.
+            for h in kdsl.range_constexpr(2):
+                mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])
+                for j in kdsl.range_constexpr(1, BLOCK_N // 8):
+                    mx = kdsl.math.fmax(
+                        mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1])
+                    )
+                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))
+                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
+                # every row sees key 0 in its first tile: the maximum is finite
+                m_new = kdsl.math.fmax(m[i, h], mx * scale_log2)
+                alpha = kdsl.math.exp2(m[i, h] - m_new)  # 0 on the first tile
+                m[i, h] = m_new
+                total = Float32(0.0)
                 for j in kdsl.range_constexpr(BLOCK_N // 8):
-                    for e in kdsl.range_constexpr(4):
-                        key = n0 + j * 8 + t4 * 2 + e % 2
-                        if key > row0 + e // 2 * 8:
-                            s[j][e] = NEG_INF
-
-        # The online softmax of rows g (h = 0: elements 0, 1 of each tile) and
-        # g + 8 (h = 1: elements 2, 3), in the log2 domain: the new maximum m
-        # of the scaled scores, the old sum and O rescaled by exp2(m_old - m),
-        # P = exp2(s * scale_log2 - m). A row lives in the 4 lanes of a group:
-        # its maximum is two xor shuffles; its sum is only reduced at the end.
-        for h in kdsl.range_constexpr(2):
-            mx = kdsl.math.fmax(s[0][2 * h], s[0][2 * h + 1])
-            for j in kdsl.range_constexpr(1, BLOCK_N // 8):
-                mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[j][2 * h], s[j][2 * h + 1]))
-            mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))
-            mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
-            # every row sees key 0 in its first tile, so the maximum is finite
-            m_new = kdsl.math.fmax(m[h], mx * scale_log2)
-            alpha = kdsl.math.exp2(m[h] - m_new)  # 0 on the first tile (m = -inf)
-            m[h] = m_new
-            total = Float32(0.0)
-            for j in kdsl.range_constexpr(BLOCK_N // 8):
-                for e in kdsl.range_constexpr(2 * h, 2 * h + 2):
-                    p = kdsl.math.exp2(kdsl.math.fma(s[j][e], scale_log2, -m_new))
-                    s[j][e] = p
-                    total += p
-            l[h] = l[h] * alpha + total
-            for j in kdsl.range_constexpr(HEAD_DIM // 8):
-                acc[j][2 * h] = acc[j][2 * h] * alpha
-                acc[j][2 * h + 1] = acc[j][2 * h + 1] * alpha
+                    for e in kdsl.range_constexpr(2 * h, 2 * h + 2):
+                        p = kdsl.math.exp2(
+                            kdsl.math.fma(s[i, j][e], scale_log2, -m_new)
+                        )
+                        s[i, j][e] = p
+                        total += p
+                l[i, h] = l[i, h] * alpha + total
+                for j in kdsl.range_constexpr(HEAD_DIM // 8):
+                    acc[i, j][2 * h] = acc[i, j][2 * h] * alpha
+                    acc[i, j][2 * h + 1] = acc[i, j][2 * h + 1] * alpha
 
         # O += P V, 16 keys at a time. P's A fragment for keys 16 kk .. + 15 is
         # the two accumulator tiles 2 kk and 2 kk + 1 converted to 16 bits
@@ -197,51 +213,71 @@ def attention_fwd(
         # tiles of O (matrices: keys 0-7 | dims 0-7, keys 8-15 | dims 0-7,
         # keys 0-7 | dims 8-15, keys 8-15 | dims 8-15).
         for kk in kdsl.range_constexpr(BLOCK_N // 16):
-            a = s[2 * kk]
-            b = s[2 * kk + 1]
-            pa = D.vec(8)(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+            for i in kdsl.range_constexpr(WARP_M):
+                a = s[i, 2 * kk]
+                b = s[i, 2 * kk + 1]
+                pa[i] = D.vec(8)(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
             for jp in kdsl.range_constexpr(HEAD_DIM // 16):
                 r = kk * 16 + lane // 8 % 2 * 8 + lane % 8
                 c = jp * 2 + lane // 16
                 vb = kdsl.ldmatrix(
                     sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True
                 )
-                acc[2 * jp] = kdsl.mma_m16n8k16(
-                    pa, D.vec(4)(vb[0], vb[1], vb[2], vb[3]), acc[2 * jp]
-                )
-                acc[2 * jp + 1] = kdsl.mma_m16n8k16(
-                    pa, D.vec(4)(vb[4], vb[5], vb[6], vb[7]), acc[2 * jp + 1]
-                )
+                vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])
+                vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])
+                for i in kdsl.range_constexpr(WARP_M):
+                    acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])
+                    acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(
+                        pa[i], vb1, acc[i, 2 * jp + 1]
+                    )
 
     # O / l: each row's sum is spread over its 4 lanes. The lane holds
     # columns 8 j + 2 t4, 8 j + 2 t4 + 1 of rows g and g + 8: D x2 pairs.
-    for h in kdsl.range_constexpr(2):
-        total = l[h] + kdsl.shfl_xor(l[h], 1)
-        total = total + kdsl.shfl_xor(total, 2)
-        inv = 1.0 / total
-        at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
-        for j in kdsl.range_constexpr(HEAD_DIM // 8):
-            o.vec(2)[at + j * 4] = D.vec(2)(
-                acc[j][2 * h] * inv, acc[j][2 * h + 1] * inv
-            )
+    for i in kdsl.range_constexpr(WARP_M):
+        for h in kdsl.range_constexpr(2):
+            total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)
+            total = total + kdsl.shfl_xor(total, 2)
+            inv = 1.0 / total
+            at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  # pairs
+            for j in kdsl.range_constexpr(HEAD_DIM // 8):
+                o.vec(2)[at + j * 4] = D.vec(2)(
+                    acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv
+                )
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_M, BLOCK_N, STAGES): 4 or 8 warps, 64-key tiles, two stages.
-SHAPES = [
-    (128, 64, 2),
-    (64, 64, 2),
-]
-HEAD_DIMS = (64, 128)
+# (BLOCK_M, BLOCK_N, STAGES, WARP_M) per head dim: 4 or 8 warps, two stages.
+# Two 16-row tiles a warp (WARP_M=2) fit the registers only with head dim 64
+# (with 128 they spill: tests/tensorcores/test_attention.py checks).
+SHAPES = {
+    64: [(128, 64, 2, 1), (64, 64, 2, 1), (128, 64, 2, 2), (128, 32, 2, 2)],
+    128: [(128, 64, 2, 1), (64, 64, 2, 1), (128, 32, 2, 1)],
+}
+HEAD_DIMS = tuple(SHAPES)
+NAMES = ("BLOCK_M", "BLOCK_N", "STAGES", "WARP_M")
 
 
-def shared_mem(head_dim: int, block_m: int, block_n: int, stages: int) -> int:
+def constexprs(head_dim: int, causal: bool, shape: tuple) -> dict:
+    """The constexpr values of one configuration."""
+    return dict(zip(NAMES, shape), HEAD_DIM=head_dim, CAUSAL=causal)
+
+
+def threads(m) -> int:
+    """Threads a block: a warp per WARP_M 16-row tiles (m: the constexprs)."""
+    return m["BLOCK_M"] // (16 * m["WARP_M"]) * 32
+
+
+block = threads  # the launch's block, a function of the configuration
+
+
+def shared_mem(head_dim: int, shape: tuple) -> int:
     """Dynamic shared memory bytes of one configuration: STAGES K and V tiles
-    (block_m does not count: Q lives in registers)."""
+    (Q lives in registers)."""
+    _, block_n, stages, _ = shape
     return 2 * stages * block_n * head_dim * 2
 
 
-SHARED_MEM = {d: max(shared_mem(d, *s) for s in SHAPES) for d in HEAD_DIMS}
+SHARED_MEM = {d: max(shared_mem(d, s) for s in SHAPES[d]) for d in HEAD_DIMS}
 
 
 def _divides(configs, args):
@@ -255,11 +291,7 @@ def _divides(configs, args):
 
 
 def _tuned(head_dim: int, causal: bool):
-    names = ("BLOCK_M", "BLOCK_N", "STAGES")
-    configs = [
-        kdsl.Config(**dict(zip(names, s)), HEAD_DIM=head_dim, CAUSAL=causal)
-        for s in SHAPES
-    ]
+    configs = [kdsl.Config(**constexprs(head_dim, causal, s)) for s in SHAPES[head_dim]]
     return kdsl.autotune(configs=configs, key=["seq"], prune=_divides, restore=[])(
         attention_fwd
     )
@@ -271,10 +303,6 @@ TUNED = {(d, c): _tuned(d, c) for d in HEAD_DIMS for c in (False, True)}
 
 def grid(seq: int, batch_heads: int):
     return lambda m: (seq // m["BLOCK_M"], batch_heads)
-
-
-def block(m) -> int:
-    return m["BLOCK_M"] * 2
 
 
 def check_shapes(q, k, v, out) -> tuple:
@@ -327,13 +355,12 @@ def attention(q, k, v, causal: bool = False, out=None, interpret: bool = False):
     out = _empty_like(q) if out is None else out
     bh, seq, head_dim = check_shapes(q, k, v, out)
     scale_log2 = LOG2E / math.sqrt(head_dim)
-    if interpret:
-        bm, bn, stages = SHAPES[0] if seq % SHAPES[0][0] == 0 else SHAPES[1]
-        attention_fwd.interpret[(seq // bm, bh), bm * 2](
-            q, k, v, out, seq, scale_log2,
-            HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages, CAUSAL=causal,
-            shared_mem=shared_mem(head_dim, bm, bn, stages),
-        )  # fmt: skip
+    if interpret:  # the first configuration whose tiles divide seq
+        shape = next(s for s in SHAPES[head_dim] if seq % s[0] == 0 and seq % s[1] == 0)
+        m = constexprs(head_dim, bool(causal), shape)
+        attention_fwd.interpret[grid(seq, bh)(m), threads(m)](
+            q, k, v, out, seq, scale_log2, **m, shared_mem=shared_mem(head_dim, shape)
+        )
         return out
     TUNED[head_dim, bool(causal)][grid(seq, bh), block](
         q, k, v, out, seq, scale_log2, shared_mem=SHARED_MEM[head_dim]

@@ -556,14 +556,17 @@ ATTENTION_TOL = {"bf16": 2.0**-7, "f16": 2.0**-10}
 
 def attention(be, t, rng):
     """The FlashAttention-style forward: head dims 64 and 128, causal and
-    not, autotuned on the GPU; in the interpreter every configuration (d 64)
-    on a two-block sequence. A row of o is an average of rows of v: the
+    not, autotuned on the GPU; in the interpreter every configuration (d 64,
+    causal) on a sequence of two 64-key tiles. A row of o is an average of rows of v: the
     error is measured against max |v| (P and o are rounded to 16 bits)."""
     ex = EX["attention"]
     runs = []  # (batch, heads, seq, d, causal, configuration or None: tuned)
     if be.small:  # the interpreter (and the interpreter-and-GPU comparison)
-        runs += [(1, 1, 128, 64, c, s) for s in ex.SHAPES for c in (False, True)]
-        runs += [(1, 1, 128, 128, True, ex.SHAPES[0])]
+        # causal: with BLOCK_M 64, one block has a tile below the diagonal
+        # and one across it; with 128, both cross it
+        runs += [(1, 1, 128, 64, True, s) for s in ex.SHAPES[64]]
+        runs += [(1, 1, 128, 64, False, ex.SHAPES[64][0])]
+        runs += [(1, 1, 128, 128, True, ex.SHAPES[128][0])]
     else:
         runs += [(2, 3, 256, d, c, None) for d in ex.HEAD_DIMS for c in (False, True)]
         runs += [(1, 2, 640, 128, True, None)]  # seq a multiple of 64, not 128
@@ -574,17 +577,14 @@ def attention(be, t, rng):
         args = [be.to_device(q), be.to_device(k), be.to_device(v), out, seq]
         args.append(ex.LOG2E / math.sqrt(d))
         if shape is None:
-            launch = be.launcher(
-                ex.TUNED[d, causal], ex.grid(seq, batch * heads), ex.block
-            )
+            tuned = ex.TUNED[d, causal]
+            launch = be.launcher(tuned, ex.grid(seq, batch * heads), ex.block)
             launch(*args, shared_mem=ex.SHARED_MEM[d])
         else:
-            bm, bn, stages = shape
-            launch = be.launcher(ex.attention_fwd, (seq // bm, batch * heads), bm * 2)
-            launch(
-                *args, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages,
-                CAUSAL=causal, shared_mem=ex.shared_mem(d, bm, bn, stages),
-            )  # fmt: skip
+            m = ex.constexprs(d, causal, shape)
+            grid = ex.grid(seq, batch * heads)(m)
+            launch = be.launcher(ex.attention_fwd, grid, ex.threads(m))
+            launch(*args, **m, shared_mem=ex.shared_mem(d, shape))
         got = be.to_host(out).astype(np.float64)
         want = _attention_reference(q, k, v, causal)
         err = np.abs(got - want).max() / np.abs(v).astype(np.float64).max()

@@ -1,9 +1,10 @@
 """examples/attention.py without a GPU: the host function in the CPU
 interpreter against a float64 reference (the per-configuration checks are
 in example_checks.attention, run by tests/test_interpret_examples.py), its
-argument checks, the causal head-dim-128 instance's CUDA against its golden
-file, and the SASS of every configuration: the hot loop is mma.sync (HMMA)
-fed by ldmatrix (LDSM) and cp.async (LDGSTS), with nothing in local memory."""
+argument checks, the CUDA of the causal head-dim-128 instance and of a
+two-row-tiles-a-warp one against their golden files, and the SASS of every
+configuration: the hot loop is mma.sync (HMMA) fed by ldmatrix (LDSM) and
+cp.async (LDGSTS), with nothing in local memory."""
 
 import math
 from pathlib import Path
@@ -81,6 +82,11 @@ def test_q_k_v_and_out_must_have_one_shape():
         A.attention(x, y, x, interpret=True)
 
 
+def test_two_row_tiles_a_warp_instance_matches_its_golden_file(golden):
+    inst = A.attention_fwd.dispatch("bf16", **A.constexprs(64, False, (128, 64, 2, 2)))
+    golden.check(inst, HERE / "golden")
+
+
 def test_arrays_that_are_not_contiguous_are_a_clear_error():
     x = np.zeros((1, 1, 64, 64), DTYPES["bf16"])
     y = np.zeros((1, 1, 64, 64), DTYPES["bf16"]).transpose(0, 1, 3, 2)
@@ -94,24 +100,37 @@ def test_the_causal_head_dim_128_instance_matches_its_golden_file(golden, dtype)
     golden.check(inst, HERE / "golden")
 
 
+CONFIGS = [(d, shape) for d in A.HEAD_DIMS for shape in A.SHAPES[d]]
+
+
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.parametrize("head_dim", A.HEAD_DIMS)
-@pytest.mark.parametrize("shape", A.SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_the_hot_loop_is_hmma_without_spills(shape, head_dim, causal):
-    bm, bn, stages = shape
-    inst = A.attention_fwd.dispatch(
-        "bf16", HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn, STAGES=stages, CAUSAL=causal
-    )
+@pytest.mark.parametrize(
+    "head_dim, shape",
+    CONFIGS,
+    ids=[f"d{d}-" + "x".join(map(str, s)) for d, s in CONFIGS],
+)
+def test_the_hot_loop_is_hmma_without_spills(head_dim, shape, causal):
+    _, bn, _, warp_m = shape
+    inst = A.attention_fwd.dispatch("bf16", **A.constexprs(head_dim, causal, shape))
     sass = sass_of(inst)
     # one key tile, once: S = Q K^T and O += P V, each (BLOCK_N / 8) x
-    # (HEAD_DIM / 16) (resp. (HEAD_DIM / 8) x (BLOCK_N / 16)) m16n8k16
-    per_tile = 2 * (bn // 8) * (head_dim // 16)
+    # (HEAD_DIM / 16) (resp. (HEAD_DIM / 8) x (BLOCK_N / 16)) m16n8k16 for
+    # each of the warp's WARP_M 16-row tiles
+    per_tile = 2 * (bn // 8) * (head_dim // 16) * warp_m
     assert sass.count(r"^HMMA\.16816\.F32\.BF16\s") == per_tile
     assert sass.count(r"^HMMA") == per_tile
-    # K by ldmatrix x4, V by ldmatrix x4 .trans, each 16 x 16 at a time
+    # K by ldmatrix x4, V by ldmatrix x4 .trans, each 16 x 16 at a time and
+    # shared by the warp's tiles
     assert sass.count(r"^LDSM\.16\.M88\.4\b") == (bn // 16) * (head_dim // 16)
     assert sass.count(r"^LDSM\.16\.MT88\.4\b") == (bn // 16) * (head_dim // 16)
     assert sass.count(r"^LDGSTS\.E\.BYPASS\.128\b") > 0  # cp.async.cg, 16 bytes
     # P to 16 bits two at a time (and O's pairs at the end)
-    assert sass.count(r"^F2FP\.BF16\.F32\.PACK_AB\b") >= bn // 2
+    assert sass.count(r"^F2FP\.BF16\.F32\.PACK_AB\b") >= bn // 2 * warp_m
     assert sass.spills == 0
+
+
+def test_two_row_tiles_a_warp_spill_with_head_dim_128():
+    """Why SHAPES[128] has no WARP_M=2: its accumulators, scores and Q
+    fragments (128 + 64 + 64 registers a lane) do not fit."""
+    inst = A.attention_fwd.dispatch("bf16", **A.constexprs(128, False, (128, 64, 2, 2)))
+    assert sass_of(inst).spills > 0
