@@ -4,8 +4,8 @@ q, k, v and o of shape (batch, heads, seq, HEAD_DIM), contiguous, with
 HEAD_DIM 64 or 128 and an optional causal mask (key j > query i masked out).
 
 One block computes BLOCK_M query rows of one (batch, head) with
-BLOCK_M / 16 warps, each warp 16 rows, and never writes the seq x seq score
-matrix anywhere: it walks the keys in tiles of BLOCK_N rows and keeps, per
+BLOCK_M / (16 WARP_M) warps, each warp WARP_M tiles of 16 rows, and never
+writes the seq x seq score matrix anywhere: it walks the keys in tiles of BLOCK_N rows and keeps, per
 query row, the running maximum m and sum l of the online softmax and the
 output accumulator O in registers (docs/examples.md, "Attention").
 
