@@ -258,8 +258,25 @@ NAMES = ("BLOCK_M", "BLOCK_N", "STAGES", "WARP_M")
 
 
 def constexprs(head_dim: int, causal: bool, shape: tuple) -> dict:
-    """The constexpr values of one configuration."""
-    return dict(zip(NAMES, shape), HEAD_DIM=head_dim, CAUSAL=causal)
+    """The constexpr values of one configuration, checked: the kernel's
+    loops assume them (the copy loop, for one, gives each thread the same
+    number of 16-byte chunks of a K or V tile)."""
+    block_m, block_n, stages, warp_m = shape
+    m = dict(zip(NAMES, shape), HEAD_DIM=head_dim, CAUSAL=causal)
+    if (
+        head_dim % 16
+        or block_m % (16 * warp_m)
+        or block_n % 16
+        or block_n * (head_dim // 8) % threads(m)
+        or stages < 2
+    ):
+        raise ValueError(
+            f"attention_fwd cannot run {dict(zip(NAMES, shape))} at head dim"
+            f" {head_dim}: BLOCK_M must be a multiple of 16 * WARP_M, BLOCK_N of"
+            " 16, the BLOCK_N * HEAD_DIM / 8 chunks of a tile a multiple of the"
+            " threads, and STAGES at least 2"
+        )
+    return m
 
 
 def threads(m) -> int:

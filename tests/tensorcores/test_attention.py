@@ -87,6 +87,13 @@ def test_two_row_tiles_a_warp_instance_matches_its_golden_file(golden):
     golden.check(inst, HERE / "golden")
 
 
+def test_a_configuration_the_kernel_cannot_run_is_a_clear_error():
+    # 16 keys of 64 dims are 128 chunks: fewer than the 256 threads
+    with pytest.raises(ValueError, match="a multiple of the threads"):
+        A.constexprs(64, False, (128, 16, 2, 1))
+    assert A.constexprs(64, True, (128, 16, 2, 2))["WARP_M"] == 2
+
+
 def test_arrays_that_are_not_contiguous_are_a_clear_error():
     x = np.zeros((1, 1, 64, 64), DTYPES["bf16"])
     y = np.zeros((1, 1, 64, 64), DTYPES["bf16"]).transpose(0, 1, 3, 2)
