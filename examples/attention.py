@@ -5,13 +5,14 @@ HEAD_DIM 64 or 128 and an optional causal mask (key j > query i masked out).
 
 One block computes BLOCK_M query rows of one (batch, head) with
 BLOCK_M / (16 WARP_M) warps, each warp WARP_M tiles of 16 rows, and never
-writes the seq x seq score matrix anywhere: it walks the keys in tiles of BLOCK_N rows and keeps, per
-query row, the running maximum m and sum l of the online softmax and the
-output accumulator O in registers (docs/examples.md, "Attention").
+writes the seq x seq score matrix anywhere: it walks the keys in tiles of
+BLOCK_N rows and keeps, per query row, the running maximum m and sum l of
+the online softmax and the output accumulator O in registers
+(docs/examples.md, "attention: a FlashAttention-style forward").
 
 * Q is read once, straight from global memory into registers, as the
-  mma.sync A fragments of the warp's 16 rows: HEAD_DIM / 16 BFloat16x8 a
-  lane (it is used once, so it takes no shared memory).
+  mma.sync A fragments of the warp's rows: HEAD_DIM / 16 BFloat16x8 a lane
+  per 16-row tile (it is used once, so it takes no shared memory).
 * K and V tiles stream through a STAGES-deep cp.async pipeline in
   XOR-swizzled shared memory (so ldmatrix reads them without bank
   conflicts).
@@ -30,6 +31,8 @@ output accumulator O in registers (docs/examples.md, "Attention").
   with .trans.
 * Causal: tiles entirely above the diagonal are never loaded, the tiles
   that cross it are masked; the blocks of the longest rows start first.
+* WARP_M = 2 (head dim 64): a warp's two row tiles share every K and V
+  fragment it loads, half the shared-memory reads per mma.
 
 ``attention(q, k, v, causal)`` launches the autotuned kernel; seq must be a
 multiple of 64 (every tile size divides it: there is no ragged edge).
