@@ -61,6 +61,7 @@ from kdsl.transpile.frontend.lang import (
     Num,
     Optional,
     Pointer,
+    TensorMap,
     TypeVar,
     block_dim,
     block_idx,
