@@ -1398,5 +1398,13 @@ register(
         "{callee} takes the box's coordinates in the 2-d tensor as a tuple (x, "
         "y), x the column (innermost), both integers; got {got}",
     ),
+    (
+        "tensor-map-annotation",
+        "E847",
+        DSLTypeError,
+        "kdsl.TensorMap annotates a kernel parameter (tmap: kdsl.TensorMap); "
+        "build the map a launch passes with kdsl.tensor_map(array, box=(rows, "
+        "columns), swizzle=128)",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

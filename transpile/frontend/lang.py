@@ -125,7 +125,7 @@ class TensorMap:
     host, and ``kdsl.tma_load``/``tma_store`` copy boxes of its tensor."""
 
     def __init__(self):
-        raise error("outside-kernel", callee="kdsl.TensorMap")
+        raise error("tensor-map-annotation")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,199 @@
+"""gemm_tma: c = a @ b on Hopper (sm_90a: H100/H200 only), warp-specialised:
+one thread of a producer warpgroup feeds the tiles with TMA, two consumer
+warpgroups multiply them with wgmma.  ``a`` is a row-major bf16 or f16 (M,
+K) matrix and ``b`` is given transposed, as a row-major (N, K) ``bt`` (wgmma
+reads 16-bit B "K-major"); c is (M, N), row-major, of their dtype, with
+Float32 accumulation (docs/tensor-cores.md, "A warp-specialised GEMM").
+
+A block computes a BM x BN tile of c (BM = 128) with 3 warpgroups, 384
+threads:
+
+* **warpgroup 0, the producer**, gives most of its registers away
+  (``setmaxnreg(40, inc=False)``); its first thread walks the k tiles
+  (64 wide) and, for each, waits until the ring stage it goes to is free,
+  announces the stage's bytes on its "full" mbarrier
+  (``mbarrier_arrive_expect_tx``) and issues the TMA copies of the A tile
+  (BM x 64) and the B^T tile (BN x 64): boxes of 64 x 64 elements, landing
+  in shared memory already in the 128-byte swizzle that wgmma's descriptors
+  read;
+* **warpgroups 1 and 2, the consumers** (``setmaxnreg(232)``), compute rows
+  0-63 and 64-127 of the tile: each waits for a stage's "full" barrier,
+  issues its 4 ``wgmma_mma_async`` (m64nBNk16), and once the wgmma of the
+  stage before has finished (``wgmma_wait(1)``) one thread of each
+  releases that stage on its "empty" barrier for the producer.
+
+The STAGES-deep ring of full/empty mbarrier pairs is CUTLASS's and Triton's
+Hopper pipeline.  Phase k of a barrier has parity k % 2: the consumers wait
+on full[s] with the parity of the round ``kt // STAGES``; the producer waits
+on empty[s] with the opposite parity, which a fresh barrier passes at once
+(every stage starts empty).  Blocks take their tiles in groups of GROUP_M
+rows of tiles, so that neighbouring blocks share A and B tiles in L2.
+
+M must be a multiple of BM, N of BN and K of 64 (`gemm()` checks).  The
+tiles live in dynamic shared memory, ``shared_mem(BN, STAGES)`` bytes a
+block; the autotuner launches each configuration with its own.
+"""
+
+import kdsl
+from kdsl import Constexpr, Float32, Int32, Pointer, Uint64, block_idx, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+BM = 128  # rows of c a block computes: 64 for each consumer warpgroup
+BK = 64  # a tile row: 64 16-bit elements, 128 bytes, 8 chunks of 16 bytes
+CHUNKS = BK // 8
+BOX = 64  # the TMA box: 64 rows x 64 columns (8 KB), for a and bt alike
+THREADS = 384  # a producer warpgroup and two consumers
+
+
+@kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1))
+def gemm_tma(
+    tma_a: kdsl.TensorMap,
+    tma_b: kdsl.TensorMap,
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    K: Int32,
+    BN: Constexpr[int] = 256,
+    STAGES: Constexpr[int] = 4,
+    GROUP_M: Constexpr[int] = 8,
+):
+    # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8
+    # chunks of 16 bytes, each box a multiple of 1024 bytes (kdsl aligns the
+    # buffer to 1024 bytes: the 128-byte swizzle's pattern), and two
+    # mbarriers a stage: full (the tiles have landed) and empty (both
+    # consumers are done with them).
+    sa = kdsl.dynamic_shared_array(D.vec(8), STAGES * BM * CHUNKS)
+    sb = kdsl.dynamic_shared_array(D.vec(8), STAGES * BN * CHUNKS)
+    full = kdsl.shared_array(Uint64, (STAGES,))
+    empty = kdsl.shared_array(Uint64, (STAGES,))
+
+    tid = thread_idx.x
+    group = tid // 128  # 0: the producer; 1, 2: the consumers
+
+    # This block's tile, in groups of GROUP_M tile rows (L2 reuse).
+    tiles_m = M // BM
+    tiles_n = N // BN
+    pid = block_idx.x
+    in_group = GROUP_M * tiles_n
+    first_m = pid // in_group * GROUP_M
+    group_rows = min(tiles_m - first_m, GROUP_M)
+    bm = (first_m + pid % in_group % group_rows) * BM
+    bn = pid % in_group // group_rows * BN
+    ktiles = K // BK
+
+    if tid == 0:  # one arrival (with bytes) fills a stage, two free it
+        for s in kdsl.range_constexpr(STAGES):
+            kdsl.mbarrier_init(full, s, 1)
+            kdsl.mbarrier_init(empty, s, 2)
+        kdsl.fence_mbarrier_init()
+    kdsl.syncthreads()
+
+    if group == 0:  # the producer
+        kdsl.setmaxnreg(40, inc=False)
+        if tid == 0:
+            for kt in range(ktiles):
+                s = kt % STAGES
+                # wait until round kt // STAGES - 1 of stage s was released
+                # (parity 1 in the first round: passes at once)
+                kdsl.mbarrier_wait(empty, s, kt // STAGES % 2 ^ 1)
+                kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK * 2)
+                k0 = kt * BK
+                for i in kdsl.range_constexpr(BM // BOX):  # A: BM // 64 boxes
+                    dst = (s * BM + i * BOX) * CHUNKS
+                    kdsl.tma_load(sa, dst, tma_a, (k0, bm + i * BOX), full, s)
+                for i in kdsl.range_constexpr(BN // BOX):  # B^T: BN // 64 boxes
+                    dst = (s * BN + i * BOX) * CHUNKS
+                    kdsl.tma_load(sb, dst, tma_b, (k0, bn + i * BOX), full, s)
+    else:  # a consumer: rows 64 (group - 1) .. + 63 of the tile
+        kdsl.setmaxnreg(232)
+        acc = kdsl.local_array(Float32, (BN // 2,))  # set by the first wgmma
+        rows = (group - 1) * 64
+        for kt in range(ktiles):
+            stage = kt % STAGES
+            kdsl.mbarrier_wait(full, stage, kt // STAGES % 2)  # it has landed
+            da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+            db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+            kdsl.wgmma_fence()
+            kdsl.wgmma_mma_async(acc, da, db, D, scale_d=kt > 0)  # kt 0: D = A B
+            for kk in kdsl.range_constexpr(1, BK // 16):  # k16 steps of 32 bytes
+                kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)
+            kdsl.wgmma_commit()
+            kdsl.wgmma_wait(1, acc)  # the wgmma of tile kt - 1 is done ...
+            if kt > 0 and tid % 128 == 0:  # ... so its stage is free
+                kdsl.mbarrier_arrive(empty, (kt - 1) % STAGES)
+        kdsl.wgmma_wait(0, acc)
+
+        # Thread l of warp w (of the warpgroup) holds, for each 8-column
+        # block j, rows 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and
+        # + 1: two pairs.
+        lane = tid % 32
+        row = bm + rows + tid % 128 // 32 * 16 + lane // 4
+        col0 = bn + lane % 4 * 2
+        for j in kdsl.range_constexpr(BN // 8):
+            at = (row * N + col0 + j * 8) // 2
+            c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])
+            c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])
+
+
+# -- launching ---------------------------------------------------------------------------
+# (BN, STAGES): 128- or 256-wide tiles, as deep a ring as shared memory holds.
+SHAPES = [
+    (256, 4),
+    (256, 3),
+    (128, 6),
+    (128, 4),
+]
+
+
+def shared_mem(BN: int, STAGES: int) -> int:
+    """Dynamic shared memory bytes of one configuration (its ring)."""
+    return STAGES * (BM + BN) * BK * 2
+
+
+gemm_tuned = kdsl.autotune(
+    configs=[kdsl.Config(BN=n, STAGES=s) for n, s in SHAPES],
+    key=["M", "N", "K"],
+    restore=[],
+)(gemm_tma)
+
+
+def grid(M: int, N: int):
+    return lambda m: ((M // BM) * (N // m["BN"]),)
+
+
+def tensor_maps(a, bt):
+    """The TMA maps of a (M, K) and bt (N, K): boxes of 64 x 64, 128-byte
+    swizzle (the layout `kdsl.wgmma_desc(..., swizzle=128)` reads)."""
+    return (
+        kdsl.tensor_map(a, box=(BOX, BK), swizzle=128),
+        kdsl.tensor_map(bt, box=(BOX, BK), swizzle=128),
+    )
+
+
+def check_shapes(a, bt, c) -> tuple:
+    """``(M, N, K)``, or ValueError for sizes the kernel does not take."""
+    M, K = a.shape
+    N = bt.shape[0]
+    if M % BM or N % 256 or K % BK or K == 0 or bt.shape[1] != K:
+        raise ValueError(
+            f"gemm_tma needs M a multiple of {BM}, N of 256 and K of {BK} "
+            f"(a (M, K), bt (N, K)), got a {tuple(a.shape)}, bt {tuple(bt.shape)}"
+        )
+    if tuple(c.shape) != (M, N):
+        raise ValueError(f"c must be ({M}, {N}), got {tuple(c.shape)}")
+    return M, N, K
+
+
+def gemm(a, bt, c, maps=None):
+    """c = a @ bt.T for row-major (M, K) a and (N, K) bt (CuPy arrays or
+    PyTorch tensors on an H100/H200), c (M, N) of their dtype.  ``maps``:
+    the tensor maps of a and bt, if the caller keeps them (building them
+    costs two driver calls)."""
+    M, N, K = check_shapes(a, bt, c)
+    tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
+    smem = lambda m: shared_mem(m["BN"], m["STAGES"])  # noqa: E731
+    gemm_tuned[grid(M, N), THREADS](tma_a, tma_b, c, M, N, K, shared_mem=smem)
+
+
+if __name__ == "__main__":
+    print(gemm_tma.dispatch("bf16").source)
