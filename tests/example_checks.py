@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import pytest
 
 from examples_index import example_modules
-from kdsl import Int32
+from kdsl import DSLError, Int32
 
 EX = example_modules()
 TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-6, "f64": 1e-13}
@@ -538,6 +539,23 @@ def gemm_wgmma(be, t, rng):
     _close(be, c, want, t, scale=scale)
 
 
+def gemm_tma(be, t, rng):
+    """The warp-specialised TMA GEMM (sm_90a; c = a @ bt.T), autotuned on the
+    GPU; the interpreter refuses its tensor maps (E836, GPU only)."""
+    ex = EX["gemm_tma"]
+    M, N, K = be.size(1024, 128), be.size(768, 256), be.size(1024, 64)
+    a, bt = _random(rng, (M, K), t, -1, 1), _random(rng, (N, K), t, -1, 1)
+    c = be.poison((M, N), t)
+    if be.name == "interpreter":
+        launch = be.launcher(ex.gemm_tma, ((M // ex.BM) * (N // 256),), ex.THREADS)
+        with pytest.raises(DSLError, match="E836"):
+            launch(None, None, c, M, N, K, shared_mem=ex.shared_mem(256, 4))
+        return
+    ex.gemm(be.to_device(a), be.to_device(bt), c)
+    want = a.astype(np.float64) @ bt.T.astype(np.float64)
+    _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -628,6 +646,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
+    gemm_tma: EX["gemm_tma"].gemm_tma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,

@@ -1373,7 +1373,7 @@ register(
         "tma-integer-operand",
         "E837",
         DSLTypeError,
-        "{callee}: {what} must be an integer (a Python int or a kdsl integer "
+        "{callee}: {operand} must be an integer (a Python int or a kdsl integer "
         "value); got {got}",
     ),
     (
@@ -1402,7 +1402,8 @@ register(
         "tensor-map-annotation",
         "E847",
         DSLTypeError,
-        "kdsl.TensorMap annotates a kernel parameter (tmap: kdsl.TensorMap); "
+        "{call} builds nothing: kdsl.TensorMap annotates a kernel parameter "
+        "(tmap: kdsl.TensorMap); "
         "build the map a launch passes with kdsl.tensor_map(array, box=(rows, "
         "columns), swizzle=128)",
     ),

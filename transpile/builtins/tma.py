@@ -64,7 +64,7 @@ def _integer(lw, entry, value, what, t=Int32):
         raise error(
             "tma-integer-operand",
             callee=entry.spelled,
-            what=what,
+            operand=what,
             got=lw.describe(value),
         )
     return arith.convert(v, t).ir_value()
@@ -192,7 +192,9 @@ def _gpu_only(what):
     return interpret
 
 
-_SM90 = " (sm_90; GPU only: the interpreter does not model mbarriers and TMA)"
+_GPU = "GPU only: the interpreter does not model mbarriers and TMA"
+_SM80 = f" (sm_80; {_GPU})"
+_SM90 = f" (sm_90a: the instance compiles for it and runs on compute capability 9.0; {_GPU})"
 _MBARRIER = "mbarriers (their waits need threads that run concurrently)"
 _TMA = "TMA copies (tensor maps are built for a GPU)"
 
@@ -200,7 +202,7 @@ register(
     "mbarrier_init",
     "`kdsl.mbarrier_init(bars, i, count)`: sets up the mbarrier `bars[i]` (a "
     "`shared_array(Uint64, ...)` element) for `count` arrivals a phase; one "
-    "thread, then `fence_mbarrier_init()` and a barrier; PTX `mbarrier.init`" + _SM90,
+    "thread, then `fence_mbarrier_init()` and a barrier; PTX `mbarrier.init`" + _SM80,
     _lower_init,
     cuda=_render("mbarrier_init"),
     interpret=_gpu_only(_MBARRIER),
@@ -221,7 +223,7 @@ register(
     "mbarrier_arrive",
     "`kdsl.mbarrier_arrive(bars, i)`: one arrival on the mbarrier `bars[i]` "
     "(release: this thread's earlier accesses happen before its phase "
-    "completes); PTX `mbarrier.arrive`" + _SM90,
+    "completes); PTX `mbarrier.arrive`" + _SM80,
     _lower_arrive,
     cuda=_render("mbarrier_arrive"),
     interpret=_gpu_only(_MBARRIER),

@@ -124,8 +124,8 @@ class TensorMap:
     the launch passes the map ``kdsl.tensor_map(array, box=...)`` built on the
     host, and ``kdsl.tma_load``/``tma_store`` copy boxes of its tensor."""
 
-    def __init__(self):
-        raise error("tensor-map-annotation")
+    def __init__(self, *args, **kwargs):
+        raise error("tensor-map-annotation", call="kdsl.TensorMap(...)")
 
 
 @dataclass(frozen=True)
