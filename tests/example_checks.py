@@ -534,7 +534,7 @@ def gemm_wgmma(be, t, rng):
         return
     c = be.poison((M, N), t)
     be.launcher(ex.gemm_tuned, ex.grid(M, N), ex.block)(
-        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.SHARED_MEM
+        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.config_shared_mem
     )
     _close(be, c, want, t, scale=scale)
 
