@@ -131,8 +131,12 @@ def gemm_tma(
         col0 = bn + lane % 4 * 2
         for j in kdsl.range_constexpr(BN // 8):
             at = (row * N + col0 + j * 8) // 2
-            c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])
-            c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])
+            v0 = acc[4 * j]
+            v1 = acc[4 * j + 1]
+            v2 = acc[4 * j + 2]  # row + 8
+            v3 = acc[4 * j + 3]
+            c.vec(2)[at] = D.vec(2)(v0, v1)
+            c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
 
 
 # -- launching ---------------------------------------------------------------------------

@@ -1077,259 +1077,515 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8(
         // for j in kdsl.range_constexpr(BN // 8):
         // at = (row * N + col0 + j * 8) // 2  [j = 0]
         int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 0]
+        // v0 = acc[4 * j]  [j = 0]
+        float v0 = acc[0];
+        // v1 = acc[4 * j + 1]  [j = 0]
+        float v1 = acc[1];
+        // v2 = acc[4 * j + 2]  [j = 0]
+        float v2 = acc[2];
+        // v3 = acc[4 * j + 3]  [j = 0]
+        float v3 = acc[3];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 0]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[0]), __float2half_rn(acc[1])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 0]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[2]), __float2half_rn(acc[3])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 1]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 1]
+        // v0 = acc[4 * j]  [j = 1]
+        v0 = acc[4];
+        // v1 = acc[4 * j + 1]  [j = 1]
+        v1 = acc[5];
+        // v2 = acc[4 * j + 2]  [j = 1]
+        v2 = acc[6];
+        // v3 = acc[4 * j + 3]  [j = 1]
+        v3 = acc[7];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 1]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[4]), __float2half_rn(acc[5])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 1]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[6]), __float2half_rn(acc[7])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 2]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 2]
+        // v0 = acc[4 * j]  [j = 2]
+        v0 = acc[8];
+        // v1 = acc[4 * j + 1]  [j = 2]
+        v1 = acc[9];
+        // v2 = acc[4 * j + 2]  [j = 2]
+        v2 = acc[10];
+        // v3 = acc[4 * j + 3]  [j = 2]
+        v3 = acc[11];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 2]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[8]), __float2half_rn(acc[9])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 2]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[10]), __float2half_rn(acc[11])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 3]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 3]
+        // v0 = acc[4 * j]  [j = 3]
+        v0 = acc[12];
+        // v1 = acc[4 * j + 1]  [j = 3]
+        v1 = acc[13];
+        // v2 = acc[4 * j + 2]  [j = 3]
+        v2 = acc[14];
+        // v3 = acc[4 * j + 3]  [j = 3]
+        v3 = acc[15];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 3]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[12]), __float2half_rn(acc[13])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 3]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[14]), __float2half_rn(acc[15])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 4]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 4]
+        // v0 = acc[4 * j]  [j = 4]
+        v0 = acc[16];
+        // v1 = acc[4 * j + 1]  [j = 4]
+        v1 = acc[17];
+        // v2 = acc[4 * j + 2]  [j = 4]
+        v2 = acc[18];
+        // v3 = acc[4 * j + 3]  [j = 4]
+        v3 = acc[19];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 4]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[16]), __float2half_rn(acc[17])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 4]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[18]), __float2half_rn(acc[19])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 5]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 5]
+        // v0 = acc[4 * j]  [j = 5]
+        v0 = acc[20];
+        // v1 = acc[4 * j + 1]  [j = 5]
+        v1 = acc[21];
+        // v2 = acc[4 * j + 2]  [j = 5]
+        v2 = acc[22];
+        // v3 = acc[4 * j + 3]  [j = 5]
+        v3 = acc[23];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 5]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[20]), __float2half_rn(acc[21])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 5]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[22]), __float2half_rn(acc[23])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 6]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 6]
+        // v0 = acc[4 * j]  [j = 6]
+        v0 = acc[24];
+        // v1 = acc[4 * j + 1]  [j = 6]
+        v1 = acc[25];
+        // v2 = acc[4 * j + 2]  [j = 6]
+        v2 = acc[26];
+        // v3 = acc[4 * j + 3]  [j = 6]
+        v3 = acc[27];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 6]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[24]), __float2half_rn(acc[25])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 6]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[26]), __float2half_rn(acc[27])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 7]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 7]
+        // v0 = acc[4 * j]  [j = 7]
+        v0 = acc[28];
+        // v1 = acc[4 * j + 1]  [j = 7]
+        v1 = acc[29];
+        // v2 = acc[4 * j + 2]  [j = 7]
+        v2 = acc[30];
+        // v3 = acc[4 * j + 3]  [j = 7]
+        v3 = acc[31];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 7]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[28]), __float2half_rn(acc[29])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 7]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[30]), __float2half_rn(acc[31])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 8]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 8]
+        // v0 = acc[4 * j]  [j = 8]
+        v0 = acc[32];
+        // v1 = acc[4 * j + 1]  [j = 8]
+        v1 = acc[33];
+        // v2 = acc[4 * j + 2]  [j = 8]
+        v2 = acc[34];
+        // v3 = acc[4 * j + 3]  [j = 8]
+        v3 = acc[35];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 8]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[32]), __float2half_rn(acc[33])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 8]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[34]), __float2half_rn(acc[35])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 9]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 9]
+        // v0 = acc[4 * j]  [j = 9]
+        v0 = acc[36];
+        // v1 = acc[4 * j + 1]  [j = 9]
+        v1 = acc[37];
+        // v2 = acc[4 * j + 2]  [j = 9]
+        v2 = acc[38];
+        // v3 = acc[4 * j + 3]  [j = 9]
+        v3 = acc[39];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 9]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[36]), __float2half_rn(acc[37])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 9]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[38]), __float2half_rn(acc[39])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 10]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 10]
+        // v0 = acc[4 * j]  [j = 10]
+        v0 = acc[40];
+        // v1 = acc[4 * j + 1]  [j = 10]
+        v1 = acc[41];
+        // v2 = acc[4 * j + 2]  [j = 10]
+        v2 = acc[42];
+        // v3 = acc[4 * j + 3]  [j = 10]
+        v3 = acc[43];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 10]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[40]), __float2half_rn(acc[41])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 10]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[42]), __float2half_rn(acc[43])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 11]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 11]
+        // v0 = acc[4 * j]  [j = 11]
+        v0 = acc[44];
+        // v1 = acc[4 * j + 1]  [j = 11]
+        v1 = acc[45];
+        // v2 = acc[4 * j + 2]  [j = 11]
+        v2 = acc[46];
+        // v3 = acc[4 * j + 3]  [j = 11]
+        v3 = acc[47];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 11]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[44]), __float2half_rn(acc[45])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 11]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[46]), __float2half_rn(acc[47])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 12]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 12]
+        // v0 = acc[4 * j]  [j = 12]
+        v0 = acc[48];
+        // v1 = acc[4 * j + 1]  [j = 12]
+        v1 = acc[49];
+        // v2 = acc[4 * j + 2]  [j = 12]
+        v2 = acc[50];
+        // v3 = acc[4 * j + 3]  [j = 12]
+        v3 = acc[51];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 12]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[48]), __float2half_rn(acc[49])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 12]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[50]), __float2half_rn(acc[51])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 13]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 13]
+        // v0 = acc[4 * j]  [j = 13]
+        v0 = acc[52];
+        // v1 = acc[4 * j + 1]  [j = 13]
+        v1 = acc[53];
+        // v2 = acc[4 * j + 2]  [j = 13]
+        v2 = acc[54];
+        // v3 = acc[4 * j + 3]  [j = 13]
+        v3 = acc[55];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 13]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[52]), __float2half_rn(acc[53])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 13]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[54]), __float2half_rn(acc[55])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 14]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 14]
+        // v0 = acc[4 * j]  [j = 14]
+        v0 = acc[56];
+        // v1 = acc[4 * j + 1]  [j = 14]
+        v1 = acc[57];
+        // v2 = acc[4 * j + 2]  [j = 14]
+        v2 = acc[58];
+        // v3 = acc[4 * j + 3]  [j = 14]
+        v3 = acc[59];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 14]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[56]), __float2half_rn(acc[57])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 14]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[58]), __float2half_rn(acc[59])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 15]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 15]
+        // v0 = acc[4 * j]  [j = 15]
+        v0 = acc[60];
+        // v1 = acc[4 * j + 1]  [j = 15]
+        v1 = acc[61];
+        // v2 = acc[4 * j + 2]  [j = 15]
+        v2 = acc[62];
+        // v3 = acc[4 * j + 3]  [j = 15]
+        v3 = acc[63];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 15]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[60]), __float2half_rn(acc[61])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 15]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[62]), __float2half_rn(acc[63])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 16]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 128), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 16]
+        // v0 = acc[4 * j]  [j = 16]
+        v0 = acc[64];
+        // v1 = acc[4 * j + 1]  [j = 16]
+        v1 = acc[65];
+        // v2 = acc[4 * j + 2]  [j = 16]
+        v2 = acc[66];
+        // v3 = acc[4 * j + 3]  [j = 16]
+        v3 = acc[67];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 16]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[64]), __float2half_rn(acc[65])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 16]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 16]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[66]), __float2half_rn(acc[67])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 17]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 136), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 17]
+        // v0 = acc[4 * j]  [j = 17]
+        v0 = acc[68];
+        // v1 = acc[4 * j + 1]  [j = 17]
+        v1 = acc[69];
+        // v2 = acc[4 * j + 2]  [j = 17]
+        v2 = acc[70];
+        // v3 = acc[4 * j + 3]  [j = 17]
+        v3 = acc[71];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 17]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[68]), __float2half_rn(acc[69])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 17]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 17]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[70]), __float2half_rn(acc[71])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 18]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 144), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 18]
+        // v0 = acc[4 * j]  [j = 18]
+        v0 = acc[72];
+        // v1 = acc[4 * j + 1]  [j = 18]
+        v1 = acc[73];
+        // v2 = acc[4 * j + 2]  [j = 18]
+        v2 = acc[74];
+        // v3 = acc[4 * j + 3]  [j = 18]
+        v3 = acc[75];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 18]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[72]), __float2half_rn(acc[73])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 18]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 18]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[74]), __float2half_rn(acc[75])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 19]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 152), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 19]
+        // v0 = acc[4 * j]  [j = 19]
+        v0 = acc[76];
+        // v1 = acc[4 * j + 1]  [j = 19]
+        v1 = acc[77];
+        // v2 = acc[4 * j + 2]  [j = 19]
+        v2 = acc[78];
+        // v3 = acc[4 * j + 3]  [j = 19]
+        v3 = acc[79];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 19]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[76]), __float2half_rn(acc[77])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 19]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 19]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[78]), __float2half_rn(acc[79])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 20]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 160), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 20]
+        // v0 = acc[4 * j]  [j = 20]
+        v0 = acc[80];
+        // v1 = acc[4 * j + 1]  [j = 20]
+        v1 = acc[81];
+        // v2 = acc[4 * j + 2]  [j = 20]
+        v2 = acc[82];
+        // v3 = acc[4 * j + 3]  [j = 20]
+        v3 = acc[83];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 20]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[80]), __float2half_rn(acc[81])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 20]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 20]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[82]), __float2half_rn(acc[83])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 21]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 168), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 21]
+        // v0 = acc[4 * j]  [j = 21]
+        v0 = acc[84];
+        // v1 = acc[4 * j + 1]  [j = 21]
+        v1 = acc[85];
+        // v2 = acc[4 * j + 2]  [j = 21]
+        v2 = acc[86];
+        // v3 = acc[4 * j + 3]  [j = 21]
+        v3 = acc[87];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 21]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[84]), __float2half_rn(acc[85])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 21]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 21]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[86]), __float2half_rn(acc[87])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 22]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 176), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 22]
+        // v0 = acc[4 * j]  [j = 22]
+        v0 = acc[88];
+        // v1 = acc[4 * j + 1]  [j = 22]
+        v1 = acc[89];
+        // v2 = acc[4 * j + 2]  [j = 22]
+        v2 = acc[90];
+        // v3 = acc[4 * j + 3]  [j = 22]
+        v3 = acc[91];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 22]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[88]), __float2half_rn(acc[89])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 22]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 22]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[90]), __float2half_rn(acc[91])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 23]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 184), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 23]
+        // v0 = acc[4 * j]  [j = 23]
+        v0 = acc[92];
+        // v1 = acc[4 * j + 1]  [j = 23]
+        v1 = acc[93];
+        // v2 = acc[4 * j + 2]  [j = 23]
+        v2 = acc[94];
+        // v3 = acc[4 * j + 3]  [j = 23]
+        v3 = acc[95];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 23]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[92]), __float2half_rn(acc[93])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 23]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 23]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[94]), __float2half_rn(acc[95])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 24]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 192), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 24]
+        // v0 = acc[4 * j]  [j = 24]
+        v0 = acc[96];
+        // v1 = acc[4 * j + 1]  [j = 24]
+        v1 = acc[97];
+        // v2 = acc[4 * j + 2]  [j = 24]
+        v2 = acc[98];
+        // v3 = acc[4 * j + 3]  [j = 24]
+        v3 = acc[99];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 24]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[96]), __float2half_rn(acc[97])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 24]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 24]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[98]), __float2half_rn(acc[99])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 25]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 200), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 25]
+        // v0 = acc[4 * j]  [j = 25]
+        v0 = acc[100];
+        // v1 = acc[4 * j + 1]  [j = 25]
+        v1 = acc[101];
+        // v2 = acc[4 * j + 2]  [j = 25]
+        v2 = acc[102];
+        // v3 = acc[4 * j + 3]  [j = 25]
+        v3 = acc[103];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 25]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[100]), __float2half_rn(acc[101])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 25]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 25]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[102]), __float2half_rn(acc[103])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 26]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 208), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 26]
+        // v0 = acc[4 * j]  [j = 26]
+        v0 = acc[104];
+        // v1 = acc[4 * j + 1]  [j = 26]
+        v1 = acc[105];
+        // v2 = acc[4 * j + 2]  [j = 26]
+        v2 = acc[106];
+        // v3 = acc[4 * j + 3]  [j = 26]
+        v3 = acc[107];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 26]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[104]), __float2half_rn(acc[105])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 26]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 26]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[106]), __float2half_rn(acc[107])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 27]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 216), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 27]
+        // v0 = acc[4 * j]  [j = 27]
+        v0 = acc[108];
+        // v1 = acc[4 * j + 1]  [j = 27]
+        v1 = acc[109];
+        // v2 = acc[4 * j + 2]  [j = 27]
+        v2 = acc[110];
+        // v3 = acc[4 * j + 3]  [j = 27]
+        v3 = acc[111];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 27]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[108]), __float2half_rn(acc[109])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 27]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 27]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[110]), __float2half_rn(acc[111])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 28]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 224), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 28]
+        // v0 = acc[4 * j]  [j = 28]
+        v0 = acc[112];
+        // v1 = acc[4 * j + 1]  [j = 28]
+        v1 = acc[113];
+        // v2 = acc[4 * j + 2]  [j = 28]
+        v2 = acc[114];
+        // v3 = acc[4 * j + 3]  [j = 28]
+        v3 = acc[115];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 28]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[112]), __float2half_rn(acc[113])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 28]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 28]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[114]), __float2half_rn(acc[115])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 29]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 232), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 29]
+        // v0 = acc[4 * j]  [j = 29]
+        v0 = acc[116];
+        // v1 = acc[4 * j + 1]  [j = 29]
+        v1 = acc[117];
+        // v2 = acc[4 * j + 2]  [j = 29]
+        v2 = acc[118];
+        // v3 = acc[4 * j + 3]  [j = 29]
+        v3 = acc[119];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 29]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[116]), __float2half_rn(acc[117])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 29]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 29]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[118]), __float2half_rn(acc[119])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 30]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 240), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 30]
+        // v0 = acc[4 * j]  [j = 30]
+        v0 = acc[120];
+        // v1 = acc[4 * j + 1]  [j = 30]
+        v1 = acc[121];
+        // v2 = acc[4 * j + 2]  [j = 30]
+        v2 = acc[122];
+        // v3 = acc[4 * j + 3]  [j = 30]
+        v3 = acc[123];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 30]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[120]), __float2half_rn(acc[121])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 30]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 30]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[122]), __float2half_rn(acc[123])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
         // at = (row * N + col0 + j * 8) // 2  [j = 31]
         at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 248), 2);
-        // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 31]
+        // v0 = acc[4 * j]  [j = 31]
+        v0 = acc[124];
+        // v1 = acc[4 * j + 1]  [j = 31]
+        v1 = acc[125];
+        // v2 = acc[4 * j + 2]  [j = 31]
+        v2 = acc[126];
+        // v3 = acc[4 * j + 3]  [j = 31]
+        v3 = acc[127];
+        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 31]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[124]), __float2half_rn(acc[125])}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 31]
+                kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
+        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 31]
         reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__half, 2>{{__float2half_rn(acc[126]), __float2half_rn(acc[127])}};
+                kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     }
 }
