@@ -30,9 +30,21 @@ SMOKE = (1280, 768, 1024)  # 10 x several tiles, 16 k tiles: the ring wraps
 
 
 def configs():
+    """(dtype, BN, STAGES, persistent): each configuration with one block a
+    tile of c and with a persistent grid (one block a multiprocessor)."""
     import gemm_tma
 
-    return [(d, bn, s) for d in DTYPES for bn, s in gemm_tma.SHAPES]
+    return [
+        (d, bn, s, p)
+        for d in DTYPES
+        for bn, s in gemm_tma.SHAPES
+        for p in (False, True)
+    ]
+
+
+def blocks(M, N, bn, persistent, sms) -> int:
+    tiles = (M // 128) * (N // bn)
+    return min(tiles, sms) if persistent else tiles
 
 
 def smoke(todo) -> None:
@@ -48,18 +60,25 @@ def smoke(todo) -> None:
     from kdsl.runtime import compile as kcompile
 
     insts = {
-        (d, bn, s): gemm_tma.gemm_tma.dispatch(d, BN=bn, STAGES=s) for d, bn, s in todo
+        (d, bn, s): gemm_tma.gemm_tma.dispatch(d, BN=bn, STAGES=s)
+        for d, bn, s, _ in todo
     }
+    broken = {}  # (dtype, BN, STAGES) -> its compile error
     with ThreadPoolExecutor(8) as pool:  # NVRTC releases the GIL
-        for key, job in [(k, pool.submit(kcompile.cubin_for, i, "sm_90")) for k, i in insts.items()]:  # fmt: skip
-            try:
-                job.result()
-            except Exception as e:  # noqa: BLE001 - reported, the rest go on
-                print(f"FAIL {key} compile: {e}", flush=True)
+        jobs = {
+            k: pool.submit(kcompile.cubin_for, i, "sm_90") for k, i in insts.items()
+        }
+    for k, job in jobs.items():
+        if job.exception() is not None:
+            broken[k] = job.exception()
     rng = np.random.default_rng(0)
     M, N, K = SMOKE
-    for d, bn, s in todo:
-        print(f"START {(d, bn, s)}", flush=True)
+    for d, bn, s, p in todo:
+        key = (d, bn, s, p)
+        print(f"START {key}", flush=True)
+        if (d, bn, s) in broken:
+            print(f"FAIL {key} compile: {broken[d, bn, s]}", flush=True)
+            continue
         try:
             t = ml_dtypes.bfloat16 if d == "bf16" else np.float16
             a = rng.uniform(-1, 1, (M, K)).astype(t)
@@ -67,7 +86,8 @@ def smoke(todo) -> None:
             a_dev, bt_dev = cp.asarray(a), cp.asarray(bt)
             c = cp.full((M, N), np.nan, t)
             maps = gemm_tma.tensor_maps(a_dev, bt_dev)
-            gemm_tma.gemm_tma[((M // 128) * (N // bn),), gemm_tma.THREADS](
+            grid = (blocks(M, N, bn, p, 7),)  # persistent: 7 blocks, many tiles each
+            gemm_tma.gemm_tma[grid, gemm_tma.THREADS](
                 *maps, c, M, N, K, BN=bn, STAGES=s, shared_mem=gemm_tma.shared_mem(bn, s)
             )  # fmt: skip
             got = cp.asnumpy(c).astype(np.float64)
@@ -80,13 +100,13 @@ def smoke(todo) -> None:
             tol = 1.6e-2 if d == "bf16" else 2e-3
             if nans or not err <= tol:
                 print(
-                    f"FAIL {(d, bn, s)} error {err:.3g} (tol {tol}), {nans} NaN",
+                    f"FAIL {key} error {err:.3g} (tol {tol}), {nans} NaN",
                     flush=True,
                 )
             else:
-                print(f"PASS {(d, bn, s)}", flush=True)
+                print(f"PASS {key}", flush=True)
         except Exception as e:  # noqa: BLE001
-            print(f"FAIL {(d, bn, s)} {type(e).__name__}: {e}", flush=True)
+            print(f"FAIL {key} {type(e).__name__}: {e}", flush=True)
 
 
 def checked(timeout: float) -> list:
@@ -131,6 +151,8 @@ def sweep(sizes, passed) -> None:
 
     import gemm_tma
 
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+
     def bench(fn) -> float:
         return float(
             triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
@@ -150,11 +172,12 @@ def sweep(sizes, passed) -> None:
             print(f"{d} {n}^3 torch.matmul: {ref:.0f} TFLOP/s", flush=True)
             maps = gemm_tma.tensor_maps(a, bt)
             best = None
-            for dd, bn, s in passed:
+            for dd, bn, s, p in passed:
                 if dd != d:
                     continue
+                name = f"BN={bn} STAGES={s}{' persistent' if p else ''}"
                 try:
-                    grid = ((n // gemm_tma.BM) * (n // bn),)
+                    grid = (blocks(n, n, bn, p, sms),)
                     launch = gemm_tma.gemm_tma[grid, gemm_tma.THREADS]
 
                     def run(bn=bn, s=s, launch=launch):
@@ -167,10 +190,10 @@ def sweep(sizes, passed) -> None:
                     ms = bench(run)
                     tf = flops / ms / 1e9
                     best = max(best or 0.0, tf)
-                    print(f"{d} {n}^3 gemm_tma BN={bn} STAGES={s}: {tf:.0f} TFLOP/s "
+                    print(f"{d} {n}^3 gemm_tma {name}: {tf:.0f} TFLOP/s "
                           f"({tf / ref:.3f}x torch)", flush=True)  # fmt: skip
                 except Exception as e:  # noqa: BLE001
-                    print(f"{d} {n}^3 gemm_tma BN={bn} STAGES={s}: FAILED "
+                    print(f"{d} {n}^3 gemm_tma {name}: FAILED "
                           f"{type(e).__name__}: {str(e)[:400]}", flush=True)  # fmt: skip
             if best:
                 print(f"{d} {n}^3 best: {best:.0f} TFLOP/s ({best / ref:.3f}x torch)")

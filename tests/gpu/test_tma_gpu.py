@@ -9,7 +9,9 @@
 3. kdsl.tensor_map's refusals on device arrays;
 4. each GEMM configuration on one tile (one k tile: the pipeline's first
    stage only), then on 10 x several tiles with 16 k tiles (the ring wraps,
-   the grouped tile order has a partial group);
+   the grouped tile order has a partial group), then the same with a
+   persistent grid of 7 blocks (each loops over several tiles, the ring's
+   phases running on across them);
 5. the autotuned gemm() at 4096^3 against torch.matmul.
 
 Each check (tma_gpu_checks.py) runs in a subprocess with a timeout: a wrong
@@ -102,6 +104,13 @@ def test_4_one_tile_one_k_tile(dtype, config):
 def test_4_many_tiles_and_a_wrapping_ring(dtype, config):
     bn, stages = config
     _run("gemm_config", dtype, 1280, 768, 1024, bn, stages)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"BN{c[0]}-S{c[1]}")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_4_a_persistent_grid(dtype, config):
+    bn, stages = config
+    _run("gemm_config", dtype, 1280, 768, 1024, bn, stages, 7)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -122,18 +122,21 @@ def _compare(c, a, bt, dtype, what):
     )
 
 
-def gemm_config(dtype, M, N, K, bn, stages):
-    """One configuration of gemm_tma, launched directly (no autotuning)."""
+def gemm_config(dtype, M, N, K, bn, stages, blocks=None):
+    """One configuration of gemm_tma, launched directly (no autotuning): one
+    block a tile, or ``blocks`` blocks looping over the tiles (a persistent
+    grid: the ring's phases run on from one tile to the next)."""
     a, a_dev = _random(3, (M, K), dtype)
     bt, bt_dev = _random(4, (N, K), dtype)
     c = cp.full((M, N), np.nan, NUMPY[dtype])
     tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
-    grid = ((M // G.BM) * (N // bn),)
+    grid = ((M // G.BM) * (N // bn),) if blocks is None else (blocks,)
     G.gemm_tma[grid, G.THREADS](
         tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
-    _compare(c, a, bt, dtype, f"BN={bn} STAGES={stages} M={M} N={N} K={K}")
+    what = f"BN={bn} STAGES={stages} M={M} N={N} K={K} grid={grid[0]}"
+    _compare(c, a, bt, dtype, what)
 
 
 def gemm_vs_torch(dtype, size):

@@ -919,6 +919,24 @@ __device__ __forceinline__ void tma_store_wait()
 #endif  // KDSL_TMA_H
 // ---- end of kdsl prelude ----
 
+static __device__ void tile_origin__i32_i32_i32_c8(
+        int32_t tile,
+        int32_t tiles_m,
+        int32_t tiles_n,
+        int32_t& result0,
+        int32_t& result1) {
+    // in_group = group_m * tiles_n
+    int32_t in_group = kdsl::mul(8, tiles_n);
+    // first_m = tile // in_group * group_m
+    int32_t first_m = kdsl::mul(kdsl::floordiv(tile, in_group), 8);
+    // group_rows = min(tiles_m - first_m, group_m)
+    int32_t group_rows = kdsl::min(kdsl::sub(tiles_m, first_m), 8);
+    // return first_m + tile % in_group % group_rows, tile % in_group // group_rows
+    result0 = kdsl::add(first_m, kdsl::mod(kdsl::mod(tile, in_group), group_rows));
+    result1 = kdsl::floordiv(kdsl::mod(tile, in_group), group_rows);
+    return;
+}
+
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8(
         const __grid_constant__ kdsl::TensorMap tma_a,
         const __grid_constant__ kdsl::TensorMap tma_b,
@@ -945,89 +963,105 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8(
     int32_t tiles_m = kdsl::floordiv(M, 128);
     // tiles_n = N // BN
     int32_t tiles_n = kdsl::floordiv(N, 256);
-    // pid = block_idx.x
-    int32_t pid = blockIdx.x;
-    // in_group = GROUP_M * tiles_n
-    int32_t in_group = 8 * tiles_n;
-    // first_m = pid // in_group * GROUP_M
-    int32_t first_m = kdsl::mul(kdsl::floordiv(pid, in_group), 8);
-    // group_rows = min(tiles_m - first_m, GROUP_M)
-    int32_t group_rows = kdsl::min(kdsl::sub(tiles_m, first_m), 8);
-    // bm = (first_m + pid % in_group % group_rows) * BM
-    int32_t bm = kdsl::mul(kdsl::add(first_m, kdsl::mod(kdsl::mod(pid, in_group), group_rows)),
-                           128);
-    // bn = pid % in_group // group_rows * BN
-    int32_t bn = kdsl::mul(kdsl::floordiv(kdsl::mod(pid, in_group), group_rows), 256);
     // ktiles = K // BK
     int32_t ktiles = kdsl::floordiv(K, 64);
     // if tid == 0:
     if (tid == 0) {
-        // for s in kdsl.range_constexpr(STAGES):
-        // kdsl.mbarrier_init(full, s, 1)  [s = 0]
+        // for st in kdsl.range_constexpr(STAGES):
+        // kdsl.mbarrier_init(full, st, 1)  [st = 0]
         kdsl::mbarrier_init(&full[0], 1);
-        // kdsl.mbarrier_init(empty, s, 2)  [s = 0]
+        // kdsl.mbarrier_init(empty, st, 2)  [st = 0]
         kdsl::mbarrier_init(&empty[0], 2);
-        // kdsl.mbarrier_init(full, s, 1)  [s = 1]
+        // kdsl.mbarrier_init(full, st, 1)  [st = 1]
         kdsl::mbarrier_init(&full[1], 1);
-        // kdsl.mbarrier_init(empty, s, 2)  [s = 1]
+        // kdsl.mbarrier_init(empty, st, 2)  [st = 1]
         kdsl::mbarrier_init(&empty[1], 2);
-        // kdsl.mbarrier_init(full, s, 1)  [s = 2]
+        // kdsl.mbarrier_init(full, st, 1)  [st = 2]
         kdsl::mbarrier_init(&full[2], 1);
-        // kdsl.mbarrier_init(empty, s, 2)  [s = 2]
+        // kdsl.mbarrier_init(empty, st, 2)  [st = 2]
         kdsl::mbarrier_init(&empty[2], 2);
-        // kdsl.mbarrier_init(full, s, 1)  [s = 3]
+        // kdsl.mbarrier_init(full, st, 1)  [st = 3]
         kdsl::mbarrier_init(&full[3], 1);
-        // kdsl.mbarrier_init(empty, s, 2)  [s = 3]
+        // kdsl.mbarrier_init(empty, st, 2)  [st = 3]
         kdsl::mbarrier_init(&empty[3], 2);
         // kdsl.fence_mbarrier_init()
         kdsl::fence_mbarrier_init();
     }
     // kdsl.syncthreads()
     __syncthreads();
-    // s = kt % STAGES
-    int32_t s;
+    // tiles = tiles_m * tiles_n
+    int32_t tiles = kdsl::mul(tiles_m, tiles_n);
     // if group == 0:
     if (group == 0) {
         // kdsl.setmaxnreg(40, inc=False)
         kdsl::setmaxnreg_dec<40>();
+        // tile = block_idx.x
+        int32_t tile;
+        // it = 0
+        int32_t it;
+        // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+        int32_t tm_2;
+        int32_t tn_2;
         // if tid == 0:
         if (tid == 0) {
-            // for kt in range(ktiles):
-            for (int32_t kt = 0; kt < ktiles; ++kt) {
-                // s = kt % STAGES
-                s = kt % 4;
-                // kdsl.mbarrier_wait(empty, s, kt // STAGES % 2 ^ 1)
-                kdsl::mbarrier_wait(&empty[s], uint32_t((kt / 4 % 2) ^ 1));
-                // kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK * 2)
-                kdsl::mbarrier_arrive_expect_tx(&full[s], 49152);
-                // k0 = kt * BK
-                int32_t k0 = kt * 64;
-                // for i in kdsl.range_constexpr(BM // BOX):
-                // dst = (s * BM + i * BOX) * CHUNKS  [i = 0]
-                int32_t dst = s * 128 * 8;
-                // kdsl.tma_load(sa, dst, tma_a, (k0, bm + i * BOX), full, s)  [i = 0]
-                kdsl::tma_load_2d(&sa[dst], &tma_a, k0, bm, &full[s]);
-                // dst = (s * BM + i * BOX) * CHUNKS  [i = 1]
-                dst = (s * 128 + 64) * 8;
-                // kdsl.tma_load(sa, dst, tma_a, (k0, bm + i * BOX), full, s)  [i = 1]
-                kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::add(bm, 64), &full[s]);
-                // for i in kdsl.range_constexpr(BN // BOX):
-                // dst = (s * BN + i * BOX) * CHUNKS  [i = 0]
-                dst = s * 256 * 8;
-                // kdsl.tma_load(sb, dst, tma_b, (k0, bn + i * BOX), full, s)  [i = 0]
-                kdsl::tma_load_2d(&sb[dst], &tma_b, k0, bn, &full[s]);
-                // dst = (s * BN + i * BOX) * CHUNKS  [i = 1]
-                dst = (s * 256 + 64) * 8;
-                // kdsl.tma_load(sb, dst, tma_b, (k0, bn + i * BOX), full, s)  [i = 1]
-                kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(bn, 64), &full[s]);
-                // dst = (s * BN + i * BOX) * CHUNKS  [i = 2]
-                dst = (s * 256 + 128) * 8;
-                // kdsl.tma_load(sb, dst, tma_b, (k0, bn + i * BOX), full, s)  [i = 2]
-                kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(bn, 128), &full[s]);
-                // dst = (s * BN + i * BOX) * CHUNKS  [i = 3]
-                dst = (s * 256 + 192) * 8;
-                // kdsl.tma_load(sb, dst, tma_b, (k0, bn + i * BOX), full, s)  [i = 3]
-                kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(bn, 192), &full[s]);
+            // tile = block_idx.x
+            tile = blockIdx.x;
+            // it = 0
+            it = 0;
+            // while tile < tiles:
+            while (tile < tiles) {
+                // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+                int32_t tm;
+                int32_t tn;
+                tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm, tn);
+                tm_2 = tm;
+                tn_2 = tn;
+                // for kt in range(ktiles):
+                for (int32_t kt = 0; kt < ktiles; ++kt) {
+                    // s = it % STAGES
+                    int32_t s = kdsl::mod(it, 4);
+                    // kdsl.mbarrier_wait(empty, s, it // STAGES % 2 ^ 1)
+                    kdsl::mbarrier_wait(&empty[s],
+                                        uint32_t(kdsl::mod(kdsl::floordiv(it, 4), 2) ^ 1));
+                    // kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK * 2)
+                    kdsl::mbarrier_arrive_expect_tx(&full[s], 49152);
+                    // k0 = kt * BK
+                    int32_t k0 = kt * 64;
+                    // for i in kdsl.range_constexpr(BM // BOX):
+                    // dst = (s * BM + i * BOX) * CHUNKS  [i = 0]
+                    int32_t dst = s * 128 * 8;
+                    // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 0]
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::mul(tm_2, 128), &full[s]);
+                    // dst = (s * BM + i * BOX) * CHUNKS  [i = 1]
+                    dst = (s * 128 + 64) * 8;
+                    // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 1]
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::add(kdsl::mul(tm_2, 128), 64),
+                                      &full[s]);
+                    // for i in kdsl.range_constexpr(BN // BOX):
+                    // dst = (s * BN + i * BOX) * CHUNKS  [i = 0]
+                    dst = s * 256 * 8;
+                    // kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)  [i = 0]
+                    kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::mul(tn_2, 256), &full[s]);
+                    // dst = (s * BN + i * BOX) * CHUNKS  [i = 1]
+                    dst = (s * 256 + 64) * 8;
+                    // kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)  [i = 1]
+                    kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(kdsl::mul(tn_2, 256), 64),
+                                      &full[s]);
+                    // dst = (s * BN + i * BOX) * CHUNKS  [i = 2]
+                    dst = (s * 256 + 128) * 8;
+                    // kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)  [i = 2]
+                    kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(kdsl::mul(tn_2, 256), 128),
+                                      &full[s]);
+                    // dst = (s * BN + i * BOX) * CHUNKS  [i = 3]
+                    dst = (s * 256 + 192) * 8;
+                    // kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)  [i = 3]
+                    kdsl::tma_load_2d(&sb[dst], &tma_b, k0, kdsl::add(kdsl::mul(tn_2, 256), 192),
+                                      &full[s]);
+                    // it += 1
+                    it = kdsl::add(it, 1);
+                }
+                // tile += grid_dim.x
+                tile = tile + gridDim.x;
             }
         }
     } else {
@@ -1037,557 +1071,584 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8(
         float acc[128];
         // rows = (group - 1) * 64
         int32_t rows = (group - 1) * 64;
-        // for kt in range(ktiles):
-        for (int32_t kt = 0; kt < ktiles; ++kt) {
-            // stage = kt % STAGES
-            int32_t stage = kt % 4;
-            // kdsl.mbarrier_wait(full, stage, kt // STAGES % 2)
-            kdsl::mbarrier_wait(&full[stage], uint32_t(kt / 4 % 2));
-            // da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-            uint64_t da = kdsl::wgmma_desc<1, 16, 1024>(&sa[(stage * 128 + rows) * 8]);
-            // db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
-            uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
-            // kdsl.wgmma_fence()
-            kdsl::wgmma_fence();
-            // kdsl.wgmma_mma_async(acc, da, db, D, scale_d=kt > 0)
-            kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da, db, kt > 0);
-            // for kk in kdsl.range_constexpr(1, BK // 16):
-            // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 1]
-            kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 2ull, db + 2ull, true);
-            // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 2]
-            kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 4ull, db + 4ull, true);
-            // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 3]
-            kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 6ull, db + 6ull, true);
-            // kdsl.wgmma_commit()
-            kdsl::wgmma_commit();
-            // kdsl.wgmma_wait(1, acc)
-            kdsl::wgmma_wait<1, 128>(&acc[0]);
-            // if kt > 0 and tid % 128 == 0:
-            if (kt > 0 && tid % 128 == 0) {
-                // kdsl.mbarrier_arrive(empty, (kt - 1) % STAGES)
-                kdsl::mbarrier_arrive(&empty[kdsl::mod(kt - 1, 4)]);
-            }
-        }
-        // kdsl.wgmma_wait(0, acc)
-        kdsl::wgmma_wait<0, 128>(&acc[0]);
         // lane = tid % 32
         int32_t lane = tid % 32;
-        // row = bm + rows + tid % 128 // 32 * 16 + lane // 4
-        int32_t row = kdsl::add(kdsl::add(kdsl::add(bm, rows), tid % 128 / 32 * 16), lane / 4);
-        // col0 = bn + lane % 4 * 2
-        int32_t col0 = kdsl::add(bn, lane % 4 * 2);
-        // for j in kdsl.range_constexpr(BN // 8):
-        // at = (row * N + col0 + j * 8) // 2  [j = 0]
-        int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
-        // v0 = acc[4 * j]  [j = 0]
-        float v0 = acc[0];
-        // v1 = acc[4 * j + 1]  [j = 0]
-        float v1 = acc[1];
-        // v2 = acc[4 * j + 2]  [j = 0]
-        float v2 = acc[2];
-        // v3 = acc[4 * j + 3]  [j = 0]
-        float v3 = acc[3];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 1]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
-        // v0 = acc[4 * j]  [j = 1]
-        v0 = acc[4];
-        // v1 = acc[4 * j + 1]  [j = 1]
-        v1 = acc[5];
-        // v2 = acc[4 * j + 2]  [j = 1]
-        v2 = acc[6];
-        // v3 = acc[4 * j + 3]  [j = 1]
-        v3 = acc[7];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 2]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
-        // v0 = acc[4 * j]  [j = 2]
-        v0 = acc[8];
-        // v1 = acc[4 * j + 1]  [j = 2]
-        v1 = acc[9];
-        // v2 = acc[4 * j + 2]  [j = 2]
-        v2 = acc[10];
-        // v3 = acc[4 * j + 3]  [j = 2]
-        v3 = acc[11];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 3]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
-        // v0 = acc[4 * j]  [j = 3]
-        v0 = acc[12];
-        // v1 = acc[4 * j + 1]  [j = 3]
-        v1 = acc[13];
-        // v2 = acc[4 * j + 2]  [j = 3]
-        v2 = acc[14];
-        // v3 = acc[4 * j + 3]  [j = 3]
-        v3 = acc[15];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 4]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
-        // v0 = acc[4 * j]  [j = 4]
-        v0 = acc[16];
-        // v1 = acc[4 * j + 1]  [j = 4]
-        v1 = acc[17];
-        // v2 = acc[4 * j + 2]  [j = 4]
-        v2 = acc[18];
-        // v3 = acc[4 * j + 3]  [j = 4]
-        v3 = acc[19];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 5]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
-        // v0 = acc[4 * j]  [j = 5]
-        v0 = acc[20];
-        // v1 = acc[4 * j + 1]  [j = 5]
-        v1 = acc[21];
-        // v2 = acc[4 * j + 2]  [j = 5]
-        v2 = acc[22];
-        // v3 = acc[4 * j + 3]  [j = 5]
-        v3 = acc[23];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 6]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
-        // v0 = acc[4 * j]  [j = 6]
-        v0 = acc[24];
-        // v1 = acc[4 * j + 1]  [j = 6]
-        v1 = acc[25];
-        // v2 = acc[4 * j + 2]  [j = 6]
-        v2 = acc[26];
-        // v3 = acc[4 * j + 3]  [j = 6]
-        v3 = acc[27];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 7]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
-        // v0 = acc[4 * j]  [j = 7]
-        v0 = acc[28];
-        // v1 = acc[4 * j + 1]  [j = 7]
-        v1 = acc[29];
-        // v2 = acc[4 * j + 2]  [j = 7]
-        v2 = acc[30];
-        // v3 = acc[4 * j + 3]  [j = 7]
-        v3 = acc[31];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 8]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
-        // v0 = acc[4 * j]  [j = 8]
-        v0 = acc[32];
-        // v1 = acc[4 * j + 1]  [j = 8]
-        v1 = acc[33];
-        // v2 = acc[4 * j + 2]  [j = 8]
-        v2 = acc[34];
-        // v3 = acc[4 * j + 3]  [j = 8]
-        v3 = acc[35];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 8]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 9]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
-        // v0 = acc[4 * j]  [j = 9]
-        v0 = acc[36];
-        // v1 = acc[4 * j + 1]  [j = 9]
-        v1 = acc[37];
-        // v2 = acc[4 * j + 2]  [j = 9]
-        v2 = acc[38];
-        // v3 = acc[4 * j + 3]  [j = 9]
-        v3 = acc[39];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 9]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 10]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
-        // v0 = acc[4 * j]  [j = 10]
-        v0 = acc[40];
-        // v1 = acc[4 * j + 1]  [j = 10]
-        v1 = acc[41];
-        // v2 = acc[4 * j + 2]  [j = 10]
-        v2 = acc[42];
-        // v3 = acc[4 * j + 3]  [j = 10]
-        v3 = acc[43];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 10]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 11]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
-        // v0 = acc[4 * j]  [j = 11]
-        v0 = acc[44];
-        // v1 = acc[4 * j + 1]  [j = 11]
-        v1 = acc[45];
-        // v2 = acc[4 * j + 2]  [j = 11]
-        v2 = acc[46];
-        // v3 = acc[4 * j + 3]  [j = 11]
-        v3 = acc[47];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 11]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 12]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
-        // v0 = acc[4 * j]  [j = 12]
-        v0 = acc[48];
-        // v1 = acc[4 * j + 1]  [j = 12]
-        v1 = acc[49];
-        // v2 = acc[4 * j + 2]  [j = 12]
-        v2 = acc[50];
-        // v3 = acc[4 * j + 3]  [j = 12]
-        v3 = acc[51];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 12]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 13]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
-        // v0 = acc[4 * j]  [j = 13]
-        v0 = acc[52];
-        // v1 = acc[4 * j + 1]  [j = 13]
-        v1 = acc[53];
-        // v2 = acc[4 * j + 2]  [j = 13]
-        v2 = acc[54];
-        // v3 = acc[4 * j + 3]  [j = 13]
-        v3 = acc[55];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 13]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 14]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
-        // v0 = acc[4 * j]  [j = 14]
-        v0 = acc[56];
-        // v1 = acc[4 * j + 1]  [j = 14]
-        v1 = acc[57];
-        // v2 = acc[4 * j + 2]  [j = 14]
-        v2 = acc[58];
-        // v3 = acc[4 * j + 3]  [j = 14]
-        v3 = acc[59];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 14]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 15]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
-        // v0 = acc[4 * j]  [j = 15]
-        v0 = acc[60];
-        // v1 = acc[4 * j + 1]  [j = 15]
-        v1 = acc[61];
-        // v2 = acc[4 * j + 2]  [j = 15]
-        v2 = acc[62];
-        // v3 = acc[4 * j + 3]  [j = 15]
-        v3 = acc[63];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 15]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 16]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 128), 2);
-        // v0 = acc[4 * j]  [j = 16]
-        v0 = acc[64];
-        // v1 = acc[4 * j + 1]  [j = 16]
-        v1 = acc[65];
-        // v2 = acc[4 * j + 2]  [j = 16]
-        v2 = acc[66];
-        // v3 = acc[4 * j + 3]  [j = 16]
-        v3 = acc[67];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 16]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 16]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 17]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 136), 2);
-        // v0 = acc[4 * j]  [j = 17]
-        v0 = acc[68];
-        // v1 = acc[4 * j + 1]  [j = 17]
-        v1 = acc[69];
-        // v2 = acc[4 * j + 2]  [j = 17]
-        v2 = acc[70];
-        // v3 = acc[4 * j + 3]  [j = 17]
-        v3 = acc[71];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 17]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 17]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 18]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 144), 2);
-        // v0 = acc[4 * j]  [j = 18]
-        v0 = acc[72];
-        // v1 = acc[4 * j + 1]  [j = 18]
-        v1 = acc[73];
-        // v2 = acc[4 * j + 2]  [j = 18]
-        v2 = acc[74];
-        // v3 = acc[4 * j + 3]  [j = 18]
-        v3 = acc[75];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 18]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 18]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 19]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 152), 2);
-        // v0 = acc[4 * j]  [j = 19]
-        v0 = acc[76];
-        // v1 = acc[4 * j + 1]  [j = 19]
-        v1 = acc[77];
-        // v2 = acc[4 * j + 2]  [j = 19]
-        v2 = acc[78];
-        // v3 = acc[4 * j + 3]  [j = 19]
-        v3 = acc[79];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 19]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 19]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 20]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 160), 2);
-        // v0 = acc[4 * j]  [j = 20]
-        v0 = acc[80];
-        // v1 = acc[4 * j + 1]  [j = 20]
-        v1 = acc[81];
-        // v2 = acc[4 * j + 2]  [j = 20]
-        v2 = acc[82];
-        // v3 = acc[4 * j + 3]  [j = 20]
-        v3 = acc[83];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 20]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 20]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 21]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 168), 2);
-        // v0 = acc[4 * j]  [j = 21]
-        v0 = acc[84];
-        // v1 = acc[4 * j + 1]  [j = 21]
-        v1 = acc[85];
-        // v2 = acc[4 * j + 2]  [j = 21]
-        v2 = acc[86];
-        // v3 = acc[4 * j + 3]  [j = 21]
-        v3 = acc[87];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 21]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 21]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 22]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 176), 2);
-        // v0 = acc[4 * j]  [j = 22]
-        v0 = acc[88];
-        // v1 = acc[4 * j + 1]  [j = 22]
-        v1 = acc[89];
-        // v2 = acc[4 * j + 2]  [j = 22]
-        v2 = acc[90];
-        // v3 = acc[4 * j + 3]  [j = 22]
-        v3 = acc[91];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 22]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 22]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 23]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 184), 2);
-        // v0 = acc[4 * j]  [j = 23]
-        v0 = acc[92];
-        // v1 = acc[4 * j + 1]  [j = 23]
-        v1 = acc[93];
-        // v2 = acc[4 * j + 2]  [j = 23]
-        v2 = acc[94];
-        // v3 = acc[4 * j + 3]  [j = 23]
-        v3 = acc[95];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 23]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 23]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 24]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 192), 2);
-        // v0 = acc[4 * j]  [j = 24]
-        v0 = acc[96];
-        // v1 = acc[4 * j + 1]  [j = 24]
-        v1 = acc[97];
-        // v2 = acc[4 * j + 2]  [j = 24]
-        v2 = acc[98];
-        // v3 = acc[4 * j + 3]  [j = 24]
-        v3 = acc[99];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 24]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 24]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 25]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 200), 2);
-        // v0 = acc[4 * j]  [j = 25]
-        v0 = acc[100];
-        // v1 = acc[4 * j + 1]  [j = 25]
-        v1 = acc[101];
-        // v2 = acc[4 * j + 2]  [j = 25]
-        v2 = acc[102];
-        // v3 = acc[4 * j + 3]  [j = 25]
-        v3 = acc[103];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 25]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 25]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 26]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 208), 2);
-        // v0 = acc[4 * j]  [j = 26]
-        v0 = acc[104];
-        // v1 = acc[4 * j + 1]  [j = 26]
-        v1 = acc[105];
-        // v2 = acc[4 * j + 2]  [j = 26]
-        v2 = acc[106];
-        // v3 = acc[4 * j + 3]  [j = 26]
-        v3 = acc[107];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 26]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 26]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 27]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 216), 2);
-        // v0 = acc[4 * j]  [j = 27]
-        v0 = acc[108];
-        // v1 = acc[4 * j + 1]  [j = 27]
-        v1 = acc[109];
-        // v2 = acc[4 * j + 2]  [j = 27]
-        v2 = acc[110];
-        // v3 = acc[4 * j + 3]  [j = 27]
-        v3 = acc[111];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 27]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 27]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 28]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 224), 2);
-        // v0 = acc[4 * j]  [j = 28]
-        v0 = acc[112];
-        // v1 = acc[4 * j + 1]  [j = 28]
-        v1 = acc[113];
-        // v2 = acc[4 * j + 2]  [j = 28]
-        v2 = acc[114];
-        // v3 = acc[4 * j + 3]  [j = 28]
-        v3 = acc[115];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 28]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 28]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 29]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 232), 2);
-        // v0 = acc[4 * j]  [j = 29]
-        v0 = acc[116];
-        // v1 = acc[4 * j + 1]  [j = 29]
-        v1 = acc[117];
-        // v2 = acc[4 * j + 2]  [j = 29]
-        v2 = acc[118];
-        // v3 = acc[4 * j + 3]  [j = 29]
-        v3 = acc[119];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 29]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 29]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 30]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 240), 2);
-        // v0 = acc[4 * j]  [j = 30]
-        v0 = acc[120];
-        // v1 = acc[4 * j + 1]  [j = 30]
-        v1 = acc[121];
-        // v2 = acc[4 * j + 2]  [j = 30]
-        v2 = acc[122];
-        // v3 = acc[4 * j + 3]  [j = 30]
-        v3 = acc[123];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 30]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 30]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
-        // at = (row * N + col0 + j * 8) // 2  [j = 31]
-        at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 248), 2);
-        // v0 = acc[4 * j]  [j = 31]
-        v0 = acc[124];
-        // v1 = acc[4 * j + 1]  [j = 31]
-        v1 = acc[125];
-        // v2 = acc[4 * j + 2]  [j = 31]
-        v2 = acc[126];
-        // v3 = acc[4 * j + 3]  [j = 31]
-        v3 = acc[127];
-        // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 31]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
-        // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 31]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+        // tile = block_idx.x
+        int32_t tile = blockIdx.x;
+        // it = 0
+        int32_t it = 0;
+        // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+        int32_t tm_3;
+        int32_t tn_3;
+        // while tile < tiles:
+        while (tile < tiles) {
+            // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+            int32_t tm_2;
+            int32_t tn_2;
+            tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm_2, tn_2);
+            tm_3 = tm_2;
+            tn_3 = tn_2;
+            // for kt in range(ktiles):
+            for (int32_t kt = 0; kt < ktiles; ++kt) {
+                // stage = it % STAGES
+                int32_t stage = kdsl::mod(it, 4);
+                // kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
+                kdsl::mbarrier_wait(&full[stage], uint32_t(kdsl::mod(kdsl::floordiv(it, 4), 2)));
+                // da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                uint64_t da = kdsl::wgmma_desc<1, 16, 1024>(&sa[(stage * 128 + rows) * 8]);
+                // db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+                uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
+                // kdsl.wgmma_fence()
+                kdsl::wgmma_fence();
+                // kdsl.wgmma_mma_async(acc, da, db, D, scale_d=kt > 0)
+                kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da, db, kt > 0);
+                // for kk in kdsl.range_constexpr(1, BK // 16):
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 1]
+                kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 2ull, db + 2ull, true);
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 2]
+                kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 4ull, db + 4ull, true);
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)  [kk = 3]
+                kdsl::wgmma_m64n256k16_f32_bf16(&acc[0], da + 6ull, db + 6ull, true);
+                // kdsl.wgmma_commit()
+                kdsl::wgmma_commit();
+                // kdsl.wgmma_wait(1, acc)
+                kdsl::wgmma_wait<1, 128>(&acc[0]);
+                // if kt > 0 and tid % 128 == 0:
+                if (kt > 0 && tid % 128 == 0) {
+                    // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                    kdsl::mbarrier_arrive(&empty[kdsl::mod(kdsl::sub(it, 1), 4)]);
+                }
+                // it += 1
+                it = kdsl::add(it, 1);
+            }
+            // kdsl.wgmma_wait(0, acc)
+            kdsl::wgmma_wait<0, 128>(&acc[0]);
+            // if tid % 128 == 0:
+            if (tid % 128 == 0) {
+                // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                kdsl::mbarrier_arrive(&empty[kdsl::mod(kdsl::sub(it, 1), 4)]);
+            }
+            // row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
+            int32_t row =
+                    kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm_3, 128), rows), tid % 128 / 32 * 16),
+                              lane / 4);
+            // col0 = tn * BN + lane % 4 * 2
+            int32_t col0 = kdsl::add(kdsl::mul(tn_3, 256), lane % 4 * 2);
+            // for j in kdsl.range_constexpr(BN // 8):
+            // at = (row * N + col0 + j * 8) // 2  [j = 0]
+            int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
+            // v0 = acc[4 * j]  [j = 0]
+            float v0 = acc[0];
+            // v1 = acc[4 * j + 1]  [j = 0]
+            float v1 = acc[1];
+            // v2 = acc[4 * j + 2]  [j = 0]
+            float v2 = acc[2];
+            // v3 = acc[4 * j + 3]  [j = 0]
+            float v3 = acc[3];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 0]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
+            // v0 = acc[4 * j]  [j = 1]
+            v0 = acc[4];
+            // v1 = acc[4 * j + 1]  [j = 1]
+            v1 = acc[5];
+            // v2 = acc[4 * j + 2]  [j = 1]
+            v2 = acc[6];
+            // v3 = acc[4 * j + 3]  [j = 1]
+            v3 = acc[7];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 1]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 2]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
+            // v0 = acc[4 * j]  [j = 2]
+            v0 = acc[8];
+            // v1 = acc[4 * j + 1]  [j = 2]
+            v1 = acc[9];
+            // v2 = acc[4 * j + 2]  [j = 2]
+            v2 = acc[10];
+            // v3 = acc[4 * j + 3]  [j = 2]
+            v3 = acc[11];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 2]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 3]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
+            // v0 = acc[4 * j]  [j = 3]
+            v0 = acc[12];
+            // v1 = acc[4 * j + 1]  [j = 3]
+            v1 = acc[13];
+            // v2 = acc[4 * j + 2]  [j = 3]
+            v2 = acc[14];
+            // v3 = acc[4 * j + 3]  [j = 3]
+            v3 = acc[15];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 3]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 4]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
+            // v0 = acc[4 * j]  [j = 4]
+            v0 = acc[16];
+            // v1 = acc[4 * j + 1]  [j = 4]
+            v1 = acc[17];
+            // v2 = acc[4 * j + 2]  [j = 4]
+            v2 = acc[18];
+            // v3 = acc[4 * j + 3]  [j = 4]
+            v3 = acc[19];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 4]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 5]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
+            // v0 = acc[4 * j]  [j = 5]
+            v0 = acc[20];
+            // v1 = acc[4 * j + 1]  [j = 5]
+            v1 = acc[21];
+            // v2 = acc[4 * j + 2]  [j = 5]
+            v2 = acc[22];
+            // v3 = acc[4 * j + 3]  [j = 5]
+            v3 = acc[23];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 5]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 6]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
+            // v0 = acc[4 * j]  [j = 6]
+            v0 = acc[24];
+            // v1 = acc[4 * j + 1]  [j = 6]
+            v1 = acc[25];
+            // v2 = acc[4 * j + 2]  [j = 6]
+            v2 = acc[26];
+            // v3 = acc[4 * j + 3]  [j = 6]
+            v3 = acc[27];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 6]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 7]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
+            // v0 = acc[4 * j]  [j = 7]
+            v0 = acc[28];
+            // v1 = acc[4 * j + 1]  [j = 7]
+            v1 = acc[29];
+            // v2 = acc[4 * j + 2]  [j = 7]
+            v2 = acc[30];
+            // v3 = acc[4 * j + 3]  [j = 7]
+            v3 = acc[31];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 7]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 8]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
+            // v0 = acc[4 * j]  [j = 8]
+            v0 = acc[32];
+            // v1 = acc[4 * j + 1]  [j = 8]
+            v1 = acc[33];
+            // v2 = acc[4 * j + 2]  [j = 8]
+            v2 = acc[34];
+            // v3 = acc[4 * j + 3]  [j = 8]
+            v3 = acc[35];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 8]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 9]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
+            // v0 = acc[4 * j]  [j = 9]
+            v0 = acc[36];
+            // v1 = acc[4 * j + 1]  [j = 9]
+            v1 = acc[37];
+            // v2 = acc[4 * j + 2]  [j = 9]
+            v2 = acc[38];
+            // v3 = acc[4 * j + 3]  [j = 9]
+            v3 = acc[39];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 9]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 10]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
+            // v0 = acc[4 * j]  [j = 10]
+            v0 = acc[40];
+            // v1 = acc[4 * j + 1]  [j = 10]
+            v1 = acc[41];
+            // v2 = acc[4 * j + 2]  [j = 10]
+            v2 = acc[42];
+            // v3 = acc[4 * j + 3]  [j = 10]
+            v3 = acc[43];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 10]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 11]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
+            // v0 = acc[4 * j]  [j = 11]
+            v0 = acc[44];
+            // v1 = acc[4 * j + 1]  [j = 11]
+            v1 = acc[45];
+            // v2 = acc[4 * j + 2]  [j = 11]
+            v2 = acc[46];
+            // v3 = acc[4 * j + 3]  [j = 11]
+            v3 = acc[47];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 11]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 12]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
+            // v0 = acc[4 * j]  [j = 12]
+            v0 = acc[48];
+            // v1 = acc[4 * j + 1]  [j = 12]
+            v1 = acc[49];
+            // v2 = acc[4 * j + 2]  [j = 12]
+            v2 = acc[50];
+            // v3 = acc[4 * j + 3]  [j = 12]
+            v3 = acc[51];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 12]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 13]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
+            // v0 = acc[4 * j]  [j = 13]
+            v0 = acc[52];
+            // v1 = acc[4 * j + 1]  [j = 13]
+            v1 = acc[53];
+            // v2 = acc[4 * j + 2]  [j = 13]
+            v2 = acc[54];
+            // v3 = acc[4 * j + 3]  [j = 13]
+            v3 = acc[55];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 13]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 14]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
+            // v0 = acc[4 * j]  [j = 14]
+            v0 = acc[56];
+            // v1 = acc[4 * j + 1]  [j = 14]
+            v1 = acc[57];
+            // v2 = acc[4 * j + 2]  [j = 14]
+            v2 = acc[58];
+            // v3 = acc[4 * j + 3]  [j = 14]
+            v3 = acc[59];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 14]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 15]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
+            // v0 = acc[4 * j]  [j = 15]
+            v0 = acc[60];
+            // v1 = acc[4 * j + 1]  [j = 15]
+            v1 = acc[61];
+            // v2 = acc[4 * j + 2]  [j = 15]
+            v2 = acc[62];
+            // v3 = acc[4 * j + 3]  [j = 15]
+            v3 = acc[63];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 15]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 16]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 128), 2);
+            // v0 = acc[4 * j]  [j = 16]
+            v0 = acc[64];
+            // v1 = acc[4 * j + 1]  [j = 16]
+            v1 = acc[65];
+            // v2 = acc[4 * j + 2]  [j = 16]
+            v2 = acc[66];
+            // v3 = acc[4 * j + 3]  [j = 16]
+            v3 = acc[67];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 16]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 16]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 17]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 136), 2);
+            // v0 = acc[4 * j]  [j = 17]
+            v0 = acc[68];
+            // v1 = acc[4 * j + 1]  [j = 17]
+            v1 = acc[69];
+            // v2 = acc[4 * j + 2]  [j = 17]
+            v2 = acc[70];
+            // v3 = acc[4 * j + 3]  [j = 17]
+            v3 = acc[71];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 17]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 17]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 18]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 144), 2);
+            // v0 = acc[4 * j]  [j = 18]
+            v0 = acc[72];
+            // v1 = acc[4 * j + 1]  [j = 18]
+            v1 = acc[73];
+            // v2 = acc[4 * j + 2]  [j = 18]
+            v2 = acc[74];
+            // v3 = acc[4 * j + 3]  [j = 18]
+            v3 = acc[75];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 18]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 18]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 19]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 152), 2);
+            // v0 = acc[4 * j]  [j = 19]
+            v0 = acc[76];
+            // v1 = acc[4 * j + 1]  [j = 19]
+            v1 = acc[77];
+            // v2 = acc[4 * j + 2]  [j = 19]
+            v2 = acc[78];
+            // v3 = acc[4 * j + 3]  [j = 19]
+            v3 = acc[79];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 19]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 19]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 20]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 160), 2);
+            // v0 = acc[4 * j]  [j = 20]
+            v0 = acc[80];
+            // v1 = acc[4 * j + 1]  [j = 20]
+            v1 = acc[81];
+            // v2 = acc[4 * j + 2]  [j = 20]
+            v2 = acc[82];
+            // v3 = acc[4 * j + 3]  [j = 20]
+            v3 = acc[83];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 20]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 20]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 21]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 168), 2);
+            // v0 = acc[4 * j]  [j = 21]
+            v0 = acc[84];
+            // v1 = acc[4 * j + 1]  [j = 21]
+            v1 = acc[85];
+            // v2 = acc[4 * j + 2]  [j = 21]
+            v2 = acc[86];
+            // v3 = acc[4 * j + 3]  [j = 21]
+            v3 = acc[87];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 21]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 21]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 22]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 176), 2);
+            // v0 = acc[4 * j]  [j = 22]
+            v0 = acc[88];
+            // v1 = acc[4 * j + 1]  [j = 22]
+            v1 = acc[89];
+            // v2 = acc[4 * j + 2]  [j = 22]
+            v2 = acc[90];
+            // v3 = acc[4 * j + 3]  [j = 22]
+            v3 = acc[91];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 22]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 22]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 23]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 184), 2);
+            // v0 = acc[4 * j]  [j = 23]
+            v0 = acc[92];
+            // v1 = acc[4 * j + 1]  [j = 23]
+            v1 = acc[93];
+            // v2 = acc[4 * j + 2]  [j = 23]
+            v2 = acc[94];
+            // v3 = acc[4 * j + 3]  [j = 23]
+            v3 = acc[95];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 23]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 23]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 24]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 192), 2);
+            // v0 = acc[4 * j]  [j = 24]
+            v0 = acc[96];
+            // v1 = acc[4 * j + 1]  [j = 24]
+            v1 = acc[97];
+            // v2 = acc[4 * j + 2]  [j = 24]
+            v2 = acc[98];
+            // v3 = acc[4 * j + 3]  [j = 24]
+            v3 = acc[99];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 24]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 24]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 25]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 200), 2);
+            // v0 = acc[4 * j]  [j = 25]
+            v0 = acc[100];
+            // v1 = acc[4 * j + 1]  [j = 25]
+            v1 = acc[101];
+            // v2 = acc[4 * j + 2]  [j = 25]
+            v2 = acc[102];
+            // v3 = acc[4 * j + 3]  [j = 25]
+            v3 = acc[103];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 25]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 25]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 26]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 208), 2);
+            // v0 = acc[4 * j]  [j = 26]
+            v0 = acc[104];
+            // v1 = acc[4 * j + 1]  [j = 26]
+            v1 = acc[105];
+            // v2 = acc[4 * j + 2]  [j = 26]
+            v2 = acc[106];
+            // v3 = acc[4 * j + 3]  [j = 26]
+            v3 = acc[107];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 26]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 26]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 27]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 216), 2);
+            // v0 = acc[4 * j]  [j = 27]
+            v0 = acc[108];
+            // v1 = acc[4 * j + 1]  [j = 27]
+            v1 = acc[109];
+            // v2 = acc[4 * j + 2]  [j = 27]
+            v2 = acc[110];
+            // v3 = acc[4 * j + 3]  [j = 27]
+            v3 = acc[111];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 27]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 27]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 28]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 224), 2);
+            // v0 = acc[4 * j]  [j = 28]
+            v0 = acc[112];
+            // v1 = acc[4 * j + 1]  [j = 28]
+            v1 = acc[113];
+            // v2 = acc[4 * j + 2]  [j = 28]
+            v2 = acc[114];
+            // v3 = acc[4 * j + 3]  [j = 28]
+            v3 = acc[115];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 28]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 28]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 29]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 232), 2);
+            // v0 = acc[4 * j]  [j = 29]
+            v0 = acc[116];
+            // v1 = acc[4 * j + 1]  [j = 29]
+            v1 = acc[117];
+            // v2 = acc[4 * j + 2]  [j = 29]
+            v2 = acc[118];
+            // v3 = acc[4 * j + 3]  [j = 29]
+            v3 = acc[119];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 29]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 29]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 30]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 240), 2);
+            // v0 = acc[4 * j]  [j = 30]
+            v0 = acc[120];
+            // v1 = acc[4 * j + 1]  [j = 30]
+            v1 = acc[121];
+            // v2 = acc[4 * j + 2]  [j = 30]
+            v2 = acc[122];
+            // v3 = acc[4 * j + 3]  [j = 30]
+            v3 = acc[123];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 30]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 30]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // at = (row * N + col0 + j * 8) // 2  [j = 31]
+            at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 248), 2);
+            // v0 = acc[4 * j]  [j = 31]
+            v0 = acc[124];
+            // v1 = acc[4 * j + 1]  [j = 31]
+            v1 = acc[125];
+            // v2 = acc[4 * j + 2]  [j = 31]
+            v2 = acc[126];
+            // v3 = acc[4 * j + 3]  [j = 31]
+            v3 = acc[127];
+            // c.vec(2)[at] = D.vec(2)(v0, v1)  [j = 31]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 31]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
+            // tile += grid_dim.x
+            tile = tile + gridDim.x;
+        }
     }
 }
