@@ -84,7 +84,7 @@ def smoke(todo) -> None:
             a = rng.uniform(-1, 1, (M, K)).astype(t)
             bt = rng.uniform(-1, 1, (N, K)).astype(t)
             a_dev, bt_dev = cp.asarray(a), cp.asarray(bt)
-            c = cp.full((M, N), np.nan, t)
+            c = cp.asarray(np.full((M, N), np.nan, t))
             maps = gemm_tma.tensor_maps(a_dev, bt_dev)
             grid = (blocks(M, N, bn, p, 7),)  # persistent: 7 blocks, many tiles each
             gemm_tma.gemm_tma[grid, gemm_tma.THREADS](

@@ -34,6 +34,11 @@ def _random(seed, shape, dtype):
     return host.astype(np.float64), cp.asarray(host)
 
 
+def _filled(shape, value, dtype):
+    """A device array of ``value`` (made on the host: bf16 is ml_dtypes')."""
+    return cp.asarray(np.full(shape, value, NUMPY[dtype]))
+
+
 def box_copy(dtype, swizzle, x, y):
     """One box (64 x 64) of a (256, 192) array through TMA into shared memory,
     copied out byte for byte: where TMA put each element (with the 128-byte
@@ -41,7 +46,7 @@ def box_copy(dtype, swizzle, x, y):
     zeros past the array's edges."""
     host, dev = _random(1, (256, 192), dtype)
     tmap = kdsl.tensor_map(dev, box=(64, 64), swizzle=swizzle)
-    out = cp.full(64 * 64, np.nan, NUMPY[dtype])
+    out = _filled(64 * 64, np.nan, dtype)
     T.box_copy[1, T.THREADS](tmap, out, x, y, shared_mem=64 * 64 * 2)
     got = cp.asnumpy(out).astype(np.float64)
     box = np.zeros((64, 64))
@@ -67,8 +72,8 @@ def box_move(dtype, rounds):
     (phases 0, 1, 0, …): the store lands where the map says, nothing else
     is written, and the kernel finishes (flag)."""
     host, src = _random(2, (256, 192), dtype)
-    dst = cp.zeros((256, 192), NUMPY[dtype])
-    flag = cp.zeros(1, NUMPY[dtype])
+    dst = _filled((256, 192), 0, dtype)
+    flag = _filled(1, 0, dtype)
     maps = [kdsl.tensor_map(a, box=(64, 64), swizzle=128) for a in (src, dst)]
     T.box_move[1, T.THREADS](
         *maps, flag, 64, 128, 128, 64, ROUNDS=rounds, shared_mem=64 * 64 * 2
@@ -128,7 +133,7 @@ def gemm_config(dtype, M, N, K, bn, stages, blocks=None):
     grid: the ring's phases run on from one tile to the next)."""
     a, a_dev = _random(3, (M, K), dtype)
     bt, bt_dev = _random(4, (N, K), dtype)
-    c = cp.full((M, N), np.nan, NUMPY[dtype])
+    c = _filled((M, N), np.nan, dtype)
     tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
     grid = ((M // G.BM) * (N // bn),) if blocks is None else (blocks,)
     G.gemm_tma[grid, G.THREADS](
