@@ -874,6 +874,10 @@ def test_tensor_map_reads_the_device_array(gpu, monkeypatch):
 
 
 def test_without_a_driver_building_a_map_says_so(gpu):
+    from conftest import gpu_available
+
+    if gpu_available():
+        pytest.skip("this machine has a CUDA driver: the map would be built")
     a = device_array(128 * 64, np.float16).reshape(128, 64)
     with pytest.raises(kdsl.DSLError, match="E845"):
         kdsl.tensor_map(a, box=(64, 64))
