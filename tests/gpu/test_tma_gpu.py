@@ -19,8 +19,6 @@ phase or byte count deadlocks a kernel instead of failing it, and the
 timeout turns that into a failure that names the check.
 """
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +29,7 @@ cp = pytest.importorskip("cupy")
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+import isolated  # noqa: E402
 from examples_index import example_modules  # noqa: E402
 
 G = example_modules()["gemm_tma"]
@@ -44,27 +43,9 @@ def _needs_sm90():
 
 def _run(check, *args, timeout=180):
     """``tma_gpu_checks.<check>(*args)`` in a fresh process."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
-    code = f"import tma_gpu_checks as C; C.{check}(*{args!r})"
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-P", "-c", code],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(
-            f"{check}{args} did not finish in {timeout} s: a kernel waits forever "
-            "(an mbarrier phase that never completes: arrival counts, expect_tx "
-            "bytes, parities, or a TMA copy that never lands)"
-        )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"{check}{args} failed:\n{proc.stdout[-3000:]}{proc.stderr[-6000:]}"
-        )
+    failure = isolated.run("tma_gpu_checks", check, *args, timeout=timeout)
+    if failure is not None:
+        pytest.fail(failure)
 
 
 DTYPES = ["bf16", "f16"]

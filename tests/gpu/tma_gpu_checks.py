@@ -161,3 +161,13 @@ def gemm_vs_torch(dtype, size):
     ref = (torch.matmul(a, b).double() - want).abs().max().item() / scale
     assert not torch.isnan(c).any(), "NaN in c: a tile was never written"
     assert err <= TOL[dtype], f"gemm error {err:.3g} (torch.matmul's {ref:.3g})"
+
+
+def gemm_example(dtype, M, N, K):
+    """examples/gemm_tma.py's gemm() (autotuned) on CuPy arrays, as the
+    example checks run every example (example_checks.gemm_tma)."""
+    a, a_dev = _random(5, (M, K), dtype)
+    bt, bt_dev = _random(6, (N, K), dtype)
+    c = _filled((M, N), np.nan, dtype)
+    G.gemm(a_dev, bt_dev, c)
+    _compare(c, a, bt, dtype, f"gemm() M={M} N={N} K={K}")
