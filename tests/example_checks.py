@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pytest
 
 from examples_index import example_modules
-from kdsl import Int32
+from kdsl import DSLError, Int32
 
 EX = example_modules()
 TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-6, "f64": 1e-13}
@@ -533,9 +536,30 @@ def gemm_wgmma(be, t, rng):
         return
     c = be.poison((M, N), t)
     be.launcher(ex.gemm_tuned, ex.grid(M, N), ex.block)(
-        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.SHARED_MEM
+        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.config_shared_mem
     )
     _close(be, c, want, t, scale=scale)
+
+
+def gemm_tma(be, t, rng):
+    """The warp-specialised TMA GEMM (sm_90a; c = a @ bt.T), autotuned on the
+    GPU (tests/gpu/tma_gpu_checks.gemm_example, in a process of its own);
+    the interpreter refuses its tensor maps (E836, GPU only)."""
+    ex = EX["gemm_tma"]
+    if be.name == "interpreter":
+        M, N, K = 128, 256, 64
+        c = be.poison((M, N), t)
+        launch = be.launcher(ex.gemm_tma, ((M // ex.BM) * (N // 256),), ex.THREADS)
+        with pytest.raises(DSLError, match="E836"):
+            launch(None, None, c, M, N, K, shared_mem=ex.shared_mem(256, 4))
+        return
+    # on the GPU in a process of its own: a kernel hung on an mbarrier
+    # cannot be interrupted, and would stall every other example's check
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
+    import isolated
+
+    failure = isolated.run("tma_gpu_checks", "gemm_example", t.short, 1024, 768, 1024)
+    assert failure is None, failure
 
 
 def sgemm(be, t, rng):
@@ -628,6 +652,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
+    gemm_tma: EX["gemm_tma"].gemm_tma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     smooth: EX["smooth"].smooth,
