@@ -31,7 +31,7 @@ starts empty).  Tiles of c are numbered in groups of GROUP_M rows of tiles
 (``tile_origin``), so that blocks running together share A and B tiles in
 L2.  Block b computes tiles b, b + grid, b + 2 grid …: with one block a tile
 (``grid``) that is one tile; with a persistent grid of one block per SM
-(``persistent_grid``) each block loops, the ring running on from one tile
+(``persistent_grid``, what ``gemm()`` launches) each block loops, the ring running on from one tile
 to the next, so the producer loads the next tile while the consumers store
 the last one.
 
@@ -39,6 +39,8 @@ M must be a multiple of BM, N of BN and K of 64 (`gemm()` checks).  The
 tiles live in dynamic shared memory, ``shared_mem(BN, STAGES)`` bytes a
 block; the autotuner launches each configuration with its own.
 """
+
+import functools
 
 import kdsl
 from kdsl import (
@@ -245,8 +247,26 @@ def gemm(a, bt, c, maps=None):
     costs two driver calls)."""
     M, N, K = check_shapes(a, bt, c)
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
-    launch = gemm_tuned[grid(M, N), THREADS]
+    # A persistent grid: one block a multiprocessor, each looping over its
+    # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
+    # 8192^3: no block start-up per tile, and the next tile's first loads
+    # overlap this tile's epilogue).
+    launch = gemm_tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, M, N, K, shared_mem=config_shared_mem)
+
+
+@functools.lru_cache(maxsize=None)
+def _multiprocessors(device: int) -> int:
+    import cupy
+
+    return cupy.cuda.Device(device).attributes["MultiProcessorCount"]
+
+
+def multiprocessors() -> int:
+    """The current GPU's streaming multiprocessors (132 on an H200)."""
+    import cupy
+
+    return _multiprocessors(cupy.cuda.runtime.getDevice())
 
 
 if __name__ == "__main__":
