@@ -303,6 +303,174 @@ def sgemm_vec(
                     cv[(row * N + col) // 4] = out
 
 
+# -- SGEMM, warp-tiled, two blocks an SM -------------------------------------------
+#
+# `sgemm_warp` is the kernel `launch_sgemm` uses where `sgemm_vec` could run
+# (N and K multiples of 4, 16-byte aligned rows). It keeps `sgemm_vec`'s
+# multiply (8 x 8 of c a thread, BK = 16, a transposed in shared memory, the
+# next tile's 16-byte loads in flight during the multiply, one barrier a
+# tile; the same fmas in the same order, so the same bits) and changes what
+# limited `sgemm_vec` (147 registers: one block of 8 warps an SM, idle at
+# every barrier):
+#
+# * registers: `launch_bounds=512` caps them at 65536 / 512 = 128 a thread.
+#   A BM = 128 block (256 threads, 32 KiB of shared memory) then fits twice
+#   on an SM, a BM = 256 block (512 threads, 48 KiB) once: 16 warps an SM
+#   either way, so one block's barrier leaves the other's warps to issue.
+#   What makes 128 fit without spills: the tiles' edges are checked only in
+#   the EDGE instance (`launch_sgemm` launches EDGE=False when BM, BN and
+#   16 divide M, N and K), and each thread keeps one running index a
+#   stream instead of an address a load.
+# * warp tiling: warp w computes a 32 x 64 piece of the block's tile, its
+#   lanes as 4 rows x 8 columns of 8 x 8 thread tiles, each split in two
+#   4-wide halves 16 rows (32 columns) apart. A k step reads, per warp, 4
+#   consecutive Float32x4 of a_s and 8 of b_s for each half (64 and 128
+#   bytes: no bank conflicts, one shared-memory wavefront each), and each
+#   value read feeds 8 fmas.
+# * grouped block order: the grid is one-dimensional and GROUP consecutive
+#   blocks walk down GROUP row tiles of c before moving right, so the rows
+#   of a and the columns of b they read are still in L2 when the next
+#   blocks read them (it matters from 8192^3 on, where b no longer fits).
+#
+# BN is 128 (a thread of the first half brings one 4 x 4 block of a's tile,
+# BM / (BM * BN / 128) = 1); BM is 128 or 256.
+# Launch: grid ceil(M / BM) * ceil(N / BN) (one-dimensional), block
+# BM * BN // 64; `sgemm_warp_grid` and `sgemm_warp_block` compute them for
+# the autotuner.
+
+
+@kdsl.kernel(dtypes=[Float32], launch_bounds=512)
+def sgemm_warp(
+    a: Pointer[D],
+    b: Pointer[D],
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    K: Int32,
+    BM: Constexpr[int] = 128,
+    BN: Constexpr[int] = 128,
+    GROUP: Constexpr[int] = 8,
+):
+    BK = BKV
+    THREADS = BM * BN // 64  # a thread computes 8 x 8 of c
+    HALF = THREADS // 2  # threads [0, HALF) bring a's tile, the rest b's
+    NB = 4 * BN // HALF  # Float32x4 of b's tile a thread of the second half brings
+    a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
+    b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
+    acc = kdsl.local_array(Float32, (8, 8))
+    for r in kdsl.range(8, unroll=8):
+        for s in kdsl.range(8, unroll=8):
+            acc[r, s] = 0
+    av = a.vec(4)
+    bv = b.vec(4)
+    kv = K // 4  # Float32x4 in a row of a
+    nv = N // 4  # Float32x4 in a row of b
+
+    # Grouped order: block p is in group p // (GROUP * tiles_n); inside it,
+    # consecutive blocks take consecutive row tiles (a group may have fewer
+    # than GROUP at the bottom of c).
+    tiles_m = (M + BM - 1) // BM
+    tiles_n = (N + BN - 1) // BN
+    pid = block_idx.x
+    in_group = GROUP * tiles_n
+    first_m = pid // in_group * GROUP
+    rows_here = min(tiles_m - first_m, GROUP)
+    m0 = (first_m + pid % in_group % rows_here) * BM
+    n0 = pid % in_group // rows_here * BN
+
+    tid = thread_idx.x
+    warp = tid // 32
+    lane = tid % 32
+    # this thread's rows: 4 am .. 4 am + 3 and 16 further; columns: 4 bn ..
+    # 4 bn + 3 and 32 further (am, bn in Float32x4 of a_s's and b_s's rows)
+    am = warp // (BN // 64) * 8 + lane // 8
+    bn = warp % (BN // 64) * 16 + lane % 8
+
+    # Loads, as in `sgemm_vec`: a thread of the first half brings the 4 x 4
+    # block of a at rows 4g .. 4g + 3, k 4ka .. 4ka + 3 of the tile (a warp:
+    # 32 rows x 64 bytes, whole sectors); one of the second half brings the
+    # Float32x4 u + HALF q of b's tile (a warp: 512 consecutive bytes of a
+    # row). Each keeps the index of its first vector and steps it a tile at
+    # a time.
+    loads_a = tid < HALF
+    g = tid % 8 + 8 * (tid // 32)
+    ka = (tid // 8) % 4
+    br = tid % HALF // 32  # b: rows br + STEP q of the tile, column bc
+    bc = tid % 32
+    STEP = HALF // 32
+    r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
+    # One running index a thread, into a's vectors or b's: its first
+    # vector of the tile, the distance to its next ones, a tile's step.
+    if loads_a:
+        at = (m0 + 4 * g) * kv + ka  # row 4g, k 4ka
+        apart = kv  # the next rows
+        step = BK // 4
+    else:
+        at = br * nv + n0 // 4 + bc  # row br, column bc
+        apart = STEP * nv  # STEP rows further
+        step = BK * nv
+    tiles = K // BK
+
+    for t in range(-1, tiles):
+        # t = -1: only the loads of tile 0 and their stores to buffer 0.
+        # Else: the loads of tile t + 1, issued before the multiply of tile
+        # t so that they are in flight during it, then stored to the other
+        # buffer (last read before the previous barrier). Unconditional on
+        # purpose (a load under `if t + 1 < tiles` would be sunk to its use
+        # after the multiply, where it stalls): after the last tile the index
+        # stops stepping and the last tile is loaded again, into the buffer
+        # nobody reads.
+        if loads_a:
+            for q in kdsl.range_constexpr(4):
+                r[q] = av[at + q * apart]
+        else:
+            for q in kdsl.range_constexpr(NB):
+                r[q] = bv[at + q * apart]
+        if t + 2 < tiles:
+            at += step
+        if t >= 0:
+            cur = t % 2
+            for k in kdsl.range(BK, unroll=BK):
+                a0 = a_s[cur, k, am]
+                a1 = a_s[cur, k, am + 4]
+                b0 = b_s[cur, k, bn]
+                b1 = b_s[cur, k, bn + 8]
+                for i in kdsl.range_constexpr(4):
+                    for j in kdsl.range_constexpr(4):
+                        acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
+                        acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
+                        acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
+                        acc[4 + i, 4 + j] = kdsl.math.fma(
+                            a1[i], b1[j], acc[4 + i, 4 + j]
+                        )
+        nxt = (t + 1) % 2
+        if loads_a:
+            # transpose the 4 x 4 block in registers: a_s holds a by k, and
+            # every shared store is a whole Float32x4 (a quarter warp: 128
+            # consecutive bytes of one a_s row)
+            for e in kdsl.range_constexpr(4):
+                w = r[e]
+                for q in kdsl.range_constexpr(4):
+                    w[q] = r[q][e]  # row 4g + q, k 4ka + e
+                a_s[nxt, 4 * ka + e, g] = w
+        else:
+            for q in kdsl.range_constexpr(NB):
+                b_s[nxt, br + STEP * q, bc] = r[q]
+        kdsl.syncthreads()
+
+    # c: each half of the thread's rows and columns, one Float32x4 a row
+    cv = c.vec(4)
+    for h in kdsl.range_constexpr(2):
+        for ri in kdsl.range_constexpr(4):
+            row = m0 + 4 * am + 16 * h + ri
+            for v in kdsl.range_constexpr(2):
+                col = n0 + 4 * bn + 32 * v
+                out = Float32x4.splat(0)
+                for e in kdsl.range_constexpr(4):
+                    out[e] = acc[h * 4 + ri, v * 4 + e]
+                cv[(row * N + col) // 4] = out
+
+
 def _ptr(x) -> int:
     if hasattr(x, "data_ptr"):  # PyTorch
         return x.data_ptr()
@@ -328,15 +496,61 @@ def vector_path(a, b, c) -> bool:
     )
 
 
+# `sgemm_warp`'s configurations: (BM, GROUP). BM = 256 (512 threads, one
+# block an SM) is left out: at 128 registers ptxas spills two of its
+# shared-memory addresses (a local load or two a tile);
+# benchmarks/sgemm_sweep.py times it beside these.
+WARP_CONFIGS = [(128, 8), (128, 16)]
+
+
+def whole_tiles(configs, args):
+    """The configurations whose row tiles cover c exactly (``sgemm_warp``
+    has no edge checks; ``warp_path`` checks N and K)."""
+    return [cfg for cfg in configs if args["M"] % cfg.constexprs["BM"] == 0]
+
+
+sgemm_warp_tuned = kdsl.autotune(
+    configs=[kdsl.Config(BM=bm, GROUP=group) for bm, group in WARP_CONFIGS],
+    key=["M", "N", "K"],
+    prune=whole_tiles,
+    restore=[],  # c is written whole, never read
+)(sgemm_warp)
+
+
+def warp_path(a, b, c) -> bool:
+    """Whether ``sgemm_warp`` can run: ``vector_path`` and whole tiles (M a
+    multiple of 128, N of 128, K of 16)."""
+    M, K = a.shape
+    N = b.shape[1]
+    return (
+        M % 128 == 0 and N % BN == 0 and K % BKV == 0 and K > 0 and vector_path(a, b, c)
+    )
+
+
+def sgemm_warp_grid(M: int, N: int):
+    """``sgemm_warp``'s grid for a configuration: one block a tile."""
+    return lambda m: (M // m["BM"] * (N // m["BN"]),)
+
+
+def sgemm_warp_block(m) -> int:
+    """``sgemm_warp``'s block: a thread a 8 x 8 piece of the tile."""
+    return m["BM"] * m["BN"] // 64
+
+
 def launch_sgemm(a, b, c, stream=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
-    ``sgemm_vec`` where ``vector_path`` allows it, else ``sgemm``."""
+    the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
+    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
+    if warp_path(a, b, c):
+        grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
+        sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
+        return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
     kernel[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
         a, b, c, M, N, K, stream=stream
