@@ -9,7 +9,7 @@ from kdsl import Array, Constexpr, block_idx, thread_idx
 from kdsl.transpile import ir
 from kdsl.transpile.cuda.emit import Emitter
 from kdsl.transpile.pipeline import _render
-from sass import sass_of, sass_of_source
+from sass import registers_of, sass_of, sass_of_source
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -191,6 +191,50 @@ def test_sgemm_prefetches_the_next_tile_during_the_multiply():
     # the global loads of tile t + 1 are issued with many multiply-adds of
     # tile t still to come (the compiler must not sink them to their use)
     assert sum(k > max(loads) for k in ffmas) >= 128
+
+
+WARP_SGEMMS = [
+    EX["matmul"].sgemm_warp.dispatch("f32", BM=bm, GROUP=group)
+    for bm, group in EX["matmul"].WARP_CONFIGS
+]
+
+
+@pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_fits_two_blocks_an_sm_without_spills(inst):
+    # launch_bounds=512: at most 128 registers, so two blocks of 256 threads
+    # an SM; reaching the bound by spilling would put local loads in the loop
+    assert registers_of(inst) <= 128
+    sass = sass_of(inst)
+    assert sass.spills == 0
+    # the unrolled BK = 16 loop: 16 x 8 x 8 fmas fed by four LDS.128 a k,
+    # nothing narrower from shared memory
+    assert sass.count(r"^FFMA\s") == 1024
+    assert sass.count(r"^LDS\.128") == 64
+    assert sass.count(r"^LDS\b") == 64
+    # four Float32x4 of a or of b a thread (two code paths), all 128-bit, and
+    # four 128-bit shared stores each (a transposed in registers)
+    assert sass.count(r"\bLDG\.E\.128\b") == 8
+    assert sass.count(r"\bLDG\b") == 8
+    assert sass.count(r"^STS\.128") == 8
+    assert sass.count(r"^STS\b") == 8
+    assert sass.count(r"^BAR\.SYNC") == 1  # one barrier a tile
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    # c: 16 Float32x4 a thread, unguarded (whole tiles)
+    assert sass.count(r"STG\.E\.128") == 16
+    assert sass.count(r"\bSTG\b") == 16
+
+
+@pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_prefetches_the_next_tile_during_the_multiply(inst):
+    ins = sass_of(inst).instructions
+    bar = next(k for k, i in enumerate(ins) if i.startswith("BAR.SYNC"))
+    loop = ins[:bar]  # the loads, the multiply and the stores of one tile
+    loads = [k for k, i in enumerate(loop) if "LDG" in i]
+    ffmas = [k for k, i in enumerate(loop) if i.startswith("FFMA")]
+    stores = [k for k, i in enumerate(loop) if i.startswith("STS")]
+    assert len(loads) == 8 and len(ffmas) == 1024
+    assert sum(k > max(loads) for k in ffmas) >= 768
+    assert min(stores) > max(ffmas)
 
 
 @kdsl.kernel
