@@ -352,9 +352,6 @@ def sgemm_warp(
     GROUP: Constexpr[int] = 8,
 ):
     BK = BKV
-    THREADS = BM * BN // 64  # a thread computes 8 x 8 of c
-    HALF = THREADS // 2  # threads [0, HALF) bring a's tile, the rest b's
-    NB = 4 * BN // HALF  # Float32x4 of b's tile a thread of the second half brings
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     acc = kdsl.local_array(Float32, (8, 8))
@@ -386,18 +383,23 @@ def sgemm_warp(
     am = warp // (BN // 64) * 8 + lane // 8
     bn = warp % (BN // 64) * 16 + lane % 8
 
-    # Loads, as in `sgemm_vec`: a thread of the first half brings the 4 x 4
-    # block of a at rows 4g .. 4g + 3, k 4ka .. 4ka + 3 of the tile (a warp:
-    # 32 rows x 64 bytes, whole sectors); one of the second half brings the
-    # Float32x4 u + HALF q of b's tile (a warp: 512 consecutive bytes of a
-    # row). Each keeps the index of its first vector and steps it a tile at
-    # a time.
-    loads_a = tid < HALF
+    # Loads, as in `sgemm_vec`, four Float32x4 a thread, a role a warp:
+    # thread tid < BM brings the 4 x 4 block of a at rows 4g .. 4g + 3, k
+    # 4ka .. 4ka + 3 of the tile (a warp: 32 rows x 64 bytes, whole
+    # sectors); the next BN threads bring b's tile, 16 rows of BN / 4
+    # vectors: thread BM + u the vectors u + BN q, q = 0 .. 3 (a warp: 512
+    # consecutive bytes of a row). With BM = 256, the last 128 threads
+    # bring nothing: every loading thread has the same four vectors in
+    # flight, which keeps the code of both roles alike and under 128
+    # registers. Each keeps the index of its first vector and steps it a
+    # tile at a time.
+    loads_a = tid < BM
+    loads_b = not loads_a and tid < BM + BN
     g = tid % 8 + 8 * (tid // 32)
     ka = (tid // 8) % 4
-    br = tid % HALF // 32  # b: rows br + STEP q of the tile, column bc
+    br = tid % BN // 32  # b: rows br + STEP q of the tile, column bc
     bc = tid % 32
-    STEP = HALF // 32
+    STEP = BN // 32
     r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
     # One running index a thread, into a's vectors or b's: its first
     # vector of the tile, the distance to its next ones, a tile's step.
@@ -423,8 +425,8 @@ def sgemm_warp(
         if loads_a:
             for q in kdsl.range_constexpr(4):
                 r[q] = av[at + q * apart]
-        else:
-            for q in kdsl.range_constexpr(NB):
+        elif loads_b:
+            for q in kdsl.range_constexpr(4):
                 r[q] = bv[at + q * apart]
         if t + 2 < tiles:
             at += step
@@ -453,8 +455,8 @@ def sgemm_warp(
                 for q in kdsl.range_constexpr(4):
                     w[q] = r[q][e]  # row 4g + q, k 4ka + e
                 a_s[nxt, 4 * ka + e, g] = w
-        else:
-            for q in kdsl.range_constexpr(NB):
+        elif loads_b:
+            for q in kdsl.range_constexpr(4):
                 b_s[nxt, br + STEP * q, bc] = r[q]
         kdsl.syncthreads()
 
