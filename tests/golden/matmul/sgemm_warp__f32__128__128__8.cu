@@ -470,13 +470,15 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__8(
     int32_t am = warp / 2 * 8 + lane / 8;
     // bn = warp % (BN // 64) * 16 + lane % 8
     int32_t bn = warp % 2 * 16 + lane % 8;
-    // loads_a = tid < HALF
+    // loads_a = tid < BM
     bool loads_a = tid < 128;
+    // loads_b = not loads_a and tid < BM + BN
+    bool loads_b = (!loads_a) && tid < 256;
     // g = tid % 8 + 8 * (tid // 32)
     int32_t g = tid % 8 + 8 * (tid / 32);
     // ka = (tid // 8) % 4
     int32_t ka = tid / 8 % 4;
-    // br = tid % HALF // 32
+    // br = tid % BN // 32
     int32_t br = tid % 128 / 32;
     // bc = tid % 32
     int32_t bc = tid % 32;
@@ -519,8 +521,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__8(
             r[2] = av[kdsl::add(at, kdsl::mul(2, apart))];
             // r[q] = av[at + q * apart]  [q = 3]
             r[3] = av[kdsl::add(at, kdsl::mul(3, apart))];
-        } else {
-            // for q in kdsl.range_constexpr(NB):
+        // elif loads_b:
+        } else if (loads_b) {
+            // for q in kdsl.range_constexpr(4):
             // r[q] = bv[at + q * apart]  [q = 0]
             r[0] = bv[at + 0 * apart];
             // r[q] = bv[at + q * apart]  [q = 1]
@@ -742,8 +745,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__8(
             w.v[3] = r[3].v[3];
             // a_s[nxt, 4 * ka + e, g] = w  [e = 3]
             a_s[nxt][4 * ka + 3][g] = w;
-        } else {
-            // for q in kdsl.range_constexpr(NB):
+        // elif loads_b:
+        } else if (loads_b) {
+            // for q in kdsl.range_constexpr(4):
             // b_s[nxt, br + STEP * q, bc] = r[q]  [q = 0]
             b_s[nxt][br][bc] = r[0];
             // b_s[nxt, br + STEP * q, bc] = r[q]  [q = 1]
