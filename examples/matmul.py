@@ -4,7 +4,9 @@
 ``sgemm``: the fast Float32 kernel (register tiles, Float32x4 shared-memory
 reads, double buffering; further down, with why each trick is there);
 ``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
-multiples of 4 (``launch_sgemm`` picks).
+multiples of 4; ``sgemm_warp``: the same multiply warp-tiled at 128
+registers (two blocks an SM), for whole tiles, autotuned (``launch_sgemm``
+picks).
 
 ``matmul``, tiled in shared memory:
 
@@ -305,38 +307,38 @@ def sgemm_vec(
 
 # -- SGEMM, warp-tiled, two blocks an SM -------------------------------------------
 #
-# `sgemm_warp` is the kernel `launch_sgemm` uses where `sgemm_vec` could run
-# (N and K multiples of 4, 16-byte aligned rows). It keeps `sgemm_vec`'s
-# multiply (8 x 8 of c a thread, BK = 16, a transposed in shared memory, the
-# next tile's 16-byte loads in flight during the multiply, one barrier a
-# tile; the same fmas in the same order, so the same bits) and changes what
-# limited `sgemm_vec` (147 registers: one block of 8 warps an SM, idle at
-# every barrier):
+# `sgemm_warp` is the kernel `launch_sgemm` uses for whole tiles (M and N
+# multiples of 128, K of 16, and what `sgemm_vec` needs: 16-byte aligned
+# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16, a
+# transposed in shared memory, the next tile's 16-byte loads in flight
+# during the multiply, one barrier a tile; the same fmas in the same order,
+# so the same bits) and changes what limited `sgemm_vec` (147 registers: one
+# block of 8 warps an SM, all of them waiting at every barrier):
 #
 # * registers: `launch_bounds=512` caps them at 65536 / 512 = 128 a thread.
 #   A BM = 128 block (256 threads, 32 KiB of shared memory) then fits twice
 #   on an SM, a BM = 256 block (512 threads, 48 KiB) once: 16 warps an SM
-#   either way, so one block's barrier leaves the other's warps to issue.
-#   What makes 128 fit without spills: the tiles' edges are checked only in
-#   the EDGE instance (`launch_sgemm` launches EDGE=False when BM, BN and
-#   16 divide M, N and K), and each thread keeps one running index a
-#   stream instead of an address a load.
+#   either way, so while some wait at a barrier the others issue. What
+#   makes 128 fit without spills: no edge checks (whole tiles only: ragged
+#   shapes take `sgemm_vec` or `sgemm`), one running index a thread into
+#   the matrix it loads (not an address a load), and the same four vectors
+#   in flight in both loader roles.
 # * warp tiling: warp w computes a 32 x 64 piece of the block's tile, its
 #   lanes as 4 rows x 8 columns of 8 x 8 thread tiles, each split in two
 #   4-wide halves 16 rows (32 columns) apart. A k step reads, per warp, 4
 #   consecutive Float32x4 of a_s and 8 of b_s for each half (64 and 128
-#   bytes: no bank conflicts, one shared-memory wavefront each), and each
-#   value read feeds 8 fmas.
-# * grouped block order: the grid is one-dimensional and GROUP consecutive
-#   blocks walk down GROUP row tiles of c before moving right, so the rows
-#   of a and the columns of b they read are still in L2 when the next
-#   blocks read them (it matters from 8192^3 on, where b no longer fits).
+#   bytes: no bank conflicts), and each value read feeds 8 fmas.
+# * grouped block order: the grid is one-dimensional and consecutive blocks
+#   walk down GROUP row tiles of c before moving right, so the blocks
+#   running at once read a squarer patch of a's rows and b's columns, which
+#   L2 keeps for the next.
 #
-# BN is 128 (a thread of the first half brings one 4 x 4 block of a's tile,
-# BM / (BM * BN / 128) = 1); BM is 128 or 256.
-# Launch: grid ceil(M / BM) * ceil(N / BN) (one-dimensional), block
-# BM * BN // 64; `sgemm_warp_grid` and `sgemm_warp_block` compute them for
-# the autotuner.
+# BN is 128 and BM 128 or 256 (the loaders need BM >= BN, and BN // 32
+# rows of b a step). BM = 256 spills two shared-memory addresses at 128
+# registers (a few local loads a tile), so only BM = 128 is in the
+# autotuner's list; benchmarks/sgemm_sweep.py times both.
+# Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
+# (`sgemm_warp_grid`, `sgemm_warp_block`).
 
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=512)
@@ -498,10 +500,8 @@ def vector_path(a, b, c) -> bool:
     )
 
 
-# `sgemm_warp`'s configurations: (BM, GROUP). BM = 256 (512 threads, one
-# block an SM) is left out: at 128 registers ptxas spills two of its
-# shared-memory addresses (a local load or two a tile);
-# benchmarks/sgemm_sweep.py times it beside these.
+# `sgemm_warp`'s configurations: (BM, GROUP). BM = 256 is left out (it
+# spills; see above); benchmarks/sgemm_sweep.py times it beside these.
 WARP_CONFIGS = [(128, 8), (128, 16)]
 
 
