@@ -38,7 +38,6 @@ class Candidate:
     constexprs: dict = field(default_factory=dict)
     grid: object = None  # (M, N) -> grid
     block: int = 256
-    whole_tiles: bool = False  # M % BM, N % 128, K % 16 must be 0
 
     def launch(self, a, b, c):
         M, K = a.shape
@@ -61,16 +60,17 @@ def candidates():
             "sgemm_vec    BK=16 256 thr, 1 block/SM", ex.sgemm_vec, grid=tiles_2d
         ),
     ]
-    for bm, group in [(128, 8), (128, 16), (128, 1), (256, 8), (256, 16)]:
+    shapes = [(128, 16, 8), (128, 16, 16), (128, 16, 1), (256, 8, 8), (256, 8, 16)]
+    shapes += [(256, 16, 8), (128, 8, 8)]  # these two spill a little
+    for bm, bk, group in shapes:
         blocks = "2 blocks/SM" if bm == 128 else "1 block/SM"
         out.append(
             Candidate(
-                f"sgemm_warp   BM={bm} GROUP={group:<2d} {bm * 2} thr, {blocks}",
+                f"sgemm_warp   BM={bm} BK={bk:<2d} GROUP={group:<2d} {blocks}",
                 ex.sgemm_warp,
-                dict(BM=bm, GROUP=group),
+                dict(BM=bm, BK=bk, GROUP=group),
                 tiles_1d(bm),
                 bm * 2,
-                whole_tiles=True,
             )
         )
     return out

@@ -333,10 +333,9 @@ def sgemm_vec(
 #   running at once read a squarer patch of a's rows and b's columns, which
 #   L2 keeps for the next.
 #
-# BN is 128 and BM 128 or 256 (the loaders need BM >= BN, and BN // 32
-# rows of b a step). BM = 256 spills two shared-memory addresses at 128
-# registers (a few local loads a tile), so only BM = 128 is in the
-# autotuner's list; benchmarks/sgemm_sweep.py times both.
+# BN is 128, BM 128 or 256 (the loaders need BM >= BN), BK 16 or 8 (8:
+# twice the barriers, half the shared memory). Not every combination fits
+# 128 registers without spills: see WARP_CONFIGS.
 # Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
 # (`sgemm_warp_grid`, `sgemm_warp_block`).
 
@@ -351,9 +350,9 @@ def sgemm_warp(
     K: Int32,
     BM: Constexpr[int] = 128,
     BN: Constexpr[int] = 128,
+    BK: Constexpr[int] = 16,
     GROUP: Constexpr[int] = 8,
 ):
-    BK = BKV
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     acc = kdsl.local_array(Float32, (8, 8))
@@ -386,29 +385,32 @@ def sgemm_warp(
     bn = warp % (BN // 64) * 16 + lane % 8
 
     # Loads, as in `sgemm_vec`, four Float32x4 a thread, a role a warp:
-    # thread tid < BM brings the 4 x 4 block of a at rows 4g .. 4g + 3, k
-    # 4ka .. 4ka + 3 of the tile (a warp: 32 rows x 64 bytes, whole
-    # sectors); the next BN threads bring b's tile, 16 rows of BN / 4
-    # vectors: thread BM + u the vectors u + BN q, q = 0 .. 3 (a warp: 512
-    # consecutive bytes of a row). With BM = 256, the last 128 threads
-    # bring nothing: every loading thread has the same four vectors in
-    # flight, which keeps the code of both roles alike and under 128
-    # registers. Each keeps the index of its first vector and steps it a
-    # tile at a time.
-    loads_a = tid < BM
-    loads_b = not loads_a and tid < BM + BN
-    g = tid % 8 + 8 * (tid // 32)
-    ka = (tid // 8) % 4
-    br = tid % BN // 32  # b: rows br + STEP q of the tile, column bc
+    # the first A_T threads bring a's tile, each the 4 x 4 block at rows
+    # 4g .. 4g + 3, k 4ka .. 4ka + 3 (a warp: whole 32-byte sectors of its
+    # rows); the next B_T bring b's tile, BK rows of BN / 4 vectors: thread
+    # A_T + u the vectors u + B_T q, q = 0 .. 3 (a warp: 512 consecutive
+    # bytes of a row). Threads past A_T + B_T (BM = 256, BK = 8) bring
+    # nothing: every loading thread has the same four vectors in flight,
+    # which keeps the code of both roles alike and under 128 registers.
+    # Each keeps the index of its first vector and steps it a tile at a
+    # time.
+    KC = BK // 4  # Float32x4 in a row of a's tile
+    A_T = BM // 4 * KC
+    B_T = BK * BN // 16
+    loads_a = tid < A_T
+    loads_b = not loads_a and tid < A_T + B_T
+    g = tid % 8 + 8 * (tid // (8 * KC))
+    ka = tid // 8 % KC
+    br = tid % B_T // 32  # b: rows br + STEP q of the tile, column bc
     bc = tid % 32
-    STEP = BN // 32
+    STEP = B_T // 32
     r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
     # One running index a thread, into a's vectors or b's: its first
     # vector of the tile, the distance to its next ones, a tile's step.
     if loads_a:
         at = (m0 + 4 * g) * kv + ka  # row 4g, k 4ka
         apart = kv  # the next rows
-        step = BK // 4
+        step = KC
     else:
         at = br * nv + n0 // 4 + bc  # row br, column bc
         apart = STEP * nv  # STEP rows further
@@ -500,9 +502,11 @@ def vector_path(a, b, c) -> bool:
     )
 
 
-# `sgemm_warp`'s configurations: (BM, GROUP). BM = 256 is left out (it
-# spills; see above); benchmarks/sgemm_sweep.py times it beside these.
-WARP_CONFIGS = [(128, 8), (128, 16)]
+# `sgemm_warp`'s configurations: (BM, BK, GROUP), the ones ptxas compiles
+# without spills at 128 registers (tests/test_sass.py checks). BM = 256
+# with BK = 16 and BM = 128 with BK = 8 spill a few shared-memory addresses;
+# benchmarks/sgemm_sweep.py times them beside these.
+WARP_CONFIGS = [(128, 16, 8), (128, 16, 16), (256, 8, 8)]
 
 
 def whole_tiles(configs, args):
@@ -512,7 +516,7 @@ def whole_tiles(configs, args):
 
 
 sgemm_warp_tuned = kdsl.autotune(
-    configs=[kdsl.Config(BM=bm, GROUP=group) for bm, group in WARP_CONFIGS],
+    configs=[kdsl.Config(BM=bm, BK=bk, GROUP=g) for bm, bk, g in WARP_CONFIGS],
     key=["M", "N", "K"],
     prune=whole_tiles,
     restore=[],  # c is written whole, never read

@@ -577,19 +577,20 @@ def sgemm_vec(be, t, rng):
 def sgemm_warp(be, t, rng):
     """Whole tiles only (launch_sgemm checks). The interpreter: 3 row tiles
     with GROUP = 2, a group of two blocks and one of a single block at the
-    bottom of c; the GPU: every configuration and BM = 256, a ragged last
-    group (8 row tiles, GROUP = 3) and several column tiles."""
+    bottom of c, then BM = 256 with BK = 8; the GPU: every configuration,
+    the ones that spill too, a ragged last group (8 row tiles, GROUP = 3)
+    and several column tiles."""
     mod = EX["matmul"]
     if be.small:
-        cases = [(384, 128, 16, 128, 2)]
+        cases = [(384, 128, 16, 128, 16, 2), (256, 128, 16, 256, 8, 8)]
     else:
-        configs = mod.WARP_CONFIGS + [(256, 8), (128, 3)]
-        cases = [(1024, 768, 512, bm, group) for bm, group in configs]
-    for M, N, K, bm, group in cases:
+        configs = mod.WARP_CONFIGS + [(256, 16, 8), (128, 8, 8), (128, 16, 3)]
+        cases = [(1024, 768, 512, *config) for config in configs]
+    for M, N, K, bm, bk, group in cases:
         a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
         c = be.poison((M, N), t)
         launch = be.launcher(mod.sgemm_warp, (M // bm * (N // 128),), bm * 2)
-        launch(be.to_device(a), be.to_device(b), c, M, N, K, BM=bm, GROUP=group)
+        launch(be.to_device(a), be.to_device(b), c, M, N, K, BM=bm, BK=bk, GROUP=group)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
         # the same fmas in the same order as sgemm: the same bits
