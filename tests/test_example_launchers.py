@@ -106,3 +106,30 @@ def test_in_place_add_is_one_add():
     x = np.arange(5000, dtype=np.float32)
     EX["vector_add"].launch_add(x, x, x)
     np.testing.assert_array_equal(x, 2 * np.arange(5000, dtype=np.float32))
+
+
+def test_the_sgemm_sweep_times_every_autotuned_configuration():
+    """benchmarks/sgemm_sweep.py (the one GPU run that picks WARP_CONFIGS)
+    times each configuration the autotuner may choose, with the grid and
+    block launch_sgemm gives it."""
+    import importlib.util
+    import sys
+
+    from examples_index import ROOT
+
+    path = ROOT / "benchmarks" / "sgemm_sweep.py"
+    spec = importlib.util.spec_from_file_location("sgemm_sweep", path)
+    sweep = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("sgemm_sweep", sweep)  # its dataclasses look it up
+    spec.loader.exec_module(sweep)
+    mod = EX["matmul"]
+    timed = {
+        (c.constexprs["BM"], c.constexprs["BK"], c.constexprs["GROUP"]): c
+        for c in sweep.candidates()
+        if c.kernel.name == "sgemm_warp"
+    }
+    for bm, bk, group in mod.WARP_CONFIGS:
+        cand = timed[bm, bk, group]
+        m = dict(BM=bm, BN=128, BK=bk, GROUP=group)
+        assert cand.grid(4096, 2048) == mod.sgemm_warp_grid(4096, 2048)(m)
+        assert cand.block == mod.sgemm_warp_block(m)
