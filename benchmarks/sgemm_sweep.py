@@ -60,15 +60,18 @@ def candidates():
             "sgemm_vec    BK=16 256 thr, 1 block/SM", ex.sgemm_vec, grid=tiles_2d
         ),
     ]
-    shapes = [(128, 16, 8), (128, 16, 16), (128, 16, 1), (256, 8, 8), (256, 8, 16)]
-    shapes += [(256, 16, 8), (128, 8, 8)]  # these two spill a little
-    for bm, bk, group in shapes:
+    # (BM, BK, GROUP, UNROLL): the autotuned ones, other block orders, the
+    # other tile shapes without unrolling
+    shapes = list(ex.WARP_CONFIGS)
+    shapes += [(128, 16, 16, 2), (128, 16, 1, 2), (256, 8, 8, 1)]
+    shapes += [(256, 16, 8, 1), (128, 8, 8, 1)]
+    for bm, bk, group, unroll in shapes:
         blocks = "2 blocks/SM" if bm == 128 else "1 block/SM"
         out.append(
             Candidate(
-                f"sgemm_warp   BM={bm} BK={bk:<2d} GROUP={group:<2d} {blocks}",
+                f"sgemm_warp {bm} BK={bk:<2d} G={group:<2d} U={unroll} {blocks}",
                 ex.sgemm_warp,
-                dict(BM=bm, BK=bk, GROUP=group),
+                dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll),
                 tiles_1d(bm),
                 bm * 2,
             )

@@ -334,8 +334,10 @@ def sgemm_vec(
 #   L2 keeps for the next.
 #
 # BN is 128, BM 128 or 256 (the loaders need BM >= BN), BK 16 or 8 (8:
-# twice the barriers, half the shared memory). Not every combination fits
-# 128 registers without spills: see WARP_CONFIGS.
+# twice the barriers, half the shared memory), UNROLL 2 or 1 (tiles a pass
+# of the k loop, below); WARP_CONFIGS lists the autotuned ones. At 128
+# registers ptxas is close to spilling: tests/test_sass.py checks that the
+# autotuned ones do not.
 # Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
 # (`sgemm_warp_grid`, `sgemm_warp_block`).
 
@@ -352,6 +354,7 @@ def sgemm_warp(
     BN: Constexpr[int] = 128,
     BK: Constexpr[int] = 16,
     GROUP: Constexpr[int] = 8,
+    UNROLL: Constexpr[int] = 2,
 ):
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -417,52 +420,67 @@ def sgemm_warp(
         step = BK * nv
     tiles = K // BK
 
-    for t in range(-1, tiles):
-        # t = -1: only the loads of tile 0 and their stores to buffer 0.
-        # Else: the loads of tile t + 1, issued before the multiply of tile
-        # t so that they are in flight during it, then stored to the other
-        # buffer (last read before the previous barrier). Unconditional on
-        # purpose (a load under `if t + 1 < tiles` would be sunk to its use
-        # after the multiply, where it stalls): after the last tile the index
-        # stops stepping and the last tile is loaded again, into the buffer
-        # nobody reads.
-        if loads_a:
-            for q in kdsl.range_constexpr(4):
-                r[q] = av[at + q * apart]
-        elif loads_b:
-            for q in kdsl.range_constexpr(4):
-                r[q] = bv[at + q * apart]
-        if t + 2 < tiles:
-            at += step
-        if t >= 0:
-            cur = t % 2
-            for k in kdsl.range(BK, unroll=BK):
-                a0 = a_s[cur, k, am]
-                a1 = a_s[cur, k, am + 4]
-                b0 = b_s[cur, k, bn]
-                b1 = b_s[cur, k, bn + 8]
-                for i in kdsl.range_constexpr(4):
-                    for j in kdsl.range_constexpr(4):
-                        acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
-                        acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])
-                        acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])
-                        acc[4 + i, 4 + j] = kdsl.math.fma(
-                            a1[i], b1[j], acc[4 + i, 4 + j]
-                        )
-        nxt = (t + 1) % 2
-        if loads_a:
-            # transpose the 4 x 4 block in registers: a_s holds a by k, and
-            # every shared store is a whole Float32x4 (a quarter warp: 128
-            # consecutive bytes of one a_s row)
-            for e in kdsl.range_constexpr(4):
-                w = r[e]
-                for q in kdsl.range_constexpr(4):
-                    w[q] = r[q][e]  # row 4g + q, k 4ka + e
-                a_s[nxt, 4 * ka + e, g] = w
-        elif loads_b:
-            for q in kdsl.range_constexpr(4):
-                b_s[nxt, br + STEP * q, bc] = r[q]
-        kdsl.syncthreads()
+    # Tile t: the loads of tile t + 1, issued before the multiply of tile t
+    # so that they are in flight during it, then stored to the other buffer
+    # (last read before the previous barrier); t = -1 only loads tile 0 and
+    # stores it to buffer 0. With UNROLL = 2 tiles go two at a time (p = 0:
+    # t odd or -1, p = 1: t even), so that which buffer a tile reads and
+    # which it writes is known at compile time: every shared address is a
+    # register plus a constant (fewer registers and instructions than with
+    # `t % 2` at run time), for twice the code. The loads are unconditional
+    # on purpose (a load under `if t + 1 < tiles` would be sunk to its use
+    # after the multiply, where it stalls): after the last tile the index
+    # stops stepping and the last tile is loaded again, into the buffer
+    # nobody reads.
+    for t0 in range(-1, tiles, UNROLL):
+        for p in kdsl.range_constexpr(UNROLL):
+            t = t0 + p
+            if UNROLL == 2:
+                cur = 1 - p  # the buffer tile t is in
+                nxt = p  # the buffer tile t + 1 goes to
+            else:
+                cur = t % 2
+                nxt = (t + 1) % 2
+            if p == 0 or t < tiles:
+                if loads_a:
+                    for q in kdsl.range_constexpr(4):
+                        r[q] = av[at + q * apart]
+                elif loads_b:
+                    for q in kdsl.range_constexpr(4):
+                        r[q] = bv[at + q * apart]
+                if t + 2 < tiles:
+                    at += step
+                if p == 1 or t >= 0:
+                    for k in kdsl.range(BK, unroll=BK):
+                        a0 = a_s[cur, k, am]
+                        a1 = a_s[cur, k, am + 4]
+                        b0 = b_s[cur, k, bn]
+                        b1 = b_s[cur, k, bn + 8]
+                        for i in kdsl.range_constexpr(4):
+                            for j in kdsl.range_constexpr(4):
+                                acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
+                                acc[i, 4 + j] = kdsl.math.fma(
+                                    a0[i], b1[j], acc[i, 4 + j]
+                                )
+                                acc[4 + i, j] = kdsl.math.fma(
+                                    a1[i], b0[j], acc[4 + i, j]
+                                )
+                                acc[4 + i, 4 + j] = kdsl.math.fma(
+                                    a1[i], b1[j], acc[4 + i, 4 + j]
+                                )
+                if loads_a:
+                    # transpose the 4 x 4 block in registers: a_s holds a by
+                    # k, and every shared store is a whole Float32x4 (a
+                    # quarter warp: 128 consecutive bytes of one a_s row)
+                    for e in kdsl.range_constexpr(4):
+                        w = r[e]
+                        for q in kdsl.range_constexpr(4):
+                            w[q] = r[q][e]  # row 4g + q, k 4ka + e
+                        a_s[nxt, 4 * ka + e, g] = w
+                elif loads_b:
+                    for q in kdsl.range_constexpr(4):
+                        b_s[nxt, br + STEP * q, bc] = r[q]
+                kdsl.syncthreads()
 
     # c: each half of the thread's rows and columns, one Float32x4 a row
     cv = c.vec(4)
@@ -502,11 +520,10 @@ def vector_path(a, b, c) -> bool:
     )
 
 
-# `sgemm_warp`'s configurations: (BM, BK, GROUP), the ones ptxas compiles
-# without spills at 128 registers (tests/test_sass.py checks). BM = 256
-# with BK = 16 and BM = 128 with BK = 8 spill a few shared-memory addresses;
-# benchmarks/sgemm_sweep.py times them beside these.
-WARP_CONFIGS = [(128, 16, 8), (128, 16, 16), (256, 8, 8)]
+# `sgemm_warp`'s configurations: (BM, BK, GROUP, UNROLL), ones ptxas
+# compiles without spills at 128 registers (tests/test_sass.py checks);
+# benchmarks/sgemm_sweep.py times these and more.
+WARP_CONFIGS = [(128, 16, 8, 2), (128, 16, 8, 1), (256, 16, 8, 2), (256, 8, 8, 2)]
 
 
 def whole_tiles(configs, args):
@@ -516,7 +533,10 @@ def whole_tiles(configs, args):
 
 
 sgemm_warp_tuned = kdsl.autotune(
-    configs=[kdsl.Config(BM=bm, BK=bk, GROUP=g) for bm, bk, g in WARP_CONFIGS],
+    configs=[
+        kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+        for bm, bk, group, unroll in WARP_CONFIGS
+    ],
     key=["M", "N", "K"],
     prune=whole_tiles,
     restore=[],  # c is written whole, never read

@@ -123,13 +123,14 @@ def test_the_sgemm_sweep_times_every_autotuned_configuration():
     sys.modules.setdefault("sgemm_sweep", sweep)  # its dataclasses look it up
     spec.loader.exec_module(sweep)
     mod = EX["matmul"]
+    names = ("BM", "BK", "GROUP", "UNROLL")
     timed = {
-        (c.constexprs["BM"], c.constexprs["BK"], c.constexprs["GROUP"]): c
+        tuple(c.constexprs[n] for n in names): c
         for c in sweep.candidates()
         if c.kernel.name == "sgemm_warp"
     }
-    for bm, bk, group in mod.WARP_CONFIGS:
-        cand = timed[bm, bk, group]
-        m = dict(BM=bm, BN=128, BK=bk, GROUP=group)
+    for config in mod.WARP_CONFIGS:
+        cand = timed[config]
+        m = dict(zip(names, config), BN=128)
         assert cand.grid(4096, 2048) == mod.sgemm_warp_grid(4096, 2048)(m)
         assert cand.block == mod.sgemm_warp_block(m)
