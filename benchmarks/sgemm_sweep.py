@@ -80,15 +80,27 @@ def candidates():
 
 
 def resources(cand) -> str:
+    """Registers, spills and resident blocks an SM (the occupancy the
+    driver computes for the block; "?" where a tool is missing)."""
     from sass import registers_of, sass_of
 
     inst = cand.kernel.dispatch("f32", **cand.constexprs)
-    regs = registers_of(inst)
+    out = f"{registers_of(inst)} regs"
     try:
-        spills = f"{sass_of(inst).spills} LDL/STL"
-    except Exception as exc:  # nvdisasm missing: registers only
-        spills = f"spills ? ({type(exc).__name__})"
-    return f"{regs} regs, {spills}"
+        out += f", {sass_of(inst).spills} LDL/STL"
+    except Exception as exc:  # nvdisasm missing
+        out += f", spills ? ({type(exc).__name__})"
+    try:
+        from cupy_backends.cuda.api import driver
+
+        from kdsl.runtime.compile import load_function
+
+        fn = load_function(inst, 0)
+        blocks = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, cand.block, 0)
+        out += f", {blocks}x{cand.block} thr/SM"
+    except Exception as exc:
+        out += f", occupancy ? ({type(exc).__name__})"
+    return out
 
 
 def check(launch, torch):
@@ -136,15 +148,15 @@ def main() -> int:
     print("torch.matmul (cuBLAS, TF32 off): " + ", ".join(
         f"{s}^3 {tflops[s]:.1f} TFLOP/s" for s in SIZES))  # fmt: skip
     print()
-    print(f"{'candidate':50s} {'resources':24s}" + "".join(
+    print(f"{'candidate':44s} {'resources':36s}" + "".join(
         f"{f'{s}^3 TFLOP/s':>16s}{'ratio':>7s}" for s in SIZES))  # fmt: skip
 
     rows = [(c.label, c.launch, c) for c in candidates()]
     rows.append(("launch_sgemm (autotuned pick)", ex.launch_sgemm, None))
     for label, launch, cand in rows:
-        line = f"{label:50s} "
+        line = f"{label:44s} "
         try:
-            line += f"{resources(cand) if cand else '':24s}"
+            line += f"{resources(cand) if cand else '':36s}"
             check(launch, torch)
             for s, (a, b, c) in inputs.items():
                 for _ in range(3):  # compile, autotune: untimed
