@@ -309,8 +309,8 @@ def sgemm_vec(
 #
 # `sgemm_warp` is the kernel `launch_sgemm` uses for whole tiles (M and N
 # multiples of 128, K of 16, and what `sgemm_vec` needs: 16-byte aligned
-# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16, a
-# transposed in shared memory, the next tile's 16-byte loads in flight
+# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
+# default, a transposed in shared memory, the next tile's 16-byte loads in flight
 # during the multiply, one barrier a tile; the same fmas in the same order,
 # so the same bits) and changes what limited `sgemm_vec` (147 registers: one
 # block of 8 warps an SM, all of them waiting at every barrier):
@@ -392,8 +392,8 @@ def sgemm_warp(
     # 4g .. 4g + 3, k 4ka .. 4ka + 3 (a warp: whole 32-byte sectors of its
     # rows); the next B_T bring b's tile, BK rows of BN / 4 vectors: thread
     # A_T + u the vectors u + B_T q, q = 0 .. 3 (a warp: 512 consecutive
-    # bytes of a row). Threads past A_T + B_T (BM = 256, BK = 8) bring
-    # nothing: every loading thread has the same four vectors in flight,
+    # bytes of a row). Threads past A_T + B_T (with BM = 256 or BK = 8)
+    # bring nothing: every loading thread has the same four vectors in flight,
     # which keeps the code of both roles alike and under 128 registers.
     # Each keeps the index of its first vector and steps it a tile at a
     # time.
