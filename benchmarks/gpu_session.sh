@@ -3,6 +3,7 @@
 # for the plots, matplotlib's in .whl_mpl/: carry both; see device_env.sh):
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 7 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
+#   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -47,5 +48,9 @@ bench)
         tee "$OUT/suite.log"
     cp /tmp/suite/suite.json "$OUT/" 2>/dev/null
     tar czf "$OUT/plots.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+sgemm)
+    timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |
+        tee "$OUT/sgemm_sweep.log"
     ;;
 esac

@@ -598,6 +598,35 @@ def sgemm_vec(be, t, rng):
         np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
 
 
+def sgemm_warp(be, t, rng):
+    """Whole tiles only (launch_sgemm checks). The interpreter: 3 row tiles
+    with GROUP = 2, a group of two blocks and one of a single block at the
+    bottom of c, then BM = 256 with BK = 8, and UNROLL = 2 over an odd
+    number of k tiles; the GPU: every configuration, ones that spill too, a
+    ragged last group (8 row tiles, GROUP = 3), several column tiles."""
+    mod = EX["matmul"]
+    if be.small:  # UNROLL = 2 with an odd and an even number of k tiles
+        cases = [(384, 128, 16, 128, 16, 2, 1), (256, 128, 16, 256, 8, 8, 2)]
+        cases.append((128, 128, 48, 128, 16, 8, 2))
+    else:
+        configs = mod.WARP_CONFIGS + [(128, 8, 8, 2), (256, 16, 8, 1), (128, 16, 3, 2)]
+        cases = [(1024, 768, 512, *config) for config in configs]
+        cases.append((1024, 768, 528, 128, 16, 8, 2))  # 33 k tiles
+    for M, N, K, bm, bk, group, unroll in cases:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        launch = be.launcher(mod.sgemm_warp, (M // bm * (N // 128),), bm * 2)
+        constexprs = dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+        launch(be.to_device(a), be.to_device(b), c, M, N, K, **constexprs)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        # the same fmas in the same order as sgemm: the same bits
+        c0 = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
+
+
 def gemm_int8(be, t, rng):
     """The int8 tensor-core GEMM (c = a @ bt.T, exact in Int32), autotuned:
     full tiles and ragged sizes."""
@@ -655,6 +684,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_tma: EX["gemm_tma"].gemm_tma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
+    sgemm_warp: EX["matmul"].sgemm_warp,
     smooth: EX["smooth"].smooth,
 }
 
