@@ -1,8 +1,9 @@
 # Device calls for a session that changed code generation or the runtime,
 # from the repo root on the device machine (the libcst wheel in .whl/ and,
 # for the plots, matplotlib's in .whl_mpl/: carry both; see device_env.sh):
-#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 7 groups at once
+#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 8 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
+#   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -10,10 +11,11 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 case "${1:-tests}" in
 tests)
     # -P: the repo root must not shadow the laid-out kdsl package in /tmp/kd.
-    # Seven groups in parallel on the one GPU (the whole set takes over 10
+    # Eight groups in parallel on the one GPU (the whole set takes over 10
     # minutes one after another); a log each in $OUT.
     groups=(
         "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py"
+        "test_tma_gpu.py"
         "test_attention_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
@@ -47,5 +49,9 @@ bench)
         tee "$OUT/suite.log"
     cp /tmp/suite/suite.json "$OUT/" 2>/dev/null
     tar czf "$OUT/plots.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+sgemm)
+    timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |
+        tee "$OUT/sgemm_sweep.log"
     ;;
 esac

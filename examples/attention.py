@@ -290,14 +290,16 @@ def threads(m) -> int:
 block = threads  # the launch's block, a function of the configuration
 
 
+def config_shared_mem(m) -> int:
+    """Dynamic shared memory bytes of a configuration (m: its constexprs):
+    STAGES K and V tiles (Q lives in registers). The autotuner's
+    shared_mem=, so that each configuration gets its own."""
+    return 2 * m["STAGES"] * m["BLOCK_N"] * m["HEAD_DIM"] * 2
+
+
 def shared_mem(head_dim: int, shape: tuple) -> int:
-    """Dynamic shared memory bytes of one configuration: STAGES K and V tiles
-    (Q lives in registers)."""
-    _, block_n, stages, _ = shape
-    return 2 * stages * block_n * head_dim * 2
-
-
-SHARED_MEM = {d: max(shared_mem(d, s) for s in SHAPES[d]) for d in HEAD_DIMS}
+    """The same for a head dim and one of SHAPES."""
+    return config_shared_mem(constexprs(head_dim, False, shape))
 
 
 def _divides(configs, args):
@@ -375,15 +377,11 @@ def attention(q, k, v, causal: bool = False, out=None, interpret: bool = False):
     out = _empty_like(q) if out is None else out
     bh, seq, head_dim = check_shapes(q, k, v, out)
     scale_log2 = LOG2E / math.sqrt(head_dim)
-    if interpret:  # the first configuration whose tiles divide seq
-        shape = next(s for s in SHAPES[head_dim] if seq % s[0] == 0 and seq % s[1] == 0)
-        m = constexprs(head_dim, bool(causal), shape)
-        attention_fwd.interpret[grid(seq, bh)(m), threads(m)](
-            q, k, v, out, seq, scale_log2, **m, shared_mem=shared_mem(head_dim, shape)
-        )
-        return out
-    TUNED[head_dim, bool(causal)][grid(seq, bh), block](
-        q, k, v, out, seq, scale_log2, shared_mem=SHARED_MEM[head_dim]
+    tuned = TUNED[head_dim, bool(causal)]
+    # in the interpreter: the first configuration whose tiles divide seq
+    launch = tuned.interpret if interpret else tuned
+    launch[grid(seq, bh), block](
+        q, k, v, out, seq, scale_log2, shared_mem=config_shared_mem
     )
     return out
 

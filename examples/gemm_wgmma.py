@@ -19,7 +19,8 @@ while the block synchronises and starts the next copies.  STAGES >= 3.
 
 M must be a multiple of BM, N of BN and K of BK (`gemm()` checks; the
 mma.sync example examples/gemm_mma.py takes ragged sizes).  The tiles live
-in dynamic shared memory: `shared_mem(BM, BN, STAGES)` bytes a block.
+in dynamic shared memory: `shared_mem(BM, BN, STAGES)` bytes a block, each
+configuration's own (`config_shared_mem`, the autotuner's `shared_mem=`).
 """
 
 import kdsl
@@ -128,7 +129,10 @@ def shared_mem(BM: int, BN: int, STAGES: int) -> int:
     return STAGES * (BM + BN) * BK * 2
 
 
-SHARED_MEM = max(shared_mem(*s) for s in SHAPES)  # every config fits in it
+def config_shared_mem(m) -> int:
+    """The autotuner's shared_mem=: each configuration gets its own."""
+    return shared_mem(m["BM"], m["BN"], m["STAGES"])
+
 
 gemm_tuned = kdsl.autotune(
     configs=[kdsl.Config(BM=m, BN=n, STAGES=s) for m, n, s in SHAPES],
@@ -161,7 +165,7 @@ def gemm(a, bt, c, interpret: bool = False):
         launch = gemm_wgmma.interpret[(N // bn, M // bm), bm // 64 * 128]
         launch(a, bt, c, M, N, K, shared_mem=shared_mem(bm, bn, stages))
         return
-    gemm_tuned[grid(M, N), block](a, bt, c, M, N, K, shared_mem=SHARED_MEM)
+    gemm_tuned[grid(M, N), block](a, bt, c, M, N, K, shared_mem=config_shared_mem)
 
 
 if __name__ == "__main__":

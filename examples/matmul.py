@@ -4,7 +4,9 @@
 ``sgemm``: the fast Float32 kernel (register tiles, Float32x4 shared-memory
 reads, double buffering; further down, with why each trick is there);
 ``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
-multiples of 4 (``launch_sgemm`` picks).
+multiples of 4; ``sgemm_warp``: the same multiply warp-tiled at 128
+registers (two blocks an SM), for whole tiles, autotuned (``launch_sgemm``
+picks).
 
 ``matmul``, tiled in shared memory:
 
@@ -303,6 +305,196 @@ def sgemm_vec(
                     cv[(row * N + col) // 4] = out
 
 
+# -- SGEMM, warp-tiled, two blocks an SM -------------------------------------------
+#
+# `sgemm_warp` is the kernel `launch_sgemm` uses for whole tiles (M and N
+# multiples of 128, K of 16, and what `sgemm_vec` needs: 16-byte aligned
+# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
+# default, a transposed in shared memory, the next tile's 16-byte loads in flight
+# during the multiply, one barrier a tile; the same fmas in the same order,
+# so the same bits) and changes what limited `sgemm_vec` (147 registers: one
+# block of 8 warps an SM, all of them waiting at every barrier):
+#
+# * registers: `launch_bounds=512` caps them at 65536 / 512 = 128 a thread.
+#   A BM = 128 block (256 threads, 32 KiB of shared memory) then fits twice
+#   on an SM, a BM = 256 block (512 threads, 48 KiB) once: 16 warps an SM
+#   either way, so while some wait at a barrier the others issue. What
+#   makes 128 fit without spills: no edge checks (whole tiles only: ragged
+#   shapes take `sgemm_vec` or `sgemm`), one running index a thread into
+#   the matrix it loads (not an address a load), and the same four vectors
+#   in flight in both loader roles.
+# * warp tiling: warp w computes a 32 x 64 piece of the block's tile, its
+#   lanes as 4 rows x 8 columns of 8 x 8 thread tiles, each split in two
+#   4-wide halves 16 rows (32 columns) apart. A k step reads, per warp, 4
+#   consecutive Float32x4 of a_s and 8 of b_s for each half (64 and 128
+#   bytes: no bank conflicts), and each value read feeds 8 fmas.
+# * grouped block order: the grid is one-dimensional and consecutive blocks
+#   walk down GROUP row tiles of c before moving right, so the blocks
+#   running at once read a squarer patch of a's rows and b's columns, which
+#   L2 keeps for the next.
+#
+# BN is 128, BM 128 or 256 (the loaders need BM >= BN), BK 16 or 8 (8:
+# twice the barriers, half the shared memory), UNROLL 2 or 1 (tiles a pass
+# of the k loop, below); WARP_CONFIGS lists the autotuned ones. At 128
+# registers ptxas is close to spilling: tests/test_sass.py checks that the
+# autotuned ones do not.
+# Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
+# (`sgemm_warp_grid`, `sgemm_warp_block`).
+
+
+@kdsl.kernel(dtypes=[Float32], launch_bounds=512)
+def sgemm_warp(
+    a: Pointer[D],
+    b: Pointer[D],
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    K: Int32,
+    BM: Constexpr[int] = 128,
+    BN: Constexpr[int] = 128,
+    BK: Constexpr[int] = 16,
+    GROUP: Constexpr[int] = 8,
+    UNROLL: Constexpr[int] = 2,
+):
+    a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
+    b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
+    acc = kdsl.local_array(Float32, (8, 8))
+    for r in kdsl.range(8, unroll=8):
+        for s in kdsl.range(8, unroll=8):
+            acc[r, s] = 0
+    av = a.vec(4)
+    bv = b.vec(4)
+    kv = K // 4  # Float32x4 in a row of a
+    nv = N // 4  # Float32x4 in a row of b
+
+    # Grouped order: block p is in group p // (GROUP * tiles_n); inside it,
+    # consecutive blocks take consecutive row tiles (a group may have fewer
+    # than GROUP at the bottom of c).
+    tiles_m = (M + BM - 1) // BM
+    tiles_n = (N + BN - 1) // BN
+    pid = block_idx.x
+    in_group = GROUP * tiles_n
+    first_m = pid // in_group * GROUP
+    rows_here = min(tiles_m - first_m, GROUP)
+    m0 = (first_m + pid % in_group % rows_here) * BM
+    n0 = pid % in_group // rows_here * BN
+
+    tid = thread_idx.x
+    warp = tid // 32
+    lane = tid % 32
+    # this thread's rows: 4 am .. 4 am + 3 and 16 further; columns: 4 bn ..
+    # 4 bn + 3 and 32 further (am, bn in Float32x4 of a_s's and b_s's rows)
+    am = warp // (BN // 64) * 8 + lane // 8
+    bn = warp % (BN // 64) * 16 + lane % 8
+
+    # Loads, as in `sgemm_vec`, four Float32x4 a thread, a role a warp:
+    # the first A_T threads bring a's tile, each the 4 x 4 block at rows
+    # 4g .. 4g + 3, k 4ka .. 4ka + 3 (a warp: whole 32-byte sectors of its
+    # rows); the next B_T bring b's tile, BK rows of BN / 4 vectors: thread
+    # A_T + u the vectors u + B_T q, q = 0 .. 3 (a warp: 512 consecutive
+    # bytes of a row). Threads past A_T + B_T (with BM = 256 or BK = 8)
+    # bring nothing: every loading thread has the same four vectors in flight,
+    # which keeps the code of both roles alike and under 128 registers.
+    # Each keeps the index of its first vector and steps it a tile at a
+    # time.
+    KC = BK // 4  # Float32x4 in a row of a's tile
+    A_T = BM // 4 * KC
+    B_T = BK * BN // 16
+    loads_a = tid < A_T
+    loads_b = not loads_a and tid < A_T + B_T
+    g = tid % 8 + 8 * (tid // (8 * KC))
+    ka = tid // 8 % KC
+    br = tid % B_T // 32  # b: rows br + STEP q of the tile, column bc
+    bc = tid % 32
+    STEP = B_T // 32
+    r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
+    # One running index a thread, into a's vectors or b's: its first
+    # vector of the tile, the distance to its next ones, a tile's step.
+    if loads_a:
+        at = (m0 + 4 * g) * kv + ka  # row 4g, k 4ka
+        apart = kv  # the next rows
+        step = KC
+    else:
+        at = br * nv + n0 // 4 + bc  # row br, column bc
+        apart = STEP * nv  # STEP rows further
+        step = BK * nv
+    tiles = K // BK
+
+    # Tile t: the loads of tile t + 1, issued before the multiply of tile t
+    # so that they are in flight during it, then stored to the other buffer
+    # (last read before the previous barrier); t = -1 only loads tile 0 and
+    # stores it to buffer 0. With UNROLL = 2 tiles go two at a time (p = 0:
+    # t odd or -1, p = 1: t even), so that which buffer a tile reads and
+    # which it writes is known at compile time: every shared address is a
+    # register plus a constant (fewer registers and instructions than with
+    # `t % 2` at run time), for twice the code. The loads are unconditional
+    # on purpose (a load under `if t + 1 < tiles` would be sunk to its use
+    # after the multiply, where it stalls): after the last tile the index
+    # stops stepping and the last tile is loaded again, into the buffer
+    # nobody reads.
+    for t0 in range(-1, tiles, UNROLL):
+        for p in kdsl.range_constexpr(UNROLL):
+            t = t0 + p
+            if UNROLL == 2:
+                cur = 1 - p  # the buffer tile t is in
+                nxt = p  # the buffer tile t + 1 goes to
+            else:
+                cur = t % 2
+                nxt = (t + 1) % 2
+            if p == 0 or t < tiles:
+                if loads_a:
+                    for q in kdsl.range_constexpr(4):
+                        r[q] = av[at + q * apart]
+                elif loads_b:
+                    for q in kdsl.range_constexpr(4):
+                        r[q] = bv[at + q * apart]
+                if t + 2 < tiles:
+                    at += step
+                if p == 1 or t >= 0:
+                    for k in kdsl.range(BK, unroll=BK):
+                        a0 = a_s[cur, k, am]
+                        a1 = a_s[cur, k, am + 4]
+                        b0 = b_s[cur, k, bn]
+                        b1 = b_s[cur, k, bn + 8]
+                        for i in kdsl.range_constexpr(4):
+                            for j in kdsl.range_constexpr(4):
+                                acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])
+                                acc[i, 4 + j] = kdsl.math.fma(
+                                    a0[i], b1[j], acc[i, 4 + j]
+                                )
+                                acc[4 + i, j] = kdsl.math.fma(
+                                    a1[i], b0[j], acc[4 + i, j]
+                                )
+                                acc[4 + i, 4 + j] = kdsl.math.fma(
+                                    a1[i], b1[j], acc[4 + i, 4 + j]
+                                )
+                if loads_a:
+                    # transpose the 4 x 4 block in registers: a_s holds a by
+                    # k, and every shared store is a whole Float32x4 (a
+                    # quarter warp: 128 consecutive bytes of one a_s row)
+                    for e in kdsl.range_constexpr(4):
+                        w = r[e]
+                        for q in kdsl.range_constexpr(4):
+                            w[q] = r[q][e]  # row 4g + q, k 4ka + e
+                        a_s[nxt, 4 * ka + e, g] = w
+                elif loads_b:
+                    for q in kdsl.range_constexpr(4):
+                        b_s[nxt, br + STEP * q, bc] = r[q]
+                kdsl.syncthreads()
+
+    # c: each half of the thread's rows and columns, one Float32x4 a row
+    cv = c.vec(4)
+    for h in kdsl.range_constexpr(2):
+        for ri in kdsl.range_constexpr(4):
+            row = m0 + 4 * am + 16 * h + ri
+            for v in kdsl.range_constexpr(2):
+                col = n0 + 4 * bn + 32 * v
+                out = Float32x4.splat(0)
+                for e in kdsl.range_constexpr(4):
+                    out[e] = acc[h * 4 + ri, v * 4 + e]
+                cv[(row * N + col) // 4] = out
+
+
 def _ptr(x) -> int:
     if hasattr(x, "data_ptr"):  # PyTorch
         return x.data_ptr()
@@ -328,15 +520,62 @@ def vector_path(a, b, c) -> bool:
     )
 
 
+# `sgemm_warp`'s configurations: (BM, BK, GROUP, UNROLL), ones ptxas
+# compiles without spills at 128 registers (tests/test_sass.py checks);
+# benchmarks/sgemm_sweep.py times these and more.
+WARP_CONFIGS = [(128, 16, 8, 2), (128, 16, 8, 1), (256, 16, 8, 2), (256, 8, 8, 2)]
+
+
+def whole_tiles(configs, args):
+    """The configurations whose row tiles cover c exactly (``sgemm_warp``
+    has no edge checks; ``warp_path`` checks N and K)."""
+    return [cfg for cfg in configs if args["M"] % cfg.constexprs["BM"] == 0]
+
+
+sgemm_warp_tuned = kdsl.autotune(
+    configs=[
+        kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+        for bm, bk, group, unroll in WARP_CONFIGS
+    ],
+    key=["M", "N", "K"],
+    prune=whole_tiles,
+    restore=[],  # c is written whole, never read
+)(sgemm_warp)
+
+
+def warp_path(a, b, c) -> bool:
+    """Whether ``sgemm_warp`` can run: ``vector_path`` and whole tiles (M a
+    multiple of 128, N of 128, K of 16, none of them 0)."""
+    M, K = a.shape
+    N = b.shape[1]
+    whole = M % 128 == 0 and N % 128 == 0 and K % 16 == 0
+    return whole and min(M, N, K) > 0 and vector_path(a, b, c)
+
+
+def sgemm_warp_grid(M: int, N: int):
+    """``sgemm_warp``'s grid for a configuration: one block a tile."""
+    return lambda m: (M // m["BM"] * (N // m["BN"]),)
+
+
+def sgemm_warp_block(m) -> int:
+    """``sgemm_warp``'s block: a thread a 8 x 8 piece of the tile."""
+    return m["BM"] * m["BN"] // 64
+
+
 def launch_sgemm(a, b, c, stream=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
-    ``sgemm_vec`` where ``vector_path`` allows it, else ``sgemm``."""
+    the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
+    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
+    if warp_path(a, b, c):
+        grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
+        sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
+        return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
     kernel[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
         a, b, c, M, N, K, stream=stream

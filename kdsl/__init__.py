@@ -61,6 +61,7 @@ from kdsl.transpile.frontend.lang import (
     Num,
     Optional,
     Pointer,
+    TensorMap,
     TypeVar,
     block_dim,
     block_idx,
@@ -71,6 +72,7 @@ from kdsl.transpile.frontend.lang import (
 from kdsl.transpile.builtins import public as _public_builtins
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
+from kdsl.runtime.tensormap import tensor_map
 from kdsl.runtime.errors import (
     DeviceAssertionError,
     InterpretError,

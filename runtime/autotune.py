@@ -180,10 +180,11 @@ class Autotuned:
 
     # -- public -----------------------------------------------------------------
     def __getitem__(self, config):
-        """``tuned[grid, block](*args, stream=None, shared_mem=0)`` (either a
-        function of the config's constexpr values), or ``tuned[grid]`` for a
-        kernel declared with ``block=``: each config's block is then the
-        kernel's (its ``BLOCK`` for ``block="BLOCK"``)."""
+        """``tuned[grid, block](*args, stream=None, shared_mem=0)`` (grid,
+        block and shared_mem each a value or a function of the config's
+        constexpr values), or ``tuned[grid]`` for a kernel declared with
+        ``block=``: each config's block is then the kernel's (its ``BLOCK``
+        for ``block="BLOCK"``)."""
         grid, block = self._grid_block(config, self.name)
         return lambda *args, stream=None, shared_mem=0: self._launch(
             grid, block, args, stream, shared_mem
@@ -241,7 +242,7 @@ class Autotuned:
 
     def _launch(self, grid, block, args, stream, shared_mem):
         if os.environ.get("KDSL_INTERPRET") == "1" and INTERCEPT.hook is None:
-            return self._interpret(grid, block, args)
+            return self._interpret(grid, block, args, shared_mem)
         if self.pinned is not None:
             config = self.pinned
         elif INTERCEPT.hook is not None:
@@ -396,26 +397,28 @@ class Autotuned:
         )
 
     def _launch_config(self, config, grid, block, args, stream, shared_mem):
-        g, b = self._shape(config, grid, block)
+        g, b, smem = self._shape(config, grid, block, shared_mem)
         launch = self.kernel[g] if b is None else self.kernel[g, b]
-        launch(*args, stream=stream, shared_mem=shared_mem, **config.constexprs)
+        launch(*args, stream=stream, shared_mem=smem, **config.constexprs)
 
-    def _interpret(self, grid, block, args):
+    def _interpret(self, grid, block, args, shared_mem=0):
         if self.pinned is not None:
             config = self.pinned
         else:
             config = self.configs[self._kept(args)[0]]
-        g, b = self._shape(config, grid, block)
+        g, b, smem = self._shape(config, grid, block, shared_mem)
         launch = self.kernel.interpret[g] if b is None else self.kernel.interpret[g, b]
-        launch(*args, **config.constexprs)
+        launch(*args, shared_mem=smem, **config.constexprs)
 
-    def _shape(self, config, grid, block) -> tuple:
-        """The launch grid and block of ``config`` (either may be a function
-        of the constexpr values; a block None stays None: the kernel's)."""
+    def _shape(self, config, grid, block, shared_mem=0) -> tuple:
+        """The launch grid, block and dynamic shared memory of ``config``
+        (each may be a function of the constexpr values; a block None stays
+        None: the kernel's)."""
         meta = {**self._defaults(), **config.constexprs}
         g = grid(meta) if callable(grid) else grid
         b = block(meta) if callable(block) else block
-        return g, b
+        smem = shared_mem(meta) if callable(shared_mem) else shared_mem
+        return g, b, smem
 
     def _defaults(self) -> dict:
         if self._default_values is None:  # made once: every launch reads it
@@ -502,7 +505,9 @@ class _Interpreted:
     def __getitem__(self, config):
         how = f"{self.tuned.name}.interpret"
         grid, block = self.tuned._grid_block(config, how)
-        return lambda *args: self.tuned._interpret(grid, block, args)
+        return lambda *args, shared_mem=0: self.tuned._interpret(
+            grid, block, args, shared_mem
+        )
 
     def __call__(self, *args, **kwargs):
         raise self.tuned._called(f"{self.tuned.name}.interpret")

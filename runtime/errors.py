@@ -338,6 +338,59 @@ register(
         "runs wgmma on 128-byte-swizzled tiles of dynamic shared views)",
     ),
     (
+        "interpret-tensor-map",
+        "E836",
+        InterpretError,
+        "'{kernel}' takes the tensor map '{param}': TMA runs only on the GPU "
+        "(sm_90a); the interpreter does not model tensor maps, mbarriers or TMA "
+        "copies (their waits need warps that run concurrently)",
+    ),
+    (
+        "tensor-map-array",
+        "E841",
+        LaunchError,
+        "kdsl.tensor_map(array, box=...) describes a 2-d device array (CuPy, "
+        "PyTorch CUDA or __cuda_array_interface__); got {got}{detail}",
+    ),
+    (
+        "tensor-map-dtype",
+        "E842",
+        LaunchError,
+        "kdsl.tensor_map: TMA copies elements of {takes}; got {got}",
+    ),
+    (
+        "tensor-map-box",
+        "E843",
+        LaunchError,
+        "kdsl.tensor_map(array, box=(rows, columns), swizzle=128) needs {why}: "
+        "box 1 … 256 elements along each dimension (Python ints), a box row a "
+        "multiple of 16 bytes and no wider than the swizzle (128, 64, 32 or 0 "
+        "bytes); got {got}",
+    ),
+    (
+        "tensor-map-layout",
+        "E844",
+        LaunchError,
+        "kdsl.tensor_map needs a row-major array: contiguous columns, rows a "
+        "multiple of 16 bytes apart (below 2^40) and a 16-byte aligned start; "
+        "this array has {got} (copy it: array.copy())",
+    ),
+    (
+        "tensor-map-driver",
+        "E845",
+        NoDeviceError,
+        "kdsl.tensor_map builds the map with the CUDA driver "
+        "(cuTensorMapEncodeTiled, through the cuda-bindings package): {detail}; "
+        "transpiling and compiling a TMA kernel need neither",
+    ),
+    (
+        "launch-tensor-map",
+        "E846",
+        LaunchError,
+        "parameter '{param}' is a kdsl.TensorMap: pass a map built by "
+        "kdsl.tensor_map(array, box=(rows, columns)), got {got}",
+    ),
+    (
         "interpret-partial-warp",
         "E360",
         InterpretError,

@@ -33,6 +33,7 @@ from kdsl.runtime.checks import (
 )
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import debug
+from kdsl.runtime.tensormap import check_tensor_map
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -639,8 +640,13 @@ def _generate(kernel, inst, device, function, alignment, loaded):
                 dtype=elem.dtype.__name__,
                 lanes=elem.lanes,
             )
-        t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
         a = names[i]
+        if info.kind == "tensormap":  # 128 bytes by value
+            env[f"_tmap{i}"] = _bind(check_tensor_map, info.name, device)
+            lines.append(f"    p{i} = _tmap{i}({a})")
+            packed.append(f"p{i}")
+            continue
+        t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
         if info.kind == "scalar":
             env[f"_scalar{i}"] = _bind(check_scalar, info.name, t)
             if t.kind == "int" and t.width <= 64:

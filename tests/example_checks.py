@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pytest
 
 from examples_index import example_modules
-from kdsl import Int32
+from kdsl import DSLError, Int32
 
 EX = example_modules()
 TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-6, "f64": 1e-13}
@@ -533,7 +536,7 @@ def gemm_wgmma(be, t, rng):
         return
     c = be.poison((M, N), t)
     be.launcher(ex.gemm_tuned, ex.grid(M, N), ex.block)(
-        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.SHARED_MEM
+        be.to_device(a), be.to_device(bt), c, M, N, K, shared_mem=ex.config_shared_mem
     )
     _close(be, c, want, t, scale=scale)
 
@@ -557,8 +560,9 @@ ATTENTION_TOL = {"bf16": 2.0**-7, "f16": 2.0**-10}
 def attention(be, t, rng):
     """The FlashAttention-style forward: head dims 64 and 128, causal and
     not, autotuned on the GPU; in the interpreter every configuration (d 64,
-    causal) on a sequence of two 64-key tiles. A row of o is an average of rows of v: the
-    error is measured against max |v| (P and o are rounded to 16 bits)."""
+    causal) on a sequence of two 64-key tiles. A row of o is an average of
+    rows of v: the error is measured against max |v| (P and o are rounded
+    to 16 bits)."""
     ex = EX["attention"]
     runs = []  # (batch, heads, seq, d, causal, configuration or None: tuned)
     if be.small:  # the interpreter (and the interpreter-and-GPU comparison)
@@ -579,7 +583,7 @@ def attention(be, t, rng):
         if shape is None:
             tuned = ex.TUNED[d, causal]
             launch = be.launcher(tuned, ex.grid(seq, batch * heads), ex.block)
-            launch(*args, shared_mem=ex.SHARED_MEM[d])
+            launch(*args, shared_mem=ex.config_shared_mem)
         else:
             m = ex.constexprs(d, causal, shape)
             grid = ex.grid(seq, batch * heads)(m)
@@ -592,6 +596,27 @@ def attention(be, t, rng):
         assert (
             err <= ATTENTION_TOL[t.short]
         ), f"{dims} causal={causal}: relative error {err:.3g}"
+
+
+def gemm_tma(be, t, rng):
+    """The warp-specialised TMA GEMM (sm_90a; c = a @ bt.T), autotuned on the
+    GPU (tests/gpu/tma_gpu_checks.gemm_example, in a process of its own);
+    the interpreter refuses its tensor maps (E836, GPU only)."""
+    ex = EX["gemm_tma"]
+    if be.name == "interpreter":
+        M, N, K = 128, 256, 64
+        c = be.poison((M, N), t)
+        launch = be.launcher(ex.gemm_tma, ((M // ex.BM) * (N // 256),), ex.THREADS)
+        with pytest.raises(DSLError, match="E836"):
+            launch(None, None, c, M, N, K, shared_mem=ex.shared_mem(256, 4))
+        return
+    # on the GPU in a process of its own: a kernel hung on an mbarrier
+    # cannot be interrupted, and would stall every other example's check
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
+    import isolated
+
+    failure = isolated.run("tma_gpu_checks", "gemm_example", t.short, 1024, 768, 1024)
+    assert failure is None, failure
 
 
 def sgemm(be, t, rng):
@@ -626,6 +651,35 @@ def sgemm_vec(be, t, rng):
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
         # the same fmas in the same order as sgemm: the same bits
         c0 = be.poison((M, N), t)
+        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
+
+
+def sgemm_warp(be, t, rng):
+    """Whole tiles only (launch_sgemm checks). The interpreter: 3 row tiles
+    with GROUP = 2, a group of two blocks and one of a single block at the
+    bottom of c, then BM = 256 with BK = 8, and UNROLL = 2 over an odd
+    number of k tiles; the GPU: every configuration, ones that spill too, a
+    ragged last group (8 row tiles, GROUP = 3), several column tiles."""
+    mod = EX["matmul"]
+    if be.small:  # UNROLL = 2 with an odd and an even number of k tiles
+        cases = [(384, 128, 16, 128, 16, 2, 1), (256, 128, 16, 256, 8, 8, 2)]
+        cases.append((128, 128, 48, 128, 16, 8, 2))
+    else:
+        configs = mod.WARP_CONFIGS + [(128, 8, 8, 2), (256, 16, 8, 1), (128, 16, 3, 2)]
+        cases = [(1024, 768, 512, *config) for config in configs]
+        cases.append((1024, 768, 528, 128, 16, 8, 2))  # 33 k tiles
+    for M, N, K, bm, bk, group, unroll in cases:
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        launch = be.launcher(mod.sgemm_warp, (M // bm * (N // 128),), bm * 2)
+        constexprs = dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+        launch(be.to_device(a), be.to_device(b), c, M, N, K, **constexprs)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        # the same fmas in the same order as sgemm: the same bits
+        c0 = be.poison((M, N), t)
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM))
         be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
         np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
 
@@ -685,8 +739,10 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_int8: EX["gemm_int8"].gemm_int8,
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
     attention: EX["attention"].attention_fwd,
+    gemm_tma: EX["gemm_tma"].gemm_tma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
+    sgemm_warp: EX["matmul"].sgemm_warp,
     smooth: EX["smooth"].smooth,
 }
 

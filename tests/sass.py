@@ -65,6 +65,42 @@ def sass_of(inst, arch: str = "sm_90") -> Sass:
     return _disassemble(cubin_for(inst, arch))
 
 
+def registers_of(inst, arch: str = "sm_90") -> int:
+    """The registers a thread of the instance's kernel uses, as ptxas
+    allotted them (what ``cuobjdump --dump-resource-usage`` prints as REG)."""
+    return _register_count(cubin_for(inst, arch))
+
+
+def _register_count(cubin: bytes) -> int:
+    """EIATTR_REGCOUNT of the cubin's one kernel, from its ``.nv.info``
+    section: records of a format byte, an attribute byte and (format 4,
+    EIFMT_SVAL) a 16-bit size and that many bytes; REGCOUNT (0x2f) holds the
+    kernel's symbol index and the count, two 32-bit words."""
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [
+        struct.unpack_from("<IIQQQQ", cubin, shoff + i * shentsize)
+        for i in range(shnum)
+    ]
+    names = headers[shstrndx][4]  # the section-name table's file offset
+    sizes = {1: 2, 2: 3, 3: 4}  # record lengths of the formats without a size
+    for name_at, _, _, _, offset, size in headers:
+        name = cubin[names + name_at : cubin.index(b"\0", names + name_at)]
+        if name != b".nv.info":
+            continue
+        info, i = cubin[offset : offset + size], 0
+        while i < len(info):
+            fmt, attr = info[i], info[i + 1]
+            if fmt != 4:
+                i += sizes[fmt]
+                continue
+            length = struct.unpack_from("<H", info, i + 2)[0]
+            if attr == 0x2F:
+                return struct.unpack_from("<I", info, i + 8)[0]
+            i += 4 + length
+    raise ValueError("no EIATTR_REGCOUNT in the cubin's .nv.info")
+
+
 def sass_of_source(source: str, name: str, arch: str = "sm_90") -> Sass:
     """Disassemble CUDA source (a variant of an instance's) compiled with
     kdsl's NVRTC options."""

@@ -324,12 +324,57 @@ def size(n):
 def interpreted_launches(on_cpu, monkeypatch):
     """Each launch of the search, and the one after it, runs in the interpreter."""
 
+    launched = []
+
     def launch(self, config, grid, block, args, stream, shared_mem):
-        g, b = self._shape(config, grid, block)
+        g, b, smem = self._shape(config, grid, block, shared_mem)
+        launched.append((config.constexprs, smem))
         launch = self.kernel.interpret[g] if b is None else self.kernel.interpret[g, b]
-        launch(*args, **config.constexprs)
+        launch(*args, shared_mem=smem, **config.constexprs)
 
     monkeypatch.setattr(at.Autotuned, "_launch_config", launch)
+    return launched
+
+
+@kdsl.kernel
+def stage_through_shared(x: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 128):
+    """Each block copies its BLOCK elements through a dynamic shared view of
+    exactly BLOCK elements: a launch with less shared memory is an error."""
+    tile = kdsl.dynamic_shared_array(D, BLOCK)
+    t = kdsl.thread_idx.x
+    i = kdsl.block_idx.x * BLOCK + t
+    tile[t] = x[i] if i < n else D(0)
+    kdsl.syncthreads()
+    if i < n:
+        x[i] = tile[BLOCK - 1 - t] + tile[BLOCK - 1 - t]
+
+
+def test_each_config_gets_its_own_shared_mem(interpreted_launches):
+    """shared_mem= may be a function of the config, like grid and block:
+    each configuration launches with its own dynamic shared memory."""
+    tuned = kdsl.autotune(configs=CONFIGS[:3], key=["n"], warmup=0, reps=1)(
+        stage_through_shared
+    )
+    x0 = np.arange(128, dtype=np.float32)
+    x = x0.copy()
+    tuned[size(128), lambda m: m["BLOCK"]](x, 128, shared_mem=lambda m: 4 * m["BLOCK"])
+    assert sorted(set((c["BLOCK"], s) for c, s in interpreted_launches)) == [
+        (32, 128),
+        (64, 256),
+        (128, 512),
+    ]
+    best = tuned.best_config(x, 128).constexprs["BLOCK"]
+    want = 2 * x0.reshape(-1, best)[:, ::-1].reshape(-1)
+    assert x.tobytes() == want.tobytes()
+
+
+def test_a_fixed_shared_mem_still_serves_every_config(interpreted_launches):
+    tuned = kdsl.autotune(configs=CONFIGS[:2], key=["n"], warmup=0, reps=1)(
+        stage_through_shared
+    )
+    x = np.ones(64, dtype=np.float32)
+    tuned[size(64), lambda m: m["BLOCK"]](x, 64, shared_mem=256)
+    assert {s for _, s in interpreted_launches} == {256}
 
 
 def test_an_in_place_kernel_leaves_what_one_launch_would(interpreted_launches):

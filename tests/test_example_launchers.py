@@ -78,6 +78,22 @@ def test_launch_transpose_histogram_and_sgemm():
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
+def test_launch_sgemm_takes_the_warp_tiled_kernel_for_whole_tiles():
+    mod = EX["matmul"]
+    M, N, K = 128, 128, 32  # one tile of c, two of k: the autotuned sgemm_warp
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    assert mod.warp_path(a, b, c)
+    mod.launch_sgemm(a, b, c)
+    c0 = np.full((M, N), np.nan, np.float32)
+    mod.sgemm.interpret[(1, 1), 256](a, b, c0, M, N, K)
+    np.testing.assert_array_equal(c, c0)  # the same fmas: the same bits
+    for shape in ((M, N, 20), (M + 4, N, K), (M, N + 4, K)):  # not whole tiles
+        a, b = np.zeros(shape[::2], np.float32), np.zeros(shape[:0:-1], np.float32)
+        assert not mod.warp_path(a, b, np.zeros(shape[:2], np.float32))
+
+
 def test_launch_helpers_refuse_mismatched_shapes():
     a = np.zeros((4, 3), np.float32)
     with pytest.raises(ValueError, match="sgemm"):
@@ -90,3 +106,31 @@ def test_in_place_add_is_one_add():
     x = np.arange(5000, dtype=np.float32)
     EX["vector_add"].launch_add(x, x, x)
     np.testing.assert_array_equal(x, 2 * np.arange(5000, dtype=np.float32))
+
+
+def test_the_sgemm_sweep_times_every_autotuned_configuration():
+    """benchmarks/sgemm_sweep.py (the one GPU run that picks WARP_CONFIGS)
+    times each configuration the autotuner may choose, with the grid and
+    block launch_sgemm gives it."""
+    import importlib.util
+    import sys
+
+    from examples_index import ROOT
+
+    path = ROOT / "benchmarks" / "sgemm_sweep.py"
+    spec = importlib.util.spec_from_file_location("sgemm_sweep", path)
+    sweep = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("sgemm_sweep", sweep)  # its dataclasses look it up
+    spec.loader.exec_module(sweep)
+    mod = EX["matmul"]
+    names = ("BM", "BK", "GROUP", "UNROLL")
+    timed = {
+        tuple(c.constexprs[n] for n in names): c
+        for c in sweep.candidates()
+        if c.kernel.name == "sgemm_warp"
+    }
+    for config in mod.WARP_CONFIGS:
+        cand = timed[config]
+        m = dict(zip(names, config), BN=128)
+        assert cand.grid(4096, 2048) == mod.sgemm_warp_grid(4096, 2048)(m)
+        assert cand.block == mod.sgemm_warp_block(m)

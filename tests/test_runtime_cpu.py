@@ -101,6 +101,12 @@ def biased(out: Pointer[D], bias: Pointer[D] | None, n: Int32):
             out[0] = out[0] + bias[0]
 
 
+@kdsl.kernel
+def takes_map(tmap: kdsl.TensorMap, out: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        out[0] = 1.0
+
+
 # -- the harness -------------------------------------------------------------------------
 class FakeFunction:
     ptr = 0xF00D  # the CUfunction handle the occupancy query is given
@@ -162,7 +168,8 @@ def gpu(tmp_path, monkeypatch):
         cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
     )
     kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
-    for k in kernels + (grid_synced, checked, staged, bounded, biased, blocked):
+    extra = (grid_synced, checked, staged, bounded, biased, blocked, takes_map)
+    for k in kernels + extra:
         for attr in ("_instances", "_plans", "_launchers"):
             monkeypatch.setattr(k, attr, {})
     return types.SimpleNamespace(
@@ -879,3 +886,65 @@ def test_a_tensor_subclass_launches_on_pytorchs_current_stream(gpu, monkeypatch)
     scaled[1, 16](Parameter(0), 16)
     scaled[1, 16](Parameter(0), 16)
     assert [s.ptr for s in gpu.functions[-1].streams] == [0xABC0, 0xABC0]
+
+
+# -- tensor maps ----------------------------------------------------------------------------
+def _fake_map(device=0):
+    from kdsl.runtime import tensormap
+
+    param = np.arange(16, dtype=np.uint64).view("V128")
+    info = arrays.describe(device_array(64 * 64, np.float16).reshape(64, 64))
+    return tensormap.TensorMapArg(None, info, (64, 64), 128, param)
+
+
+def test_a_tensor_map_is_passed_as_its_128_bytes(gpu):
+    tmap, x = _fake_map(), device_array(16)
+    for _ in range(2):  # the first launch, then the cached plan
+        takes_map[1, 16](tmap, x, 16)
+        packed = gpu.log[-1][1]
+        assert packed[0] is tmap.param and packed[0].dtype.itemsize == 128
+        assert packed[0].shape == (1,)  # CuPy passes a size-one array by value
+        assert packed[1] is x and int(packed[2]) == 16
+
+
+def test_a_tensor_map_parameter_takes_only_a_built_map(gpu):
+    x = device_array(16)
+    takes_map[1, 16](_fake_map(), x, 16)
+    for wrong in (x, np.zeros(16, np.uint64), None):
+        with pytest.raises(kdsl.DSLError, match="E846"):
+            takes_map[1, 16](wrong, x, 16)
+    with pytest.raises(kdsl.DSLError, match="device"):
+        takes_map[1, 16](_fake_map(device=0).__class__(
+            None, arrays.ArrayInfo(0, T.Float16, (64, 64), (64, 1), True, 1, "cupy"),
+            (64, 64), 128, _fake_map().param), x, 16)  # fmt: skip
+    assert len(gpu.log) == 1
+
+
+def test_tensor_map_reads_the_device_array(gpu, monkeypatch):
+    from kdsl.runtime import tensormap
+
+    seen = []
+    monkeypatch.setattr(tensormap, "_encode", lambda enc: seen.append(enc) or "bytes")
+    a = device_array(128 * 64, np.float16, ptr=0x20000).reshape(128, 64)
+    m = kdsl.tensor_map(a, box=(64, 64))
+    assert seen == [
+        tensormap.Encoding("FLOAT16", 0x20000, (64, 128), 128, (64, 64), 128)
+    ]
+    assert m.param == "bytes" and m.array is a and m.device == 0
+    assert m.box_bytes == 8192 and "box=(64, 64)" in repr(m)
+    with pytest.raises(kdsl.DSLError, match="E844"):
+        kdsl.tensor_map(a[:, 4:], box=(64, 32))  # its start: 8 bytes past 16
+    with pytest.raises(kdsl.DSLError, match="E841"):
+        kdsl.tensor_map(np.zeros((64, 64), np.float16), box=(64, 64))
+    with pytest.raises(kdsl.DSLError, match="E841"):
+        kdsl.tensor_map("a", box=(64, 64))
+
+
+def test_without_a_driver_building_a_map_says_so(gpu):
+    from conftest import gpu_available
+
+    if gpu_available():
+        pytest.skip("this machine has a CUDA driver: the map would be built")
+    a = device_array(128 * 64, np.float16).reshape(128, 64)
+    with pytest.raises(kdsl.DSLError, match="E845"):
+        kdsl.tensor_map(a, box=(64, 64))

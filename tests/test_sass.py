@@ -9,7 +9,7 @@ from kdsl import Array, Constexpr, block_idx, thread_idx
 from kdsl.transpile import ir
 from kdsl.transpile.cuda.emit import Emitter
 from kdsl.transpile.pipeline import _render
-from sass import sass_of, sass_of_source
+from sass import registers_of, sass_of, sass_of_source
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -191,6 +191,58 @@ def test_sgemm_prefetches_the_next_tile_during_the_multiply():
     # the global loads of tile t + 1 are issued with many multiply-adds of
     # tile t still to come (the compiler must not sink them to their use)
     assert sum(k > max(loads) for k in ffmas) >= 128
+
+
+WARP_SGEMMS = [
+    EX["matmul"].sgemm_warp.dispatch("f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+    for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
+]
+
+
+@pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_fits_128_registers_without_spills(inst):
+    # launch_bounds=512: at most 128 registers, so two blocks of 256 threads
+    # an SM (or one of 512); reaching the bound by spilling would put local
+    # loads and stores in the loop
+    assert registers_of(inst) <= 128
+    sass = sass_of(inst)
+    assert sass.spills == 0
+    # the unrolled k loop, UNROLL tiles a pass: BK x 8 x 8 fmas a tile fed
+    # by four LDS.128 a k, nothing narrower from shared memory
+    tiles = inst.constexprs["UNROLL"]
+    bk = inst.constexprs["BK"]
+    assert sass.count(r"^FFMA\s") == 64 * bk * tiles
+    assert sass.count(r"^LDS\.128") == 4 * bk * tiles
+    assert sass.count(r"^LDS\b") == 4 * bk * tiles
+    # a tile: four Float32x4 of a or of b a loading thread (two code paths),
+    # all 128-bit, and four 128-bit shared stores each (a transposed in
+    # registers), one barrier
+    assert sass.count(r"\bLDG\.E\.128\b") == 8 * tiles
+    assert sass.count(r"\bLDG\b") == 8 * tiles
+    assert sass.count(r"^STS\.128") == 8 * tiles
+    assert sass.count(r"^STS\b") == 8 * tiles
+    assert sass.count(r"^BAR\.SYNC") == tiles
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0  # exact Float32, no TF32
+    # c: 16 Float32x4 a thread, unguarded (whole tiles)
+    assert sass.count(r"STG\.E\.128") == 16
+    assert sass.count(r"\bSTG\b") == 16
+
+
+@pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_prefetches_the_next_tile_during_the_multiply(inst):
+    ins = sass_of(inst).instructions
+    bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
+    # a tile's loads, multiply and stores end at its barrier
+    starts = [0] + [k + 1 for k in bars[:-1]]
+    for start, bar in zip(starts, bars):
+        tile = ins[start:bar]
+        loads = [k for k, i in enumerate(tile) if "LDG" in i]
+        ffmas = [k for k, i in enumerate(tile) if i.startswith("FFMA")]
+        stores = [k for k, i in enumerate(tile) if i.startswith("STS")]
+        assert len(loads) == 8 and len(ffmas) == 64 * inst.constexprs["BK"]
+        # the next tile's loads come before most of the multiply-adds
+        assert sum(k > max(loads) for k in ffmas) >= len(ffmas) * 3 // 4
+        assert min(stores) > max(ffmas)
 
 
 @kdsl.kernel

@@ -1362,5 +1362,50 @@ register(
         "{callee}(n, inc=True) takes a compile-time register count 24 … 256, a "
         "multiple of 8, and inc=True or False (a Python value); got {got}",
     ),
+    (
+        "mbarrier-operand",
+        "E835",
+        DSLTypeError,
+        "{callee} takes an mbarrier: an element of a shared array of Uint64 "
+        "(bars = kdsl.shared_array(Uint64, (n,)); {callee}(bars, i, ...)); got {got}",
+    ),
+    (
+        "tma-integer-operand",
+        "E837",
+        DSLTypeError,
+        "{callee}: {operand} must be an integer (a Python int or a kdsl integer "
+        "value); got {got}",
+    ),
+    (
+        "tma-tensor-map",
+        "E838",
+        DSLTypeError,
+        "{callee} copies through a tensor map: pass a kernel parameter annotated "
+        "kdsl.TensorMap (built on the host by kdsl.tensor_map(array, box=...)); "
+        "got {got}",
+    ),
+    (
+        "tma-box-operand",
+        "E839",
+        DSLTypeError,
+        "{callee} moves a box to or from shared memory: give it a shared array "
+        "(or dynamic shared view) and the index where the box starts; got {got}",
+    ),
+    (
+        "tma-coordinates",
+        "E840",
+        DSLTypeError,
+        "{callee} takes the box's coordinates in the 2-d tensor as a tuple (x, "
+        "y), x the column (innermost), both integers; got {got}",
+    ),
+    (
+        "tensor-map-annotation",
+        "E847",
+        DSLTypeError,
+        "{call} builds nothing: kdsl.TensorMap annotates a kernel parameter "
+        "(tmap: kdsl.TensorMap); "
+        "build the map a launch passes with kdsl.tensor_map(array, box=(rows, "
+        "columns), swizzle=128)",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

@@ -1,7 +1,9 @@
 """GEMM on the tensor cores: kdsl's examples/gemm_mma.py (mma.sync m16n8k16,
-ldmatrix, a cp.async pipeline; autotuned) and examples/gemm_wgmma.py
+ldmatrix, a cp.async pipeline; autotuned), examples/gemm_wgmma.py
 (Hopper's wgmma, sm_90a; B passed transposed, (N, K), made once outside the
-timing) against torch.matmul (cuBLAS) and
+timing) and examples/gemm_tma.py (wgmma fed by TMA from a producer
+warpgroup; its tensor maps built once outside the timing) against
+torch.matmul (cuBLAS) and
 a Triton tutorial-style `tl.dot` kernel autotuned over a few configurations,
 bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3); and
 examples/gemm_int8.py against torch._int_mm.  torch and
@@ -72,6 +74,7 @@ def cases(quick: bool):
 
     import gemm_int8  # examples/, on the path (suite.family_modules)
     import gemm_mma
+    import gemm_tma
     import gemm_wgmma
     from suite import Case
 
@@ -131,6 +134,33 @@ def cases(quick: bool):
                     },
                     check=check_wgmma,
                     note="kdsl: wgmma path (cp.async pipeline, no TMA); bt = b.T given",
+                )
+            )
+            c_tma = torch.empty_like(c)
+            maps = gemm_tma.tensor_maps(a, bt)  # built once, as a caller would
+
+            def check_tma(a=a, bt=bt, b=b, c=c_tma, maps=maps):
+                gemm_tma.gemm(a, bt, c, maps)
+                want = a @ b
+                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
+
+            out.append(
+                Case(
+                    family=FAMILY,
+                    label=f"{name} tma {n}^3",
+                    series=f"{name} tma",
+                    x=n,
+                    unit="TFLOP/s",
+                    work=2.0 * n**3,
+                    runners={
+                        "kdsl": lambda a=a, bt=bt, c=c_tma, maps=maps: gemm_tma.gemm(
+                            a, bt, c, maps
+                        ),
+                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
+                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
+                    },
+                    check=check_tma,
+                    note="kdsl: warp-specialised wgmma fed by TMA; bt = b.T given",
                 )
             )
     for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)

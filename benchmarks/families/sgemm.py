@@ -1,5 +1,6 @@
-"""SGEMM, Float32 exactly (no TF32 anywhere): kdsl's ``sgemm``
-(examples/matmul.py) against torch.matmul (cuBLAS) with TF32 off and
+"""SGEMM, Float32 exactly (no TF32 anywhere): kdsl's ``launch_sgemm``
+(examples/matmul.py: the autotuned ``sgemm_warp`` for whole tiles, else
+``sgemm_vec`` or ``sgemm``) against torch.matmul (cuBLAS) with TF32 off and
 Triton's matmul tutorial kernel with ``input_precision="ieee"``; square
 1024 .. 8192 and one ragged shape."""
 

@@ -62,6 +62,8 @@ def bind_arguments(kernel, inst, kernel_ir, args):
             raise optional_mismatch(inst, info.name, value)
         if info.name in inst.absent:
             continue  # not a parameter of this instance
+        if info.kind == "tensormap":
+            raise error("interpret-tensor-map", kernel=kernel.name, param=info.name)
         elem = getattr(info.spec, "elem", info.spec)
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
         p = next(ir_params)

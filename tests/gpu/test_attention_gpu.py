@@ -85,7 +85,7 @@ def test_every_configuration(d, shape, causal):
     try:
         tuned[A.grid(seq, batch * heads), A.block](
             q, k, v, o, seq, A.LOG2E / math.sqrt(d),
-            shared_mem=A.SHARED_MEM[d], stream=torch.cuda.current_stream(),
+            shared_mem=A.config_shared_mem, stream=torch.cuda.current_stream(),
         )  # fmt: skip
     finally:
         tuned.pin(None)

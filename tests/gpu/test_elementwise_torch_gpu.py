@@ -101,7 +101,16 @@ def test_histogram_equals_a_bincount(dtype, n):
 
 
 @pytest.mark.parametrize(
-    "M,N,K", [(128, 128, 8), (1000, 1000, 1000), (4096, 4096, 4096), (3000, 2050, 1500)]
+    "M,N,K",
+    [
+        (128, 128, 8),  # sgemm_vec (K % 16 != 0)
+        (1000, 1000, 1000),  # sgemm_vec (ragged tiles)
+        (3000, 2050, 1500),  # sgemm (N % 4 != 0)
+        (384, 640, 48),  # sgemm_warp: 3 row tiles, fewer than a group
+        (4096, 4096, 4096),  # sgemm_warp, autotuned
+        (8192, 8192, 8192),  # sgemm_warp: 8 groups of 8 row tiles
+        (2048, 1024, 4096),  # sgemm_warp, not square
+    ],
 )
 def test_sgemm_matches_torch_without_tf32(M, N, K):
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -115,7 +124,8 @@ def test_sgemm_matches_torch_without_tf32(M, N, K):
     assert err <= 4 * _rel(torch.matmul(a, b), want) + 1e-6
 
 
-@pytest.mark.parametrize("M,N,K", [(130, 67, 19), (130, 68, 20)])  # sgemm, sgemm_vec
+# sgemm, sgemm_vec, sgemm_warp (launch_sgemm picks by shape)
+@pytest.mark.parametrize("M,N,K", [(130, 67, 19), (130, 68, 20), (256, 128, 32)])
 def test_sgemm_gives_the_interpreters_bits(M, N, K):
     mod = EX["matmul"]
     rng = np.random.default_rng(5)

@@ -6,6 +6,7 @@ from kdsl.transpile.builtins import threads  # noqa: F401  (isort: skip)
 from kdsl.transpile.builtins import warp  # noqa: F401
 from kdsl.transpile.builtins import mma  # noqa: F401
 from kdsl.transpile.builtins import wgmma  # noqa: F401
+from kdsl.transpile.builtins import tma  # noqa: F401
 from kdsl.transpile.builtins import atomics  # noqa: F401
 from kdsl.transpile.builtins import bits  # noqa: F401
 from kdsl.transpile.builtins import integers  # noqa: F401

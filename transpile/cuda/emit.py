@@ -45,6 +45,8 @@ def ctype(t) -> str:
         return f"{const}{ctype(t.elem)}*"
     if isinstance(t, ir.RefType):
         return f"{ctype(t.elem)}&"
+    if isinstance(t, ir.TensorMapType):
+        return "kdsl::TensorMap"
     return t.c_name
 
 
@@ -719,6 +721,8 @@ def _parameter(t, name: str) -> str:
         const = "const " if t.const else ""
         dims = "".join(f"[{d}]" for d in t.shape)
         return f"{const}{ctype(t.elem)} (&{name}){dims}"
+    if isinstance(t, ir.TensorMapType):  # in parameter space, where TMA reads it
+        return f"const __grid_constant__ {ctype(t)} {name}"
     return f"{ctype(t)} {name}"
 
 

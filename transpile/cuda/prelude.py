@@ -25,6 +25,7 @@ ORDER = (
     "matrix.h",
     "cp_async.h",
     "wgmma.h",
+    "tma.h",
     "debug.h",
     "vector3.h",
 )
@@ -52,6 +53,8 @@ def needs(functions) -> tuple[list[str], list[str]]:
                 entry = builtins.get(name)
                 parts.update(entry.prelude)
                 headers += [h for h in entry.headers if h not in headers]
+    if any(isinstance(t, ir.TensorMapType) for t in types):
+        parts.add("tma.h")  # kdsl::TensorMap, a parameter's type
     types = {
         t.elem if isinstance(t, (ir.PointerType, ir.RefType)) else t for t in types
     }

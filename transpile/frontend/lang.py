@@ -119,6 +119,15 @@ class ArraySpec:
     ndim: int
 
 
+class TensorMap:
+    """Annotation of a TMA tensor-map parameter (``tmap: kdsl.TensorMap``):
+    the launch passes the map ``kdsl.tensor_map(array, box=...)`` built on the
+    host, and ``kdsl.tma_load``/``tma_store`` copy boxes of its tensor."""
+
+    def __init__(self, *args, **kwargs):
+        raise error("tensor-map-annotation", call="kdsl.TensorMap(...)")
+
+
 @dataclass(frozen=True)
 class ConstexprSpec:
     kind: type  # int, bool or float

@@ -30,6 +30,7 @@ from kdsl.transpile.frontend.lower_expr import (
     NoValue,
     PointerValue,
     SharedView,
+    TensorMapValue,
     _kind_of,
     is_python_number,
     refuse_absent,
@@ -121,6 +122,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             if info.kind == "scalar":
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
                 params.append(self.bind_value(info.name, t))
+                continue
+            if info.kind == "tensormap":
+                cname = self.state.names.declare(info.name)
+                var = ir.Var(ir.TENSOR_MAP, cname)
+                self.state.env[info.name] = Binding(TensorMapValue(var, info.name), 0)
+                params.append(ir.Param(cname, ir.TENSOR_MAP))
                 continue
             elem = spec.elem
             elem = dtypes[elem.name] if isinstance(elem, TypeVar) else elem

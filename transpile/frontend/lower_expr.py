@@ -138,6 +138,14 @@ class FixedArray:
 
 
 @dataclass(frozen=True)
+class TensorMapValue:
+    """A ``kdsl.TensorMap`` parameter: only the TMA built-ins take it."""
+
+    expr: ir.Expr
+    name: str
+
+
+@dataclass(frozen=True)
 class AbsentPointer:
     """An optional pointer parameter passed as None: this instance has no
     such parameter, and only ``name is None`` may use it."""
@@ -849,6 +857,8 @@ def _kind_of(v) -> str:
         return f"dynamic shared view '{v.name}'"
     if isinstance(v, AbsentPointer):
         return f"'{v.name}', which is None in this instance"
+    if isinstance(v, TensorMapValue):
+        return f"tensor map '{v.name}'"
     if isinstance(v, ConstantArray):
         return f"constant table '{v.name}'"
     if isinstance(v, PointerValue):

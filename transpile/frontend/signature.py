@@ -22,6 +22,7 @@ from kdsl.transpile.frontend.lang import (
     Int,
     Num,
     PointerSpec,
+    TensorMap,
     TypeVar,
     _optional,
 )
@@ -39,7 +40,7 @@ from kdsl.transpile.core.types import (
 @dataclass(frozen=True)
 class ParamInfo:
     name: str
-    kind: str  # "pointer", "array", "scalar" or "constexpr"
+    kind: str  # "pointer", "array", "scalar", "tensormap" or "constexpr"
     spec: object  # PointerSpec, ArraySpec, ConstexprSpec, a type or a TypeVar
     default: object = inspect.Parameter.empty
 
@@ -85,6 +86,8 @@ def _kind(spec) -> str:
         return "array"
     if isinstance(spec, ConstexprSpec):
         return "constexpr"
+    if spec is TensorMap:
+        return "tensormap"
     if isinstance(spec, (TypeVar, NumericMeta)):
         return "scalar"
     return ""
@@ -102,7 +105,7 @@ def _typing_optional(spec):
 
 _ANNOTATE = (
     "annotate it with Pointer[T], Array[T, ndim], a scalar type (Int32), a dtype "
-    "parameter (a kdsl.TypeVar) or Constexpr[int/bool/float]"
+    "parameter (a kdsl.TypeVar), Constexpr[int/bool/float] or kdsl.TensorMap"
 )
 # a Python type where a kdsl one is wanted: (compile-time, run-time) spellings
 _PYTHON_TYPES = {int: "Int32", float: "Float32", bool: "Boolean"}

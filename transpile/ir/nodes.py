@@ -32,6 +32,8 @@ __all__ = [
     "CALLS",
     "PointerType",
     "RefType",
+    "TensorMapType",
+    "TENSOR_MAP",
     "Special",
     "Address",
     "Load",
@@ -185,6 +187,16 @@ class PointerType:
     # A device function's parameter that is a fixed-shape (shared or local)
     # array passed by reference has its shape here.
     shape: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TensorMapType:
+    """A ``kdsl.TensorMap`` kernel parameter: the 128-byte CUtensorMap the
+    host built, passed by value (``const __grid_constant__``); only the TMA
+    built-ins use it, through its address."""
+
+
+TENSOR_MAP = TensorMapType()
 
 
 @dataclass(frozen=True)

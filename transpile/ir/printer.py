@@ -41,6 +41,8 @@ def format_type(t) -> str:
     if isinstance(t, ir.PointerType):
         quals = [t.space] * (t.space != "global") + ["const"] * t.const
         return f"ptr<{' '.join([*quals, format_type(t.elem)])}>"
+    if isinstance(t, ir.TensorMapType):
+        return "tensor_map"
     return getattr(t, "__name__", None) or repr(t)
 
 

@@ -1,0 +1,261 @@
+"""TMA, mbarriers and tensor maps without a GPU: the generated CUDA, what
+NVRTC makes of it (sm_90a SASS: UTMALDG, SYNCS), the compile-time errors
+(E835, E837-E840), the interpreter's refusal (E836, E362), the host-side
+checks of kdsl.tensor_map (E841-E846), and the warp-specialised GEMM's hot
+loop (examples/gemm_tma.py).  tests/gpu/test_tma_gpu.py runs them."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl import BFloat16, Float32, Int32, Pointer, Uint32, Uint64, thread_idx
+from kdsl.runtime import tensormap
+from kdsl.runtime.arrays import ArrayInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import tma_kernels as T  # noqa: E402
+from examples_index import example_modules  # noqa: E402
+from sass import sass_of  # noqa: E402
+
+G = example_modules()["gemm_tma"]
+
+
+# -- the generated code ------------------------------------------------------------
+def test_a_tensor_map_is_a_grid_constant_parameter():
+    inst = T.box_copy.dispatch("bf16")
+    source = inst.source
+    assert "const __grid_constant__ kdsl::TensorMap tmap," in source
+    assert "struct alignas(64) TensorMap {" in source  # the prelude's tma.h
+    for line in (
+        "kdsl::mbarrier_init(&bar[0], 1);",
+        "kdsl::fence_mbarrier_init();",
+        "kdsl::mbarrier_arrive_expect_tx(&bar[0], 8192);",
+        "kdsl::tma_load_2d(&box[0], &tmap, x, y, &bar[0]);",
+        "kdsl::mbarrier_wait(&bar[0], 0u);",
+    ):
+        assert line in source
+    # the box lands on the 128-byte swizzle's 1024-byte pattern
+    assert "extern __shared__ __align__(1024) unsigned char" in source
+    assert inst.lowered.arch == "sm_90a"
+
+
+def test_the_copies_and_barriers_compile_to_tma_and_syncs():
+    sass = sass_of(T.box_copy.dispatch("f16"))
+    assert sass.count(r"^UTMALDG\.2D\b") == 1
+    assert sass.count(r"^SYNCS\.ARRIVE\.TRANS64\b") == 1  # arrive.expect_tx
+    assert sass.count(r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b") >= 1  # try_wait
+    sass = sass_of(T.box_move.dispatch("bf16"))
+    assert sass.count(r"^UTMALDG\.2D\b") == sass.count(r"^UTMASTG\.2D\b") == 3
+
+
+def test_the_prelude_part_is_included_only_when_used():
+    source = G.gemm_tma.dispatch("bf16").source
+    assert source.count("#ifndef KDSL_TMA_H") == 1
+    other = example_modules()["gemm_wgmma"].gemm_wgmma.dispatch("bf16").source
+    assert "KDSL_TMA_H" not in other
+
+
+# -- compile-time errors ---------------------------------------------------------------
+def _kernel(body):
+    """A kernel taking a tensor map ``tm``, a pointer ``p`` and an Int32 ``n``
+    whose body is ``body(tm, p, n)``."""
+
+    @kdsl.kernel
+    def k(tm: kdsl.TensorMap, p: Pointer[BFloat16], n: Int32):
+        bars = kdsl.shared_array(Uint64, (2,))
+        words = kdsl.shared_array(Uint32, (2,))
+        tile = kdsl.dynamic_shared_array(BFloat16.vec(8), 512)
+        body(tm, p, n, bars, words, tile)
+
+    return k
+
+
+def _fails(kernel, code):
+    with pytest.raises(kdsl.DSLError, match=code) as info:
+        kernel.dispatch().source
+    return str(info.value)
+
+
+def test_a_barrier_must_be_a_64_bit_shared_element():
+    @kdsl.kernel
+    def k(p: Pointer[Uint64]):
+        words = kdsl.shared_array(Uint32, (2,))
+        kdsl.mbarrier_init(words, 0, 1)
+
+    message = _fails(k, "E835")
+    assert "kdsl.mbarrier_init(words, 0, 1)" in message  # located, with a caret
+    assert "^" in message
+
+    @kdsl.kernel
+    def k2(p: Pointer[Uint64]):
+        kdsl.mbarrier_arrive(p, 0)  # global memory
+
+    _fails(k2, "E835")
+
+
+def test_counts_and_parities_must_be_integers():
+    @kdsl.kernel
+    def k(x: Float32):
+        bars = kdsl.shared_array(Uint64, (1,))
+        kdsl.mbarrier_wait(bars, 0, x)
+
+    assert "the parity" in _fails(k, "E837")
+
+
+def test_a_copy_needs_a_tensor_map_parameter():
+    @kdsl.kernel
+    def k(p: Pointer[BFloat16]):
+        bars = kdsl.shared_array(Uint64, (1,))
+        tile = kdsl.dynamic_shared_array(BFloat16.vec(8), 512)
+        kdsl.tma_load(tile, 0, p, (0, 0), bars, 0)
+
+    assert "pointer 'p'" in _fails(k, "E838")
+
+
+def test_a_box_goes_to_shared_memory():
+    @kdsl.kernel
+    def k(tm: kdsl.TensorMap, p: Pointer[BFloat16]):
+        bars = kdsl.shared_array(Uint64, (1,))
+        kdsl.tma_load(p, 0, tm, (0, 0), bars, 0)
+
+    _fails(k, "E839")
+
+
+def test_coordinates_are_a_pair():
+    @kdsl.kernel
+    def k(tm: kdsl.TensorMap, n: Int32):
+        bars = kdsl.shared_array(Uint64, (1,))
+        tile = kdsl.dynamic_shared_array(BFloat16.vec(8), 512)
+        kdsl.tma_load(tile, 0, tm, n, bars, 0)
+
+    _fails(k, "E840")
+
+
+def test_store_wait_takes_a_compile_time_count():
+    @kdsl.kernel
+    def k(n: Int32):
+        kdsl.tma_store_wait(n)
+
+    _fails(k, "E806")
+
+
+def test_the_annotation_is_not_a_host_constructor():
+    with pytest.raises(kdsl.DSLError, match="E847.*kdsl.tensor_map"):
+        kdsl.TensorMap()
+
+
+# -- the interpreter ----------------------------------------------------------------------
+def test_the_interpreter_refuses_a_tensor_map_parameter():
+    out = np.zeros(512 * 8, np.float16)
+    with pytest.raises(kdsl.DSLError, match="E836") as info:
+        T.box_copy.interpret[1, 128](None, out, 0, 0, shared_mem=8192)
+    assert "'tmap'" in str(info.value)
+
+
+def test_the_interpreter_refuses_mbarriers():
+    @kdsl.kernel
+    def k(p: Pointer[Float32]):
+        bars = kdsl.shared_array(Uint64, (1,))
+        kdsl.mbarrier_init(bars, 0, 1)
+        p[thread_idx.x] = 1.0
+
+    with pytest.raises(kdsl.DSLError, match="E362"):
+        k.interpret[1, 32](np.zeros(32, np.float32))
+
+
+# -- the host side: kdsl.tensor_map's checks ------------------------------------------------
+def _info(shape=(256, 128), dtype=BFloat16, strides=None, ptr=1 << 20, device=0):
+    strides = strides if strides is not None else (shape[1], 1)
+    return ArrayInfo(ptr, dtype, shape, strides, True, device, "cupy")
+
+
+def test_the_encoding_is_innermost_first():
+    enc = tensormap.plan(_info(), (64, 32), 64)
+    assert enc == tensormap.Encoding("BFLOAT16", 1 << 20, (128, 256), 256, (32, 64), 64)
+    enc = tensormap.plan(_info(strides=(200, 1), dtype=Float32), (16, 32), 128)
+    assert enc.row_stride == 800 and enc.box == (32, 16) and enc.data_type == "FLOAT32"
+
+
+@pytest.mark.parametrize(
+    "info, box, swizzle, code",
+    [
+        (_info(device=None), (64, 64), 128, "E841"),
+        (_info(shape=(4, 4, 4), strides=(16, 4, 1)), (4, 4), 0, "E841"),
+        (_info(dtype=kdsl.Int8), (64, 64), 128, "E842"),
+        (_info(), (64, 64), 96, "E843"),
+        (_info(), (64, 64, 1), 128, "E843"),
+        (_info(), (300, 64), 128, "E843"),
+        (_info(), (64, 4), 0, "E843"),  # 8 bytes a row
+        (_info(), (64, 128), 128, "E843"),  # 256 bytes: wider than the swizzle
+        (_info(), (64.0, 64), 128, "E843"),
+        (_info(strides=(128, 2)), (64, 64), 128, "E844"),
+        (_info(shape=(256, 100), strides=(100, 1)), (64, 64), 128, "E844"),
+        (_info(ptr=(1 << 20) + 8), (64, 64), 128, "E844"),
+    ],
+)
+def test_bad_maps_are_refused(info, box, swizzle, code):
+    with pytest.raises(kdsl.DSLError, match=code):
+        tensormap.plan(info, box, swizzle)
+
+
+def test_building_a_map_without_the_bindings_says_what_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    enc = tensormap.plan(_info(), (64, 64), 128)
+    with pytest.raises(kdsl.DSLError, match="E845") as info:
+        tensormap._encode(enc)
+    assert "cuda-bindings" in str(info.value)
+
+
+def test_a_launch_takes_only_a_built_map():
+    with pytest.raises(kdsl.DSLError, match="E846"):
+        tensormap.check_tensor_map("tmap", 0, np.zeros(16, np.uint64))
+
+
+def test_a_built_map_passes_its_128_bytes_by_value():
+    words = np.arange(16, dtype=np.uint64)
+    param = words.view("V128")
+    arg = tensormap.TensorMapArg(None, _info(), (64, 64), 128, param)
+    got = tensormap.check_tensor_map("tmap", 0, arg)
+    assert got.shape == (1,) and got.dtype.itemsize == 128
+    assert got.tobytes() == words.tobytes()
+    assert arg.box_bytes == 64 * 64 * 2
+    with pytest.raises(kdsl.DSLError, match="device"):
+        tensormap.check_tensor_map("tmap", 1, arg)
+
+
+# -- the warp-specialised GEMM -----------------------------------------------------------
+@pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
+@pytest.mark.parametrize("shape", G.SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_the_tma_gemm_hot_loop(shape, dtype, hgmma):
+    bn, stages = shape
+    inst = G.gemm_tma.dispatch(dtype, BN=bn, STAGES=stages)
+    assert inst.lowered.arch == "sm_90a"
+    sass = sass_of(inst)
+    # the consumers: BK / 16 wgmma of m64nBNk16 a k tile, waiting for the one
+    # before; the producer: one TMA box of 64 rows for each 64 rows of A and B^T
+    assert sass.count(rf"^HGMMA\.64x{bn}x16\.F32{hgmma}\b") == G.BK // 16
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == 1
+    assert sass.count(r"^UTMALDG\.2D\b") == (G.BM + bn) // G.BOX
+    assert sass.count(r"^SYNCS\.ARRIVE\.TRANS64\b") >= 2  # expect_tx; the release
+    assert sass.count(r"^USETMAXREG\b") == 2  # 40 for the producer, 232 the consumers
+    # no copies through registers, nothing spilled
+    assert sass.count(r"^LDGSTS\b") == 0
+    assert sass.spills == 0
+
+
+def test_each_configuration_fits_in_shared_memory():
+    for bn, stages in G.SHAPES:
+        assert G.shared_mem(bn, stages) <= 227 * 1024 - 2 * 8 * stages
+
+
+def test_the_launcher_checks_the_shapes():
+    a, bt, c = np.zeros((128, 64)), np.zeros((256, 64)), np.zeros((128, 256))
+    with pytest.raises(ValueError, match="multiple"):
+        G.check_shapes(np.zeros((100, 64)), bt, c)
+    with pytest.raises(ValueError, match=r"c must be \(128, 256\)"):
+        G.check_shapes(a, bt, np.zeros((128, 128)))
+    assert G.check_shapes(a, bt, c) == (128, 256, 64)
