@@ -1,7 +1,7 @@
 # Device calls for a session that changed code generation or the runtime,
 # from the repo root on the device machine (the libcst wheel in .whl/ and,
 # for the plots, matplotlib's in .whl_mpl/: carry both; see device_env.sh):
-#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 8 groups at once
+#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 6 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
@@ -11,35 +11,36 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 case "${1:-tests}" in
 tests)
     # -P: the repo root must not shadow the laid-out kdsl package in /tmp/kd.
-    # Eight groups in parallel on the one GPU (the whole set takes over 10
-    # minutes one after another); a log each in $OUT.
+    # Groups in parallel on the one GPU, each spread over pytest-xdist workers
+    # (NVRTC compiles dominate; the whole set takes over 10 minutes in one
+    # process); a log each, returned as one archive with a summary.
     groups=(
-        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py"
-        "test_tma_gpu.py"
-        "test_attention_gpu.py"
+        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
-        "XDIST test_examples_gpu.py"
+        "test_examples_gpu.py"
         "test_interpret_gpu.py test_fuzz_gpu.py"
         "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
     )
+    mkdir -p /tmp/gpu-logs
     i=0
     for g in "${groups[@]}"; do
         i=$((i + 1))
         files=""
         for f in $g; do
-            case "$f" in
-            PYTORCH) files="$files tests/pytorch" ;;
-            XDIST) files="$files -n 6" ;; # pytest-xdist: NVRTC compiles dominate
-            *) files="$files tests/gpu/$f" ;;
-            esac
+            [ "$f" = PYTORCH ] && files="$files tests/pytorch" || files="$files tests/gpu/$f"
         done
-        (timeout 540 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf \
-            --durations=5 $files "${@:2}" >"$OUT/gpu-tests-$i.log" 2>&1
-            echo "exit $?" >>"$OUT/gpu-tests-$i.log") &
+        (timeout "${GPU_TESTS_TIMEOUT:-540}" python3 -P -m pytest -q -p no:cacheprovider \
+            -m gpu -rf --durations=5 -n "${GPU_TESTS_WORKERS:-3}" $files "${@:2}" \
+            >"/tmp/gpu-logs/gpu-tests-$i.log" 2>&1
+            echo "exit $?" >>"/tmp/gpu-logs/gpu-tests-$i.log") &
     done
     wait
-    for i in $(seq 1 $i); do echo "== group $i"; tail -4 "$OUT/gpu-tests-$i.log"; done
+    for i in $(seq 1 $i); do
+        echo "== group $i"
+        grep -E "^(FAILED|ERROR)|passed|failed|^exit" "/tmp/gpu-logs/gpu-tests-$i.log" | tail -25
+    done | tee "$OUT/gpu-tests-summary.log"
+    tar czf "$OUT/gpu-logs.tgz" -C /tmp/gpu-logs .
     ;;
 bench)
     timeout 150 python3 -P benchmarks/bench.py 2>&1 | tee "$OUT/bench.log" | tail -12
