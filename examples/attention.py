@@ -243,9 +243,9 @@ def attention_fwd(
             inv = 1.0 / total
             at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  # pairs
             for j in kdsl.range_constexpr(HEAD_DIM // 8):
-                o.vec(2)[at + j * 4] = D.vec(2)(
-                    acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv
-                )
+                first = acc[i, j][2 * h] * inv  # column 8 j + 2 t4
+                second = acc[i, j][2 * h + 1] * inv  # and the next
+                o.vec(2)[at + j * 4] = D.vec(2)(first, second)
 
 
 # -- launching ---------------------------------------------------------------------------
