@@ -35,7 +35,10 @@ L2.  Block b computes tiles b, b + grid, b + 2 grid …: with one block a tile
 to the next, so the producer loads the next tile while the consumers store
 the last one.
 
-M must be a multiple of BM, N of BN and K of 64 (`gemm()` checks).  The
+With ``EDGE=False`` M must be a multiple of BM, N of BN and K of 64; with
+``EDGE=True`` (what ``gemm()`` launches for other sizes) any M, N even and
+K a multiple of 8: TMA reads zeros past the edges of a and bt, and the
+epilogue stores only the pairs inside c.  The
 tiles live in dynamic shared memory, ``shared_mem(BN, STAGES)`` bytes a
 block; the autotuner launches each configuration with its own.
 """
@@ -85,6 +88,7 @@ def gemm_tma(
     BN: Constexpr[int] = 256,
     STAGES: Constexpr[int] = 4,
     GROUP_M: Constexpr[int] = 8,
+    EDGE: Constexpr[bool] = False,
 ):
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8
     # chunks of 16 bytes, each box a multiple of 1024 bytes (kdsl aligns the
@@ -98,9 +102,14 @@ def gemm_tma(
 
     tid = thread_idx.x
     group = tid // 128  # 0: the producer; 1, 2: the consumers
-    tiles_m = M // BM
-    tiles_n = N // BN
-    ktiles = K // BK
+    if EDGE:  # TMA reads zeros past the matrices' edges: round the tiles up
+        tiles_m = (M + BM - 1) // BM
+        tiles_n = (N + BN - 1) // BN
+        ktiles = (K + BK - 1) // BK
+    else:
+        tiles_m = M // BM
+        tiles_n = N // BN
+        ktiles = K // BK
 
     if tid == 0:  # one arrival (with bytes) fills a stage, two free it
         for st in kdsl.range_constexpr(STAGES):
@@ -169,13 +178,16 @@ def gemm_tma(
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
             col0 = tn * BN + lane % 4 * 2
             for j in kdsl.range_constexpr(BN // 8):
-                at = (row * N + col0 + j * 8) // 2
+                col = col0 + j * 8  # even, and N is: the pair is in or out
+                at = (row * N + col) // 2
                 v0 = acc[4 * j]
                 v1 = acc[4 * j + 1]
                 v2 = acc[4 * j + 2]  # row + 8
                 v3 = acc[4 * j + 3]
-                c.vec(2)[at] = D.vec(2)(v0, v1)
-                c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
+                if not EDGE or row < M and col < N:
+                    c.vec(2)[at] = D.vec(2)(v0, v1)
+                if not EDGE or row + 8 < M and col < N:
+                    c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
             tile += grid_dim.x
 
 
@@ -199,6 +211,13 @@ gemm_tuned = kdsl.autotune(
     key=["M", "N", "K"],
     restore=[],
 )(gemm_tma)
+# any M, N even, K a multiple of 8 (TMA's 16-byte row strides): the edge tiles
+# read zeros past the ends and store only what is inside c
+gemm_edge = kdsl.autotune(
+    configs=[kdsl.Config(BN=n, STAGES=s, EDGE=True) for n, s in SHAPES],
+    key=["M", "N", "K"],
+    restore=[],
+)(gemm_tma)
 
 
 def config_shared_mem(m) -> int:
@@ -206,15 +225,20 @@ def config_shared_mem(m) -> int:
     return shared_mem(m["BN"], m["STAGES"])
 
 
+def tiles(M: int, N: int, BN: int) -> int:
+    """Tiles of c (the edge ones included)."""
+    return -(-M // BM) * -(-N // BN)
+
+
 def grid(M: int, N: int):
     """One block a tile of c."""
-    return lambda m: ((M // BM) * (N // m["BN"]),)
+    return lambda m: (tiles(M, N, m["BN"]),)
 
 
 def persistent_grid(M: int, N: int, sms: int):
     """One block a multiprocessor (``sms`` of them; one block fits on each),
     each looping over its tiles."""
-    return lambda m: (min(sms, (M // BM) * (N // m["BN"])),)
+    return lambda m: (min(sms, tiles(M, N, m["BN"])),)
 
 
 def tensor_maps(a, bt):
@@ -230,14 +254,20 @@ def check_shapes(a, bt, c) -> tuple:
     """``(M, N, K)``, or ValueError for sizes the kernel does not take."""
     M, K = a.shape
     N = bt.shape[0]
-    if M % BM or N % 256 or K % BK or K == 0 or bt.shape[1] != K:
+    if N % 2 or K % 8 or K == 0 or M == 0 or N == 0 or bt.shape[1] != K:
         raise ValueError(
-            f"gemm_tma needs M a multiple of {BM}, N of 256 and K of {BK} "
-            f"(a (M, K), bt (N, K)), got a {tuple(a.shape)}, bt {tuple(bt.shape)}"
+            "gemm_tma needs N even and K a multiple of 8 (TMA reads rows of a "
+            "multiple of 16 bytes), a (M, K) and bt (N, K), got a "
+            f"{tuple(a.shape)}, bt {tuple(bt.shape)}"
         )
     if tuple(c.shape) != (M, N):
         raise ValueError(f"c must be ({M}, {N}), got {tuple(c.shape)}")
     return M, N, K
+
+
+def whole_tiles(M: int, N: int, K: int) -> bool:
+    """Whether every configuration's tiles divide c and the k tiles K."""
+    return M % BM == 0 and N % 256 == 0 and K % BK == 0
 
 
 def gemm(a, bt, c, maps=None):
@@ -251,7 +281,8 @@ def gemm(a, bt, c, maps=None):
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
     # 8192^3: no block start-up per tile, and the next tile's first loads
     # overlap this tile's epilogue).
-    launch = gemm_tuned[persistent_grid(M, N, multiprocessors()), THREADS]
+    tuned = gemm_tuned if whole_tiles(M, N, K) else gemm_edge
+    launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, M, N, K, shared_mem=config_shared_mem)
 
 

@@ -94,6 +94,17 @@ def test_4_a_persistent_grid(dtype, config):
     _run("gemm_config", dtype, 1280, 768, 1024, bn, stages, 7)
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"BN{c[0]}-S{c[1]}")
+@pytest.mark.parametrize("shape", [(200, 130, 72), (1000, 776, 1000), (64, 8, 8)])
+def test_4_ragged_sizes_with_edge_tiles(shape, config):
+    _run("gemm_ragged", "bf16", *shape, *config)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_4_the_autotuned_gemm_on_ragged_sizes(dtype):
+    _run("gemm_ragged_autotuned", dtype, 1000, 3000, 520)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_5_the_autotuned_gemm_matches_torch_matmul(dtype):
     _run("gemm_vs_torch", dtype, 4096, timeout=300)

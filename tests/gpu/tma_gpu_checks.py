@@ -116,7 +116,9 @@ def _compare(c, a, bt, dtype, what):
     if err.max() <= TOL[dtype]:
         return
     M, N = want.shape
-    blocks = err.reshape(M // 64, 64, N // 64, 64).max(axis=(1, 3))
+    padded = np.zeros((-(-M // 64) * 64, -(-N // 64) * 64))  # ragged: whole blocks
+    padded[:M, :N] = err
+    blocks = padded.reshape(padded.shape[0] // 64, 64, -1, 64).max(axis=(1, 3))
     wrong = np.argwhere(blocks > TOL[dtype])
     names = ", ".join(f"rows {64 * i}-{64 * i + 63} cols {64 * j}-{64 * j + 63}"
                       for i, j in wrong[:6])  # fmt: skip
@@ -168,6 +170,34 @@ def gemm_example(dtype, M, N, K):
     example checks run every example (example_checks.gemm_tma)."""
     a, a_dev = _random(5, (M, K), dtype)
     bt, bt_dev = _random(6, (N, K), dtype)
+    c = _filled((M, N), np.nan, dtype)
+    G.gemm(a_dev, bt_dev, c)
+    _compare(c, a, bt, dtype, f"gemm() M={M} N={N} K={K}")
+
+
+def gemm_ragged(dtype, M, N, K, bn, stages):
+    """One EDGE configuration on sizes that are not multiples of the tiles:
+    c is the first M rows of a NaN buffer 16 rows longer, so a store past c's
+    end (or a pair past a row's end, which lands in the next row) shows."""
+    a, a_dev = _random(7, (M, K), dtype)
+    bt, bt_dev = _random(8, (N, K), dtype)
+    buf = _filled((M + 16, N), np.nan, dtype)
+    c = buf[:M]
+    tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
+    G.gemm_tma[(G.tiles(M, N, bn),), G.THREADS](
+        tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages, EDGE=True,
+        shared_mem=G.shared_mem(bn, stages),
+    )  # fmt: skip
+    what = f"EDGE BN={bn} STAGES={stages} M={M} N={N} K={K}"
+    _compare(c, a, bt, dtype, what)
+    past = cp.asnumpy(buf[M:]).astype(np.float64)
+    assert np.isnan(past).all(), f"{what}: stores past c's last row"
+
+
+def gemm_ragged_autotuned(dtype, M, N, K):
+    """gemm() picks the EDGE kernel for ragged sizes (autotuned, persistent)."""
+    a, a_dev = _random(9, (M, K), dtype)
+    bt, bt_dev = _random(10, (N, K), dtype)
     c = _filled((M, N), np.nan, dtype)
     G.gemm(a_dev, bt_dev, c)
     _compare(c, a, bt, dtype, f"gemm() M={M} N={N} K={K}")

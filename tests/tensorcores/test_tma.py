@@ -228,11 +228,12 @@ def test_a_built_map_passes_its_128_bytes_by_value():
 
 
 # -- the warp-specialised GEMM -----------------------------------------------------------
+@pytest.mark.parametrize("edge", [False, True], ids=["whole", "edge"])
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
 @pytest.mark.parametrize("shape", G.SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_the_tma_gemm_hot_loop(shape, dtype, hgmma):
+def test_the_tma_gemm_hot_loop(shape, dtype, hgmma, edge):
     bn, stages = shape
-    inst = G.gemm_tma.dispatch(dtype, BN=bn, STAGES=stages)
+    inst = G.gemm_tma.dispatch(dtype, BN=bn, STAGES=stages, EDGE=edge)
     assert inst.lowered.arch == "sm_90a"
     sass = sass_of(inst)
     # the consumers: BK / 16 wgmma of m64nBNk16 a k tile, waiting for the one
@@ -254,8 +255,24 @@ def test_each_configuration_fits_in_shared_memory():
 
 def test_the_launcher_checks_the_shapes():
     a, bt, c = np.zeros((128, 64)), np.zeros((256, 64)), np.zeros((128, 256))
-    with pytest.raises(ValueError, match="multiple"):
-        G.check_shapes(np.zeros((100, 64)), bt, c)
+    with pytest.raises(ValueError, match="K a multiple of 8"):
+        G.check_shapes(np.zeros((128, 60)), np.zeros((256, 60)), c)
+    with pytest.raises(ValueError, match="N even"):
+        G.check_shapes(a, np.zeros((255, 64)), np.zeros((128, 255)))
     with pytest.raises(ValueError, match=r"c must be \(128, 256\)"):
         G.check_shapes(a, bt, np.zeros((128, 128)))
     assert G.check_shapes(a, bt, c) == (128, 256, 64)
+    # ragged sizes are taken: the EDGE kernel (TMA reads zeros past the ends)
+    assert G.check_shapes(
+        np.zeros((100, 72)), np.zeros((130, 72)), np.zeros((100, 130))
+    )
+    assert G.whole_tiles(128, 256, 64) and not G.whole_tiles(100, 256, 64)
+    assert not G.whole_tiles(128, 128, 64)  # BN = 256 configurations would not fit
+
+
+def test_the_edge_kernel_masks_its_stores_and_rounds_its_tiles_up():
+    src = G.gemm_tma.dispatch("bf16", EDGE=True).source
+    full = G.gemm_tma.dispatch("bf16").source
+    guard = "if (row < M && col < N) {"  # one a pair of columns, BN / 8 of them
+    assert src.count(guard) == 256 // 8 and full.count(guard) == 0
+    assert G.tiles(200, 130, 256) == 2 and G.tiles(128, 256, 128) == 2
