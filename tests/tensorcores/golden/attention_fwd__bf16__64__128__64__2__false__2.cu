@@ -2674,30 +2674,62 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
     int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 0]
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
+    float first = acc[0][0].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 0]
+    float second = acc[0][0].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][0].v[0] * inv), __float2bfloat16_rn(acc[0][0].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 1]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 1]
+    first = acc[0][1].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 1]
+    second = acc[0][1].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][1].v[0] * inv), __float2bfloat16_rn(acc[0][1].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 2]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 2]
+    first = acc[0][2].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 2]
+    second = acc[0][2].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][2].v[0] * inv), __float2bfloat16_rn(acc[0][2].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 3]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 3]
+    first = acc[0][3].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 3]
+    second = acc[0][3].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][3].v[0] * inv), __float2bfloat16_rn(acc[0][3].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 4]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 4]
+    first = acc[0][4].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 4]
+    second = acc[0][4].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][4].v[0] * inv), __float2bfloat16_rn(acc[0][4].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 5]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 5]
+    first = acc[0][5].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 5]
+    second = acc[0][5].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][5].v[0] * inv), __float2bfloat16_rn(acc[0][5].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 6]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 6]
+    first = acc[0][6].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 6]
+    second = acc[0][6].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][6].v[0] * inv), __float2bfloat16_rn(acc[0][6].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 0, j = 7]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 7]
+    first = acc[0][7].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 0, j = 7]
+    second = acc[0][7].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 0, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][7].v[0] * inv), __float2bfloat16_rn(acc[0][7].v[1] * inv)}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
     // total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)  [i = 0, h = 1]
     total = l[0][1] + __shfl_xor_sync(0xffffffffu, l[0][1], 1, 32);
     // total = total + kdsl.shfl_xor(total, 2)  [i = 0, h = 1]
@@ -2707,30 +2739,62 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 0]
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
+    first = acc[0][0].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 0]
+    second = acc[0][0].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][0].v[2] * inv), __float2bfloat16_rn(acc[0][0].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 1]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 1]
+    first = acc[0][1].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 1]
+    second = acc[0][1].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][1].v[2] * inv), __float2bfloat16_rn(acc[0][1].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 2]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 2]
+    first = acc[0][2].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 2]
+    second = acc[0][2].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][2].v[2] * inv), __float2bfloat16_rn(acc[0][2].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 3]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 3]
+    first = acc[0][3].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 3]
+    second = acc[0][3].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][3].v[2] * inv), __float2bfloat16_rn(acc[0][3].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 4]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 4]
+    first = acc[0][4].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 4]
+    second = acc[0][4].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][4].v[2] * inv), __float2bfloat16_rn(acc[0][4].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 5]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 5]
+    first = acc[0][5].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 5]
+    second = acc[0][5].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][5].v[2] * inv), __float2bfloat16_rn(acc[0][5].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 6]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 6]
+    first = acc[0][6].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 6]
+    second = acc[0][6].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][6].v[2] * inv), __float2bfloat16_rn(acc[0][6].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 0, h = 1, j = 7]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 7]
+    first = acc[0][7].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 0, h = 1, j = 7]
+    second = acc[0][7].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 0, h = 1, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0][7].v[2] * inv), __float2bfloat16_rn(acc[0][7].v[3] * inv)}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
     // for h in kdsl.range_constexpr(2):  [i = 1]
     // total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)  [i = 1, h = 0]
     total = l[1][0] + __shfl_xor_sync(0xffffffffu, l[1][0], 1, 32);
@@ -2741,30 +2805,62 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 0]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 16), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 0]
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 0]
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 0]
+    first = acc[1][0].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 0]
+    second = acc[1][0].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][0].v[0] * inv), __float2bfloat16_rn(acc[1][0].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 1]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 1]
+    first = acc[1][1].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 1]
+    second = acc[1][1].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][1].v[0] * inv), __float2bfloat16_rn(acc[1][1].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 2]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 2]
+    first = acc[1][2].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 2]
+    second = acc[1][2].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][2].v[0] * inv), __float2bfloat16_rn(acc[1][2].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 3]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 3]
+    first = acc[1][3].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 3]
+    second = acc[1][3].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][3].v[0] * inv), __float2bfloat16_rn(acc[1][3].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 4]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 4]
+    first = acc[1][4].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 4]
+    second = acc[1][4].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][4].v[0] * inv), __float2bfloat16_rn(acc[1][4].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 5]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 5]
+    first = acc[1][5].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 5]
+    second = acc[1][5].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][5].v[0] * inv), __float2bfloat16_rn(acc[1][5].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 6]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 6]
+    first = acc[1][6].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 6]
+    second = acc[1][6].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][6].v[0] * inv), __float2bfloat16_rn(acc[1][6].v[1] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 0, j = 7]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 7]
+    first = acc[1][7].v[0] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 0, j = 7]
+    second = acc[1][7].v[1] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 0, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][7].v[0] * inv), __float2bfloat16_rn(acc[1][7].v[1] * inv)}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
     // total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)  [i = 1, h = 1]
     total = l[1][1] + __shfl_xor_sync(0xffffffffu, l[1][1], 1, 32);
     // total = total + kdsl.shfl_xor(total, 2)  [i = 1, h = 1]
@@ -2774,28 +2870,60 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 24), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 1]
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 0]
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 0]
+    first = acc[1][0].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 0]
+    second = acc[1][0].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][0].v[2] * inv), __float2bfloat16_rn(acc[1][0].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 1]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 1]
+    first = acc[1][1].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 1]
+    second = acc[1][1].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 4] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][1].v[2] * inv), __float2bfloat16_rn(acc[1][1].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 2]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 2]
+    first = acc[1][2].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 2]
+    second = acc[1][2].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 8] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][2].v[2] * inv), __float2bfloat16_rn(acc[1][2].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 3]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 3]
+    first = acc[1][3].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 3]
+    second = acc[1][3].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 12] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][3].v[2] * inv), __float2bfloat16_rn(acc[1][3].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 4]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 4]
+    first = acc[1][4].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 4]
+    second = acc[1][4].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 16] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][4].v[2] * inv), __float2bfloat16_rn(acc[1][4].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 5]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 5]
+    first = acc[1][5].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 5]
+    second = acc[1][5].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 20] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][5].v[2] * inv), __float2bfloat16_rn(acc[1][5].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 6]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 6]
+    first = acc[1][6].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 6]
+    second = acc[1][6].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 24] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][6].v[2] * inv), __float2bfloat16_rn(acc[1][6].v[3] * inv)}};
-    // o.vec(2)[at + j * 4] = D.vec(2)( acc[i, j][2 * h] * inv, acc[i, j][2 * h + 1] * inv )  [i = 1, h = 1, j = 7]
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
+    // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 7]
+    first = acc[1][7].v[2] * inv;
+    // second = acc[i, j][2 * h + 1] * inv  [i = 1, h = 1, j = 7]
+    second = acc[1][7].v[3] * inv;
+    // o.vec(2)[at + j * 4] = D.vec(2)(first, second)  [i = 1, h = 1, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(o)[at + 28] =
-            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[1][7].v[2] * inv), __float2bfloat16_rn(acc[1][7].v[3] * inv)}};
+            kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(first), __float2bfloat16_rn(second)}};
 }
