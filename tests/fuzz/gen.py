@@ -154,12 +154,6 @@ def foldable_case(rng) -> Case:
             return c
 
 
-def cases(seed: int, count: int) -> list:
-    """``count`` foldable cases from ``seed``."""
-    rng = random.Random(seed)
-    return [foldable_case(rng) for _ in range(count)]
-
-
 def _literal(t, v) -> str:
     if t in FLOATS:
         if math.isnan(v):

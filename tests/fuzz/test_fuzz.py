@@ -6,7 +6,8 @@ every scalar type in random control flow, local arrays, device functions and
 vectors), named by its seed.  A short run is part of the default test run;
 the long run is ``pytest -m fuzz --fuzz-examples=20000 tests/fuzz`` (20,000
 valid kernels and a quarter as many invalid ones).  Rerun one seed with
-``-k 'random_kernel and [SEED]'`` and the same ``--fuzz-examples``."""
+``pytest 'tests/fuzz/test_fuzz.py::test_random_kernel[SEED]'
+--fuzz-examples=N`` (any N above SEED)."""
 
 import random
 import sys
@@ -22,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 import gen  # noqa: E402
 
 pytestmark = pytest.mark.fuzz
-SHORT_VALID = 300  # kernels in the default run
-SHORT_INVALID = 500
+SHORT_VALID = 250  # kernels in the default run
+SHORT_INVALID = 400
 INVALID_PER_ITEM = 25
 COMPILE_EVERY = 10  # NVRTC compiles every 10th kernel (a sample)
-GPU_SAMPLE = 40  # the default run checks every 40th of the GPU fuzzer's kernels
+GPU_SAMPLE = 50  # the default run checks every 50th of the GPU fuzzer's kernels
 
 
 def _examples(config):
