@@ -5,7 +5,8 @@ Each test item is one random kernel (tests/fuzz/gen.py: expressions over
 every scalar type in random control flow, local arrays, device functions and
 vectors), named by its seed.  A short run is part of the default test run;
 the long run is ``pytest -m fuzz --fuzz-examples=20000 tests/fuzz`` (20,000
-valid kernels and a quarter as many invalid ones).  Rerun one seed with
+valid kernels, all 2,000 of the GPU fuzzer's, and a quarter as many rejected
+kernels as valid ones).  Rerun one seed with
 ``pytest 'tests/fuzz/test_fuzz.py::test_random_kernel[SEED]'
 --fuzz-examples=N`` (any N above SEED)."""
 
