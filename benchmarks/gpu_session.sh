@@ -1,7 +1,7 @@
 # Device calls for a session that changed code generation or the runtime,
 # from the repo root on the device machine (the libcst wheel in .whl/ and,
 # for the plots, matplotlib's in .whl_mpl/: carry both; see device_env.sh):
-#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 6 groups at once
+#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 7 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
@@ -19,7 +19,11 @@ tests)
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
         "test_examples_gpu.py"
-        "test_interpret_gpu.py test_fuzz_gpu.py"
+        "test_interpret_gpu.py"
+        # 2,000 random kernels: a process pool compiles them first (about
+        # two minutes with the other groups running; see the file), so one
+        # pytest process (each xdist worker would prepare them all again)
+        "SERIAL test_fuzz_gpu.py"
         "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
     )
     mkdir -p /tmp/gpu-logs
@@ -27,11 +31,16 @@ tests)
     for g in "${groups[@]}"; do
         i=$((i + 1))
         files=""
+        workers="${GPU_TESTS_WORKERS:-3}"
         for f in $g; do
-            [ "$f" = PYTORCH ] && files="$files tests/pytorch" || files="$files tests/gpu/$f"
+            case "$f" in
+            PYTORCH) files="$files tests/pytorch" ;;
+            SERIAL) workers=0 ;;
+            *) files="$files tests/gpu/$f" ;;
+            esac
         done
         (timeout "${GPU_TESTS_TIMEOUT:-540}" python3 -P -m pytest -q -p no:cacheprovider \
-            -m gpu -rf --durations=5 -n "${GPU_TESTS_WORKERS:-3}" $files "${@:2}" \
+            -m gpu -rf --durations=5 -n "$workers" $files "${@:2}" \
             >"/tmp/gpu-logs/gpu-tests-$i.log" 2>&1
             echo "exit $?" >>"/tmp/gpu-logs/gpu-tests-$i.log") &
     done

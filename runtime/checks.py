@@ -224,6 +224,24 @@ def scalar_packer(t):
     return t.np_dtype.type
 
 
+def check_layout(param, t, address, itemsize, shape, strides, written) -> None:
+    """What both launch paths (the GPU's thorough one and the interpreter's)
+    refuse of an array's layout: a start that is not a multiple of the
+    element size (E816: the GPU faults on a misaligned load or store), and,
+    for a parameter the kernel writes, a zero stride on an axis of more than
+    one element (E815: several elements are one location, a race)."""
+    if address % itemsize:
+        raise error(
+            "launch-array-misaligned",
+            param=param,
+            address=f"{address:#x}",
+            itemsize=itemsize,
+            type=t.__name__,
+        )
+    if written and any(s == 0 and n > 1 for n, s in zip(shape, strides)):
+        raise error("launch-array-overlap", param=param, strides=tuple(strides))
+
+
 def optional_mismatch(inst, param, value):
     """E486: an instance given None for an optional pointer it has, or an
     array for one it lacks."""

@@ -164,6 +164,7 @@ def transpiled(inst) -> Transpiled:
             "alignment": t.alignment,
             "cooperative": t.cooperative,
             "arch": t.arch,
+            "written": list(t.written),
             "assertions": [
                 [s.path, s.line, s.col, s.end_line, s.end_col, message]
                 for s, message in t.assertions
@@ -178,8 +179,12 @@ def _decode_transpiled(payload: bytes) -> Transpiled:
     data = json.loads(payload)
     source, alignment = data["source"], data["alignment"]
     cooperative, raw = data["cooperative"], data["assertions"]
-    arch = data["arch"]
+    arch, written = data["arch"], data["written"]
     cache.expect(arch is None or isinstance(arch, str), "arch")
+    cache.expect(
+        isinstance(written, list) and all(isinstance(w, str) for w in written),
+        "written",
+    )
     cache.expect(isinstance(source, str), "source")
     cache.expect(
         isinstance(alignment, dict) and all(type(v) is int for v in alignment.values()),
@@ -198,7 +203,9 @@ def _decode_transpiled(payload: bytes) -> Transpiled:
             "assertion",
         )
         assertions.append((Span(*a[:5]), a[5]))
-    return Transpiled(source, alignment, cooperative, tuple(assertions), arch)
+    return Transpiled(
+        source, alignment, cooperative, tuple(assertions), arch, tuple(written)
+    )
 
 
 def _decode_cubin(payload: bytes) -> bytes:

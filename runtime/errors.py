@@ -562,6 +562,24 @@ register(
         "{type} elements of {itemsize} bytes (a field of a structured array?); "
         "pass a copy (np.ascontiguousarray)",
     ),
+    # E815-E829: reliability of the launch path (issue 16)
+    (
+        "launch-array-overlap",
+        "E815",
+        LaunchError,
+        "parameter '{param}' is written by the kernel, but the array passed has "
+        "strides {strides}: a zero stride makes several of its elements one "
+        "memory location (a broadcast view), and threads writing them would "
+        "race; pass a copy",
+    ),
+    (
+        "launch-array-misaligned",
+        "E816",
+        LaunchError,
+        "parameter '{param}' starts at address {address}, which is not a multiple "
+        "of its {itemsize}-byte {type} elements: the GPU cannot load or store "
+        "them there; pass a copy (a fresh array is aligned)",
+    ),
     # E46x: debug builds
     (
         "device-assertion",

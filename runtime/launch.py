@@ -22,6 +22,7 @@ import numpy as np
 
 from kdsl.runtime import arrays
 from kdsl.runtime.checks import (
+    check_layout,
     optional_mismatch,
     check_launch_bounds,
     check_shared_mem,
@@ -398,8 +399,9 @@ def check_scalar(param, t, value):
 
 
 # -- arrays ------------------------------------------------------------------------------
-def check_array(param, kind, t, value, device, align):
-    """An array argument checked (device, dtype, layout, alignment), then packed."""
+def check_array(param, kind, t, value, device, align, written=False):
+    """An array argument checked (device, dtype, layout, alignment), then
+    packed; ``written``: the kernel may store to it."""
     try:
         info = arrays.describe(value)
     except Exception as e:  # whatever a foreign object raises, name the parameter
@@ -424,6 +426,9 @@ def check_array(param, kind, t, value, device, align):
     if info.dtype is not t:
         got = info.dtype.__name__ if info.dtype is not None else "an unsupported dtype"
         raise error("launch-array-dtype", param=param, type=t.__name__, got=got)
+    if info.strides is not None:
+        itemsize = t.np_dtype.itemsize if t.np_dtype is not None else 1
+        check_layout(param, t, info.ptr, itemsize, info.shape, info.strides, written)
     if kind == "pointer":
         if not info.contiguous:
             raise error("launch-array-contiguous", param=param, type=t.__name__)
@@ -590,6 +595,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
     if _CONTIGUOUS is None:
         _CONTIGUOUS = _contiguous_attribute()
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
+    written = kcompile.transpiled(inst).written
     env = {
         "_cupy_ndarray": cupy.ndarray,
         "_torch_tensor": torch_tensor,
@@ -666,7 +672,9 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             continue
         kind = "pointer" if info.kind == "pointer" else ("array", spec.ndim)
         align = alignment.get(info.name, 1)
-        env[f"_array{i}"] = _bind_array(check_array, info.name, kind, t, device, align)
+        env[f"_array{i}"] = _bind_array(
+            check_array, info.name, kind, t, device, align, info.name in written
+        )
         if info.kind == "array":
             if torch is not None:
                 lines.append(
@@ -735,8 +743,8 @@ def _bind(fn, *bound):
     return lambda value: fn(*bound, value)
 
 
-def _bind_array(fn, param, kind, t, device, align):
-    return lambda value: fn(param, kind, t, value, device, align)
+def _bind_array(fn, param, kind, t, device, align, written):
+    return lambda value: fn(param, kind, t, value, device, align, written)
 
 
 def _torch_dtypes():

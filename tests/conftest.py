@@ -29,6 +29,7 @@ def pytest_addoption(parser):
         "--fuzz-examples",
         type=int,
         default=None,
-        help="random kernels (valid and invalid) the fuzz tests try, each "
-        "(default: a short run; the long run is -m fuzz --fuzz-examples=20000)",
+        help="valid random kernels the fuzz tests run (and a quarter as many "
+        "invalid ones; any N also checks all of the GPU fuzzer's kernels on the "
+        "CPU); default: a short run; the long run is -m fuzz --fuzz-examples=20000",
     )

@@ -64,6 +64,39 @@ def test_a_read_only_output_array_is_a_launch_error(tmp_path):
     assert info.value.code == "E461" and "'out'" in info.value.message
 
 
+def test_a_written_array_with_a_zero_stride_is_refused(tmp_path):
+    """Several elements that are one location (a writable broadcast view)
+    would race on the GPU: refused for a parameter the kernel writes (E815),
+    accepted for one it only reads."""
+    k = _kernel(
+        tmp_path,
+        "i = thread_idx.x\nif i < a.shape[1]:\n    a[1, i] = b[1, i] + Float32(1)",
+        "a: kdsl.Array[Float32, 2], b: kdsl.Array[Float32, 2]",
+    )
+    row = np.zeros(4, np.float32)
+    shared = np.lib.stride_tricks.as_strided(row, (3, 4), (0, 4), writeable=True)
+    with pytest.raises(kdsl.DSLError) as info:
+        k.interpret[1, 4](shared, np.zeros((3, 4), np.float32))
+    assert info.value.code == "E815" and "'a'" in info.value.message
+    assert "(0, 4)" in info.value.message and (row == 0).all()
+    out = np.zeros((3, 4), np.float32)
+    k.interpret[1, 4](out, np.broadcast_to(np.arange(4, dtype=np.float32), (3, 4)))
+    assert out[1].tolist() == [1, 2, 3, 4]
+
+
+def test_an_array_that_starts_between_elements_is_refused(tmp_path):
+    """The GPU cannot load a float32 at an odd address (E816)."""
+    k = _kernel(tmp_path, "out[0] = x[0]", "x: Pointer[Float32], out: Pointer[Float32]")
+    raw = np.zeros(20, np.uint8)
+    x = raw[2:18].view(np.float32)  # numpy allows it (flags.aligned is off)
+    with pytest.raises(kdsl.DSLError) as info:
+        k.interpret[1, 1](x, np.zeros(1, np.float32))
+    assert info.value.code == "E816" and "'x'" in info.value.message
+    out = np.zeros(1, np.float32)
+    k.interpret[1, 1](raw[4:20].view(np.float32), out)
+    assert out[0] == 0.0
+
+
 @pytest.mark.parametrize("value", [1e300, -1e39, 10**400, 2**128])
 def test_an_out_of_range_float_scalar_is_refused(tmp_path, value):
     k = _kernel(tmp_path, "out[0] = s", "out: Pointer[Float32], s: Float32")

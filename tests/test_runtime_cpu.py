@@ -51,6 +51,11 @@ def strided(a: Array[D, 2], n: Int32):
 
 
 @kdsl.kernel
+def broadcast_reader(a: Array[Float32, 2], out: Pointer[Float32]):
+    out[0] = a[1, 1]
+
+
+@kdsl.kernel
 def vector_param(out: Pointer[kdsl.Float32x4], n: Int32):
     if thread_idx.x < n:
         out[0] = out[0]
@@ -168,6 +173,7 @@ def gpu(tmp_path, monkeypatch):
         cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor", blocks_per_sm
     )
     kernels = (scaled, no_dtype_params, strided, vector_param, float_scalar)
+    kernels += (broadcast_reader,)
     extra = (grid_synced, checked, staged, bounded, biased, blocked, takes_map)
     for k in kernels + extra:
         for attr in ("_instances", "_plans", "_launchers"):
@@ -540,6 +546,35 @@ def test_byte_strides_that_are_not_whole_elements_are_not_contiguous(gpu):
         kdsl.DSLError, match="'out' is a Pointer and needs a contiguous"
     ):
         inst[1, 16](CAI((4,), strides=(6,)), 16)
+    assert not gpu.log
+
+
+def test_a_written_array_with_a_zero_stride_is_refused(gpu):
+    """A broadcast view's elements are one location: threads writing them
+    would race (E815); a kernel that only reads it launches."""
+    a = device_array(16)
+    shared = cupy.ndarray((4, 4), np.float32, memptr=a.data, strides=(0, 4))
+    with pytest.raises(kdsl.DSLError) as info:
+        strided[1, 16](shared, 16)
+    assert info.value.code == "E815" and "(0, 1)" in info.value.message
+    assert not gpu.log
+    broadcast_reader[1, 1](shared, device_array(1))
+    ptr, *rest, out = gpu.log[-1][1]
+    assert [int(v) for v in rest] == [4, 4, 0, 1]
+
+
+@pytest.mark.parametrize("kernel", ["pointer", "array"])
+def test_an_array_that_starts_between_elements_is_refused(gpu, kernel):
+    """The GPU cannot load a float32 at an odd address (E816): the thorough
+    path checks it (the fast path takes CuPy arrays and tensors, which
+    their libraries keep aligned, unchecked)."""
+    with pytest.raises(kdsl.DSLError) as info:
+        if kernel == "pointer":
+            scaled.dispatch("f32")[1, 16](CAI((4,), ptr=0x10002), 16)
+        else:
+            odd = cupy.ndarray((2, 2), np.float32, memptr=device_array(8).data + 2)
+            strided[1, 16](odd, 16)
+    assert info.value.code == "E816" and "0x10002" in info.value.message
     assert not gpu.log
 
 

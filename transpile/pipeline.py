@@ -66,6 +66,7 @@ class Transpiled:
     cooperative: bool = False  # launch cooperatively (every block resident)
     assertions: tuple = ()  # (span, message) of each assertion (Lowered)
     arch: str | None = None  # the architecture it needs ("sm_90a"), or None
+    written: tuple = ()  # the pointer and array parameters it may store to
 
 
 class Compilation:
@@ -118,6 +119,7 @@ class Compilation:
             lowered.cooperative,
             lowered.assertions,
             lowered.arch,
+            lowered.written,
         )
 
 

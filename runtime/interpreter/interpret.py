@@ -31,6 +31,7 @@ from kdsl.runtime.checks import (
     MAX_SHARED_MEM,
     MAX_THREADS,
     check_block,
+    check_layout,
     check_launch_bounds,
     check_shared_mem,
     dim3,
@@ -81,8 +82,12 @@ def bind_arguments(kernel, inst, kernel_ir, args):
                 type=t.__name__,
                 itemsize=host.itemsize,
             )
-        if info.name in inst.lowered.written and not host.flags.writeable:
+        written = info.name in inst.lowered.written
+        if written and not host.flags.writeable:
             raise error("launch-read-only", param=info.name)
+        check_layout(
+            info.name, t, address, host.itemsize, host.shape, host.strides, written
+        )
         if info.kind == "pointer":
             if not host.flags.c_contiguous:
                 raise error("launch-array-contiguous", param=info.name, type=t.__name__)

@@ -52,7 +52,7 @@ def test_the_source_reuses_the_lowered_ir(monkeypatch):
     assert c.source() is source and c.lowered is ir_first
     assert c.source(line_directives=True) != source
     assert calls == {"lower": 1, "render": 2}
-    assert c.transpiled() == pipeline.Transpiled(source, {"x": 16})
+    assert c.transpiled() == pipeline.Transpiled(source, {"x": 16}, written=("x",))
 
 
 @kdsl.kernel
