@@ -60,7 +60,27 @@ def prepared(tmp_path_factory):
             os.environ["KDSL_CACHE_DIR"] = before
 
 
-@pytest.mark.parametrize("seed", gen.GPU_SEEDS)
+# Miscompiles the first 2,000-kernel run found (H200, NVRTC 13.0, 2026-12-01);
+# strict: when a fix lands these pass, and the marks must go.
+KNOWN = {
+    700890: "ptxas drops the 16-bit sign extension after a negation: abs of "
+    "Int16(-32768), widened to Int64, reads +32768 (tests/test_sass.py, "
+    "test_int16_negation_is_sign_extended_again)",
+    700255: "a BFloat16 from an Int32 0/1 comparison result (x == x for x = inf, "
+    ".to(Int32).to(BFloat16)) stored 0x0001 instead of 0x3F80; not reduced yet",
+}
+
+
+def _seeds():
+    for seed in gen.GPU_SEEDS:
+        if seed in KNOWN:
+            mark = pytest.mark.xfail(reason=KNOWN[seed], strict=True)
+            yield pytest.param(seed, marks=mark)
+        else:
+            yield seed
+
+
+@pytest.mark.parametrize("seed", _seeds())
 def test_random_kernel_on_the_gpu(prepared, seed):
     folder, results = prepared
     interpreted, err = results[seed]
