@@ -57,6 +57,7 @@ def test_the_disk_cache_keeps_the_arch():
         "cooperative": t.cooperative,
         "arch": t.arch,
         "assertions": [],
+        "written": list(t.written),
     }
     assert kcompile._decode_transpiled(json.dumps(data).encode()).arch == "sm_90a"
 
