@@ -285,24 +285,29 @@ def test_stencil_lines_fit_in_100_columns():
 @kdsl.kernel
 def neg16(x: kdsl.Pointer[kdsl.Int16], out: kdsl.Pointer[kdsl.Int64]):
     out[0] = (-x[0]).to(kdsl.Int64)
+    out[1] = abs(x[1]).to(kdsl.Int64)
+    out[2] = (x[2] * kdsl.Int16(-1)).to(kdsl.Int64)
+    out[3] = (kdsl.Int16(0) - x[3]).to(kdsl.Int64)
+    out[4] = (x[4] // kdsl.Int16(-1)).to(kdsl.Int64)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ptxas (CUDA 13.0) keeps -x of an Int16 in a 32-bit register without "
-    "sign-extending it again: Int16(-32768) negated and widened reads +32768 on "
-    "the GPU (the GPU fuzzer, seed 700890); kdsl has no workaround yet",
-)
-def test_int16_negation_is_sign_extended_again():
-    """A negation (or abs, or * -1: LLVM makes them neg.s16/abs.s16) of an
-    Int16 widened to Int64 must sign-extend from bit 15 after the negation:
-    -(-32768) wraps to -32768 in 16 bits."""
+def test_int16_negations_are_sign_extended_again():
+    """-x, abs, x * -1, 0 - x and x // -1 of an Int16, widened to Int64: NVRTC
+    makes each a 16-bit negation (PTX neg.s16/abs.s16), which ptxas computes
+    in a 32-bit register; without kdsl::i16 it then widened that register as
+    it was, so Int16(-32768) negated read +32768 on an H200 (the GPU fuzzer,
+    seed 700890). Each store must sign-extend from bit 15 after its
+    negation."""
     ins = sass_of(neg16.dispatch()).instructions
-    at = next(i for i, s in enumerate(ins) if s.startswith("IMAD.MOV") and "-R" in s)
-    store = next(i for i, s in enumerate(ins) if s.startswith("STG"))
-    between = ins[at + 1 : store]
-    # a sign extension from 16 bits: PRMT's sign-replicating selector, SGXT or I2I
-    assert any(
-        ("PRMT" in s and "0x9910" in s) or s.startswith(("SGXT", "I2I"))
-        for s in between
-    ), "\n".join(ins[at : store + 1])
+    stores = [i for i, s in enumerate(ins) if s.startswith("STG")]
+    assert len(stores) == 5
+    start = 0
+    for store in stores:
+        part = ins[start:store]
+        negations = [
+            i for i, s in enumerate(part) if s.startswith("IABS") or ", -R" in s
+        ]
+        assert negations, "\n".join(part)
+        after = part[negations[-1] + 1 :]
+        assert any("PRMT" in s and "0x9910" in s for s in after), "\n".join(part)
+        start = store + 1

@@ -56,6 +56,7 @@ from kdsl.transpile.core.types import (
     Float32,
     Float64,
     Int4,
+    Int16,
     Int128,
     NumericMeta,
     Uint16,
@@ -270,6 +271,9 @@ _SIGNED_WIDE = {
 }
 _UNSIGNED_WIDE = {**_INT_COMMON, **{op: _infix(op) for op in "+-*"}}
 _SMALL = {**_INT_COMMON, **{op: _cast_back(op) for op in "+-*&|^"}}
+# Int16 differences and products through kdsl::i16 (core.h): NVRTC makes
+# 0 - x and x * -1 16-bit negations, which ptxas widens wrongly at -32768.
+_INT16 = {**_SMALL, **{op: _cast_back(op, "kdsl::i16") for op in "-*"}}
 _INT4 = {
     **_SMALL,
     **{op: _cast_back(op, "kdsl::i4") for op in "+-*"},
@@ -304,6 +308,8 @@ def _binary_table(t) -> dict:
     if family == "small":
         if t is Uint16:  # uint16_t * uint16_t overflows int
             return {**_SMALL, "*": _call("mul")}
+        if t is Int16:  # 0 - x, x * -1: see kdsl::i16 in the prelude
+            return _INT16
         return _SMALL
     if family in ("int", "i128"):
         return _SIGNED_WIDE if t.signed else _UNSIGNED_WIDE
@@ -367,6 +373,8 @@ def _unary_table(t) -> dict:
         return UNARY[family]
     if family == "small":
         table = {"-": Form("{c}(-{pa})"), "~": Form("{c}(~{pa})")}
+        if t is Int16:  # see kdsl::i16 in the prelude
+            table["-"] = Form("kdsl::i16(-{pa})")
     elif t.signed:
         table = {"-": Form("kdsl::neg({a})"), "~": _prefix("~")}
     else:

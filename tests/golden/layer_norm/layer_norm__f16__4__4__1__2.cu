@@ -68,7 +68,29 @@ __device__ __forceinline__ int8_t i4(T x)
     return (int8_t)((int)(((unsigned int)x & 15u) ^ 8u) - 8);
 }
 
+// An Int16 result that may be a negation (-x, 0 - x, x * -1, abs, x // -1),
+// made in 32 bits and truncated where the compiler cannot see it: NVRTC 13.0
+// turns a 16-bit negation into PTX neg.s16/abs.s16, and ptxas then widens
+// -(-32768) as +32768 (docs/reliability.md, "Known GPU miscompiles").  The
+// empty asm emits nothing.
+__device__ __forceinline__ int16_t i16(int32_t r)
+{
+    asm("" : "+r"(r));
+    return (int16_t)r;
+}
+
 namespace detail {
+
+// -a, wrapping, for a signed T (Int16: through i16, see above).
+template <typename T, typename U>
+__device__ __forceinline__ T negate(T a)
+{
+    if constexpr (sizeof(T) == 2) {
+        return i16(-(int32_t)a);
+    } else {
+        return (T)(U(0) - U(a));
+    }
+}
 
 template <typename T, typename U>
 __device__ __forceinline__ T floordiv_signed(T a, T b)
@@ -77,7 +99,7 @@ __device__ __forceinline__ T floordiv_signed(T a, T b)
         return 0;
     }
     if (b == -1) {
-        return (T)(U(0) - U(a));  // MIN // -1 wraps to MIN
+        return negate<T, U>(a);  // MIN // -1 wraps to MIN
     }
     T q = (T)(a / b);
     if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) {
@@ -220,7 +242,7 @@ __device__ __forceinline__ T clamp(T x, T lo, T hi)
     __device__ __forceinline__ T shl(T a, T n) { return detail::shl<T, U, W>(a, n); }               \
     __device__ __forceinline__ T shr(T a, T n) { return detail::shr_signed<T, U, W>(a, n); }        \
     __device__ __forceinline__ T pow(T a, T n) { return detail::pow_signed<T, POW_U>(a, n); }       \
-    __device__ __forceinline__ T abs(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }
+    __device__ __forceinline__ T abs(T a) { return a < 0 ? detail::negate<T, U>(a) : a; }
 
 // floordiv, mod, shl, shr and pow of an unsigned T.
 #define KDSL_UNSIGNED_OPS(T, W, POW_U)                                                          \
