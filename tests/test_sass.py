@@ -1,6 +1,8 @@
 """Speed guards read from the SASS (tests/sass.py), no GPU needed: the
 properties that make the examples fast (docs in each example's docstring)."""
 
+import re
+
 import pytest
 
 import kdsl
@@ -311,3 +313,33 @@ def test_int16_negations_are_sign_extended_again():
         after = part[negations[-1] + 1 :]
         assert any("PRMT" in s and "0x9910" in s for s in after), "\n".join(part)
         start = store + 1
+
+
+@kdsl.kernel
+def int_to_bf16_bits(
+    xf: kdsl.Pointer[kdsl.Float64],
+    xi: kdsl.Pointer[kdsl.Int64],
+    out: kdsl.Pointer[kdsl.Uint64],
+    n: kdsl.Int32,
+):
+    v = xf[0].to(kdsl.BFloat16)
+    u = xi[1].to(kdsl.Uint8)
+    if v >= u and n != 2:
+        one = (v == v).to(kdsl.Int32).to(kdsl.BFloat16)
+        out[0] = one.bitcast(kdsl.Uint16).to(kdsl.Uint64)
+    else:
+        out[0] = xi[2].to(kdsl.Int16).bitcast(kdsl.Uint16).to(kdsl.Uint64)
+
+
+def test_an_int_to_bfloat16_conversion_stays_in_a_predicated_branch():
+    """The reduced kernel of the GPU fuzzer's seed 700255: ptxas (CUDA 13.0)
+    dropped CUDA's direct Int32 -> BFloat16 conversion (PTX cvt.rn.bf16.s32)
+    of the 0/1 select in the predicated branch and stored the integer (the
+    H200 stored 0x0001 for 1.0); kdsl converts through Float64 (exact, one
+    rounding), and the conversion must be there between the comparison and
+    the store."""
+    ins = sass_of(int_to_bf16_bits.dispatch()).instructions
+    compare = next(i for i, s in enumerate(ins) if "HSETP2" in s and ".NEU" in s)
+    store = next(i for i, s in enumerate(ins) if s.startswith("STG"))
+    converts = r"^(@!?P\d )?(I2F|F2F|F2FP)\.BF16"
+    assert any(re.match(converts, s) for s in ins[compare:store]), "\n".join(ins)

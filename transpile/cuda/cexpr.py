@@ -478,9 +478,16 @@ def _to_half(src, dst, a: str) -> str:
     family = _family(src)
     if family == "i128":
         return f"kdsl::to_{dst.short}({a})"
-    if family == "bool":
-        return f"__ushort2{h}_rn({a})"
-    if family in ("i4", "small", "int"):
+    # Integers of up to 32 bits go through float (up to 16 bits) or double
+    # (32), exactly, then round once: ptxas (CUDA 13.0) drops CUDA's direct
+    # int -> half conversions (cvt.rn.f16/bf16.s32 ...) of a 0/1 select
+    # whose bits a predicated branch stores (docs/reliability.md, "Known GPU
+    # miscompiles").
+    if family == "bool" or family in ("i4", "small"):
+        return f"__float2{h}_rn(float({a}))"
+    if family == "int" and src.width == 32:
+        return f"__double2{h}(double({a}))"
+    if family == "int":
         return f"__{_HALF_FROM_INT[src.signed, src.width]}2{h}_rn({a})"
     if family == "f32":
         return f"__float2{h}_rn({a})"
