@@ -657,11 +657,11 @@ def sgemm_vec(be, t, rng):
 
 def sgemm_warp(be, t, rng):
     """Whole tiles only (launch_sgemm checks). The interpreter (tens of
-    seconds a case, so one): UNROLL = 2 over an odd number of k tiles; the GPU: every configuration, ones
-    that spill too, a ragged last group (8 row tiles, GROUP = 3), several
-    column tiles."""
+    seconds a case, so one): UNROLL = 2 over an odd number of k tiles; the
+    GPU: every configuration, ones that spill too, a ragged last group (8
+    row tiles, GROUP = 3), several column tiles."""
     mod = EX["matmul"]
-    if be.small:  # UNROLL = 2 with an odd and an even number of k tiles
+    if be.small:  # UNROLL = 2 over an odd number of k tiles (3)
         cases = [(128, 128, 48, 128, 16, 8, 2)]
     else:
         configs = mod.WARP_CONFIGS + [(128, 8, 8, 2), (256, 16, 8, 1), (128, 16, 3, 2)]

@@ -104,26 +104,28 @@ def _statement(lw, entry, operands=(), options=()):
 
 
 # -- lowering ---------------------------------------------------------------------
-def _lower_init(lw, entry, args, kwargs):
-    want_args(entry, args, 3)
-    bars, index, count = args
-    address = _barrier(lw, entry, bars, index)
-    lw.mark_written(bars)
-    _statement(lw, entry, (address, _integer(lw, entry, count, "the arrival count")))
+def _lower_counted(what: str):
+    """The lowering of a built-in taking (bars, index, an integer ``what``)
+    that writes the barrier: mbarrier_init, mbarrier_arrive_expect_tx."""
+
+    def lower(lw, entry, args, kwargs):
+        want_args(entry, args, 3)
+        bars, index, value = args
+        address = _barrier(lw, entry, bars, index)
+        lw.mark_written(bars)
+        _statement(lw, entry, (address, _integer(lw, entry, value, what)))
+
+    return lower
+
+
+_lower_init = _lower_counted("the arrival count")
+_lower_expect_tx = _lower_counted("the byte count")
 
 
 def _lower_arrive(lw, entry, args, kwargs):
     want_args(entry, args, 2)
     lw.mark_written(args[0])
     _statement(lw, entry, (_barrier(lw, entry, *args),))
-
-
-def _lower_expect_tx(lw, entry, args, kwargs):
-    want_args(entry, args, 3)
-    bars, index, nbytes = args
-    address = _barrier(lw, entry, bars, index)
-    lw.mark_written(bars)
-    _statement(lw, entry, (address, _integer(lw, entry, nbytes, "the byte count")))
 
 
 def _lower_wait(lw, entry, args, kwargs):
