@@ -133,8 +133,8 @@ class Launcher:
                         launch, block = self.plans.get(
                             self._keyed(dt, device, args, constexprs), (None, None)
                         )
-                    except TypeError:  # an unhashable value: the thorough path
-                        launch = None
+                    except (TypeError, IndexError):  # unhashable, or too few
+                        launch = None  # arguments: the thorough path says so
                 else:
                     last_dt, last_device, launch = self.last
                     if dt is not last_dt or device != last_device:

@@ -311,6 +311,14 @@ def test_keyed_fast_path_tells_true_from_1_and_minus_zero_from_zero(gpu):
         launcher(x, 16, F=1)
 
 
+def test_too_few_arguments_with_optional_pointers_is_a_kdsl_error(gpu):
+    out, bias = device_array(16), device_array(16, ptr=0x20000)
+    launcher = biased[1, 16]
+    launcher(out, bias, 16)  # a plan: the next launch looks in the keyed table
+    with pytest.raises(kdsl.DSLError):
+        launcher(out)
+
+
 def test_a_block_that_follows_a_keyword_takes_the_fast_path(gpu, monkeypatch):
     x = device_array(256)
     launcher = blocked[2]  # block="BLOCK": the block is each instance's BLOCK
