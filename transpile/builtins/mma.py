@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from kdsl.transpile import ir
-from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.builtins.registry import emit_statement, register, want_args
 from kdsl.transpile.core import arith, lanes
 from kdsl.transpile.core.types import (
     BFloat16,
@@ -502,8 +502,7 @@ def _cp_async(t, call, args, mask):
 
 
 def _lower_statement(lw, entry, args, kwargs, operands=()):
-    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands)))
-    return None
+    emit_statement(lw, entry, operands)
 
 
 def _lower_commit(lw, entry, args, kwargs):

@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
+from kdsl.transpile import ir
 from kdsl.transpile.errors import error
 
 
@@ -271,6 +272,11 @@ def check_keywords(entry: Builtin, kwargs) -> None:
             keyword=unknown[0],
             accepts=takes,
         )
+
+
+def emit_statement(lw, entry: Builtin, operands=(), options=()) -> None:
+    """Lower a call of ``entry`` that returns nothing: one statement."""
+    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, tuple(operands), options)))
 
 
 def lower_call(lw, entry: Builtin, args, kwargs):

@@ -34,7 +34,7 @@ interpreter runs a block's threads in lock-step phases.  Each entry's
 from __future__ import annotations
 
 from kdsl.transpile import ir
-from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.builtins.registry import emit_statement, register, want_args
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import Int64, Int32, Numeric, Uint32, Uint64
 from kdsl.transpile.errors import DSLError, error
@@ -99,10 +99,6 @@ def _box(lw, entry, tile, index):
     return ir.Address(ir.PointerType(elem, space="shared"), base, flat)
 
 
-def _statement(lw, entry, operands=(), options=()):
-    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands, options=options)))
-
-
 # -- lowering ---------------------------------------------------------------------
 def _lower_counted(what: str):
     """The lowering of a built-in taking (bars, index, an integer ``what``)
@@ -113,7 +109,7 @@ def _lower_counted(what: str):
         bars, index, value = args
         address = _barrier(lw, entry, bars, index)
         lw.mark_written(bars)
-        _statement(lw, entry, (address, _integer(lw, entry, value, what)))
+        emit_statement(lw, entry, (address, _integer(lw, entry, value, what)))
 
     return lower
 
@@ -125,19 +121,21 @@ _lower_expect_tx = _lower_counted("the byte count")
 def _lower_arrive(lw, entry, args, kwargs):
     want_args(entry, args, 2)
     lw.mark_written(args[0])
-    _statement(lw, entry, (_barrier(lw, entry, *args),))
+    emit_statement(lw, entry, (_barrier(lw, entry, *args),))
 
 
 def _lower_wait(lw, entry, args, kwargs):
     want_args(entry, args, 3)
     bars, index, parity = args
     address = _barrier(lw, entry, bars, index)
-    _statement(lw, entry, (address, _integer(lw, entry, parity, "the parity", Uint32)))
+    emit_statement(
+        lw, entry, (address, _integer(lw, entry, parity, "the parity", Uint32))
+    )
 
 
 def _lower_fence(lw, entry, args, kwargs):
     want_args(entry, args, 0)
-    _statement(lw, entry)
+    emit_statement(lw, entry)
 
 
 def _lower_load(lw, entry, args, kwargs):
@@ -149,7 +147,7 @@ def _lower_load(lw, entry, args, kwargs):
     bar = _barrier(lw, entry, bars, bar_index)
     lw.mark_written(tile)
     lw.mark_written(bars)
-    _statement(lw, entry, (dst, expr, x, y, bar))
+    emit_statement(lw, entry, (dst, expr, x, y, bar))
 
 
 def _lower_store(lw, entry, args, kwargs):
@@ -158,7 +156,7 @@ def _lower_store(lw, entry, args, kwargs):
     expr = _tensor_map(lw, entry, tmap)
     x, y = _coords(lw, entry, coords)
     src = _box(lw, entry, tile, index)
-    _statement(lw, entry, (expr, x, y, src))
+    emit_statement(lw, entry, (expr, x, y, src))
 
 
 def _lower_store_wait(lw, entry, args, kwargs):
@@ -169,7 +167,7 @@ def _lower_store_wait(lw, entry, args, kwargs):
         n = None
     if n is None or not 0 <= n <= 7:
         raise error("cp-async-wait", callee=entry.spelled, got=lw.describe(args[0]))
-    _statement(lw, entry, (), (("n", n),))
+    emit_statement(lw, entry, (), (("n", n),))
 
 
 # -- rendering ----------------------------------------------------------------------

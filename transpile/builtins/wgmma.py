@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from kdsl.transpile import ir
-from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.builtins.registry import emit_statement, register, want_args
 from kdsl.transpile.core.types import BFloat16, Boolean, Float16, Float32, Uint64
 from kdsl.transpile.errors import DSLError, error
 
@@ -322,13 +322,9 @@ def _render_mma(r, call, args):
     return f"kdsl::wgmma_m64n{o['n']}k16_f32_{o['dtype']}({a}, {b}, {c}, {scale})"
 
 
-def _lower_statement(lw, entry, operands=(), options=()):
-    lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands, options=options)))
-
-
 def _lower_fence(lw, entry, args, kwargs):
     want_args(entry, args, 0)
-    _lower_statement(lw, entry)
+    emit_statement(lw, entry)
 
 
 def _lower_wait(lw, entry, args, kwargs):
@@ -344,7 +340,7 @@ def _lower_wait(lw, entry, args, kwargs):
     if len(args) == 2:
         address, width = _accumulator(lw, entry, args[1])
         operands, options = (address,), options + (("count", width // 2),)
-    _lower_statement(lw, entry, operands, options)
+    emit_statement(lw, entry, operands, options)
 
 
 def _render_wait(r, call, args):
@@ -362,7 +358,7 @@ def _lower_setmaxnreg(lw, entry, args, kwargs):
     n = lw.static_integer(args[0], f"{entry.spelled}(n)")
     if not (24 <= n <= 256 and n % 8 == 0) or not isinstance(inc, bool):
         raise error("setmaxnreg-count", callee=entry.spelled, got=f"{n}, inc={inc!r}")
-    _lower_statement(lw, entry, (), (("n", n), ("inc", inc)))
+    emit_statement(lw, entry, (), (("n", n), ("inc", inc)))
 
 
 def _render_setmaxnreg(r, call, args):
@@ -448,13 +444,6 @@ def _interpret_mma(t, call, args, mask):
         full[threads] = d[row, col].astype(np.float32)
     for i in range(n // 2):
         acc.mem.data[addr[where] + i] = full[where, i]
-
-
-def _gpu_only(what):
-    def interpret(t, call, args, mask):
-        t.gpu_only(call, what)
-
-    return interpret
 
 
 _SM90A = "(sm_90a: the instance compiles for it and runs on compute capability 9.0)"
