@@ -75,6 +75,21 @@ def block_max(scratch, v):
 
 
 # -- host-side helpers shared by the examples' launch functions --------------
+_MULTIPROCESSORS: dict = {}  # device -> its count (CuPy's attributes are slow)
+
+
+def multiprocessors() -> int:
+    """The current GPU's streaming multiprocessors (132 on an H200): the
+    size of a persistent grid."""
+    import cupy
+
+    device = cupy.cuda.runtime.getDevice()
+    if device not in _MULTIPROCESSORS:
+        attributes = cupy.cuda.Device(device).attributes
+        _MULTIPROCESSORS[device] = attributes["MultiProcessorCount"]
+    return _MULTIPROCESSORS[device]
+
+
 def itemsize(a) -> int:
     """Bytes per element of a numpy/CuPy array or a PyTorch tensor."""
     size = getattr(a, "itemsize", None)

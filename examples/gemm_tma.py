@@ -43,9 +43,16 @@ tiles live in dynamic shared memory, ``shared_mem(BN, STAGES)`` bytes a
 block; the autotuner launches each configuration with its own.
 """
 
-import functools
+import sys
+from pathlib import Path
+
+# the siblings (block_reduce.py ...) import by name however this file is
+# loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
+from block_reduce import multiprocessors
 from kdsl import (
     Constexpr,
     Float32,
@@ -284,20 +291,6 @@ def gemm(a, bt, c, maps=None):
     tuned = gemm_tuned if whole_tiles(M, N, K) else gemm_edge
     launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, M, N, K, shared_mem=config_shared_mem)
-
-
-@functools.lru_cache(maxsize=None)
-def _multiprocessors(device: int) -> int:
-    import cupy
-
-    return cupy.cuda.Device(device).attributes["MultiProcessorCount"]
-
-
-def multiprocessors() -> int:
-    """The current GPU's streaming multiprocessors (132 on an H200)."""
-    import cupy
-
-    return _multiprocessors(cupy.cuda.runtime.getDevice())
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_max, block_sum, itemsize
+from block_reduce import block_max, block_sum, itemsize, multiprocessors
 from kdsl import Constexpr, Float32, Int32, Pointer, Uint32, Vector, block_idx, grid_dim
 from kdsl import thread_idx
 
@@ -166,7 +166,7 @@ def _workspace(interpret: bool):
     else:
         import cupy as xp
 
-        where, cap = xp.cuda.runtime.getDevice(), _sms() * BLOCKS_PER_SM
+        where, cap = xp.cuda.runtime.getDevice(), multiprocessors() * BLOCKS_PER_SM
     if where not in _WORKSPACE:
         _WORKSPACE[where] = (
             xp.zeros(cap, dtype=xp.float32),
@@ -175,16 +175,10 @@ def _workspace(interpret: bool):
     return _WORKSPACE[where]
 
 
-def _sms() -> int:
-    import cupy
-
-    return cupy.cuda.Device().attributes["MultiProcessorCount"]
-
-
 def _grid(n: int, vec: int, interpret: bool) -> int:
     per_block = WARPS * 32 * vec * UNROLL
     wanted = max(1, (n + per_block - 1) // per_block)
-    return min(wanted, 4 if interpret else _sms() * BLOCKS_PER_SM)
+    return min(wanted, 4 if interpret else multiprocessors() * BLOCKS_PER_SM)
 
 
 def _launch(kernel, x, out, interpret):
