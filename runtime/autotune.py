@@ -40,7 +40,7 @@ from kdsl.runtime import cache
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime.benchmark import Bench
 from kdsl.runtime.kernel import Kernel
-from kdsl.runtime.launch import INTERCEPT
+from kdsl.runtime.launch import INTERCEPT, launch_config
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
 
@@ -204,14 +204,10 @@ class Autotuned:
     def _grid_block(self, config, how: str) -> tuple:
         """``(grid, block)`` of ``tuned[config]``; block None for a grid-only
         launch, which the kernel's ``block=`` must allow."""
+        grid, block, _ = launch_config(self.kernel, config, None, how)
         if isinstance(config, tuple) and len(config) == 2:
-            return config
-        if self.kernel.block_option is None:
-            if isinstance(config, tuple) and len(config) != 1:
-                raise error("launch-syntax", name=self.name, how=how)
-            raise error("launch-block-undeclared", kernel=self.name, how=how)
-        grid = config[0] if isinstance(config, tuple) and len(config) == 1 else config
-        return grid, None
+            return grid, block
+        return grid, None  # each config's block: the kernel's
 
     @property
     def interpret(self):
