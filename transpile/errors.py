@@ -1330,7 +1330,8 @@ register(
         "wgmma-descriptor",
         "E810",
         DSLTypeError,
-        "{callee} reads A and B through 64-bit matrix descriptors (Uint64, from "
+        "{callee} reads B, and A unless A is this thread's fragment of it (a "
+        "{fragment}), through 64-bit matrix descriptors (Uint64, from "
         "kdsl.wgmma_desc); got {got}",
     ),
     (
@@ -1354,6 +1355,14 @@ register(
         DSLValueError,
         "{callee}(n) takes a compile-time integer 0 … 7 (the wgmma groups that "
         "may still be pending), got {got}",
+    ),
+    (
+        "wgmma-trans-b",
+        "E848",
+        DSLValueError,
+        "{callee}(..., trans_b=) takes True (B MN-major: its K x N tile stored "
+        "row by row) or False (K-major, the default), known at compile time; got "
+        "{got}",
     ),
     (
         "setmaxnreg-count",

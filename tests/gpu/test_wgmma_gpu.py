@@ -63,6 +63,32 @@ def test_one_warpgroup_tile_matches_numpy(dtype, n, acc):
     assert (np.abs(got - want) <= bound + 1e-30).all()
 
 
+@pytest.mark.parametrize(
+    "trans, n", [(True, 64), (True, 128), (True, 256), (False, 8), (False, 256)]
+)
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_register_a_and_mn_major_b_match_numpy(dtype, trans, n):
+    """wgmma_tile_rs: A's fragments from registers (wgmma.a_fragment_layout)
+    and B MN-major (trans_b, the leading byte offset between 64-column
+    blocks) or K-major."""
+    import torch
+
+    rng = np.random.default_rng(n)
+    t = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    a = torch.tensor(rng.uniform(-1, 1, (64, W.K)), dtype=t)
+    b = torch.tensor(rng.uniform(-1, 1, (W.K, n)), dtype=t)
+    given = b if trans else b.t().contiguous()
+    out = cp.full(128 * n // 2, cp.nan, cp.float32)
+    W.wgmma_tile_rs[1, 128](
+        a.cuda(), given.cuda(), out, N=n, TRANS_B=trans, shared_mem=W.shared_mem_rs(n)
+    )
+    got = W.unfragment(cp.asnumpy(out), n)
+    a64, b64 = a.double().numpy(), b.double().numpy()
+    bound = 2.0**-20 * (np.abs(a64) @ np.abs(b64))
+    assert not np.isnan(got).any()
+    assert (np.abs(got - a64 @ b64) <= bound + 1e-30).all()
+
+
 G = example_modules()["gemm_wgmma"]
 
 

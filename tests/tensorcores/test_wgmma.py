@@ -20,7 +20,14 @@ from kdsl.transpile.cli.work import instance_arch
 from examples_index import ROOT, example_modules
 from sass import sass_of
 import ml_dtypes
-from wgmma_kernels import random_inputs, shared_mem, unfragment, wgmma_tile
+from wgmma_kernels import (
+    random_inputs,
+    shared_mem,
+    shared_mem_rs,
+    unfragment,
+    wgmma_tile,
+    wgmma_tile_rs,
+)
 
 
 # -- the architecture --------------------------------------------------------------------
@@ -211,6 +218,61 @@ def test_the_interpreter_multiplies_a_warpgroup_tile(dtype, n, acc):
     for k0 in range(0, 64, 16):  # one rounding to f32 per k16 instruction
         d = (d + a64[:, k0 : k0 + 16] @ b64[k0 : k0 + 16]).astype(np.float32)
     np.testing.assert_allclose(got, d, rtol=0, atol=2e-6)
+
+
+RS_CASES = [(True, n) for n in (64, 128, 256)] + [(False, n) for n in (8, 64, 256)]
+
+
+@pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
+@pytest.mark.parametrize("trans, n", RS_CASES, ids=lambda v: str(v))
+def test_a_from_registers_and_an_mn_major_b_are_hgmma_operands(trans, n, dtype, hgmma):
+    sass = sass_of(wgmma_tile_rs.dispatch(dtype, N=n, TRANS_B=trans))
+    # A in registers (R.., not a descriptor); B's descriptor .tnspB if MN-major
+    tnsp = r"\.tnspB" if trans else ""
+    pattern = rf"^HGMMA\.64x{n}x16\.F32{hgmma} R\d+, R\d+, gdesc\[UR\d+\]{tnsp}, "
+    assert sass.count(pattern) == 4
+    assert sass.spills == 0
+
+
+def test_the_register_form_renders_as_an_overload():
+    source = wgmma_tile_rs.dispatch("bf16", N=64, TRANS_B=True).source
+    assert "kdsl::wgmma_m64n64k16_f32_bf16<1>(&acc[0], frag, db, false);" in (source)
+    plain_b = wgmma_tile_rs.dispatch("bf16", N=64, TRANS_B=False).source
+    assert "kdsl::wgmma_m64n64k16_f32_bf16(&acc[0], frag, db, false);" in (plain_b)
+
+
+@pytest.mark.parametrize("trans, n", RS_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_the_interpreter_multiplies_register_a_and_mn_major_b(dtype, trans, n):
+    """A's fragments from registers (wgmma.a_fragment_layout), B read
+    MN-major through the descriptor's leading and stride byte offsets (or
+    K-major), against numpy."""
+    np_dtype = np.dtype(ml_dtypes.bfloat16) if dtype == "bf16" else np.float16
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-1, 1, (64, 64)).astype(np_dtype)
+    b = rng.uniform(-1, 1, (64, n)).astype(np_dtype)
+    given = b if trans else np.ascontiguousarray(b.T)
+    out = np.full(128 * n // 2, np.nan, np.float32)
+    wgmma_tile_rs.interpret[1, 128](
+        a, given, out, N=n, TRANS_B=trans, shared_mem=shared_mem_rs(n)
+    )
+    d = np.zeros((64, n))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    for k0 in range(0, 64, 16):  # one rounding to f32 per k16 instruction
+        d = (d + a64[:, k0 : k0 + 16] @ b64[k0 : k0 + 16]).astype(np.float32)
+    np.testing.assert_array_equal(unfragment(out, n), d)
+
+
+def test_the_a_fragment_layout_covers_a_once_as_mma_a_fragments():
+    row, col = wgmma.a_fragment_layout()
+    seen = np.zeros((64, 16), int)
+    np.add.at(seen, (row, col), 1)
+    assert (seen == 1).all()
+    # and it is the accumulator's layout of 16 columns: an accumulator
+    # converted to 16 bits is an A fragment (attention's P)
+    acc_row, acc_col = wgmma.accumulator_layout(16)
+    np.testing.assert_array_equal(row, acc_row)
+    np.testing.assert_array_equal(col, acc_col)
 
 
 def test_the_interpreter_needs_a_dynamic_view_for_a_descriptor():

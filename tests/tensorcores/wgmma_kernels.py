@@ -78,3 +78,62 @@ def unfragment(out: np.ndarray, n: int) -> np.ndarray:
     d = np.full((64, n), np.nan)
     d[row, col] = out.reshape(128, n // 2)
     return d
+
+
+@kdsl.kernel(dtypes=["bf16", "f16"])
+def wgmma_tile_rs(
+    a: Pointer[T],
+    b: Pointer[T],
+    out: Pointer[Float32],
+    N: Constexpr[int] = 128,
+    TRANS_B: Constexpr[bool] = True,
+):
+    """The other operand forms: A (64 x 64, row-major) from registers, each
+    thread loading its fragments; B either (TRANS_B) a row-major 64 x N, copied
+    MN-major into shared memory (N // 64 blocks of 64 columns, row k of block
+    j at chunk (64 j + k) 8, 128-byte swizzled), or given as B^T (N x 64) and
+    copied K-major as in wgmma_tile."""
+    sb = kdsl.dynamic_shared_array(T.vec(8), N * 8)
+    acc = kdsl.local_array(Float32, (N // 2,))
+    tid = thread_idx.x
+    for p in kdsl.range_constexpr((N * 8 + 127) // 128):
+        chunk = p * 128 + tid
+        if chunk < N * 8:
+            if TRANS_B:  # chunk q of row k of B
+                k = chunk // (N // 8)
+                q = chunk % (N // 8)
+                dst = (q // 8 * 64 + k) * 8 + kdsl.swizzle(k, q % 8, 8)
+            else:  # chunk q of row r of B^T
+                r = chunk // 8
+                dst = r * 8 + kdsl.swizzle(r, chunk % 8, 8)
+            kdsl.cp_async(sb, dst, b.vec(8), chunk)
+    kdsl.cp_async_commit()
+    kdsl.cp_async_wait(0)
+    kdsl.fence_proxy_async()
+    kdsl.syncthreads()
+    # MN-major: 64 columns to a 128-byte row; the next 64 columns 64 rows on
+    db = kdsl.wgmma_desc(sb, 0, lbo=64 * 128 if TRANS_B else 16)
+    row = tid // 32 * 16 + tid % 32 // 4  # this thread's rows: row, row + 8
+    kdsl.wgmma_fence()
+    for kk in kdsl.range_constexpr(K // 16):
+        at = row * K + kk * 16 + tid % 4 * 2  # columns at, at + 1, at + 8, at + 9
+        frag = T.vec(8)(
+            a[at],
+            a[at + 1],
+            a[at + 8 * K],
+            a[at + 8 * K + 1],
+            a[at + 8],
+            a[at + 9],
+            a[at + 8 * K + 8],
+            a[at + 8 * K + 9],
+        )
+        step = 128 * kk if TRANS_B else 2 * kk  # 16 rows of 128 bytes; 32 bytes
+        kdsl.wgmma_mma_async(acc, frag, db + step, T, scale_d=kk > 0, trans_b=TRANS_B)
+    kdsl.wgmma_commit()
+    kdsl.wgmma_wait(0, acc)
+    for i in kdsl.range_constexpr(N // 2):
+        out[tid * (N // 2) + i] = acc[i]
+
+
+def shared_mem_rs(n: int) -> int:
+    return n * K * 2
