@@ -327,8 +327,9 @@ def grid(seq: int, batch_heads: int):
     return lambda m: (seq // m["BLOCK_M"], batch_heads)
 
 
-def check_shapes(q, k, v, out) -> tuple:
-    """(batch * heads, seq, head_dim) of a valid call, else a ValueError."""
+def check_shapes(q, k, v, out, multiple: int = SEQ_MULTIPLE) -> tuple:
+    """(batch * heads, seq, head_dim) of a valid call (seq a multiple of
+    ``multiple``), else a ValueError."""
     if not (q.shape == k.shape == v.shape == out.shape) or len(q.shape) != 4:
         raise ValueError(
             "attention needs q, k, v and out of one shape (batch, heads, seq, head_dim),"
@@ -341,9 +342,9 @@ def check_shapes(q, k, v, out) -> tuple:
     batch, heads, seq, head_dim = q.shape
     if head_dim not in HEAD_DIMS:
         raise ValueError(f"attention takes head_dim 64 or 128, got {head_dim}")
-    if seq % SEQ_MULTIPLE:
+    if seq % multiple:
         raise ValueError(
-            f"attention needs seq a multiple of {SEQ_MULTIPLE} (the tiles have no"
+            f"attention needs seq a multiple of {multiple} (the tiles have no"
             f" ragged edge), got {seq}"
         )
     return batch * heads, seq, head_dim
@@ -355,7 +356,7 @@ def _contiguous(x) -> bool:
     return x.flags.c_contiguous  # numpy, CuPy
 
 
-def _empty_like(x):
+def empty_like(x):
     if type(x).__module__.startswith("torch"):
         import torch
 
@@ -374,7 +375,7 @@ def attention(q, k, v, causal: bool = False, out=None, interpret: bool = False):
     head_dim) bf16 or f16 q, k, v (CuPy arrays or PyTorch tensors; numpy
     arrays with ``interpret=True``, which runs the first configuration in the
     CPU interpreter, slowly); returns ``out`` (allocated if None)."""
-    out = _empty_like(q) if out is None else out
+    out = empty_like(q) if out is None else out
     bh, seq, head_dim = check_shapes(q, k, v, out)
     scale_log2 = LOG2E / math.sqrt(head_dim)
     tuned = TUNED[head_dim, bool(causal)]

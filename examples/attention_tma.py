@@ -1,0 +1,313 @@
+"""attention_tma: a FlashAttention forward on Hopper (sm_90a: H100/H200 only),
+``o = softmax(q k^T / sqrt(HEAD_DIM)) v`` per (batch, head), warp-specialised
+like examples/gemm_tma.py: a producer warpgroup feeds K and V tiles with TMA,
+two consumer warpgroups multiply them with wgmma (docs/tensor-cores.md,
+"Attention on Hopper").  q, k, v and o are bf16 or f16 of shape (batch,
+heads, seq, HEAD_DIM), contiguous, HEAD_DIM 64 or 128, seq a multiple of 128;
+the optional causal mask drops key j > query i.
+
+A block computes BM = 128 query rows of one (batch, head) with 3
+warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
+
+* **warpgroup 0, the producer** (``setmaxnreg(24, inc=False)``): its first
+  thread loads the block's Q tile once, then walks the key tiles (BLOCK_N
+  rows): waits until a ring stage is free, announces its bytes on the
+  stage's "full" mbarrier and issues the TMA copies of the K and V tiles,
+  boxes of 64 rows x 64 columns landing in the 128-byte swizzle wgmma reads
+  (a row of HEAD_DIM = 128 is two boxes, one block of 64 columns after the
+  other);
+* **warpgroups 1 and 2, the consumers** (``setmaxnreg(240)``), rows 0-63
+  and 64-127 of the block's: for each key tile, S = Q K^T is HEAD_DIM / 16
+  wgmma m64nBLOCK_Nk16 from shared memory (K is (seq, d) row-major: the
+  K-major B^T that wgmma reads as it is); the online softmax runs on S in
+  the registers, in the accumulator layout (a thread holds two elements of
+  rows g and g + 8 of each 8 columns, 4 threads a row: a row's maximum is
+  two xor shuffles); P, converted to 16 bits, *is* the A fragment of the
+  next wgmma: O += P V is BLOCK_N / 16 wgmma m64nHEAD_DIMk16 with A from
+  registers and V read MN-major (``trans_b=True``: V is (seq, d) row-major,
+  d contiguous).  Then one thread of each consumer releases the stage.
+
+While one consumer computes its softmax the other's wgmma run: the tensor
+cores are shared, and the two warpgroups interleave.  The exponent is
+exp2(s * scale * log2(e) - m) with the scale folded into one kdsl.math.fma
+(no fast math anywhere).  Causal: tiles entirely above the diagonal are
+never loaded, and the blocks of the longest rows start first.
+
+``attention(q, k, v, causal)`` builds the tensor maps and launches the
+autotuned kernel (PyTorch tensors or CuPy arrays on an H100/H200).
+"""
+
+import math
+import sys
+from pathlib import Path
+
+# the siblings (attention.py ...) import by name however this file is
+# loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import kdsl
+from attention import LOG2E, NEG_INF, check_shapes, empty_like
+from kdsl import (
+    Constexpr,
+    Float32,
+    Int32,
+    Pointer,
+    Uint64,
+    block_idx,
+    grid_dim,
+    thread_idx,
+)
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+BM = 128  # query rows a block: 64 for each consumer warpgroup
+BOX = 64  # the TMA box: 64 rows x 64 columns (128-byte rows, 8 KB)
+THREADS = 384  # a producer warpgroup and two consumers
+SEQ_MULTIPLE = BM  # seq must be a multiple of it (every BLOCK_N divides it)
+
+
+@kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1))
+def attention_tma(
+    tma_q: kdsl.TensorMap,
+    tma_k: kdsl.TensorMap,
+    tma_v: kdsl.TensorMap,
+    o: Pointer[D],
+    seq: Int32,
+    scale_log2: Float32,  # the softmax scale times log2(e)
+    HEAD_DIM: Constexpr[int] = 128,
+    BLOCK_N: Constexpr[int] = 128,
+    STAGES: Constexpr[int] = 2,
+    CAUSAL: Constexpr[bool] = False,
+):
+    # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
+    # chunks of 16 bytes), block j of a tile of R rows R * 64 elements on: Q
+    # (BM rows), then STAGES tiles of K and of V (BLOCK_N rows each), and
+    # the mbarriers: q (Q has landed), full (a stage's K and V have), empty
+    # (both consumers are done with a stage).
+    COLS = HEAD_DIM // 64  # blocks of 64 columns in a row
+    sq = kdsl.dynamic_shared_array(D.vec(8), BM * HEAD_DIM // 8)
+    sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * HEAD_DIM // 8)
+    sv = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * HEAD_DIM // 8)
+    qbar = kdsl.shared_array(Uint64, (1,))
+    full = kdsl.shared_array(Uint64, (STAGES,))
+    empty = kdsl.shared_array(Uint64, (STAGES,))
+
+    tid = thread_idx.x
+    group = tid // 128  # 0: the producer; 1, 2: the consumers
+    if CAUSAL:  # the blocks with the most key tiles first
+        m0 = (grid_dim.x - 1 - block_idx.x) * BM
+    else:
+        m0 = block_idx.x * BM
+    head = block_idx.y * seq  # the first row of this (batch, head)
+    if CAUSAL:  # key tiles up to the diagonal
+        ntiles = (m0 + BM + BLOCK_N - 1) // BLOCK_N
+    else:
+        ntiles = seq // BLOCK_N
+
+    if tid == 0:  # one arrival (with bytes) fills Q or a stage, two free one
+        kdsl.mbarrier_init(qbar, 0, 1)
+        for st in kdsl.range_constexpr(STAGES):
+            kdsl.mbarrier_init(full, st, 1)
+            kdsl.mbarrier_init(empty, st, 2)
+        kdsl.fence_mbarrier_init()
+    kdsl.syncthreads()
+
+    if group == 0:  # the producer
+        kdsl.setmaxnreg(24, inc=False)
+        if tid == 0:
+            kdsl.mbarrier_arrive_expect_tx(qbar, 0, BM * HEAD_DIM * 2)
+            for j in kdsl.range_constexpr(COLS):
+                for i in kdsl.range_constexpr(BM // BOX):
+                    dst = (j * BM + i * BOX) * 8
+                    kdsl.tma_load(
+                        sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0
+                    )
+            for t in range(ntiles):
+                s = t % STAGES
+                # wait until round t // STAGES - 1 of stage s was released
+                # (parity 1 in the first round: passes at once)
+                kdsl.mbarrier_wait(empty, s, t // STAGES % 2 ^ 1)
+                kdsl.mbarrier_arrive_expect_tx(full, s, 2 * BLOCK_N * HEAD_DIM * 2)
+                for j in kdsl.range_constexpr(COLS):
+                    for i in kdsl.range_constexpr(BLOCK_N // BOX):
+                        dst = ((s * COLS + j) * BLOCK_N + i * BOX) * 8
+                        row = head + t * BLOCK_N + i * BOX
+                        kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)
+                        kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)
+    else:  # a consumer: rows 64 (group - 1) .. + 63 of the block's
+        kdsl.setmaxnreg(240)
+        # registers: S (then P) and O in the accumulator layout, P's A
+        # fragments, and the running maximum m and this thread's part of
+        # the sum l of rows g (h = 0) and g + 8 (h = 1)
+        sacc = kdsl.local_array(Float32, (BLOCK_N // 2,))
+        oacc = kdsl.local_array(Float32, (HEAD_DIM // 2,))
+        p = kdsl.local_array(D.vec(8), (BLOCK_N // 16,))
+        m = kdsl.local_array(Float32, (2,))
+        l = kdsl.local_array(Float32, (2,))
+        for i in range(HEAD_DIM // 2):  # (a loop ptxas unrolls: registers)
+            oacc[i] = 0.0
+        for h in kdsl.range_constexpr(2):
+            m[h] = NEG_INF
+            l[h] = 0.0
+        rows = (group - 1) * 64
+        lane = tid % 32
+        t4 = lane % 4  # this thread's columns: 2 t4, 2 t4 + 1 of each 8
+        row0 = m0 + rows + tid % 128 // 32 * 16 + lane // 4  # its rows: row0, + 8
+        dq = kdsl.wgmma_desc(sq, rows * 8)  # this consumer's 64 rows of Q
+        kdsl.mbarrier_wait(qbar, 0, 0)
+        for t in range(ntiles):
+            s = t % STAGES
+            kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
+            dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
+            # V MN-major: 64 columns to a 128-byte row, the next 64 BLOCK_N
+            # rows on (the leading byte offset)
+            dv = kdsl.wgmma_desc(sv, s * COLS * BLOCK_N * 8, lbo=BLOCK_N * 128)
+
+            # S = Q K^T: k16 step kk is 32 bytes into column block kk // 4
+            # (the descriptors count 16 bytes)
+            kdsl.wgmma_fence()
+            for kk in kdsl.range_constexpr(HEAD_DIM // 16):
+                step_q = kk // 4 * BM * 8 + kk % 4 * 2
+                step_k = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
+                kdsl.wgmma_mma_async(sacc, dq + step_q, dk + step_k, D, scale_d=kk > 0)
+            kdsl.wgmma_commit()
+            kdsl.wgmma_wait(0, sacc)
+
+            # Causal: mask the keys after each row in the tiles that cross
+            # the diagonal. sacc[i] is row row0 + 8 (i // 2 % 2), key
+            # 8 (i // 4) + 2 t4 + i % 2 of the tile.
+            if CAUSAL:
+                n0 = t * BLOCK_N
+                if n0 + BLOCK_N - 1 > m0 + rows:
+                    for i in kdsl.range_constexpr(BLOCK_N // 2):
+                        key = n0 + i // 4 * 8 + t4 * 2 + i % 2
+                        if key > row0 + i // 2 % 2 * 8:
+                            sacc[i] = NEG_INF
+
+            # The online softmax of rows g (h = 0: elements 4 c, 4 c + 1)
+            # and g + 8 (h = 1: 4 c + 2, 4 c + 3), in the log2 domain: the
+            # new maximum of the scaled scores, O and the old sum rescaled by
+            # exp2(m_old - m), P = exp2(s * scale_log2 - m).
+            for h in kdsl.range_constexpr(2):
+                mx = kdsl.math.fmax(sacc[2 * h], sacc[2 * h + 1])
+                for c in kdsl.range_constexpr(1, BLOCK_N // 8):
+                    pair = kdsl.math.fmax(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1])
+                    mx = kdsl.math.fmax(mx, pair)
+                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))
+                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
+                # every row sees key 0 in its first tile: the maximum is finite
+                m_new = kdsl.math.fmax(m[h], mx * scale_log2)
+                alpha = kdsl.math.exp2(m[h] - m_new)  # 0 on the first tile
+                m[h] = m_new
+                total = Float32(0.0)
+                for c in kdsl.range_constexpr(BLOCK_N // 8):
+                    for e in kdsl.range_constexpr(2):
+                        i = 4 * c + 2 * h + e
+                        e_i = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -m_new))
+                        sacc[i] = e_i
+                        total += e_i
+                l[h] = l[h] * alpha + total
+                for c in kdsl.range_constexpr(HEAD_DIM // 8):
+                    for e in kdsl.range_constexpr(2):
+                        oacc[4 * c + 2 * h + e] = oacc[4 * c + 2 * h + e] * alpha
+
+            # O += P V, 16 keys a wgmma: elements 8 j .. 8 j + 7 of S are, in
+            # 16 bits, A's fragment for keys 16 j .. 16 j + 15; V's 16 rows
+            # of them start 16 * 128 bytes further each step
+            for j in kdsl.range_constexpr(BLOCK_N // 16):
+                x = 8 * j
+                p[j] = D.vec(8)(
+                    sacc[x],
+                    sacc[x + 1],
+                    sacc[x + 2],
+                    sacc[x + 3],
+                    sacc[x + 4],
+                    sacc[x + 5],
+                    sacc[x + 6],
+                    sacc[x + 7],
+                )
+            kdsl.wgmma_fence()
+            for j in kdsl.range_constexpr(BLOCK_N // 16):
+                kdsl.wgmma_mma_async(oacc, p[j], dv + j * 128, D, trans_b=True)
+            kdsl.wgmma_commit()
+            kdsl.wgmma_wait(0, oacc)
+            if tid % 128 == 0:  # this consumer is done with the stage
+                kdsl.mbarrier_arrive(empty, s)
+
+        # O / l: each row's sum is spread over its 4 threads. The thread
+        # holds columns 8 c + 2 t4, + 1 of rows row0 and row0 + 8: pairs.
+        for h in kdsl.range_constexpr(2):
+            total = l[h] + kdsl.shfl_xor(l[h], 1)
+            total = total + kdsl.shfl_xor(total, 2)
+            inv = 1.0 / total
+            at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
+            for c in kdsl.range_constexpr(HEAD_DIM // 8):
+                first = oacc[4 * c + 2 * h] * inv
+                second = oacc[4 * c + 2 * h + 1] * inv
+                o.vec(2)[at + c * 4] = D.vec(2)(first, second)
+
+
+# -- launching ---------------------------------------------------------------------------
+# (BLOCK_N, STAGES) per head dim: as deep a ring as shared memory holds
+SHAPES = {
+    64: [(128, 4), (128, 2), (64, 4)],
+    128: [(128, 2), (64, 4), (64, 2)],
+}
+HEAD_DIMS = tuple(SHAPES)
+NAMES = ("BLOCK_N", "STAGES")
+
+
+def config_shared_mem(m) -> int:
+    """Dynamic shared memory bytes of a configuration (m: its constexprs):
+    the Q tile and STAGES tiles of K and of V."""
+    return (BM + 2 * m["STAGES"] * m["BLOCK_N"]) * m["HEAD_DIM"] * 2
+
+
+def shared_mem(head_dim: int, shape: tuple) -> int:
+    """The same for a head dim and one of SHAPES."""
+    return config_shared_mem(dict(zip(NAMES, shape), HEAD_DIM=head_dim))
+
+
+def _tuned(head_dim: int, causal: bool):
+    configs = [
+        kdsl.Config(**dict(zip(NAMES, s)), HEAD_DIM=head_dim, CAUSAL=causal)
+        for s in SHAPES[head_dim]
+    ]
+    return kdsl.autotune(configs=configs, key=["seq"], restore=[])(attention_tma)
+
+
+# one autotuned kernel per (head dim, causal): constexprs a config fixes
+TUNED = {(d, c): _tuned(d, c) for d in HEAD_DIMS for c in (False, True)}
+
+
+def grid(seq: int, batch_heads: int):
+    return (seq // BM, batch_heads)
+
+
+def tensor_maps(q, k, v):
+    """The TMA maps of q, k and v as (batch * heads * seq, head_dim) matrices:
+    boxes of 64 x 64, 128-byte swizzle."""
+    return tuple(
+        kdsl.tensor_map(x.reshape(-1, x.shape[-1]), box=(BOX, 64), swizzle=128)
+        for x in (q, k, v)
+    )
+
+
+def attention(q, k, v, causal: bool = False, out=None, maps=None):
+    """softmax(q k^T / sqrt(head_dim)) v for contiguous (batch, heads, seq,
+    head_dim) bf16 or f16 q, k, v on an H100/H200 (PyTorch tensors or CuPy
+    arrays); returns ``out`` (allocated if None).  ``maps``: the tensor maps
+    of q, k and v, if the caller keeps them (building them costs three
+    driver calls)."""
+    out = empty_like(q) if out is None else out
+    bh, seq, head_dim = check_shapes(q, k, v, out, SEQ_MULTIPLE)
+    tma_q, tma_k, tma_v = maps if maps is not None else tensor_maps(q, k, v)
+    scale_log2 = LOG2E / math.sqrt(head_dim)
+    TUNED[head_dim, bool(causal)][grid(seq, bh), THREADS](
+        tma_q, tma_k, tma_v, out, seq, scale_log2, shared_mem=config_shared_mem
+    )
+    return out
+
+
+if __name__ == "__main__":
+    print(attention_tma.dispatch("bf16").source)
