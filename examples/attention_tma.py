@@ -179,10 +179,10 @@ def attention_tma(
             if CAUSAL:
                 n0 = t * BLOCK_N
                 if n0 + BLOCK_N - 1 > m0 + rows:
-                    for i in kdsl.range_constexpr(BLOCK_N // 2):
-                        key = n0 + i // 4 * 8 + t4 * 2 + i % 2
-                        if key > row0 + i // 2 % 2 * 8:
-                            sacc[i] = NEG_INF
+                    for x in kdsl.range_constexpr(BLOCK_N // 2):
+                        key = n0 + x // 4 * 8 + t4 * 2 + x % 2
+                        if key > row0 + x // 2 % 2 * 8:
+                            sacc[x] = NEG_INF
 
             # The online softmax of rows g (h = 0: elements 4 c, 4 c + 1)
             # and g + 8 (h = 1: 4 c + 2, 4 c + 3), in the log2 domain: the
@@ -202,10 +202,11 @@ def attention_tma(
                 total = Float32(0.0)
                 for c in kdsl.range_constexpr(BLOCK_N // 8):
                     for e in kdsl.range_constexpr(2):
-                        i = 4 * c + 2 * h + e
-                        e_i = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -m_new))
-                        sacc[i] = e_i
-                        total += e_i
+                        x = kdsl.math.exp2(
+                            kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+                        )
+                        sacc[4 * c + 2 * h + e] = x
+                        total += x
                 l[h] = l[h] * alpha + total
                 for c in kdsl.range_constexpr(HEAD_DIM // 8):
                     for e in kdsl.range_constexpr(2):
@@ -215,16 +216,15 @@ def attention_tma(
             # 16 bits, A's fragment for keys 16 j .. 16 j + 15; V's 16 rows
             # of them start 16 * 128 bytes further each step
             for j in kdsl.range_constexpr(BLOCK_N // 16):
-                x = 8 * j
                 p[j] = D.vec(8)(
-                    sacc[x],
-                    sacc[x + 1],
-                    sacc[x + 2],
-                    sacc[x + 3],
-                    sacc[x + 4],
-                    sacc[x + 5],
-                    sacc[x + 6],
-                    sacc[x + 7],
+                    sacc[8 * j],
+                    sacc[8 * j + 1],
+                    sacc[8 * j + 2],
+                    sacc[8 * j + 3],
+                    sacc[8 * j + 4],
+                    sacc[8 * j + 5],
+                    sacc[8 * j + 6],
+                    sacc[8 * j + 7],
                 )
             kdsl.wgmma_fence()
             for j in kdsl.range_constexpr(BLOCK_N // 16):

@@ -619,6 +619,24 @@ def gemm_tma(be, t, rng):
     assert failure is None, failure
 
 
+def attention_tma(be, t, rng):
+    """The warp-specialised TMA + wgmma attention (sm_90a), autotuned on the
+    GPU in a process of its own (tests/gpu/attention_tma_checks.py); the
+    interpreter refuses its tensor maps (E836, GPU only)."""
+    ex = EX["attention_tma"]
+    if be.name == "interpreter":
+        out = be.poison((1, 1, 128, 64), t)
+        launch = be.launcher(ex.attention_tma, ex.grid(128, 1), ex.THREADS)
+        with pytest.raises(DSLError, match="E836"):
+            launch(None, None, None, out, 128, 0.125, HEAD_DIM=64)
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
+    import isolated
+
+    failure = isolated.run("attention_tma_checks", "host_function", t.short)
+    assert failure is None, failure
+
+
 def sgemm(be, t, rng):
     mod = EX["matmul"]
     # ragged in every dimension (and N % 4 != 0: the scalar stores), then
@@ -738,6 +756,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
     attention: EX["attention"].attention_fwd,
     gemm_tma: EX["gemm_tma"].gemm_tma,
+    attention_tma: EX["attention_tma"].attention_tma,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     sgemm_warp: EX["matmul"].sgemm_warp,

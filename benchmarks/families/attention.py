@@ -1,5 +1,7 @@
 """Attention forward on the tensor cores: kdsl's examples/attention.py
-(FlashAttention-2 style, mma.sync, autotuned) against
+(FlashAttention-2 style, mma.sync, autotuned) and, on an H100/H200,
+examples/attention_tma.py (TMA and wgmma, warp-specialised; its tensor maps
+built once, as a caller would keep them), each against
 torch.nn.functional.scaled_dot_product_attention and a short Triton
 FlashAttention forward (the shape of Triton's tutorial 06, autotuned over a
 few configurations), bf16, batch 4, 16 heads, 4096 tokens, head dims 64 and
@@ -75,7 +77,10 @@ def cases(quick: bool):
     import torch.nn.functional as F
 
     import attention  # examples/, on the path (suite.family_modules)
+    import attention_tma
     from suite import Case
+
+    hopper = torch.cuda.get_device_capability() == (9, 0)
 
     triton_attention = _triton_attention()
     batch, heads, seq = 4, 16, 1024 if quick else 4096
@@ -117,6 +122,36 @@ def cases(quick: bool):
                     },
                     check=check,
                     note=f"batch {batch}, {heads} heads",
+                )
+            )
+            if not hopper:
+                continue
+            o_tma = torch.empty_like(q)
+            maps = attention_tma.tensor_maps(q, k, v)
+
+            def check_tma(q=q, k=k, v=v, o=o_tma, causal=causal, maps=maps):
+                attention_tma.attention(q, k, v, causal, out=o, maps=maps)
+                want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
+
+            out.append(
+                Case(
+                    family=FAMILY,
+                    label=f"bf16 d{d} {kind} s{seq} tma",
+                    series=f"bf16 {kind} tma",
+                    x=d,
+                    unit="TFLOP/s",
+                    work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
+                    runners={
+                        "kdsl": lambda q=q, k=k, v=v, o=o_tma, c=causal, m=maps: (
+                            attention_tma.attention(q, k, v, c, out=o, maps=m)
+                        ),
+                        "torch": lambda q=q, k=k, v=v, c=causal: (
+                            F.scaled_dot_product_attention(q, k, v, is_causal=c)
+                        ),
+                    },
+                    check=check_tma,
+                    note=f"batch {batch}, {heads} heads; kdsl: TMA + wgmma",
                 )
             )
     return out

@@ -1,0 +1,75 @@
+"""The GPU checks of examples/attention_tma.py, each run by
+tests/gpu/test_attention_tma_gpu.py (and example_checks.attention_tma) in a
+subprocess of its own, with a timeout: a wrong mbarrier phase or byte count
+hangs the kernel rather than failing it.  Each raises AssertionError with
+what it saw.  The reference is example_checks' float64 softmax(q k^T /
+sqrt(d)) v, the tolerance its ATTENTION_TOL (P and o are rounded to 16
+bits)."""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+import cupy as cp  # noqa: E402
+import ml_dtypes  # noqa: E402
+
+from example_checks import ATTENTION_TOL, _attention_reference  # noqa: E402
+from examples_index import example_modules  # noqa: E402
+
+A = example_modules()["attention_tma"]
+NUMPY = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
+
+
+def _inputs(seed, dims, dtype):
+    """Host (numpy, of ``dtype``) and device q, k, v, uniform in [-2, 2)."""
+    rng = np.random.default_rng(seed)
+    host = [rng.uniform(-2, 2, dims).astype(NUMPY[dtype]) for _ in range(3)]
+    return host, [cp.asarray(x) for x in host]
+
+
+def _compare(out, host, causal, what, dtype):
+    got = cp.asnumpy(out).astype(np.float64)
+    want = _attention_reference(*host, causal)
+    assert not np.isnan(got).any(), f"{what}: NaN in the output (rows not written)"
+    err = np.abs(got - want).max() / np.abs(host[2].astype(np.float64)).max()
+    assert err <= ATTENTION_TOL[dtype], f"{what}: relative error {err:.3g}"
+
+
+def every_configuration(dtype, seq=384):
+    """Every configuration of SHAPES, head dims 64 and 128, causal and not,
+    on (1, 2, seq, d): seq 384 is 3 query blocks and 3 or 6 key tiles (the
+    ring wraps); causal blocks have tiles below, across and (for the first
+    consumer warpgroup) entirely above their rows' diagonal."""
+    failures = []
+    for d in A.HEAD_DIMS:
+        for causal in (False, True):
+            host, (q, k, v) = _inputs(d + causal, (1, 2, seq, d), dtype)
+            maps = A.tensor_maps(q, k, v)
+            for shape in A.SHAPES[d]:
+                m = dict(zip(A.NAMES, shape), HEAD_DIM=d, CAUSAL=causal)
+                out = cp.asarray(np.full((1, 2, seq, d), np.nan, NUMPY[dtype]))
+                A.attention_tma[A.grid(seq, 2), A.THREADS](
+                    *maps, out, seq, A.LOG2E / math.sqrt(d), **m,
+                    shared_mem=A.config_shared_mem(m),
+                )  # fmt: skip
+                try:
+                    _compare(out, host, causal, f"{m}", dtype)
+                except AssertionError as e:
+                    failures.append(str(e))
+    assert not failures, "\n".join(failures)
+
+
+def host_function(dtype):
+    """attention() as users call it: autotuned, the maps built for the call,
+    on CuPy arrays, batch and heads > 1."""
+    for d in A.HEAD_DIMS:
+        for causal in (False, True):
+            host, (q, k, v) = _inputs(7 + d + causal, (2, 3, 256, d), dtype)
+            out = A.attention(q, k, v, causal)
+            _compare(out, host, causal, f"attention() d={d} causal={causal}", dtype)

@@ -1,0 +1,71 @@
+"""examples/attention_tma.py without a GPU: the SASS of its hot loop (HGMMA
+with Q and K from shared memory, then with P from registers and V MN-major;
+TMA boxes; no spills), its shared memory, the host function's checks and
+the interpreter's refusal (E836).  On the GPU: tests/gpu/test_attention_tma_gpu.py."""
+
+import numpy as np
+import pytest
+
+import kdsl
+from examples_index import example_modules
+from sass import sass_of
+
+A = example_modules()["attention_tma"]
+
+
+@pytest.mark.parametrize(
+    "dtype, hgmma, d, shape, causal",
+    [
+        ("bf16", r"\.BF16", 128, (128, 2), False),
+        ("bf16", r"\.BF16", 64, (128, 4), True),
+        ("f16", "", 128, (64, 4), True),
+    ],
+)
+def test_the_hot_loop_is_hgmma_from_registers_without_spills(
+    dtype, hgmma, d, shape, causal
+):
+    block_n, stages = shape
+    inst = A.attention_tma.dispatch(
+        dtype, HEAD_DIM=d, BLOCK_N=block_n, STAGES=stages, CAUSAL=causal
+    )
+    assert inst.lowered.arch == "sm_90a"
+    sass = sass_of(inst)
+    # S = Q K^T: d / 16 wgmma, both operands through descriptors
+    s_pattern = rf"^HGMMA\.64x{block_n}x16\.F32{hgmma} R\d+, gdesc\[UR\d+\], "
+    assert sass.count(s_pattern) == d // 16
+    # O += P V: BLOCK_N / 16 wgmma, P from registers, V MN-major (.tnspB)
+    o_pattern = rf"^HGMMA\.64x{d}x16\.F32{hgmma} R\d+, R\d+, gdesc\[UR\d+\]\.tnspB, "
+    assert sass.count(o_pattern) == block_n // 16
+    # each group waited for whole before its accumulator is read
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x0\b") == 2
+    # the producer: Q's boxes once, then a K and a V box per 64 x 64
+    boxes = (A.BM + 2 * block_n) * d // (64 * 64)
+    assert sass.count(r"^UTMALDG\.2D\b") == boxes
+    assert sass.count(r"^USETMAXREG\b") == 2  # 24 for the producer, 240 the consumers
+    assert sass.spills == 0
+
+
+def test_each_configuration_fits_in_shared_memory():
+    for d, shapes in A.SHAPES.items():
+        for shape in shapes:
+            barriers = 8 * (1 + 2 * shape[1])
+            assert A.shared_mem(d, shape) <= 227 * 1024 - barriers
+            # every box starts on the 128-byte swizzle's 1024-byte pattern
+            assert A.shared_mem(d, shape) % 1024 == 0
+
+
+def test_the_host_function_checks_the_shapes():
+    q = np.zeros((1, 2, 256, 64), np.float16)
+    with pytest.raises(ValueError, match="a multiple of 128"):
+        A.attention(*[np.zeros((1, 2, 192, 64), np.float16)] * 3)
+    with pytest.raises(ValueError, match="head_dim 64 or 128"):
+        A.attention(*[np.zeros((1, 2, 256, 96), np.float16)] * 3)
+    with pytest.raises(ValueError, match="one shape"):
+        A.attention(q, q, np.zeros((1, 2, 128, 64), np.float16))
+
+
+def test_the_interpreter_refuses_its_tensor_maps():
+    out = np.zeros((1, 1, 128, 64), np.float16)
+    launch = A.attention_tma.interpret[A.grid(128, 1), A.THREADS]
+    with pytest.raises(kdsl.DSLError, match="E836"):
+        launch(None, None, None, out, 128, 0.125, HEAD_DIM=64, shared_mem=0)
