@@ -179,10 +179,10 @@ def attention_tma(
             if CAUSAL:
                 n0 = t * BLOCK_N
                 if n0 + BLOCK_N - 1 > m0 + rows:
-                    for x in kdsl.range_constexpr(BLOCK_N // 2):
-                        key = n0 + x // 4 * 8 + t4 * 2 + x % 2
-                        if key > row0 + x // 2 % 2 * 8:
-                            sacc[x] = NEG_INF
+                    for i in kdsl.range_constexpr(BLOCK_N // 2):
+                        key = n0 + i // 4 * 8 + t4 * 2 + i % 2
+                        if key > row0 + i // 2 % 2 * 8:
+                            sacc[i] = NEG_INF
 
             # The online softmax of rows g (h = 0: elements 4 c, 4 c + 1)
             # and g + 8 (h = 1: 4 c + 2, 4 c + 3), in the log2 domain: the
@@ -242,9 +242,9 @@ def attention_tma(
             inv = 1.0 / total
             at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
             for c in kdsl.range_constexpr(HEAD_DIM // 8):
-                first = oacc[4 * c + 2 * h] * inv
-                second = oacc[4 * c + 2 * h + 1] * inv
-                o.vec(2)[at + c * 4] = D.vec(2)(first, second)
+                x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
+                x1 = oacc[4 * c + 2 * h + 1] * inv  # and the next
+                o.vec(2)[at + c * 4] = D.vec(2)(x0, x1)
 
 
 # -- launching ---------------------------------------------------------------------------
