@@ -1,9 +1,11 @@
 """gemm_tma: c = a @ b on Hopper (sm_90a: H100/H200 only), warp-specialised:
 one thread of a producer warpgroup feeds the tiles with TMA, two consumer
 warpgroups multiply them with wgmma.  ``a`` is a row-major bf16 or f16 (M,
-K) matrix and ``b`` is given transposed, as a row-major (N, K) ``bt`` (wgmma
-reads 16-bit B "K-major"); c is (M, N), row-major, of their dtype, with
-Float32 accumulation (docs/tensor-cores.md, "A warp-specialised GEMM").
+K) matrix and ``b`` either a row-major (K, N) matrix (``matmul``,
+``B_ROW_MAJOR=True``: wgmma reads it MN-major, ``trans_b=True``) or given
+transposed, as a row-major (N, K) ``bt`` (``gemm``: K-major); c is (M, N),
+row-major, of their dtype, with Float32 accumulation (docs/tensor-cores.md,
+"A warp-specialised GEMM").
 
 A block computes a BM x BN tile of c (BM = 128) with 3 warpgroups, 384
 threads:
@@ -13,9 +15,10 @@ threads:
   (64 wide) and, for each, waits until the ring stage it goes to is free,
   announces the stage's bytes on its "full" mbarrier
   (``mbarrier_arrive_expect_tx``) and issues the TMA copies of the A tile
-  (BM x 64) and the B^T tile (BN x 64): boxes of 64 x 64 elements, landing
-  in shared memory already in the 128-byte swizzle that wgmma's descriptors
-  read;
+  (BM x 64) and the B tile (64 x BN; B^T's BN x 64): boxes of 64 x 64
+  elements, landing in shared memory already in the 128-byte swizzle that
+  wgmma's descriptors read (B's as BN / 64 blocks of 64 columns, 8 KB
+  apart: the descriptor's leading byte offset);
 * **warpgroups 1 and 2, the consumers** (``setmaxnreg(232)``), compute rows
   0-63 and 64-127 of the tile: each waits for a stage's "full" barrier,
   issues its 4 ``wgmma_mma_async`` (m64nBNk16), and once the wgmma of the
@@ -96,6 +99,7 @@ def gemm_tma(
     STAGES: Constexpr[int] = 4,
     GROUP_M: Constexpr[int] = 8,
     EDGE: Constexpr[bool] = False,
+    B_ROW_MAJOR: Constexpr[bool] = False,
 ):
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8
     # chunks of 16 bytes, each box a multiple of 1024 bytes (kdsl aligns the
@@ -147,9 +151,13 @@ def gemm_tma(
                     for i in kdsl.range_constexpr(BM // BOX):  # A: BM // 64 boxes
                         dst = (s * BM + i * BOX) * CHUNKS
                         kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)
-                    for i in kdsl.range_constexpr(BN // BOX):  # B^T: BN // 64 boxes
+                    for i in kdsl.range_constexpr(BN // BOX):  # B: BN // 64 boxes
                         dst = (s * BN + i * BOX) * CHUNKS
-                        kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)
+                        n0 = tn * BN + i * BOX
+                        if B_ROW_MAJOR:  # 64 rows of k x 64 columns of b
+                            kdsl.tma_load(sb, dst, tma_b, (n0, k0), full, s)
+                        else:  # 64 rows of bt (columns of b) x 64 of k
+                            kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)
                     it += 1
                 tile += grid_dim.x
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
@@ -157,6 +165,10 @@ def gemm_tma(
         acc = kdsl.local_array(Float32, (BN // 2,))  # set by each tile's first wgmma
         rows = (group - 1) * 64
         lane = tid % 32
+        # a k16 step: 32 bytes along A's and B^T's rows; 16 rows of 128 bytes
+        # down B's (row-major b: MN-major, its 64-column blocks 8 KB apart)
+        b_step = 128 if B_ROW_MAJOR else 2
+        b_lbo = BOX * 128 if B_ROW_MAJOR else 16
         tile = block_idx.x
         it = 0
         while tile < tiles:
@@ -165,11 +177,16 @@ def gemm_tma(
                 stage = it % STAGES
                 kdsl.mbarrier_wait(full, stage, it // STAGES % 2)  # it has landed
                 da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS, lbo=b_lbo)
                 kdsl.wgmma_fence()
-                kdsl.wgmma_mma_async(acc, da, db, D, scale_d=kt > 0)  # kt 0: D = A B
-                for kk in kdsl.range_constexpr(1, BK // 16):  # k16 steps, 32 bytes
-                    kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, D)
+                # kt 0: D = A B
+                kdsl.wgmma_mma_async(
+                    acc, da, db, D, scale_d=kt > 0, trans_b=B_ROW_MAJOR
+                )
+                for kk in kdsl.range_constexpr(1, BK // 16):  # k16 steps
+                    kdsl.wgmma_mma_async(
+                        acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR
+                    )
                 kdsl.wgmma_commit()
                 kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done ...
                 if kt > 0 and tid % 128 == 0:  # ... so its stage is free
@@ -213,18 +230,20 @@ def shared_mem(BN: int, STAGES: int) -> int:
     return STAGES * (BM + BN) * BK * 2
 
 
-gemm_tuned = kdsl.autotune(
-    configs=[kdsl.Config(BN=n, STAGES=s) for n, s in SHAPES],
-    key=["M", "N", "K"],
-    restore=[],
-)(gemm_tma)
-# any M, N even, K a multiple of 8 (TMA's 16-byte row strides): the edge tiles
-# read zeros past the ends and store only what is inside c
-gemm_edge = kdsl.autotune(
-    configs=[kdsl.Config(BN=n, STAGES=s, EDGE=True) for n, s in SHAPES],
-    key=["M", "N", "K"],
-    restore=[],
-)(gemm_tma)
+def _tuned(edge: bool, b_row_major: bool):
+    configs = [
+        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major)
+        for n, s in SHAPES
+    ]
+    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_tma)
+
+
+# (EDGE, B_ROW_MAJOR) -> the autotuned kernel.  EDGE: any M, N even, K a
+# multiple of 8 (TMA's 16-byte row strides; a row-major b: N a multiple of 8
+# too): the edge tiles read zeros past the ends and store only what is in c
+TUNED = {(e, r): _tuned(e, r) for e in (False, True) for r in (False, True)}
+gemm_tuned = TUNED[False, False]
+gemm_edge = TUNED[True, False]
 
 
 def config_shared_mem(m) -> int:
@@ -249,23 +268,32 @@ def persistent_grid(M: int, N: int, sms: int):
 
 
 def tensor_maps(a, bt):
-    """The TMA maps of a (M, K) and bt (N, K): boxes of 64 x 64, 128-byte
-    swizzle (the layout `kdsl.wgmma_desc(..., swizzle=128)` reads)."""
+    """The TMA maps of a (M, K) and bt (N, K) — or b (K, N): boxes of 64 x
+    64, 128-byte swizzle (the layout `kdsl.wgmma_desc(..., swizzle=128)`
+    reads)."""
     return (
         kdsl.tensor_map(a, box=(BOX, BK), swizzle=128),
         kdsl.tensor_map(bt, box=(BOX, BK), swizzle=128),
     )
 
 
-def check_shapes(a, bt, c) -> tuple:
-    """``(M, N, K)``, or ValueError for sizes the kernel does not take."""
+def check_shapes(a, bt, c, b_row_major: bool = False) -> tuple:
+    """``(M, N, K)``, or ValueError for sizes the kernel does not take
+    (``b_row_major``: the second operand is b (K, N), not bt (N, K))."""
     M, K = a.shape
-    N = bt.shape[0]
-    if N % 2 or K % 8 or K == 0 or M == 0 or N == 0 or bt.shape[1] != K:
+    if b_row_major:
+        K_b, N = bt.shape
+        ok = K_b == K and N % 8 == 0
+        need = "N and K multiples of 8, a (M, K) and b (K, N)"
+    else:
+        N = bt.shape[0]
+        ok = bt.shape[1] == K and N % 2 == 0
+        need = "N even and K a multiple of 8, a (M, K) and bt (N, K)"
+    if not ok or K % 8 or K == 0 or M == 0 or N == 0:
+        name = "b" if b_row_major else "bt"
         raise ValueError(
-            "gemm_tma needs N even and K a multiple of 8 (TMA reads rows of a "
-            "multiple of 16 bytes), a (M, K) and bt (N, K), got a "
-            f"{tuple(a.shape)}, bt {tuple(bt.shape)}"
+            f"gemm_tma needs {need} (TMA reads rows of a multiple of 16 bytes),"
+            f" got a {tuple(a.shape)}, {name} {tuple(bt.shape)}"
         )
     if tuple(c.shape) != (M, N):
         raise ValueError(f"c must be ({M}, {N}), got {tuple(c.shape)}")
@@ -282,13 +310,25 @@ def gemm(a, bt, c, maps=None):
     PyTorch tensors on an H100/H200), c (M, N) of their dtype.  ``maps``:
     the tensor maps of a and bt, if the caller keeps them (building them
     costs two driver calls)."""
-    M, N, K = check_shapes(a, bt, c)
-    tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
+    _launch(a, bt, c, maps, b_row_major=False)
+
+
+def matmul(a, b, c, maps=None):
+    """c = a @ b for row-major (M, K) a and (K, N) b, as torch.matmul takes
+    them (CuPy arrays or PyTorch tensors on an H100/H200; N and K multiples
+    of 8), c (M, N) of their dtype: wgmma reads b MN-major, no transposed
+    copy.  ``maps``: the tensor maps of a and b, if the caller keeps them."""
+    _launch(a, b, c, maps, b_row_major=True)
+
+
+def _launch(a, b, c, maps, b_row_major):
+    M, N, K = check_shapes(a, b, c, b_row_major)
+    tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
     # A persistent grid: one block a multiprocessor, each looping over its
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
     # 8192^3: no block start-up per tile, and the next tile's first loads
     # overlap this tile's epilogue).
-    tuned = gemm_tuned if whole_tiles(M, N, K) else gemm_edge
+    tuned = TUNED[not whole_tiles(M, N, K), b_row_major]
     launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, M, N, K, shared_mem=config_shared_mem)
 

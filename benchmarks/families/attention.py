@@ -81,10 +81,32 @@ def cases(quick: bool):
     from suite import Case
 
     hopper = torch.cuda.get_device_capability() == (9, 0)
-
     triton_attention = _triton_attention()
     batch, heads, seq = 4, 16, 1024 if quick else 4096
     out = []
+
+    def case(q, k, v, d, causal, kdsl_run, peers, tag="", note=""):
+        """One row: ``kdsl_run(o)`` against ``peers``, checked against SDPA."""
+        o = torch.empty_like(q)
+
+        def check():
+            kdsl_run(o)
+            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
+
+        kind = "causal" if causal else "full"
+        return Case(
+            family=FAMILY,
+            label=f"bf16 d{d} {kind} s{seq}{tag}",
+            series=f"bf16 {kind}{tag}",
+            x=d,
+            unit="TFLOP/s",
+            work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
+            runners={"kdsl": lambda: kdsl_run(o), **peers},
+            check=check,
+            note=f"batch {batch}, {heads} heads{note}",
+        )
+
     for d in attention.HEAD_DIMS:
         for causal in (False, True):
             shape = (batch, heads, seq, d)
@@ -92,66 +114,26 @@ def cases(quick: bool):
                 torch.randn(shape, device="cuda", dtype=torch.bfloat16)
                 for _ in range(3)
             )
-            o = torch.empty_like(q)
             o_triton = torch.empty_like(q)
-
-            def check(q=q, k=k, v=v, o=o, causal=causal):
-                attention.attention(q, k, v, causal, out=o)
-                want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
-
-            kind = "causal" if causal else "full"
-            out.append(
-                Case(
-                    family=FAMILY,
-                    label=f"bf16 d{d} {kind} s{seq}",
-                    series=f"bf16 {kind}",
-                    x=d,
-                    unit="TFLOP/s",
-                    work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
-                    runners={
-                        "kdsl": lambda q=q, k=k, v=v, o=o, c=causal: (
-                            attention.attention(q, k, v, c, out=o)
-                        ),
-                        "torch": lambda q=q, k=k, v=v, c=causal: (
-                            F.scaled_dot_product_attention(q, k, v, is_causal=c)
-                        ),
-                        "triton": lambda q=q, k=k, v=v, o=o_triton, c=causal: (
-                            triton_attention(q, k, v, o, c)
-                        ),
-                    },
-                    check=check,
-                    note=f"batch {batch}, {heads} heads",
+            sdpa = {
+                "torch": lambda q=q, k=k, v=v, c=causal: (
+                    F.scaled_dot_product_attention(q, k, v, is_causal=c)
                 )
-            )
-            if not hopper:
-                continue
-            o_tma = torch.empty_like(q)
-            maps = attention_tma.tensor_maps(q, k, v)
-
-            def check_tma(q=q, k=k, v=v, o=o_tma, causal=causal, maps=maps):
-                attention_tma.attention(q, k, v, causal, out=o, maps=maps)
-                want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
-
-            out.append(
-                Case(
-                    family=FAMILY,
-                    label=f"bf16 d{d} {kind} s{seq} tma",
-                    series=f"bf16 {kind} tma",
-                    x=d,
-                    unit="TFLOP/s",
-                    work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
-                    runners={
-                        "kdsl": lambda q=q, k=k, v=v, o=o_tma, c=causal, m=maps: (
-                            attention_tma.attention(q, k, v, c, out=o, maps=m)
-                        ),
-                        "torch": lambda q=q, k=k, v=v, c=causal: (
-                            F.scaled_dot_product_attention(q, k, v, is_causal=c)
-                        ),
-                    },
-                    check=check_tma,
-                    note=f"batch {batch}, {heads} heads; kdsl: TMA + wgmma",
+            }
+            triton = {
+                "triton": lambda q=q, k=k, v=v, o=o_triton, c=causal: (
+                    triton_attention(q, k, v, o, c)
                 )
+            }
+            mma_sync = lambda o, q=q, k=k, v=v, c=causal: (  # noqa: E731
+                attention.attention(q, k, v, c, out=o)
             )
+            out.append(case(q, k, v, d, causal, mma_sync, {**sdpa, **triton}))
+            if hopper:  # the tensor maps built once, as a caller keeps them
+                maps = attention_tma.tensor_maps(q, k, v)
+                tma = lambda o, q=q, k=k, v=v, c=causal, m=maps: (  # noqa: E731
+                    attention_tma.attention(q, k, v, c, out=o, maps=m)
+                )
+                note = "; kdsl: TMA + wgmma"
+                out.append(case(q, k, v, d, causal, tma, sdpa, " tma", note))
     return out

@@ -105,6 +105,18 @@ def test_4_the_autotuned_gemm_on_ragged_sizes(dtype):
     _run("gemm_ragged_autotuned", dtype, 1000, 3000, 520)
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"BN{c[0]}-S{c[1]}")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_4_a_row_major_b_read_mn_major(dtype, config):
+    bn, stages = config
+    _run("gemm_config", dtype, 1280, 768, 1024, bn, stages, 7, True)
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 776, 1000)])
+def test_4_matmul_takes_b_as_it_is(shape):
+    _run("matmul_example", "bf16", *shape, timeout=300)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_5_the_autotuned_gemm_matches_torch_matmul(dtype):
     _run("gemm_vs_torch", dtype, 4096, timeout=300)

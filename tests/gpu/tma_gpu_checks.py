@@ -129,21 +129,32 @@ def _compare(c, a, bt, dtype, what):
     )
 
 
-def gemm_config(dtype, M, N, K, bn, stages, blocks=None):
+def gemm_config(dtype, M, N, K, bn, stages, blocks=None, row_major_b=False):
     """One configuration of gemm_tma, launched directly (no autotuning): one
     block a tile, or ``blocks`` blocks looping over the tiles (a persistent
-    grid: the ring's phases run on from one tile to the next)."""
+    grid: the ring's phases run on from one tile to the next); B given
+    transposed (N, K), or ``row_major_b`` as it is (K, N), read MN-major."""
     a, a_dev = _random(3, (M, K), dtype)
     bt, bt_dev = _random(4, (N, K), dtype)
+    b_dev = cp.ascontiguousarray(bt_dev.T) if row_major_b else bt_dev
     c = _filled((M, N), np.nan, dtype)
-    tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
+    tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
     grid = ((M // G.BM) * (N // bn),) if blocks is None else (blocks,)
     G.gemm_tma[grid, G.THREADS](
-        tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages,
+        tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages, B_ROW_MAJOR=row_major_b,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
     what = f"BN={bn} STAGES={stages} M={M} N={N} K={K} grid={grid[0]}"
-    _compare(c, a, bt, dtype, what)
+    _compare(c, a, bt, dtype, what + (" row-major b" if row_major_b else ""))
+
+
+def matmul_example(dtype, M, N, K):
+    """matmul(a, b, c): b row-major, autotuned (whole tiles or EDGE)."""
+    a, a_dev = _random(11, (M, K), dtype)
+    bt, bt_dev = _random(12, (N, K), dtype)
+    c = _filled((M, N), np.nan, dtype)
+    G.matmul(a_dev, cp.ascontiguousarray(bt_dev.T), c)
+    _compare(c, a, bt, dtype, f"matmul() M={M} N={N} K={K}")
 
 
 def gemm_vs_torch(dtype, size):

@@ -248,6 +248,17 @@ def test_the_tma_gemm_hot_loop(shape, dtype, hgmma, edge):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
+def test_a_row_major_b_is_read_mn_major(dtype, hgmma):
+    inst = G.gemm_tma.dispatch(dtype, BN=128, STAGES=6, EDGE=True, B_ROW_MAJOR=True)
+    sass = sass_of(inst)
+    # B's descriptor transposed (.tnspB), its 64-column blocks 8 KB apart
+    assert sass.count(rf"^HGMMA\.64x128x16\.F32{hgmma} .*gdesc\[UR\d+\]\.tnspB, ") == 4
+    assert sass.count(r"^UTMALDG\.2D\b") == (G.BM + 128) // G.BOX
+    assert sass.spills == 0
+    assert "kdsl::wgmma_desc<1, 8192, 1024>(" in inst.source
+
+
 def test_each_configuration_fits_in_shared_memory():
     for bn, stages in G.SHAPES:
         assert G.shared_mem(bn, stages) <= 227 * 1024 - 2 * 8 * stages
@@ -268,6 +279,10 @@ def test_the_launcher_checks_the_shapes():
     )
     assert G.whole_tiles(128, 256, 64) and not G.whole_tiles(100, 256, 64)
     assert not G.whole_tiles(128, 128, 64)  # BN = 256 configurations would not fit
+    # b row-major (K, N): N a multiple of 8 (TMA's 16-byte rows of b)
+    assert G.check_shapes(a, np.zeros((64, 256)), c, b_row_major=True) == (128, 256, 64)
+    with pytest.raises(ValueError, match=r"N and K multiples of 8.*b \(64, 250\)"):
+        G.check_shapes(a, np.zeros((64, 250)), np.zeros((128, 250)), b_row_major=True)
 
 
 def test_the_edge_kernel_masks_its_stores_and_rounds_its_tiles_up():
