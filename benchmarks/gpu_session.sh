@@ -15,7 +15,7 @@ tests)
     # (NVRTC compiles dominate; the whole set takes over 10 minutes in one
     # process); a log each, returned as one archive with a summary.
     groups=(
-        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py"
+        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py test_attention_tma_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_nan_payloads.py"
         "test_examples_gpu.py"
