@@ -475,6 +475,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         if name in self.state.ctx.statics:
             raise error("assign-constexpr", name=name, use="assigned")
         b = self.state.env.get(name)
+        if b is None and self.state.carried_binding(name) is not None:
+            # bound again after a loop over the name: one C++ variable
+            b = self.state.env[name] = self.state.carried_binding(name)
         if is_python_number(value):  # a literal takes the variable's type
             literal = value_node is not None and _is_literal(value_node)
             if b is not None and b.type is not None and literal:
@@ -526,6 +529,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             cvar = self.state.names.declare(name)
             self.emit(ir.Assign(cvar, value.ir_value()))
             binding = Binding(t._dynamic(ir.Var(t, cvar)), line, cvar, self._origin())
+            self.state.carry(name, binding)
         elif isinstance(held, ir.Var) and held.name in self.state.fresh:
             self.state.fresh.discard(held.name)
             binding = Binding(value, line, held.name)
@@ -621,6 +625,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             cvar = self.state.names.declare(name)
             held = PointerValue(ir.Var(ptype, cvar), value.elem, name)
             self.state.env[name] = Binding(held, line, cvar, self._origin())
+            self.state.carry(name, self.state.env[name])
         self.emit(ir.Assign(cvar, value.expr))
         self.state.aliases.setdefault(name, set()).add(value.name.split(".")[0])
         self._written_through()

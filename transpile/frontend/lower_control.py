@@ -137,8 +137,12 @@ class ControlFlowLowerer(Lowering):
         try:
             with self.loop("constexpr"):
                 for i in range(*bounds):
-                    self.state.env.pop(name, None)
-                    self.assign(node.target, t._static(i), None)
+                    value = t._static(i)
+                    self.state.env.pop(name, None)  # bound again, as in Python
+                    self.assign(node.target, value, None)
+                    b = self.state.env[name]
+                    if b.cvar is not None:  # a variable run-time control flow
+                        b.value = value  # carries: assigned, and folded here
                     self.state.unrolled_at.append(f"{name} = {i}")
                     try:
                         self.suite(node.body)
@@ -147,6 +151,7 @@ class ControlFlowLowerer(Lowering):
                             break
                     finally:
                         self.state.unrolled_at.pop()
+            _read_from_variable(self.state.env.get(name))
         finally:
             self.state.loop_depths.pop()
 
@@ -182,7 +187,7 @@ class ControlFlowLowerer(Lowering):
                 self.emit(ir.Declare(step_var, t, arith.convert(step, t).ir_value()))
                 step = ir.Var(t, step_var)
             var = cvar
-            if name in _assigned_names(node):
+            if name in _assigned_names(node, unrolled=lambda _: True):
                 # Python's next iteration ignores the body's assignment: the
                 # body works on a copy of the counter
                 var = self.state.names.declare(name)
@@ -228,9 +233,19 @@ class ControlFlowLowerer(Lowering):
     @contextlib.contextmanager
     def dynamic(self, node):
         """Enter run-time control flow: materialise and hoist what it assigns."""
-        assigned = _assigned_names(node)
+
+        def read_after(name):  # an unrolled loop over a name bound to a number
+            b = self.state.env.get(name)
+            return (
+                b is not None
+                and b.type is not None
+                and self.state.parsed.may_read_value_of(name, node)
+            )
+
+        assigned = _assigned_names(node, unrolled=read_after)
         for name in assigned:
             b = self.state.env.get(name)
+            _read_from_variable(b)
             if (
                 b is not None
                 and b.cvar is None
@@ -255,18 +270,25 @@ class ControlFlowLowerer(Lowering):
             for n in assigned
             if n not in self.state.env
             and n not in self.state.hoisted
+            and self.state.carried_binding(n) is None
             and self.state.parsed.loaded_outside(n, node)
         ]
         self.state.hoisted.update(new_hoisted)
+        # the variables that outlive the construct: one binding each in it
+        carried = {n: self.state.env[n] for n in assigned if n in self.state.env}
+        carried = {n: b for n, b in carried.items() if b.cvar is not None}
+        carried.update(dict.fromkeys(new_hoisted))
+        self.state.carried.append(carried)
         self.state.dynamic_depth += 1
         try:
             yield
         finally:
             self.state.dynamic_depth -= 1
+            self.state.carried.pop()
         for name in new_hoisted:
             self.state.hoisted.discard(name)
-            if name in self.state.env:
-                b = self.state.env[name]
+            b = carried[name]
+            if b is not None:  # (assigned, even if a loop over it unbound it)
                 t = b.value.expr.type if b.type is None else b.type  # (a pointer)
                 self._predeclare(b.origin, ir.Declare(b.cvar, t, None))
         # names hoisted by an enclosing construct outlive this one too
@@ -276,7 +298,9 @@ class ControlFlowLowerer(Lowering):
         """Forget the names first bound since ``before`` (a C++ block ends:
         its variables are gone), except those hoisted before a branch."""
         for name in sorted(set(self.state.env) - before - self.state.hoisted):
-            self.state.names.release(self.state.env.pop(name).cvar)
+            b = self.state.env.pop(name)
+            if not self.state.is_carried(b):  # (an enclosing one's variable)
+                self.state.names.release(b.cvar)
 
     def _loop_exit(self, kind):
         if not self.state.loops:
@@ -318,8 +342,9 @@ def _loop_type(start, stop):
 
 
 class _Assigned(cst.CSTVisitor):
-    def __init__(self):
+    def __init__(self, unrolled):
         self.names: list[str] = []
+        self.unrolled = unrolled
 
     def _add(self, target):
         if isinstance(target, cst.Name) and target.value not in self.names:
@@ -339,10 +364,12 @@ class _Assigned(cst.CSTVisitor):
 
     def visit_For(self, node):
         # an unrolled loop's variable is a compile-time value in each
-        # iteration, never a C++ variable: run-time control flow around the
-        # loop neither materialises nor hoists it
-        if not _is_range_constexpr(node.iter):
-            self._add(node.target)
+        # iteration: it counts only where ``unrolled`` says so
+        target = node.target
+        if not _is_range_constexpr(node.iter) or (
+            isinstance(target, cst.Name) and self.unrolled(target.value)
+        ):
+            self._add(target)
 
 
 def _is_range_constexpr(it) -> bool:
@@ -356,14 +383,24 @@ def _is_range_constexpr(it) -> bool:
     return name == "range_constexpr"
 
 
-def _assigned_names(node) -> list[str]:
-    """Names assigned anywhere inside a compound statement, in order."""
-    v = _Assigned()
+def _assigned_names(node, unrolled) -> list[str]:
+    """Names assigned anywhere inside a compound statement, in order; the
+    variable of a ``range_constexpr`` loop where ``unrolled(name)`` is true."""
+    v = _Assigned(unrolled)
     if isinstance(node, (cst.If, cst.While, cst.For)):
         node.body.visit(v)
         if isinstance(node, cst.If) and node.orelse is not None:
             node.orelse.visit(v)
     return v.names
+
+
+def _read_from_variable(b) -> None:
+    """A binding holding an unrolled loop's compile-time value in its C++
+    variable too is read from the variable from now on: after the loop, and
+    in run-time control flow that assigns it."""
+    if b is not None and b.cvar is not None and isinstance(b.value, Numeric):
+        if b.value.is_static():
+            b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
 
 
 class _StaticBreak(Exception):

@@ -36,6 +36,9 @@ class ParsedFunction:
     line_offset: int
     col_offset: int
     loads: dict = field(default_factory=dict)  # name -> [(line, col)]
+    # name -> [(block, position)]: from the position on, to the block's end,
+    # the name is bound again (a for loop's body, after an assignment)
+    binders: dict = field(default_factory=dict)
     # line -> [(column in the parsed text, its shift to the file's column)]
     # where NFKC normalisation changed a name's length (see _nfkc_names)
     shifts: dict = field(default_factory=dict)
@@ -77,6 +80,30 @@ class ParsedFunction:
             not self.contains(body, line, col) for line, col in self.loads.get(name, ())
         )
 
+    def may_read_value_of(self, name: str, construct: cst.CSTNode) -> bool:
+        """Whether a read of ``name`` (in ``construct`` or anywhere else) may
+        see a value that ``construct`` left in it: any read but one that the
+        name is bound again before, with ``construct`` not in between: in
+        the body of a ``for`` loop over the name, or after an assignment to
+        it earlier in the read's block."""
+        start = self.positions[construct].start
+        at = (start.line, start.column)
+        return any(
+            not self._bound_again(name, read, at) for read in self.loads.get(name, ())
+        )
+
+    def _bound_again(self, name: str, read: tuple, construct: tuple) -> bool:
+        for block, bound in self.binders.get(name, ()):
+            if read < bound or not self.contains(block, *read):
+                continue
+            # the statement of the block that holds the read (a loop may run
+            # the construct in it before the read)
+            stmt = next((s for s in block.body if self.contains(s, *read)), None)
+            end = self.positions[stmt].end if stmt is not None else None
+            if end is not None and not bound <= construct < (end.line, end.column):
+                return True
+        return False
+
 
 def parse_function(fn) -> ParsedFunction:
     """Parse the source of ``fn`` (a plain Python function)."""
@@ -105,6 +132,19 @@ def parse_function(fn) -> ParsedFunction:
         if isinstance(node, cst.Name) and ctx is ExpressionContext.LOAD:
             r = positions[node]
             loads[node.value].append((r.start.line, r.start.column))
+    binders = defaultdict(list)
+    for node in positions:
+        if isinstance(node, cst.For) and isinstance(node.target, cst.Name):
+            r = positions[node.body]
+            binders[node.target.value].append(
+                (node.body, (r.start.line, r.start.column))
+            )
+        elif isinstance(node, cst.IndentedBlock):
+            lines = [s for s in node.body if isinstance(s, cst.SimpleStatementLine)]
+            for small in (small for line in lines for small in line.body):
+                r = positions[small]
+                for name in _assigned_by(small):
+                    binders[name].append((node, (r.end.line, r.end.column)))
     return ParsedFunction(
         node=func,
         module=module,
@@ -113,8 +153,28 @@ def parse_function(fn) -> ParsedFunction:
         line_offset=start - 1,
         col_offset=indent,
         loads=dict(loads),
+        binders=dict(binders),
         shifts=shifts,
     )
+
+
+def _assigned_by(small) -> list[str]:
+    """The names a small statement assigns outright (``x = ...``, ``a, b =
+    ...``, ``v: T = ...``; not ``x += ...``, which reads ``x`` first)."""
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        targets = [small.target]
+    else:
+        return []
+    names = []
+    while targets:
+        t = targets.pop()
+        if isinstance(t, cst.Name):
+            names.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            targets.extend(e.value for e in t.elements)
+    return names
 
 
 def _nfkc_names(text: str) -> tuple[str, dict]:

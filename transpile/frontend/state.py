@@ -99,6 +99,10 @@ class FunctionState:
     env: dict[str, Binding] = field(default_factory=dict)  # Python name ->
     block: list = field(default_factory=list)  # the statements being built
     hoisted: set[str] = field(default_factory=set)  # declared before their branch
+    # per run-time construct around the statement, innermost last: the names
+    # it assigns whose C++ variable outlives it -> their binding (bound
+    # before it, or hoisted by it: None until first assigned)
+    carried: list[dict] = field(default_factory=list)
     # a pointer variable assigned in run-time control flow -> the names of
     # the pointers assigned to it (a store through it stores through each,
     # transitively: ``written_through``)
@@ -124,6 +128,26 @@ class FunctionState:
     # of 'a if c else b'" …): a value held in a variable cannot be computed there.
     conditional: list[str] = field(default_factory=list)
     record: ir.Var | None = None  # the assertion record parameter, once used
+
+    def carried_binding(self, name: str) -> Binding | None:
+        """The binding of ``name`` that run-time control flow around the
+        statement carries (the innermost one), else None: the name is bound
+        to it again after a loop over the name replaced it, so that the name
+        keeps one C++ variable there."""
+        for entry in reversed(self.carried):
+            if entry.get(name) is not None:
+                return entry[name]
+        return None
+
+    def carry(self, name: str, binding: Binding) -> None:
+        """``binding`` is the first of the name hoisted before a construct."""
+        for entry in reversed(self.carried):
+            if name in entry:
+                entry[name] = binding
+                return
+
+    def is_carried(self, binding: Binding) -> bool:
+        return any(b is binding for entry in self.carried for b in entry.values())
 
     @classmethod
     def start(cls, parsed: ParsedFunction, ctx: Context, **kwargs) -> "FunctionState":
