@@ -85,112 +85,63 @@ def cases(quick: bool):
         for n in sizes:
             a = torch.randn(n, n, device="cuda", dtype=dtype)
             b = torch.randn(n, n, device="cuda", dtype=dtype)
-            c = torch.empty(n, n, device="cuda", dtype=dtype)
-            c_torch = torch.empty_like(c)
-            c_triton = torch.empty_like(c)
-
-            def check(a=a, b=b, c=c):
-                gemm_mma.gemm(a, b, c)
-                want = a @ b
-                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
-
-            out.append(
-                Case(
-                    family=FAMILY,
-                    label=f"{name} {n}^3",
-                    series=name,
-                    x=n,
-                    unit="TFLOP/s",
-                    work=2.0 * n**3,
-                    runners={
-                        "kdsl": lambda a=a, b=b, c=c: gemm_mma.gemm(a, b, c),
-                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
-                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
-                    },
-                    check=check,
-                    note="kdsl: mma.sync path",
-                )
-            )
             bt = b.t().contiguous()  # wgmma reads B K-major: the user passes b.T
-            c_wgmma = torch.empty_like(c)
+            c_torch = torch.empty_like(a)
+            c_triton = torch.empty_like(a)
+            peers = {
+                "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
+                "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
+            }
 
-            def check_wgmma(a=a, bt=bt, b=b, c=c_wgmma):
-                gemm_wgmma.gemm(a, bt, c)
-                want = a @ b
-                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
+            def case(kind, kdsl_run, note, a=a, b=b, n=n, name=name, peers=peers):
+                """One row: ``kdsl_run(c)`` against the peers, checked
+                against a @ b."""
+                c = torch.empty_like(a)
 
-            out.append(
-                Case(
+                def check():
+                    kdsl_run(c)
+                    want = a @ b
+                    torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
+
+                return Case(
                     family=FAMILY,
-                    label=f"{name} wgmma {n}^3",
-                    series=f"{name} wgmma",
+                    label=f"{name}{kind} {n}^3",
+                    series=f"{name}{kind}",
                     x=n,
                     unit="TFLOP/s",
                     work=2.0 * n**3,
-                    runners={
-                        "kdsl": lambda a=a, bt=bt, c=c_wgmma: gemm_wgmma.gemm(a, bt, c),
-                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
-                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
-                    },
-                    check=check_wgmma,
-                    note="kdsl: wgmma path (cp.async pipeline, no TMA); bt = b.T given",
+                    runners={"kdsl": lambda: kdsl_run(c), **peers},
+                    check=check,
+                    note=note,
                 )
-            )
-            c_tma = torch.empty_like(c)
-            maps = gemm_tma.tensor_maps(a, bt)  # built once, as a caller would
 
-            def check_tma(a=a, bt=bt, b=b, c=c_tma, maps=maps):
-                gemm_tma.gemm(a, bt, c, maps)
-                want = a @ b
-                torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * n**0.5)
-
-            out.append(
-                Case(
-                    family=FAMILY,
-                    label=f"{name} tma {n}^3",
-                    series=f"{name} tma",
-                    x=n,
-                    unit="TFLOP/s",
-                    work=2.0 * n**3,
-                    runners={
-                        "kdsl": lambda a=a, bt=bt, c=c_tma, maps=maps: gemm_tma.gemm(
-                            a, bt, c, maps
-                        ),
-                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
-                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
-                    },
-                    check=check_tma,
-                    note="kdsl: warp-specialised wgmma fed by TMA; bt = b.T given",
-                )
-            )
-            # the same kernel reading b row-major (MN-major wgmma B): the
-            # inputs torch.matmul takes, no transposed copy
-            c_row = torch.empty_like(c)
-            maps_row = gemm_tma.tensor_maps(a, b)
-
-            def check_row(a=a, b=b, c=c_row, maps=maps_row):
-                gemm_tma.matmul(a, b, c, maps)
-                torch.testing.assert_close(c, a @ b, rtol=2e-2, atol=2e-2 * n**0.5)
-
-            out.append(
-                Case(
-                    family=FAMILY,
-                    label=f"{name} tma row-major b {n}^3",
-                    series=f"{name} tma row-major b",
-                    x=n,
-                    unit="TFLOP/s",
-                    work=2.0 * n**3,
-                    runners={
-                        "kdsl": lambda a=a, b=b, c=c_row, m=maps_row: gemm_tma.matmul(
-                            a, b, c, m
-                        ),
-                        "torch": lambda a=a, b=b, c=c_torch: torch.matmul(a, b, out=c),
-                        "triton": lambda a=a, b=b, c=c_triton: triton_matmul(a, b, c),
-                    },
-                    check=check_row,
-                    note="kdsl: gemm_tma.matmul, b (K, N) row-major as given",
-                )
-            )
+            # the tensor maps built once, as a caller keeps them
+            maps_bt = gemm_tma.tensor_maps(a, bt)
+            maps_b = gemm_tma.tensor_maps(a, b)
+            out += [
+                case(
+                    "",
+                    lambda c, a=a, b=b: gemm_mma.gemm(a, b, c),
+                    "kdsl: mma.sync path",
+                ),
+                case(
+                    " wgmma",
+                    lambda c, a=a, bt=bt: gemm_wgmma.gemm(a, bt, c),
+                    "kdsl: wgmma path (cp.async pipeline, no TMA); bt = b.T given",
+                ),
+                case(
+                    " tma",
+                    lambda c, a=a, bt=bt, m=maps_bt: gemm_tma.gemm(a, bt, c, m),
+                    "kdsl: warp-specialised wgmma fed by TMA; bt = b.T given",
+                ),
+                # the same kernel reading b row-major (MN-major wgmma B): the
+                # inputs torch.matmul takes, no transposed copy
+                case(
+                    " tma row-major b",
+                    lambda c, a=a, b=b, m=maps_b: gemm_tma.matmul(a, b, c, m),
+                    "kdsl: gemm_tma.matmul, b (K, N) row-major as given",
+                ),
+            ]
     for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)
         a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
         bt = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
