@@ -350,7 +350,7 @@ class Autotuned:
                 inst = self.kernel.instance(
                     dtypes, self.kernel._constexpr_values((), constexprs), absent
                 )
-                kcompile.transpiled(inst)
+                inst.cached
                 inst.lowered  # what it writes: read before any launch
             except DSLError as exc:
                 failed[i] = exc
@@ -428,11 +428,9 @@ class Autotuned:
     # -- the disk cache -------------------------------------------------------------------
     def _disk_key(self, key) -> str:
 
-        if self.kernel._fingerprint is None:
-            self.kernel._fingerprint = kcompile.kernel_fingerprint(self.kernel)
         return cache.digest(
             "autotune",
-            self.kernel._fingerprint,
+            self.kernel.fingerprint,
             self.kernel.fn.__qualname__,
             repr(self.configs),
             repr(key[:2]),

@@ -12,7 +12,6 @@ A new process with a warm cache therefore neither transpiles nor compiles.
 from __future__ import annotations
 
 import hashlib
-import json
 import struct
 from functools import lru_cache
 from importlib import resources
@@ -24,7 +23,6 @@ import numpy as np
 from kdsl.runtime import cache, nvrtc
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.pipeline import Transpiled, entry_name
-from kdsl.transpile.source import Span
 from kdsl.transpile.version import __version__
 
 
@@ -139,73 +137,24 @@ def _is_constant(value) -> bool:
 
 
 def transpiled(inst) -> Transpiled:
-    """The instance's source and requirements, from the disk cache if there."""
-    if inst._transpiled is not None:
-        return inst._transpiled
+    """The instance's source and requirements: the disk cache's entry if
+    there, else transpiled and stored there (``KernelInstance.cached`` keeps
+    the answer)."""
     kernel = inst.kernel
-    if kernel._fingerprint is None:
-        kernel._fingerprint = kernel_fingerprint(kernel)
     key = cache.digest(
         kdsl_fingerprint(),
-        kernel._fingerprint,
+        kernel.fingerprint,
         kernel.fn.__qualname__,
         kernel.fn.__code__.co_firstlineno,  # a redefinition of the same name
         kernel.fn.__code__.co_filename,  # where its assertions are (a copy moved)
         inst.name,
-        "debug" if getattr(kernel, "debug", False) else "release",
+        "debug" if kernel.debug else "release",
     )
-    entry = cache.SOURCES.get(key, _decode_transpiled)
-    if entry is not None:
-        inst._transpiled = entry
-    else:
-        inst._transpiled = t = inst.transpiled
-        data = {
-            "source": t.source,
-            "alignment": t.alignment,
-            "cooperative": t.cooperative,
-            "arch": t.arch,
-            "written": list(t.written),
-            "assertions": [
-                [s.path, s.line, s.col, s.end_line, s.end_col, message]
-                for s, message in t.assertions
-            ],
-        }
-        cache.SOURCES.put(key, json.dumps(data).encode())
-    return inst._transpiled
-
-
-def _decode_transpiled(payload: bytes) -> Transpiled:
-    """A source cache entry, every field checked (a bad one: rebuilt)."""
-    data = json.loads(payload)
-    source, alignment = data["source"], data["alignment"]
-    cooperative, raw = data["cooperative"], data["assertions"]
-    arch, written = data["arch"], data["written"]
-    cache.expect(arch is None or isinstance(arch, str), "arch")
-    cache.expect(
-        isinstance(written, list) and all(isinstance(w, str) for w in written),
-        "written",
-    )
-    cache.expect(isinstance(source, str), "source")
-    cache.expect(
-        isinstance(alignment, dict) and all(type(v) is int for v in alignment.values()),
-        "alignment",
-    )
-    cache.expect(isinstance(cooperative, bool), "cooperative")
-    cache.expect(isinstance(raw, list), "assertions")
-    assertions = []
-    for a in raw:
-        cache.expect(
-            isinstance(a, list)
-            and len(a) == 6
-            and isinstance(a[0], str)
-            and all(type(v) is int for v in a[1:5])
-            and isinstance(a[5], str),
-            "assertion",
-        )
-        assertions.append((Span(*a[:5]), a[5]))
-    return Transpiled(
-        source, alignment, cooperative, tuple(assertions), arch, tuple(written)
-    )
+    entry = cache.SOURCES.get(key, Transpiled.from_json)
+    if entry is None:
+        entry = inst.compilation.transpiled()
+        cache.SOURCES.put(key, entry.to_json().encode())
+    return entry
 
 
 def _decode_cubin(payload: bytes) -> bytes:
@@ -226,7 +175,7 @@ def target_arch(inst, arch: str, where: str = "the device") -> str:
     the error): ``arch`` itself, or the architecture-specific ``sm_90a`` an
     instance that calls a Hopper built-in (wgmma, setmaxnreg) needs — which
     only compute capability 9.0 runs (E361 elsewhere)."""
-    required = transpiled(inst).arch
+    required = inst.cached.arch
     if required is None or arch == required:
         return arch
     if arch != required.rstrip("a"):
@@ -258,7 +207,7 @@ def cubin_for(inst, arch: str) -> bytes:
     """``inst``'s cubin for a device of architecture ``arch`` (compiled for
     :func:`target_arch`)."""
     arch = target_arch(inst, arch)
-    source = transpiled(inst).source
+    source = inst.cached.source
     options = inst.kernel.options.nvrtc_options()
     key = cache.digest(
         source, arch, nvrtc.nvrtc_version(), *nvrtc.EXACT_OPTIONS, *options

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from kdsl.runtime import compile as kcompile
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.sites import DefSite
-from kdsl.transpile.frontend.options import kernel_options
-from kdsl.transpile.frontend.parse import parse_function
+from kdsl.transpile.frontend.definition import KernelDef, located
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import (
     BLOCK_LIMITS,
@@ -40,7 +39,6 @@ from kdsl.transpile.frontend.signature import (
     dtype_combinations,
     instance_name,
     looks_like_dtype,
-    read_signature,
     resolve_dtype,
     supported_dtypes,
 )
@@ -56,7 +54,7 @@ class KernelInstance:
     constexprs: dict
     backward: "KernelInstance | None" = None
     absent: tuple = ()  # the optional pointers passed as None, in order
-    _transpiled: object = field(default=None, repr=False)
+    _transpiled: Transpiled | None = field(default=None, repr=False)
     _launchers: dict = field(default_factory=dict, repr=False)  # (grid, block) ->
     _compilation: Compilation | None = field(default=None, repr=False)
 
@@ -65,7 +63,11 @@ class KernelInstance:
         """This instance's way through the pipeline (each stage on first use)."""
         if self._compilation is None:
             self._compilation = Compilation(
-                self.kernel, self.name, self.dtypes, self.constexprs, self.absent
+                self.kernel.definition,
+                self.name,
+                self.dtypes,
+                self.constexprs,
+                self.absent,
             )
         return self._compilation
 
@@ -74,6 +76,16 @@ class KernelInstance:
         """Source and launch requirements (transpiled on first use; no GPU)."""
         if self._transpiled is None:
             self._transpiled = self.compilation.transpiled()
+        return self._transpiled
+
+    @property
+    def cached(self) -> Transpiled:
+        """:attr:`transpiled`, through the disk cache (``runtime.compile``):
+        the entry of this instance if there, else transpiled and stored there
+        (what launches use: a new process with a warm cache does not
+        transpile)."""
+        if self._transpiled is None:
+            self._transpiled = kcompile.transpiled(self)
         return self._transpiled
 
     @property
@@ -124,16 +136,13 @@ class Kernel:
         maxrregcount=None,
         block=None,
     ):
-        self.fn = fn
-        self.name = fn.__name__
-        self.site = DefSite(fn)  # where decoration and dispatch errors point
-        self.debug = debug_build(debug)
+        self.definition = KernelDef.of(  # what the compiler reads
+            fn,
+            debug=debug_build(debug),
+            launch_bounds=launch_bounds,
+            maxrregcount=maxrregcount,
+        )
         self.__doc__ = fn.__doc__
-        with self._at("launch_bounds"):
-            kernel_options(self.name, launch_bounds, None)
-        with self._at("maxrregcount"):
-            self.options = kernel_options(self.name, launch_bounds, maxrregcount)
-        self.signature = read_signature(fn, f"kernel '{self.name}'")
         with self._at("block"):
             self.block_option = self._block_option(block)
         self._dtypes_option = dtypes
@@ -143,11 +152,9 @@ class Kernel:
         if backward is not None:
             with self._at("backward"):
                 self._check_backward(backward)
-        self._parsed = None
         self._instances: dict = {}
         self._plans: dict = {}  # (dtype keys, constexpr items, device) -> LaunchPlan
         self._launchers: dict = {}  # (grid, block) -> Launcher
-        self._fingerprint = None  # hash of the source files (runtime.compile)
         self._warned: set = set()
         self._dtype_args = self._dtype_argument_positions()
 
@@ -179,20 +186,25 @@ class Kernel:
             )
         raise error("kernel-block-option", kernel=self.name, problem=problem)
 
-    @contextmanager
     def _at(self, keyword=None, param=None):
         """Errors raised inside are located at the decorator's ``keyword=``,
         the parameter ``param``, else the ``def`` name."""
-        try:
-            yield
-        except DSLError as exc:
-            raise self.site.locate(exc, param=param, keyword=keyword) from None
+        return located(self.site, keyword, param)
 
-    @property
-    def parsed(self):
-        if self._parsed is None:
-            self._parsed = parse_function(self.fn)
-        return self._parsed
+    # what the definition says (kdsl.transpile.frontend.definition.KernelDef)
+    fn = property(lambda self: self.definition.fn)
+    name = property(lambda self: self.definition.name)
+    site = property(lambda self: self.definition.site)
+    signature = property(lambda self: self.definition.signature)
+    options = property(lambda self: self.definition.options)
+    debug = property(lambda self: self.definition.debug)
+    parsed = property(lambda self: self.definition.parsed)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the files and module constants its code can come from
+        (``runtime.compile.kernel_fingerprint``), computed once."""
+        return kcompile.kernel_fingerprint(self)
 
     @property
     def supported_dtypes(self):

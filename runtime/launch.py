@@ -467,7 +467,7 @@ class LaunchPlan:
         self.kernel = kernel
         self.instance = inst
         self.device = device
-        transpiled = kcompile.transpiled(inst)
+        transpiled = inst.cached
         function = self.loaded = kcompile.load_function(inst, device)
         if transpiled.cooperative:  # it grid-syncs
             function = Cooperative(function, kernel.name, device)
@@ -595,7 +595,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
     if _CONTIGUOUS is None:
         _CONTIGUOUS = _contiguous_attribute()
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
-    written = kcompile.transpiled(inst).written
+    written = inst.cached.written
     env = {
         "_cupy_ndarray": cupy.ndarray,
         "_torch_tensor": torch_tensor,

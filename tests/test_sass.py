@@ -269,7 +269,7 @@ def test_array_elements_through_kdsl_offset_compile_as_the_spelled_out_sum(
     spell_out = lambda self, e: self.expr(e.flat)  # noqa: E731
     monkeypatch.setitem(Emitter.EXPR, ir.ArrayOffset, spell_out)
     c = inst.compilation
-    spelled = _render(c, c.lowered, line_directives=False)
+    spelled = _render(c, line_directives=False)
     assert "kdsl::offset(" not in spelled.split("end of kdsl prelude")[1]
     after, before = sass_of(inst), sass_of_source(spelled, inst.name)
     assert len(after.instructions) == len(before.instructions)

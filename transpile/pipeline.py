@@ -1,33 +1,53 @@
-"""The pipeline: parse → lower (check + fold) → verify → emit → render.
+"""The pipeline: parse → lower (check + fold) → verify → passes → emit → render.
 
-A :class:`Compilation` is one kernel instance on its way through it.  Each
-stage is computed once, on first use: the parsed function (shared by every
-instance of a kernel definition), the lowered and verified IR with what
-launching needs (:class:`Lowered`), and the CUDA source.  The CPU
-interpreter takes the IR, the runtime the source and the alignment, the CLI
-either; nothing is lowered twice or emitted to be thrown away.
+A :class:`Compilation` is one kernel instance (of a
+:class:`~kdsl.transpile.frontend.definition.KernelDef`) on its way through
+it.  Each stage is computed once, on first use: the parsed function (shared
+by every instance of a kernel definition), the lowered and verified IR with
+what launching needs (:class:`Lowered`), the functions through the passes
+(:data:`PASSES`, in order: each rewrite verified, then the analyses whose
+results the emitter receives) and the CUDA source.  The CPU interpreter takes
+the lowered IR, the runtime the source and the alignment (:class:`Transpiled`,
+which its disk cache stores), the CLI either; nothing is lowered twice or
+emitted to be thrown away.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass
 from functools import cached_property
 
-from kdsl.transpile import builtins, ir
-from kdsl.transpile.cuda.emit import Emitter, _basename
+from kdsl.transpile import builtins, ir, passes
+from kdsl.transpile.cuda.cexpr import literal
+from kdsl.transpile.cuda.emit import Emitter, basename
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
-from kdsl.transpile.cuda.cexpr import literal
 from kdsl.transpile.frontend.constants import declaration
+from kdsl.transpile.frontend.definition import KernelDef
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.lower_expr import AbsentPointer
 from kdsl.transpile.frontend.names import Symbols, entry_name
 from kdsl.transpile.frontend.state import Context, FunctionState
-from kdsl.transpile.ir.verify import verify
+from kdsl.transpile.passes import Analysis, Facts, Rewrite, pointers, simplify
+from kdsl.transpile.passes.ranges import Ranges
+from kdsl.transpile.passes.unread import unread
+from kdsl.transpile.passes.verify import verify
+from kdsl.transpile.source import Span
 from kdsl.transpile.version import __version__
+
+# The passes between lowering and emission, in the order they run on each
+# function: the rewrites (each followed by the verifier), then the analyses
+# (each fills the field of passes.Facts it is named after).
+PASSES = passes.schedule(
+    Rewrite("simplify", simplify.function),
+    Analysis("readonly", pointers.readonly),
+    Analysis("unread", unread),
+    Analysis("ranges", lambda f, facts: Ranges(f)),
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +71,11 @@ class Lowered:
     arch: str | None = None
 
     @property
+    def all(self) -> tuple[ir.Function, ...]:
+        """The device functions, then the kernel."""
+        return self.functions + (self.kernel,)
+
+    @property
     def by_name(self) -> dict:
         """The device functions by their C++ name."""
         return {f.name: f for f in self.functions}
@@ -59,7 +84,7 @@ class Lowered:
 @dataclass(frozen=True)
 class Transpiled:
     """An instance's CUDA C++ and what launching it requires (what the
-    runtime keeps in its disk cache)."""
+    runtime keeps in its disk cache: :meth:`to_json`, :meth:`from_json`)."""
 
     source: str
     alignment: dict  # pointer parameter -> required alignment in bytes
@@ -68,47 +93,114 @@ class Transpiled:
     arch: str | None = None  # the architecture it needs ("sm_90a"), or None
     written: tuple = ()  # the pointer and array parameters it may store to
 
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "source": self.source,
+                "alignment": self.alignment,
+                "cooperative": self.cooperative,
+                "arch": self.arch,
+                "written": list(self.written),
+                "assertions": [
+                    [s.path, s.line, s.col, s.end_line, s.end_col, message]
+                    for s, message in self.assertions
+                ],
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text) -> "Transpiled":
+        """What :meth:`to_json` wrote, every field checked: anything else
+        (another kdsl's entry, a damaged one) raises ``ValueError``."""
+        data = json.loads(text)
+        source, alignment = data["source"], data["alignment"]
+        cooperative, raw = data["cooperative"], data["assertions"]
+        arch, written = data["arch"], data["written"]
+        _expect(arch is None or isinstance(arch, str), "arch")
+        _expect(
+            isinstance(written, list) and all(isinstance(w, str) for w in written),
+            "written",
+        )
+        _expect(isinstance(source, str), "source")
+        _expect(
+            isinstance(alignment, dict)
+            and all(type(v) is int for v in alignment.values()),
+            "alignment",
+        )
+        _expect(isinstance(cooperative, bool), "cooperative")
+        _expect(isinstance(raw, list), "assertions")
+        assertions = []
+        for a in raw:
+            _expect(
+                isinstance(a, list)
+                and len(a) == 6
+                and isinstance(a[0], str)
+                and all(type(v) is int for v in a[1:5])
+                and isinstance(a[5], str),
+                "assertion",
+            )
+            assertions.append((Span(*a[:5]), a[5]))
+        return cls(
+            source, alignment, cooperative, tuple(assertions), arch, tuple(written)
+        )
+
+
+def _expect(ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(f"a transpiled entry with a malformed {what}")
+
 
 class Compilation:
-    """One instance of the kernel definition ``kdef`` (a ``kdsl.kernel``:
-    its ``parsed`` function, ``signature`` and ``name``) at fixed dtypes and
-    constexprs, through the pipeline's stages."""
+    """One instance of the kernel definition ``kdef`` at fixed dtypes and
+    constexprs (``absent``: the optional pointers passed as None), through
+    the pipeline's stages."""
 
     def __init__(
-        self, kdef, name: str, dtypes: tuple, constexprs: dict, absent: tuple = ()
+        self,
+        kdef: KernelDef,
+        name: str,
+        dtypes: tuple,
+        constexprs: dict,
+        absent: tuple = (),
     ):
         self.kdef, self.name = kdef, name
         self.dtypes, self.constexprs = dtypes, constexprs
-        self.absent = absent  # optional pointers passed as None
+        self.absent = absent
         self._sources: dict[bool, str] = {}
 
     @cached_property
     def lowered(self) -> Lowered:
         """Lowered and verified IR (errors name this instance)."""
         with _naming(self.name):
-            kernel, readonly, written, functions, alignment, assertions, tables = (
-                _lower(self.kdef, self.name, self.dtypes, self.constexprs, self.absent)
+            lowered = _lower(
+                self.kdef, self.name, self.dtypes, self.constexprs, self.absent
             )
-            for f in functions + [kernel]:
-                verify(f)
-        return Lowered(
-            kernel,
-            tuple(functions),
-            frozenset(readonly),
-            dict(sorted(alignment.items())),
-            written,
-            _grid_wide(functions + [kernel]),
-            tuple(assertions),
-            tuple(tables),
-            _arch(functions + [kernel]),
-        )
+            for f in lowered.all:
+                verify(f, "lowering", lowered.by_name)
+        return lowered
+
+    @cached_property
+    def prepared(self) -> tuple[tuple[ir.Function, Facts], ...]:
+        """Each function of :attr:`lowered` (callees first) through
+        :data:`PASSES`, with what the analyses found: what the emitter
+        takes."""
+        lowered = self.lowered
+        with _naming(self.name):
+            return tuple(
+                passes.run(
+                    PASSES,
+                    f,
+                    Facts(readonly=lowered.readonly if f.is_kernel else frozenset()),
+                    lambda g, after: verify(g, after, lowered.by_name),
+                )
+                for f in lowered.all
+            )
 
     def source(self, *, line_directives: bool = False) -> str:
         """The CUDA C++ (optionally with ``#line`` directives to the Python)."""
         if line_directives not in self._sources:
-            lowered = self.lowered
             with _naming(self.name):
-                self._sources[line_directives] = _render(self, lowered, line_directives)
+                self._sources[line_directives] = _render(self, line_directives)
         return self._sources[line_directives]
 
     def transpiled(self) -> Transpiled:
@@ -134,7 +226,7 @@ def _naming(instance: str):
         raise
 
 
-def _lower(kdef, name, dtypes, constexprs, absent=()):
+def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
     sig = kdef.signature
     dtype_map = {tv.name: t for tv, t in zip(sig.typevars, dtypes)}
     nones = {p: AbsentPointer(p) for p in absent}
@@ -142,7 +234,7 @@ def _lower(kdef, name, dtypes, constexprs, absent=()):
     ctx = Context(kdef.fn.__globals__, statics, {}, set(), set())
     ctx.symbols = Symbols(entry_name(name))  # no device function takes its name
     ctx.optional = set(sig.optional)
-    ctx.debug = getattr(kdef, "debug", False)
+    ctx.debug = kdef.debug
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
@@ -167,9 +259,18 @@ def _lower(kdef, name, dtypes, constexprs, absent=()):
         if name not in ctx.written
     }
     written = tuple(name for name in memory if name in ctx.written)
-    functions = list(ctx.functions.values())
-    tables = ctx.constants.values()
-    return kernel, readonly, written, functions, ctx.alignment, ctx.assertions, tables
+    functions = tuple(ctx.functions.values())
+    return Lowered(
+        kernel,
+        functions,
+        frozenset(readonly),
+        dict(sorted(ctx.alignment.items())),
+        written,
+        cooperative=_grid_wide(functions + (kernel,)),
+        assertions=tuple(ctx.assertions),
+        constants=tuple(ctx.constants.values()),
+        arch=_arch(functions + (kernel,)),
+    )
 
 
 def _grid_wide(functions) -> bool:
@@ -201,18 +302,15 @@ def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
 
 
-def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
-    emitter = Emitter(line_directives)
-    texts = []
-    for f in lowered.functions + (lowered.kernel,):
-        emitter.lines = []
-        emitter.function(f, lowered.readonly if f.is_kernel else frozenset())
-        texts.append("\n".join(emitter.lines))
-    headers, parts = needs(lowered.functions + (lowered.kernel,))
+def _render(c: Compilation, line_directives: bool) -> str:
+    """The file: each prepared function emitted, in the template."""
+    lowered, prepared = c.lowered, c.prepared
+    texts = [Emitter.function(f, facts, line_directives) for f, facts in prepared]
+    headers, parts = needs(tuple(f for f, _ in prepared))
     sig = c.kdef.signature
     return render_file(
         version=__version__,
-        source=_basename(c.kdef.parsed.source.path),
+        source=basename(c.kdef.parsed.source.path),
         kernel=c.kdef.name,
         instance=c.name,
         dtypes=", ".join(

@@ -46,7 +46,7 @@ def test_an_interpreted_launch_lowers_once_and_emits_no_cuda(monkeypatch):
 
 def test_the_source_reuses_the_lowered_ir(monkeypatch):
     calls = _counting(monkeypatch)
-    c = pipeline.Compilation(scale, "scale", (), {})
+    c = pipeline.Compilation(scale.definition, "scale", (), {})
     ir_first = c.lowered
     source = c.source()
     assert c.source() is source and c.lowered is ir_first

@@ -1,4 +1,4 @@
-"""The integer range analysis (``transpile/cuda/ranges.py``) and the plain C++
+"""The integer range analysis (``transpile/passes/ranges.py``) and the plain C++
 operators the emitter writes on its word, checked on random expressions:
 
 * every value an expression takes (kdsl's wrap-around semantics, on random
@@ -19,8 +19,9 @@ import pytest
 from kdsl.transpile import ir
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import Boolean, Int32, Int64
-from kdsl.transpile.cuda.emit import Emitter, _simplified
-from kdsl.transpile.cuda.ranges import SPECIAL, Ranges, exact, type_range, within
+from kdsl.transpile.cuda.emit import Emitter
+from kdsl.transpile.passes import Facts, simplify
+from kdsl.transpile.passes.ranges import SPECIAL, Ranges, exact, type_range, within
 
 SPECIALS = sorted(SPECIAL)
 # CUDA's limits, written out again here so that a wrong SPECIAL table fails
@@ -100,9 +101,7 @@ def c_value(em, e, env, ctx=False):
         return env[e.name], ctx
     if not isinstance(e, ir.BinOp):
         return kdsl_value(e, env), False
-    e2 = _simplified(e)
-    if not isinstance(e2, ir.BinOp):
-        return c_value(em, e2, env, ctx)
+    e2 = e  # simplified already: the emitter is given the rewritten IR
     (a, ua), (b, ub) = c_value(em, e2.lhs, env, ctx), c_value(em, e2.rhs, env, ctx)
     em._unsigned_ok = ctx
     t = e2.lhs.type
@@ -171,9 +170,9 @@ def run(f, env):
 @pytest.mark.parametrize("seed", range(40))
 def test_claimed_ranges_hold_and_plain_operators_compute_kdsl_results(seed):
     rng = random.Random(seed)
-    f = random_function(rng)
-    em = Emitter()
-    em.ranges = ranges = Ranges(f)
+    f = simplify.function(random_function(rng))
+    ranges = Ranges(f)
+    em = Emitter(facts=Facts(ranges=ranges))
     for env in environments(rng, f, ranges, 25):
         for name, init, at in run(f, env):
             assert within(ranges.of(ir.Var(Int32, name)), Int32)
@@ -232,8 +231,7 @@ def test_helpers_stay_where_overflow_or_negative_operands_are_possible():
     tid = ir.Special(Int32, "thread_idx.x")
     bid = ir.Special(Int32, "block_idx.x")  # up to 2**31 - 2
     f = ir.Function("f", (ir.Param("n", Int32),), ())
-    em = Emitter()
-    em.ranges = Ranges(f)
+    em = Emitter(facts=Facts(ranges=Ranges(f)))
     assert not em._plain(ir.BinOp(Int32, "+", n, ir.Const(Int32, 1)))
     assert not em._plain(ir.BinOp(Int32, "//", n, ir.Const(Int32, 32)))
     assert not em._plain(ir.BinOp(Int32, "%", tid, n))  # n may be 0 or negative

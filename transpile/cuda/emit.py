@@ -12,11 +12,9 @@ broken as clang-format would break it (``layout.wrap``).
 from __future__ import annotations
 
 import itertools
-import math
 import string
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.core import values
 from kdsl.transpile.core.types import (
     Boolean,
     Int32,
@@ -31,7 +29,8 @@ from kdsl.transpile.cuda.cexpr import bare as _bare
 from kdsl.transpile.cuda.layout import LIMIT, wrap, wrap_head
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
-from kdsl.transpile.cuda.ranges import Ranges, exact, is_int, within
+from kdsl.transpile.passes import Facts
+from kdsl.transpile.passes.ranges import exact, is_int, within
 
 _HEADS = ("if (", "} else if (", "while (")  # a condition that may wrap
 
@@ -59,15 +58,18 @@ class Emitter(Backend):
     expr_prefix = "_e_"
     stmt_prefix = "_s_"
 
-    def __init__(self, line_directives: bool = False):
+    def __init__(self, line_directives: bool = False, facts: Facts = Facts()):
         self.lines: list[str] = []
         self.depth = 0
         self.line_directives = line_directives
         self.types: set = set()  # scalar types the code uses (for headers)
-        self.readonly: set = frozenset()  # pointer parameters never stored to
+        # what the passes found in the function (passes.Facts): the pointers
+        # never stored through (const; a view of one joins them), the
+        # variables declared and never used, the integer ranges
+        self.readonly: frozenset = facts.readonly
+        self.unread: frozenset = facts.unread
+        self.ranges = facts.ranges
         self._handed: dict = {}  # text given to a built-in rendering -> its CExpr
-        self.ranges = Ranges(ir.Function("", (), ()))  # the function's integer ranges
-        self.unread: frozenset = frozenset()  # variables declared, never used
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
 
     def line(self, text: str):
@@ -86,18 +88,21 @@ class Emitter(Backend):
             self.depth += 1
 
     # -- functions ------------------------------------------------------------------
-    def function(self, f: ir.Function, readonly: set = frozenset()):
-        """``f``; ``readonly`` names the kernel's pointer parameters it never
-        stores to (a device function's carry ``const`` in their type)."""
-        consts = {p.name for p in f.params if getattr(p.type, "const", False)}
-        self.readonly = readonly = frozenset(readonly) | consts
-        self.readonly = self.readonly | _const_pointer_variables(f, self.readonly)
-        self.ranges = Ranges(f)
-        self.unread = _unread(f)
+    @classmethod
+    def function(
+        cls, f: ir.Function, facts: Facts = Facts(), line_directives: bool = False
+    ) -> str:
+        """The C++ text of ``f``, emitted from fresh state; ``facts`` are what
+        the pipeline's passes found in it."""
+        emitter = cls(line_directives, facts)
+        emitter._function(f)
+        return "\n".join(emitter.lines)
+
+    def _function(self, f: ir.Function):
         params = []
         for p in f.params:
             t = p.type
-            if isinstance(t, ir.PointerType) and p.name in readonly:
+            if isinstance(t, ir.PointerType) and p.name in self.readonly:
                 t = ir.PointerType(t.elem, const=True, shape=t.shape)
             self.use(t)
             params.append(_parameter(t, p.name))
@@ -128,7 +133,7 @@ class Emitter(Backend):
     def _s_Comment(self, s):
         self.line(f"// {s.text}")
         if self.line_directives and s.span is not None:  # numbers the next line
-            name = string_literal(_basename(s.span.path))
+            name = string_literal(basename(s.span.path))
             self.lines.append(f"#line {s.span.line} {name}")
 
     def _s_Declare(self, s):
@@ -157,8 +162,7 @@ class Emitter(Backend):
         self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
 
     def _s_Assign(self, s):
-        value = _simplified(s.value) if isinstance(s.value, ir.BinOp) else s.value
-        if isinstance(value, ir.Var) and value.name == s.name:  # x - 0.0: no-op
+        if isinstance(s.value, ir.Var) and s.value.name == s.name:  # was x - 0.0
             return
         self.line(f"{s.name} = {self._value(s.value)};")
 
@@ -303,7 +307,6 @@ class Emitter(Backend):
             return False
         if isinstance(e, (ir.Special, ir.Var, ir.Const)):
             return True
-        e = _simplified(e) if isinstance(e, ir.BinOp) else e
         return isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS and self._plain(e)
 
     def _e_Const(self, e):
@@ -336,9 +339,6 @@ class Emitter(Backend):
     def _e_BinOp(self, e):
         if _lanewise(e):
             return self._vmap(e)
-        e = _simplified(e)
-        if not isinstance(e, ir.BinOp):
-            return self.expr(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if self._plain(e):
             return cexpr.plain(e.op, e.lhs.type, a, b)
@@ -370,12 +370,7 @@ class Emitter(Backend):
             if isinstance(x, ir.Special):
                 return True
             if isinstance(x, ir.BinOp) and x.type is Int32:
-                x = _simplified(x)
-                if isinstance(x, ir.Special) or (
-                    isinstance(x, ir.BinOp)
-                    and x.op in "+-*"
-                    and self._unsigned_operand(x)
-                ):
+                if x.op in "+-*" and self._unsigned_operand(x):
                     return True
         return False
 
@@ -532,9 +527,6 @@ class Emitter(Backend):
             return True
         if not (isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS):
             return False
-        e = _simplified(e)
-        if not isinstance(e, ir.BinOp):
-            return self._never_wraps(e)
         return self._never_wraps(e.lhs) and self._never_wraps(e.rhs)
 
     def _view_type(self, e) -> ir.PointerType:
@@ -582,50 +574,6 @@ class Emitter(Backend):
 _UNSIGNED_OPS = ("+", "-", "*", "//", "%")
 
 
-def _const_pointer_variables(f: ir.Function, readonly) -> frozenset:
-    """The pointer variables of ``f`` (declared with, or assigned, a pointer
-    other than a view) that may hold a ``readonly`` pointer: ``const``
-    (the lowering makes a pointer stored through, and every pointer assigned
-    to it, writable)."""
-    sources: dict = {}
-    for s in ir.statements(f.body):
-        value = s.init if isinstance(s, ir.Declare) else getattr(s, "value", None)
-        if isinstance(s, (ir.Declare, ir.Assign)) and isinstance(value, ir.Var):
-            if isinstance(value.type, ir.PointerType):
-                sources.setdefault(s.name, set()).add(value.name)
-    const, changed = set(), True
-    while changed:
-        changed = False
-        for name, names in sources.items():
-            if name not in const and names & (set(readonly) | const):
-                const.add(name)
-                changed = True
-    return frozenset(const)
-
-
-def _unread(f: ir.Function) -> frozenset:
-    """The variables of ``f`` that are declared with a value computed
-    without a call, and never read nor assigned: their declaration is
-    dead (``int32_t i = 7;`` left by a ``range_constexpr``'s variable)."""
-    used = set()
-    for s in ir.statements(f.body):
-        if isinstance(s, (ir.Assign, ir.AssignLane)):
-            used.add(s.name)
-        elif isinstance(s, ir.For):
-            used.add(s.var)
-    for e in ir.expressions(f.body):
-        if isinstance(e, ir.Var):
-            used.add(e.name)
-    return frozenset(
-        s.name
-        for s in ir.statements(f.body)
-        if isinstance(s, ir.Declare)
-        and s.name not in used
-        and s.init is not None
-        and not any(isinstance(x, ir.CALLS) for x in ir.walk(s.init))
-    )
-
-
 def _offset_terms(flat, n: int):
     """``[(index, stride), ...]`` of an Array offset ``i0 * s0 + i1 * s1 +
     ...`` (left to right, ``n`` terms, all ``Int64``), or None if ``flat``
@@ -652,68 +600,6 @@ def _implicit_to_int64(t) -> bool:
     return is_int(t)
 
 
-def _simplified(e: ir.BinOp):
-    """``e`` with its integer constants combined, exactly under wrap-around
-    arithmetic: ``(x + 16) - 8`` is ``x + 8``, ``x + 0`` and ``0 + x`` are
-    ``x``; and a
-    float ``x - 0.0`` or ``x + -0.0`` (either side) is ``x``, exactly for
-    every ``x`` (``-0.0`` is the additive identity of IEEE arithmetic; a
-    NaN stays a NaN).  ``0.0 + x`` stays: it is ``+0.0`` for ``x = -0.0``."""
-    t = e.type
-    if t is not e.lhs.type or e.op not in ("+", "-"):
-        return e
-    if isinstance(t, NumericMeta) and t.kind == "float":
-        if e.op == "+" and _is_zero(e.rhs, negative=True):
-            return e.lhs
-        if e.op == "+" and _is_zero(e.lhs, negative=True):
-            return e.rhs
-        if e.op == "-" and _is_zero(e.rhs, negative=False):
-            return e.lhs
-        return e
-    if not is_int(t):
-        return e
-    if (
-        e.op == "+"
-        and isinstance(e.lhs, ir.Const)
-        and e.lhs.value == 0
-        and e.rhs.type is t
-    ):
-        return e.rhs  # 0 + x
-    base, offset, terms = e, 0, 0
-    while (
-        isinstance(base, ir.BinOp)
-        and base.op in ("+", "-")
-        and base.type is t
-        and base.lhs.type is t
-        and isinstance(base.rhs, ir.Const)
-    ):
-        offset += base.rhs.value if base.op == "+" else -base.rhs.value
-        base, terms = base.lhs, terms + 1
-    offset = values.wrap(offset, t)
-    if terms == 0 or (terms == 1 and offset != 0):
-        return e  # nothing to combine
-    if offset == 0:
-        return base
-    if t.signed and offset < 0 and offset != _type_min(t):
-        return ir.BinOp(t, "-", base, ir.Const(t, -offset))
-    if not t.signed and offset >= 1 << (t.width - 1):  # x - 1u, not x + 4294967295u
-        return ir.BinOp(t, "-", base, ir.Const(t, (1 << t.width) - offset))
-    return ir.BinOp(t, "+", base, ir.Const(t, offset))
-
-
-def _type_min(t) -> int:
-    return -(1 << (t.width - 1)) if t.signed else 0
-
-
-def _is_zero(e, negative: bool) -> bool:
-    """Whether ``e`` is the constant ``-0.0`` (``negative``) or ``+0.0``."""
-    return (
-        isinstance(e, ir.Const)
-        and e.value == 0
-        and (math.copysign(1.0, e.value) < 0) == negative
-    )
-
-
 def _parameter(t, name: str) -> str:
     """A parameter's declaration: ``const float* x``, or a fixed-shape array
     by reference, ``float (&scratch)[32]``."""
@@ -726,7 +612,9 @@ def _parameter(t, name: str) -> str:
     return f"{ctype(t)} {name}"
 
 
-def _basename(path: str) -> str:
+def basename(path: str) -> str:
+    """The file name of ``path`` (``#line`` directives and the header name
+    the Python file by it)."""
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 

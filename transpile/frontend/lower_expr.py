@@ -21,6 +21,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.constants import ConstantArray, element
+from kdsl.transpile.frontend.definition import definition_of
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
 from kdsl.transpile.frontend.state import Lowering, check_limit
 from kdsl.transpile.core.types import (
@@ -619,7 +620,7 @@ class ExprLowerer(Lowering):
             raise error("typevar-call", name=callee.name)
         if inspect.isfunction(callee):
             raise error("python-function-call", name=callee.__name__)
-        if hasattr(callee, "dispatch") and hasattr(callee, "signature"):
+        if definition_of(callee) is not None:
             raise error("kernel-call", name=callee.name)
         foreign = _foreign_math(callee)
         if foreign is not None:
@@ -851,7 +852,7 @@ def _kind_of(v) -> str:
         return f"{v.name} (use its Int32 fields {v.name}.x, .y, .z)"
     if _is_module(v):
         return f"the module {v.__name__}"
-    if hasattr(v, "dispatch") and hasattr(v, "signature"):
+    if definition_of(v) is not None:
         return f"the kernel '{v.name}'"
     if isinstance(v, SharedView):
         return f"dynamic shared view '{v.name}'"

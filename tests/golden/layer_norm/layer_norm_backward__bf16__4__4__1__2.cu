@@ -535,7 +535,7 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     float ws[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    int32_t j = int32_t(threadIdx.x);
+    int32_t j = threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // xs[c, k] = 0  [c = 0, k = 0]
     xs[0][0] = 0.0f;
@@ -660,7 +660,7 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     float mean = block_sum__s1x4f32_f32(scratch, s) / float(cols);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // live = j < nvec  [c = 0]
     bool live = j < nvec;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
@@ -705,7 +705,7 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     float rstd = 1.0f / sqrtf(block_sum__s1x4f32_f32(scratch, q) / float(cols) + eps);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // xs[c, k] = xs[c, k] * rstd  [c = 0, k = 0]
     xs[0][0] = xs[0][0] * rstd;
@@ -820,7 +820,7 @@ extern "C" __global__ void layer_norm_backward__bf16__4__4__1__2(
     b = block_sum__s1x4f32_f32(scratch, b) / float(cols);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:

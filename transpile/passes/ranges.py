@@ -3,10 +3,12 @@
 ``Ranges(f).of(e)`` is an interval ``(lo, hi)`` that holds every value the
 integer expression ``e`` of ``f`` can take, under kdsl's wrap-around
 arithmetic (an operation whose exact result may leave its type's range can
-wrap to anything, so its range is the whole type).  The CUDA emitter asks it
-where a plain C++ operator computes what kdsl's helper would: ``a + b`` on
-``int32_t`` when the exact sum cannot overflow, ``tid / 32`` when ``tid`` is
-non-negative (C++ truncates, Python floors: the same on non-negatives).
+wrap to anything, so its range is the whole type).  It is one of the
+pipeline's analyses; the CUDA emitter, which receives it with the function
+(``passes.Facts``), asks it where a plain C++ operator computes what kdsl's
+helper would: ``a + b`` on ``int32_t`` when the exact sum cannot overflow,
+``tid / 32`` when ``tid`` is non-negative (C++ truncates, Python floors: the
+same on non-negatives).
 
 What is known:
 
