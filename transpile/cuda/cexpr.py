@@ -331,7 +331,7 @@ def binary(op: str, operand_type, result_type, a, b) -> CExpr:
 
 
 # Integer operators spelled as C++'s own where the range analysis
-# (``kdsl.transpile.cuda.ranges``) proves C++ computes kdsl's result: no
+# (``kdsl.transpile.passes.ranges``) proves C++ computes kdsl's result: no
 # overflow, and non-negative operands for ``// % << >>`` (C++ truncates
 # where Python floors; a shift of a negative value is not Python's).
 PLAIN = {"+": "+", "-": "-", "*": "*", "//": "/", "%": "%", "<<": "<<", ">>": ">>"}
