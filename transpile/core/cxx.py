@@ -98,9 +98,10 @@ def written(part) -> str:
     return part.text
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class CExpr:
-    """One C++ expression node (see the module docstring)."""
+    """One C++ expression node (see the module docstring); nodes are equal
+    when their trees are."""
 
     kind: str
     parts: tuple

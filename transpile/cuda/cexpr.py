@@ -50,9 +50,13 @@ from kdsl.transpile.core.cxx import (  # noqa: F401  (the tree, re-exported)
     bare,
     call,
     cast,
+    conditional,
     hole,
     index,
     infix,
+    init,
+    lambda_,
+    member,
     name,
     number,
     operand_of,
@@ -508,7 +512,7 @@ def _int_literal(t, value: int) -> CExpr:
     value = values.wrap(int(value), t)
     if t.width == 128:
         if -(1 << 63) <= value < (1 << 63) and t.signed:
-            return call("__int128", _int_literal(_I64, value))
+            return call("__int128", _int_literal(_I64, value), bare_args=False)
         if 0 <= value < (1 << 64) and not t.signed:
             return atom(cast("unsigned __int128", number(f"{value}ull")))
         bits = value & ((1 << 128) - 1)

@@ -261,10 +261,10 @@ class _Printer:
         if found is None:
             return None
         node, start, _ = found
-        body = self._span(node.args[0].children[-1])  # the lambda's value
-        if body is None:
+        lam = node.args[0]
+        if lam.kind != "lambda":
             return None
-        text, (body_start, body_end) = self.text, body
+        text, (body_start, body_end) = self.text, self._span(lam.children[-1])
         opening = start + len("kdsl::vmap(")
         more = indent + " " * CONTINUATION
         return [
