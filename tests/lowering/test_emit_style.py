@@ -128,19 +128,25 @@ def test_wrap_rules():
     lines = assign(index("out", "i"), long_call)
     assert len(lines) == 2 and all(len(line) <= LIMIT for line in lines)
     assert lines[1].index("argument") == lines[0].index("argument")  # aligned
-    cond = atom(chain("&&", [atom(infix("<", f"a{k}", f"b{k}")) for k in range(5)], "atom"))
+    cond = atom(
+        chain("&&", [atom(infix("<", f"a{k}", f"b{k}")) for k in range(5)], "atom")
+    )
     value = conditional(cond, index("first_value", "i"), index("second_value", "i"))
     lines = assign("v", value)
     assert [line.strip()[0] for line in lines[1:]] == ["?", ":"]
     value = call("g", infix("+", call("h", "a" * 50), call("h", "b" * 22)))
-    assert assign(index("out", call("k", "i", "j")), value)[1].strip() == value.text + ";"
+    assert (
+        assign(index("out", call("k", "i", "j")), value)[1].strip() == value.text + ";"
+    )
     hopeless = name("a" * 120)
     assert assign("x", hopeless) == [pad + f"x = {hopeless};"]
     # a vector expression's lambda gets lines of its own
     params = ["const float w", "const float a"]
     body = chain("+", [infix("*", "w", "a")] * 9 + [name("a")])
     splat = call(template("kdsl::splat", "float", 4), index("x", number("0")))
-    lines = assign(index("o", "i"), call("kdsl::vmap", lambda_([], params, body), "w", splat))
+    lines = assign(
+        index("o", "i"), call("kdsl::vmap", lambda_([], params, body), "w", splat)
+    )
     assert [line.strip() for line in lines] == [
         "o[i] = kdsl::vmap(",
         "[](const float w, const float a) {",
@@ -328,10 +334,16 @@ def test_expression_layout():
     assert lines[0].startswith("0.5f * (u[index_0] +")
     assert all(line.index("u[") == 40 + len("0.5f * (") for line in lines[1:])
     # a long call breaks after its commas, aligned on its bracket
-    f = call("kdsl::combine", *[infix("*", f"alpha_{k}", f"beta_{k}") for k in range(7)])
+    f = call(
+        "kdsl::combine", *[infix("*", f"alpha_{k}", f"beta_{k}") for k in range(7)]
+    )
     lines = wrap(pad, doc.expr(f))
-    assert len(lines) > 1 and lines[0].startswith(pad + "kdsl::combine(alpha_0 * beta_0,")
-    assert all(line.index("alpha") == len(pad) + len("kdsl::combine(") for line in lines[1:])
+    assert len(lines) > 1 and lines[0].startswith(
+        pad + "kdsl::combine(alpha_0 * beta_0,"
+    )
+    assert all(
+        line.index("alpha") == len(pad) + len("kdsl::combine(") for line in lines[1:]
+    )
 
 
 @kdsl.kernel

@@ -286,7 +286,9 @@ def test_operands_are_parenthesised_only_when_needed():
     assert str(cexpr.binary("+", Int32, Int32, X_TIMES_Y, minus_one)) == (
         "kdsl::add(x * y, -1)"
     )
-    assert str(cexpr.unary("-", Float32, CExpr("name", ("-x",), Prec.UNARY))) == "(-(-x))"
+    assert (
+        str(cexpr.unary("-", Float32, CExpr("name", ("-x",), Prec.UNARY))) == "(-(-x))"
+    )
     assert str(cexpr.unary("-", Int32, "x")) == "kdsl::neg(x)"
     assert str(cexpr.unary("~", Boolean, "p")) == "(!p)"
     assert str(cexpr.unary("abs", Float32, "x")) == "fabsf(x)"
@@ -442,13 +444,24 @@ def test_literals_know_their_precedence(t, value, prec, bare):
 
 
 def test_an_atom_operand_is_not_parenthesised():
-    for operand in (CExpr("name", ("x[i]",)), CExpr("name", ("a.v[0]",)), CExpr("name", ("f(x)",)), CExpr("name", ("n",))):
+    for operand in (
+        CExpr("name", ("x[i]",)),
+        CExpr("name", ("a.v[0]",)),
+        CExpr("name", ("f(x)",)),
+        CExpr("name", ("n",)),
+    ):
         assert cexpr.atom(operand) is operand
-    assert str(cexpr.binary("+", Float32, Float32, CExpr("name", ("x[i]",)), "y")) == "(x[i] + y)"
-    assert str(cexpr.binary("*", Float32, Float32, CExpr("name", ("a.v[0]",)), "b")) == (
-        "(a.v[0] * b)"
+    assert (
+        str(cexpr.binary("+", Float32, Float32, CExpr("name", ("x[i]",)), "y"))
+        == "(x[i] + y)"
     )
-    assert str(cexpr.binary("+", Int8, Int8, CExpr("name", ("x[i]",)), "y")) == "int8_t(x[i] + y)"
+    assert str(
+        cexpr.binary("*", Float32, Float32, CExpr("name", ("a.v[0]",)), "b")
+    ) == ("(a.v[0] * b)")
+    assert (
+        str(cexpr.binary("+", Int8, Int8, CExpr("name", ("x[i]",)), "y"))
+        == "int8_t(x[i] + y)"
+    )
 
 
 def test_a_compound_operand_is_parenthesised_unless_arithmetic_reads_plainly():

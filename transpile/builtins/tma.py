@@ -295,7 +295,9 @@ register(
     "this thread's committed `tma_store` groups still read shared memory; PTX "
     "`cp.async.bulk.wait_group.read`" + _SM90,
     _lower_store_wait,
-    cuda=lambda r, c, args: call(template("kdsl::tma_store_wait", dict(c.options)["n"])),
+    cuda=lambda r, c, args: call(
+        template("kdsl::tma_store_wait", dict(c.options)["n"])
+    ),
     interpret=_gpu_only(_TMA),
     prelude=("tma.h",),
     arch=ARCH,

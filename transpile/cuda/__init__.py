@@ -1,3 +1,4 @@
 """The CUDA backend: C++ spellings (``cexpr``), emission of IR as readable
 CUDA C++ (``emit``), the integer range analysis that lets it write plain C++
-operators (``ranges``), line layout and rendering through the templates."""
+operators (``ranges``), line layout (``doc``, ``layout``) and rendering
+through the templates."""

@@ -1,15 +1,17 @@
 """The CUDA C++ spelling of every scalar operation, exact to ``values``.
 
-Expressions in, expression out: a ``CExpr`` is C++ text with its precedence
-(``Prec``, after C++'s table), so parentheses come from the expression tree,
-never from reading text back.  Operands have the right C++ type (a plain
+Expressions in, expression out: a ``CExpr`` is a C++ expression tree
+(``core.cxx``: each node with its precedence ``Prec``, after C++'s table,
+and its children), so parentheses come from the tree, never from reading
+text back.  Operands have the right C++ type (a plain
 ``str`` operand is a name); every spelling returned is an atom (a name, call
 or parenthesised group, which keeps its inside for ``bare``) of exactly the
 C++ type of its kdsl type, so it fits any context and any overloaded prelude
 call.  A compound operand is parenthesised unless C++ reads it the same and
 a reader would not miss the parentheses (``operand_of``): ``a * b + c``,
 ``i < n - 1``, ``a < b && c < d``, but ``(a & b) == c``.  A table
-entry (``Form``) is data: a template and the precedence it fills in to.
+entry (``Form``) is data: a template tree whose holes (``A``, ``PA``, ``C``
+…) take the operands, or an infix operator.
 
 Spelling policy (the tables below are the whole of it):
 
@@ -304,7 +306,10 @@ def _unary_table(t) -> dict:
     if family in UNARY:
         return UNARY[family]
     if family == "small":
-        table = {"-": Form(call(C, prefix("-", PA))), "~": Form(call(C, prefix("~", PA)))}
+        table = {
+            "-": Form(call(C, prefix("-", PA))),
+            "~": Form(call(C, prefix("~", PA))),
+        }
         if t is Int16:  # see kdsl::i16 in the prelude
             table["-"] = Form(call("kdsl::i16", prefix("-", PA)))
     elif t.signed:

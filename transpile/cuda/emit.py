@@ -2,11 +2,13 @@
 
 Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
 this module renders statements, vectors, memory and calls, indenting on
-``{`` / ``}``.  An expression is a ``cexpr.CExpr`` (its text and C++
-precedence), so every compound operand is parenthesised from the tree, and
-a statement's value, a call argument or a condition drops the parentheses
-around the whole (``bare``).  A statement longer than ``LIMIT`` columns is
-broken as clang-format would break it (``layout.wrap``).
+``{`` / ``}``.  An expression is a tree (``core.cxx.CExpr``: each node's
+kind, children and C++ precedence), so every compound operand is
+parenthesised from the tree, and a statement's value, a call argument or a
+condition drops the parentheses around the whole (``bare``).  A built-in
+renders through its registry entry, trees in and a tree out.  A statement
+(``doc.Statement``) longer than ``LIMIT`` columns is broken as
+clang-format would break it (``layout.wrap``), from its trees.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from kdsl.transpile.core.cxx import (
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.cuda.ranges import Ranges, exact, is_int, within
+
 
 def ctype(t) -> str:
     """The C++ spelling of a kdsl type."""
@@ -189,7 +192,9 @@ class Emitter(Backend):
         self.statement(doc.assign(target, self._value(s.value)))
 
     def _s_StoreLane(self, s):
-        target = index(member(self._element(s.base, s.indices), "v"), number(str(s.lane)))
+        target = index(
+            member(self._element(s.base, s.indices), "v"), number(str(s.lane))
+        )
         self.statement(doc.assign(target, self._value(s.value)))
 
     def _s_ExprStmt(self, s):
@@ -336,7 +341,7 @@ class Emitter(Backend):
 
     def _register(self, e) -> CExpr:
         """A special register's CUDA name (``blockIdx.x``: an unsigned int)."""
-        return builtins.get(e.name).cuda(self, e, [])
+        return _rendered(e.name, builtins.get(e.name).cuda(self, e, []))
 
     def _e_Special(self, e):  # int32_t(blockIdx.x)
         if self._unsigned_ok:
@@ -448,7 +453,11 @@ class Emitter(Backend):
                     captures.append(n.operand.name)
                 return name(n.operand.name)
             value = bare(self.expr(n))
-            key = n.name if isinstance(n, ir.Var) else value.text if _pure_load(n) else None
+            key = (
+                n.name
+                if isinstance(n, ir.Var)
+                else value.text if _pure_load(n) else None
+            )
             if key is None or key not in named:
                 param = n.name if isinstance(n, ir.Var) else next(letters)
                 params.append(f"const {ctype(n.type.dtype)} {param}")
@@ -460,7 +469,9 @@ class Emitter(Backend):
 
         body = bare(lane(e))
         if not args:  # every lane computes the same expression
-            return call(template("kdsl::splat", ctype(e.type.dtype), e.type.lanes), body)
+            return call(
+                template("kdsl::splat", ctype(e.type.dtype), e.type.lanes), body
+            )
         return call("kdsl::vmap", lambda_(captures, params, body), *args)
 
     def _e_Bitcast(self, e):
@@ -480,7 +491,9 @@ class Emitter(Backend):
 
     def _e_Broadcast(self, e):
         t = e.type
-        return call(template("kdsl::splat", ctype(t.dtype), t.lanes), self.expr(e.operand))
+        return call(
+            template("kdsl::splat", ctype(t.dtype), t.lanes), self.expr(e.operand)
+        )
 
     def _e_MakeVector(self, e):
         return init(ctype(e.type), [self.expr(x) for x in e.lanes])
@@ -583,13 +596,25 @@ class Emitter(Backend):
     def _call(self, call, values) -> CExpr:
         """A built-in ``call`` rendered by its entry, its arguments ``values``."""
         args = [bare(v) for v in values]
-        return builtins.get(call.builtin).cuda(self, call, args)
+        return _rendered(
+            call.builtin, builtins.get(call.builtin).cuda(self, call, args)
+        )
 
     def _e_FuncCall(self, e):
         return call(e.func, *[self.expr(a) for a in e.args])
 
 
 _UNSIGNED_OPS = ("+", "-", "*", "//", "%")
+
+
+def _rendered(builtin: str, value) -> CExpr:
+    """A built-in's rendering, which must be an expression tree."""
+    if not isinstance(value, CExpr):
+        raise TypeError(
+            f"built-in {builtin!r}: its cuda= rendering returned "
+            f"{type(value).__name__}, not a CExpr (see docs/contributing.md)"
+        )
+    return value
 
 
 def _const_pointer_variables(f: ir.Function, readonly) -> frozenset:

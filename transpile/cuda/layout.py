@@ -173,9 +173,7 @@ class _Printer:
         if not g.commas:
             lines = self.expression(g.open + 1, g.close, inner_column, close)
             return [head + lines[0], *lines[1:]]
-        return self.pack(
-            " " * column, head, self._items(g), " " * inner_column, close
-        )
+        return self.pack(" " * column, head, self._items(g), " " * inner_column, close)
 
     def _items(self, g):
         """The spans of a group's items, each with its comma."""
@@ -212,7 +210,9 @@ class _Printer:
         if d.eq >= 0:
             more = len(indent) + CONTINUATION
             lines = self.expression(value, end, more, ";")
-            candidates.append([indent + head.rstrip(), " " * more + lines[0], *lines[1:]])
+            candidates.append(
+                [indent + head.rstrip(), " " * more + lines[0], *lines[1:]]
+            )
         return _fewest(candidates, 0)
 
     def conditional(self, indent):
