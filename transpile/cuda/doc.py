@@ -136,17 +136,13 @@ class Doc:
         """The commas of ``[start, end)`` that no bracket opened inside the
         span encloses (brackets closed there that opened before it do
         not count)."""
-        out, lowest = [], self.depth[start]
-        for g in self.groups.values():
-            for comma in g.commas:
-                if start <= comma < end:
-                    out.append(comma)
-        keep = []
-        for comma in sorted(out):
-            lowest = min(self.depth[start : comma + 1])
-            if self.depth[comma] == lowest:
-                keep.append(comma)
-        return keep
+        commas = sorted(
+            comma
+            for g in self.groups.values()
+            for comma in g.commas
+            if start <= comma < end
+        )
+        return [c for c in commas if self.depth[c] == min(self.depth[start : c + 1])]
 
     def first(self, kind: str, callee: str | None = None):
         """``(node, start, end)`` of the first node of ``kind`` (a call of
