@@ -34,7 +34,8 @@ def test_nodes_know_their_kind_children_and_precedence():
     f = call("kdsl::mul", "a", infix("+", "b", "c"))
     assert f.text == "kdsl::mul(a, b + c)" and f.kind == "call"
     assert f.prec == Prec.ATOM
-    assert [a.text for a in f.args] == ["a", "b + c"]
+    assert f.callee.text == "kdsl::mul" and [a.text for a in f.args] == ["a", "b + c"]
+    assert f.args[1].op == "+" and prefix("-", "x").op == "-"
     assert f.args[1].kind == "infix" and f.args[1].prec == Prec.ADDITIVE
     assert f.parts[1] == Open("(") and COMMA in f.parts and f.parts[-1] == Close(")")
     x = index(member("v", "v"), number("3"))

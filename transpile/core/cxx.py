@@ -127,6 +127,19 @@ class CExpr:
         return tuple(p for p in self.parts if isinstance(p, CExpr))
 
     @property
+    def callee(self) -> CExpr | None:
+        """A call's callee (a name, a template's name, or an expression)."""
+        return self.parts[0] if self.kind == "call" else None
+
+    @property
+    def op(self) -> str | None:
+        """An infix (or conditional) node's operator, a prefix node's."""
+        if self.kind == "prefix":
+            return self.parts[0]
+        marks = [p.op for p in self.parts if isinstance(p, Op)]
+        return marks[0] if marks else None
+
+    @property
     def args(self) -> tuple:
         """A call's arguments (its callee is ``children[0]`` when a node)."""
         if self.kind != "call":

@@ -148,9 +148,7 @@ class Doc:
         """``(node, start, end)`` of the first node of ``kind`` (a call of
         ``callee``), or None."""
         for node, start, end in self.spans:
-            if node.kind == kind and (
-                callee is None or node.children[0].text == callee
-            ):
+            if node.kind == kind and (callee is None or node.callee.text == callee):
                 return node, start, end
         return None
 

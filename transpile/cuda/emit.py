@@ -170,8 +170,8 @@ class Emitter(Backend):
     def _s_ArrayDecl(self, s):
         self.use(s.elem)
         dims = "".join(f"[{d}]" for d in s.shape)
-        prefix = "__shared__ " if s.space == "shared" else ""
-        self.statement(doc.plain(f"{prefix}{ctype(s.elem)} {s.name}{dims};"))
+        space = "__shared__ " if s.space == "shared" else ""
+        self.statement(doc.plain(f"{space}{ctype(s.elem)} {s.name}{dims};"))
 
     def _s_DynamicSharedDecl(self, s):
         text = f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];"
@@ -453,11 +453,7 @@ class Emitter(Backend):
                     captures.append(n.operand.name)
                 return name(n.operand.name)
             value = bare(self.expr(n))
-            key = (
-                n.name
-                if isinstance(n, ir.Var)
-                else value.text if _pure_load(n) else None
-            )
+            key = n.name if isinstance(n, ir.Var) else value if _pure_load(n) else None
             if key is None or key not in named:
                 param = n.name if isinstance(n, ir.Var) else next(letters)
                 params.append(f"const {ctype(n.type.dtype)} {param}")
