@@ -416,13 +416,8 @@ class _Renderer:
     """What a built-in's CUDA rendering may use of the emitter
     (``registry.CudaRenderer``), as ``cuda/emit.py`` does it."""
 
-    def __init__(self, handed: dict):
-        self.handed = handed  # argument text -> its CExpr
-
-    def convert(self, src, dst, text: str) -> str:
-        value = cexpr.convert(src, dst, self.handed.get(text) or cexpr.CExpr(text))
-        self.handed[value.text] = value
-        return value.text
+    def convert(self, src, dst, value):
+        return cexpr.convert(src, dst, value)
 
 
 def builtin_call(case: Case) -> ir.BuiltinCall:
@@ -431,15 +426,12 @@ def builtin_call(case: Case) -> ir.BuiltinCall:
     return ir.BuiltinCall(case.dst, case.op, args)
 
 
-def spell(case: Case, a: str = "a", b: str = "b", c: str = "c") -> str:
+def spell(case: Case, a="a", b="b", c="c") -> cexpr.CExpr:
     """The C++ expression ``cexpr`` (a built-in: its rendering) spells for
     the case."""
     if case.kind == "builtin":
-        given = [x if isinstance(x, cexpr.CExpr) else cexpr.CExpr(x) for x in (a, b, c)]
-        handed = {cexpr.bare(x): x for x in given}
-        args = [cexpr.bare(x) for x in given[: case.arity]]
-        text = builtins.get(case.op).cuda(_Renderer(handed), builtin_call(case), args)
-        return cexpr.CExpr(text)
+        args = [cexpr.bare(x) for x in (a, b, c)[: case.arity]]
+        return builtins.get(case.op).cuda(_Renderer(), builtin_call(case), args)
     if case.kind == "binary":
         return cexpr.binary(case.op, case.src, case.dst, a, b)
     if case.kind == "chain":

@@ -6,7 +6,7 @@ one outer pair, so a nested conditional keeps its own."""
 
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32
-from kdsl.transpile.cuda.cexpr import CExpr, Prec
+from kdsl.transpile.cuda.cexpr import Prec, call, infix, name
 from kdsl.transpile.cuda.emit import Emitter
 
 
@@ -30,7 +30,8 @@ def assigned(value) -> str:
 
 def test_loads_and_member_reads_are_atoms():
     emitter = Emitter()
-    assert emitter.expr(load("x")) == CExpr("x[i]")
+    x = emitter.expr(load("x"))
+    assert (x.kind, x.prec, x.text) == ("index", Prec.ATOM, "x[i]")
     total = ir.BinOp(Float32, "+", load("x"), load("y"))
     assert assigned(ir.BinOp(Float32, "*", total, load("x"))) == (
         "r = (x[i] + y[i]) * x[i];"
@@ -39,7 +40,8 @@ def test_loads_and_member_reads_are_atoms():
 
 def test_an_address_is_a_unary_expression():
     address = ir.Address(ir.PointerType(Float32), var("x"), (var("i", Int32),))
-    assert Emitter().expr(address) == CExpr("&x[i]", Prec.UNARY)
+    value = Emitter().expr(address)
+    assert (value.kind, value.prec, value.text) == ("prefix", Prec.UNARY, "&x[i]")
 
 
 def test_a_statement_drops_exactly_one_pair():
@@ -62,10 +64,16 @@ def test_a_builtin_rendering_keeps_its_arguments_precedence():
     total = ir.BinOp(Float16, "+", var("a", Float16), var("b", Float16))
     call = ir.BuiltinCall(Float16, "math.sqrt", (total,))
     value = Emitter().expr(call)
-    assert value == CExpr("__float2half_rn(sqrtf(__half2float(a + b)))")
+    assert value.text == "__float2half_rn(sqrtf(__half2float(a + b)))"
+    (wide,) = value.args[0].args  # the tree, not text: a call of a call
+    assert wide.kind == "call" and wide.args[0].kind == "infix"
 
 
-def test_a_converted_text_is_a_string_for_renderings():
+def test_a_rendering_converts_expressions():
     emitter = Emitter()
-    assert emitter.convert(Int32, Boolean, "n") == "(n != 0)"
-    assert emitter.convert(Float32, Float32, "f(x)") == "f(x)"
+    assert emitter.convert(Int32, Boolean, name("n")).text == "(n != 0)"
+    f = call("f", "x")
+    assert emitter.convert(Float32, Float32, f) is f
+    # an operand keeps its precedence through a conversion
+    total = infix("+", "a", "b")
+    assert emitter.convert(Int32, Boolean, total).text == "((a + b) != 0)"

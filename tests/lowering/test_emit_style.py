@@ -108,24 +108,46 @@ def test_every_declaration_keeps_its_python_origin():
 
 
 def test_wrap_rules():
+    from kdsl.transpile.cuda import doc
+    from kdsl.transpile.cuda.cexpr import atom, call, conditional, index, infix
+    from kdsl.transpile.cuda.cexpr import name, number, template
+    from kdsl.transpile.core.cxx import lambda_
     from kdsl.transpile.cuda.emit import LIMIT, wrap
 
+    def assign(target, value):
+        return wrap(pad, doc.assign(target, value))
+
+    def chain(op, terms, operands="reader"):
+        out = terms[0]
+        for t in terms[1:]:
+            out = infix(op, out, t, operands)
+        return out
+
     pad = "    "
-    assert wrap(pad, "x = y;") == [pad + "x = y;"]
-    long_call = "f(" + ", ".join(f"argument_{k}" for k in range(9)) + ");"
-    lines = wrap(pad, "out[i] = " + long_call)
+    assert assign("x", name("y")) == [pad + "x = y;"]
+    long_call = call("f", *(f"argument_{k}" for k in range(9)))
+    lines = assign(index("out", "i"), long_call)
     assert len(lines) == 2 and all(len(line) <= LIMIT for line in lines)
     assert lines[1].index("argument") == lines[0].index("argument")  # aligned
-    cond = "(" + " && ".join(f"(a{k} < b{k})" for k in range(5)) + ")"
-    lines = wrap(pad, f"v = {cond} ? first_value[i] : second_value[i];")
+    cond = atom(
+        chain("&&", [atom(infix("<", f"a{k}", f"b{k}")) for k in range(5)], "atom")
+    )
+    value = conditional(cond, index("first_value", "i"), index("second_value", "i"))
+    lines = assign("v", value)
     assert [line.strip()[0] for line in lines[1:]] == ["?", ":"]
-    value = "g(h(" + "a" * 50 + ") + h(" + "b" * 22 + "))"
-    assert wrap(pad, f"out[k(i, j)] = {value};")[1].strip() == value + ";"
-    hopeless = "x = " + "a" * 120 + ";"
-    assert wrap(pad, hopeless) == [pad + hopeless]
+    value = call("g", infix("+", call("h", "a" * 50), call("h", "b" * 22)))
+    assert (
+        assign(index("out", call("k", "i", "j")), value)[1].strip() == value.text + ";"
+    )
+    hopeless = name("a" * 120)
+    assert assign("x", hopeless) == [pad + f"x = {hopeless};"]
     # a vector expression's lambda gets lines of its own
-    lam = "[](const float w, const float a) { return " + "w * a + " * 9 + "a; }"
-    lines = wrap(pad, f"o[i] = kdsl::vmap({lam}, w, kdsl::splat<float, 4>(x[0]));")
+    params = ["const float w", "const float a"]
+    body = chain("+", [infix("*", "w", "a")] * 9 + [name("a")])
+    splat = call(template("kdsl::splat", "float", 4), index("x", number("0")))
+    lines = assign(
+        index("o", "i"), call("kdsl::vmap", lambda_([], params, body), "w", splat)
+    )
     assert [line.strip() for line in lines] == [
         "o[i] = kdsl::vmap(",
         "[](const float w, const float a) {",
@@ -135,28 +157,27 @@ def test_wrap_rules():
     ]
     assert lines[2].index("return") == lines[1].index("[") + 4
     # the vectors after the lambda break only between arguments, even with a
-    # comparison inside one (">" is no closing bracket there)
-    args = "w" * 60 + ", kdsl::splat<float, 4>(f(p > q, r)), " + "v" * 40
-    text = (
-        f"o[i] = kdsl::vmap([](const float w, const float a) {{ return w; }}, {args});"
-    )
-    tail = wrap(pad, text)[4:]
+    # comparison inside one
+    inner = call("f", infix(">", "p", "q"), "r")
+    args = ["w" * 60, call(template("kdsl::splat", "float", 4), inner), "v" * 40]
+    vmap = call("kdsl::vmap", lambda_([], params, name("w")), *args)
+    tail = assign(index("o", "i"), vmap)[4:]
     assert [x.strip() for x in tail] == [
         "w" * 60 + ",",
         "kdsl::splat<float, 4>(f(p > q, r)), " + "v" * 40 + ");",
     ]
     # a template argument list is never split (its commas are not arguments)
-    templated = "o[i] = kdsl::vmap(f, " + "w" * 50 + ", kdsl::splat<float, 8>(0.5f));"
-    for line in wrap(pad, templated):
+    eight = call(template("kdsl::splat", "float", 8), number("0.5f"))
+    for line in assign(index("o", "i"), call("kdsl::vmap", "f", "w" * 50, eight)):
         assert line.count("<") == line.count(">")
-    compare = "out[i] = pick(" + "a" * 40 + " < b, c > " + "d" * 40 + ", e);"
-    assert wrap(pad, compare)[0].endswith(" < b,")  # comparisons are no brackets
+    pick = call("pick", infix("<", "a" * 40, "b"), infix(">", "c", "d" * 40), "e")
+    assert assign(index("out", "i"), pick)[0].endswith(" < b,")
     # a string literal is one piece: no break at its commas, brackets or "?"
-    text = 'printf("' + "a, b) [c ? d : e], " * 4 + '%d\\" (", x, y);'
-    lines = wrap(pad, text)
-    assert [line.strip() for line in lines] == [text[: text.index(" y")], "y);"]
-    alone = 'printf("' + "a, b, (c, d) ? e : f, " * 5 + '\\n");'
-    assert wrap(pad, alone) == [pad + alone]
+    text = name('"' + "a, b) [c ? d : e], " * 4 + '%d\\" ("')
+    lines = wrap(pad, doc.expr(call("printf", text, "x", "y")))
+    assert [line.strip() for line in lines] == [f"printf({text}, x,", "y);"]
+    alone = name('"' + "a, b, (c, d) ? e : f, " * 5 + '\\n"')
+    assert wrap(pad, doc.expr(call("printf", alone))) == [pad + f"printf({alone});"]
 
 
 @kdsl.kernel
@@ -287,22 +308,43 @@ def test_every_statement_kind_wraps():
 
 
 def test_expression_layout():
-    from kdsl.transpile.cuda.layout import expression, wrap, wrap_head
+    from kdsl.transpile.cuda import doc
+    from kdsl.transpile.cuda.cexpr import call, index, infix, name, number
+    from kdsl.transpile.cuda.layout import expression, wrap
+
+    def chain(op, terms):
+        out = terms[0]
+        for t in terms[1:]:
+            out = infix(op, out, t)
+        return out
 
     pad = " " * 8
-    cond = " && ".join(f"value_{k} < limit_{k}" for k in range(6))
-    lines = wrap_head(pad, f"if ({cond}) {{")
+    cond = chain("&&", [infix("<", f"value_{k}", f"limit_{k}") for k in range(6)])
+    lines = wrap(pad, doc.head("if (", cond))
     assert len(lines) == 2 and lines[0].endswith("&&") and lines[1].endswith(") {")
     assert lines[1].index("value") == len(pad) + len("if (")  # inside the (
-    value = " + ".join(f"term_{k} * weight_{k}" for k in range(8))
-    lines = wrap(pad, f"return {value};")
+    value = chain("+", [infix("*", f"term_{k}", f"weight_{k}") for k in range(8)])
+    lines = wrap(pad, doc.ret(value))
     assert all(len(line) <= LIMIT for line in lines) and len(lines) == 2
     assert lines[1].index("term") == len(pad) + len("return ")
     # a factor before a long group stays with the group's first line
-    group = "0.5f * (" + " + ".join(f"u[index_{k}]" for k in range(9)) + ")"
+    total = chain("+", [index("u", name(f"index_{k}")) for k in range(9)])
+    group = infix("*", number("0.5f"), total)
+    assert group.text.startswith("0.5f * (u[index_0] + ")
     lines = expression(group, 40)
     assert lines[0].startswith("0.5f * (u[index_0] +")
     assert all(line.index("u[") == 40 + len("0.5f * (") for line in lines[1:])
+    # a long call breaks after its commas, aligned on its bracket
+    f = call(
+        "kdsl::combine", *[infix("*", f"alpha_{k}", f"beta_{k}") for k in range(7)]
+    )
+    lines = wrap(pad, doc.expr(f))
+    assert len(lines) > 1 and lines[0].startswith(
+        pad + "kdsl::combine(alpha_0 * beta_0,"
+    )
+    assert all(
+        line.index("alpha") == len(pad) + len("kdsl::combine(") for line in lines[1:]
+    )
 
 
 @kdsl.kernel

@@ -11,6 +11,8 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core import cxx
+from kdsl.transpile.core.cxx import call, template
 from kdsl.transpile.core import arith, values
 from kdsl.transpile.core.types import (
     BFloat16,
@@ -177,14 +179,14 @@ def _c_scope(scope: str) -> str:
 def _render_ordered(name):
     """CUDA's scoped atomic intrinsics (``__nv_atomic_fetch_add`` …)."""
 
-    def render(r, call, args):
-        options = dict(call.options)
+    def render(r, c, args):
+        options = dict(c.options)
         order, scope = _c_order(options["order"]), _c_scope(options["scope"])
         if name == "atomic_cas":
             failure = _c_order(_FAILURE[options["order"]])
-            return f"kdsl::atomic_cas<{order}, {failure}, {scope}>({', '.join(args)})"
+            return call(template("kdsl::atomic_cas", order, failure, scope), *args)
         function = _ORDERED_CUDA[name]
-        return f"{function}({', '.join(args)}, {order}, {scope})"
+        return call(function, *args, cxx.name(order), cxx.name(scope))
 
     return render
 
@@ -203,7 +205,7 @@ _ORDERED_CUDA = {
 
 
 def _render(cuda_name):
-    return lambda r, call, args: f"{cuda_name}({', '.join(args)})"
+    return lambda r, c, args: call(cuda_name, *args)
 
 
 def _interpret(update):
@@ -322,6 +324,6 @@ for _name, (_cuda, _what) in {
         f"`kdsl.{_name}()`: orders this thread's memory accesses as seen by {_what} "
         f"(CUDA's `{_cuda}`)",
         _fence,
-        cuda=(lambda c: lambda r, call, args: f"{c}()")(_cuda),
+        cuda=(lambda f: lambda r, c, args: call(f))(_cuda),
         interpret=_no_op,
     )

@@ -10,6 +10,7 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import call
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import Int32, Int64, Uint32, Uint64, Vector
 from kdsl.transpile.errors import error
@@ -95,10 +96,10 @@ def _lanes_brev(a):
 
 
 def _render(cuda32, cuda64, cast=False):
-    def render(r, call, args):
-        t = call.args[0].type
-        text = f"{cuda32 if t.width == 32 else cuda64}({args[0]})"
-        return f"{t.c_name}({text})" if cast and t.signed else text
+    def render(r, c, args):
+        t = c.args[0].type
+        value = call(cuda32 if t.width == 32 else cuda64, args[0])
+        return call(t.c_name, value) if cast and t.signed else value
 
     return render
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import call
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import (
     BFloat16,
@@ -128,7 +129,7 @@ def _interpret_store(t, call, args, mask):
 
 
 def _render(function):
-    return lambda r, call, args: f"{function}({', '.join(args)})"
+    return lambda r, c, args: call(function, *args)
 
 
 for _name, _what in LOADS.items():

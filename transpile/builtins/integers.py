@@ -18,6 +18,7 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import call
 from kdsl.transpile.core import arith, values
 from kdsl.transpile.core.types import Int32, Int64, Uint32, Uint64, Vector
 from kdsl.transpile.errors import error
@@ -300,6 +301,6 @@ for _name, _spec in INTRINSICS.items():
         _name,
         f"`kdsl.{_name}({_spec.signature})`: {_spec.what}; CUDA's `{_cuda}`",
         _lower,
-        cuda=lambda r, call, args: f"{form_of(call).cuda}({', '.join(args)})",
+        cuda=lambda r, c, args: call(form_of(c).cuda, *args),
         interpret=(lambda fn: lambda t, call, args, mask: fn(*args))(_spec.lanes),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import CExpr, call, infix, number
 from kdsl.transpile.core import arith, lanes, mathfns, values
 from kdsl.transpile.core.promotion import binary_types
 from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32, Vector
@@ -62,31 +63,33 @@ def _exponent(entry, n):
 def _render_math(fn):
     result = mathfns.spec(fn).result
 
-    def render(r, call, args):
-        t = call.args[0].type  # the float type (Int32: ldexp's exponent)
+    def render(r, c, args):
+        t = c.args[0].type  # the float type (Int32: ldexp's exponent)
         if fn == "copysign" and t.width == 16:
             return _copysign_bits(t, *args)
         if t.width in (32, 64):
-            text = f"{mathfns.c_name(fn, t.width)}({', '.join(args)})"
+            value = call(mathfns.c_name(fn, t.width), *args)
         else:  # Float16/BFloat16: compute in float, round once to the type
             wide = [
-                r.convert(a.type, Float32, text) if a.type is t else text
-                for a, text in zip(call.args, args)
+                r.convert(a.type, Float32, v) if a.type is t else v
+                for a, v in zip(c.args, args)
             ]
-            text = f"{mathfns.c_name(fn, 32)}({', '.join(wide)})"
+            value = call(mathfns.c_name(fn, 32), *wide)
             if result is None:
-                return r.convert(Float32, t, text)
-        return f"bool({text})" if result is Boolean else text  # C's isnan is int
+                return r.convert(Float32, t, value)
+        return call("bool", value) if result is Boolean else value  # C's isnan: int
 
     return render
 
 
-def _copysign_bits(t, x: str, y: str) -> str:
+def _copysign_bits(t, x: CExpr, y: CExpr) -> CExpr:
     """copysign of two 16-bit floats on their bits: through float, the GPU's
     conversion of a NaN drops its sign, which copysign reads."""
     name = "half" if t is Float16 else "bfloat16"
-    bits = [f"__{name}_as_ushort({a})" for a in (x, y)]
-    return f"__ushort_as_{name}(({bits[0]} & 0x7fffu) | ({bits[1]} & 0x8000u))"
+    magnitude, sign = (call(f"__{name}_as_ushort", a) for a in (x, y))
+    magnitude = infix("&", magnitude, number("0x7fffu"), "as_is")
+    sign = infix("&", sign, number("0x8000u"), "as_is")
+    return call(f"__ushort_as_{name}", infix("|", magnitude, sign, "atom"))
 
 
 def _interpret_math(fn):
@@ -148,7 +151,7 @@ for _name in ("min", "max"):
         f"one is strictly {'smaller' if _name == 'min' else 'larger'} "
         "(lane-wise on vectors)",
         _lower_minmax,
-        cuda=lambda r, call, args: f"kdsl::{call.builtin}({args[0]}, {args[1]})",
+        cuda=lambda r, c, args: call(f"kdsl::{c.builtin}", args[0], args[1]),
         interpret=lambda t, call, args, mask: lanes.select_min_max(call.builtin, *args),
         prelude=("intrinsics.h",),
     )

@@ -41,6 +41,7 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import emit_statement, register, want_args
+from kdsl.transpile.core.cxx import call, template
 from kdsl.transpile.core import arith, lanes
 from kdsl.transpile.core.types import (
     BFloat16,
@@ -172,10 +173,10 @@ def helper(shape: str, ta, tb, tc) -> str:
     return f"kdsl::mma_{shape}_{_PTX[ta]}_{_PTX[tb]}_{_ACC[tc]}"
 
 
-def _render(r, call, args):
-    shape = call.builtin.split("_", 1)[1]
-    ta, tb, tc = (a.type.dtype for a in call.args)
-    return f"{helper(shape, ta, tb, tc)}({', '.join(args)})"
+def _render(r, c, args):
+    shape = c.builtin.split("_", 1)[1]
+    ta, tb, tc = (a.type.dtype for a in c.args)
+    return call(helper(shape, ta, tb, tc), *args)
 
 
 # -- the interpreter ------------------------------------------------------------------
@@ -334,10 +335,10 @@ def _lower_stmatrix(lw, entry, args, kwargs):
 
 
 def _render_matrix(name):
-    def render(r, call, args):
-        options = dict(call.options)
+    def render(r, c, args):
+        options = dict(c.options)
         trans = "_trans" if options["trans"] else ""
-        return f"kdsl::{name}_x{options['count']}{trans}({', '.join(args)})"
+        return call(f"kdsl::{name}_x{options['count']}{trans}", *args)
 
     return render
 
@@ -490,9 +491,10 @@ def _bytes(elem) -> int:
     return width // 8 if width % 8 == 0 else 0
 
 
-def _render_cp_async(r, call, args):
-    options = dict(call.options)
-    return f"kdsl::cp_async_{options['cache']}<{options['bytes']}>({', '.join(args)})"
+def _render_cp_async(r, c, args):
+    options = dict(c.options)
+    copy = template(f"kdsl::cp_async_{options['cache']}", options["bytes"])
+    return call(copy, *args)
 
 
 def _cp_async(t, call, args, mask):
@@ -546,7 +548,7 @@ register(
     "`kdsl.cp_async_commit()`: closes the group of this thread's `cp_async` "
     "copies started since the last commit; PTX `cp.async.commit_group`",
     _lower_commit,
-    cuda=lambda r, call, args: "kdsl::cp_async_commit()",
+    cuda=lambda r, c, args: call("kdsl::cp_async_commit"),
     interpret=_no_op,
     prelude=("cp_async.h",),
 )
@@ -557,7 +559,7 @@ register(
     "read (other threads' copies: after a barrier too); PTX "
     "`cp.async.wait_group`",
     _lower_wait,
-    cuda=lambda r, call, args: f"kdsl::cp_async_wait<{args[0]}>()",
+    cuda=lambda r, c, args: call(template("kdsl::cp_async_wait", args[0])),
     interpret=_no_op,
     prelude=("cp_async.h",),
 )

@@ -10,7 +10,10 @@ An entry says, in one place:
   :class:`ir.BuiltinCall` (or :class:`ir.Special`) when it runs at run time;
   ``lw`` is the lowerer, used through :class:`Lowering` only;
 * ``cuda``: its CUDA rendering, ``cuda(r, call, args)`` with the arguments
-  already rendered (``r`` is the emitter, used through :class:`CudaRenderer`);
+  already rendered as C++ expression trees (``core.cxx.CExpr``), returning
+  one, built with ``cxx.call``/``infix``/``template``/``name`` … (``r`` is
+  the emitter, used through :class:`CudaRenderer`; a built-in that is a
+  statement returns its call, and the emitter writes the statement);
 * ``interpret``: its semantics on the CPU, ``interpret(t, call, args, mask)``
   with the arguments evaluated as numpy lanes (``t`` is the interpreter's
   thread batch, used through :class:`Threads`), and optionally
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from kdsl.transpile import ir
+from kdsl.transpile.core.cxx import CExpr
 from kdsl.transpile.errors import error
 
 
@@ -176,8 +180,8 @@ class Lowering(Protocol):
 class CudaRenderer(Protocol):
     """The CUDA emitter, as a built-in's ``cuda`` sees it."""
 
-    def convert(self, src, dst, text: str) -> str:
-        """``text`` (of kdsl type ``src``) converted to ``dst`` in C++."""
+    def convert(self, src, dst, value: CExpr) -> CExpr:
+        """``value`` (of kdsl type ``src``) converted to ``dst`` in C++."""
 
 
 class Threads(Protocol):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import call, member, name
 from kdsl.transpile.core.types import Int32
 
 # kdsl's name of each register group -> CUDA's
@@ -22,7 +23,7 @@ def _lower_special(lw, entry, args, kwargs):
 
 
 def _special(cuda_name):
-    return lambda r, call, args: cuda_name
+    return lambda r, c, args: name(cuda_name)
 
 
 def _read_special(t, call, args, mask):
@@ -50,7 +51,7 @@ register(
     "lane_id",
     "`kdsl.lane_id()`: this thread's lane in its warp (Int32)",
     _lower_lane_id,
-    cuda=lambda r, call, args: "kdsl::lane_id()",
+    cuda=lambda r, c, args: call("kdsl::lane_id"),
     interpret=lambda t, call, args, mask: t.lane,
     prelude=("intrinsics.h",),
 )
@@ -70,7 +71,7 @@ register(
     "syncthreads",
     "`kdsl.syncthreads()`: a barrier for the thread block",
     _lower_barrier,
-    cuda=lambda r, call, args: "__syncthreads()",
+    cuda=lambda r, c, args: call("__syncthreads"),
     interpret=_barrier,
     collective="block",
 )
@@ -83,7 +84,7 @@ register(
     "`kdsl.grid_sync()`: a barrier for the whole grid (the kernel is launched "
     "cooperatively: every block resident at once)",
     _lower_barrier,
-    cuda=lambda r, call, args: "cooperative_groups::this_grid().sync()",
+    cuda=lambda r, c, args: call(member(call("cooperative_groups::this_grid"), "sync")),
     interpret=_barrier,
     collective="grid",
     headers=("cooperative_groups.h",),

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import emit_statement, register, want_args
+from kdsl.transpile.core.cxx import call, prefix, template
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import Int64, Int32, Numeric, Uint32, Uint64
 from kdsl.transpile.errors import DSLError, error
@@ -172,17 +173,17 @@ def _lower_store_wait(lw, entry, args, kwargs):
 
 # -- rendering ----------------------------------------------------------------------
 def _render(helper):
-    return lambda r, call, args: f"kdsl::{helper}({', '.join(args)})"
+    return lambda r, c, args: call(f"kdsl::{helper}", *args)
 
 
-def _render_load(r, call, args):
+def _render_load(r, c, args):
     dst, tmap, x, y, bar = args
-    return f"kdsl::tma_load_2d({dst}, &{tmap}, {x}, {y}, {bar})"
+    return call("kdsl::tma_load_2d", dst, prefix("&", tmap), x, y, bar)
 
 
-def _render_store(r, call, args):
+def _render_store(r, c, args):
     tmap, x, y, src = args
-    return f"kdsl::tma_store_2d(&{tmap}, {x}, {y}, {src})"
+    return call("kdsl::tma_store_2d", prefix("&", tmap), x, y, src)
 
 
 def _gpu_only(what):
@@ -214,7 +215,7 @@ register(
     "to TMA and to the other threads (before the `syncthreads()` after them); "
     "PTX `fence.mbarrier_init.release.cluster`" + _SM90,
     _lower_fence,
-    cuda=lambda r, call, args: "kdsl::fence_mbarrier_init()",
+    cuda=lambda r, c, args: call("kdsl::fence_mbarrier_init"),
     interpret=_gpu_only(_MBARRIER),
     prelude=("tma.h",),
     arch=ARCH,
@@ -283,7 +284,7 @@ register(
     "`kdsl.tma_store_commit()`: closes the group of this thread's `tma_store`s "
     "since the last commit; PTX `cp.async.bulk.commit_group`" + _SM90,
     _lower_fence,
-    cuda=lambda r, call, args: "kdsl::tma_store_commit()",
+    cuda=lambda r, c, args: call("kdsl::tma_store_commit"),
     interpret=_gpu_only(_TMA),
     prelude=("tma.h",),
     arch=ARCH,
@@ -294,7 +295,9 @@ register(
     "this thread's committed `tma_store` groups still read shared memory; PTX "
     "`cp.async.bulk.wait_group.read`" + _SM90,
     _lower_store_wait,
-    cuda=lambda r, call, args: f"kdsl::tma_store_wait<{dict(call.options)['n']}>()",
+    cuda=lambda r, c, args: call(
+        template("kdsl::tma_store_wait", dict(c.options)["n"])
+    ),
     interpret=_gpu_only(_TMA),
     prelude=("tma.h",),
     arch=ARCH,

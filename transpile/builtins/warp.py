@@ -44,6 +44,7 @@ import numpy as np
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core.cxx import CExpr, call, number
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import (
     Boolean,
@@ -88,10 +89,10 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def _mask_text(call, text: str) -> str:
+def _mask_text(c, value: CExpr) -> CExpr:
     """A static mask in hexadecimal (``0xffffffffu``), as CUDA code writes it."""
-    mask = call.args[0]
-    return f"{mask.value:#x}u" if isinstance(mask, ir.Const) else text
+    mask = c.args[0]
+    return number(f"{mask.value:#x}u") if isinstance(mask, ir.Const) else value
 
 
 def _collective(t, entry, members, value):
@@ -169,8 +170,8 @@ _SHUFFLES = {
 
 
 def _render_call(cuda_name):
-    def render(r, call, args):
-        return f"{cuda_name}({', '.join([_mask_text(call, args[0])] + args[1:])})"
+    def render(r, c, args):
+        return call(cuda_name, _mask_text(c, args[0]), *args[1:])
 
     return render
 
@@ -218,8 +219,8 @@ def _vote(ufunc):
 def _as_bool(cuda_name):
     """An ``int`` vote as a Boolean: ``__any_sync(mask, p) != 0``."""
 
-    def render(r, call, args):
-        return r.convert(Int32, Boolean, _render_call(cuda_name)(r, call, args))
+    def render(r, c, args):
+        return r.convert(Int32, Boolean, _render_call(cuda_name)(r, c, args))
 
     return render
 
@@ -272,7 +273,7 @@ register(
     "`kdsl.activemask()`: bit k set for each lane k of the warp executing the "
     "call (Uint32); CUDA's `__activemask`",
     _lower_activemask,
-    cuda=lambda r, call, args: "__activemask()",
+    cuda=lambda r, c, args: call("__activemask"),
     interpret=_activemask,
 )
 
@@ -315,7 +316,7 @@ for _name, (_lanes, _bits) in _LANEMASKS.items():
         f"`kdsl.lanemask_{_name}()`: {_lanes} "
         f"(Uint32); the special register `%lanemask_{_name}`",
         _lower_lanemask,
-        cuda=(lambda name: lambda r, call, args: f"kdsl::lanemask_{name}()")(_name),
+        cuda=(lambda name: lambda r, c, args: call(f"kdsl::lanemask_{name}"))(_name),
         interpret=_lanemask(_bits),
         prelude=("warp.h",),
     )
@@ -328,11 +329,11 @@ def _lower_syncwarp(lw, entry, args, kwargs):
     return None
 
 
-def _render_syncwarp(r, call, args):
-    mask = call.args[0]
+def _render_syncwarp(r, c, args):
+    mask = c.args[0]
     if isinstance(mask, ir.Const) and mask.value == FULL:
-        return "__syncwarp()"
-    return f"__syncwarp({_mask_text(call, args[0])})"
+        return call("__syncwarp")
+    return call("__syncwarp", _mask_text(c, args[0]))
 
 
 def _syncwarp(t, call, args, mask):

@@ -67,6 +67,7 @@ import numpy as np
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import mma
 from kdsl.transpile.builtins.registry import emit_statement, register, want_args
+from kdsl.transpile.core.cxx import call, template
 from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
@@ -307,9 +308,9 @@ def _lower_desc(lw, entry, args, kwargs):
     return Uint64._dynamic(ir.BuiltinCall(Uint64, entry.name, (address,), options))
 
 
-def _render_desc(r, call, args):
-    o = dict(call.options)
-    return f"kdsl::wgmma_desc<{o['mode']}, {o['lbo']}, {o['sbo']}>({args[0]})"
+def _render_desc(r, c, args):
+    o = dict(c.options)
+    return call(template("kdsl::wgmma_desc", o["mode"], o["lbo"], o["sbo"]), args[0])
 
 
 def _accumulator(lw, entry, acc):
@@ -368,13 +369,10 @@ def _lower_mma(lw, entry, args, kwargs):
     return None
 
 
-def _render_mma(r, call, args):
-    o = dict(call.options)
-    a, b, c, scale = args
-    name = (
-        f"kdsl::wgmma_m64n{o['n']}k16_f32_{o['dtype']}{'<1>' if o['trans_b'] else ''}"
-    )
-    return f"{name}({a}, {b}, {c}, {scale})"
+def _render_mma(r, c, args):
+    o = dict(c.options)
+    name = f"kdsl::wgmma_m64n{o['n']}k16_f32_{o['dtype']}"
+    return call(template(name, 1) if o["trans_b"] else name, *args)
 
 
 def _lower_fence(lw, entry, args, kwargs):
@@ -398,11 +396,11 @@ def _lower_wait(lw, entry, args, kwargs):
     emit_statement(lw, entry, operands, options)
 
 
-def _render_wait(r, call, args):
-    o = dict(call.options)
+def _render_wait(r, c, args):
+    o = dict(c.options)
     if "count" in o:
-        return f"kdsl::wgmma_wait<{o['n']}, {o['count']}>({args[0]})"
-    return f"kdsl::wgmma_wait<{o['n']}>()"
+        return call(template("kdsl::wgmma_wait", o["n"], o["count"]), args[0])
+    return call(template("kdsl::wgmma_wait", o["n"]))
 
 
 def _lower_setmaxnreg(lw, entry, args, kwargs):
@@ -416,9 +414,9 @@ def _lower_setmaxnreg(lw, entry, args, kwargs):
     emit_statement(lw, entry, (), (("n", n), ("inc", inc)))
 
 
-def _render_setmaxnreg(r, call, args):
-    o = dict(call.options)
-    return f"kdsl::setmaxnreg_{'inc' if o['inc'] else 'dec'}<{o['n']}>()"
+def _render_setmaxnreg(r, c, args):
+    o = dict(c.options)
+    return call(template(f"kdsl::setmaxnreg_{'inc' if o['inc'] else 'dec'}", o["n"]))
 
 
 # -- the interpreter -------------------------------------------------------------------
@@ -569,7 +567,7 @@ register(
     "`kdsl.wgmma_fence()`: orders this thread's accumulator and shared-memory "
     "accesses before the next `wgmma_mma_async`; PTX `wgmma.fence` " + _SM90A,
     _lower_fence,
-    cuda=lambda r, call, args: "kdsl::wgmma_fence()",
+    cuda=lambda r, c, args: call("kdsl::wgmma_fence"),
     interpret=_no_op,
     prelude=PRELUDE,
     arch=ARCH,
@@ -579,7 +577,7 @@ register(
     "`kdsl.wgmma_commit()`: closes the group of `wgmma_mma_async` calls since "
     "the last commit; PTX `wgmma.commit_group` " + _SM90A,
     _lower_fence,
-    cuda=lambda r, call, args: "kdsl::wgmma_commit()",
+    cuda=lambda r, c, args: call("kdsl::wgmma_commit"),
     interpret=_no_op,
     prelude=PRELUDE,
     arch=ARCH,
@@ -604,7 +602,7 @@ register(
     "after which a warpgroup multiplies them; PTX `fence.proxy.async.shared::cta` "
     "(sm_90)",
     _lower_fence,
-    cuda=lambda r, call, args: "kdsl::fence_proxy_async()",
+    cuda=lambda r, c, args: call("kdsl::fence_proxy_async"),
     interpret=_no_op,
     prelude=PRELUDE,
 )

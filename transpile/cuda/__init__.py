@@ -1,3 +1,3 @@
 """The CUDA backend: C++ spellings (``cexpr``), emission of IR as readable
 CUDA C++ (``emit``, given what the passes found: ``kdsl.transpile.passes``),
-line layout and rendering through the templates."""
+line layout (``doc``, ``layout``) and rendering through the templates."""

@@ -1,15 +1,17 @@
 """The CUDA C++ spelling of every scalar operation, exact to ``values``.
 
-Expressions in, expression out: a ``CExpr`` is C++ text with its precedence
-(``Prec``, after C++'s table), so parentheses come from the expression tree,
-never from reading text back.  Operands have the right C++ type (a plain
+Expressions in, expression out: a ``CExpr`` is a C++ expression tree
+(``core.cxx``: each node with its precedence ``Prec``, after C++'s table,
+and its children), so parentheses come from the tree, never from reading
+text back.  Operands have the right C++ type (a plain
 ``str`` operand is a name); every spelling returned is an atom (a name, call
 or parenthesised group, which keeps its inside for ``bare``) of exactly the
 C++ type of its kdsl type, so it fits any context and any overloaded prelude
 call.  A compound operand is parenthesised unless C++ reads it the same and
 a reader would not miss the parentheses (``operand_of``): ``a * b + c``,
 ``i < n - 1``, ``a < b && c < d``, but ``(a & b) == c``.  A table
-entry (``Form``) is data: a template and the precedence it fills in to.
+entry (``Form``) is data: a template tree whose holes (``A``, ``PA``, ``C``
+…) take the operands, or an infix operator.
 
 Spelling policy (the tables below are the whole of it):
 
@@ -37,11 +39,32 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import IntEnum
 from fractions import Fraction
 from importlib import resources
 
 from kdsl.transpile.core import values
+from kdsl.transpile.core import cxx as tree
+from kdsl.transpile.core.cxx import (  # noqa: F401  (the tree, re-exported)
+    OPERATOR_PREC,
+    CExpr,
+    Prec,
+    atom,
+    bare,
+    call,
+    cast,
+    conditional,
+    hole,
+    index,
+    infix,
+    init,
+    lambda_,
+    member,
+    name,
+    number,
+    operand_of,
+    prefix,
+    template,
+)
 from kdsl.transpile.core.promotion import COMPARISON
 from kdsl.transpile.core.types import (
     BFloat16,
@@ -65,73 +88,10 @@ from kdsl.transpile.core.types import (
 )
 
 
-# -- expressions -----------------------------------------------------------------
-class Prec(IntEnum):
-    """C++ precedence levels, tightest first."""
-
-    ATOM = 0  # primary and postfix: x, 1.5f, f(x), x[i], v.v[0], (a + b)
-    UNARY = 1  # -x, !x, ~x, &x, (T)x, and a negative literal
-    MULTIPLICATIVE = 2
-    ADDITIVE = 3
-    SHIFT = 4
-    RELATIONAL = 5
-    EQUALITY = 6
-    BIT_AND = 7
-    BIT_XOR = 8
-    BIT_OR = 9
-    LOGICAL_AND = 10
-    LOGICAL_OR = 11
-    CONDITIONAL = 12
-
-
-OPERATOR_PREC = {
-    **dict.fromkeys("*/%", Prec.MULTIPLICATIVE),
-    **dict.fromkeys("+-", Prec.ADDITIVE),
-    **dict.fromkeys(("<<", ">>"), Prec.SHIFT),
-    **dict.fromkeys(("<", "<=", ">", ">="), Prec.RELATIONAL),
-    **dict.fromkeys(("==", "!="), Prec.EQUALITY),
-    "&": Prec.BIT_AND,
-    "^": Prec.BIT_XOR,
-    "|": Prec.BIT_OR,
-    "&&": Prec.LOGICAL_AND,
-    "||": Prec.LOGICAL_OR,
-}
-
-
-@dataclass(frozen=True)
-class CExpr:
-    """A C++ expression: its ``text``, the precedence ``prec`` of its outermost
-    operator and, for a parenthesised group ``(e)``, the expression ``inner``
-    inside it (the group itself is an atom)."""
-
-    text: str
-    prec: Prec = Prec.ATOM
-    inner: CExpr | None = None
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def number(text: str) -> CExpr:
-    """A numeric literal: ``-1.5f`` is a unary minus applied to ``1.5f``."""
-    return CExpr(text, Prec.UNARY if text.startswith("-") else Prec.ATOM)
-
-
-def atom(e: CExpr) -> CExpr:
-    """``e`` as an operand of any operator: ``e`` if it is an atom, else the
-    group ``(e)``."""
-    return e if e.prec == Prec.ATOM else CExpr(f"({e.text})", Prec.ATOM, e)
-
-
+# -- expressions: the tree (``tree``) ----------------------------------------------
 def _operand(e: CExpr | str) -> CExpr:
     """An operand as given: a ``str`` is a name."""
-    return CExpr(e) if isinstance(e, str) else e
-
-
-def bare(e: CExpr) -> str:
-    """The text of ``e`` without its outer parentheses if it is a group: for
-    places that delimit an expression already (a call argument, a statement)."""
-    return (e.inner or e).text
+    return tree.operand(e)
 
 
 # -- type families ---------------------------------------------------------------
@@ -167,8 +127,8 @@ def _family(t) -> str:
 def _cast(t, a: CExpr) -> CExpr:
     """A conversion of ``a`` to ``t``'s C++ type, spelled as an atom."""
     if " " in t.c_name:  # unsigned __int128: no functional cast
-        return atom(CExpr(f"({t.c_name}){atom(a)}", Prec.UNARY))
-    return CExpr(f"{t.c_name}({bare(a)})")
+        return atom(cast(t.c_name, a))
+    return call(t.c_name, a)
 
 
 def _byte_name(t) -> str:
@@ -182,65 +142,40 @@ def _unsupported(what: str, *types) -> ValueError:
 
 
 # -- binary operators ------------------------------------------------------------
+A, B, PA, PB, C = (hole(slot) for slot in ("a", "b", "pa", "pb", "c"))
+
+
 @dataclass(frozen=True)
 class Form:
-    """One table entry: a ``template`` ({a}/{b}: the operands as call
-    arguments; {pa}/{pb}: as operands of an operator; {c}: the operand type's
-    C++ name) and the precedence of the filled-in template, which ``fill``
-    returns as an atom."""
+    """One table entry: a ``template``, a tree whose holes (``A``/``B``: the
+    operands as call arguments; ``PA``/``PB``: as operands of an operator;
+    ``C``: the operand type's C++ name) ``fill`` replaces, returning the
+    result as an atom; or, for an infix operator ``op``, ``a op b`` with
+    the operands parenthesised by ``operand_of``."""
 
-    template: str
-    prec: Prec = Prec.ATOM
-    infix: bool = False  # an operator: operands parenthesised by ``operand_of``
+    template: CExpr | None = None
+    op: str | None = None  # an infix operator
 
     def fill(self, c: str, *operands: CExpr) -> CExpr:
-        names = {"c": c}
-        for name, e in zip("ab", operands):
-            names[name], names[f"p{name}"] = bare(e), atom(e)
-        if self.infix:
-            names["pa"], names["pb"] = (
-                operand_of(self.prec, e, right) for e, right in zip(operands, (0, 1))
-            )
-        return atom(CExpr(self.template.format(**names), self.prec))
+        if self.op is not None:
+            return atom(infix(self.op, *operands))
+        slots = {"c": name(c)}
+        for slot, e in zip("ab", operands):
+            slots[slot], slots[f"p{slot}"] = bare(e), atom(e)
+        return atom(tree.fill(self.template, slots))
 
 
 def _infix(op: str) -> Form:
-    return Form(f"{{pa}} {op} {{pb}}", OPERATOR_PREC[op], infix=True)
+    return Form(op=op)
 
 
-# Where an operand keeps no parentheses: arithmetic in arithmetic as C++
-# groups it (``a * b + c``, ``a + b - c``; but ``a - (b + c)``, which C++
-# would read otherwise), arithmetic in a comparison (``i < n - 1``) and a
-# comparison in ``&&`` / ``||``.  Everything else keeps them (``(a & b) ==
-# c``, ``(a << 2) + b``), as a reviewer would want to read it.
-_ARITHMETIC = (Prec.MULTIPLICATIVE, Prec.ADDITIVE)
-_COMPARISON = (Prec.RELATIONAL, Prec.EQUALITY)
-_LOGICAL = (Prec.LOGICAL_AND, Prec.LOGICAL_OR)
+def _call(fn: str) -> Form:
+    return Form(call(f"kdsl::{fn}", A, B))
 
 
-def operand_of(prec: Prec, e: CExpr, right: bool) -> CExpr:
-    """``e`` as the left (or ``right``) operand of an infix operator of
-    precedence ``prec``: without its parentheses where C++ reads it the
-    same and a reader would not miss them, else as an atom."""
-    inner = e.inner if e.inner is not None else e
-    looser = inner.prec >= prec if right else inner.prec > prec
-    if not looser and (
-        (prec in _ARITHMETIC and inner.prec in _ARITHMETIC)
-        or (prec in _COMPARISON and inner.prec in _ARITHMETIC)
-        or (prec in _LOGICAL and inner.prec in _COMPARISON + _ARITHMETIC)
-        or (prec in _LOGICAL and inner.prec == prec)  # a && b && c
-    ):
-        return inner
-    return atom(e)
-
-
-def _call(name: str) -> Form:
-    return Form(f"kdsl::{name}({{a}}, {{b}})")
-
-
-def _cast_back(op: str, cast: str = "{c}") -> Form:
+def _cast_back(op: str, to: CExpr = C) -> Form:
     """``int8_t(a + b)``: an operation on promoted ints, cast back."""
-    return Form(f"{cast}({{pa}} {op} {{pb}})")
+    return Form(call(to, infix(op, PA, PB, "atom")))
 
 
 _CMP = {op: _infix(op) for op in COMPARISON}
@@ -273,19 +208,19 @@ _UNSIGNED_WIDE = {**_INT_COMMON, **{op: _infix(op) for op in "+-*"}}
 _SMALL = {**_INT_COMMON, **{op: _cast_back(op) for op in "+-*&|^"}}
 # Int16 differences and products through kdsl::i16 (core.h): NVRTC makes
 # 0 - x and x * -1 16-bit negations, which ptxas widens wrongly at -32768.
-_INT16 = {**_SMALL, **{op: _cast_back(op, "kdsl::i16") for op in "-*"}}
+_INT16 = {**_SMALL, **{op: _cast_back(op, name("kdsl::i16")) for op in "-*"}}
 _INT4 = {
     **_SMALL,
-    **{op: _cast_back(op, "kdsl::i4") for op in "+-*"},
-    "//": Form("kdsl::i4(kdsl::floordiv({a}, {b}))"),
-    "**": Form("kdsl::i4(kdsl::pow({a}, {b}))"),
+    **{op: _cast_back(op, name("kdsl::i4")) for op in "+-*"},
+    "//": Form(call("kdsl::i4", call("kdsl::floordiv", A, B))),
+    "**": Form(call("kdsl::i4", call("kdsl::pow", A, B))),
     "<<": _call("shl_i4"),
     ">>": _call("shr_i4"),
 }
 _BOOL = {
     **_CMP,
-    "&": Form("bool({pa} & {pb})"),
-    "|": Form("bool({pa} | {pb})"),
+    "&": Form(call("bool", infix("&", PA, PB, "atom"))),
+    "|": Form(call("bool", infix("|", PA, PB, "atom"))),
     "^": _infix("!="),
     "<<": _call("shl"),
     ">>": _call("shr"),
@@ -294,8 +229,8 @@ _BOOL = {
 BINARY = {
     "bool": _BOOL,
     "i4": _INT4,
-    "f32": {**_FLOAT, "**": Form("powf({a}, {b})")},
-    "f64": {**_FLOAT, "**": Form("pow({a}, {b})")},
+    "f32": {**_FLOAT, "**": Form(call("powf", A, B))},
+    "f64": {**_FLOAT, "**": Form(call("pow", A, B))},
     "f16": _HALF,
     "bf16": _HALF,
 }
@@ -342,28 +277,27 @@ def plain(op: str, operand_type, a, b) -> CExpr:
     ranges make it exact (the caller's proof)."""
     if _family(operand_type) != "int":
         raise _unsupported(f"plain {op!r}", operand_type)
-    form = _infix(PLAIN[op])
-    return form.fill(operand_type.c_name, _operand(a), _operand(b))
+    return atom(infix(PLAIN[op], _operand(a), _operand(b)))
 
 
 # -- unary operators -------------------------------------------------------------
 def _prefix(op: str) -> Form:
-    return Form(f"{op}{{pa}}", Prec.UNARY)
+    return Form(prefix(op, PA))
 
 
-_SAME = Form("{pa}")  # the operand itself (abs of an unsigned value)
+_SAME = Form(PA)  # the operand itself (abs of an unsigned value)
 
 UNARY = {
     "bool": {"~": _prefix("!")},
     "i4": {
-        "-": Form("kdsl::i4(-{pa})"),
-        "~": Form("int8_t(~{pa})"),
-        "abs": Form("kdsl::i4(kdsl::abs({a}))"),
+        "-": Form(call("kdsl::i4", prefix("-", PA))),
+        "~": Form(call("int8_t", prefix("~", PA))),
+        "abs": Form(call("kdsl::i4", call("kdsl::abs", A))),
     },
-    "f32": {"-": _prefix("-"), "abs": Form("fabsf({a})")},
-    "f64": {"-": _prefix("-"), "abs": Form("fabs({a})")},
-    "f16": {"-": _prefix("-"), "abs": Form("__habs({a})")},
-    "bf16": {"-": _prefix("-"), "abs": Form("__habs({a})")},
+    "f32": {"-": _prefix("-"), "abs": Form(call("fabsf", A))},
+    "f64": {"-": _prefix("-"), "abs": Form(call("fabs", A))},
+    "f16": {"-": _prefix("-"), "abs": Form(call("__habs", A))},
+    "bf16": {"-": _prefix("-"), "abs": Form(call("__habs", A))},
 }
 
 
@@ -372,14 +306,17 @@ def _unary_table(t) -> dict:
     if family in UNARY:
         return UNARY[family]
     if family == "small":
-        table = {"-": Form("{c}(-{pa})"), "~": Form("{c}(~{pa})")}
+        table = {
+            "-": Form(call(C, prefix("-", PA))),
+            "~": Form(call(C, prefix("~", PA))),
+        }
         if t is Int16:  # see kdsl::i16 in the prelude
-            table["-"] = Form("kdsl::i16(-{pa})")
+            table["-"] = Form(call("kdsl::i16", prefix("-", PA)))
     elif t.signed:
-        table = {"-": Form("kdsl::neg({a})"), "~": _prefix("~")}
+        table = {"-": Form(call("kdsl::neg", A)), "~": _prefix("~")}
     else:
         table = {"-": _prefix("-"), "~": _prefix("~")}
-    table["abs"] = Form("kdsl::abs({a})") if t.signed else _SAME
+    table["abs"] = Form(call("kdsl::abs", A)) if t.signed else _SAME
     return table
 
 
@@ -407,40 +344,40 @@ _HALF_FROM_INT = {  # (signed, width) -> the cuda_fp16 intrinsic's type infix
 }
 
 
-def _as_float(src, a: str) -> str:
+def _as_float(src, a: CExpr) -> CExpr:
     """A half, bfloat16 or narrow value (call argument ``a``) widened
     (exactly) to float: a call."""
     family = _family(src)
     if family == "f16":
-        return f"__half2float({a})"
+        return call("__half2float", a)
     if family == "bf16":
-        return f"__bfloat162float({a})"
+        return call("__bfloat162float", a)
     if family == "byte":
-        return f"{_byte_name(src)}_to_float({a})"
-    return f"float({a})"  # CUDA narrow types: explicit operator float
+        return call(f"{_byte_name(src)}_to_float", a)
+    return call("float", a)  # CUDA narrow types: explicit operator float
 
 
-def _as_wide_float(src, a: str) -> tuple[str, str]:
+def _as_wide_float(src, a: CExpr) -> tuple[str, CExpr]:
     """(``float`` or ``double``, ``a`` as that type): what an integer, Boolean
     or narrow value goes through on its way to a narrow float."""
     family = _family(src)
     if family == "i128":
-        return "double", f"kdsl::to_f64({a})"
+        return "double", call("kdsl::to_f64", a)
     if family == "int" and src.width == 64:
-        return "double", f"double({a})"
+        return "double", call("double", a)
     if family in ("f16", "bf16", "narrow", "byte"):
         return "float", _as_float(src, a)
-    return "float", f"float({a})"
+    return "float", call("float", a)
 
 
 def _to_int(src, dst, a: CExpr) -> CExpr:
     family = _family(src)
     if family in ("bool", "i4", "small", "int", "i128"):
-        return CExpr(f"kdsl::i4({bare(a)})") if dst is Int4 else _cast(dst, a)
+        return call("kdsl::i4", a) if dst is Int4 else _cast(dst, a)
     x = bare(a)
     if family in ("f16", "bf16", "narrow", "byte"):
         x = _as_float(src, x)
-    return CExpr(f"kdsl::to_{dst.short}({x})")
+    return call(f"kdsl::to_{dst.short}", x)
 
 
 def _to_bool(src, a: CExpr) -> CExpr:
@@ -451,52 +388,52 @@ def _to_bool(src, a: CExpr) -> CExpr:
         value, zero = atom(a), "0.0f" if family == "f32" else "0.0"
     else:
         value, zero = _as_float(src, bare(a)), "0.0f"
-    return atom(CExpr(f"{value} != {zero}", Prec.EQUALITY))
+    return atom(infix("!=", value, number(zero), "as_is"))
 
 
-def _to_f32(src, a: str) -> str:
+def _to_f32(src, a: CExpr) -> CExpr:
     family = _family(src)
     if family == "i128":
-        return f"kdsl::to_f32({a})"
+        return call("kdsl::to_f32", a)
     if family in ("f16", "bf16", "narrow", "byte"):
         return _as_float(src, a)
-    return f"float({a})"  # int -> float rounds to nearest even in CUDA
+    return call("float", a)  # int -> float rounds to nearest even in CUDA
 
 
-def _to_f64(src, a: str) -> str:
+def _to_f64(src, a: CExpr) -> CExpr:
     family = _family(src)
     if family == "i128":
-        return f"kdsl::to_f64({a})"
+        return call("kdsl::to_f64", a)
     if family in ("f16", "bf16", "narrow", "byte"):
-        return f"double({_as_float(src, a)})"
-    return f"double({a})"
+        return call("double", _as_float(src, a))
+    return call("double", a)
 
 
-def _to_half(src, dst, a: str) -> str:
+def _to_half(src, dst, a: CExpr) -> CExpr:
     """To ``__half`` or ``__nv_bfloat16`` with one rounding."""
     h = "half" if dst is Float16 else "bfloat16"
     family = _family(src)
     if family == "i128":
-        return f"kdsl::to_{dst.short}({a})"
+        return call(f"kdsl::to_{dst.short}", a)
     # Integers of up to 32 bits go through float (up to 16 bits) or double
     # (32), exactly, then round once: ptxas (CUDA 13.0) drops CUDA's direct
     # int -> half conversions (cvt.rn.f16/bf16.s32 ...) of a 0/1 select
     # whose bits a predicated branch stores (docs/reliability.md, "Known GPU
     # miscompiles").
     if family == "bool" or family in ("i4", "small"):
-        return f"__float2{h}_rn(float({a}))"
+        return call(f"__float2{h}_rn", call("float", a))
     if family == "int" and src.width == 32:
-        return f"__double2{h}(double({a}))"
+        return call(f"__double2{h}", call("double", a))
     if family == "int":
-        return f"__{_HALF_FROM_INT[src.signed, src.width]}2{h}_rn({a})"
+        return call(f"__{_HALF_FROM_INT[src.signed, src.width]}2{h}_rn", a)
     if family == "f32":
-        return f"__float2{h}_rn({a})"
+        return call(f"__float2{h}_rn", a)
     if family == "f64":
-        return f"__double2{h}({a})"
-    return f"__float2{h}_rn({_as_float(src, a)})"
+        return call(f"__double2{h}", a)
+    return call(f"__float2{h}_rn", _as_float(src, a))
 
 
-def _to_narrow(src, dst, a: str) -> str:
+def _to_narrow(src, dst, a: CExpr) -> CExpr:
     """To a narrow float.  A CUDA type converts with its constructor from the
     source's own float type (``values`` folds what that constructor does);
     anything else goes through float, or double for integers wider than 32
@@ -504,13 +441,13 @@ def _to_narrow(src, dst, a: str) -> str:
     family = _family(src)
     if _family(dst) == "narrow":
         if family in ("f32", "f64", "f16", "bf16"):
-            return f"{dst.c_name}({a})"
-        return f"{dst.c_name}({_as_wide_float(src, a)[1]})"
+            return call(dst.c_name, a)
+        return call(dst.c_name, _as_wide_float(src, a)[1])
     if family in ("f32", "f64"):
         wide, value = ("double" if family == "f64" else "float"), a
     else:
         wide, value = _as_wide_float(src, a)
-    return f"{_byte_name(dst)}_from_{wide}({value})"
+    return call(f"{_byte_name(dst)}_from_{wide}", value)
 
 
 def convert(src, dst, a) -> CExpr:
@@ -524,12 +461,12 @@ def convert(src, dst, a) -> CExpr:
     if family == "bool":
         return _to_bool(src, a)
     if family == "f32":  # the rest are calls of the call argument bare(a)
-        return CExpr(_to_f32(src, bare(a)))
+        return _to_f32(src, bare(a))
     if family == "f64":
-        return CExpr(_to_f64(src, bare(a)))
+        return _to_f64(src, bare(a))
     if family in ("f16", "bf16"):
-        return CExpr(_to_half(src, dst, bare(a)))
-    return CExpr(_to_narrow(src, dst, bare(a)))
+        return _to_half(src, dst, bare(a))
+    return _to_narrow(src, dst, bare(a))
 
 
 # -- bitcasts --------------------------------------------------------------------
@@ -559,19 +496,20 @@ def bitcast(src, dst, a) -> CExpr:
     if src is dst or src.c_name == dst.c_name:  # e.g. Uint8 and a byte float
         return atom(a)
     if src is Int4:  # the low 4 bits of the int8_t
-        return CExpr(f"kdsl::bitcast<{dst.c_name}>(uint8_t({atom(a)} & 15))")
+        low = call("uint8_t", infix("&", atom(a), number("15"), "as_is"))
+        return call(template("kdsl::bitcast", dst.c_name), low)
     if dst is Int4:
-        return CExpr(f"kdsl::i4(kdsl::bitcast<uint8_t>({bare(a)}))")
+        return call("kdsl::i4", call(template("kdsl::bitcast", "uint8_t"), a))
     intrinsic = _BITCAST.get((src.c_name, dst.c_name))
     if intrinsic:
-        return CExpr(f"{intrinsic}({bare(a)})")
+        return call(intrinsic, a)
     if src.kind == "int" and dst.kind == "int":  # same width, other signedness
         return _cast(dst, a)
     if _family(src) == "byte" and dst.kind == "int":
         return _cast(dst, a)
     if _family(dst) == "byte" and src.kind == "int":
         return _cast(dst, a)
-    return CExpr(f"kdsl::bitcast<{dst.c_name}>({bare(a)})")
+    return call(template("kdsl::bitcast", dst.c_name), a)
 
 
 # -- literals --------------------------------------------------------------------
@@ -579,20 +517,22 @@ def _int_literal(t, value: int) -> CExpr:
     value = values.wrap(int(value), t)
     if t.width == 128:
         if -(1 << 63) <= value < (1 << 63) and t.signed:
-            return CExpr(f"__int128({_int_literal(_I64, value)})")
+            return call("__int128", _int_literal(_I64, value), bare_args=False)
         if 0 <= value < (1 << 64) and not t.signed:
-            return atom(CExpr(f"(unsigned __int128){value}ull", Prec.UNARY))
+            return atom(cast("unsigned __int128", number(f"{value}ull")))
         bits = value & ((1 << 128) - 1)
         maker = "int128" if t.signed else "uint128"
         low = bits & ((1 << 64) - 1)
-        return CExpr(f"kdsl::{maker}({bits >> 64:#x}ull, {low:#x}ull)")
+        high = number(f"{bits >> 64:#x}ull")
+        return call(f"kdsl::{maker}", high, number(f"{low:#x}ull"))
     suffix = {32: "", 64: "ll"}.get(t.width)
     if suffix is None:
-        return CExpr(f"{t.c_name}({value})")
+        return call(t.c_name, number(str(value)))
     if not t.signed:
         return number(f"{value}u{suffix}")
     if value == -(1 << (t.width - 1)):  # its magnitude is no literal of the type
-        return atom(CExpr(f"-{-value - 1}{suffix} - 1", Prec.ADDITIVE))
+        least = infix("-", number(f"-{-value - 1}{suffix}"), number("1"), "as_is")
+        return atom(least)
     return number(f"{value}{suffix}")
 
 
@@ -631,7 +571,7 @@ def _f32_text(value: float) -> str:
     return _decimal(value, lambda x: _round_exact(x, Float32) == value) + "f"
 
 
-def _half_literal(t, value: float) -> str:
+def _half_literal(t, value: float) -> CExpr:
     """``__float2half_rn(0.1f)``: the shortest float literal that rounds (as
     the call does) back to the value; inf and NaN by their bits."""
     h = "half" if t is Float16 else "bfloat16"
@@ -639,42 +579,44 @@ def _half_literal(t, value: float) -> str:
     def reads_back(x):
         return values.round_float(_round_exact(x, Float32), t) == value
 
-    return f"__float2{h}_rn({_decimal(value, reads_back)}f)"
+    return call(f"__float2{h}_rn", number(f"{_decimal(value, reads_back)}f"))
 
 
 def literal(t, value) -> CExpr:
     """A static value of type ``t`` as a C++ expression of ``t``'s C++ type."""
     family = _family(t)
     if family == "bool":
-        return CExpr("true" if value else "false")
+        return number("true" if value else "false")
     if t.kind == "int":
         return _int_literal(t, value)
     if math.isinf(value) and family in ("f32", "f64"):  # <math.h>'s INFINITY
-        inf = CExpr("INFINITY" if family == "f32" else "double(INFINITY)")
-        return CExpr(f"-{inf}", Prec.UNARY) if value < 0 else inf
+        inf = name("INFINITY")
+        inf = inf if family == "f32" else call("double", inf)
+        return prefix("-", inf) if value < 0 else inf
     if not math.isfinite(value):  # by their bits (a NaN keeps its payload)
         bits = values.to_bits(value, t)
         if family == "f32":
-            return CExpr(f"__int_as_float({bits:#010x})")
+            return call("__int_as_float", number(f"{bits:#010x}"))
         if family == "f64":
-            return CExpr(f"__longlong_as_double({bits:#018x}ll)")
+            return call("__longlong_as_double", number(f"{bits:#018x}ll"))
         if family in ("f16", "bf16"):
             h = "half" if t is Float16 else "bfloat16"
-            return CExpr(f"__ushort_as_{h}({bits:#06x})")
+            return call(f"__ushort_as_{h}", number(f"{bits:#06x}"))
     value = float(value)
     if family == "f32":
         return number(_f32_text(value))
     if family == "f64":
         return number(repr(value))
     if family in ("f16", "bf16"):
-        return CExpr(_half_literal(t, value))
+        return _half_literal(t, value)
     if not math.isfinite(value):  # narrow: by the bits above (constructors saturate)
+        byte = call("uint8_t", number(f"{bits:#04x}"))
         if family == "byte":
-            return CExpr(f"uint8_t({bits:#04x})")
-        return CExpr(f"kdsl::bitcast<{t.c_name}>(uint8_t({bits:#04x}))")
+            return byte
+        return call(template("kdsl::bitcast", t.c_name), byte)
     if family == "byte":
-        return CExpr(f"{_byte_name(t)}_from_float({_f32_text(value)})")
-    return CExpr(f"{t.c_name}({_f32_text(value)})")
+        return call(f"{_byte_name(t)}_from_float", number(_f32_text(value)))
+    return call(t.c_name, number(_f32_text(value)))
 
 
 def string_literal(text: str) -> str:

@@ -2,11 +2,13 @@
 
 Scalar operations are spelled by ``cexpr`` (a table of exact spellings);
 this module renders statements, vectors, memory and calls, indenting on
-``{`` / ``}``.  An expression is a ``cexpr.CExpr`` (its text and C++
-precedence), so every compound operand is parenthesised from the tree, and
-a statement's value, a call argument or a condition drops the parentheses
-around the whole (``bare``).  A statement longer than ``LIMIT`` columns is
-broken as clang-format would break it (``layout.wrap``).
+``{`` / ``}``.  An expression is a tree (``core.cxx.CExpr``: each node's
+kind, children and C++ precedence), so every compound operand is
+parenthesised from the tree, and a statement's value, a call argument or a
+condition drops the parentheses around the whole (``bare``).  A built-in
+renders through its registry entry, trees in and a tree out.  A statement
+(``doc.Statement``) longer than ``LIMIT`` columns is broken as
+clang-format would break it (``layout.wrap``), from its trees.
 """
 
 from __future__ import annotations
@@ -23,16 +25,28 @@ from kdsl.transpile.core.types import (
     Uint32,
     VectorMeta,
 )
-from kdsl.transpile.cuda import cexpr
-from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
-from kdsl.transpile.cuda.cexpr import bare as _bare
-from kdsl.transpile.cuda.layout import LIMIT, wrap, wrap_head
+from kdsl.transpile.cuda import cexpr, doc
+from kdsl.transpile.cuda.layout import LIMIT, wrap
+from kdsl.transpile.core.cxx import (
+    CExpr,
+    atom,
+    bare,
+    call,
+    conditional,
+    index,
+    infix,
+    init,
+    lambda_,
+    member,
+    name,
+    number,
+    prefix,
+    template,
+)
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.passes import Facts
 from kdsl.transpile.passes.ranges import exact, is_int, within
-
-_HEADS = ("if (", "} else if (", "while (")  # a condition that may wrap
 
 
 def ctype(t) -> str:
@@ -69,22 +83,27 @@ class Emitter(Backend):
         self.readonly: frozenset = facts.readonly
         self.unread: frozenset = facts.unread
         self.ranges = facts.ranges
-        self._handed: dict = {}  # text given to a built-in rendering -> its CExpr
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
 
     def line(self, text: str):
+        """A line that is never broken (a brace, a comment, a loop head)."""
         if text.startswith("}"):
             self.depth -= 1
-        indent = "    " * self.depth
-        if not text:
-            self.lines.append("")
-        elif text.endswith(";") and not self.line_directives:
-            self.lines.extend(wrap(indent, text))
-        elif text.startswith(_HEADS) and not self.line_directives:
-            self.lines.extend(wrap_head(indent, text))
-        else:  # with #line directives a statement keeps to one line
-            self.lines.append(indent + text)
+        self.lines.append("    " * self.depth + text if text else "")
         if text.endswith("{"):
+            self.depth += 1
+
+    def statement(self, s: doc.Statement):
+        """A statement (``doc``), broken at ``LIMIT`` columns by ``layout``;
+        with #line directives it keeps to one line."""
+        if s.kind == "head" and s.parts[0].startswith("}"):
+            self.depth -= 1
+        indent = "    " * self.depth
+        if self.line_directives:
+            self.lines.append(indent + s.text)
+        else:
+            self.lines.extend(wrap(indent, s))
+        if s.kind == "head":
             self.depth += 1
 
     # -- functions ------------------------------------------------------------------
@@ -133,8 +152,8 @@ class Emitter(Backend):
     def _s_Comment(self, s):
         self.line(f"// {s.text}")
         if self.line_directives and s.span is not None:  # numbers the next line
-            name = string_literal(basename(s.span.path))
-            self.lines.append(f"#line {s.span.line} {name}")
+            path = string_literal(basename(s.span.path))
+            self.lines.append(f"#line {s.span.line} {path}")
 
     def _s_Declare(self, s):
         if s.name in self.unread:  # dead (a variable a static loop replaced)
@@ -148,38 +167,44 @@ class Emitter(Backend):
             s = ir.Declare(s.name, ir.PointerType(t.elem, True, t.space), s.init)
         self.use(s.type)
         if s.init is None:
-            self.line(f"{ctype(s.type)} {s.name};")
+            self.statement(doc.plain(f"{ctype(s.type)} {s.name};"))
         else:
-            self.line(f"{ctype(s.type)} {s.name} = {self._value(s.init)};")
+            target = f"{ctype(s.type)} {s.name}"
+            self.statement(doc.assign(target, self._value(s.init)))
 
     def _s_ArrayDecl(self, s):
         self.use(s.elem)
         dims = "".join(f"[{d}]" for d in s.shape)
-        prefix = "__shared__ " if s.space == "shared" else ""
-        self.line(f"{prefix}{ctype(s.elem)} {s.name}{dims};")
+        space = "__shared__ " if s.space == "shared" else ""
+        self.statement(doc.plain(f"{space}{ctype(s.elem)} {s.name}{dims};"))
 
     def _s_DynamicSharedDecl(self, s):
-        self.line(f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];")
+        text = f"extern __shared__ __align__({s.align}) unsigned char {s.name}[];"
+        self.statement(doc.plain(text))
 
     def _s_Assign(self, s):
         if isinstance(s.value, ir.Var) and s.value.name == s.name:  # was x - 0.0
             return
-        self.line(f"{s.name} = {self._value(s.value)};")
+        self.statement(doc.assign(s.name, self._value(s.value)))
 
     def _s_AssignLane(self, s):
-        self.line(f"{s.name}.v[{s.lane}] = {self._value(s.value)};")
+        target = index(member(s.name, "v"), number(str(s.lane)))
+        self.statement(doc.assign(target, self._value(s.value)))
 
     def _s_Store(self, s):
-        self.line(f"{self._element(s.base, s.indices)} = {self._value(s.value)};")
+        target = self._element(s.base, s.indices)
+        self.statement(doc.assign(target, self._value(s.value)))
 
     def _s_StoreLane(self, s):
-        target = self._element(s.base, s.indices)
-        self.line(f"{target}.v[{s.lane}] = {self._value(s.value)};")
+        target = index(
+            member(self._element(s.base, s.indices), "v"), number(str(s.lane))
+        )
+        self.statement(doc.assign(target, self._value(s.value)))
 
     def _s_ExprStmt(self, s):
-        self.line(f"{_bare(self.expr(s.expr))};")
+        self.statement(doc.expr(bare(self.expr(s.expr))))
 
-    def _value(self, e) -> str:
+    def _value(self, e) -> CExpr:
         """The value of a declaration, assignment or store: no outer
         parentheses, and a CUDA index (unsigned) converts implicitly.
 
@@ -191,13 +216,13 @@ class Emitter(Backend):
         to ``int32_t`` unchanged."""
         self._unsigned_ok = e.type is Int32
         try:
-            return _bare(self.expr(e))
+            return bare(self.expr(e))
         finally:
             self._unsigned_ok = False
 
     def _s_If(self, s, chained: bool = False):
-        head = f"if ({_bare(self.expr(s.cond))}) {{"
-        self.line("} else " + head if chained else head)
+        opening = "} else if (" if chained else "if ("
+        self.statement(doc.head(opening, bare(self.expr(s.cond))))
         self.block(s.then)
         orelse = s.orelse
         if (
@@ -234,21 +259,22 @@ class Emitter(Backend):
         self.line("}")
 
     def _s_While(self, s):
-        cond = "true" if isinstance(s.cond, ir.Const) else _bare(self.expr(s.cond))
-        self.line(f"while ({cond}) {{")
+        cond = name("true") if isinstance(s.cond, ir.Const) else self.expr(s.cond)
+        self.statement(doc.head("while (", bare(cond)))
         self.block(s.body)
         self.line("}")
 
     def _s_Break(self, s):
-        self.line("break;")
+        self.statement(doc.plain("break;"))
 
     def _s_Continue(self, s):
-        self.line("continue;")
+        self.statement(doc.plain("continue;"))
 
     def _s_Return(self, s):
-        self.line(
-            "return;" if s.value is None else f"return {_bare(self.expr(s.value))};"
-        )
+        if s.value is None:
+            self.statement(doc.plain("return;"))
+        else:
+            self.statement(doc.ret(bare(self.expr(s.value))))
 
     def _s_Print(self, s):
         spelled, args = [s.text[0].replace("%", "%%")], []
@@ -259,25 +285,26 @@ class Emitter(Backend):
             spelled.append(text.replace("%", "%%"))
             arg = self.expr(value)
             if conversion == "s":  # a Boolean as Python prints it
-                arg = _conditional(arg.text, CExpr('"True"'), CExpr('"False"'))
-            args.append(_bare(arg))
-        text = cexpr.string_literal("".join(spelled))
-        call = f"printf({', '.join([text, *args])});"
+                arg = _conditional(arg, name('"True"'), name('"False"'))
+            args.append(arg)
+        text = name(cexpr.string_literal("".join(spelled)))
+        printf = doc.expr(call("printf", text, *args))
         if not s.once:
-            self.line(call)
+            self.statement(printf)
             return
-        self.line("if (kdsl::first_thread()) {")
-        self.line(call)
+        self.statement(doc.head("if (", call("kdsl::first_thread")))
+        self.statement(printf)
         self.line("}")
 
     def _s_Assert(self, s):
-        fail = f"kdsl::assert_failed({_bare(self.expr(s.record))}, {s.site});"
+        record = self.expr(s.record)
+        fail = doc.expr(call("kdsl::assert_failed", record, number(str(s.site))))
         if isinstance(s.cond, ir.Const):  # false: every thread here fails
-            self.line(fail)
+            self.statement(fail)
             return
         failed = cexpr.unary("~", Boolean, self.expr(s.cond))
-        self.line(f"if ({_bare(failed)}) {{")
-        self.line(fail)
+        self.statement(doc.head("if (", bare(failed)))
+        self.statement(fail)
         self.line("}")
 
     # -- expressions ---------------------------------------------------------------------
@@ -313,28 +340,20 @@ class Emitter(Backend):
         return cexpr.literal(e.type, e.value)
 
     def _e_Var(self, e):
-        return CExpr(e.name)
+        return name(e.name)
 
-    def _register(self, e) -> str:
+    def _register(self, e) -> CExpr:
         """A special register's CUDA name (``blockIdx.x``: an unsigned int)."""
-        return builtins.get(e.name).cuda(self, e, [])
+        return _rendered(e.name, builtins.get(e.name).cuda(self, e, []))
 
     def _e_Special(self, e):  # int32_t(blockIdx.x)
         if self._unsigned_ok:
-            return CExpr(self._register(e))
-        return cexpr.convert(Uint32, e.type, CExpr(self._register(e)))
+            return self._register(e)
+        return cexpr.convert(Uint32, e.type, self._register(e))
 
-    def convert(self, src, dst, text: str) -> str:
-        """``text`` of kdsl type ``src`` as ``dst`` (for built-in renderings)."""
-        value = cexpr.convert(src, dst, self._rendered(text))
-        self._handed[value.text] = value
-        return value.text
-
-    def _rendered(self, text: str) -> CExpr:
-        """A text of a built-in rendering as an expression: what it was handed
-        (an argument, a conversion) is what it was; anything else it writes
-        is a call or a name (``__syncthreads()``, ``threadIdx.x``): an atom."""
-        return self._handed.get(text) or CExpr(text)
+    def convert(self, src, dst, value: CExpr) -> CExpr:
+        """``value`` of kdsl type ``src`` as ``dst`` (for built-in renderings)."""
+        return cexpr.convert(src, dst, value)
 
     def _e_BinOp(self, e):
         if _lanewise(e):
@@ -381,7 +400,7 @@ class Emitter(Backend):
         if e.op == "-" and is_int(e.type) and e.type.width >= 32 and e.type.signed:
             lo, hi = self.ranges.of(e.operand)
             if within((-hi, -lo), e.type):  # no overflow: plain negation
-                return atom(CExpr(f"-{atom(a)}", Prec.UNARY))
+                return atom(prefix("-", a))
         return cexpr.unary(e.op, e.type, a)
 
     def _e_Convert(self, e):
@@ -399,10 +418,10 @@ class Emitter(Backend):
         as a, b, ...  With no vector to map over it is one ``kdsl::splat``."""
         taken = {n.name for n in ir.walk(e) if isinstance(n, ir.Var)}
         letters = (
-            name
+            letter
             for k in itertools.count(1)
             for c in string.ascii_lowercase
-            if (name := c if k == 1 else f"{c}{k}") not in taken
+            if (letter := c if k == 1 else f"{c}{k}") not in taken
         )
         params, args, captures, named = [], [], [], {}
 
@@ -427,53 +446,51 @@ class Emitter(Backend):
             if isinstance(n, ir.Broadcast) and isinstance(n.operand, ir.Var):
                 if n.operand.name not in captures:
                     captures.append(n.operand.name)
-                return CExpr(n.operand.name)
-            text = _bare(self.expr(n))
-            key = n.name if isinstance(n, ir.Var) else text if _pure_load(n) else None
+                return name(n.operand.name)
+            value = bare(self.expr(n))
+            key = n.name if isinstance(n, ir.Var) else value if _pure_load(n) else None
             if key is None or key not in named:
-                name = n.name if isinstance(n, ir.Var) else next(letters)
-                params.append(f"const {ctype(n.type.dtype)} {name}")
-                args.append(text)
+                param = n.name if isinstance(n, ir.Var) else next(letters)
+                params.append(f"const {ctype(n.type.dtype)} {param}")
+                args.append(value)
                 if key is not None:
-                    named[key] = name
-                return CExpr(name)
-            return CExpr(named[key])
+                    named[key] = param
+                return name(param)
+            return name(named[key])
 
-        body = _bare(lane(e))
+        body = bare(lane(e))
         if not args:  # every lane computes the same expression
-            return CExpr(f"kdsl::splat<{ctype(e.type.dtype)}, {e.type.lanes}>({body})")
-        head = f"[{', '.join(captures)}]({', '.join(params)})"
-        return CExpr(f"kdsl::vmap({head} {{ return {body}; }}, {', '.join(args)})")
+            return call(
+                template("kdsl::splat", ctype(e.type.dtype), e.type.lanes), body
+            )
+        return call("kdsl::vmap", lambda_(captures, params, body), *args)
 
     def _e_Bitcast(self, e):
         a = self.expr(e.operand)
         if isinstance(e.type, VectorMeta) or isinstance(e.operand.type, VectorMeta):
-            return CExpr(f"kdsl::bitcast<{ctype(e.type)}>({a})")
+            return call(template("kdsl::bitcast", ctype(e.type)), a, bare_args=False)
         return cexpr.bitcast(e.operand.type, e.type, a)
 
     def _e_Select(self, e):
         if _lanewise(e):
             return self._vmap(e)
         cond, a, b = self.expr(e.cond), self.expr(e.if_true), self.expr(e.if_false)
-        return _conditional(cond.text, a, b)
+        return _conditional(cond, a, b)
 
     def _e_Logical(self, e):
-        prec = OPERATOR_PREC[e.op]
-        a = cexpr.operand_of(prec, self.expr(e.lhs), right=False)
-        b = cexpr.operand_of(prec, self.expr(e.rhs), right=True)
-        return atom(CExpr(f"{a} {e.op} {b}", prec))
+        return atom(infix(e.op, self.expr(e.lhs), self.expr(e.rhs)))
 
     def _e_Broadcast(self, e):
         t = e.type
-        value = _bare(self.expr(e.operand))
-        return CExpr(f"kdsl::splat<{ctype(t.dtype)}, {t.lanes}>({value})")
+        return call(
+            template("kdsl::splat", ctype(t.dtype), t.lanes), self.expr(e.operand)
+        )
 
     def _e_MakeVector(self, e):
-        lanes = ", ".join(_bare(self.expr(x)) for x in e.lanes)
-        return CExpr(f"{ctype(e.type)}{{{{{lanes}}}}}")
+        return init(ctype(e.type), [self.expr(x) for x in e.lanes])
 
     def _e_Extract(self, e):
-        return CExpr(f"{self.expr(e.vector)}.v[{e.lane}]")
+        return index(member(self.expr(e.vector), "v"), number(str(e.lane)))
 
     def _e_ArrayOffset(self, e):
         """``kdsl::offset(i, a_stride0, j, a_stride1)``: the index and stride
@@ -488,21 +505,23 @@ class Emitter(Backend):
             if isinstance(index, ir.Convert) and _implicit_to_int64(index.operand.type):
                 args.append(self._index(index.operand))
             else:
-                args.append(_bare(self.expr(index)))
-            args.append(_bare(self.expr(stride)))
-        return CExpr(f"kdsl::offset({', '.join(args)})")
+                args.append(self.expr(index))
+            args.append(self.expr(stride))
+        return call("kdsl::offset", *args)
 
     def _e_Load(self, e):
-        return CExpr(self._element(e.base, e.indices))
+        return self._element(e.base, e.indices)
 
-    def _element(self, base, indices) -> str:
+    def _element(self, base, indices) -> CExpr:
         """``base[i]...``; an index that is a CUDA index reads it as it is
         (``out[blockIdx.x]``: unsigned, and never above 2**31 - 1, so the
         same element)."""
-        idx = "".join(f"[{self._index(i)}]" for i in indices)
-        return f"{self.expr(base)}{idx}"
+        out = self.expr(base)
+        for i in indices:
+            out = index(out, self._index(i))
+        return out
 
-    def _index(self, i) -> str:
+    def _index(self, i) -> CExpr:
         """An index (or an Array offset's index): read on unsigned CUDA
         indices (``s[threadIdx.y][threadIdx.x + 8]``) where every part of it
         is in ``[0, 2**31 - 1]``, so that unsigned arithmetic never wraps
@@ -511,10 +530,10 @@ class Emitter(Backend):
             self.use(i.type)
             return self._register(i)
         if not self._never_wraps(i):
-            return _bare(self.expr(i))
+            return bare(self.expr(i))
         self._unsigned_ok = True
         try:
-            return _bare(self.expr(i))
+            return bare(self.expr(i))
         finally:
             self._unsigned_ok = False
 
@@ -540,21 +559,22 @@ class Emitter(Backend):
 
     def _e_VecView(self, e):
         pointer = ctype(self._view_type(e))
-        return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
+        cast = template("reinterpret_cast", pointer)
+        return call(cast, self.expr(e.pointer), bare_args=False)
 
     _e_PointerView = _e_VecView
 
     def _e_ConstantRef(self, e):
-        return CExpr(e.name)
+        return name(e.name)
 
     def _e_DynamicShared(self, e):
-        at = e.buffer
+        at = name(e.buffer)
         if not (isinstance(e.offset, ir.Const) and e.offset.value == 0):
-            at = f"{e.buffer} + {atom(self.expr(e.offset))}"
-        return CExpr(f"reinterpret_cast<{ctype(e.type)}>({at})")
+            at = infix("+", at, atom(self.expr(e.offset)), "as_is")
+        return call(template("reinterpret_cast", ctype(e.type)), at)
 
     def _e_Address(self, e):
-        return CExpr(f"&{self._element(e.base, e.indices)}", Prec.UNARY)
+        return prefix("&", self._element(e.base, e.indices))
 
     def _e_BuiltinCall(self, e):
         if _lanewise(e):
@@ -563,15 +583,26 @@ class Emitter(Backend):
 
     def _call(self, call, values) -> CExpr:
         """A built-in ``call`` rendered by its entry, its arguments ``values``."""
-        self._handed = {_bare(v): v.inner or v for v in values}
-        args = [_bare(v) for v in values]
-        return self._rendered(builtins.get(call.builtin).cuda(self, call, args))
+        args = [bare(v) for v in values]
+        return _rendered(
+            call.builtin, builtins.get(call.builtin).cuda(self, call, args)
+        )
 
     def _e_FuncCall(self, e):
-        return CExpr(f"{e.func}({', '.join(_bare(self.expr(a)) for a in e.args)})")
+        return call(e.func, *[self.expr(a) for a in e.args])
 
 
 _UNSIGNED_OPS = ("+", "-", "*", "//", "%")
+
+
+def _rendered(builtin: str, value) -> CExpr:
+    """A built-in's rendering, which must be an expression tree."""
+    if not isinstance(value, CExpr):
+        raise TypeError(
+            f"built-in {builtin!r}: its cuda= rendering returned "
+            f"{type(value).__name__}, not a CExpr (see docs/contributing.md)"
+        )
+    return value
 
 
 def _offset_terms(flat, n: int):
@@ -618,16 +649,16 @@ def basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _conditional(cond: str, a: CExpr, b: CExpr) -> CExpr:
-    """``(cond ? a : b)``; the branches as they stand."""
-    return atom(CExpr(f"{cond} ? {a} : {b}", Prec.CONDITIONAL))
+def _conditional(cond: CExpr, a: CExpr, b: CExpr) -> CExpr:
+    """``(cond ? a : b)``; the condition and branches as they stand."""
+    return atom(conditional(cond, a, b))
 
 
-def _condition(c: CExpr) -> str:
+def _condition(c: CExpr) -> CExpr:
     """A vector ``?:``'s condition: bare, but a conditional keeps its
     parentheses (``(p ? q : r) ? a : b``)."""
-    inside = c.inner or c
-    return c.text if inside.prec == Prec.CONDITIONAL else inside.text
+    inside = bare(c)
+    return c if inside.kind == "conditional" else inside
 
 
 def _lanewise(e) -> bool:
