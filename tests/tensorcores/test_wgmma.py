@@ -17,6 +17,7 @@ from kdsl.runtime import compile as kcompile
 from kdsl.runtime import nvrtc
 from kdsl.transpile.builtins import mma, wgmma
 from kdsl.transpile.cli.work import instance_arch
+from kdsl.transpile.pipeline import Transpiled
 from examples_index import ROOT, example_modules
 from sass import sass_of
 import ml_dtypes
@@ -58,15 +59,8 @@ def test_an_instance_calling_wgmma_needs_sm_90a():
 
 def test_the_disk_cache_keeps_the_arch():
     t = wgmma_tile.dispatch("f16").transpiled
-    data = {
-        "source": t.source,
-        "alignment": t.alignment,
-        "cooperative": t.cooperative,
-        "arch": t.arch,
-        "assertions": [],
-        "written": list(t.written),
-    }
-    assert kcompile._decode_transpiled(json.dumps(data).encode()).arch == "sm_90a"
+    assert json.loads(t.to_json())["arch"] == "sm_90a"
+    assert Transpiled.from_json(t.to_json().encode()).arch == "sm_90a"
 
 
 def test_the_runtime_compiles_it_for_sm_90a(monkeypatch):

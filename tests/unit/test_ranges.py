@@ -94,41 +94,41 @@ def kdsl_value(e, env):
 def c_value(em, e, env, ctx=False):
     """``(value, unsigned)``: what the emitted C++ computes for ``e``, the
     emitter's choices replayed (``Emitter.expr``'s unsigned context, its
-    ``_plain``); a signed overflow or a division C++ leaves undefined fails."""
+    ``_plain``), on simplified IR (what the emitter is given); a signed
+    overflow or a division C++ leaves undefined fails."""
     ctx = ctx and em._stays_unsigned(e)
     em._unsigned_ok = ctx
     if isinstance(e, ir.Special):
         return env[e.name], ctx
     if not isinstance(e, ir.BinOp):
         return kdsl_value(e, env), False
-    e2 = e  # simplified already: the emitter is given the rewritten IR
-    (a, ua), (b, ub) = c_value(em, e2.lhs, env, ctx), c_value(em, e2.rhs, env, ctx)
+    (a, ua), (b, ub) = c_value(em, e.lhs, env, ctx), c_value(em, e.rhs, env, ctx)
     em._unsigned_ok = ctx
-    t = e2.lhs.type
-    if not em._plain(e2):  # a kdsl:: helper: its arguments are int32_t/int64_t
+    t = e.lhs.type
+    if not em._plain(e):  # a kdsl:: helper: its arguments are int32_t/int64_t
         a, b = values.wrap(a, t), values.wrap(b, t)
-        if e2.op in ("//", "%") and b == 0:
-            return (0 if e2.op == "//" else a), False
-        return values.binary(e2.op, a, b, t), False
+        if e.op in ("//", "%") and b == 0:
+            return (0 if e.op == "//" else a), False
+        return values.binary(e.op, a, b, t), False
     if ua or ub:  # unsigned int arithmetic, modulo 2**32
-        assert t is Int32 and e2.op in ("+", "-", "*", "//", "%")
+        assert t is Int32 and e.op in ("+", "-", "*", "//", "%")
         m = 1 << 32
         a, b = a % m, b % m
-        if e2.op in ("//", "%"):
+        if e.op in ("//", "%"):
             assert b > 0
-            return (a // b if e2.op == "//" else a % b), True
-        return {"+": a + b, "-": a - b, "*": a * b}[e2.op] % m, True
+            return (a // b if e.op == "//" else a % b), True
+        return {"+": a + b, "-": a - b, "*": a * b}[e.op] % m, True
     lo, hi = type_range(t)
-    if e2.op in ("//", "%"):
+    if e.op in ("//", "%"):
         assert b != 0 and not (a == lo and b == -1)
         q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # truncating
-        r = q if e2.op == "//" else a - q * b
-    elif e2.op in ("<<", ">>"):
-        assert 0 <= b < t.width and (e2.op == ">>" or a >= 0)
-        r = a << b if e2.op == "<<" else a >> b
+        r = q if e.op == "//" else a - q * b
+    elif e.op in ("<<", ">>"):
+        assert 0 <= b < t.width and (e.op == ">>" or a >= 0)
+        r = a << b if e.op == "<<" else a >> b
     else:
-        r = {"+": a + b, "-": a - b, "*": a * b, "&": a & b}[e2.op]
-    assert lo <= r <= hi, f"signed overflow in {e2}"
+        r = {"+": a + b, "-": a - b, "*": a * b, "&": a & b}[e.op]
+    assert lo <= r <= hi, f"signed overflow in {e}"
     return r, False
 
 
