@@ -1,0 +1,70 @@
+"""kdsl.uni_sync, the worked example of a warp intrinsic in
+docs/contributing.md: one registry entry in builtins/warp.py.  The CUDA it
+becomes (compiled by NVRTC), the interpreter against a Python reference
+with the full mask, a partial mask and lanes that returned, and its
+argument errors."""
+
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl import Int32, Pointer, Uint32, block_dim, block_idx, thread_idx
+from kdsl.runtime.nvrtc import compile_to_cubin
+from snippets import make_kernel
+
+THIRDS = 0x49249249  # lanes 0, 3, 6, ...
+
+
+@kdsl.kernel
+def uniform(x: Pointer[Int32], out: Pointer[Uint32]):
+    i = block_idx.x * block_dim.x + thread_idx.x
+    p = x[i] > 0
+    if kdsl.lane_id() % 3 == 0:
+        out[2 * i + 1] = kdsl.uni_sync(p, mask=THIRDS).to(Uint32)
+    if x[i] < -90:
+        return  # lanes that returned take no part in a full-warp vote
+    out[2 * i] = kdsl.uni_sync(p).to(Uint32)
+
+
+def reference(x):
+    """What __uni_sync gives each lane: whether the lanes taking part agree."""
+    out = np.zeros(2 * len(x), np.uint32)
+    for w in range(0, len(x), 32):
+        warp = x[w : w + 32]
+        running = [k for k in range(32) if warp[k] >= -90]
+        full = {bool(warp[k] > 0) for k in running}
+        thirds = {bool(warp[k] > 0) for k in range(0, 32, 3)}
+        for k in range(32):
+            if k % 3 == 0:
+                out[2 * (w + k) + 1] = len(thirds) == 1
+            if k in running:
+                out[2 * (w + k)] = len(full) == 1
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_interpreter_gives_whether_the_lanes_agree(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-100, 100, 256).astype(np.int32)
+    x[32:64] = 5  # a warp whose lanes all agree (true)
+    x[64:96] = -5  # and one whose lanes all agree (false)
+    x[96:128:3] = 7  # the thirds of one warp agree, the warp does not
+    out = np.zeros(2 * len(x), np.uint32)
+    uniform.interpret[4, 64](x, out)
+    want = reference(x)
+    assert np.array_equal(out, want)
+    assert out[64] == 1 and out[128] == 1 and out[2 * 96 + 1] == 1 and out[192] == 0
+
+
+def test_the_cuda_reads_like_cuda_and_compiles():
+    inst = uniform.dispatch()
+    src = inst.source
+    assert "bool(__uni_sync(0xffffffffu, p))" in src, src
+    assert "bool(__uni_sync(0x49249249u, p))" in src
+    compile_to_cubin(src, inst.name)
+
+
+def test_a_float_predicate_is_refused(tmp_path):
+    kernel, _ = make_kernel(tmp_path, "v = kdsl.uni_sync(x[0])")
+    with pytest.raises(kdsl.DSLError, match="E244"):
+        kernel.dispatch(kdsl.Float32).source
