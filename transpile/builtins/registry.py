@@ -182,8 +182,11 @@ class CudaRenderer(Protocol):
 
 class Threads(Protocol):
     """The interpreter's batch of threads, as a built-in's ``interpret`` sees
-    it.  Values are numpy arrays with one element per thread."""
+    it.  Values are numpy arrays with one element per thread.  The
+    interpreter's ``together.Threads`` satisfies it
+    (``tests/unit/test_interpreter_threads.py`` checks the two agree)."""
 
+    n: int  # the threads of the batch
     lane: Any  # each thread's lane in its warp (Int32)
 
     def special(self, name: str) -> Any:

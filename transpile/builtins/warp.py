@@ -8,7 +8,7 @@ Every collective here takes ``mask=``, the lanes that take part (bit k for
 lane k; the full warp ``0xffffffff`` by default), as its first IR operand:
 the interpreter checks that every running lane the mask names reaches the
 call with the same mask, and that the calling lane is in its mask
-(``together.Together.check_collective``).  The lanes taking part are then
+(``together.Threads.check_collective``).  The lanes taking part are then
 the mask's lanes (with the full mask: the warp's running lanes).
 
 The semantics follow the PTX ISA:
