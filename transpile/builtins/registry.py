@@ -34,8 +34,9 @@ An entry says, in one place:
 * ``gpu_only``: the interpreter cannot run it; its ``interpret`` raises a
   located error saying so (the instance runs only on a GPU).
 
-A ``kind="syntax"`` entry (``range``, ``shared_array``) is lowered into other
-IR (a loop, an array declaration) and never reaches a backend as a call.
+A ``kind="syntax"`` entry (``range``, ``shared_array``, Python's ``abs``,
+``int``, ``float``, ``bool``) is lowered into other IR (a loop, an array
+declaration, an operator) or folds, and never reaches a backend as a call.
 Registering an entry that a backend cannot render or run fails at import
 (:func:`check`).  The entry object is also what ``kdsl.<name>`` is, so
 calling it outside a kernel says where it can be used.
@@ -85,7 +86,8 @@ class Builtin:
 
 
 REGISTRY: dict[str, Builtin] = {}
-PYTHON_BUILTINS = ("min", "max", "print")  # entries a kernel calls by Python's name
+# entries a kernel calls by Python's name
+PYTHON_BUILTINS = ("min", "max", "print", "abs", "int", "float", "bool")
 _KINDS = ("call", "special", "syntax")
 _COLLECTIVES = (None, "warp", "block", "grid")
 
