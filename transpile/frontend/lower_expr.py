@@ -193,9 +193,7 @@ class ExprLowerer(Lowering):
             check_limit(limits.EXPRESSION_DEPTH, self.state.expr_depth)
             return handler(node)
         except DSLError as exc:
-            raise exc.locate(
-                self.state.parsed.span(node), self._line_of(node)
-            ) from None
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node)) from None
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
             raise error(
                 "compile-time-exception",
@@ -871,7 +869,8 @@ def _foreign_math(callee):
     return spelled, advice
 
 
-def _kind_of(v) -> str:
+def kind_of(v) -> str:
+    """What ``v`` is, for an error: ``an Int32``, ``pointer 'x'`` …"""
     if isinstance(v, (Numeric, Vector)):
         name = type(v).__name__
         return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"
@@ -904,3 +903,6 @@ def _kind_of(v) -> str:
     if isinstance(v, Builtin):
         return repr(v)
     return f"a Python {type(v).__name__}"
+
+
+_kind_of = kind_of  # (this file's own spelling)
