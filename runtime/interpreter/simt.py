@@ -159,7 +159,7 @@ class Batch(Debug, Backend):
         self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
 
     def _race(self, clash, mem, node, verb):
-        self.threads._race(clash, mem, node, verb)
+        self.threads.race(clash, mem, node, verb)
 
     def _oob(self, node, what: str):
         def fail(lane, text):

@@ -392,7 +392,7 @@ class Threads:
         if mem.races is not None:
             slots, span = mem.race_slots(rows.ravel())
             log = mem.races.read if verb == "reads" else mem.races.write
-            self._race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
+            self.race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
         if verb == "writes":
             self.memory.writes += 1
         return threads, rows
@@ -404,7 +404,7 @@ class Threads:
         mem = dst.mem
         if mem.races is not None:
             slots, span = mem.race_slots(dst.addr)
-            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+            self.race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
         keep = full[m]
         for k in range(mem.lanes):
             values = src.mem.data[src.addr + k]
@@ -417,7 +417,7 @@ class Threads:
         mem = slot.mem
         if mem.races is not None:
             slots, span = mem.race_slots(slot.addr)
-            self._race(mem.races.read(slots, self.pos[m], span), mem, e, "reads")
+            self.race(mem.races.read(slots, self.pos[m], span), mem, e, "reads")
         parts = mem.load(slot.addr, self.n, m)
         return tuple(parts) if mem.lanes > 1 else parts[0]
 
@@ -427,7 +427,7 @@ class Threads:
         mem = slot.mem
         if mem.races is not None:
             slots, span = mem.race_slots(slot.addr)
-            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+            self.race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
         mem.store(slot.addr, list(value) if mem.lanes > 1 else [value], m)
         self.memory.writes += 1
 
@@ -505,7 +505,8 @@ class Threads:
         result[m] = lanes.from_values(old, t)
         return result
 
-    def _race(self, clash, mem, node, verb):
+    def race(self, clash, mem, node, verb):
+        """Raise the located error of a race ``clash`` a log found (None: none)."""
         self.race_log.check(clash, mem, self.where(node), verb)
 
 
