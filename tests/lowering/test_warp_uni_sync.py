@@ -2,28 +2,18 @@
 docs/contributing.md: one registry entry in builtins/warp.py.  The CUDA it
 becomes (compiled by NVRTC), the interpreter against a Python reference
 with the full mask, a partial mask and lanes that returned, and its
-argument errors."""
+argument errors; tests/gpu/test_warp_gpu.py checks that the GPU gives the
+interpreter's bytes."""
 
 import numpy as np
 import pytest
 
 import kdsl
-from kdsl import Int32, Pointer, Uint32, block_dim, block_idx, thread_idx
+import warp_kernels as W
 from kdsl.runtime.nvrtc import compile_to_cubin
 from snippets import make_kernel
 
-THIRDS = 0x49249249  # lanes 0, 3, 6, ...
-
-
-@kdsl.kernel
-def uniform(x: Pointer[Int32], out: Pointer[Uint32]):
-    i = block_idx.x * block_dim.x + thread_idx.x
-    p = x[i] > 0
-    if kdsl.lane_id() % 3 == 0:
-        out[2 * i + 1] = kdsl.uni_sync(p, mask=THIRDS).to(Uint32)
-    if x[i] < -90:
-        return  # lanes that returned take no part in a full-warp vote
-    out[2 * i] = kdsl.uni_sync(p).to(Uint32)
+uniform = W.uniform  # in warp_kernels.py, which the GPU test runs too
 
 
 def reference(x):
