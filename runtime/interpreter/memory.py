@@ -153,6 +153,20 @@ class Memory:
         return slot % self.races.per_block
 
 
+class BatchMemory:
+    """The block-local memory of a batch, declared as its kernel runs:
+    shared arrays (one per declaration, id of the ``ArrayDecl`` -> Memory),
+    the dynamic shared buffer (None until the kernel declares it;
+    ``shared_mem`` bytes a block) and the count of memory changes so far
+    (for ``simt._Watch``)."""
+
+    def __init__(self, shared_mem: int):
+        self.shared_mem = shared_mem
+        self.shared: dict = {}
+        self.dynamic: "DynamicBuffer | None" = None
+        self.writes = 0
+
+
 class DynamicBuffer:
     """The launch's dynamic shared memory for a batch of ``count`` blocks:
     ``size`` bytes a block, each block's copy ``stride`` bytes after the one

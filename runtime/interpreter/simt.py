@@ -33,13 +33,14 @@ from kdsl.transpile.core import lanes
 from kdsl.transpile.errors import error
 from kdsl.runtime.interpreter.debug import Debug
 from kdsl.runtime.interpreter.memory import (
+    BatchMemory,
     DynamicBuffer,
     DynamicView,
     Memory,
     RaceLog,
     fault,
 )
-from kdsl.runtime.interpreter.together import WARP, Slot, Together
+from kdsl.runtime.interpreter.together import Geometry, RaceReport, Slot, Threads
 
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
@@ -86,8 +87,9 @@ def run(
     with np.errstate(all="ignore"), progress:
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
-            batch = Batch(kernel_ir, functions, grid, block, first, count, shared_mem)
-            batch.constants = constants or {}
+            geometry = Geometry.of(grid, block, first, count)
+            threads = Threads(geometry, BatchMemory(shared_mem), RaceReport(geometry))
+            batch = Batch(kernel_ir, functions, threads, constants or {})
             batch.run(env)
             progress.update(count)
 
@@ -97,11 +99,11 @@ class _Frame:
 
     __slots__ = ("env", "off", "returned", "result", "loops", "entered")
 
-    def __init__(self, env, n, entered=None):
+    def __init__(self, env, n, entered=None, returned=None):
         self.env = env
         self.entered = entered  # the lanes that called it (None: all)
         self.off = None  # lanes switched off by return/break/continue
-        self.returned = np.zeros(n, np.bool_)
+        self.returned = np.zeros(n, np.bool_) if returned is None else returned
         self.result = None
         self.loops = []  # the `broken` mask of each enclosing loop
 
@@ -109,51 +111,39 @@ class _Frame:
         self.off = mask.copy() if self.off is None else self.off | mask
 
 
-class Batch(Together, Debug, Backend):
+class Batch(Debug, Backend):
     """``count`` consecutive blocks of one launch, run in lock-step: the
     interpreter backend, one ``s_<Node>``/``e_<Node>`` per IR node class
     (checked when the class is defined); built-in calls run through their
-    registry entry."""
+    registry entry, given the batch's thread state (``threads``, a
+    ``together.Threads``), and read the constant tables ``constants``
+    (C++ name -> Memory)."""
 
     backend_name = "interpreter"
 
-    def __init__(self, kernel_ir, functions, grid, block, first, count, shared_mem):
+    def __init__(self, kernel_ir, functions, threads: Threads, constants: dict):
         self.kernel, self.functions = kernel_ir, functions
-        self.shared_mem = shared_mem  # bytes of dynamic shared memory a block
-        self.dynamic = None  # its DynamicBuffer, once the kernel declares it
-        bx, by, bz = block
-        self.per_block = bx * by * bz
-        self.count = count
-        self.n = n = count * self.per_block
-        pos = np.arange(n)
-        local = pos % self.per_block
-        self.block_pos = pos // self.per_block
-        linear_block = self.block_pos + first
-        gx, gy, _ = grid
-        axes = {
-            "thread_idx": (local % bx, local // bx % by, local // (bx * by)),
-            "block_idx": (
-                linear_block % gx,
-                linear_block // gx % gy,
-                linear_block // (gx * gy),
-            ),
-            "block_dim": tuple(np.full(n, d) for d in block),
-            "grid_dim": tuple(np.full(n, d) for d in grid),
-        }
-        self.specials = {
-            f"{name}.{'xyz'[k]}": axis.astype(np.int32)
-            for name, xyz in axes.items()
-            for k, axis in enumerate(xyz)
-        }
-        self.pos, self.local = pos, local
-        self.lane = (local % WARP).astype(np.int32)
-        warps_per_block = -(-self.per_block // WARP)
-        self.warp = self.block_pos * warps_per_block + local // WARP
+        self.threads, self.constants = threads, constants
+        self.memory = threads.memory
+        g = threads.geometry  # its arrays by name, as the handlers read them
+        self.n, self.count, self.per_block = g.n, g.count, g.per_block
+        self.pos, self.local, self.block_pos = g.pos, g.local, g.block_pos
+        self.specials = g.specials
+        self.who, self.where = g.who, threads.where
         self.consts: dict = {}
-        self.shared: dict = {}
         self.kernel_frame = None
-        self.span = None  # the Python statement running (for errors)
-        self.writes = 0  # memory changes so far (for _Watch)
+
+    # the thread state's, by the names the handlers use
+    span = property(
+        lambda self: self.threads.span,
+        lambda self, span: setattr(self.threads, "span", span),
+    )
+    writes = property(
+        lambda self: self.memory.writes,
+        lambda self, n: setattr(self.memory, "writes", n),
+    )
+    dynamic = property(lambda self: self.memory.dynamic)
+    shared = property(lambda self: self.memory.shared)
 
     def run(self, arguments: dict):
         env = {}
@@ -164,18 +154,12 @@ class Batch(Together, Debug, Backend):
                 if isinstance(value, Memory)
                 else lanes.full(self.n, value, p.type)
             )
-        self.kernel_frame = frame = _Frame(env, self.n)
+        returned = self.threads.returned  # the kernel's lanes that returned
+        self.kernel_frame = frame = _Frame(env, self.n, returned=returned)
         self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
 
-    # -- describing threads for errors ---------------------------------------------
-    def who(self, lane: int) -> str:
-        s = self.specials
-        t = tuple(int(s[f"thread_idx.{a}"][lane]) for a in "xyz")
-        b = tuple(int(s[f"block_idx.{a}"][lane]) for a in "xyz")
-        return f"thread {t} of block {b}"
-
-    def where(self, node):
-        return node.span or self.span
+    def _race(self, clash, mem, node, verb):
+        self.threads.race(clash, mem, node, verb)
 
     def _oob(self, node, what: str):
         def fail(lane, text):
@@ -238,9 +222,12 @@ class Batch(Together, Debug, Backend):
         frame.env[s.name] = mem
 
     def s_DynamicSharedDecl(self, s, m, frame):
-        if self.dynamic is None:  # one copy per block for the launch
-            self.dynamic = DynamicBuffer(self.shared_mem, self.count, self.per_block)
-            self.shared[id(s)] = self.dynamic  # barriers end its race intervals
+        memory = self.memory
+        if memory.dynamic is None:  # one copy per block for the launch
+            memory.dynamic = DynamicBuffer(
+                memory.shared_mem, self.count, self.per_block
+            )
+            memory.shared[id(s)] = memory.dynamic  # barriers end its race intervals
 
     def s_Assign(self, s, m, frame):
         self.set(frame, s.name, self.eval(s.value, m, frame), m)
@@ -416,10 +403,7 @@ class Batch(Together, Debug, Backend):
         return value
 
     def e_Special(self, e, m, frame):
-        return builtins.get(e.name).interpret(self, e, [], m)
-
-    def special(self, name):
-        return self.specials[name]
+        return builtins.get(e.name).interpret(self.threads, e, [], m)
 
     def e_BinOp(self, e, m, frame):
         a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
@@ -567,18 +551,19 @@ class Batch(Together, Debug, Backend):
             )
             for a in e.args
         ]
+        threads = self.threads
         if entry.collective is not None:
-            self.check_collective(entry, e, m, args)
+            threads.check_collective(entry, e, m, args)
         if builtins.is_lanewise_call(e):  # kdsl.math on vectors: each lane alone
             one = builtins.scalar_call(e)
             return tuple(
-                entry.interpret(self, one, [a[k] for a in args], m)
+                entry.interpret(threads, one, [a[k] for a in args], m)
                 for k in range(e.type.lanes)
             )
         if not used and entry.interpret_unused is not None:
-            if entry.interpret_unused(self, e, args, m):
+            if entry.interpret_unused(threads, e, args, m):
                 return None
-        return entry.interpret(self, e, args, m)
+        return entry.interpret(threads, e, args, m)
 
     def e_Address(self, e, m, frame):
         return Slot(*self._element(e, m, frame, "atomic on"))

@@ -1,6 +1,15 @@
 """Threads of the lock-step interpreter working together: the collective
-check, barriers, reading other lanes and atomics (the ``Batch`` methods that
-look across lanes, used by the built-ins' interpreter semantics).
+check, barriers, reading other lanes and atomics — :class:`Threads`, the
+batch's thread state, which is what a built-in's interpreter semantics is
+given (``registry.Threads``, the protocol it satisfies).
+
+``Threads(geometry, memory, race_log)`` is built from three parts: where
+each thread is (:class:`Geometry`), the batch's block-local memory
+(``memory.BatchMemory``: shared arrays, the dynamic buffer, the count of
+writes) and the race report (:class:`RaceReport`, which turns a clash the
+shared memories' logs found into a located error).  It holds, besides,
+which threads have returned from the kernel and the Python statement
+running (``span``, for errors), which ``simt.Batch`` updates as it runs.
 
 Lanes of a batch advance together, so a barrier needs no waiting: it checks
 that every running thread of each block (of the grid, for ``grid_sync``,
@@ -20,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kdsl.transpile.core import lanes
-from kdsl.runtime.interpreter.memory import fault
+from kdsl.runtime.interpreter.memory import BatchMemory, fault
 
 WARP = 32
 FULL = 0xFFFFFFFF  # a lane mask naming the whole warp
@@ -34,14 +43,122 @@ class Slot:
     addr: np.ndarray
 
 
-class Together:
-    """The cross-lane operations of ``simt.Batch`` (a mixin): what a
-    built-in's ``interpret`` may use (``registry.Threads``)."""
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """Where each of the ``n`` threads of a batch of ``count`` consecutive
+    blocks of ``per_block`` threads is: one array element per thread."""
+
+    n: int
+    count: int
+    per_block: int
+    pos: np.ndarray  # its position in the batch
+    local: np.ndarray  # its position in its block
+    block_pos: np.ndarray  # its block's position in the batch
+    lane: np.ndarray  # its lane in its warp (Int32)
+    warp: np.ndarray  # its warp's position in the batch
+    specials: dict  # "thread_idx.x" ... -> Int32 array
+
+    @classmethod
+    def of(cls, grid, block, first: int, count: int) -> "Geometry":
+        """Blocks ``first`` .. ``first + count - 1`` of a launch."""
+        bx, by, bz = block
+        per_block = bx * by * bz
+        n = count * per_block
+        pos = np.arange(n)
+        local = pos % per_block
+        block_pos = pos // per_block
+        linear_block = block_pos + first
+        gx, gy, _ = grid
+        axes = {
+            "thread_idx": (local % bx, local // bx % by, local // (bx * by)),
+            "block_idx": (
+                linear_block % gx,
+                linear_block // gx % gy,
+                linear_block // (gx * gy),
+            ),
+            "block_dim": tuple(np.full(n, d) for d in block),
+            "grid_dim": tuple(np.full(n, d) for d in grid),
+        }
+        specials = {
+            f"{name}.{'xyz'[k]}": axis.astype(np.int32)
+            for name, xyz in axes.items()
+            for k, axis in enumerate(xyz)
+        }
+        warps_per_block = -(-per_block // WARP)
+        return cls(
+            n,
+            count,
+            per_block,
+            pos,
+            local,
+            block_pos,
+            (local % WARP).astype(np.int32),
+            block_pos * warps_per_block + local // WARP,
+            specials,
+        )
+
+    def who(self, lane: int) -> str:
+        """Thread ``lane`` of the batch, as an error names it."""
+        s = self.specials
+        t = tuple(int(s[f"thread_idx.{a}"][lane]) for a in "xyz")
+        b = tuple(int(s[f"block_idx.{a}"][lane]) for a in "xyz")
+        return f"thread {t} of block {b}"
+
+
+class RaceReport:
+    """The race report: a clash that a memory's log of accesses found
+    (``memory.RaceLog``), as the located error naming both threads."""
+
+    def __init__(self, geometry: Geometry):
+        self.who = geometry.who
+
+    def check(self, clash, mem, span, verb) -> None:
+        if clash is None:
+            return
+        addr, me, other = clash
+        index = mem.race_index(addr, me)
+        if getattr(mem, "lanes", 1) > 1 and isinstance(index, int):
+            # an array of vectors: the element and its lane
+            index = f"{index // mem.lanes}][{index % mem.lanes}"
+        raise fault(
+            "interpret-data-race",
+            span,
+            array=mem.name,
+            index=index,
+            thread=self.who(me),
+            verb=verb,
+            other=self.who(other),
+            other_verb="wrote" if verb == "reads" else "read or wrote",
+        )
+
+
+class Threads:
+    """The thread state of one batch and its cross-lane operations: what a
+    built-in's ``interpret`` may use (it satisfies ``registry.Threads``)."""
+
+    def __init__(self, geometry: Geometry, memory: BatchMemory, race_log: RaceReport):
+        self.geometry, self.memory, self.race_log = geometry, memory, race_log
+        g = geometry  # its arrays by name, as the methods below read them
+        self.n, self.count, self.per_block = g.n, g.count, g.per_block
+        self.pos, self.local, self.block_pos = g.pos, g.local, g.block_pos
+        self.lane, self.warp = g.lane, g.warp
+        self.returned = np.zeros(g.n, np.bool_)  # threads that left the kernel
+        self.span = None  # the Python statement running (for errors)
+
+    def who(self, lane: int) -> str:
+        return self.geometry.who(lane)
+
+    def where(self, node):
+        """Where an error at ``node`` points: its span, else the statement's."""
+        return node.span or self.span
+
+    def special(self, name):
+        return self.geometry.specials[name]
 
     def _diverged(self, group, groups, m):
         """The first lane still running in a group where other lanes are at
         this point, or None (every group is all here or all elsewhere)."""
-        alive = ~self.kernel_frame.returned
+        alive = ~self.returned
         missing = alive & ~m
         if not missing.any():  # every running thread is here
             return None
@@ -82,7 +199,7 @@ class Together:
     def _check_block_leaders(self, entry, e):
         """On the GPU, thread (0, 0, 0) of each block arrives at the grid
         barrier for its block: it must not have returned."""
-        gone = self.kernel_frame.returned & (self.local == 0)
+        gone = self.returned & (self.local == 0)
         if gone.any():
             raise fault(
                 "interpret-grid-sync-returned",
@@ -112,7 +229,7 @@ class Together:
             )
         warp = self.warp[idx]
         here = self._lane_bits(idx)[warp]
-        running = self._lane_bits(np.flatnonzero(~self.kernel_frame.returned))[warp]
+        running = self._lane_bits(np.flatnonzero(~self.returned))[warp]
         missing = np.where(mask == FULL, running, mask) & ~here
         if missing.any():
             k = int(np.argmax(missing != 0))
@@ -147,7 +264,7 @@ class Together:
         j = i - int(self.lane[i]) + k
         if self.local[i] - self.lane[i] + k >= self.per_block:
             state = "is beyond the block"
-        elif self.kernel_frame.returned[j]:
+        elif self.returned[j]:
             state = "has returned"
         else:
             raise fault(
@@ -224,9 +341,12 @@ class Together:
     def shared_bytes(self, e, threads):
         """``(bytes, base)``: the dynamic shared memory of the batch as
         uint8 and where each of ``threads``'s block's copy starts."""
-        if self.dynamic is None:
+        if self.memory.dynamic is None:
             self.gpu_only(e, "wgmma on static shared arrays")
-        return self.dynamic.data, self.block_pos[threads] * self.dynamic.stride
+        return (
+            self.memory.dynamic.data,
+            self.block_pos[threads] * self.memory.dynamic.stride,
+        )
 
     def whole_warps(self, e, m):
         """The threads of each warp with a thread in ``m``, as a (warps, 32)
@@ -242,7 +362,7 @@ class Together:
             w, k = np.unravel_index(int(np.argmin(here)), here.shape)
             if not exists[w, 0]:
                 state = "is beyond the block (make the block a multiple of 32)"
-            elif self.kernel_frame.returned[threads[w, k]]:
+            elif self.returned[threads[w, k]]:
                 state = "has returned"
             else:
                 state = "is not at the call (call it outside divergent code)"
@@ -272,9 +392,9 @@ class Together:
         if mem.races is not None:
             slots, span = mem.race_slots(rows.ravel())
             log = mem.races.read if verb == "reads" else mem.races.write
-            self._race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
+            self.race(log(slots, self.pos[givers.ravel()], span), mem, e, verb)
         if verb == "writes":
-            self.writes += 1
+            self.memory.writes += 1
         return threads, rows
 
     def copy_elements(self, e, dst, src, m, full):
@@ -284,12 +404,12 @@ class Together:
         mem = dst.mem
         if mem.races is not None:
             slots, span = mem.race_slots(dst.addr)
-            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+            self.race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
         keep = full[m]
         for k in range(mem.lanes):
             values = src.mem.data[src.addr + k]
             mem.data[dst.addr + k] = np.where(keep, values, np.zeros_like(values))
-        self.writes += 1
+        self.memory.writes += 1
 
     def load(self, e, slot, m):
         """A plain load of each thread's element at ``slot`` (race-logged);
@@ -297,7 +417,7 @@ class Together:
         mem = slot.mem
         if mem.races is not None:
             slots, span = mem.race_slots(slot.addr)
-            self._race(mem.races.read(slots, self.pos[m], span), mem, e, "reads")
+            self.race(mem.races.read(slots, self.pos[m], span), mem, e, "reads")
         parts = mem.load(slot.addr, self.n, m)
         return tuple(parts) if mem.lanes > 1 else parts[0]
 
@@ -307,18 +427,18 @@ class Together:
         mem = slot.mem
         if mem.races is not None:
             slots, span = mem.race_slots(slot.addr)
-            self._race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
+            self.race(mem.races.write(slots, self.pos[m], span), mem, e, "writes")
         mem.store(slot.addr, list(value) if mem.lanes > 1 else [value], m)
-        self.writes += 1
+        self.memory.writes += 1
 
     def warp_barrier(self, members, m):
         """``__syncwarp``: order the shared-memory accesses of each mask's lanes."""
-        for mem in self.shared.values():
+        for mem in self.memory.shared.values():
             mem.races.warp_barrier(self.pos[m], members[m])
 
     def barrier(self, m):
         at_barrier = np.bincount(self.block_pos[m], minlength=self.count) > 0
-        for mem in self.shared.values():
+        for mem in self.memory.shared.values():
             mem.races.barrier(at_barrier)
 
     def from_lanes(self, e, m, value, src, members=None):
@@ -366,7 +486,7 @@ class Together:
             return False
         (value,) = operands
         ufunc.at(slot.mem.data, slot.addr, value[m].astype(slot.mem.data.dtype))
-        self.writes += 1
+        self.memory.writes += 1
         return True
 
     def atomic(self, e, slot, operands, m, update):
@@ -379,30 +499,15 @@ class Together:
             new = update(current, [c[j] for c in columns], t)
             if new != current:  # (a failed compare-and-swap changes nothing)
                 mem.data[a : a + 1] = lanes.from_values([new], t)
-                self.writes += 1
+                self.memory.writes += 1
             old.append(current)
         result = lanes.full(self.n, 0, t)
         result[m] = lanes.from_values(old, t)
         return result
 
-    def _race(self, clash, mem, node, verb):
-        if clash is None:
-            return
-        addr, me, other = clash
-        index = mem.race_index(addr, me)
-        if getattr(mem, "lanes", 1) > 1 and isinstance(index, int):
-            # an array of vectors: the element and its lane
-            index = f"{index // mem.lanes}][{index % mem.lanes}"
-        raise fault(
-            "interpret-data-race",
-            self.where(node),
-            array=mem.name,
-            index=index,
-            thread=self.who(me),
-            verb=verb,
-            other=self.who(other),
-            other_verb="wrote" if verb == "reads" else "read or wrote",
-        )
+    def race(self, clash, mem, node, verb):
+        """Raise the located error of a race ``clash`` a log found (None: none)."""
+        self.race_log.check(clash, mem, self.where(node), verb)
 
 
 def _hex(mask) -> str:

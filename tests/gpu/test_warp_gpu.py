@@ -1,5 +1,5 @@
 """Warp collectives with masks give the interpreter's bytes on the GPU: every
-shuffle (and shfl_up), the votes, activemask, match_any/match_all, the
+shuffle (and shfl_up), the votes (uni_sync too), activemask, match_any/match_all, the
 reductions and syncwarp, on random inputs (kernels: tests/lowering/warp_kernels.py)."""
 
 import sys
@@ -48,6 +48,13 @@ def test_prefix_sum_with_shfl_up(t):
 def test_votes(seed):
     x = W.votes_input(N, seed)
     same_bytes(W.votes, 2, 128, [x, np.zeros(7 * N, np.uint32)])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_uni_sync(seed):
+    x = W.votes_input(N, seed)
+    x[96:128:3] = 7  # every third lane of one warp agrees
+    same_bytes(W.uniform, 2, 128, [x, np.zeros(2 * N, np.uint32)])
 
 
 @pytest.mark.parametrize("block, k", [(128, 13), (96, 32), (48, 7), (64, 0)])

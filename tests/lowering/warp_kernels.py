@@ -77,6 +77,19 @@ def votes(x: Pointer[Int32], out: Pointer[Uint32]):
 
 
 @kdsl.kernel
+def uniform(x: Pointer[Int32], out: Pointer[Uint32]):
+    """kdsl.uni_sync with the full mask (lanes that returned take no part)
+    and with the mask of every third lane."""
+    i = block_idx.x * block_dim.x + thread_idx.x
+    p = x[i] > 0
+    if kdsl.lane_id() % 3 == 0:
+        out[2 * i + 1] = kdsl.uni_sync(p, mask=THIRDS).to(Uint32)
+    if x[i] < -90:
+        return
+    out[2 * i] = kdsl.uni_sync(p).to(Uint32)
+
+
+@kdsl.kernel
 def active(out: Pointer[Uint32], k: Int32):
     i = block_idx.x * block_dim.x + thread_idx.x
     out[2 * i] = kdsl.activemask()

@@ -60,7 +60,7 @@ def test_lanes_equal_static_folding(case):
     assert not bad, f"{len(bad)} of {len(tuples)} differ, e.g. {bad[:5]}"
 
 
-EXACT_MATH = ["sqrt", "floor", "ceil", "trunc", "round", "rint", "fabs", "fma"]
+EXACT_MATH = ["sqrt", "floor", "ceil", "trunc", "round", "rint", "fabs", "fma", "fdim"]
 
 
 @pytest.mark.parametrize("name", EXACT_MATH)

@@ -158,3 +158,16 @@ def test_classification_gives_booleans():
     for x, nan, inf, finite in table:
         got = [mathfns.fold(n, [x], Float32) for n in ("isnan", "isinf", "isfinite")]
         assert got == [nan, inf, finite], x
+
+
+def test_a_row_without_cpu_semantics_is_refused_at_import():
+    """Every row of kdsl.math's table carries its numpy semantics (the
+    interpreter's), checked when mathfns is imported."""
+    import pytest
+
+    with pytest.raises(TypeError, match=r"kdsl.math.cbrt: it has no CPU semantics"):
+        mathfns.check("cbrt", mathfns.MathFn("x", "cbrtf", None))
+    with pytest.raises(TypeError, match=r"its fold is not callable"):
+        mathfns.check("fdim", mathfns.MathFn("xy", "fdimf", abs, fold="fdim"))
+    for name in mathfns.MATH_FUNCTIONS:  # the table as shipped passes
+        mathfns.check(name, mathfns.spec(name))

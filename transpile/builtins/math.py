@@ -4,9 +4,11 @@
 Float16/BFloat16 compute in float and round once to their type; integers
 are converted to Float32.  Most return the float type; ``isnan``/``isinf``/
 ``isfinite`` return Boolean and ``frexp_exponent`` Int32, and ``ldexp``
-takes an Int32 exponent.  The exact functions fold at compile time
-(``mathfns``); the transcendental ones never fold.  Every ``math.`` entry
-is lane-wise on vectors (``lanewise.py``): these functions see scalars."""
+takes an Int32 exponent.  The exact functions fold at compile time; the
+transcendental ones never fold.  Each function is one row of ``mathfns``'s
+table (its fold, CUDA spelling and numpy semantics): this module registers
+one entry per row, with no code of its own.  Every ``math.`` entry is
+lane-wise on vectors (``lanewise.py``): these functions see scalars."""
 
 from __future__ import annotations
 
@@ -92,7 +94,7 @@ def _copysign_bits(t, x: CExpr, y: CExpr) -> CExpr:
     return call(f"__ushort_as_{name}", infix("|", magnitude, sign, "atom"))
 
 
-def _interpret_math(fn):
+def _interpret_math(fn):  # the row's numpy semantics (lanes.math_call)
     return lambda t, call, args, mask: lanes.math_call(fn, args, call.args[0].type)
 
 

@@ -37,8 +37,9 @@ An entry says, in one place:
 * ``gpu_only``: the interpreter cannot run it; its ``interpret`` raises a
   located error saying so (the instance runs only on a GPU).
 
-A ``kind="syntax"`` entry (``range``, ``shared_array``) is lowered into other
-IR (a loop, an array declaration) and never reaches a backend as a call.
+A ``kind="syntax"`` entry (``range``, ``shared_array``, Python's ``abs``,
+``int``, ``float``, ``bool``) is lowered into other IR (a loop, an array
+declaration, an operator) or folds, and never reaches a backend as a call.
 Registering an entry that a backend cannot render or run fails at import
 (:func:`check`).  The entry object is also what ``kdsl.<name>`` is, so
 calling it outside a kernel says where it can be used.
@@ -89,7 +90,8 @@ class Builtin:
 
 
 REGISTRY: dict[str, Builtin] = {}
-PYTHON_BUILTINS = ("min", "max", "print")  # entries a kernel calls by Python's name
+# entries a kernel calls by Python's name
+PYTHON_BUILTINS = ("min", "max", "print", "abs", "int", "float", "bool")
 _KINDS = ("call", "special", "syntax")
 _COLLECTIVES = (None, "warp", "block", "grid")
 
@@ -186,8 +188,11 @@ class CudaRenderer(Protocol):
 
 class Threads(Protocol):
     """The interpreter's batch of threads, as a built-in's ``interpret`` sees
-    it.  Values are numpy arrays with one element per thread."""
+    it.  Values are numpy arrays with one element per thread.  The
+    interpreter's ``together.Threads`` satisfies it
+    (``tests/unit/test_interpreter_threads.py`` checks the two agree)."""
 
+    n: int  # the threads of the batch
     lane: Any  # each thread's lane in its warp (Int32)
 
     def special(self, name: str) -> Any:

@@ -1,5 +1,5 @@
 """Warp cooperation: shuffles (``kdsl.shfl_down/up/xor/idx``), votes
-(``ballot``, ``any_sync``, ``all_sync``), ``activemask``, the lane masks
+(``ballot``, ``any_sync``, ``all_sync``, ``uni_sync``), ``activemask``, the lane masks
 (``lanemask_lt`` … ``lanemask_ge``), ``syncwarp``,
 matches (``match_any``, ``match_all``) and reductions
 (``reduce_add_sync`` … ``reduce_xor_sync``).
@@ -8,7 +8,7 @@ Every collective here takes ``mask=``, the lanes that take part (bit k for
 lane k; the full warp ``0xffffffff`` by default), as its first IR operand:
 the interpreter checks that every running lane the mask names reaches the
 call with the same mask, and that the calling lane is in its mask
-(``together.Together.check_collective``).  The lanes taking part are then
+(``together.Threads.check_collective``).  The lanes taking part are then
 the mask's lanes (with the full mask: the warp's running lanes).
 
 The semantics follow the PTX ISA:
@@ -22,7 +22,8 @@ The semantics follow the PTX ISA:
   Reading a lane outside the mask is undefined on the GPU: an interpreter
   error.
 * ``vote.sync``: ``ballot`` sets bit k for each lane k taking part whose
-  predicate holds; ``any``/``all`` whether one/every lane's does.
+  predicate holds; ``any``/``all`` whether one/every lane's does; ``uni``
+  whether all lanes' predicates are equal (all true or all false).
 * ``match.sync`` (on the value's bits: ``-0.0`` and ``0.0`` differ, equal
   NaN bits match): ``any`` gives the lanes taking part whose value equals
   this lane's; ``all`` gives the lanes taking part if they all hold one
@@ -252,6 +253,19 @@ register(
     _lower_vote(Boolean),
     cuda=_as_bool("__all_sync"),
     interpret=_vote(np.logical_and),
+    keywords=("mask",),
+    collective="warp",
+)
+register(
+    "uni_sync",
+    f"`kdsl.uni_sync(pred, {_MASK_DOC})`: whether `pred` is the same in every "
+    "lane of the mask (Boolean); CUDA's `__uni_sync`",
+    _lower_vote(Boolean),
+    cuda=_as_bool("__uni_sync"),
+    interpret=lambda t, call, args, mask: (
+        t.warp_reduce(args[0], mask, args[1], np.logical_and)
+        | ~t.warp_reduce(args[0], mask, args[1], np.logical_or)
+    ),
     keywords=("mask",),
     collective="warp",
 )

@@ -246,77 +246,24 @@ def _wide(*ts) -> bool:
 
 
 # -- kdsl.math ---------------------------------------------------------------------------
-def _round_half_away(x):
-    whole = np.trunc(x)
-    up = np.abs(x - whole) >= 0.5  # exact in float64
-    return np.copysign(np.where(up, whole + np.sign(x), whole), x)
-
-
-def _larger(x, y, sign: int):
-    """fmax (``sign`` 1) / fmin (-1) as ``mathfns`` folds them."""
-    pick = np.fmax(x, y) if sign > 0 else np.fmin(x, y)  # NaN ignored
-    zeros = (x == 0) & (y == 0)
-    x_wins = np.signbit(x) == (sign < 0)
-    return np.where(zeros, np.where(x_wins, x, y), pick)
-
-
-_NUMPY_MATH = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "tanh": np.tanh,
-    "erf": np.vectorize(math.erf, otypes=[np.float64]),
-    "pow": np.power,
-    "atan2": np.arctan2,
-    "sqrt": np.sqrt,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "trunc": np.trunc,
-    "round": _round_half_away,
-    "rint": np.rint,
-    "fabs": np.abs,
-    "fmax": lambda x, y: _larger(x, y, 1),
-    "fmin": lambda x, y: _larger(x, y, -1),
-    "copysign": np.copysign,
-    "frexp_mantissa": lambda x: np.frexp(x)[0],
-}
-# Functions whose result is not the float type: computed exactly in float64.
-_OTHER_RESULT = {
-    "frexp_exponent": lambda x: np.where(np.isfinite(x), np.frexp(x)[1], 0),
-    "isnan": np.isnan,
-    "isinf": np.isinf,
-    "isfinite": np.isfinite,
-}
-
-
 def math_call(name: str, args: list, t) -> np.ndarray:
     """``kdsl.math.name(*args)`` on lanes whose float type is ``t`` (the type
-    of the first argument; ``ldexp``'s exponent is Int32).
+    of the first argument; ``ldexp``'s exponent is Int32): the row's
+    ``lanes`` semantics (``mathfns``), its result rounded once to ``t``.
 
     The exactly folded functions (sqrt, floor, round, fmax, ldexp, isnan …)
     equal the compile-time fold; the transcendental ones are numpy's, computed
     in float32 (float64 for Float64) as CUDA does, and can differ from CUDA's
     in the last bit.
     """
-    if name == "fma":  # exactly, one element at a time
-        return _each(lambda *xyz: mathfns.fold("fma", xyz, t), t, args, (t, t, t))
-    exact = mathfns.host_fold(name)
+    fn = mathfns.spec(name)
+    exact = fn.fold is not None
     compute = np.float64 if exact or t.width == 64 else np.float32
-    x = [a.astype(compute) for a in (args[:1] if name == "ldexp" else args)]
-    if name in _OTHER_RESULT:
-        result = _OTHER_RESULT[name](x[0])
-        return result.astype(lane_dtype(mathfns.spec(name).result))
-    if name == "ldexp":  # rounded once to float (double), as ldexpf does
-        wide = np.float32 if t.width <= 32 else np.float64
-        result = np.ldexp(x[0], args[1].astype(np.int32)).astype(wide)
-    else:
-        result = _NUMPY_MATH[name](*x)
-    if name == "erf" and t.width < 64:
-        result = result.astype(np.float32)
+    x = [
+        a.astype(np.int32) if p in fn.ints else a.astype(compute)
+        for a, p in zip(args, fn.params)
+    ]
+    result = fn.lanes(t, *x)
+    if fn.result is not None:  # Boolean, Int32: computed exactly in float64
+        return np.asarray(result).astype(lane_dtype(fn.result))
     return round_to(np.asarray(result, dtype=compute), t if t.width < 64 else Float64)

@@ -1,10 +1,18 @@
-"""The functions of ``kdsl.math``: signature, folding and C++ spelling as data."""
+"""The functions of ``kdsl.math``: one row each, holding everything about
+the function — its signature, its exact fold, its CUDA spelling and its CPU
+semantics on numpy lanes.  ``builtins/math.py`` registers one built-in per
+row with no code of its own; a row without CPU semantics, or with a fold or
+lanes function that is not callable, is refused when this module is
+imported."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
+
+import numpy as np
 
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import Boolean, Float32, Float64, Int32
@@ -12,90 +20,261 @@ from kdsl.transpile.core.types import Boolean, Float32, Float64, Int32
 
 @dataclass(frozen=True)
 class MathFn:
-    """One function: its arguments (``x`` … of the float type the call
-    computes in, except those named in ``ints``: Int32), its exact host fold
-    (None: never folded), the CUDA function for float (for double, the same
-    without the trailing "f" unless ``c_double`` says), its result type (None:
-    the float type) and, for the doc line, what it computes."""
+    """One function of ``kdsl.math``:
+
+    * ``params``: its arguments, one letter each: ``x`` … of the float type
+      the call computes in, except those named in ``ints`` (Int32);
+    * ``c_float``: the CUDA function for float; for double the same without
+      the trailing "f" unless ``c_double`` says (Float16/BFloat16 go through
+      the float function: the generated code converts to float and rounds
+      the result once to the type);
+    * ``lanes``: its CPU semantics, ``lanes(t, *x)`` on numpy arrays (one
+      element per thread), ``t`` the float type of the call and ``x`` the
+      arguments in float64 when the function folds or ``t`` is Float64,
+      else in float32 (ints: int32); the interpreter rounds the result to
+      ``t`` (``lanes.math_call``);
+    * ``fold``: its exact host fold, ``fold(t, *args)`` on Python floats
+      (rounded to ``t`` afterwards, by :func:`fold`), or None: never
+      folded, CUDA's own result (a transcendental function);
+    * ``result``: its result type (None: the float type);
+    * ``what``: for the doc line, what it computes (exact functions).
+    """
 
     params: str
-    fold: str | None
     c_float: str
+    lanes: Callable
+    fold: Callable | None = None
     c_double: str | None = None
     result: type | None = None
     ints: str = ""
     what: str = ""
 
 
-# Float16/BFloat16 go through the float function (the generated code
-# converts to float and rounds the result once to the type).
+def _rounding(t):
+    """The type CUDA's function works in for float type ``t``."""
+    return Float32 if t.width <= 32 else Float64
+
+
+def _np(ufunc):
+    """A numpy function of the arguments alone as a row's ``lanes``."""
+    return lambda t, *x: ufunc(*x)
+
+
+def _plain(fn):
+    """A Python function of the arguments alone as a row's ``fold``."""
+    return lambda t, *args: fn(*args)
+
+
+def _finite(fn):
+    """``fn`` (an integer-valued rounding) as C's: infinities and NaN pass
+    through, and a zero result keeps the sign of ``x`` (``ceil(-0.5)`` is
+    ``-0.0``), as floorf/ceilf/truncf/rintf/roundf give on the GPU."""
+
+    def rounded(t, x):
+        if not math.isfinite(x):
+            return x
+        r = float(fn(x))
+        return math.copysign(r, x) if r == 0 else r
+
+    return rounded
+
+
+def _half_away(x: float) -> int:
+    """``x`` rounded to an integer, halfway cases away from zero (roundf)."""
+    n = math.floor(abs(x))
+    if abs(x) - n >= 0.5:  # exact: the fraction of a float is a float
+        n += 1
+    return n if x >= 0 else -n
+
+
+def _half_away_lanes(t, x):
+    whole = np.trunc(x)
+    up = np.abs(x - whole) >= 0.5  # exact in float64
+    return np.copysign(np.where(up, whole + np.sign(x), whole), x)
+
+
+def _larger(x: float, y: float, sign: int) -> float:
+    """fmaxf (``sign`` 1) or fminf (-1): a NaN is ignored, and of two zeros
+    the one of that sign wins, as the GPU's max.f32/min.f32 order them."""
+    if math.isnan(x):
+        return y
+    if math.isnan(y):
+        return x
+    if x == y == 0:
+        return x if math.copysign(1, x) == sign else y
+    return max(x, y) if sign > 0 else min(x, y)
+
+
+def _larger_lanes(sign: int):
+    """fmax (``sign`` 1) / fmin (-1) on lanes, as :func:`_larger` folds them."""
+
+    def lanes(t, x, y):
+        pick = np.fmax(x, y) if sign > 0 else np.fmin(x, y)  # NaN ignored
+        zeros = (x == 0) & (y == 0)
+        x_wins = np.signbit(x) == (sign < 0)
+        return np.where(zeros, np.where(x_wins, x, y), pick)
+
+    return lanes
+
+
+def _negative(y, t) -> bool:
+    """Whether the sign bit of ``y`` (a value of ``t``) is set: a NaN's too."""
+    return bool(values.to_bits(y, t) >> (t.width - 1))
+
+
+def _copysign(t, x, y):
+    return math.copysign(x, -1.0 if _negative(y, t) else 1.0)
+
+
+def _ldexp(t, x: float, n: int) -> float:
+    try:
+        r = math.ldexp(x, n)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+    return values.round_float(r, _rounding(t))
+
+
+def _ldexp_lanes(t, x, n):  # rounded once to float (double), as ldexpf does
+    return np.ldexp(x, n).astype(np.float32 if t.width <= 32 else np.float64)
+
+
+def _fdim(t, x: float, y: float) -> float:
+    """``x - y`` if ``x > y``, else ``+0.0``; a NaN gives NaN (fdimf)."""
+    return 0.0 if x <= y else values.round_float(x - y, _rounding(t))
+
+
+def _fma(t, x, y, z):
+    """``x * y + z`` rounded once to the type fmaf/fma works in."""
+    if math.isfinite(x) and math.isfinite(y) and math.isinf(z):
+        return z  # the exact product is finite, even where a double's is not
+    if not all(map(math.isfinite, (x, y, z))):
+        return x * y + z
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    if exact == 0:  # the sign of an exact zero, by IEEE's rule
+        return x * y + z
+    return _round_fraction(exact, _rounding(t))
+
+
+def _fma_lanes(t, x, y, z):  # exactly, one element at a time
+    one = np.vectorize(lambda a, b, c: _fma(t, a, b, c), otypes=[np.float64])
+    return one(x, y, z) if len(x) else np.zeros(0, np.float64)
+
+
+def _erf_lanes(t, x):  # math.erf in double, rounded to the type erff works in
+    one = np.vectorize(math.erf, otypes=[np.float64])
+    result = one(x) if len(x) else np.zeros(0, np.float64)
+    return result.astype(np.float32) if t.width < 64 else result
+
+
+def _frexp_exponent(t, x):
+    return math.frexp(x)[1] if math.isfinite(x) else 0
+
+
+# One row per function, in the order the reference lists them.
 _TABLE = {
-    "exp": MathFn("x", None, "expf"),
-    "exp2": MathFn("x", None, "exp2f"),
-    "log": MathFn("x", None, "logf"),
-    "log2": MathFn("x", None, "log2f"),
-    "log10": MathFn("x", None, "log10f"),
-    "sqrt": MathFn("x", "sqrt", "sqrtf"),
-    "rsqrt": MathFn("x", None, "rsqrtf"),
-    "sin": MathFn("x", None, "sinf"),
-    "cos": MathFn("x", None, "cosf"),
-    "tan": MathFn("x", None, "tanf"),
-    "tanh": MathFn("x", None, "tanhf"),
-    "erf": MathFn("x", None, "erff"),
-    "floor": MathFn("x", "floor", "floorf"),
-    "ceil": MathFn("x", "ceil", "ceilf"),
-    "trunc": MathFn("x", "trunc", "truncf"),
+    "exp": MathFn("x", "expf", _np(np.exp)),
+    "exp2": MathFn("x", "exp2f", _np(np.exp2)),
+    "log": MathFn("x", "logf", _np(np.log)),
+    "log2": MathFn("x", "log2f", _np(np.log2)),
+    "log10": MathFn("x", "log10f", _np(np.log10)),
+    "sqrt": MathFn(
+        "x",
+        "sqrtf",
+        _np(np.sqrt),
+        _plain(lambda x: math.sqrt(x) if x >= 0 else (x if x == 0 else math.nan)),
+    ),
+    "rsqrt": MathFn("x", "rsqrtf", _np(lambda x: 1 / np.sqrt(x))),
+    "sin": MathFn("x", "sinf", _np(np.sin)),
+    "cos": MathFn("x", "cosf", _np(np.cos)),
+    "tan": MathFn("x", "tanf", _np(np.tan)),
+    "tanh": MathFn("x", "tanhf", _np(np.tanh)),
+    "erf": MathFn("x", "erff", _erf_lanes),
+    "floor": MathFn("x", "floorf", _np(np.floor), _finite(math.floor)),
+    "ceil": MathFn("x", "ceilf", _np(np.ceil), _finite(math.ceil)),
+    "trunc": MathFn("x", "truncf", _np(np.trunc), _finite(math.trunc)),
     "round": MathFn(
         "x",
-        "round",
         "roundf",
+        _half_away_lanes,
+        _finite(_half_away),
         what="the nearest integer, halfway cases away from zero (`roundf`)",
     ),
     "rint": MathFn(
         "x",
-        "rint",
         "rintf",
+        _np(np.rint),
+        _finite(round),
         what="the nearest integer, halfway cases to even (`rintf`)",
     ),
-    "fabs": MathFn("x", "fabs", "fabsf"),
-    "fma": MathFn("xyz", "fma", "fmaf"),
+    "fabs": MathFn("x", "fabsf", _np(np.abs), _plain(abs)),
+    "fma": MathFn("xyz", "fmaf", _fma_lanes, _fma),
     "fmax": MathFn(
-        "xy", "fmax", "fmaxf", what="the larger, a NaN ignored, `+0.0 > -0.0` (`fmaxf`)"
+        "xy",
+        "fmaxf",
+        _larger_lanes(1),
+        _plain(lambda x, y: _larger(x, y, 1)),
+        what="the larger, a NaN ignored, `+0.0 > -0.0` (`fmaxf`)",
     ),
     "fmin": MathFn(
         "xy",
-        "fmin",
         "fminf",
+        _larger_lanes(-1),
+        _plain(lambda x, y: _larger(x, y, -1)),
         what="the smaller, a NaN ignored, `-0.0 < +0.0` (`fminf`)",
     ),
+    "fdim": MathFn(
+        "xy",
+        "fdimf",
+        _np(lambda x, y: np.where(x <= y, 0.0, x - y)),
+        _fdim,
+        what="`x - y` if `x > y`, else `+0.0`; NaN if either is (`fdimf`)",
+    ),
     "copysign": MathFn(
-        "xy", "copysign", "copysignf", what="`x` with the sign bit of `y` (`copysignf`)"
+        "xy",
+        "copysignf",
+        _np(np.copysign),
+        _copysign,
+        what="`x` with the sign bit of `y` (`copysignf`)",
     ),
     "ldexp": MathFn(
-        "xn", "ldexp", "ldexpf", ints="n", what="`x * 2**n`, `n` an Int32 (`ldexpf`)"
+        "xn",
+        "ldexpf",
+        _ldexp_lanes,
+        _ldexp,
+        ints="n",
+        what="`x * 2**n`, `n` an Int32 (`ldexpf`)",
     ),
     "frexp_mantissa": MathFn(
         "x",
-        "frexp_mantissa",
         "kdsl::frexp_mantissa",
+        _np(lambda x: np.frexp(x)[0]),
+        _plain(lambda x: math.frexp(x)[0]),
         "kdsl::frexp_mantissa",
         what="`m` of `x == m * 2**e`, `0.5 <= abs(m) < 1` (`x` itself if 0, inf or NaN)",
     ),
     "frexp_exponent": MathFn(
         "x",
-        "frexp_exponent",
         "kdsl::frexp_exponent",
+        _np(lambda x: np.where(np.isfinite(x), np.frexp(x)[1], 0)),
+        _frexp_exponent,
         "kdsl::frexp_exponent",
         Int32,
         what="`e` of `x == m * 2**e` (Int32; 0 if `x` is 0, inf or NaN)",
     ),
     "isnan": MathFn(
-        "x", "isnan", "isnan", "isnan", Boolean, what="whether `x` is a NaN (Boolean)"
+        "x",
+        "isnan",
+        _np(np.isnan),
+        _plain(math.isnan),
+        "isnan",
+        Boolean,
+        what="whether `x` is a NaN (Boolean)",
     ),
     "isinf": MathFn(
         "x",
         "isinf",
-        "isinf",
+        _np(np.isinf),
+        _plain(math.isinf),
         "isinf",
         Boolean,
         what="whether `x` is infinite (Boolean)",
@@ -103,14 +282,36 @@ _TABLE = {
     "isfinite": MathFn(
         "x",
         "isfinite",
-        "isfinite",
+        _np(np.isfinite),
+        _plain(math.isfinite),
         "isfinite",
         Boolean,
         what="whether `x` is finite (Boolean)",
     ),
-    "pow": MathFn("xy", None, "powf"),
-    "atan2": MathFn("xy", None, "atan2f"),
+    "pow": MathFn("xy", "powf", _np(np.power)),
+    "atan2": MathFn("xy", "atan2f", _np(np.arctan2)),
 }
+
+
+def check(name: str, fn: MathFn) -> None:
+    """A row is complete: raised at import, naming the function."""
+    problems = []
+    if not fn.params or not set(fn.ints) <= set(fn.params):
+        problems.append(f"its parameters {fn.params!r} do not name its ints")
+    if not isinstance(fn.c_float, str) or not fn.c_float:
+        problems.append("it has no CUDA spelling (c_float)")
+    if not callable(fn.lanes):
+        problems.append("it has no CPU semantics (lanes=)")
+    if fn.fold is not None and not callable(fn.fold):
+        problems.append("its fold is not callable (fold=)")
+    if fn.fold is None and fn.c_float.startswith("kdsl::"):
+        problems.append("a function of kdsl's prelude must fold (fold=)")
+    if problems:
+        raise TypeError(f"kdsl.math.{name}: " + "; ".join(problems))
+
+
+for _name, _fn in _TABLE.items():
+    check(_name, _fn)
 
 MATH_FUNCTIONS = {
     name: f"kdsl.math.{name}({', '.join(fn.params)})" for name, fn in _TABLE.items()
@@ -133,71 +334,6 @@ def c_name(name: str, width: int) -> str:
     return fn.c_float
 
 
-def _finite(fn):
-    """``fn`` (an integer-valued rounding) as C's: infinities and NaN pass
-    through, and a zero result keeps the sign of ``x`` (``ceil(-0.5)`` is
-    ``-0.0``), as floorf/ceilf/truncf/rintf/roundf give on the GPU."""
-
-    def rounded(x):
-        if not math.isfinite(x):
-            return x
-        r = float(fn(x))
-        return math.copysign(r, x) if r == 0 else r
-
-    return rounded
-
-
-def _half_away(x: float) -> int:
-    """``x`` rounded to an integer, halfway cases away from zero (roundf)."""
-    n = math.floor(abs(x))
-    if abs(x) - n >= 0.5:  # exact: the fraction of a float is a float
-        n += 1
-    return n if x >= 0 else -n
-
-
-def _larger(x: float, y: float, sign: int) -> float:
-    """fmaxf (``sign`` 1) or fminf (-1): a NaN is ignored, and of two zeros
-    the one of that sign wins, as the GPU's max.f32/min.f32 order them."""
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == y == 0:
-        return x if math.copysign(1, x) == sign else y
-    return max(x, y) if sign > 0 else min(x, y)
-
-
-def _negative(y, t) -> bool:
-    """Whether the sign bit of ``y`` (a value of ``t``) is set: a NaN's too."""
-    return bool(values.to_bits(y, t) >> (t.width - 1))
-
-
-def _ldexp(x: float, n: int, rounding) -> float:
-    try:
-        r = math.ldexp(x, n)
-    except OverflowError:
-        return math.copysign(math.inf, x)
-    return values.round_float(r, rounding)
-
-
-_FOLDS = {
-    "sqrt": lambda x: math.sqrt(x) if x >= 0 else (x if x == 0 else math.nan),
-    "floor": _finite(math.floor),
-    "ceil": _finite(math.ceil),
-    "trunc": _finite(math.trunc),
-    "rint": _finite(round),
-    "round": _finite(_half_away),
-    "fabs": abs,
-    "fmax": lambda x, y: _larger(x, y, 1),
-    "fmin": lambda x, y: _larger(x, y, -1),
-    "frexp_mantissa": lambda x: math.frexp(x)[0],
-    "frexp_exponent": lambda x: math.frexp(x)[1] if math.isfinite(x) else 0,
-    "isnan": math.isnan,
-    "isinf": math.isinf,
-    "isfinite": math.isfinite,
-}
-
-
 def host_fold(name: str):
     """Whether ``name`` has an exact host fold (else it is never folded)."""
     return _TABLE[name].fold is not None
@@ -211,29 +347,8 @@ def fold(name: str, args: list, t):
     another result type (Boolean, Int32) gives that type's value.  Only for
     names with ``host_fold``."""
     fn = _TABLE[name]
-    rounding = Float32 if t.width <= 32 else Float64
-    if fn.fold == "fma":
-        result = _fma(*args, rounding)
-    elif fn.fold == "ldexp":
-        result = _ldexp(*args, rounding)
-    elif fn.fold == "copysign":
-        x, y = args
-        result = math.copysign(x, -1.0 if _negative(y, t) else 1.0)
-    else:
-        result = _FOLDS[fn.fold](*args)
+    result = fn.fold(t, *args)
     return result if fn.result is not None else values.round_float(result, t)
-
-
-def _fma(x, y, z, rounding):
-    """``x * y + z`` rounded once to ``rounding`` (fmaf/fma)."""
-    if math.isfinite(x) and math.isfinite(y) and math.isinf(z):
-        return z  # the exact product is finite, even where a double's is not
-    if not all(map(math.isfinite, (x, y, z))):
-        return x * y + z
-    exact = Fraction(x) * Fraction(y) + Fraction(z)
-    if exact == 0:  # the sign of an exact zero, by IEEE's rule
-        return x * y + z
-    return _round_fraction(exact, rounding)
 
 
 def _round_fraction(q: Fraction, t) -> float:

@@ -31,12 +31,12 @@ from kdsl.transpile.frontend.lower_expr import (
     PointerValue,
     SharedView,
     TensorMapValue,
-    _kind_of,
+    kind_of,
     is_python_number,
     refuse_absent,
     static_integer,
 )
-from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, _StaticBreak
+from kdsl.transpile.frontend.lower_control import ControlFlowLowerer, StaticBreak
 from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.constants import table_of
@@ -98,7 +98,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             raise error("unsupported-syntax", construct="None")
         raise error("undefined-name", name=name)
 
-    def _line_of(self, node) -> str:
+    def line_of(self, node) -> str:
         return self.state.parsed.source.line_text(self.state.parsed.span(node).line)
 
     def emit(self, stmt):
@@ -188,7 +188,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         return static_integer(value, what)
 
     def describe(self, value) -> str:
-        return _kind_of(value)
+        return kind_of(value)
 
     def declare_array(self, elem, shape, space):
         name = _assigned_name(self.state.statements[-1]) or "array"
@@ -266,10 +266,10 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 break
 
     def statement(self, node):
-        handler = getattr(self, f"_stmt_{type(node).__name__}", None)
+        handler = getattr(self, f"stmt_{type(node).__name__}", None)
         if handler is None:
             exc = error("unsupported-syntax", construct=_describe_stmt(node))
-            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node))
         start = len(self.state.block)
         span = self.state.parsed.span(node)
         text = self._source_text(node)
@@ -282,15 +282,13 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         try:
             handler(node)
         except DSLError as exc:
-            raise exc.locate(
-                self.state.parsed.span(node), self._line_of(node)
-            ) from None
-        except _StaticBreak:
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node)) from None
+        except StaticBreak:
             raise
         except Exception as exc:  # the one error boundary: no internal frames
             internal = error("internal", what=f"{type(exc).__name__}: {exc}")
             raise internal.locate(
-                self.state.parsed.span(node), self._line_of(node)
+                self.state.parsed.span(node), self.line_of(node)
             ) from None
         finally:
             predeclared = self.state.predeclared.pop()
@@ -324,9 +322,9 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             text = self.state.parsed.code(node)
         return " ".join(text.split())
 
-    def _stmt_SimpleStatementLine(self, node):
+    def stmt_SimpleStatementLine(self, node):
         for small in node.body:
-            handler = getattr(self, f"_small_{type(small).__name__}", None)
+            handler = getattr(self, f"small_{type(small).__name__}", None)
             if handler is None:
                 raise error(
                     "unsupported-syntax",
@@ -338,17 +336,17 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 handler(small)
             except DSLError as exc:
                 raise exc.locate(
-                    self.state.parsed.span(small), self._line_of(small)
+                    self.state.parsed.span(small), self.line_of(small)
                 ) from None
             finally:
                 self.state.statements.pop()
 
-    _stmt_SimpleStatementSuite = _stmt_SimpleStatementLine  # if c: x = 1
+    stmt_SimpleStatementSuite = stmt_SimpleStatementLine  # if c: x = 1
 
-    def _small_Pass(self, node):
+    def small_Pass(self, node):
         pass
 
-    def _small_Expr(self, node):
+    def small_Expr(self, node):
         if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
             return  # a docstring
         value = self.expr(node.value)
@@ -357,13 +355,13 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             if isinstance(expr, ir.CALLS):
                 self.emit(ir.ExprStmt(expr))
 
-    def _small_Assign(self, node):
+    def small_Assign(self, node):
         if len(node.targets) != 1:
             raise error("chained-assignment", code=self.state.parsed.code(node))
         target = node.targets[0].target
         self.assign(target, self.expr(node.value), node.value)
 
-    def _small_AnnAssign(self, node):
+    def small_AnnAssign(self, node):
         t = self.expr(node.annotation.annotation)
         concrete = isinstance(t, NumericMeta) and not t.abstract
         if not (concrete or isinstance(t, VectorMeta) and t.dtype is not None):
@@ -393,7 +391,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             )
         self.assign(node.target, arith.convert(value, t), node.value)
 
-    def _small_AugAssign(self, node):
+    def small_AugAssign(self, node):
         op = _AUG[type(node.operator)]
         current = self.expr(node.target)
         value = self.expr(node.value)
@@ -409,7 +407,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             value = arith.convert(arith.as_numeric(value), current.dtype)
         self.assign(node.target, self.binary(op, current, value, node), None)
 
-    def _small_Return(self, node):
+    def small_Return(self, node):
         if node.value is not None:
             if not self.state.returns_allowed:
                 raise error(
@@ -446,11 +444,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         self.state.returns.append((ResultTuple(types), node))
         self.emit(ir.Return(None))
 
-    def _small_Break(self, node):
-        self._loop_exit("break")
+    def small_Break(self, node):
+        self.loop_exit("break")
 
-    def _small_Continue(self, node):
-        self._loop_exit("continue")
+    def small_Continue(self, node):
+        self.loop_exit("continue")
 
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, target, value, value_node):
@@ -498,8 +496,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             raise error(
                 "reassign-object",
                 name=name,
-                old=_kind_of(b.value),
-                new=_kind_of(value),
+                old=kind_of(b.value),
+                new=kind_of(value),
             )
         if b.type is not type(value):
             raise error(
@@ -588,11 +586,11 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             raise error(
                 "reassign-object",
                 name=name,
-                old=_kind_of(b.value),
-                new=_kind_of(value),
+                old=kind_of(b.value),
+                new=kind_of(value),
             )
         if self.state.dynamic_depth and name in self.state.hoisted:
-            raise error("object-in-branch", value=_kind_of(value))
+            raise error("object-in-branch", value=kind_of(value))
         if isinstance(value, PointerValue) and not isinstance(value.expr, ir.Var):
             cvar = self.state.names.declare(name)
             ptype = value.expr.type
@@ -617,8 +615,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 raise error(
                     "reassign-object",
                     name=name,
-                    old=_kind_of(b.value),
-                    new=_kind_of(value),
+                    old=kind_of(b.value),
+                    new=kind_of(value),
                 )
             cvar = b.cvar
         else:
@@ -645,7 +643,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         if isinstance(obj, Vector):
             return self._store_lane(target, holder, obj, indices, value, value_node)
         if not isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
-            raise error("store-target", target=_kind_of(obj))
+            raise error("store-target", target=kind_of(obj))
         value = self._stored(value, value_node, obj.elem, f"'{obj.name}'")
         base, flat = self.address(obj, indices)
         self.mark_written(obj)
@@ -654,7 +652,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
     def _store_lane(self, target, holder, vec, indices, value, value_node):
         vtype, code = type(vec), self.state.parsed.code(target.value)
         if len(indices) != 1:
-            raise error("index-count", target=_kind_of(vec), got=len(indices))
+            raise error("index-count", target=kind_of(vec), got=len(indices))
         lane = arith.lane_index(vtype, indices[0])
         if lane is None:
             raise error(
@@ -731,7 +729,7 @@ def _tuple_pairs(target, value) -> list:
     """``(target, value)`` leaves of a (possibly nested) tuple assignment, in
     the order Python assigns them."""
     if not isinstance(value, tuple) or len(value) != len(target.elements):
-        got = f"{len(value)} values" if isinstance(value, tuple) else _kind_of(value)
+        got = f"{len(value)} values" if isinstance(value, tuple) else kind_of(value)
         raise error("unpack-count", n=len(target.elements), got=got)
     pairs = []
     for element, v in zip(target.elements, value):
@@ -751,7 +749,7 @@ def _view_size(size):
             return value
         if value.value > 0:
             return int(value.value)
-    got = repr(size) if is_python_number(size) else _kind_of(size)
+    got = repr(size) if is_python_number(size) else kind_of(size)
     if isinstance(size, Numeric) and size.is_static():
         got = f"{type(size).__name__}({size.value})"
     raise error("dynamic-shared-size", got=got)

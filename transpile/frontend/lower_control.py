@@ -23,7 +23,7 @@ from kdsl.transpile.frontend.lower_expr import PointerValue
 from kdsl.transpile.frontend.state import check_limit
 from kdsl.transpile.frontend.state import Binding, Lowering
 from kdsl.transpile.frontend.lower_expr import (
-    _kind_of,
+    kind_of,
     is_python_number,
     is_value,
     static_integer,
@@ -43,7 +43,7 @@ class ControlFlowLowerer(Lowering):
             return bool(v)
         return None
 
-    def _stmt_If(self, node):
+    def stmt_If(self, node):
         cond = self.expr(node.test)
         decided = self._static_bool(cond)
         if decided is not None:  # its comment says what was decided
@@ -53,7 +53,7 @@ class ControlFlowLowerer(Lowering):
             elif isinstance(node.orelse, cst.If):
                 test = self.state.parsed.code(node.orelse.test)
                 self.note_origin(f"  [False]; elif {' '.join(test.split())}:")
-                self._stmt_If(node.orelse)
+                self.stmt_If(node.orelse)
             elif node.orelse is not None:
                 self.note_origin("  [False]; else:")
                 self.suite(node.orelse.body)
@@ -71,7 +71,7 @@ class ControlFlowLowerer(Lowering):
                     self.suite(node.orelse.body)
             self.emit(ir.If(cond.ir_value(), tuple(then), tuple(orelse)))
 
-    def _stmt_While(self, node):
+    def stmt_While(self, node):
         if node.orelse is not None:
             raise error("loop-else", loop="while")
         with self.dynamic(node):
@@ -90,7 +90,7 @@ class ControlFlowLowerer(Lowering):
                 ir.While(cond.ir_value() if cond is not None else forever, tuple(body))
             )
 
-    def _stmt_For(self, node):
+    def stmt_For(self, node):
         if node.orelse is not None:
             raise error("loop-else", loop="for")
         it = node.iter
@@ -146,7 +146,7 @@ class ControlFlowLowerer(Lowering):
                     self.state.unrolled_at.append(f"{name} = {i}")
                     try:
                         self.suite(node.body)
-                    except _StaticBreak as exit_:
+                    except StaticBreak as exit_:
                         if exit_.kind == "break":
                             break
                     finally:
@@ -157,7 +157,7 @@ class ControlFlowLowerer(Lowering):
 
     def _runtime_loop(self, node, start, stop, step, unroll):
         if not is_value(step):
-            raise error("range-type", part="step", got=_kind_of(step))
+            raise error("range-type", part="step", got=kind_of(step))
         if not (isinstance(step, Numeric) and not step.is_static()):
             step = static_integer(step, "the step of a run-time range")
             if step == 0:
@@ -302,13 +302,13 @@ class ControlFlowLowerer(Lowering):
             if not self.state.is_carried(b):  # (an enclosing one's variable)
                 self.state.names.release(b.cvar)
 
-    def _loop_exit(self, kind):
+    def loop_exit(self, kind):
         if not self.state.loops:
             raise error("loop-exit-outside-loop", stmt=kind)
         if self.state.loops[-1] == "constexpr":
             if self.state.dynamic_depth > self.state.loop_depths[-1]:
                 raise error("loop-exit-in-unrolled", stmt=kind)
-            raise _StaticBreak(kind)
+            raise StaticBreak(kind)
         self.emit(ir.Break() if kind == "break" else ir.Continue())
 
 
@@ -403,7 +403,7 @@ def _read_from_variable(b) -> None:
             b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
 
 
-class _StaticBreak(Exception):
+class StaticBreak(Exception):
     def __init__(self, kind: str):
         self.kind = kind
 

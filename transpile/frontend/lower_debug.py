@@ -88,7 +88,7 @@ class DebugLowerer(Lowering):
         return Text(tuple(parts))
 
     # -- assert --------------------------------------------------------------------------
-    def _small_Assert(self, node):
+    def small_Assert(self, node):
         message = self._assert_message(node)
         if not self.state.ctx.debug:
             return

@@ -194,9 +194,7 @@ class ExprLowerer(Lowering):
             check_limit(limits.EXPRESSION_DEPTH, self.state.expr_depth)
             return handler(node)
         except DSLError as exc:
-            raise exc.locate(
-                self.state.parsed.span(node), self._line_of(node)
-            ) from None
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node)) from None
         except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
             raise error(
                 "compile-time-exception",
@@ -565,57 +563,56 @@ class ExprLowerer(Lowering):
         return self.expr(node)
 
     def call(self, callee, args, kwargs, node):
+        """A call in a kernel: of a registry entry (``kdsl.*``, and Python's
+        ``abs``/``int``/``float``/``bool``/``min``/``max``/``range``, entries
+        of their own), else by the kind of the callee (``_CALLS``)."""
         if is_value(callee):  # before any ==: a value compares as a number
             raise error("not-callable", callee=_kind_of(callee))
-        if isinstance(callee, Builtin):
-            return lower_call(self, callee, args, kwargs)
-        if isinstance(callee, (NumericMeta, VectorMeta)):
-            if kwargs:
-                raise error(
-                    "unexpected-keyword",
-                    callee=callee.__name__,
-                    keyword=next(iter(kwargs)),
-                    accepts="takes no keyword arguments",
-                )
-            return callee(*args)
-        if isinstance(callee, BoundMethod):
-            if isinstance(callee.obj, PointerValue) and callee.name == "view":
-                _one_argument(f"{callee.obj.name}.view", args, kwargs, "T")
-                return self.pointer_view(callee.obj, args[0])
-            if isinstance(callee.obj, PointerValue):
-                _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
-                return self.pointer_vec(callee.obj, args)
-            method = getattr(callee.obj, callee.name)
-            return _call_method(f".{callee.name}", method, args, kwargs)
-        if inspect.ismethod(callee) and isinstance(
-            callee.__self__, (NumericMeta, VectorMeta)
-        ):  # a type's method: Int8.max(), D.vec(4), Float32x4.splat(x)
-            spelled = f"{callee.__self__.__name__}.{callee.__name__}"
-            return _call_method(spelled, callee, args, kwargs)
-        if callee in (builtins.min, builtins.max):
-            return lower_call(self, builtin(callee.__name__), args, kwargs)
-        if callee is builtins.abs:
-            x = _one_argument("abs", args, kwargs)
-            if is_python_number(x):
-                return abs(x)
-            return arith.unary("abs", self.ensure_value(x, "abs()"))
-        if callee in (builtins.int, builtins.float, builtins.bool):
-            x = _one_argument(callee.__name__, args, kwargs)
-            if callee is builtins.float and isinstance(x, str):
-                x = _float_of_text(x)  # "inf", "-inf", "nan", a number
-            if not is_value(x):
-                got = f"the string {x!r}" if isinstance(x, str) else _kind_of(x)
-                raise error("not-numeric", where=f" for {callee.__name__}()", got=got)
-            return callee(x)
+        entry = callee if isinstance(callee, Builtin) else _python_entry(callee)
+        if entry is not None:
+            return lower_call(self, entry, args, kwargs)
         if callee is builtins.len:
             x = _one_argument("len", args, kwargs)
             if not isinstance(x, tuple):
                 raise error("len-type", got=_kind_of(x))
             return len(x)
-        if getattr(callee, "__kdsl_func__", False):
-            return self.call_device_function(callee, args, kwargs, node)
-        if callee is builtins.range:
-            return lower_call(self, builtin("range"), args, kwargs)
+        for applies, lower in _CALLS:
+            if applies(callee):
+                return lower(self, callee, args, kwargs, node)
+        raise error("not-callable", callee=_kind_of(callee))
+
+    def _call_type(self, callee, args, kwargs, node):
+        """A kdsl type as a conversion: ``Float32(x)``, ``Int32x4(a, b, c, d)``."""
+        if kwargs:
+            raise error(
+                "unexpected-keyword",
+                callee=callee.__name__,
+                keyword=next(iter(kwargs)),
+                accepts="takes no keyword arguments",
+            )
+        return callee(*args)
+
+    def _call_bound_method(self, callee, args, kwargs, node):
+        """``p.view(T)``, ``p.vec(N)`` of a pointer; ``x.to(T)`` … of a value."""
+        if isinstance(callee.obj, PointerValue) and callee.name == "view":
+            _one_argument(f"{callee.obj.name}.view", args, kwargs, "T")
+            return self.pointer_view(callee.obj, args[0])
+        if isinstance(callee.obj, PointerValue):
+            _one_argument(f"{callee.obj.name}.vec", args, kwargs, "N")
+            return self.pointer_vec(callee.obj, args)
+        method = getattr(callee.obj, callee.name)
+        return _call_method(f".{callee.name}", method, args, kwargs)
+
+    def _call_type_method(self, callee, args, kwargs, node):
+        """A type's method: ``Int8.max()``, ``D.vec(4)``, ``Float32x4.splat(x)``."""
+        spelled = f"{callee.__self__.__name__}.{callee.__name__}"
+        return _call_method(spelled, callee, args, kwargs)
+
+    def _call_device_function(self, callee, args, kwargs, node):
+        return self.call_device_function(callee, args, kwargs, node)
+
+    def _refuse_call(self, callee, args, kwargs, node):
+        """What a kernel cannot call, with the error that says why."""
         if isinstance(callee, TypeVar):
             raise error("typevar-call", name=callee.name)
         if inspect.isfunction(callee):
@@ -654,6 +651,45 @@ class ExprLowerer(Lowering):
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
+
+
+# Python's functions that are registry entries of their own (by id: a
+# callee need not be hashable)
+_PYTHON_ENTRIES = {
+    id(f): f.__name__
+    for f in (
+        builtins.abs,
+        builtins.int,
+        builtins.float,
+        builtins.bool,
+        builtins.min,
+        builtins.max,
+        builtins.range,
+    )
+}
+
+
+def _python_entry(callee):
+    """The registry entry of one of Python's functions, or None."""
+    name = _PYTHON_ENTRIES.get(id(callee))
+    return None if name is None else builtin(name)
+
+
+# The other callees, by kind, in order: (whether it applies, its lowering).
+_CALLS = (
+    (lambda c: isinstance(c, (NumericMeta, VectorMeta)), ExprLowerer._call_type),
+    (lambda c: isinstance(c, BoundMethod), ExprLowerer._call_bound_method),
+    (
+        lambda c: inspect.ismethod(c)
+        and isinstance(c.__self__, (NumericMeta, VectorMeta)),
+        ExprLowerer._call_type_method,
+    ),
+    (
+        lambda c: getattr(c, "__kdsl_func__", False),
+        ExprLowerer._call_device_function,
+    ),
+    (lambda c: True, ExprLowerer._refuse_call),
+)
 
 
 def _viewable(t) -> bool:
@@ -734,14 +770,6 @@ def _vector_spelled(indices):
     if isinstance(dtype, TypeVar):  # in a device function: no value
         raise error("typevar-call", name=dtype.name)
     return vector_type(dtype, static_integer(lanes, "the lane count N of Vector[T, N]"))
-
-
-def _float_of_text(text: str):
-    """``float(text)``, or ``text`` itself when it is no number."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _one_argument(name, args, kwargs, what="x"):
@@ -842,7 +870,8 @@ def _foreign_math(callee):
     return spelled, advice
 
 
-def _kind_of(v) -> str:
+def kind_of(v) -> str:
+    """What ``v`` is, for an error: ``an Int32``, ``pointer 'x'`` …"""
     if isinstance(v, (Numeric, Vector)):
         name = type(v).__name__
         return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"
@@ -875,3 +904,6 @@ def _kind_of(v) -> str:
     if isinstance(v, Builtin):
         return repr(v)
     return f"a Python {type(v).__name__}"
+
+
+_kind_of = kind_of  # (this file's own spelling)

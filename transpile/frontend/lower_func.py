@@ -19,7 +19,7 @@ from kdsl.transpile.frontend.lower_expr import (
     FixedArray,
     PointerValue,
     SharedView,
-    _kind_of,
+    kind_of,
     is_value,
 )
 from kdsl.transpile.core import arith
@@ -91,7 +91,7 @@ class DeviceFunctionLowerer(Lowering):
 
     def _argument(self, f, a):
         if not is_value(a):
-            raise error("device-function-arg", callee=f.name, got=_kind_of(a))
+            raise error("device-function-arg", callee=f.name, got=kind_of(a))
         return self.ensure_value(a, f"an argument of {f.name}()")
 
     def _lower_function(self, f, kinds):
@@ -172,11 +172,11 @@ class DeviceFunctionLowerer(Lowering):
         if self.state.bare_returns:
             node = self.state.bare_returns[0]
             exc = error("bare-return", callee=name)
-            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node))
         if not _always_returns(self.state.block):
             node = self.state.parsed.node.name
             exc = error("missing-return", callee=name)
-            raise exc.locate(self.state.parsed.span(node), self._line_of(node))
+            raise exc.locate(self.state.parsed.span(node), self.line_of(node))
 
 
 def _always_returns(stmts) -> bool:

@@ -6,12 +6,14 @@ function (the kernel or a device function) reads and changes as it goes.
 The lowerer's parts — statements (``lower``), expressions
 (``lower_expr``), control flow (``lower_control``) and device functions
 (``lower_func``) — all work on ``self.state`` (a :class:`Lowering`); none
-keeps state of its own.
+keeps state of its own, and each calls the others only through
+:class:`Parts`, the cross-part API.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Numeric, Vector
@@ -155,11 +157,100 @@ class FunctionState:
 
 
 class Lowering:
-    """The base of the lowerer's parts: each works on ``state`` and calls the
-    others' methods (``statement``/``body``, ``expr``, ``dynamic``,
-    ``call_device_function`` …) through ``self``."""
+    """The base of the lowerer's parts: each works on ``state`` and calls
+    the others only through :class:`Parts` (on ``self``)."""
 
     state: FunctionState
+
+
+class Parts(Protocol):
+    """The lowerer's cross-part API: what one part of ``lower.Lowerer``
+    (statements ``lower``, expressions ``lower_expr``, control flow
+    ``lower_control``, device functions ``lower_func``, print's text and
+    asserts ``lower_debug``) calls of another, on ``self``.  Nothing private
+    crosses a file: a method one file calls on ``self`` and another file
+    defines is listed here (``tests/unit/test_lowerer_parts.py`` checks
+    both).  Besides these, ``lower.statement`` finds a statement's lowering
+    by name, ``stmt_<node>`` (``stmt_If``, ``stmt_For`` … in
+    ``lower_control``) or ``small_<node>`` (``small_Assert`` in
+    ``lower_debug``), and the built-ins see the lowerer as
+    ``registry.Lowering``."""
+
+    state: FunctionState
+
+    # -- lower.py: statements, names, parameters --------------------------------
+    def statement(self, node) -> None:
+        """Lower one statement (with its source comment) into the block."""
+
+    def suite(self, block) -> None:
+        """Lower the body of a compound statement."""
+
+    def assign(self, target, value, value_node) -> None:
+        """``target = value`` (``value_node`` the value's source, or None)."""
+
+    def emit(self, stmt) -> None:
+        """Append an IR statement to the current block."""
+
+    def new_block(self):
+        """A context in which statements go to a new block (yielded)."""
+
+    def note_origin(self, text: str) -> None:
+        """Add ``text`` to the running statement's source comment."""
+
+    def line_of(self, node) -> str:
+        """The source line of ``node``, for an error's caret."""
+
+    def lookup(self, name: str, node):
+        """The value the Python name ``name`` holds here."""
+
+    def bind_value(self, name: str, t) -> ir.Param:
+        """The parameter ``name`` holding a number or vector of type ``t``."""
+
+    def bind_memory(self, name: str, elem, ndim=None) -> list:
+        """The parameter ``name``: a pointer or an ``Array``; its C++ params."""
+
+    def is_memory(self, value) -> bool:
+        """Whether ``value`` is a pointer, an ``Array`` or a fixed array."""
+
+    def mark_written(self, target) -> None:
+        """Record a store through ``target`` (it is then not ``const``)."""
+
+    # -- lower_expr.py: expressions ------------------------------------------------
+    def expr(self, node):
+        """The value of the expression ``node``."""
+
+    def condition(self, v, what: str):
+        """``v`` as a Boolean truth value (``what``: for the error)."""
+
+    def ensure_value(self, v, what: str):
+        """``v`` as a kdsl number or vector, or the located error."""
+
+    def binary(self, op: str, a, b, node):
+        """``a op b``, folded when both are static."""
+
+    def subscript_indices(self, node) -> tuple:
+        """The values of a subscript's indices."""
+
+    def subscript(self, obj, indices):
+        """``obj[indices]``: an element, a vector lane, a type …"""
+
+    def address(self, obj, indices) -> tuple:
+        """``(base, index expressions)`` of an element access, checked."""
+
+    # -- lower_control.py: control flow ------------------------------------------
+    def loop_exit(self, kind: str) -> None:
+        """``break`` or ``continue`` (``kind``) of the innermost loop."""
+
+    # -- lower_func.py: device functions ------------------------------------------
+    def call_device_function(self, f, args, kwargs, node):
+        """A call of the ``@kdsl.func`` ``f``: its value (or results)."""
+
+    # -- lower_debug.py: print and assert ----------------------------------------
+    def text(self, node):
+        """An argument of print: a string or f-string as a ``Text``."""
+
+    def assert_record(self) -> ir.Var:
+        """This function's assertion record parameter."""
 
 
 def check_limit(limit, amount: int) -> None:
