@@ -424,6 +424,21 @@ register(
         "{other} {other_verb} it, with no syncthreads() between",
     ),
     (
+        "interpret-pointer-misaligned",
+        "E900",
+        InterpretError,
+        "'{pointer}' viewed as vectors of {lanes} by {thread} does not start on "
+        "a whole vector: the GPU loads and stores a vector only at a multiple of "
+        "its size; move the pointer by a multiple of {lanes} elements",
+    ),
+    (
+        "interpret-pointer-allocations",
+        "E901",
+        InterpretError,
+        "'{op}' of pointers into two allocations ({lhs} and {rhs}) by {thread}: "
+        "C++ defines it only for two pointers into one array",
+    ),
+    (
         "interpret-pointer-diverged",
         "E722",
         InterpretError,

@@ -5,7 +5,7 @@ dynamic shared memory, ``kdsl.dynamic_shared_array`` (a pointer into it,
 
 from __future__ import annotations
 
-from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.builtins.registry import get, register, want_args
 from kdsl.transpile.core.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -19,10 +19,16 @@ def _lower_array(lw, entry, args, kwargs):
         raise error("array-element-type", callee=entry.spelled, got=repr(elem))
     shape = shape if isinstance(shape, tuple) else (shape,)
     dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
-    if not dims or any(d <= 0 for d in dims):
+    scalar = name == "shared_array" and not dims  # shape (): a shared scalar
+    if (not dims and not scalar) or any(d <= 0 for d in dims):
         raise error("array-shape", callee=entry.spelled, shape=shape)
     space = "shared" if name == "shared_array" else "local"
     return lw.declare_array(elem, tuple(dims), space)
+
+
+def _lower_scalar(lw, entry, args, kwargs):
+    want_args(entry, args, 1)
+    return _lower_array(lw, get("shared_array"), [args[0], ()], kwargs)
 
 
 register(
@@ -30,6 +36,13 @@ register(
     "`kdsl.shared_array(T, shape)`: a `__shared__` array of static shape, one per "
     "block (`T` a scalar or vector type)",
     _lower_array,
+    kind="syntax",
+)
+register(
+    "shared_scalar",
+    "`kdsl.shared_scalar(T)`: one `__shared__` value of type T a block (the same "
+    "as `kdsl.shared_array(T, ())`), read and written as `s[()]`",
+    _lower_scalar,
     kind="syntax",
 )
 register(

@@ -512,14 +512,18 @@ class Emitter(Backend):
         indices (``s[threadIdx.y][threadIdx.x + 8]``) where every part of it
         is in ``[0, 2**31 - 1]``, so that unsigned arithmetic never wraps
         and gives the same number."""
+        return _bare(self._index_expr(i))
+
+    def _index_expr(self, i) -> CExpr:
+        """``_index`` as an expression (a pointer's offset, ``x + k``)."""
         if isinstance(i, ir.Special):
             self.use(i.type)
-            return self._register(i)
+            return CExpr(self._register(i))
         if not self._never_wraps(i):
-            return _bare(self.expr(i))
+            return self.expr(i)
         self._unsigned_ok = True
         try:
-            return _bare(self.expr(i))
+            return self.expr(i)
         finally:
             self._unsigned_ok = False
 
@@ -540,15 +544,28 @@ class Emitter(Backend):
     def _view_type(self, e) -> ir.PointerType:
         """The pointer type of a ``.vec(N)`` or ``.view(T)`` view (const
         when the kernel never stores through the pointer it views)."""
-        root = e.pointer
-        while isinstance(root, (ir.VecView, ir.PointerView)):
-            root = root.pointer
+        root = _root_pointer(e.pointer)
         const = isinstance(root, ir.Var) and root.name in self.readonly
         return ir.PointerType(e.type.elem, const=const)
 
     def _e_VecView(self, e):
         pointer = ctype(self._view_type(e))
-        return CExpr(f"reinterpret_cast<{pointer}>({self.expr(e.pointer)})")
+        return CExpr(f"reinterpret_cast<{pointer}>({_bare(self.expr(e.pointer))})")
+
+    def _e_PointerOffset(self, e):
+        """``p + k`` / ``p - k``: C++'s pointer arithmetic, in elements."""
+        prec = OPERATOR_PREC[e.op]
+        p = cexpr.operand_of(prec, self.expr(e.pointer), right=False)
+        k = cexpr.operand_of(prec, self._index_expr(e.offset), right=True)
+        return atom(CExpr(f"{p} {e.op} {k}", prec))
+
+    def _e_PointerBinary(self, e):
+        """``p - q`` (a ``ptrdiff_t``, which is ``int64_t`` on the GPU) or a
+        comparison of two pointers."""
+        prec = OPERATOR_PREC[e.op]
+        a = cexpr.operand_of(prec, self.expr(e.lhs), right=False)
+        b = cexpr.operand_of(prec, self.expr(e.rhs), right=True)
+        return atom(CExpr(f"{a} {e.op} {b}", prec))
 
     _e_PointerView = _e_VecView
 
@@ -590,6 +607,8 @@ def _const_pointer_variables(f: ir.Function, readonly) -> frozenset:
     sources: dict = {}
     for s in ir.statements(f.body):
         value = s.init if isinstance(s, ir.Declare) else getattr(s, "value", None)
+        if isinstance(value, ir.PointerOffset):  # p = q + k: q's pointer
+            value = _root_pointer(value)
         if isinstance(s, (ir.Declare, ir.Assign)) and isinstance(value, ir.Var):
             if isinstance(value.type, ir.PointerType):
                 sources.setdefault(s.name, set()).add(value.name)
@@ -601,6 +620,14 @@ def _const_pointer_variables(f: ir.Function, readonly) -> frozenset:
                 const.add(name)
                 changed = True
     return frozenset(const)
+
+
+def _root_pointer(e):
+    """The pointer a view or a moved pointer is taken of (a variable, a
+    parameter, or another pointer expression)."""
+    while isinstance(e, (ir.VecView, ir.PointerView, ir.PointerOffset)):
+        e = e.pointer
+    return e
 
 
 def _unread(f: ir.Function) -> frozenset:

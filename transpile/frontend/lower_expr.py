@@ -264,6 +264,10 @@ class ExprLowerer(Lowering):
                 raise error("static-zero-division", op=op, lhs=a, rhs=b)
             _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
+        from kdsl.transpile.frontend import pointers
+
+        if pointers.is_pointer(a) or pointers.is_pointer(b):
+            return pointers.binary(op, a, b)
         for v in (a, b):
             if not is_value(v):
                 raise error(
@@ -318,6 +322,10 @@ class ExprLowerer(Lowering):
                 value = _PY_COMPARE[op](left, right)
             elif op in ("==", "!=") and _is_type(left) and _is_type(right):
                 value = (left is right) == (op == "==")  # if D == Int32: (static)
+            elif _pointer_operand(left) or _pointer_operand(right):
+                from kdsl.transpile.frontend import pointers
+
+                value = pointers.binary(op, left, right)
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
@@ -467,6 +475,10 @@ class ExprLowerer(Lowering):
             raise error("index-count", target=_kind_of(obj), got=len(indices))
         if isinstance(obj, Vector):
             return arith.extract(obj, indices[0])
+        if isinstance(obj, ArrayValue) and 1 == len(indices) < len(obj.shape):
+            from kdsl.transpile.frontend import pointers
+
+            return pointers.row(obj, self._index_value(indices[0]))
         if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
             base, flat = self.address(obj, indices)
             t = obj.elem
@@ -492,14 +504,19 @@ class ExprLowerer(Lowering):
             return element(obj.table, int(i.value))
         return obj.elem._dynamic(ir.Load(obj.elem, obj.table.ref, (i.ir_value(),)))
 
+    def _index_value(self, i):
+        v = self.ensure_value(i, "an index")
+        if isinstance(v, Vector) or v.dtype.kind not in ("int",):
+            raise error("index-type", got=repr(v.dtype))
+        return v
+
     def address(self, obj, indices):
         """``(base expression, index expressions)`` of an element access."""
-        idx = []
-        for i in indices:
-            v = self.ensure_value(i, "an index")
-            if isinstance(v, Vector) or v.dtype.kind not in ("int",):
-                raise error("index-type", got=repr(v.dtype))
-            idx.append(v)
+        if isinstance(obj, FixedArray) and not obj.shape:  # a shared scalar
+            if tuple(indices) not in ((), ((),)):  # s[()] (an atomic: s, ())
+                raise error("shared-scalar-index", name=obj.name)
+            return obj.expr, ()
+        idx = [self._index_value(i) for i in indices]
         if isinstance(obj, PointerValue):
             if len(idx) != 1:
                 raise error("index-count", target=f"pointer '{obj.name}'", got=len(idx))
@@ -607,10 +624,7 @@ class ExprLowerer(Lowering):
                 raise error("not-numeric", where=f" for {callee.__name__}()", got=got)
             return callee(x)
         if callee is builtins.len:
-            x = _one_argument("len", args, kwargs)
-            if not isinstance(x, tuple):
-                raise error("len-type", got=_kind_of(x))
-            return len(x)
+            return _len(_one_argument("len", args, kwargs))
         if getattr(callee, "__kdsl_func__", False):
             return self.call_device_function(callee, args, kwargs, node)
         if callee is builtins.range:
@@ -653,6 +667,20 @@ class ExprLowerer(Lowering):
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
+
+
+def _len(x):
+    """``len(x)``: of a tuple; of an ``Array``, its first extent (an Int64);
+    of a shared or local array, its first dimension."""
+    if isinstance(x, tuple):
+        return len(x)
+    if isinstance(x, (ArrayValue, FixedArray)) and x.shape:
+        return x.shape[0]
+    raise error("len-type", got=_kind_of(x))
+
+
+def _pointer_operand(v) -> bool:
+    return isinstance(v, PointerValue) or (isinstance(v, FixedArray) and v.shape)
 
 
 def _viewable(t) -> bool:
