@@ -988,7 +988,7 @@ register(
         "E346",
         DSLTypeError,
         "'{op}' of the pointers '{lhs}' and '{rhs}' needs one element type and "
-        "one memory space, got the {what} {a} and {b}",
+        "one memory space, got the {differing} {a} and {b}",
     ),
     (
         "pointer-operator",

@@ -217,6 +217,8 @@ class Emitter(Backend):
         if s.unroll is not None:
             self.lines.append("    " * self.depth + f"#pragma unroll {s.unroll}")
         start, stop = self.expr(s.start), self.expr(s.stop)
+        if s.type is Int32 and s.start.type is Int32:  # as a declaration's value
+            start = self._value(s.start)  # (kdsl.grid(1): blockIdx.x * ...)
         if isinstance(s.step, ir.Var):
             cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
             step = f"{s.var} += {s.step.name}"

@@ -97,7 +97,7 @@ def _two_pointers(op: str, a, b):
                 op=op,
                 lhs=a.name,
                 rhs=b.name,
-                what=what,
+                differing=what,
                 a=x,
                 b=y,
             )
