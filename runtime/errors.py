@@ -427,9 +427,9 @@ register(
         "interpret-pointer-misaligned",
         "E900",
         InterpretError,
-        "'{pointer}' viewed as vectors of {lanes} by {thread} does not start on "
-        "a whole vector: the GPU loads and stores a vector only at a multiple of "
-        "its size; move the pointer by a multiple of {lanes} elements",
+        "'{pointer}' viewed as {elements} by {thread} does not start on a whole "
+        "one: the GPU loads and stores an element only at a multiple of its "
+        "size; move the pointer by a whole number of them",
     ),
     (
         "interpret-pointer-allocations",

@@ -71,11 +71,15 @@ class Memory:
             at = at + self.rows
         return at
 
-    def misaligned(self, lanes: int) -> np.ndarray | None:
+    def misaligned(self, lanes: int, nbytes: int | None = None):
         """Where a ``.vec(lanes)`` view of this moved pointer would not start
-        on a whole vector (one flag per lane), or None if it cannot."""
+        on a whole vector (one flag per lane), or None if it cannot; with
+        ``nbytes``, where a ``.view(T)`` of ``nbytes``-byte elements would
+        not start on a whole element."""
         if self.shift is None:
             return None
+        if nbytes is not None:
+            return (self.origin + self.shift) * self.data.dtype.itemsize % nbytes != 0
         return (self.origin + self.shift) % lanes != 0
 
     def view(self, lanes: int, elem) -> "Memory":
@@ -88,8 +92,15 @@ class Memory:
         raw = self.data.view(np.uint8)
         size = elem.np_dtype.itemsize
         data = raw[: len(raw) // size * size].view(elem.np_dtype)
+        shift = self.shift  # a moved pointer: its offset in elem's units
+        if shift is not None:
+            shift = shift * self.data.dtype.itemsize // size
         return replace(
-            self, data=data, elem=elem, name=f"{self.name}.view({elem.__name__})"
+            self,
+            data=data,
+            elem=elem,
+            name=f"{self.name}.view({elem.__name__})",
+            shift=shift,
         )
 
     @property

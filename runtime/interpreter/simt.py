@@ -523,17 +523,21 @@ class Batch(Together, Debug, Backend):
     def e_VecView(self, e, m, frame):
         vec = e.type.elem
         mem = self.eval(e.pointer, m, frame)
-        off = mem.misaligned(vec.lanes)
+        self._aligned(e, m, mem, mem.misaligned(vec.lanes), f"vectors of {vec.lanes}")
+        return mem.view(vec.lanes, vec)
+
+    def _aligned(self, e, m, mem, off, elements: str):
+        """A view of a moved pointer starts on a whole element (``off``:
+        where it does not, or None)."""
         if off is not None and (off & m).any():
             lane = int(np.argmax(off & m))
             raise fault(
                 "interpret-pointer-misaligned",
                 self.where(e),
-                pointer=f"{mem.name} + {int(mem.shift[lane])}",
-                lanes=vec.lanes,
+                pointer=f"{mem.name} + {int(mem.shift[lane]) // mem.lanes}",
+                elements=elements,
                 thread=self.who(lane),
             )
-        return mem.view(vec.lanes, vec)
 
     def e_PointerOffset(self, e, m, frame):
         mem = self.eval(e.pointer, m, frame)
@@ -564,7 +568,10 @@ class Batch(Together, Debug, Backend):
         return self.constants[e.name]
 
     def e_PointerView(self, e, m, frame):
-        return self.eval(e.pointer, m, frame).reinterpret(e.type.elem)
+        mem, t = self.eval(e.pointer, m, frame), e.type.elem
+        size = t.np_dtype.itemsize
+        self._aligned(e, m, mem, mem.misaligned(1, size), f"{t.__name__} elements")
+        return mem.reinterpret(t)
 
     def e_ArrayOffset(self, e, m, frame):
         indices = [self.eval(i, m, frame) for i in e.indices]

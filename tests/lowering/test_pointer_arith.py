@@ -301,3 +301,26 @@ def test_two_pointers_of_different_types_or_spaces():
 
     err = _error(spaces)
     assert err.code == "E346" and "memory spaces global and shared" in str(err)
+
+
+@kdsl.func
+def first_two(p: Pointer[Float32]) -> Float32:
+    return p[0] + p[1]
+
+
+def test_a_moved_pointer_views_its_bytes_and_goes_to_a_function():
+    @kdsl.kernel
+    def bytes_at(raw: Pointer[kdsl.Uint8], out: Pointer[Float32], at: Int32):
+        out[0] = (raw + at).view(Float32)[0]
+        out[1] = first_two(out + 2)
+
+    src = bytes_at.dispatch().source
+    assert "reinterpret_cast<const float*>(raw + at)[0]" in src
+    assert "first_two__pf32(out + 2)" in src
+    compile_to_cubin(src, bytes_at.dispatch().name)
+    floats = np.array([1.5, -2.25, 3.0], np.float32)
+    out = np.array([0, 0, 10, 20], np.float32)
+    bytes_at.interpret[1, 1](floats.view(np.uint8), out, 4)
+    np.testing.assert_array_equal(out, [-2.25, 30, 10, 20])
+    with pytest.raises(kdsl.InterpretError, match=r"E900.*viewed as Float32"):
+        bytes_at.interpret[1, 1](floats.view(np.uint8), out, 3)
