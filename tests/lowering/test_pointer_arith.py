@@ -324,3 +324,18 @@ def test_a_moved_pointer_views_its_bytes_and_goes_to_a_function():
     np.testing.assert_array_equal(out, [-2.25, 30, 10, 20])
     with pytest.raises(kdsl.InterpretError, match=r"E900.*viewed as Float32"):
         bytes_at.interpret[1, 1](floats.view(np.uint8), out, 3)
+
+
+def test_a_parameter_moved_in_place_stays_const_when_only_read():
+    @kdsl.kernel
+    def moved(x: Pointer[Float32], out: Pointer[Float32], k: Int32):
+        x += k  # a new pointer variable: the parameter itself is never stored to
+        out += k
+        out[0] = x[0]
+
+    src = body(moved)
+    assert "(const float* x, float* out, int32_t k)" in src
+    assert "const float* x_2 = x + k;" in src and "float* out_2 = out + k;" in src
+    x, out = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    moved.interpret[1, 1](x, out, 2)
+    np.testing.assert_array_equal(out, [0, 0, 2, 0])
