@@ -9,8 +9,10 @@ a barrier after loading and after using each tile.
 Differences from the original: ``cuda.grid(2)`` is ``kdsl.grid(2)``,
 ``cuda.shared.array(shape=(TPB, TPB), dtype=float32)`` is
 ``kdsl.shared_array(Float32, (TPB, TPB))`` and the arrays are
-``Array[Float32, 2]`` parameters.  As in the original, ``fast_matmul``'s grid is square and covers
-the shared dimension (``gridDim.x * TPB >= A.shape[1]``).
+``Array[Float32, 2]`` parameters; ``matmul``'s ``tmp`` is a Float32 (the
+original's ``tmp = 0.`` sums in float64).  As in the original,
+``fast_matmul``'s grid covers the shared dimension along x
+(``gridDim.x * TPB >= A.shape[1]``).
 """
 
 import kdsl

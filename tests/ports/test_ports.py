@@ -539,9 +539,10 @@ def test_numba_matmul_and_fast_matmul_are_a_at_b(m, k, n):
     grid = (-(-m // tpb), -(-n // tpb))
     numba_matmul.matmul.interpret[grid, (tpb, tpb)](a, b, c)
     assert c.tobytes() == want.tobytes()
-    side = max(-(-d // tpb) for d in (m, k, n))  # square, covering k
+    # the original's non-square launch: x covers the columns and k
+    grid = (-(-max(k, n) // tpb), -(-max(m, k) // tpb))
     c = np.zeros((m, n), np.float32)
-    numba_matmul.fast_matmul.interpret[(side, side), (tpb, tpb)](a, b, c)
+    numba_matmul.fast_matmul.interpret[grid, (tpb, tpb)](a, b, c)
     assert c.tobytes() == want.tobytes()
 
 
