@@ -54,6 +54,27 @@ register(
 )
 
 
+def _lower_len(lw, entry, args, kwargs):
+    """``len(x)``: a tuple's length; an ``Array``'s first extent (an Int64),
+    a shared or local array's first dimension (an int)."""
+    want_args(entry, args, 1)
+    (x,) = args
+    if isinstance(x, tuple):
+        return len(x)
+    if lw.is_memory(x) and getattr(x, "shape", ()):
+        return x.shape[0]
+    raise error("len-type", got=lw.describe(x))
+
+
+register(
+    "len",
+    "`len(x)`: the first extent of an `Array` (`x.shape[0]`, Int64) or of a shared "
+    "or local array (a compile-time int), or a tuple's length",
+    _lower_len,
+    kind="syntax",
+)
+
+
 def _lower_dynamic(lw, entry, args, kwargs):
     want_args(entry, args, 1, 2)
     elem = args[0]

@@ -85,7 +85,12 @@ class Builtin:
 
 
 REGISTRY: dict[str, Builtin] = {}
-PYTHON_BUILTINS = ("min", "max", "print")  # entries a kernel calls by Python's name
+PYTHON_BUILTINS = (
+    "min",
+    "max",
+    "print",
+    "len",
+)  # entries a kernel calls by Python's name
 _KINDS = ("call", "special", "syntax")
 _COLLECTIVES = (None, "warp", "block", "grid")
 

@@ -624,7 +624,7 @@ class ExprLowerer(Lowering):
                 raise error("not-numeric", where=f" for {callee.__name__}()", got=got)
             return callee(x)
         if callee is builtins.len:
-            return _len(_one_argument("len", args, kwargs))
+            return lower_call(self, builtin("len"), args, kwargs)
         if getattr(callee, "__kdsl_func__", False):
             return self.call_device_function(callee, args, kwargs, node)
         if callee is builtins.range:
@@ -667,16 +667,6 @@ class ExprLowerer(Lowering):
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
-
-
-def _len(x):
-    """``len(x)``: of a tuple; of an ``Array``, its first extent (an Int64);
-    of a shared or local array, its first dimension."""
-    if isinstance(x, tuple):
-        return len(x)
-    if isinstance(x, (ArrayValue, FixedArray)) and x.shape:
-        return x.shape[0]
-    raise error("len-type", got=_kind_of(x))
 
 
 def _pointer_operand(v) -> bool:
