@@ -20,8 +20,15 @@ from kdsl.transpile.core import arith, limits, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
+from kdsl.transpile.frontend import pointers
 from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
+from kdsl.transpile.frontend.memory import (  # (the lowering's memory values)
+    ArrayValue,
+    FixedArray,
+    PointerValue,
+    SharedView,
+)
 from kdsl.transpile.frontend.state import Lowering, check_limit
 from kdsl.transpile.core.types import (
     Boolean,
@@ -99,42 +106,6 @@ ALLOWED_BUILTINS = (
     "print",
 )
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
-
-
-@dataclass(frozen=True)
-class PointerValue:
-    """A pointer parameter (or a ``.vec(N)`` view of one)."""
-
-    expr: ir.Expr
-    elem: object
-    name: str
-
-
-@dataclass(frozen=True)
-class SharedView(PointerValue):
-    """A ``kdsl.dynamic_shared_array`` view: a pointer into the launch's
-    dynamic shared memory (no ``.vec(N)``: view it as vectors instead)."""
-
-
-@dataclass(frozen=True)
-class ArrayValue:
-    """An ``Array[T, ndim]`` parameter: data pointer, shape and strides."""
-
-    data: ir.Expr
-    elem: object
-    shape: tuple
-    strides: tuple
-    name: str
-
-
-@dataclass(frozen=True)
-class FixedArray:
-    """A ``shared_array``/``local_array`` of static shape."""
-
-    expr: ir.Expr
-    elem: object
-    shape: tuple[int, ...]
-    name: str
 
 
 @dataclass(frozen=True)
@@ -264,10 +235,8 @@ class ExprLowerer(Lowering):
                 raise error("static-zero-division", op=op, lhs=a, rhs=b)
             _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
-        from kdsl.transpile.frontend import pointers
-
         if pointers.is_pointer(a) or pointers.is_pointer(b):
-            return pointers.binary(op, a, b)
+            return pointers.binary(op, a, b, _kind_of)
         for v in (a, b):
             if not is_value(v):
                 raise error(
@@ -322,10 +291,8 @@ class ExprLowerer(Lowering):
                 value = _PY_COMPARE[op](left, right)
             elif op in ("==", "!=") and _is_type(left) and _is_type(right):
                 value = (left is right) == (op == "==")  # if D == Int32: (static)
-            elif _pointer_operand(left) or _pointer_operand(right):
-                from kdsl.transpile.frontend import pointers
-
-                value = pointers.binary(op, left, right)
+            elif pointers.is_pointer(left) or pointers.is_pointer(right):
+                value = pointers.binary(op, left, right, _kind_of)
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
@@ -476,8 +443,6 @@ class ExprLowerer(Lowering):
         if isinstance(obj, Vector):
             return arith.extract(obj, indices[0])
         if isinstance(obj, ArrayValue) and 1 == len(indices) < len(obj.shape):
-            from kdsl.transpile.frontend import pointers
-
             return pointers.row(obj, self._index_value(indices[0]))
         if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
             base, flat = self.address(obj, indices)
@@ -667,10 +632,6 @@ class ExprLowerer(Lowering):
         self.state.ctx.alignment[root] = max(
             self.state.ctx.alignment.get(root, 1), need
         )
-
-
-def _pointer_operand(v) -> bool:
-    return isinstance(v, PointerValue) or (isinstance(v, FixedArray) and v.shape)
 
 
 def _viewable(t) -> bool:

@@ -16,13 +16,9 @@ from kdsl.transpile import ir
 from kdsl.transpile.core import arith
 from kdsl.transpile.core.types import Boolean, Int64, Numeric, Vector
 from kdsl.transpile.errors import error
-from kdsl.transpile.frontend.lower_expr import (
-    ArrayValue,
-    FixedArray,
-    PointerValue,
-    _kind_of,
-    is_python_number,
-)
+from kdsl.transpile.frontend.memory import ArrayValue, FixedArray, PointerValue
+
+is_python_number = arith.is_python_number
 
 _MOVES = ("+", "-")
 _COMPARES = ("<", "<=", ">", ">=", "==", "!=")
@@ -43,21 +39,22 @@ def _as_pointer(v) -> PointerValue:
     return PointerValue(v.expr, v.elem, v.name)
 
 
-def binary(op: str, a, b):
-    """``a op b`` where ``a`` or ``b`` is a pointer (``is_pointer``)."""
+def binary(op: str, a, b, describe):
+    """``a op b`` where ``a`` or ``b`` is a pointer (``is_pointer``);
+    ``describe(v)`` says what a value is, for errors."""
     if op in _COMPARES or (op == "-" and is_pointer(a) and is_pointer(b)):
-        return _two_pointers(op, a, b)
+        return _two_pointers(op, a, b, describe)
     if op == "+" and not is_pointer(a):  # k + p
         a, b = b, a
     if op not in _MOVES or not is_pointer(a):
-        got = _kind_of(a if is_pointer(a) else b)
+        got = describe(a if is_pointer(a) else b)
         raise error("pointer-operator", op=op, got=got)
-    return move(_as_pointer(a), op, b)
+    return move(_as_pointer(a), op, b, describe)
 
 
-def move(p: PointerValue, op: str, k):
+def move(p: PointerValue, op: str, k, describe):
     """``p + k`` / ``p - k``: ``p`` moved by the integer ``k`` elements."""
-    offset = _offset(p, k)
+    offset = _offset(p, k, describe)
     if offset.is_static() and offset.value == 0:
         return p
     expr = p.expr
@@ -66,7 +63,7 @@ def move(p: PointerValue, op: str, k):
     return type(p)(moved, p.elem, p.name)
 
 
-def _offset(p: PointerValue, k) -> Numeric:
+def _offset(p: PointerValue, k, describe) -> Numeric:
     if is_python_number(k) and not isinstance(k, (bool, float)):
         k = arith.as_numeric(k)
     if (
@@ -76,15 +73,15 @@ def _offset(p: PointerValue, k) -> Numeric:
         and not k.dtype.abstract
     ):
         return k
-    got = f"a Python {type(k).__name__}" if is_python_number(k) else _kind_of(k)
+    got = f"a Python {type(k).__name__}" if is_python_number(k) else describe(k)
     raise error("pointer-offset", name=p.name, got=got)
 
 
-def _two_pointers(op: str, a, b):
+def _two_pointers(op: str, a, b, describe):
     """``a - b`` (an Int64 distance in elements) or a comparison."""
     for v in (a, b):
         if not is_pointer(v):
-            raise error("pointer-operator", op=op, got=_kind_of(v))
+            raise error("pointer-operator", op=op, got=describe(v))
     a, b = _as_pointer(a), _as_pointer(b)
     ta, tb = a.expr.type, b.expr.type
     for what, x, y in (
