@@ -339,3 +339,49 @@ def test_a_parameter_moved_in_place_stays_const_when_only_read():
     x, out = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
     moved.interpret[1, 1](x, out, 2)
     np.testing.assert_array_equal(out, [0, 0, 2, 0])
+
+
+@kdsl.func
+def bump(total, v):
+    kdsl.atomic_add(total, (), v)
+
+
+def test_a_shared_scalar_goes_to_a_function_by_reference():
+    @kdsl.kernel
+    def block_sum(out: Pointer[Int32]):
+        total = kdsl.shared_scalar(Int32)
+        if thread_idx.x == 0:
+            total[()] = 0
+        kdsl.syncthreads()
+        bump(total, thread_idx.x)
+        kdsl.syncthreads()
+        if thread_idx.x == 0:
+            out[0] = total[()]
+
+    src = block_sum.dispatch().source
+    assert "static __device__ void bump__si32_i32(int32_t& total, int32_t v) {" in src
+    assert "bump__si32_i32(total, int32_t(threadIdx.x));" in src
+    compile_to_cubin(src, block_sum.dispatch().name)
+    out = np.zeros(1, np.int32)
+    block_sum.interpret[1, 64](out)
+    assert out[0] == sum(range(64))
+
+
+def test_len_of_arrays_and_what_has_none():
+    @kdsl.kernel
+    def lengths(a: kdsl.Array[Float32, 2], out: Pointer[kdsl.Int64]):
+        s = kdsl.shared_array(Float32, (6, 2))
+        out[0] = len(a)
+        out[1] = kdsl.Int64(len(s))
+        out[2] = len(a[0])
+
+    out = np.zeros(3, np.int64)
+    lengths.interpret[1, 1](np.zeros((4, 5), np.float32), out)
+    np.testing.assert_array_equal(out, [4, 6, 5])
+
+    @kdsl.kernel
+    def of_pointer(x: Pointer[Float32], out: Pointer[Float32]):
+        out[0] = Float32(len(x))
+
+    err = _error(of_pointer)
+    assert err.code == "E228" and "pointer 'x'" in str(err)

@@ -746,6 +746,8 @@ def _is_zero(e, negative: bool) -> bool:
 def _parameter(t, name: str) -> str:
     """A parameter's declaration: ``const float* x``, or a fixed-shape array
     by reference, ``float (&scratch)[32]``."""
+    if isinstance(t, ir.PointerType) and t.shape == ():  # a shared scalar
+        return f"{'const ' if t.const else ''}{ctype(t.elem)}& {name}"
     if isinstance(t, ir.PointerType) and t.shape is not None:
         const = "const " if t.const else ""
         dims = "".join(f"[{d}]" for d in t.shape)
