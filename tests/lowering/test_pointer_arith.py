@@ -385,3 +385,17 @@ def test_len_of_arrays_and_what_has_none():
 
     err = _error(of_pointer)
     assert err.code == "E228" and "pointer 'x'" in str(err)
+
+
+def test_the_ir_checker_catches_a_mistyped_pointer_node():
+    from kdsl.transpile import ir
+    from kdsl.transpile.ir.verify import verify
+
+    p = ir.Var(ir.PointerType(Float32), "p")
+    shared = ir.PointerType(Float32, space="shared")
+    bad = ir.PointerOffset(shared, p, "+", ir.Const(Int32, 1))  # the space changed
+    f = ir.Function("f", (), (ir.ExprStmt(bad),))
+    with pytest.raises(DSLError, match="E999"):
+        verify(f)
+    good = ir.PointerOffset(p.type, p, "+", ir.Const(Int32, 1))
+    verify(ir.Function("f", (), (ir.ExprStmt(good),)))
