@@ -129,6 +129,13 @@ def test_sum_rows_and_a_strided_array():
     for j in range(13):
         want += a[:, j]
     np.testing.assert_array_equal(out, want)
+    b = a[::-1, ::-2]  # negative strides: rows below the view's element 0
+    out = np.zeros(9, np.float32)
+    K.sum_rows.interpret[1, 32](b, out)
+    want = np.zeros(9, np.float32)
+    for j in range(b.shape[1]):
+        want += b[:, j]
+    np.testing.assert_array_equal(out, want)
     t = np.zeros(13, np.float32)
     K.sum_rows.interpret[1, 32](a.T, t)  # rows of the transpose: strided
     want = np.zeros(13, np.float32)
