@@ -424,6 +424,21 @@ register(
         "{other} {other_verb} it, with no syncthreads() between",
     ),
     (
+        "interpret-pointer-misaligned",
+        "E900",
+        InterpretError,
+        "'{pointer}' viewed as {elements} by {thread} does not start on a whole "
+        "one: the GPU loads and stores an element only at a multiple of its "
+        "size; move the pointer by a whole number of them",
+    ),
+    (
+        "interpret-pointer-allocations",
+        "E901",
+        InterpretError,
+        "'{op}' of pointers into two allocations ({lhs} and {rhs}) by {thread}: "
+        "C++ defines it only for two pointers into one array",
+    ),
+    (
         "interpret-pointer-diverged",
         "E722",
         InterpretError,

@@ -474,7 +474,8 @@ register(
         "len-type",
         "E228",
         DSLTypeError,
-        "len() takes a tuple such as a.shape, got {got}",
+        "len() takes a tuple (a.shape), an Array or a shared or local array, "
+        "got {got}",
     ),
     (
         "atomic-target",
@@ -974,6 +975,46 @@ register(
         DSLTypeError,
         "'{name}' is None in this instance (the launch passed {name}=None): "
         "use it only under 'if {name} is not None:'",
+    ),
+    (
+        "pointer-offset",
+        "E345",
+        DSLTypeError,
+        "pointer arithmetic on '{name}' needs an integer offset (a number of "
+        "elements: Int32, Int64, a Python int …), got {got}",
+    ),
+    (
+        "pointer-mismatch",
+        "E346",
+        DSLTypeError,
+        "'{op}' of the pointers '{lhs}' and '{rhs}' needs one element type and "
+        "one memory space, got the {differing} {a} and {b}",
+    ),
+    (
+        "pointer-operator",
+        "E347",
+        DSLTypeError,
+        "operator '{op}' does not apply to {got}: a pointer takes p + k, k + p, "
+        "p - k, p += k, p - q (two pointers) and comparisons of two pointers",
+    ),
+    (
+        "pointer-arith-rank",
+        "E348",
+        DSLTypeError,
+        "'{name}' has {ndim} dimensions: pointer arithmetic takes a pointer or a "
+        "one-dimensional shared or local array; index the element instead",
+    ),
+    (
+        "shared-scalar-index",
+        "E349",
+        DSLTypeError,
+        "'{name}' is a shared scalar (a 0-d array): read and write it as " "{name}[()]",
+    ),
+    (
+        "grid-ndim",
+        "E350",
+        DSLValueError,
+        "{callee}(ndim) takes ndim 1, 2 or 3, got {got}",
     ),
     (
         "kernel-block-option",

@@ -238,6 +238,13 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
+    # each memory parameter's C++ name, before the body may rebind the name
+    # (``x += k``: a new pointer variable)
+    cnames = {
+        info.name: _pointer_of(state.env[info.name].value).name
+        for info in sig.params
+        if info.kind in ("pointer", "array") and info.name not in absent
+    }
     lw.suite(kdef.parsed.node.body)
     params += lw.record_params()
     body = tuple(state.block)
@@ -253,11 +260,7 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
         for info in sig.params
         if info.kind in ("pointer", "array") and info.name not in absent
     ]
-    readonly = {
-        _pointer_of(state.env[name].value).name
-        for name in memory
-        if name not in ctx.written
-    }
+    readonly = {cnames[name] for name in memory if name not in ctx.written}
     written = tuple(name for name in memory if name in ctx.written)
     functions = tuple(ctx.functions.values())
     return Lowered(

@@ -43,6 +43,44 @@ class Memory:
     races: "RaceLog | None" = None
     origin: int = 0  # an array view's element 0 (negative strides reach below it)
     unit: int = 1  # race-log slots per element of ``data`` (bytes, for a view)
+    # a moved pointer (``p + k``): how far each lane's pointer is from the
+    # allocation's element 0, in elements of ``data``; and, for a pointer
+    # into a fixed array, the elements of one copy
+    shift: np.ndarray | None = None
+    extent: int | None = None
+
+    def moved(self, k: np.ndarray) -> "Memory":
+        """This pointer moved by ``k`` (one per lane) of its elements: a
+        fixed array becomes a pointer to its first element first."""
+        size = self.size
+        if self.shape:
+            base = replace(self, shape=(), extent=size)
+        else:
+            base = self
+        k = np.asarray(k).astype(np.int64) * self.lanes
+        shift = k if base.shift is None else base.shift + k
+        return replace(base, shift=shift)
+
+    def position(self, n: int) -> np.ndarray:
+        """Each lane's pointer, in elements of ``data`` from its start (a
+        comparison's or a difference's operand)."""
+        at = np.full(n, self.origin, np.int64)
+        if self.shift is not None:
+            at = at + self.shift
+        if self.rows is not None:
+            at = at + self.rows
+        return at
+
+    def misaligned(self, lanes: int, nbytes: int | None = None):
+        """Where a ``.vec(lanes)`` view of this moved pointer would not start
+        on a whole vector (one flag per lane), or None if it cannot; with
+        ``nbytes``, where a ``.view(T)`` of ``nbytes``-byte elements would
+        not start on a whole element."""
+        if self.shift is None:
+            return None
+        if nbytes is not None:
+            return (self.origin + self.shift) * self.data.dtype.itemsize % nbytes != 0
+        return (self.origin + self.shift) % lanes != 0
 
     def view(self, lanes: int, elem) -> "Memory":
         """This memory read ``lanes`` elements at a time (``.vec(lanes)``)."""
@@ -54,8 +92,15 @@ class Memory:
         raw = self.data.view(np.uint8)
         size = elem.np_dtype.itemsize
         data = raw[: len(raw) // size * size].view(elem.np_dtype)
+        shift = self.shift  # a moved pointer: its offset in elem's units
+        if shift is not None:
+            shift = shift * self.data.dtype.itemsize // size
         return replace(
-            self, data=data, elem=elem, name=f"{self.name}.view({elem.__name__})"
+            self,
+            data=data,
+            elem=elem,
+            name=f"{self.name}.view({elem.__name__})",
+            shift=shift,
         )
 
     @property
@@ -64,6 +109,8 @@ class Memory:
         an array of vectors holds ``lanes`` scalars per element)."""
         if self.shape:
             return int(np.prod(self.shape)) * self.lanes
+        if self.extent is not None:
+            return self.extent
         return len(self.data)
 
     def addresses(self, indices, active, fault) -> np.ndarray:
@@ -71,6 +118,8 @@ class Memory:
 
         ``fault(lane, index_text)`` raises the out-of-bounds error.
         """
+        if not indices:  # a shared scalar: s[()]
+            indices = [np.zeros(len(active), np.int64)]
         idx = [np.asarray(i)[active].astype(np.int64) for i in indices]
         if self.shape:  # a fixed array (of scalars, or of vectors)
             flat = np.zeros(len(idx[0]), np.int64)
@@ -84,10 +133,13 @@ class Memory:
             (flat,) = idx
             # the bounds on the index itself: flat * lanes would wrap for an
             # index of 2**62 or more and land in bounds
-            lowest = -(self.origin // self.lanes)
-            highest = (self.size - self.lanes - self.origin) // self.lanes
+            start = self.origin
+            if self.shift is not None:
+                start = start + self.shift[active]
+            lowest = -(start // self.lanes)
+            highest = (self.size - self.lanes - start) // self.lanes
             bad = (flat < lowest) | (flat > highest)
-            at = np.where(bad, 0, flat) * self.lanes + self.origin
+            at = np.where(bad, 0, flat) * self.lanes + start
             if bad.any():
                 self._fault(idx, bad, active, fault)
             flat = at
@@ -101,7 +153,15 @@ class Memory:
         where = ", ".join(str(int(i[k])) for i in idx)
         unit = "vectors" if self.lanes > 1 and not self.shape else "elements"
         count = self.size // self.lanes
-        fault(lane, f"{self.name}[{where}] ({self.name} has {count} {unit})")
+        if self.shift is None:
+            fault(lane, f"{self.name}[{where}] ({self.name} has {count} {unit})")
+        moved = int(self.shift[lane]) // self.lanes
+        at = moved + int(idx[0][k])
+        fault(
+            lane,
+            f"({self.name} {'-' if moved < 0 else '+'} {abs(moved)})[{where}]: "
+            f"element {at} of {self.name}, which has {count} {unit}",
+        )
 
     def load(self, addr: np.ndarray, n: int, active, count: int | None = None) -> list:
         """One lane array per vector lane: the values at ``addr`` in active
@@ -198,6 +258,9 @@ class DynamicView(Memory):
 
     def addresses(self, indices, active, fault) -> np.ndarray:
         i = np.asarray(indices[0])[active].astype(np.int64)
+        asked = i
+        if self.shift is not None:  # a moved view: from the view's element 0
+            i = i + self.shift[active] // self.lanes
         huge = i > self.limit // self.itemsize  # (i * itemsize would wrap)
         at = self.start[active] + np.where(huge, 0, i) * self.itemsize
         bad = huge | (i < 0) | (at < 0) | (at + self.itemsize > self.limit)
@@ -206,8 +269,20 @@ class DynamicView(Memory):
         if bad.any():
             k = int(np.argmax(bad))
             lane = int(np.flatnonzero(active)[k])
-            fault(lane, f"{self.name}[{int(i[k])}] ({self._extent(lane)})")
+            if self.shift is None:
+                fault(lane, f"{self.name}[{int(i[k])}] ({self._extent(lane)})")
+            moved = int(self.shift[lane]) // self.lanes
+            sign = "-" if moved < 0 else "+"
+            fault(
+                lane,
+                f"({self.name} {sign} {abs(moved)})[{int(asked[k])}]: element "
+                f"{int(i[k])} of {self.name} ({self._extent(lane)})",
+            )
         return (self.base[active] + at) // self.unit
+
+    def position(self, n: int) -> np.ndarray:
+        at = (self.base + self.start) // self.unit
+        return at if self.shift is None else at + self.shift
 
     def _extent(self, lane: int) -> str:
         """What the view holds for ``lane``, for an out-of-bounds message."""

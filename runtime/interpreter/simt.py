@@ -22,11 +22,15 @@ check that every running thread is there.
 
 from __future__ import annotations
 
+import operator
+from dataclasses import replace
+
 import numpy as np
 import tqdm
 
 from kdsl.transpile import builtins, ir
 from kdsl.transpile.ir.backend import Backend
+
 from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes
@@ -42,6 +46,14 @@ from kdsl.runtime.interpreter.memory import (
 )
 from kdsl.runtime.interpreter.together import Geometry, RaceReport, Slot, Threads
 
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
 
@@ -194,7 +206,8 @@ class Batch(Debug, Backend):
         vector = isinstance(s.elem, VectorMeta)  # an array of vectors: N lanes each
         lanes_per = s.elem.lanes if vector else 1
         scalar = s.elem.dtype if vector else s.elem
-        size = int(np.prod(s.shape)) * lanes_per
+        shape = s.shape or (1,)  # a shared scalar: one element, read as s[()]
+        size = int(np.prod(shape)) * lanes_per
         dtype = scalar.np_dtype if scalar.np_dtype is not None else object
         if s.space == "shared":  # one per declaration (functions may reuse a name)
             mem = self.shared.get(id(s))
@@ -204,7 +217,7 @@ class Batch(Debug, Backend):
                     np.zeros(total, dtype),
                     s.elem,
                     s.name,
-                    s.shape,
+                    shape,
                     self.block_pos * size,
                     lanes_per,
                     races=RaceLog(total, size, self.per_block),
@@ -215,7 +228,7 @@ class Batch(Debug, Backend):
                 np.zeros(self.n * size, dtype),
                 s.elem,
                 s.name,
-                s.shape,
+                shape,
                 self.pos * size,
                 lanes_per,
             )
@@ -358,6 +371,8 @@ class Batch(Debug, Backend):
         old = frame.env.get(name)
         if isinstance(value, Memory) and isinstance(old, Memory):
             self._one_memory(frame, name, old, value, m)
+            if not m.all() and (value.shift is not None or old.shift is not None):
+                value = _merge_pointers(m, value, old, self.n)
         if old is None or isinstance(value, Memory) or m.all():
             frame.env[name] = value
         else:
@@ -491,13 +506,56 @@ class Batch(Debug, Backend):
 
     def e_VecView(self, e, m, frame):
         vec = e.type.elem
-        return self.eval(e.pointer, m, frame).view(vec.lanes, vec)
+        mem = self.eval(e.pointer, m, frame)
+        self._aligned(e, m, mem, mem.misaligned(vec.lanes), f"vectors of {vec.lanes}")
+        return mem.view(vec.lanes, vec)
+
+    def _aligned(self, e, m, mem, off, elements: str):
+        """A view of a moved pointer starts on a whole element (``off``:
+        where it does not, or None)."""
+        if off is not None and (off & m).any():
+            lane = int(np.argmax(off & m))
+            raise fault(
+                "interpret-pointer-misaligned",
+                self.where(e),
+                pointer=f"{mem.name} + {int(mem.shift[lane]) // mem.lanes}",
+                elements=elements,
+                thread=self.who(lane),
+            )
+
+    def e_PointerOffset(self, e, m, frame):
+        mem = self.eval(e.pointer, m, frame)
+        k = self.eval(e.offset, m, frame).astype(np.int64)
+        return mem.moved(-k if e.op == "-" else k)
+
+    def e_PointerBinary(self, e, m, frame):
+        a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
+        same = a.data is b.data and a.name == b.name
+        if not same and e.op in ("==", "!="):  # pointers into two allocations
+            return np.full(self.n, e.op == "!=", np.bool_)
+        if not same:
+            lane = int(np.argmax(m))
+            raise fault(
+                "interpret-pointer-allocations",
+                self.where(e),
+                op=e.op,
+                lhs=a.name,
+                rhs=b.name,
+                thread=self.who(lane),
+            )
+        pa, pb = a.position(self.n), b.position(self.n)
+        if e.op == "-":
+            return (pa - pb) // a.lanes
+        return _COMPARE[e.op](pa, pb)
 
     def e_ConstantRef(self, e, m, frame):
         return self.constants[e.name]
 
     def e_PointerView(self, e, m, frame):
-        return self.eval(e.pointer, m, frame).reinterpret(e.type.elem)
+        mem, t = self.eval(e.pointer, m, frame), e.type.elem
+        size = t.np_dtype.itemsize
+        self._aligned(e, m, mem, mem.misaligned(1, size), f"{t.__name__} elements")
+        return mem.reinterpret(t)
 
     def e_ArrayOffset(self, e, m, frame):
         indices = [self.eval(i, m, frame) for i in e.indices]
@@ -648,6 +706,19 @@ def _same_env(old: dict, new: dict) -> bool:
         elif not np.array_equal(a, b):
             return False
     return True
+
+
+def _merge_pointers(mask, new, old, n):
+    """A pointer variable assigned a moved pointer in some lanes (``p += k``
+    under a branch): each lane keeps its own offset into the one array."""
+    zeros = np.zeros(n, np.int64)
+    if old.shape and not new.shape:
+        old = old.moved(zeros)
+    if new.shape and not old.shape:
+        new = new.moved(zeros)
+    a = zeros if new.shift is None else new.shift
+    b = zeros if old.shift is None else old.shift
+    return replace(new, shift=np.where(mask, a, b))
 
 
 def _merge(mask, value, old):

@@ -8,4 +8,4 @@ D = kdsl.TypeVar("D", bound=kdsl.Float)
 @kdsl.kernel(dtypes=[kdsl.Float32])
 def bad(x: Pointer[D], out: Pointer[D], n: Int32):
     i = thread_idx.x
-    out[i] = x + 1
+    out[i] = thread_idx + 1

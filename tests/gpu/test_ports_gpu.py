@@ -24,12 +24,15 @@ import layernorm_forward  # noqa: E402
 import matmul_forward  # noqa: E402
 import ml_dtypes  # noqa: E402
 import nbody  # noqa: E402
+import numba_matmul  # noqa: E402
+import numba_vecadd  # noqa: E402
 import online_softmax  # noqa: E402
 import philox_dropout  # noqa: E402
 import quantize_q8_1  # noqa: E402
 import reduce7  # noqa: E402
 import shfl_scan  # noqa: E402
 import simple_assert  # noqa: E402
+import softmax_forward  # noqa: E402
 import test_ports as P  # noqa: E402
 import threadfence_reduction  # noqa: E402
 import warp_aggregated_filter  # noqa: E402
@@ -295,3 +298,36 @@ def test_layer_norm_backward(rows, N, block, group):
         # group a row, so that no row waits in the interpreter, E451)
         i_dx = P.run_layer_norm_backward(dy, *args, rows, block)[0]
         assert dx.get().tobytes() == i_dx.tobytes()
+
+
+@pytest.mark.parametrize("rows, C, block", [(7, 100, 64), (64, 1024, 256)])
+def test_softmax_forward_kernel4(rows, C, block):
+    x = (3 * P.rng(C).standard_normal((rows, C))).astype(np.float32)
+    out = cp.zeros((rows, C), np.float32)
+    softmax_forward.softmax_forward_kernel4[rows, block](
+        out, cp.asarray(x), rows, C, shared_mem=2 * block // 32 * 4
+    )
+    np.testing.assert_allclose(out.get(), P.softmax_reference(x), rtol=2e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("m, k, n", [(20, 33, 17), (64, 48, 40)])
+def test_numba_matmul(m, k, n):
+    a = P.rng(m * k).standard_normal((m, k)).astype(np.float32)
+    b = P.rng(k * n).standard_normal((k, n)).astype(np.float32)
+    want, tpb = P.matmul_reference(a, b), numba_matmul.TPB
+    c = cp.zeros((m, n), np.float32)
+    grid = (-(-m // tpb), -(-n // tpb))
+    numba_matmul.matmul[grid, (tpb, tpb)](cp.asarray(a), cp.asarray(b), c)
+    assert c.get().tobytes() == want.tobytes()
+    c = cp.zeros((m, n), np.float32)
+    grid = (-(-max(k, n) // tpb), -(-max(m, k) // tpb))
+    numba_matmul.fast_matmul[grid, (tpb, tpb)](cp.asarray(a), cp.asarray(b), c)
+    assert c.get().tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", [37, 100000])
+def test_numba_vecadd(n):
+    a, b = P.rng(n).standard_normal((2, n)).astype(np.float32)
+    c = cp.zeros(n, np.float32)
+    numba_vecadd.f[n // 256 + 1, 256](cp.asarray(a), cp.asarray(b), c)
+    assert c.get().tobytes() == (a + b).tobytes()

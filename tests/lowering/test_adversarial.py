@@ -224,11 +224,11 @@ ERRORS = {
         "a.dtype(2)",
     ),
     "None": ("", "v = None  # <-", "E202", "None"),
-    "comparing pointers": (
+    "comparing a pointer with a number": (
         "",
-        "if x == out:  # <-\n    out[0] = x[0]",
-        "E106",
-        "pointer 'x'",
+        "if x == 0:  # <-\n    out[0] = x[0]",
+        "E347",
+        "a pointer takes p + k",
     ),
     "a run-time loop variable after its loop": (
         "",

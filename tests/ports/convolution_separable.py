@@ -10,8 +10,8 @@ Differences from the original: the filter is the module-level numpy array
 ``C_KERNEL``, a ``__constant__`` table whose values are fixed when the
 kernels compile (the sample uploads it at run time with
 ``cudaMemcpyToSymbol``; another filter here is another compilation); the
-source and destination are indexed from the thread's base offset instead
-of advancing the pointers; the loops over the steps are
+advanced pointers are new names (``src = d_src + base`` for the sample's
+``d_Src += base``); the loops over the steps are
 ``range_constexpr`` (unrolled by kdsl; the sample's ``#pragma unroll``),
 and the loop over the taps ``kdsl.range(..., unroll=KERNEL_LENGTH)``, so
 that its index into the table stays a run-time index, a read of constant
@@ -54,22 +54,23 @@ def convolution_rows_kernel(
     tx, ty = thread_idx.x, thread_idx.y
     base_x = (block_idx.x * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + tx
     base_y = block_idx.y * ROWS_BLOCKDIM_Y + ty
-    base = base_y * pitch + base_x
+    src = d_src + (base_y * pitch + base_x)
+    dst = d_dst + (base_y * pitch + base_x)
     for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):  # main data
-        s_data[ty, tx + i * ROWS_BLOCKDIM_X] = d_src[base + i * ROWS_BLOCKDIM_X]
+        s_data[ty, tx + i * ROWS_BLOCKDIM_X] = src[i * ROWS_BLOCKDIM_X]
     for i in kdsl.range_constexpr(ROWS_HALO_STEPS):  # left halo
         o = i * ROWS_BLOCKDIM_X
-        s_data[ty, tx + o] = d_src[base + o] if base_x >= -o else 0
+        s_data[ty, tx + o] = src[o] if base_x >= -o else 0
     for i in kdsl.range_constexpr(ROWS_MAIN_END, ROWS_STEPS):  # right halo
         o = i * ROWS_BLOCKDIM_X
-        s_data[ty, tx + o] = d_src[base + o] if image_w - base_x > o else 0
+        s_data[ty, tx + o] = src[o] if image_w - base_x > o else 0
     kdsl.syncthreads()
     for i in kdsl.range_constexpr(ROWS_HALO_STEPS, ROWS_MAIN_END):
         x = tx + i * ROWS_BLOCKDIM_X
         total = Float32(0)
         for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
             total += C_KERNEL[KERNEL_RADIUS - j] * s_data[ty, x + j]
-        d_dst[base + i * ROWS_BLOCKDIM_X] = total
+        dst[i * ROWS_BLOCKDIM_X] = total
 
 
 @kdsl.kernel
@@ -87,21 +88,20 @@ def convolution_columns_kernel(
     base_x = block_idx.x * COLUMNS_BLOCKDIM_X + tx
     tile_y = block_idx.y * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS
     base_y = tile_y * COLUMNS_BLOCKDIM_Y + ty
-    base = base_y * pitch + base_x
+    src = d_src + (base_y * pitch + base_x)
+    dst = d_dst + (base_y * pitch + base_x)
     for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):  # main data
-        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = d_src[
-            base + i * COLUMNS_BLOCKDIM_Y * pitch
-        ]
+        s_data[tx, ty + i * COLUMNS_BLOCKDIM_Y] = src[i * COLUMNS_BLOCKDIM_Y * pitch]
     for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS):  # upper halo
         o = i * COLUMNS_BLOCKDIM_Y
-        s_data[tx, ty + o] = d_src[base + o * pitch] if base_y >= -o else 0
+        s_data[tx, ty + o] = src[o * pitch] if base_y >= -o else 0
     for i in kdsl.range_constexpr(COLUMNS_MAIN_END, COLUMNS_STEPS):  # lower halo
         o = i * COLUMNS_BLOCKDIM_Y
-        s_data[tx, ty + o] = d_src[base + o * pitch] if image_h - base_y > o else 0
+        s_data[tx, ty + o] = src[o * pitch] if image_h - base_y > o else 0
     kdsl.syncthreads()
     for i in kdsl.range_constexpr(COLUMNS_HALO_STEPS, COLUMNS_MAIN_END):
         y = ty + i * COLUMNS_BLOCKDIM_Y
         total = Float32(0)
         for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
             total += C_KERNEL[KERNEL_RADIUS - j] * s_data[tx, y + j]
-        d_dst[base + i * COLUMNS_BLOCKDIM_Y * pitch] = total
+        dst[i * COLUMNS_BLOCKDIM_Y * pitch] = total

@@ -9,9 +9,7 @@ kernel, one block a bin, sums the partial histograms.
 
 Differences from the original: the data is a ``Pointer[Uint8]`` read as
 words through the byte view ``data.view(Uint32)`` (the sample takes a
-``uint*`` to the bytes); ``s_WarpHist`` is a pointer into the shared array
-there and the offset of the warp's sub-histogram here (``add_word`` takes
-the shared array and the offset); the unused tag argument and the no-op
+``uint*`` to the bytes); the unused tag argument and the no-op
 ``& TAG_MASK`` are left out; the merge's tree reduction runs over
 ``range_constexpr`` strides.  As in the sample, the byte count is a
 multiple of 4.
@@ -27,9 +25,9 @@ MERGE_THREADBLOCK_SIZE = 256
 
 
 @kdsl.func
-def add_word(s_hist, warp_base, data):
+def add_word(s_warp_hist, data):
     for shift in kdsl.range_constexpr(0, 32, 8):
-        kdsl.atomic_add(s_hist, warp_base + ((data >> shift) & 0xFF), Uint32(1))
+        kdsl.atomic_add(s_warp_hist, (data >> shift) & 0xFF, Uint32(1))
 
 
 @kdsl.kernel
@@ -37,7 +35,7 @@ def histogram256_kernel(
     d_partial_histograms: Pointer[Uint32], d_data: Pointer[Uint8], data_count: Uint32
 ):
     s_hist = kdsl.shared_array(Uint32, WARP_COUNT * BIN_COUNT)
-    warp_base = (thread_idx.x >> 5) * BIN_COUNT
+    s_warp_hist = s_hist + (thread_idx.x >> 5) * BIN_COUNT
     for i in kdsl.range_constexpr(WARP_COUNT * BIN_COUNT // THREADBLOCK_SIZE):
         s_hist[thread_idx.x + i * THREADBLOCK_SIZE] = 0
     kdsl.syncthreads()
@@ -46,7 +44,7 @@ def histogram256_kernel(
     for pos in range(
         Uint32(block_idx.x * block_dim.x + thread_idx.x), data_count, step
     ):
-        add_word(s_hist, warp_base, words[pos])
+        add_word(s_warp_hist, words[pos])
     kdsl.syncthreads()
     for bin in range(thread_idx.x, BIN_COUNT, THREADBLOCK_SIZE):
         total = Uint32(0)

@@ -9,8 +9,8 @@ with ``float4`` loads and stores, and each thread reads them back as
 Differences from the original: the shared tiles are arrays of
 ``Float32x4`` (``float`` arrays read through ``float4`` pointer casts
 there), so a column index counts vectors (``xo // 4``, ``si % 32 // 4``);
-the global ``float4`` accesses are ``.vec(4)`` views indexed from the
-block's base offsets instead of advanced pointers; the null bias is an
+``ld_vec(p)``/``st_vec(p, v)`` are ``p.vec(4)[0]`` of the moved pointer;
+the null bias is an
 optional pointer (``None`` picks an instance without it); the loops over
 the 8x8 values and the four lanes are ``range_constexpr`` (unrolled by
 nvcc there).  As in the original, ``B*T`` and ``OC`` are multiples of 128
@@ -33,9 +33,9 @@ def matmul_forward_kernel4(
     oc = 8 * (block_idx.y * block_dim.y + thread_idx.y)
     lhs_s = kdsl.shared_array(Float32x4, (128, 8))
     rhs_s = kdsl.shared_array(Float32x4, (128, 8))
-    inp_base = 128 * block_idx.x * C
-    weight_base = 128 * block_idx.y * C
-    out_base = 128 * block_idx.x * OC + 128 * block_idx.y
+    inp += 128 * block_idx.x * C
+    weight += 128 * block_idx.y * C
+    out += 128 * block_idx.x * OC + 128 * block_idx.y
     vals = kdsl.local_array(Float32, (8, 8))
     for i in kdsl.range_constexpr(8):
         for j in kdsl.range_constexpr(8):
@@ -49,8 +49,8 @@ def matmul_forward_kernel4(
         kdsl.syncthreads()
         xo = 4 * (thread_idx.x % 8)
         for y in range(2 * thread_idx.y + thread_idx.x // 8, 128, 32):
-            lhs_s[y, xo // 4] = inp.vec(4)[(inp_base + y * C + so + xo) // 4]
-            rhs_s[y, xo // 4] = weight.vec(4)[(weight_base + y * C + so + xo) // 4]
+            lhs_s[y, xo // 4] = (inp + y * C + so + xo).vec(4)[0]
+            rhs_s[y, xo // 4] = (weight + y * C + so + xo).vec(4)[0]
         kdsl.syncthreads()
         for si in range(si_start, si_start + 32, 4):
             for u in kdsl.range_constexpr(8):
@@ -62,8 +62,9 @@ def matmul_forward_kernel4(
                         vals[ii, ji] += lhs[k] * rhs[ji][k]
     for i in kdsl.range_constexpr(8):
         for j in kdsl.range_constexpr(0, 8, 4):
-            row = out_base + (8 * thread_idx.x + i) * OC + 8 * thread_idx.y + j
             result = Float32x4(
                 vals[i, j], vals[i, j + 1], vals[i, j + 2], vals[i, j + 3]
             )
-            out.vec(4)[row // 4] = result
+            (out + (8 * thread_idx.x + i) * OC + 8 * thread_idx.y + j).vec(4)[
+                0
+            ] = result

@@ -19,12 +19,15 @@ import layer_norm_backward
 import layernorm_forward
 import matmul_forward
 import nbody
+import numba_matmul
+import numba_vecadd
 import online_softmax
 import philox_dropout
 import quantize_q8_1
 import reduce7
 import shfl_scan
 import simple_assert
+import softmax_forward
 import threadfence_reduction
 import warp_aggregated_filter
 from kdsl import Float32, Int32, Pointer, Uint32, thread_idx
@@ -498,6 +501,67 @@ def test_layer_norm_backward_rows_that_wait_in_one_interpreted_batch_are_e451():
     assert info.value.code == "E451"
 
 
+# -- the issue-25 ports ----------------------------------------------------------------
+@pytest.mark.parametrize("rows, C, block", [(1, 1, 32), (7, 100, 64), (5, 1000, 256)])
+def test_softmax_forward_kernel4_is_numpys_softmax(rows, C, block):
+    x = (3 * rng(C).standard_normal((rows, C))).astype(np.float32)
+    out = np.zeros_like(x)
+    warps = block // 32
+    softmax_forward.softmax_forward_kernel4.interpret[rows, block](
+        out, x, rows, C, shared_mem=2 * warps * 4
+    )
+    np.testing.assert_allclose(out, softmax_reference(x), rtol=2e-6, atol=1e-9)
+
+
+def test_softmax_forward_kernel4_walks_its_rows_through_pointers():
+    src = INSTANCES["softmax_forward_kernel4"]().source
+    assert "const float* x = inp + kdsl::mul(idx, C);" in src
+    assert "float* x_2 = out + kdsl::mul(idx, C);" in src
+    assert "float* sumvals = shared + warps_per_block;" in src
+
+
+def matmul_reference(a, b):
+    """C = A @ B in Float32, the products summed in order of k (as the
+    kernels do: no fused multiply-add)."""
+    c = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(a.shape[1]):
+        c = c + a[:, k, None] * b[None, k, :]
+    return c
+
+
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (20, 33, 17), (64, 48, 40)])
+def test_numba_matmul_and_fast_matmul_are_a_at_b(m, k, n):
+    a = rng(m * k).standard_normal((m, k)).astype(np.float32)
+    b = rng(k * n).standard_normal((k, n)).astype(np.float32)
+    want = matmul_reference(a, b)
+    tpb = numba_matmul.TPB
+    c = np.zeros((m, n), np.float32)
+    grid = (-(-m // tpb), -(-n // tpb))
+    numba_matmul.matmul.interpret[grid, (tpb, tpb)](a, b, c)
+    assert c.tobytes() == want.tobytes()
+    # the original's non-square launch: x covers the columns and k
+    grid = (-(-max(k, n) // tpb), -(-max(m, k) // tpb))
+    c = np.zeros((m, n), np.float32)
+    numba_matmul.fast_matmul.interpret[grid, (tpb, tpb)](a, b, c)
+    assert c.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_numba_vecadd_is_a_plus_b(n):
+    a, b = rng(n).standard_normal((2, n)).astype(np.float32)
+    c = np.zeros(n, np.float32)
+    numba_vecadd.f.interpret[-(-n // 128), 128](a, b, c)
+    assert c.tobytes() == (a + b).tobytes()
+
+
+def test_numba_ports_index_with_grid():
+    src = INSTANCES["numba_vecadd"]().source
+    assert "int32_t tid = blockIdx.x * blockDim.x + threadIdx.x;" in src
+    assert "int64_t size = c_shape0;" in src  # size = len(c)
+    src = INSTANCES["fast_matmul"]().source
+    assert "int32_t y = blockIdx.y * blockDim.y + threadIdx.y;" in src
+
+
 # -- NVRTC ----------------------------------------------------------------------------
 INSTANCES = {
     "shfl_scan_test": lambda: shfl_scan.shfl_scan_test.dispatch(BLOCK=256),
@@ -536,6 +600,10 @@ INSTANCES = {
         lambda: layer_norm_backward.layer_norm_bwd_dx_fused.dispatch(GROUP_SIZE_M=64)
     ),
     "layer_norm_bwd_dwdb": lambda: layer_norm_backward.layer_norm_bwd_dwdb.dispatch(),
+    "softmax_forward_kernel4": lambda: softmax_forward.softmax_forward_kernel4.dispatch(),
+    "numba_matmul": lambda: numba_matmul.matmul.dispatch(),
+    "fast_matmul": lambda: numba_matmul.fast_matmul.dispatch(),
+    "numba_vecadd": lambda: numba_vecadd.f.dispatch(),
     "matmul_forward_nobias": (
         lambda: matmul_forward.matmul_forward_kernel4.dispatch(bias=None)
     ),
@@ -567,7 +635,8 @@ def test_the_generated_code_uses_the_originals_intrinsics():
     assert "kdsl::assert_failed" in INSTANCES["simple_assert"]().source
     src = INSTANCES["histogram256"]().source
     assert (
-        "atomicAdd(&s_hist[" in src
+        "atomicAdd(&s_warp_hist[" in src
+        and "uint32_t* s_warp_hist = s_hist + (int32_t(threadIdx.x) >> 5) * 256;" in src
         and "reinterpret_cast<const uint32_t*>(d_data)" in src
     )
     src = INSTANCES["convolution_rows"]().source

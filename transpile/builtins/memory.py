@@ -5,7 +5,7 @@ dynamic shared memory, ``kdsl.dynamic_shared_array`` (a pointer into it,
 
 from __future__ import annotations
 
-from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.builtins.registry import get, register, want_args
 from kdsl.transpile.core.types import NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -19,10 +19,16 @@ def _lower_array(lw, entry, args, kwargs):
         raise error("array-element-type", callee=entry.spelled, got=repr(elem))
     shape = shape if isinstance(shape, tuple) else (shape,)
     dims = [lw.static_integer(d, f"the shape of {name}()") for d in shape]
-    if not dims or any(d <= 0 for d in dims):
+    scalar = name == "shared_array" and not dims  # shape (): a shared scalar
+    if (not dims and not scalar) or any(d <= 0 for d in dims):
         raise error("array-shape", callee=entry.spelled, shape=shape)
     space = "shared" if name == "shared_array" else "local"
     return lw.declare_array(elem, tuple(dims), space)
+
+
+def _lower_scalar(lw, entry, args, kwargs):
+    want_args(entry, args, 1)
+    return _lower_array(lw, get("shared_array"), [args[0], ()], kwargs)
 
 
 register(
@@ -33,10 +39,38 @@ register(
     kind="syntax",
 )
 register(
+    "shared_scalar",
+    "`kdsl.shared_scalar(T)`: one `__shared__` value of type T a block (the same "
+    "as `kdsl.shared_array(T, ())`), read and written as `s[()]`",
+    _lower_scalar,
+    kind="syntax",
+)
+register(
     "local_array",
     "`kdsl.local_array(T, shape)`: a per-thread array of static shape (`T` a scalar "
     "or vector type)",
     _lower_array,
+    kind="syntax",
+)
+
+
+def _lower_len(lw, entry, args, kwargs):
+    """``len(x)``: a tuple's length; an ``Array``'s first extent (an Int64),
+    a shared or local array's first dimension (an int)."""
+    want_args(entry, args, 1)
+    (x,) = args
+    if isinstance(x, tuple):
+        return len(x)
+    if lw.is_memory(x) and getattr(x, "shape", ()):
+        return x.shape[0]
+    raise error("len-type", got=lw.describe(x))
+
+
+register(
+    "len",
+    "`len(x)`: the first extent of an `Array` (`x.shape[0]`, Int64) or of a shared "
+    "or local array (a compile-time int), or a tuple's length",
+    _lower_len,
     kind="syntax",
 )
 

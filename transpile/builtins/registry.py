@@ -91,7 +91,7 @@ class Builtin:
 
 REGISTRY: dict[str, Builtin] = {}
 # entries a kernel calls by Python's name
-PYTHON_BUILTINS = ("min", "max", "print", "abs", "int", "float", "bool")
+PYTHON_BUILTINS = ("min", "max", "print", "abs", "int", "float", "bool", "len")
 _KINDS = ("call", "special", "syntax")
 _COLLECTIVES = (None, "warp", "block", "grid")
 

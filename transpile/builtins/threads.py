@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
+from kdsl.transpile.core import arith
 from kdsl.transpile.core.cxx import call, member, name
 from kdsl.transpile.core.types import Int32
+from kdsl.transpile.errors import error
 
 # kdsl's name of each register group -> CUDA's
 _REGISTERS = {
@@ -88,4 +90,58 @@ register(
     interpret=_barrier,
     collective="grid",
     headers=("cooperative_groups.h",),
+)
+
+
+# Numba-CUDA's thread-index helpers, written out as the expression a CUDA
+# programmer writes (``blockIdx.x * blockDim.x + threadIdx.x``), so the
+# emitter's rules for CUDA indices keep it plain C++.
+def _axes(lw, entry, args, kwargs):
+    want_args(entry, args, 1)
+    ndim = args[0]
+    if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim not in (1, 2, 3):
+        got = lw.static_integer(ndim, f"the ndim of {entry.spelled}(ndim)")
+        raise error("grid-ndim", callee=entry.spelled, got=got)
+    return "xyz"[:ndim]
+
+
+def _register(name):
+    return Int32._dynamic(ir.Special(Int32, name))
+
+
+def _lower_grid(lw, entry, args, kwargs):
+    pos = [
+        arith.binary(
+            "+",
+            arith.binary("*", _register(f"block_idx.{a}"), _register(f"block_dim.{a}")),
+            _register(f"thread_idx.{a}"),
+        )
+        for a in _axes(lw, entry, args, kwargs)
+    ]
+    return pos[0] if len(pos) == 1 else tuple(pos)
+
+
+def _lower_gridsize(lw, entry, args, kwargs):
+    size = [
+        arith.binary("*", _register(f"block_dim.{a}"), _register(f"grid_dim.{a}"))
+        for a in _axes(lw, entry, args, kwargs)
+    ]
+    return size[0] if len(size) == 1 else tuple(size)
+
+
+register(
+    "grid",
+    "`kdsl.grid(ndim)`: this thread's index in the whole grid, "
+    "`block_idx.x * block_dim.x + thread_idx.x` (Int32; a tuple of 2 or 3 for "
+    "ndim 2 or 3), as Numba's `cuda.grid`",
+    _lower_grid,
+    kind="syntax",
+)
+register(
+    "gridsize",
+    "`kdsl.gridsize(ndim)`: the threads of the whole grid, "
+    "`block_dim.x * grid_dim.x` (Int32; a tuple for ndim 2 or 3), as Numba's "
+    "`cuda.gridsize`",
+    _lower_gridsize,
+    kind="syntax",
 )

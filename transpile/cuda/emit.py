@@ -46,6 +46,7 @@ from kdsl.transpile.core.cxx import (
 from kdsl.transpile.cuda.quote import string_literal
 from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.passes import Facts
+from kdsl.transpile.passes.pointers import root_pointer
 from kdsl.transpile.passes.ranges import exact, is_int, within
 
 
@@ -246,6 +247,8 @@ class Emitter(Backend):
         if s.unroll is not None:
             self.lines.append("    " * self.depth + f"#pragma unroll {s.unroll}")
         start, stop = self.expr(s.start), self.expr(s.stop)
+        if s.type is Int32 and s.start.type is Int32:  # as a declaration's value
+            start = self._value(s.start)  # (kdsl.grid(1): blockIdx.x * ...)
         if isinstance(s.step, ir.Var):
             cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
             step = f"{s.var} += {s.step.name}"
@@ -526,14 +529,18 @@ class Emitter(Backend):
         indices (``s[threadIdx.y][threadIdx.x + 8]``) where every part of it
         is in ``[0, 2**31 - 1]``, so that unsigned arithmetic never wraps
         and gives the same number."""
+        return bare(self._index_expr(i))
+
+    def _index_expr(self, i) -> CExpr:
+        """``_index`` as an expression (a pointer's offset, ``x + k``)."""
         if isinstance(i, ir.Special):
             self.use(i.type)
             return self._register(i)
         if not self._never_wraps(i):
-            return bare(self.expr(i))
+            return self.expr(i)
         self._unsigned_ok = True
         try:
-            return bare(self.expr(i))
+            return self.expr(i)
         finally:
             self._unsigned_ok = False
 
@@ -551,9 +558,7 @@ class Emitter(Backend):
     def _view_type(self, e) -> ir.PointerType:
         """The pointer type of a ``.vec(N)`` or ``.view(T)`` view (const
         when the kernel never stores through the pointer it views)."""
-        root = e.pointer
-        while isinstance(root, (ir.VecView, ir.PointerView)):
-            root = root.pointer
+        root = root_pointer(e.pointer)
         const = isinstance(root, ir.Var) and root.name in self.readonly
         return ir.PointerType(e.type.elem, const=const)
 
@@ -561,6 +566,15 @@ class Emitter(Backend):
         pointer = ctype(self._view_type(e))
         cast = template("reinterpret_cast", pointer)
         return call(cast, self.expr(e.pointer), bare_args=False)
+
+    def _e_PointerOffset(self, e):
+        """``p + k`` / ``p - k``: C++'s pointer arithmetic, in elements."""
+        return infix(e.op, self.expr(e.pointer), self._index_expr(e.offset))
+
+    def _e_PointerBinary(self, e):
+        """``p - q`` (a ``ptrdiff_t``, which is ``int64_t`` on the GPU) or a
+        comparison of two pointers."""
+        return infix(e.op, self.expr(e.lhs), self.expr(e.rhs))
 
     _e_PointerView = _e_VecView
 
@@ -634,6 +648,8 @@ def _implicit_to_int64(t) -> bool:
 def _parameter(t, name: str) -> str:
     """A parameter's declaration: ``const float* x``, or a fixed-shape array
     by reference, ``float (&scratch)[32]``."""
+    if isinstance(t, ir.PointerType) and t.shape == ():  # a shared scalar
+        return f"{'const ' if t.const else ''}{ctype(t.elem)}& {name}"
     if isinstance(t, ir.PointerType) and t.shape is not None:
         const = "const " if t.const else ""
         dims = "".join(f"[{d}]" for d in t.shape)

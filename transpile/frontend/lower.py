@@ -141,12 +141,13 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         self.state.env[name] = Binding(t._dynamic(ir.Var(t, cname)), 0, cname)
         return ir.Param(cname, t)
 
-    def bind_memory(self, name, elem, ndim=None) -> list:
+    def bind_memory(self, name, elem, ndim=None, space=None) -> list:
         """The parameter ``name``: a pointer to ``elem`` (``ndim`` None) or an
         ``Array[elem, ndim]`` (its data pointer, then its shape and strides
-        as Int64 parameters); its C++ parameters."""
+        as Int64 parameters); its C++ parameters.  ``space``: a device
+        function's pointer into shared or local memory."""
         cname = self.state.names.declare(name)
-        ptype = ir.PointerType(elem)
+        ptype = ir.PointerType(elem, space=space or "global")
         var = ir.Var(ptype, cname)
         params = [ir.Param(cname, ptype)]
         if ndim is None:
@@ -581,6 +582,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         redeclared = isinstance(value, (FixedArray, SharedView)) and type(
             b and b.value
         ) is type(value)
+        if b is not None and _same_pointer_type(b.value, value):
+            b = None  # p = p + k in straight-line code: p names the moved pointer
         if b is not None and not (redeclared and self.state.unrolled_at):
             # (each iteration of a range_constexpr loop may declare its array)
             raise error(
@@ -595,14 +598,20 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             cvar = self.state.names.declare(name)
             ptype = value.expr.type
             self.emit(ir.Declare(cvar, ptype, value.expr))
-            value = PointerValue(ir.Var(ptype, cvar), value.elem, value.name)
+            value = type(value)(ir.Var(ptype, cvar), value.elem, value.name)
+        if isinstance(value, ArrayValue) and not isinstance(value.data, ir.Var):
+            cvar = self.state.names.declare(name)  # a row view: its data pointer
+            ptype = value.data.type
+            self.emit(ir.Declare(cvar, ptype, value.data))
+            data = ir.Var(ptype, cvar)
+            value = ArrayValue(data, value.elem, value.shape, value.strides, value.name)
         self.state.env[name] = Binding(value, line, origin=self._origin())
 
     def _assign_pointer_variable(self, name, value, b, line) -> bool:
         """A pointer assigned in run-time control flow, or to a pointer
         variable (``src, dst = dst, src``): a C++ pointer variable, declared
         before the branch or loop; True when done here."""
-        if type(value) is not PointerValue:
+        if not isinstance(value, PointerValue):
             return False
         variable = b is not None and isinstance(b.value, PointerValue) and b.cvar
         first = b is None and self.state.dynamic_depth and name in self.state.hoisted
@@ -621,7 +630,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             cvar = b.cvar
         else:
             cvar = self.state.names.declare(name)
-            held = PointerValue(ir.Var(ptype, cvar), value.elem, name)
+            held = type(value)(ir.Var(ptype, cvar), value.elem, name)
             self.state.env[name] = Binding(held, line, cvar, self._origin())
             self.state.carry(name, self.state.env[name])
         self.emit(ir.Assign(cvar, value.expr))
@@ -705,6 +714,15 @@ _AUG = {
     cst.LeftShiftAssign: "<<",
     cst.RightShiftAssign: ">>",
 }
+
+
+def _same_pointer_type(old, new) -> bool:
+    """Whether the pointer ``new`` may rebind a name holding the pointer
+    ``old``: one element type, one memory space, one kind of pointer."""
+    if not (isinstance(old, PointerValue) and type(old) is type(new)):
+        return False
+    a, b = old.expr.type, new.expr.type
+    return (a.elem, a.space) == (b.elem, b.space)
 
 
 def _is_literal(node) -> bool:

@@ -256,13 +256,13 @@ class ControlFlowLowerer(Lowering):
                     b.origin, ir.Declare(b.cvar, b.type, b.value.ir_value())
                 )
                 b.value = b.type._dynamic(ir.Var(b.type, b.cvar))
-            elif b is not None and b.cvar is None and type(b.value) is PointerValue:
+            elif b is not None and b.cvar is None and isinstance(b.value, PointerValue):
                 # a pointer the branch or loop may reassign: a pointer variable
                 p = b.value
                 ptype = ir.PointerType(p.elem, space=p.expr.type.space)
                 b.cvar = self.state.names.declare(name)
                 self._predeclare(b.origin, ir.Declare(b.cvar, ptype, p.expr))
-                b.value = PointerValue(ir.Var(ptype, b.cvar), p.elem, name)
+                b.value = type(p)(ir.Var(ptype, b.cvar), p.elem, name)
                 self.state.aliases.setdefault(name, set()).add(p.name.split(".")[0])
         before = set(self.state.env)
         new_hoisted = [

@@ -20,9 +20,16 @@ from kdsl.transpile.core import arith, limits, values
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
+from kdsl.transpile.frontend import pointers
 from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.definition import definition_of
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
+from kdsl.transpile.frontend.memory import (  # (the lowering's memory values)
+    ArrayValue,
+    FixedArray,
+    PointerValue,
+    SharedView,
+)
 from kdsl.transpile.frontend.state import Lowering, check_limit
 from kdsl.transpile.core.types import (
     Boolean,
@@ -100,42 +107,6 @@ ALLOWED_BUILTINS = (
     "print",
 )
 NUMERIC_METHODS = ("to", "bitcast", "select", "is_static")
-
-
-@dataclass(frozen=True)
-class PointerValue:
-    """A pointer parameter (or a ``.vec(N)`` view of one)."""
-
-    expr: ir.Expr
-    elem: object
-    name: str
-
-
-@dataclass(frozen=True)
-class SharedView(PointerValue):
-    """A ``kdsl.dynamic_shared_array`` view: a pointer into the launch's
-    dynamic shared memory (no ``.vec(N)``: view it as vectors instead)."""
-
-
-@dataclass(frozen=True)
-class ArrayValue:
-    """An ``Array[T, ndim]`` parameter: data pointer, shape and strides."""
-
-    data: ir.Expr
-    elem: object
-    shape: tuple
-    strides: tuple
-    name: str
-
-
-@dataclass(frozen=True)
-class FixedArray:
-    """A ``shared_array``/``local_array`` of static shape."""
-
-    expr: ir.Expr
-    elem: object
-    shape: tuple[int, ...]
-    name: str
 
 
 @dataclass(frozen=True)
@@ -263,6 +234,8 @@ class ExprLowerer(Lowering):
                 raise error("static-zero-division", op=op, lhs=a, rhs=b)
             _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
+        if pointers.is_pointer(a) or pointers.is_pointer(b):
+            return pointers.binary(op, a, b, _kind_of)
         for v in (a, b):
             if not is_value(v):
                 raise error(
@@ -317,6 +290,8 @@ class ExprLowerer(Lowering):
                 value = _PY_COMPARE[op](left, right)
             elif op in ("==", "!=") and _is_type(left) and _is_type(right):
                 value = (left is right) == (op == "==")  # if D == Int32: (static)
+            elif pointers.is_pointer(left) or pointers.is_pointer(right):
+                value = pointers.binary(op, left, right, _kind_of)
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
@@ -466,6 +441,8 @@ class ExprLowerer(Lowering):
             raise error("index-count", target=_kind_of(obj), got=len(indices))
         if isinstance(obj, Vector):
             return arith.extract(obj, indices[0])
+        if isinstance(obj, ArrayValue) and 1 == len(indices) < len(obj.shape):
+            return pointers.row(obj, self._index_value(indices[0]))
         if isinstance(obj, (PointerValue, ArrayValue, FixedArray)):
             base, flat = self.address(obj, indices)
             t = obj.elem
@@ -491,14 +468,19 @@ class ExprLowerer(Lowering):
             return element(obj.table, int(i.value))
         return obj.elem._dynamic(ir.Load(obj.elem, obj.table.ref, (i.ir_value(),)))
 
+    def _index_value(self, i):
+        v = self.ensure_value(i, "an index")
+        if isinstance(v, Vector) or v.dtype.kind not in ("int",):
+            raise error("index-type", got=repr(v.dtype))
+        return v
+
     def address(self, obj, indices):
         """``(base expression, index expressions)`` of an element access."""
-        idx = []
-        for i in indices:
-            v = self.ensure_value(i, "an index")
-            if isinstance(v, Vector) or v.dtype.kind not in ("int",):
-                raise error("index-type", got=repr(v.dtype))
-            idx.append(v)
+        if isinstance(obj, FixedArray) and not obj.shape:  # a shared scalar
+            if tuple(indices) not in ((), ((),)):  # s[()] (an atomic: s, ())
+                raise error("shared-scalar-index", name=obj.name)
+            return obj.expr, ()
+        idx = [self._index_value(i) for i in indices]
         if isinstance(obj, PointerValue):
             if len(idx) != 1:
                 raise error("index-count", target=f"pointer '{obj.name}'", got=len(idx))
@@ -564,18 +546,14 @@ class ExprLowerer(Lowering):
 
     def call(self, callee, args, kwargs, node):
         """A call in a kernel: of a registry entry (``kdsl.*``, and Python's
-        ``abs``/``int``/``float``/``bool``/``min``/``max``/``range``, entries
+        ``abs``/``int``/``float``/``bool``/``len``/``min``/``max``/``range``,
+        entries
         of their own), else by the kind of the callee (``_CALLS``)."""
         if is_value(callee):  # before any ==: a value compares as a number
             raise error("not-callable", callee=_kind_of(callee))
         entry = callee if isinstance(callee, Builtin) else _python_entry(callee)
         if entry is not None:
             return lower_call(self, entry, args, kwargs)
-        if callee is builtins.len:
-            x = _one_argument("len", args, kwargs)
-            if not isinstance(x, tuple):
-                raise error("len-type", got=_kind_of(x))
-            return len(x)
         for applies, lower in _CALLS:
             if applies(callee):
                 return lower(self, callee, args, kwargs, node)
@@ -662,6 +640,7 @@ _PYTHON_ENTRIES = {
         builtins.int,
         builtins.float,
         builtins.bool,
+        builtins.len,
         builtins.min,
         builtins.max,
         builtins.range,

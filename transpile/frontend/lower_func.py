@@ -152,8 +152,8 @@ class DeviceFunctionLowerer(Lowering):
         if what == "int":  # a Python int: a compile-time value, as in the caller
             self.state.env[pname] = Binding(arith.as_numeric(elem), 0)
             return []
-        if what == "pointer":
-            return self.bind_memory(pname, elem)
+        if what == "pointer":  # (a pointer into shared or local memory: its space)
+            return self.bind_memory(pname, elem, space=kind[2] if kind[2:] else None)
         if what == "array":
             return self.bind_memory(pname, elem, kind[2])
         cname = self.state.names.declare(pname)
@@ -220,6 +220,8 @@ def _kind(a):
     shape and space)."""
     if isinstance(a, SharedView):
         return ("dynamic", a.elem)
+    if isinstance(a, PointerValue) and a.expr.type.space != "global":
+        return ("pointer", a.elem, a.expr.type.space)  # a moved shared pointer
     if isinstance(a, PointerValue):
         return ("pointer", a.elem)
     if isinstance(a, ArrayValue):
@@ -258,7 +260,7 @@ def _short(kind) -> str:
     if isinstance(kind, tuple):
         what, elem = kind[0], _short(kind[1])
         if what == "pointer":
-            return f"p{elem}"
+            return f"p{kind[2][0] if kind[2:] else ''}{elem}"
         if what == "dynamic":
             return f"d{elem}"
         if what == "array":

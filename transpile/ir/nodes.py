@@ -40,6 +40,8 @@ __all__ = [
     "ArrayOffset",
     "VecView",
     "PointerView",
+    "PointerOffset",
+    "PointerBinary",
     "ConstantRef",
     "DynamicShared",
     "Logical",
@@ -268,6 +270,30 @@ class PointerView(Expr):
     (``p.view(T)``, ``type`` a :class:`PointerType` of T)."""
 
     pointer: Expr
+
+
+@dataclass(frozen=True)
+class PointerOffset(Expr):
+    """``pointer + offset`` or ``pointer - offset`` (``op``): the pointer
+    moved by ``offset`` elements (an integer of any type), ``type`` the
+    pointer's :class:`PointerType` (its element type and memory space).  The
+    interpreter keeps the allocation it points into and checks every access
+    through it against that allocation."""
+
+    pointer: Expr
+    op: str  # "+" or "-"
+    offset: Expr
+
+
+@dataclass(frozen=True)
+class PointerBinary(Expr):
+    """``lhs op rhs`` of two pointers of one element type and memory space:
+    ``-`` (their distance in elements, ``type`` Int64) or a comparison
+    (``type`` Boolean)."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ def const_pointer_variables(f: ir.Function, readonly) -> frozenset:
     sources: dict = {}
     for s in ir.statements(f.body):
         value = s.init if isinstance(s, ir.Declare) else getattr(s, "value", None)
+        if isinstance(value, ir.PointerOffset):  # p = q + k: q's pointer
+            value = root_pointer(value)
         if isinstance(s, (ir.Declare, ir.Assign)) and isinstance(value, ir.Var):
             if isinstance(value.type, ir.PointerType):
                 sources.setdefault(s.name, set()).add(value.name)
@@ -36,3 +38,11 @@ def const_pointer_variables(f: ir.Function, readonly) -> frozenset:
                 const.add(name)
                 changed = True
     return frozenset(const)
+
+
+def root_pointer(e):
+    """The pointer a view or a moved pointer is taken of (a variable, a
+    parameter, or another pointer expression)."""
+    while isinstance(e, (ir.VecView, ir.PointerView, ir.PointerOffset)):
+        e = e.pointer
+    return e

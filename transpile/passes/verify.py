@@ -177,6 +177,20 @@ class Verifier(Backend):
 
     e_PointerView = e_VecView
 
+    def e_PointerOffset(self, e):
+        self.expr(e.pointer)
+        self.expr(e.offset)
+        if _memory(e.pointer.type) != _memory(e.type):
+            self.fail(f"{e.type!r} moved from {e.pointer.type!r}")
+        if getattr(e.offset.type, "kind", None) != "int":
+            self.fail(f"a pointer moved by {e.offset.type!r}")
+
+    def e_PointerBinary(self, e):
+        self.expr(e.lhs)
+        self.expr(e.rhs)
+        if _memory(e.lhs.type) != _memory(e.rhs.type):
+            self.fail(f"'{e.op}' of {e.lhs.type!r} and {e.rhs.type!r}")
+
     def e_ConstantRef(self, e):
         pass
 
@@ -291,6 +305,11 @@ class Verifier(Backend):
     def s_Assert(self, s):
         self.condition(s.cond, "assert")
         self.expr(s.record)
+
+
+def _memory(t):
+    """A pointer type's element type and memory space (None: no pointer)."""
+    return (t.elem, t.space) if isinstance(t, ir.PointerType) else None
 
 
 def _scalar(t):

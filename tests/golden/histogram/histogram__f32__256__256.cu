@@ -459,7 +459,7 @@ extern "C" __global__ void histogram__f32__256__256(
     // hist = kdsl.shared_array(Int32, BINS)
     __shared__ int32_t hist[256];
     // for b in range(thread_idx.x, BINS, BLOCK):
-    for (int32_t b = int32_t(threadIdx.x); b < 256; b += 256) {
+    for (int32_t b = threadIdx.x; b < 256; b += 256) {
         // hist[b] = 0
         hist[b] = 0;
     }
@@ -498,7 +498,7 @@ extern "C" __global__ void histogram__f32__256__256(
     // kdsl.syncthreads()
     __syncthreads();
     // for b in range(thread_idx.x, BINS, BLOCK):
-    for (int32_t b = int32_t(threadIdx.x); b < 256; b += 256) {
+    for (int32_t b = threadIdx.x; b < 256; b += 256) {
         // if hist[b] != 0:
         if (hist[b] != 0) {
             // kdsl.atomic_add(counts, b, hist[b])

@@ -640,7 +640,7 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
         // best = Float32(NEG_INF)
         best = -INFINITY;
         // for b in range(thread_idx.x, grid_dim.x, WARPS * 32):
-        for (int32_t b = int32_t(threadIdx.x); b < int32_t(gridDim.x); b += 256) {
+        for (int32_t b = threadIdx.x; b < int32_t(gridDim.x); b += 256) {
             // best = max(best, partials[b])
             best = kdsl::max(best, partials[b]);
         }

@@ -640,7 +640,7 @@ extern "C" __global__ void reduce_sum__f16__4__8__4(
         // total = Float32(0)
         total = 0.0f;
         // for b in range(thread_idx.x, grid_dim.x, WARPS * 32):
-        for (int32_t b = int32_t(threadIdx.x); b < int32_t(gridDim.x); b += 256) {
+        for (int32_t b = threadIdx.x; b < int32_t(gridDim.x); b += 256) {
             // total = total + partials[b]
             total = total + partials[b];
         }

@@ -591,7 +591,7 @@ extern "C" __global__ void softmax_online__f16__4__8__true(
     // raw = x.vec(VEC)[base + j]
     kdsl::vec<__half, 4> raw;
     // for j in range(thread_idx.x, nvec, WARPS * 32):
-    for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
+    for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = x.vec(VEC)[base + j]
         raw = reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)];
@@ -643,7 +643,7 @@ extern "C" __global__ void softmax_online__f16__4__8__true(
     // inv = 1.0 / block_sum(scratch, s)
     float inv = 1.0f / block_sum__s1x8f32_f32(scratch, s);
     // for j in range(thread_idx.x, nvec, WARPS * 32):
-    for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
+    for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = row[j] if CACHE else x.vec(VEC)[base + j]
         raw = row[j];

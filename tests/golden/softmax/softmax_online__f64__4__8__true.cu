@@ -559,7 +559,7 @@ extern "C" __global__ void softmax_online__f64__4__8__true(
     // raw = x.vec(VEC)[base + j]
     kdsl::vec<double, 4> raw;
     // for j in range(thread_idx.x, nvec, WARPS * 32):
-    for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
+    for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = x.vec(VEC)[base + j]
         raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
@@ -611,7 +611,7 @@ extern "C" __global__ void softmax_online__f64__4__8__true(
     // inv = 1.0 / block_sum(scratch, s)
     double inv = 1.0 / block_sum__s1x8f64_f64(scratch, s);
     // for j in range(thread_idx.x, nvec, WARPS * 32):
-    for (int32_t j = int32_t(threadIdx.x); j < nvec; j += 256) {
+    for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = row[j] if CACHE else x.vec(VEC)[base + j]
         raw = row[j];
