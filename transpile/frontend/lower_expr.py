@@ -575,10 +575,8 @@ class ExprLowerer(Lowering):
             if not isinstance(x, tuple):
                 raise error("len-type", got=_kind_of(x))
             return len(x)
-        for applies, lower in _CALLS:
-            if applies(callee):
-                return lower(self, callee, args, kwargs, node)
-        raise error("not-callable", callee=_kind_of(callee))
+        lower = next(lower for applies, lower in _CALLS if applies(callee))
+        return lower(self, callee, args, kwargs, node)
 
     def _call_type(self, callee, args, kwargs, node):
         """A kdsl type as a conversion: ``Float32(x)``, ``Int32x4(a, b, c, d)``."""
