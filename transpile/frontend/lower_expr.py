@@ -554,10 +554,8 @@ class ExprLowerer(Lowering):
         entry = callee if isinstance(callee, Builtin) else _python_entry(callee)
         if entry is not None:
             return lower_call(self, entry, args, kwargs)
-        for applies, lower in _CALLS:
-            if applies(callee):
-                return lower(self, callee, args, kwargs, node)
-        raise error("not-callable", callee=_kind_of(callee))
+        lower = next(lower for applies, lower in _CALLS if applies(callee))
+        return lower(self, callee, args, kwargs, node)
 
     def _call_type(self, callee, args, kwargs, node):
         """A kdsl type as a conversion: ``Float32(x)``, ``Int32x4(a, b, c, d)``."""
