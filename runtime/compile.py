@@ -30,8 +30,9 @@ from kdsl.transpile.version import __version__
 
 def _kdsl_function(value) -> bool:
     """A ``@kdsl.kernel`` or ``@kdsl.func`` (by their marks: this module is
-    below the kernel module)."""
-    return bool(
+    below the kernel module); the classes carrying the marks are not one
+    (``from kdsl import *`` brings ``Kernel`` into a kernel's module)."""
+    return not isinstance(value, type) and bool(
         getattr(value, "__kdsl_kernel__", False)
         or getattr(value, "__kdsl_func__", False)
     )
