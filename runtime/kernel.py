@@ -648,6 +648,7 @@ def kernel(
     launch_bounds=None,
     maxrregcount=None,
     block=None,
+    **unknown,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
     debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
@@ -662,9 +663,34 @@ def kernel(
         maxrregcount=maxrregcount,
         block=block,
     )
+    if unknown:
+        return _refuse_option(fn, next(iter(unknown)), list(options))
     if fn is None:
         return lambda f: Kernel(f, **options)
     return Kernel(fn, **options)
+
+
+def _refuse_option(fn, option: str, accepted: list):
+    """A misspelt ``@kdsl.kernel(option=...)``: E475 at the keyword, with the
+    nearest option's name (located once the decorated function is known)."""
+    import difflib
+
+    close = difflib.get_close_matches(option, accepted, n=1)
+    hint = f"; did you mean {close[0]}=?" if close else ""
+
+    def refuse(f):
+        err = error(
+            "kernel-unknown-option",
+            kernel=getattr(f, "__name__", repr(f)),
+            option=option,
+            hint=hint,
+            accepted=", ".join(accepted),
+        )
+        if callable(f) and hasattr(f, "__code__"):
+            raise DefSite(f).locate(err, keyword=option) from None
+        raise err
+
+    return refuse if fn is None else refuse(fn)
 
 
 def debug_build(debug) -> bool:

@@ -1099,6 +1099,13 @@ register(
         DSLTypeError,
         "@kdsl.kernel({option}=...) of '{kernel}' takes {accepted}, got {got}",
     ),
+    (
+        "kernel-unknown-option",
+        "E475",
+        DSLTypeError,
+        "@kdsl.kernel() of '{kernel}' has no option {option}={hint} (its options: "
+        "{accepted})",
+    ),
     # E6xx: kdsl-transpile
     ("cli-no-such-path", "E601", DSLError, "{path}: no such file or folder"),
     (
