@@ -111,7 +111,15 @@ def test_nvrtc_errors_name_the_generated_and_python_lines():
 
 @pytest.mark.parametrize(
     "payload",
-    [b"not json", b"[]", b'{"source": "x"}', b'{"source": 1, "alignment": {}}'],
+    [
+        b"not json",
+        b"[]",
+        b'{"source": "x"}',
+        b'{"source": 1, "alignment": {}}',
+        b"[" * 100_000 + b"]" * 100_000,  # json.loads: RecursionError
+        b'{"source": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+    ids=["text", "list", "fields", "types", "deep", "deep-field"],
 )
 def test_an_entry_with_a_valid_checksum_but_malformed_content_is_rebuilt(
     fresh_cache, payload
