@@ -32,6 +32,17 @@ from kdsl.transpile.core import lanes
 _NONE, _MANY = -1, -2  # race tracking: no thread yet / more than one reader
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _int64_index(i: np.ndarray) -> np.ndarray:
+    """Index lanes as Int64; an Int128's (Python ints) beyond Int64 are
+    clamped to its ends, out of bounds of every array all the same."""
+    if i.dtype == object:
+        return np.array([min(max(int(v), _INT64[0]), _INT64[1]) for v in i], np.int64)
+    return i.astype(np.int64)
+
+
 @dataclass
 class Memory:
     data: np.ndarray  # one-dimensional
@@ -71,13 +82,14 @@ class Memory:
 
         ``fault(lane, index_text)`` raises the out-of-bounds error.
         """
-        idx = [np.asarray(i)[active].astype(np.int64) for i in indices]
+        raw = [np.asarray(i)[active] for i in indices]
+        idx = [_int64_index(i) for i in raw]
         if self.shape:  # a fixed array (of scalars, or of vectors)
             flat = np.zeros(len(idx[0]), np.int64)
             for i, n in zip(idx, self.shape):
                 bad = (i < 0) | (i >= n)
                 if bad.any():
-                    self._fault(idx, bad, active, fault)
+                    self._fault(raw, bad, active, fault)
                 flat = flat * n + i
             flat = flat * self.lanes
         else:
@@ -89,7 +101,7 @@ class Memory:
             bad = (flat < lowest) | (flat > highest)
             at = np.where(bad, 0, flat) * self.lanes + self.origin
             if bad.any():
-                self._fault(idx, bad, active, fault)
+                self._fault(raw, bad, active, fault)
             flat = at
         if self.rows is not None:
             flat = flat + self.rows[active]

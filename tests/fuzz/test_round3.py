@@ -61,3 +61,37 @@ def test_a_star_imported_module_compiles_and_its_host_code_runs(tmp_path):
     out = np.zeros(4, np.float32)
     module.k.interpret[1, 4](out, 3)
     assert out.tolist() == [2, 2, 2, 0]
+
+
+# item 4: an Int128 index beyond Int64
+
+
+@pytest.mark.parametrize("index", ["2**80", "-(2**80)", "2**127 - 1"])
+def test_an_int128_index_beyond_int64_is_out_of_bounds(tmp_path, index):
+    module = _module(
+        tmp_path,
+        f"""
+        import kdsl
+        from kdsl import Float32, Int128, Pointer, thread_idx
+
+
+        @kdsl.kernel
+        def k(x: Pointer[Float32], out: Pointer[Float32]):
+            i = Int128({index})
+            out[0] = x[i]
+
+
+        @kdsl.kernel
+        def shared(out: Pointer[Float32]):
+            s = kdsl.shared_array(Float32, 4)
+            s[Int128({index}) + Int128(thread_idx.x)] = Float32(1)
+            out[0] = s[0]
+        """,
+    )
+    x, out = np.zeros(4, np.float32), np.zeros(1, np.float32)
+    with pytest.raises(kdsl.DSLError) as info:
+        module.k.interpret[1, 1](x, out)
+    assert info.value.code == "E407" and str(eval(index)) in info.value.message
+    with pytest.raises(kdsl.DSLError) as info:
+        module.shared.interpret[1, 1](out)
+    assert info.value.code == "E407" and str(eval(index)) in info.value.message
