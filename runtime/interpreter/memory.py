@@ -159,6 +159,12 @@ class Memory:
             return addr, self.lanes
         return addr * self.unit, self.lanes * self.unit
 
+    def lane_race_slots(self, addr: np.ndarray) -> tuple:
+        """:meth:`race_slots` of one vector lane at each scalar address."""
+        if self.unit == 1:
+            return addr, 1
+        return addr * self.unit, self.unit
+
     def race_index(self, slot: int, lane: int) -> int:
         """The index, in this array, of the race-log slot ``slot`` (for
         messages); ``lane`` is the thread that touched it."""
@@ -230,7 +236,7 @@ class DynamicView(Memory):
 
     def race_index(self, slot: int, lane: int) -> int:
         first = int(self.base[lane] + self.start[lane])
-        return (slot - first) // self.itemsize
+        return (slot - first) // self.unit  # a scalar: [vector][lane] to report
 
 
 @dataclass

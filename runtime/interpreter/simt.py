@@ -270,7 +270,8 @@ class Batch(Together, Debug, Backend):
         addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
         if mem.races is not None:
             same = lambda: mem.same_values(addr, [value], m)  # noqa: E731
-            clash = mem.races.write(addr, self.pos[m], 1, same)
+            slots, span = mem.lane_race_slots(addr)
+            clash = mem.races.write(slots, self.pos[m], span, same)
             self._race(clash, mem, s, "writes")
         mem.store(addr, [value], m)
         self.writes += 1
@@ -481,7 +482,8 @@ class Batch(Together, Debug, Backend):
             mem, addr = self._element(e.vector, m, frame, "load from")
             addr = addr + e.lane
             if mem.races is not None:
-                clash = mem.races.read(addr, self.pos[m], 1)
+                slots, span = mem.lane_race_slots(addr)
+                clash = mem.races.read(slots, self.pos[m], span)
                 self._race(clash, mem, e, "reads")
             return mem.load(addr, self.n, m, count=1)[0]
         return self.eval(e.vector, m, frame)[e.lane]

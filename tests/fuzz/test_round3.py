@@ -95,3 +95,73 @@ def test_an_int128_index_beyond_int64_is_out_of_bounds(tmp_path, index):
     with pytest.raises(kdsl.DSLError) as info:
         module.shared.interpret[1, 1](out)
     assert info.value.code == "E407" and str(eval(index)) in info.value.message
+
+
+# item 5: lanes of a dynamic shared vector view, race-checked per lane
+
+LANES = """
+import kdsl
+from kdsl import Float32, Float32x4, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel
+def whole_then_lane(out: Pointer[Float32]):
+    c = kdsl.dynamic_shared_array(Float32x4, 32)
+    t = thread_idx.x
+    c[t] = Float32x4(Float32(t), Float32(1), Float32(2), Float32(3))
+    c[t][3] = Float32(t + 100)
+    kdsl.syncthreads()
+    out[4 * t + 0] = c[t][0]
+    out[4 * t + 3] = c[t][3]
+
+
+@kdsl.kernel
+def read_lanes(out: Pointer[Float32], n: Int32):
+    d = kdsl.dynamic_shared_array(Float32x4, 32)
+    s = kdsl.shared_array(Float32x4, 32)
+    t = thread_idx.x
+    for k in kdsl.range_constexpr(4):
+        d[t][k] = Float32(4 * t + k)
+        s[t][k] = Float32(4 * t + k)
+    kdsl.syncthreads()
+    i = (t + 1) % n
+    acc = Float32(0)
+    for k in kdsl.range_constexpr(4):
+        acc += d[i][k] - s[i][k]
+        out[4 * t + k] = d[i][k]
+    out[128 + t] = acc
+
+
+@kdsl.kernel
+def lane_race(out: Pointer[Float32]):
+    c = kdsl.dynamic_shared_array(Float32x4, 4)
+    c[1][2] = Float32(thread_idx.x)
+    out[0] = Float32(1)
+
+
+@kdsl.kernel
+def whole_race(out: Pointer[Float32]):
+    c = kdsl.dynamic_shared_array(Float32x4, 4)
+    c[2] = Float32x4(Float32(thread_idx.x))
+    out[0] = Float32(1)
+"""
+
+
+def test_lanes_of_a_dynamic_shared_vector_view_are_no_race(tmp_path):
+    module = _module(tmp_path, LANES)
+    out = np.zeros(128, np.float32)
+    module.whole_then_lane.interpret[1, 32](out, shared_mem=32 * 16)
+    t = np.arange(32)
+    assert out[0::4].tolist() == t.tolist()
+    assert out[3::4].tolist() == (t + 100).tolist()
+    out = np.zeros(160, np.float32)
+    module.read_lanes.interpret[1, 32](out, 32, shared_mem=32 * 16)
+    want = (4 * ((t[:, None] + 1) % 32) + np.arange(4)).ravel()
+    assert out[:128].tolist() == want.tolist() and not out[128:].any()
+    for kernel, where in [
+        (module.lane_race, "c[1][2]"),
+        (module.whole_race, "c[2][0]"),
+    ]:
+        with pytest.raises(kdsl.DSLError) as info:
+            kernel.interpret[1, 2](out, shared_mem=64)
+        assert info.value.code == "E450" and f"shared array {where}:" in str(info.value)
