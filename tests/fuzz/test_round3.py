@@ -165,3 +165,90 @@ def test_lanes_of_a_dynamic_shared_vector_view_are_no_race(tmp_path):
         with pytest.raises(kdsl.DSLError) as info:
             kernel.interpret[1, 2](out, shared_mem=64)
         assert info.value.code == "E450" and f"shared array {where}:" in str(info.value)
+
+
+# item 6: valid code that was rejected
+
+ITEM6 = """
+import kdsl
+from kdsl import Float32, Float32x4, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel
+def mask_then_if(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
+    t = thread_idx.x
+    v = x[t]
+    for i in range(n):
+        mask = 0xffffffff
+        v += kdsl.shfl_xor(v, 1, mask=mask)
+    if n >= 0:
+        mask = 0x0000ffff
+        if t < 16:
+            v += kdsl.shfl_xor(v, 1, mask=mask)
+    out[t] = v
+
+
+@kdsl.kernel
+def mask_bound_again(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
+    t = thread_idx.x
+    v = x[t]
+    for i in range(n):
+        mask = 0xffffffff
+        v += kdsl.shfl_xor(v, 1, mask=mask)
+    if n >= 0:
+        v += kdsl.shfl_xor(v, 1)
+    mask = 3
+    out[t] = v + Float32(mask)
+
+
+@kdsl.kernel
+def lane_name_again(x: Pointer[Float32], out: Pointer[Float32], n: Int32):
+    v = x.vec(4)[0]
+    for k in kdsl.range_constexpr(2):
+        j = k * 2
+        out[k] = v[j]
+        if n > k:
+            j = n
+        out[2 + k] = Float32(j)
+
+
+@kdsl.kernel
+def positional_mask(out: Pointer[Int32]):
+    t = thread_idx.x
+    m = kdsl.ballot(t < 16)
+    if t < 16:
+        kdsl.syncwarp(m)
+    kdsl.syncwarp(0xffffffff)
+    out[t] = Int32(m)
+"""
+
+
+def test_item6_valid_kernels_are_accepted_and_right(tmp_path):
+    module = _module(tmp_path, ITEM6)
+    t = np.arange(32)
+    x = (t % 5 - 2).astype(np.float32)
+
+    def warp_model(n, second_mask):
+        v = x.copy()
+        for _ in range(n):
+            v = v + v[t ^ 1]
+        return np.where(t < second_mask, v + v[t ^ 1], v)
+
+    for n in (0, 2):
+        out = np.zeros(32, np.float32)
+        module.mask_then_if.interpret[1, 32](x, out, n)
+        assert out.tolist() == warp_model(n, 16).tolist()
+        out = np.zeros(32, np.float32)
+        module.mask_bound_again.interpret[1, 32](x, out, n)
+        assert out.tolist() == (warp_model(n, 32) + 3).tolist()
+    lanes = np.arange(8, dtype=np.float32)
+    for n in (0, 1, 5):
+        out = np.zeros(4, np.float32)
+        module.lane_name_again.interpret[1, 1](lanes, out, n)
+        js = [n if n > k else 2 * k for k in range(2)]
+        assert out.tolist() == [0, 2] + js
+    out = np.zeros(32, np.int32)
+    module.positional_mask.interpret[1, 32](out)
+    assert (out == 0xFFFF).all()
+    for k in (module.mask_then_if, module.lane_name_again, module.positional_mask):
+        assert "__global__" in k.dispatch().source

@@ -511,6 +511,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             )
         if b.cvar is not None:
             self.emit(ir.Assign(b.cvar, value.ir_value()))
+            if value.is_static() and self.state.carried_binding(name) is None:
+                # straight-line code outside the run-time control flow that
+                # assigns the name: its reads fold the value until such a
+                # construct reads it from the variable (_read_from_variable)
+                b.value = value
+                return
         elif value.is_static():
             b.value = value
             return
