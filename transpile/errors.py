@@ -982,6 +982,13 @@ register(
         "@kdsl.kernel(block=...) of '{kernel}': {problem}",
     ),
     (
+        "literal-not-exact",
+        "E126",
+        DSLValueError,
+        "{target} holds {type}: the literal {value} is not one of its values "
+        "({reason}); write {type}({value}) to convert it explicitly ({rule})",
+    ),
+    (
         "python-math-call",
         "E124",
         DSLTypeError,
@@ -1098,6 +1105,14 @@ register(
         "E473",
         DSLTypeError,
         "@kdsl.kernel({option}=...) of '{kernel}' takes {accepted}, got {got}",
+    ),
+    (
+        "runtime-param-default",
+        "E476",
+        DSLTypeError,
+        "{where}: run-time parameter '{param}' has a default, but a launch passes "
+        "every run-time argument; drop the default, or make it a Constexpr "
+        "parameter (which may have one)",
     ),
     (
         "kernel-unknown-option",

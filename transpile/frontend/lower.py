@@ -406,6 +406,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     line=self.state.parsed.span(node.target).line,
                     new="float (from a float literal)",
                 )
+            target = f"'{self.state.parsed.code(node.target)}'"
+            _exact_literal(arith.as_numeric(value), current.dtype, target)
             value = arith.convert(arith.as_numeric(value), current.dtype)
         self.assign(node.target, self.binary(op, current, value, node), None)
 
@@ -481,6 +483,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         if is_python_number(value):  # a literal takes the variable's type
             literal = value_node is not None and _is_literal(value_node)
             if b is not None and b.type is not None and literal:
+                _exact_literal(arith.as_numeric(value), b.type, f"variable '{name}'")
                 value = arith.convert(arith.as_numeric(value), b.type)
             else:
                 value = arith.as_numeric(value)
@@ -695,6 +698,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     target=target,
                     elem=elem.__name__,
                 )
+            if value_node is not None:
+                _exact_literal(value, elem, target)
             value = arith.convert(value, elem)
         return value
 
@@ -713,6 +718,38 @@ _AUG = {
     cst.LeftShiftAssign: "<<",
     cst.RightShiftAssign: ">>",
 }
+
+
+def _exact_literal(value, t, target: str) -> None:
+    """A literal that takes the integer type ``t`` of ``target`` (a store, a
+    variable) must be one of its values: ``3_000_000_000`` for an Int32 or
+    ``1.5`` for an integer variable is E126, not a silent wrap or truncation
+    (``Int32(3_000_000_000)`` asks for that)."""
+    if getattr(t, "kind", None) != "int" or not isinstance(value, Numeric):
+        return
+    v = value.value
+    if isinstance(v, float):
+        if v == v and v not in (float("inf"), float("-inf")) and v == int(v):
+            v = int(v)
+        else:
+            reason, rule = "not an integer", "truncates toward zero"
+            raise error(
+                "literal-not-exact",
+                target=target,
+                type=t.__name__,
+                value=repr(v),
+                reason=reason,
+                rule=rule,
+            )
+    if not t.min() <= v <= t.max():
+        raise error(
+            "literal-not-exact",
+            target=target,
+            type=t.__name__,
+            value=repr(value.value),
+            reason=f"outside {t.min()} … {t.max()}",
+            rule="keeps the low bits",
+        )
 
 
 def _is_literal(node) -> bool:
