@@ -31,6 +31,7 @@ from kdsl.runtime.launch import (
     current_device,
     dtype_of_argument,
     launch_config,
+    no_gpu,
     max_block_dims,
     max_threads_per_block,
     unsupported,
@@ -480,12 +481,7 @@ class Kernel:
             block = (inst.constexprs[self.block_option],)
             check_block(self.name, block, *limits, "CUDA")
         check_tied_block(self, block, inst)
-        detail = str(exc) or type(exc).__name__
-        if isinstance(exc, ImportError):
-            detail = f"CuPy cannot be imported: {detail}"
-        raise error(
-            "launch-no-gpu", kernel=self.name, name=self.name, detail=detail
-        ) from None
+        raise no_gpu(self.name, exc) from None
 
     def _make_plan(self, launcher, args, constexprs, device):
 

@@ -252,3 +252,38 @@ def test_item6_valid_kernels_are_accepted_and_right(tmp_path):
     assert (out == 0xFFFF).all()
     for k in (module.mask_then_if, module.lane_name_again, module.positional_mask):
         assert "__global__" in k.dispatch().source
+
+
+# item 8: an autotuned kernel without a GPU
+
+
+def test_an_autotuned_kernel_without_a_gpu_is_e503(tmp_path, monkeypatch):
+    from kdsl.runtime import autotune
+
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(autotune.AUTOTUNE, "memory", {})
+    module = _module(
+        tmp_path,
+        """
+        import kdsl
+        from kdsl import Constexpr, Float32, Int32, Pointer
+
+
+        @kdsl.autotune(configs=[kdsl.Config(BLOCK=64), kdsl.Config(BLOCK=128)], key=["n"])
+        @kdsl.kernel
+        def scale(x: Pointer[Float32], n: Int32, BLOCK: Constexpr[int] = 128):
+            i = kdsl.block_idx.x * BLOCK + kdsl.thread_idx.x
+            if i < n:
+                x[i] = x[i] + x[i]
+        """,
+    )
+    x = np.ones(256, np.float32)
+    for attempt in range(2):  # the first failure leaves nothing behind
+        with pytest.raises(kdsl.DSLError) as info:
+            module.scale.best_config(x, 256)
+        assert info.value.code == "E503", str(info.value)
+        with pytest.raises(kdsl.DSLError) as info:
+            module.scale[4, 64](x, 256)
+        assert info.value.code == "E503", str(info.value)
+    module.scale.interpret[4, 64](x, 256)  # the CPU path still works
+    assert (x == 2).all()
