@@ -989,6 +989,16 @@ register(
         "({reason}); write {type}({value}) to convert it explicitly ({rule})",
     ),
     (
+        "static-shared-limit",
+        "E127",
+        DSLValueError,
+        "shared array '{name}' ({nbytes} bytes) makes the kernel's static shared "
+        "memory {total} bytes, over CUDA's {limit} bytes (48 KB) of static "
+        "__shared__ arrays a block; declare it in dynamic shared memory, "
+        "kdsl.dynamic_shared_array({elem}, {size}), and launch with "
+        "shared_mem=<bytes> (up to the device's opt-in maximum, 227 KB on an H200)",
+    ),
+    (
         "python-math-call",
         "E124",
         DSLTypeError,

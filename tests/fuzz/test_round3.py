@@ -287,3 +287,69 @@ def test_an_autotuned_kernel_without_a_gpu_is_e503(tmp_path, monkeypatch):
         assert info.value.code == "E503", str(info.value)
     module.scale.interpret[4, 64](x, 256)  # the CPU path still works
     assert (x == 2).all()
+
+
+# item 9: shared memory limits
+
+SHARED = """
+import kdsl
+from kdsl import Float32, Int32, Pointer, thread_idx
+
+
+@kdsl.func
+def stage(x: Pointer[Float32]) -> Float32:
+    s = kdsl.shared_array(Float32, 8192)
+    s[thread_idx.x] = x[thread_idx.x]
+    kdsl.syncthreads()
+    return s[0]
+
+
+@kdsl.kernel
+def over_with_a_function(x: Pointer[Float32]):
+    t = kdsl.shared_array(Float32, 4097)
+    t[thread_idx.x] = stage(x)
+    x[thread_idx.x] = t[0]
+
+
+@kdsl.kernel
+def at_the_limit(x: Pointer[Float32]):
+    t = kdsl.shared_array(Float32, 4096)
+    t[thread_idx.x] = stage(x)
+    x[thread_idx.x] = t[thread_idx.x]
+
+
+@kdsl.kernel
+def dynamic(x: Pointer[Float32]):
+    d = kdsl.dynamic_shared_array(Float32)
+    d[thread_idx.x] = x[thread_idx.x]
+    kdsl.syncthreads()
+    x[thread_idx.x] = d[0]
+"""
+
+
+def test_static_shared_memory_over_48_kb_is_a_located_compile_error(tmp_path):
+    module = _module(tmp_path, SHARED)
+    with pytest.raises(kdsl.DSLError) as info:
+        module.over_with_a_function.dispatch().source
+    err = info.value
+    # the function's array, lowered at the call, crosses the limit
+    assert err.code == "E127" and "kdsl.dynamic_shared_array(Float32, 8192)" in str(err)
+    assert err.span is not None and err.span.line == 7 and "49156 bytes" in str(err)
+    from kdsl.runtime.nvrtc import compile_to_cubin
+
+    inst = module.at_the_limit.dispatch()  # 48 KB exactly: ptxas accepts it
+    compile_to_cubin(inst.source, inst.name)
+    x = np.ones(32, np.float32)
+    module.at_the_limit.interpret[1, 32](x)
+    assert (x == 1).all()
+
+
+def test_dynamic_shared_memory_over_the_maximum_is_a_located_launch_error(tmp_path):
+    module = _module(tmp_path, SHARED)
+    x = np.ones(32, np.float32)
+    with pytest.raises(kdsl.DSLError) as info:
+        module.dynamic.interpret[1, 32](x, shared_mem=228 * 1024)  # the launch
+    err = info.value
+    assert err.code == "E471" and err.span is not None
+    assert err.span.path == __file__ and "interpret[1, 32]" in str(err)
+    module.dynamic.interpret[1, 32](x, shared_mem=227 * 1024)

@@ -46,4 +46,9 @@ INTERPRETED_THREADS = Limit(
     "KDSL_MAX_INTERPRETED_THREADS", 1 << 22, "threads of one interpreted launch"
 )
 
+# CUDA's static __shared__ memory a block (ptxas refuses more: beyond it the
+# memory is dynamic, up to the device's opt-in maximum); a hardware limit,
+# not a cap
+STATIC_SHARED_BYTES = 48 * 1024
+
 ALL = (UNROLLED_STATEMENTS, EXPRESSION_DEPTH, LOCAL_ARRAY_BYTES, INTERPRETED_THREADS)

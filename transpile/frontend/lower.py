@@ -195,11 +195,30 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         scalar = elem.dtype if isinstance(elem, VectorMeta) else elem
         bits = math.prod(shape) * scalar.width * getattr(elem, "lanes", 1)
         check_limit(limits.LOCAL_ARRAY_BYTES, (bits + 7) // 8)
+        if space == "shared":
+            self._static_shared(name, elem, shape, (bits + 7) // 8)
         cname = self.state.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
         return FixedArray(
             ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
         )
+
+    def _static_shared(self, name, elem, shape, nbytes: int) -> None:
+        """CUDA allows a block 48 KB of static ``__shared__`` arrays (ptxas
+        refuses more); beyond it the memory must be dynamic (E127)."""
+        count = self.state.ctx.static_shared
+        count[0] += nbytes
+        if count[0] > limits.STATIC_SHARED_BYTES:
+            size = math.prod(shape)
+            raise error(
+                "static-shared-limit",
+                name=name,
+                nbytes=nbytes,
+                total=count[0],
+                limit=limits.STATIC_SHARED_BYTES,
+                elem=elem.__name__,
+                size=size,
+            )
 
     def hold(self, value, name, callee):
         where = self.state.conditional[-1] if self.state.conditional else None
