@@ -29,7 +29,7 @@ from kdsl.transpile import builtins, ir
 from kdsl.transpile.ir.backend import Backend
 from kdsl.transpile.core.types import VectorMeta
 
-from kdsl.transpile.core import lanes
+from kdsl.transpile.core import lanes, limits
 from kdsl.transpile.errors import error
 from kdsl.runtime.interpreter.debug import Debug
 from kdsl.runtime.interpreter.memory import (
@@ -83,11 +83,13 @@ def run(
         delay=2.0,
         leave=False,
     )
+    steps = _Steps(limits.INTERPRETED_STEPS.value())  # the launch's loop budget
     with np.errstate(all="ignore"), progress:
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
             batch = Batch(kernel_ir, functions, grid, block, first, count, shared_mem)
             batch.constants = constants or {}
+            batch.steps = steps
             batch.run(env)
             progress.update(count)
 
@@ -154,6 +156,7 @@ class Batch(Together, Debug, Backend):
         self.kernel_frame = None
         self.span = None  # the Python statement running (for errors)
         self.writes = 0  # memory changes so far (for _Watch)
+        self.steps = _Steps(limits.INTERPRETED_STEPS.value())  # (run(): the launch's)
 
     def run(self, arguments: dict):
         env = {}
@@ -346,6 +349,7 @@ class Batch(Together, Debug, Backend):
             if not running.any():
                 break
             watch.check(running, frame.env, self.writes)
+            self.steps.take(watch.span)
             yield running
         frame.loops.pop()
         frame.off = outer_off
@@ -606,6 +610,25 @@ class Batch(Together, Debug, Backend):
         if isinstance(t, VectorMeta):
             return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
         return lanes.full(self.n, 0, t)
+
+
+class _Steps:
+    """The loop iterations an interpreted launch may still run (its budget,
+    ``KDSL_MAX_INTERPRETED_STEPS``; 0: none): past it, E477 at the loop."""
+
+    def __init__(self, cap: int):
+        self.cap, self.taken = cap, 0
+
+    def take(self, span) -> None:
+        self.taken += 1
+        if self.cap and self.taken > self.cap:
+            raise fault(
+                "interpret-step-budget",
+                span,
+                cap=self.cap,
+                line=span.line if span is not None else "?",
+                env=limits.INTERPRETED_STEPS.env,
+            )
 
 
 class _Watch:

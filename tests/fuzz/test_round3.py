@@ -353,3 +353,44 @@ def test_dynamic_shared_memory_over_the_maximum_is_a_located_launch_error(tmp_pa
     assert err.code == "E471" and err.span is not None
     assert err.span.path == __file__ and "interpret[1, 32]" in str(err)
     module.dynamic.interpret[1, 32](x, shared_mem=227 * 1024)
+
+
+# item 12: an interpreted launch's step budget
+
+WRAPPING = """
+import kdsl
+from kdsl import Int8, Int32, Pointer, thread_idx
+
+
+@kdsl.kernel
+def forever(out: Pointer[Int32]):
+    i = Int8(0)
+    while i < 200:
+        out[thread_idx.x] = out[thread_idx.x] + 1
+        i += Int8(1)
+
+
+@kdsl.kernel
+def long(out: Pointer[Int32], n: Int32):
+    for j in range(n):
+        out[thread_idx.x] = out[thread_idx.x] + 1
+"""
+
+
+def test_a_loop_over_the_step_budget_is_a_located_error(tmp_path, monkeypatch):
+    module = _module(tmp_path, WRAPPING)
+    monkeypatch.setenv("KDSL_MAX_INTERPRETED_STEPS", "5000")
+    out = np.zeros(4, np.int32)
+    with pytest.raises(kdsl.DSLError) as info:
+        module.forever.interpret[1, 4](out)
+    err = info.value
+    assert err.code == "E477" and err.span is not None and err.span.line == 8
+    assert "KDSL_MAX_INTERPRETED_STEPS" in str(err) and "5000" in str(err)
+    module.long.interpret[1, 4](out := np.zeros(4, np.int32), 4000)  # within it
+    assert (out == 4000).all()
+    with pytest.raises(kdsl.DSLError) as info:
+        module.long.interpret[1, 4](out, 6000)
+    assert info.value.code == "E477" and info.value.span.line == 15
+    monkeypatch.setenv("KDSL_MAX_INTERPRETED_STEPS", "0")  # no budget
+    module.long.interpret[1, 4](out := np.zeros(4, np.int32), 6000)
+    assert (out == 6000).all()

@@ -51,4 +51,17 @@ INTERPRETED_THREADS = Limit(
 # not a cap
 STATIC_SHARED_BYTES = 48 * 1024
 
-ALL = (UNROLLED_STATEMENTS, EXPRESSION_DEPTH, LOCAL_ARRAY_BYTES, INTERPRETED_THREADS)
+# the loop iterations of one interpreted launch (each lock-step iteration of
+# a batch of blocks is one step): a loop that never ends, even one writing
+# memory every iteration, stops with a clear error
+INTERPRETED_STEPS = Limit(
+    "KDSL_MAX_INTERPRETED_STEPS", 1 << 22, "loop iterations of one interpreted launch"
+)
+
+ALL = (
+    UNROLLED_STATEMENTS,
+    EXPRESSION_DEPTH,
+    LOCAL_ARRAY_BYTES,
+    INTERPRETED_THREADS,
+    INTERPRETED_STEPS,
+)
