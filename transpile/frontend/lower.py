@@ -533,10 +533,12 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             )
         if b.cvar is not None:
             self.emit(ir.Assign(b.cvar, value.ir_value()))
-            if value.is_static() and self.state.carried_binding(name) is None:
+            static = isinstance(value, Numeric) and value.is_static()
+            if static and self.state.carried_binding(name) is None:
                 # straight-line code outside the run-time control flow that
-                # assigns the name: its reads fold the value until such a
-                # construct reads it from the variable (_read_from_variable)
+                # assigns the name: its reads fold the (scalar) value until
+                # such a construct reads it from the variable again
+                # (lower_control._read_from_variable)
                 b.value = value
                 return
         elif value.is_static():
