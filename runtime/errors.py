@@ -555,6 +555,14 @@ register(
         "never end",
     ),
     (
+        "interpret-vector-pointer",
+        "E478",
+        InterpretError,
+        "parameter '{param}' is a Pointer[{type}], which the interpreter does not "
+        "run; declare it Pointer[{scalar}] and read it as vectors with "
+        "{param}.vec({lanes})",
+    ),
+    (
         "interpret-step-budget",
         "E477",
         InterpretError,

@@ -394,3 +394,22 @@ def test_a_loop_over_the_step_budget_is_a_located_error(tmp_path, monkeypatch):
     monkeypatch.setenv("KDSL_MAX_INTERPRETED_STEPS", "0")  # no budget
     module.long.interpret[1, 4](out := np.zeros(4, np.int32), 6000)
     assert (out == 6000).all()
+
+
+def test_a_pointer_to_vectors_parameter_is_a_clear_error_in_the_interpreter(tmp_path):
+    """Found with item 6's tests: the interpreter raised a raw AttributeError."""
+    module = _module(
+        tmp_path,
+        """
+        import kdsl
+        from kdsl import Float32, Float32x4, Pointer
+
+
+        @kdsl.kernel
+        def k(x: Pointer[Float32x4], out: Pointer[Float32]):
+            out[0] = x[0][1]
+        """,
+    )
+    with pytest.raises(kdsl.DSLError) as info:
+        module.k.interpret[1, 1](np.zeros(8, np.float32), np.zeros(1, np.float32))
+    assert info.value.code == "E478" and "x.vec(4)" in str(info.value)
