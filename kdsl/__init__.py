@@ -9,6 +9,8 @@ arithmetic types and their promotion rules (docs/types.md) live in
 docs/dispatch.md, launching in docs/runtime.md.
 """
 
+import builtins as _builtins
+
 from kdsl.transpile.core.arith import PrecisionWarning, as_numeric
 from kdsl.transpile.errors import (
     DSLError,
@@ -89,3 +91,16 @@ globals().update(
 )  # range, range_constexpr, syncthreads, atomic_add, ...
 
 globals().update(vector_aliases())  # Float32x4, BFloat16x8, Int32x4, ...
+
+# What ``from kdsl import *`` binds: every public name except those that would
+# shadow a Python built-in (``kdsl.range``: a kernel's ``range`` is already
+# Python's) and the module ``kdsl.math`` (it would hide Python's ``math``);
+# reach those as ``kdsl.range`` and ``kdsl.math``.
+_NOT_STARRED = ("math", "range", "runtime", "transpile", "vector_aliases")
+__all__ = sorted(
+    name
+    for name in globals()
+    if not name.startswith("_")
+    and name not in _NOT_STARRED
+    and not hasattr(_builtins, name)
+)

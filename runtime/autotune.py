@@ -40,7 +40,7 @@ from kdsl.runtime import cache
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime.benchmark import Bench
 from kdsl.runtime.kernel import Kernel
-from kdsl.runtime.launch import INTERCEPT, launch_config
+from kdsl.runtime.launch import INTERCEPT, current_device, launch_config, no_gpu
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
 
@@ -230,11 +230,13 @@ class Autotuned:
 
     # -- the search ---------------------------------------------------------------
     def _key(self, args) -> tuple:
-        import cupy
-
+        try:
+            device = current_device()
+        except Exception as exc:  # no driver, no GPU, no CuPy: E503
+            raise no_gpu(self.name, exc) from None
         dtypes = tuple(_dtype_name(a.dtype) for a in args if hasattr(a, "dtype"))
         values = tuple(args[i] for i in self.key_positions)
-        return (values, dtypes, cupy.cuda.runtime.getDevice())
+        return (values, dtypes, device)
 
     def _launch(self, grid, block, args, stream, shared_mem):
         if os.environ.get("KDSL_INTERPRET") == "1" and INTERCEPT.hook is None:

@@ -61,7 +61,8 @@ class DiskCache:
         """The payload stored under ``key`` (``decode(payload)`` if given),
         or None: absent, corrupt, or refused by ``decode`` (which raises
         :class:`Malformed`, ``ValueError``, ``KeyError``, ``TypeError`` or
-        ``IndexError``); a corrupt or refused entry is deleted."""
+        ``IndexError``, or overflows the stack: ``RecursionError``); a corrupt
+        or refused entry is deleted."""
         path = self._path(key)
         payload = self.memory.get(key)
         if payload is None:
@@ -73,7 +74,14 @@ class DiskCache:
         if payload is not None and decode is not None:
             try:
                 value = decode(payload)
-            except (Malformed, ValueError, KeyError, TypeError, IndexError):
+            except (
+                Malformed,
+                ValueError,
+                KeyError,
+                TypeError,
+                IndexError,
+                RecursionError,  # a JSON nested too deep to decode
+            ):
                 payload = None
         else:
             value = payload

@@ -13,6 +13,7 @@ import numpy as np
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import Numeric
 from kdsl.transpile.errors import error
+from kdsl.transpile.sites import at_user_code
 
 
 def dim3(value, what: str) -> tuple:
@@ -124,14 +125,16 @@ def check_shared_mem(kernel_name, shared_mem, total, static, where) -> None:
     """``shared_mem`` bytes against what ``where`` allows a block in all
     (``total``), less the kernel's ``static`` shared arrays."""
     if shared_mem > total - static:
-        raise error(
-            "launch-shared-mem-limit",
-            kernel=kernel_name,
-            shared_mem=shared_mem,
-            where=where,
-            limit=total - static,
-            total=total,
-            static=static,
+        raise at_user_code(  # the launch's line
+            error(
+                "launch-shared-mem-limit",
+                kernel=kernel_name,
+                shared_mem=shared_mem,
+                where=where,
+                limit=total - static,
+                total=total,
+                static=static,
+            )
         )
 
 

@@ -28,8 +28,9 @@ from kdsl.transpile.version import __version__
 
 def _kdsl_function(value) -> bool:
     """A ``@kdsl.kernel`` or ``@kdsl.func`` (by their marks: this module is
-    below the kernel module)."""
-    return bool(
+    below the kernel module); the classes carrying the marks are not one
+    (``from kdsl import *`` brings ``Kernel`` into a kernel's module)."""
+    return not isinstance(value, type) and bool(
         getattr(value, "__kdsl_kernel__", False)
         or getattr(value, "__kdsl_func__", False)
     )
@@ -116,13 +117,18 @@ def _constant_key(value) -> str:
     (``repr`` spells every NaN ``nan``, and the payload reaches the source)."""
     if isinstance(value, tuple):
         return "(" + ",".join(_constant_key(v) for v in value) + ")"
+    if isinstance(value, np.generic):  # a numpy (or ml_dtypes) scalar: its bytes
+        return f"{type(value).__name__}:{value.dtype.str}:{value.tobytes().hex()}"
+    bits = getattr(value, "bits", None)  # a NaN remembering its bits (NaNBits)
+    if isinstance(value, float) and isinstance(bits, int):
+        return f"NaNBits:{getattr(value, 'type_name', '')}:{bits:x}"
     if isinstance(value, float):
         return f"{type(value).__name__}:{struct.pack('<d', value).hex()}"
     if isinstance(value, complex):
         bits = struct.pack("<dd", value.real, value.imag).hex()
         return f"{type(value).__name__}:{bits}"
     if isinstance(value, Numeric) and isinstance(getattr(value, "_value", None), float):
-        return f"{type(value).__name__}:{struct.pack('<d', value._value).hex()}"
+        return f"{type(value).__name__}:{_constant_key(value._value)}"
     return f"{type(value).__name__}:{value!r}"
 
 
@@ -132,7 +138,18 @@ def _is_constant(value) -> bool:
         return all(_is_constant(v) for v in value)
     return value is None or isinstance(
         value,
-        (bool, int, float, complex, str, bytes, Numeric, NumericMeta, VectorMeta),
+        (
+            bool,
+            int,
+            float,
+            complex,
+            str,
+            bytes,
+            np.generic,
+            Numeric,
+            NumericMeta,
+            VectorMeta,
+        ),
     )
 
 

@@ -570,6 +570,24 @@ register(
         "never end",
     ),
     (
+        "interpret-vector-pointer",
+        "E478",
+        InterpretError,
+        "parameter '{param}' is a Pointer[{type}], which the interpreter does not "
+        "run; declare it Pointer[{scalar}] and read it as vectors with "
+        "{param}.vec({lanes})",
+    ),
+    (
+        "interpret-step-budget",
+        "E477",
+        InterpretError,
+        "the launch ran more loop iterations than the interpreter's budget of "
+        "{cap}, in the loop at line {line}: a loop that may never end (a counter "
+        "that wraps around before its bound, a condition that stays true); if "
+        "it is meant to run this long, raise the budget with {env}=<iterations> "
+        "(0: no budget)",
+    ),
+    (
         "launch-array-element-stride",
         "E474",
         LaunchError,

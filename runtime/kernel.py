@@ -9,6 +9,7 @@ from functools import cached_property
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.sites import DefSite
 from kdsl.transpile.frontend.definition import KernelDef, located
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import (
@@ -30,6 +31,7 @@ from kdsl.runtime.launch import (
     current_device,
     dtype_of_argument,
     launch_config,
+    no_gpu,
     max_block_dims,
     max_threads_per_block,
     unsupported,
@@ -492,12 +494,7 @@ class Kernel:
             block = (inst.constexprs[self.block_option],)
             check_block(self.name, block, *limits, "CUDA")
         check_tied_block(self, block, inst)
-        detail = str(exc) or type(exc).__name__
-        if isinstance(exc, ImportError):
-            detail = f"CuPy cannot be imported: {detail}"
-        raise error(
-            "launch-no-gpu", kernel=self.name, name=self.name, detail=detail
-        ) from None
+        raise no_gpu(self.name, exc) from None
 
     def _make_plan(self, launcher, args, constexprs, device):
 
@@ -660,6 +657,7 @@ def kernel(
     launch_bounds=None,
     maxrregcount=None,
     block=None,
+    **unknown,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
     debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
@@ -674,9 +672,34 @@ def kernel(
         maxrregcount=maxrregcount,
         block=block,
     )
+    if unknown:
+        return _refuse_option(fn, next(iter(unknown)), list(options))
     if fn is None:
         return lambda f: Kernel(f, **options)
     return Kernel(fn, **options)
+
+
+def _refuse_option(fn, option: str, accepted: list):
+    """A misspelt ``@kdsl.kernel(option=...)``: E475 at the keyword, with the
+    nearest option's name (located once the decorated function is known)."""
+    import difflib
+
+    close = difflib.get_close_matches(option, accepted, n=1)
+    hint = f"; did you mean {close[0]}=?" if close else ""
+
+    def refuse(f):
+        err = error(
+            "kernel-unknown-option",
+            kernel=getattr(f, "__name__", repr(f)),
+            option=option,
+            hint=hint,
+            accepted=", ".join(accepted),
+        )
+        if callable(f) and hasattr(f, "__code__"):
+            raise DefSite(f).locate(err, keyword=option) from None
+        raise err
+
+    return refuse if fn is None else refuse(fn)
 
 
 def debug_build(debug) -> bool:

@@ -257,6 +257,14 @@ def current_device() -> int:
     return cupy.cuda.runtime.getDevice()
 
 
+def no_gpu(kernel: str, exc: BaseException):
+    """E503 for ``kernel``, from the exception ``current_device`` raised."""
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, ImportError):
+        detail = f"CuPy cannot be imported: {detail}"
+    return error("launch-no-gpu", kernel=kernel, name=kernel, detail=detail)
+
+
 _STREAMS: dict = {}
 
 

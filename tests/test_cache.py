@@ -111,7 +111,15 @@ def test_nvrtc_errors_name_the_generated_and_python_lines():
 
 @pytest.mark.parametrize(
     "payload",
-    [b"not json", b"[]", b'{"source": "x"}', b'{"source": 1, "alignment": {}}'],
+    [
+        b"not json",
+        b"[]",
+        b'{"source": "x"}',
+        b'{"source": 1, "alignment": {}}',
+        b"[" * 100_000 + b"]" * 100_000,  # json.loads: RecursionError
+        b'{"source": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+    ids=["text", "list", "fields", "types", "deep", "deep-field"],
 )
 def test_an_entry_with_a_valid_checksum_but_malformed_content_is_rebuilt(
     fresh_cache, payload
@@ -201,3 +209,52 @@ def test_nan_constexprs_with_other_payloads_are_other_instances(tmp_path):
     assert m.k.dispatch(c=float("nan")).name == "k__nan"
     assert a.name == "k__nan7ff8010000000000"
     assert m.k.dispatch(c=-float("nan")).name == "k__nanfff8000000000000"
+
+
+@pytest.mark.parametrize(
+    "constant, read",
+    [
+        # a numpy float32 NaN
+        ("np.array([BITS], np.uint32).view(np.float32)[0]", "C.bitcast(Uint32)"),
+        ("kdsl.Uint32(BITS).bitcast(kdsl.Float32)", "C.bitcast(Uint32)"),  # kdsl's
+        (
+            "np.array([BITS & 0xFFFF], np.uint16).view(np.float16)[0]",
+            "C.bitcast(kdsl.Uint16).to(Uint32)",
+        ),
+        (
+            "(np.array([BITS], np.uint32).view(np.float32)[0],)",  # in a tuple
+            "Float32(C[0]).bitcast(Uint32)",
+        ),
+        ("np.uint32(BITS)", "C"),  # a numpy integer
+    ],
+)
+def test_the_key_holds_the_bits_of_a_numpy_or_kdsl_scalar_constant(
+    fresh_cache, tmp_path, constant, read
+):
+    """Issue 23 item 10: a module constant whose value changes in a NaN
+    payload only (the file's bytes the same) is another source and binary."""
+    import importlib.util
+
+    src = tmp_path / "nan_scalar.py"
+    src.write_text(
+        "import os\nimport numpy as np\nimport kdsl\n"
+        "from kdsl import Float32, Pointer, Uint32\n"
+        "BITS = int(os.environ['KDSL_T_BITS'], 16)\n"
+        f"C = {constant}\n"
+        "@kdsl.kernel\n"
+        "def k(x: Pointer[Uint32]):\n"
+        f"    x[0] = {read}\n"
+    )
+    sources = []
+    for bits in (0x7E01, 0x7E02) if "float16" in constant else (0x7FC00001, 0x7FC00002):
+        os.environ["KDSL_T_BITS"] = hex(bits)
+        try:
+            spec = importlib.util.spec_from_file_location("nan_scalar", src)
+            m = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(m)
+        finally:
+            del os.environ["KDSL_T_BITS"]
+        _forget_memory()
+        sources.append(kcompile.transpiled(m.k.dispatch()).source)
+        assert f"{bits}u;" in sources[-1] or f"{bits:#x}" in sources[-1].lower()
+    assert sources[0] != sources[1]

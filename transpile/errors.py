@@ -1023,6 +1023,23 @@ register(
         "@kdsl.kernel(block=...) of '{kernel}': {problem}",
     ),
     (
+        "literal-not-exact",
+        "E126",
+        DSLValueError,
+        "{target} holds {type}: the literal {value} is not one of its values "
+        "({reason}); write {type}({value}) to convert it explicitly ({rule})",
+    ),
+    (
+        "static-shared-limit",
+        "E127",
+        DSLValueError,
+        "shared array '{name}' ({nbytes} bytes) makes the kernel's static shared "
+        "memory {total} bytes, over CUDA's {limit} bytes (48 KB) of static "
+        "__shared__ arrays a block; declare it in dynamic shared memory, "
+        "kdsl.dynamic_shared_array({elem}, {size}), and launch with "
+        "shared_mem=<bytes> (up to the device's opt-in maximum, 227 KB on an H200)",
+    ),
+    (
         "python-math-call",
         "E124",
         DSLTypeError,
@@ -1139,6 +1156,21 @@ register(
         "E473",
         DSLTypeError,
         "@kdsl.kernel({option}=...) of '{kernel}' takes {accepted}, got {got}",
+    ),
+    (
+        "runtime-param-default",
+        "E476",
+        DSLTypeError,
+        "{where}: run-time parameter '{param}' has a default, but a launch passes "
+        "every run-time argument; drop the default, or make it a Constexpr "
+        "parameter (which may have one)",
+    ),
+    (
+        "kernel-unknown-option",
+        "E475",
+        DSLTypeError,
+        "@kdsl.kernel() of '{kernel}' has no option {option}={hint} (its options: "
+        "{accepted})",
     ),
     # E6xx: kdsl-transpile
     ("cli-no-such-path", "E601", DSLError, "{path}: no such file or folder"),

@@ -104,6 +104,25 @@ def at_caller(err):
     module = frame.f_globals.get("__name__", "")
     if module.split(".")[0] in _NOT_THE_USER:
         return err
+    return _at_frame(err, frame)
+
+
+def at_user_code(err):
+    """``err`` located at the line of the user's code that led to it: the
+    innermost frame outside kdsl (a launch ``k[grid, block](...)``)."""
+    if err.span is not None:
+        return err
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.split(".")[0] not in _NOT_THE_USER:
+            return _at_frame(err, frame)
+        frame = frame.f_back
+    return err
+
+
+def _at_frame(err, frame):
+    """``err`` located at the expression ``frame`` is evaluating."""
     info = inspect.getframeinfo(frame, context=1)
     text = info.code_context[0].rstrip("\n") if info.code_context else None
     line, col, end_line, end_col = info.lineno, 1, info.lineno, 1

@@ -66,6 +66,14 @@ def bind_arguments(kernel, inst, kernel_ir, args):
         if info.kind == "tensormap":
             raise error("interpret-tensor-map", kernel=kernel.name, param=info.name)
         elem = getattr(info.spec, "elem", info.spec)
+        if isinstance(elem, VectorMeta):
+            raise error(
+                "interpret-vector-pointer",
+                param=info.name,
+                type=elem.__name__,
+                scalar=elem.dtype.__name__,
+                lanes=elem.lanes,
+            )
         t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
         p = next(ir_params)
         if info.kind == "scalar":

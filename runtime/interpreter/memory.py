@@ -32,6 +32,17 @@ from kdsl.transpile.core import lanes
 _NONE, _MANY = -1, -2  # race tracking: no thread yet / more than one reader
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _int64_index(i: np.ndarray) -> np.ndarray:
+    """Index lanes as Int64; an Int128's (Python ints) beyond Int64 are
+    clamped to its ends, out of bounds of every array all the same."""
+    if i.dtype == object:
+        return np.array([min(max(int(v), _INT64[0]), _INT64[1]) for v in i], np.int64)
+    return i.astype(np.int64)
+
+
 @dataclass
 class Memory:
     data: np.ndarray  # one-dimensional
@@ -120,13 +131,14 @@ class Memory:
         """
         if not indices:  # a shared scalar: s[()]
             indices = [np.zeros(len(active), np.int64)]
-        idx = [np.asarray(i)[active].astype(np.int64) for i in indices]
+        raw = [np.asarray(i)[active] for i in indices]
+        idx = [_int64_index(i) for i in raw]
         if self.shape:  # a fixed array (of scalars, or of vectors)
             flat = np.zeros(len(idx[0]), np.int64)
             for i, n in zip(idx, self.shape):
                 bad = (i < 0) | (i >= n)
                 if bad.any():
-                    self._fault(idx, bad, active, fault)
+                    self._fault(raw, bad, active, fault)
                 flat = flat * n + i
             flat = flat * self.lanes
         else:
@@ -141,7 +153,7 @@ class Memory:
             bad = (flat < lowest) | (flat > highest)
             at = np.where(bad, 0, flat) * self.lanes + start
             if bad.any():
-                self._fault(idx, bad, active, fault)
+                self._fault(raw, bad, active, fault)
             flat = at
         if self.rows is not None:
             flat = flat + self.rows[active]
@@ -206,6 +218,12 @@ class Memory:
         if self.unit == 1:
             return addr, self.lanes
         return addr * self.unit, self.lanes * self.unit
+
+    def lane_race_slots(self, addr: np.ndarray) -> tuple:
+        """:meth:`race_slots` of one vector lane at each scalar address."""
+        if self.unit == 1:
+            return addr, 1
+        return addr * self.unit, self.unit
 
     def race_index(self, slot: int, lane: int) -> int:
         """The index, in this array, of the race-log slot ``slot`` (for
@@ -307,7 +325,7 @@ class DynamicView(Memory):
 
     def race_index(self, slot: int, lane: int) -> int:
         first = int(self.base[lane] + self.start[lane])
-        return (slot - first) // self.itemsize
+        return (slot - first) // self.unit  # a scalar: [vector][lane] to report
 
 
 @dataclass

@@ -33,7 +33,7 @@ from kdsl.transpile.ir.backend import Backend
 
 from kdsl.transpile.core.types import VectorMeta
 
-from kdsl.transpile.core import lanes
+from kdsl.transpile.core import lanes, limits
 from kdsl.transpile.errors import error
 from kdsl.runtime.interpreter.debug import Debug
 from kdsl.runtime.interpreter.memory import (
@@ -96,12 +96,14 @@ def run(
         delay=2.0,
         leave=False,
     )
+    steps = _Steps(limits.INTERPRETED_STEPS.value())  # the launch's loop budget
     with np.errstate(all="ignore"), progress:
         for first in range(0, blocks, per_batch):
             count = min(per_batch, blocks - first)
             geometry = Geometry.of(grid, block, first, count)
             threads = Threads(geometry, BatchMemory(shared_mem), RaceReport(geometry))
             batch = Batch(kernel_ir, functions, threads, constants or {})
+            batch.steps = steps
             batch.run(env)
             progress.update(count)
 
@@ -144,6 +146,7 @@ class Batch(Debug, Backend):
         self.who, self.where = g.who, threads.where
         self.consts: dict = {}
         self.kernel_frame = None
+        self.steps = _Steps(limits.INTERPRETED_STEPS.value())  # (run(): the launch's)
 
     # the thread state's, by the names the handlers use
     span = property(
@@ -270,7 +273,8 @@ class Batch(Debug, Backend):
         addr = addr + s.lane  # one lane of the element, as C++'s .v[lane]
         if mem.races is not None:
             same = lambda: mem.same_values(addr, [value], m)  # noqa: E731
-            clash = mem.races.write(addr, self.pos[m], 1, same)
+            slots, span = mem.lane_race_slots(addr)
+            clash = mem.races.write(slots, self.pos[m], span, same)
             self._race(clash, mem, s, "writes")
         mem.store(addr, [value], m)
         self.writes += 1
@@ -345,6 +349,7 @@ class Batch(Debug, Backend):
             if not running.any():
                 break
             watch.check(running, frame.env, self.writes)
+            self.steps.take(watch.span)
             yield running
         frame.loops.pop()
         frame.off = outer_off
@@ -480,7 +485,8 @@ class Batch(Debug, Backend):
             mem, addr = self._element(e.vector, m, frame, "load from")
             addr = addr + e.lane
             if mem.races is not None:
-                clash = mem.races.read(addr, self.pos[m], 1)
+                slots, span = mem.lane_race_slots(addr)
+                clash = mem.races.read(slots, self.pos[m], span)
                 self._race(clash, mem, e, "reads")
             return mem.load(addr, self.n, m, count=1)[0]
         return self.eval(e.vector, m, frame)[e.lane]
@@ -647,6 +653,25 @@ class Batch(Debug, Backend):
         if isinstance(t, VectorMeta):
             return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
         return lanes.full(self.n, 0, t)
+
+
+class _Steps:
+    """The loop iterations an interpreted launch may still run (its budget,
+    ``KDSL_MAX_INTERPRETED_STEPS``; 0: none): past it, E477 at the loop."""
+
+    def __init__(self, cap: int):
+        self.cap, self.taken = cap, 0
+
+    def take(self, span) -> None:
+        self.taken += 1
+        if self.cap and self.taken > self.cap:
+            raise fault(
+                "interpret-step-budget",
+                span,
+                cap=self.cap,
+                line=span.line if span is not None else "?",
+                env=limits.INTERPRETED_STEPS.env,
+            )
 
 
 class _Watch:

@@ -79,6 +79,19 @@ def test_ordinary_module_names_still_work(tmp_path):
     assert "my kernels-2/copy__i8.cu" in tree(tmp_path / "out")
 
 
+@pytest.mark.parametrize("outdir", ["nonexist/../real", "a/b/../../real", "real/x/.."])
+def test_an_outdir_through_a_missing_folder_and_dot_dot_leaves_no_folder(
+    tmp_path, outdir
+):
+    """Issue 23 item 13: ``-o nonexist/../real`` writes real/ and makes no
+    empty nonexist/ on the way (the system could not resolve the path through
+    a folder that is not there; kdsl reads it as written)."""
+    result = run_cli(FIXTURES / "good" / "other.py", "-o", outdir, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["real"]
+    assert "other/copy__i8.cu" in tree(tmp_path / "real")
+
+
 # -- symbolic links ----------------------------------------------------------------
 @pytest.mark.parametrize("flag", ["--update", "--diff"])
 def test_a_golden_file_that_is_a_link_is_neither_followed_nor_replaced(tmp_path, flag):

@@ -119,9 +119,11 @@ def test_a_range_constexpr_variable_reusing_a_run_time_name_is_one_variable():
     # (i, i_2, i_3) and declared only the last: NVRTC rejected the others
     lines = body(k.unrolled_reuses_a_run_time_name)
     assert not any("i_2" in s or "i_3" in s or "i_4" in s for s in lines)
-    assert lines.count("int32_t i;") == 1
+    # no read sees what the branch leaves in ``i`` (each is after ``i = 2 * c``
+    # in its block): no C++ variable at all, every use folded (issue 23)
+    assert "int32_t i;" not in lines and not any(s.startswith("i = ") for s in lines)
     branch = lines.index("if (t > 0) {")
-    assert lines[branch + 1 :: 4][:4] == ["i = 0;", "i = 1;", "i = 2;", "i = 3;"]
+    assert lines[branch + 2] == "acc[0] = 1.0f;"
     # the unrolled loop's variable is still a compile-time value in its body
     assert "acc[3] = 1.0f;" in lines
     for n in (0, 1, 3):
@@ -157,7 +159,7 @@ def test_a_range_constexpr_variable_reusing_a_top_level_name():
 
 def test_a_range_constexpr_variable_reusing_a_name_in_a_while_loop():
     lines = body(k.unrolled_in_a_while_loop)
-    assert lines.count("int32_t i;") == 1 and not any("i_2" in s for s in lines)
+    assert "int32_t i;" not in lines and not any("i_2" in s for s in lines)
     for n in (0, 1, 3):
         expected = [sum(_acc_reference(x, n)[0][::3]) for x in range(8)]
         np.testing.assert_array_equal(

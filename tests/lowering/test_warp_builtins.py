@@ -120,7 +120,8 @@ BAD = [
     ("v = kdsl.shfl_up(x[i] > 0, 1)", "E234", "got Boolean"),
     ("v = kdsl.activemask(mask=1)", "E207", "'mask'"),
     ("v = kdsl.ballot()", "E203", "takes 1 argument"),
-    ("kdsl.syncwarp(1)", "E203", "takes 0 argument"),
+    ("kdsl.syncwarp(1, 2)", "E203", "takes 0 or 1 argument"),
+    ("kdsl.syncwarp(1, mask=1)", "E203", "takes 0 argument"),
     ("ok = n > 0 and kdsl.match_all(n)[1]", "E248", "an operand of 'and'"),
     ("ok = n < 2 < kdsl.match_all(n)[0]", "E248", "a chained comparison"),
 ]

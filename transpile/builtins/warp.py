@@ -337,7 +337,9 @@ for _name, (_lanes, _bits) in _LANEMASKS.items():
 
 
 def _lower_syncwarp(lw, entry, args, kwargs):
-    want_args(entry, args, 0)
+    want_args(entry, args, 0, 0 if "mask" in kwargs else 1)
+    if args:  # kdsl.syncwarp(m), as CUDA's __syncwarp(m)
+        kwargs["mask"] = args.pop()
     members = lane_mask(entry, kwargs)
     lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, (members.ir_value(),))))
     return None
@@ -357,7 +359,8 @@ def _syncwarp(t, call, args, mask):
 register(
     "syncwarp",
     f"`kdsl.syncwarp({_MASK_DOC})`: a barrier for the lanes of the mask, which "
-    "orders their memory accesses; CUDA's `__syncwarp`",
+    "orders their memory accesses; CUDA's `__syncwarp` (the mask may be given "
+    "by position too: `kdsl.syncwarp(m)`)",
     _lower_syncwarp,
     cuda=_render_syncwarp,
     interpret=_syncwarp,

@@ -81,11 +81,33 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~mask
 
 
+def _through_existing(path: Path) -> Path:
+    """``path`` with each ``..`` after a folder that does not exist dropped
+    with that folder (``nonexist/../real`` is ``real``): the system cannot
+    resolve such a path, and creating it would leave the empty folder behind.
+    A ``..`` after something that exists (a link, say) is left to the system."""
+    out = Path(path.anchor) if path.anchor else Path()
+    kept: list[str] = []  # the parts of ``out`` that may still be dropped
+    for part in path.parts[1:] if path.anchor else path.parts:
+        if part == ".":
+            continue
+        if part == ".." and kept and not os.path.lexists(out):
+            kept.pop()
+            out = out.parent
+            continue
+        out = out / part
+        if part == "..":
+            kept.clear()  # (left to the system: nothing before it is dropped)
+        else:
+            kept.append(part)
+    return out
+
+
 class Root:
     """A folder given on the command line, under ``flag`` (for messages)."""
 
     def __init__(self, path: Path, flag: str):
-        self.path = Path(path)
+        self.path = _through_existing(Path(path))
         self.flag = flag
 
     def check(self) -> None:

@@ -179,7 +179,7 @@ def _previous_entries(root: Root, warnings: list) -> list[tuple]:
     try:
         old = json.loads(data.decode("utf-8"))
         entries = [(e["file"], e["cu_sha256"]) for e in old["instances"]]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         warnings.append(
             f"warning: {shown(root.path / MANIFEST)} is not a kdsl manifest: no "
             "stale file is deleted"

@@ -46,4 +46,22 @@ INTERPRETED_THREADS = Limit(
     "KDSL_MAX_INTERPRETED_THREADS", 1 << 22, "threads of one interpreted launch"
 )
 
-ALL = (UNROLLED_STATEMENTS, EXPRESSION_DEPTH, LOCAL_ARRAY_BYTES, INTERPRETED_THREADS)
+# CUDA's static __shared__ memory a block (ptxas refuses more: beyond it the
+# memory is dynamic, up to the device's opt-in maximum); a hardware limit,
+# not a cap
+STATIC_SHARED_BYTES = 48 * 1024
+
+# the loop iterations of one interpreted launch (each lock-step iteration of
+# a batch of blocks is one step): a loop that never ends, even one writing
+# memory every iteration, stops with a clear error
+INTERPRETED_STEPS = Limit(
+    "KDSL_MAX_INTERPRETED_STEPS", 1 << 22, "loop iterations of one interpreted launch"
+)
+
+ALL = (
+    UNROLLED_STATEMENTS,
+    EXPRESSION_DEPTH,
+    LOCAL_ARRAY_BYTES,
+    INTERPRETED_THREADS,
+    INTERPRETED_STEPS,
+)

@@ -196,11 +196,30 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         scalar = elem.dtype if isinstance(elem, VectorMeta) else elem
         bits = math.prod(shape) * scalar.width * getattr(elem, "lanes", 1)
         check_limit(limits.LOCAL_ARRAY_BYTES, (bits + 7) // 8)
+        if space == "shared":
+            self._static_shared(name, elem, shape, (bits + 7) // 8)
         cname = self.state.names.declare(name)
         self.emit(ir.ArrayDecl(cname, elem, shape, space))
         return FixedArray(
             ir.Var(ir.PointerType(elem, space=space), cname), elem, shape, name
         )
+
+    def _static_shared(self, name, elem, shape, nbytes: int) -> None:
+        """CUDA allows a block 48 KB of static ``__shared__`` arrays (ptxas
+        refuses more); beyond it the memory must be dynamic (E127)."""
+        count = self.state.ctx.static_shared
+        count[0] += nbytes
+        if count[0] > limits.STATIC_SHARED_BYTES:
+            size = math.prod(shape)
+            raise error(
+                "static-shared-limit",
+                name=name,
+                nbytes=nbytes,
+                total=count[0],
+                limit=limits.STATIC_SHARED_BYTES,
+                elem=elem.__name__,
+                size=size,
+            )
 
     def hold(self, value, name, callee):
         where = self.state.conditional[-1] if self.state.conditional else None
@@ -405,6 +424,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     line=self.state.parsed.span(node.target).line,
                     new="float (from a float literal)",
                 )
+            target = f"'{self.state.parsed.code(node.target)}'"
+            _exact_literal(arith.as_numeric(value), current.dtype, target)
             value = arith.convert(arith.as_numeric(value), current.dtype)
         self.assign(node.target, self.binary(op, current, value, node), None)
 
@@ -480,6 +501,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         if is_python_number(value):  # a literal takes the variable's type
             literal = value_node is not None and _is_literal(value_node)
             if b is not None and b.type is not None and literal:
+                _exact_literal(arith.as_numeric(value), b.type, f"variable '{name}'")
                 value = arith.convert(arith.as_numeric(value), b.type)
             else:
                 value = arith.as_numeric(value)
@@ -510,6 +532,14 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             )
         if b.cvar is not None:
             self.emit(ir.Assign(b.cvar, value.ir_value()))
+            static = isinstance(value, Numeric) and value.is_static()
+            if static and self.state.carried_binding(name) is None:
+                # straight-line code outside the run-time control flow that
+                # assigns the name: its reads fold the (scalar) value until
+                # such a construct reads it from the variable again
+                # (lower_control._read_from_variable)
+                b.value = value
+                return
         elif value.is_static():
             b.value = value
             return
@@ -696,6 +726,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     target=target,
                     elem=elem.__name__,
                 )
+            if value_node is not None:
+                _exact_literal(value, elem, target)
             value = arith.convert(value, elem)
         return value
 
@@ -723,6 +755,38 @@ def _same_pointer_type(old, new) -> bool:
         return False
     a, b = old.expr.type, new.expr.type
     return (a.elem, a.space) == (b.elem, b.space)
+
+
+def _exact_literal(value, t, target: str) -> None:
+    """A literal that takes the integer type ``t`` of ``target`` (a store, a
+    variable) must be one of its values: ``3_000_000_000`` for an Int32 or
+    ``1.5`` for an integer variable is E126, not a silent wrap or truncation
+    (``Int32(3_000_000_000)`` asks for that)."""
+    if getattr(t, "kind", None) != "int" or not isinstance(value, Numeric):
+        return
+    v = value.value
+    if isinstance(v, float):
+        if v == v and v not in (float("inf"), float("-inf")) and v == int(v):
+            v = int(v)
+        else:
+            reason, rule = "not an integer", "truncates toward zero"
+            raise error(
+                "literal-not-exact",
+                target=target,
+                type=t.__name__,
+                value=repr(v),
+                reason=reason,
+                rule=rule,
+            )
+    if not t.min() <= v <= t.max():
+        raise error(
+            "literal-not-exact",
+            target=target,
+            type=t.__name__,
+            value=repr(value.value),
+            reason=f"outside {t.min()} … {t.max()}",
+            rule="keeps the low bits",
+        )
 
 
 def _is_literal(node) -> bool:

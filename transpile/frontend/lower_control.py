@@ -272,6 +272,8 @@ class ControlFlowLowerer(Lowering):
             and n not in self.state.hoisted
             and self.state.carried_binding(n) is None
             and self.state.parsed.loaded_outside(n, node)
+            # (a read outside that the name is bound again before is not one)
+            and self.state.parsed.may_read_value_of(n, node)
         ]
         self.state.hoisted.update(new_hoisted)
         # the variables that outlive the construct: one binding each in it

@@ -157,6 +157,10 @@ def read_signature(fn, where: str) -> Signature:
         for t in (elem, getattr(elem, "dtype", None)):
             if isinstance(t, TypeVar) and t not in typevars:
                 typevars.append(t)
+        if kind != "constexpr" and p.default is not inspect.Parameter.empty:
+            # a launch passes every run-time argument: the default never applies
+            err = error("runtime-param-default", where=where, param=p.name)
+            raise site.locate(err, param=p.name)
         params.append(ParamInfo(p.name, kind, spec, p.default))
     return Signature(tuple(params), tuple(typevars))
 

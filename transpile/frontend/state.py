@@ -69,6 +69,9 @@ class Context:
     # id of a module-level numpy array -> its constants.ConstantTable
     constants: dict = field(default_factory=dict)
     optional: set = field(default_factory=set)  # the kernel's optional pointers
+    # the bytes of the static shared arrays declared so far (the kernel's and
+    # its device functions': one count, in a list they share)
+    static_shared: list = field(default_factory=lambda: [0])
 
     def for_function(self, fn_globals: dict) -> "Context":
         """The context of a device function this instance calls: its own
@@ -86,6 +89,7 @@ class Context:
             assertions=self.assertions,
             record_takers=self.record_takers,
             constants=self.constants,
+            static_shared=self.static_shared,
         )
 
 

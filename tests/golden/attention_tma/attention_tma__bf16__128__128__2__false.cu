@@ -1272,8 +1272,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
     if (group == 0) {
         // kdsl.setmaxnreg(24, inc=False)
         kdsl::setmaxnreg_dec<24>();
-        // s = t % STAGES
-        int32_t s;
         // if tid == 0:
         if (tid == 0) {
             // kdsl.mbarrier_arrive_expect_tx(qbar, 0, BM * HEAD_DIM * 2)
@@ -1294,7 +1292,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             // for t in range(ntiles):
             for (int32_t t = 0; t < ntiles; ++t) {
                 // s = t % STAGES
-                s = t % 2;
+                int32_t s = t % 2;
                 // kdsl.mbarrier_wait(empty, s, t // STAGES % 2 ^ 1)
                 kdsl::mbarrier_wait(&empty[s], uint32_t((t / 2 % 2) ^ 1));
                 // kdsl.mbarrier_arrive_expect_tx(full, s, 2 * BLOCK_N * HEAD_DIM * 2)
@@ -1375,14 +1373,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
         uint64_t dq = kdsl::wgmma_desc<1, 16, 1024>(&sq[rows * 8]);
         // kdsl.mbarrier_wait(qbar, 0, 0)
         kdsl::mbarrier_wait(&qbar[0], 0u);
-        // s = t % STAGES
-        int32_t s;
-        // total = Float32(0.0)  [h = 0]
-        float total;
         // for t in range(ntiles):
         for (int32_t t = 0; t < ntiles; ++t) {
             // s = t % STAGES
-            s = t % 2;
+            int32_t s = t % 2;
             // kdsl.mbarrier_wait(full, s, t // STAGES % 2)
             kdsl::mbarrier_wait(&full[s], uint32_t(t / 2 % 2));
             // dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
@@ -1486,8 +1480,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             float alpha = exp2f(m[0] - m_new);
             // m[h] = m_new  [h = 0]
             m[0] = m_new;
-            // total = Float32(0.0)  [h = 0]
-            total = 0.0f;
             // for c in kdsl.range_constexpr(BLOCK_N // 8):  [h = 0]
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 0]
             // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 0, e = 0]
@@ -1495,7 +1487,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 0]
             sacc[0] = x;
             // total += x  [h = 0, c = 0, e = 0]
-            total = total + x;
+            float total = 0.0f + x;
             // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 0, e = 1]
             x = exp2f(fmaf(sacc[1], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 1]
@@ -1862,7 +1854,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 0]
             sacc[2] = x;
             // total += x  [h = 1, c = 0, e = 0]
-            total = total + x;
+            total = 0.0f + x;
             // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 0, e = 1]
             x = exp2f(fmaf(sacc[3], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 1]
@@ -2251,7 +2243,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
         }
         // for h in kdsl.range_constexpr(2):
         // total = l[h] + kdsl.shfl_xor(l[h], 1)  [h = 0]
-        total = l[0] + __shfl_xor_sync(0xffffffffu, l[0], 1, 32);
+        float total = l[0] + __shfl_xor_sync(0xffffffffu, l[0], 1, 32);
         // total = total + kdsl.shfl_xor(total, 2)  [h = 0]
         total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
         // inv = 1.0 / total  [h = 0]

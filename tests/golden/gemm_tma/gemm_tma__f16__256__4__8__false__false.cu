@@ -1330,27 +1330,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
     if (group == 0) {
         // kdsl.setmaxnreg(40, inc=False)
         kdsl::setmaxnreg_dec<40>();
-        // tile = block_idx.x
-        int32_t tile;
-        // it = 0
-        int32_t it;
-        // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-        int32_t tm_2;
-        int32_t tn_2;
         // if tid == 0:
         if (tid == 0) {
             // tile = block_idx.x
-            tile = blockIdx.x;
+            int32_t tile = blockIdx.x;
             // it = 0
-            it = 0;
+            int32_t it = 0;
             // while tile < tiles:
             while (tile < tiles) {
                 // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
                 int32_t tm;
                 int32_t tn;
                 tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm, tn);
-                tm_2 = tm;
-                tn_2 = tn;
                 // for kt in range(ktiles):
                 for (int32_t kt = 0; kt < ktiles; ++kt) {
                     // s = it % STAGES
@@ -1366,38 +1357,38 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
                     // dst = (s * BM + i * BOX) * CHUNKS  [i = 0]
                     int32_t dst = s * 128 * 8;
                     // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 0]
-                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::mul(tm_2, 128), &full[s]);
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::mul(tm, 128), &full[s]);
                     // dst = (s * BM + i * BOX) * CHUNKS  [i = 1]
                     dst = (s * 128 + 64) * 8;
                     // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 1]
-                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::add(kdsl::mul(tm_2, 128), 64),
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::add(kdsl::mul(tm, 128), 64),
                                       &full[s]);
                     // for i in kdsl.range_constexpr(BN // BOX):
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 0]
                     dst = s * 256 * 8;
                     // n0 = tn * BN + i * BOX  [i = 0]
-                    int32_t n0 = kdsl::mul(tn_2, 256);
+                    int32_t n0 = kdsl::mul(tn, 256);
                     // if B_ROW_MAJOR:  [i = 0]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 0]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 1]
                     dst = (s * 256 + 64) * 8;
                     // n0 = tn * BN + i * BOX  [i = 1]
-                    n0 = kdsl::add(kdsl::mul(tn_2, 256), 64);
+                    n0 = kdsl::add(kdsl::mul(tn, 256), 64);
                     // if B_ROW_MAJOR:  [i = 1]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 1]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 2]
                     dst = (s * 256 + 128) * 8;
                     // n0 = tn * BN + i * BOX  [i = 2]
-                    n0 = kdsl::add(kdsl::mul(tn_2, 256), 128);
+                    n0 = kdsl::add(kdsl::mul(tn, 256), 128);
                     // if B_ROW_MAJOR:  [i = 2]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 2]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 3]
                     dst = (s * 256 + 192) * 8;
                     // n0 = tn * BN + i * BOX  [i = 3]
-                    n0 = kdsl::add(kdsl::mul(tn_2, 256), 192);
+                    n0 = kdsl::add(kdsl::mul(tn, 256), 192);
                     // if B_ROW_MAJOR:  [i = 3]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 3]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
@@ -1421,17 +1412,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
         int32_t tile = blockIdx.x;
         // it = 0
         int32_t it = 0;
-        // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-        int32_t tm_3;
-        int32_t tn_3;
         // while tile < tiles:
         while (tile < tiles) {
             // tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-            int32_t tm_2;
-            int32_t tn_2;
-            tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm_2, tn_2);
-            tm_3 = tm_2;
-            tn_3 = tn_2;
+            int32_t tm;
+            int32_t tn;
+            tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm, tn);
             // for kt in range(ktiles):
             for (int32_t kt = 0; kt < ktiles; ++kt) {
                 // stage = it % STAGES
@@ -1474,10 +1460,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             }
             // row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
             int32_t row =
-                    kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm_3, 128), rows), tid % 128 / 32 * 16),
+                    kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm, 128), rows), tid % 128 / 32 * 16),
                               lane / 4);
             // col0 = tn * BN + lane % 4 * 2
-            int32_t col0 = kdsl::add(kdsl::mul(tn_3, 256), lane % 4 * 2);
+            int32_t col0 = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 2);
             // for j in kdsl.range_constexpr(BN // 8):
             // col = col0 + j * 8  [j = 0]
             int32_t col = col0;

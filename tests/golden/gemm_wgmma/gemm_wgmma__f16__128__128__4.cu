@@ -1170,8 +1170,6 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     int32_t ktiles = kdsl::floordiv(K, 64);
     // row_chunks = K // 8
     int32_t row_chunks = kdsl::floordiv(K, 8);
-    // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-    int32_t at;
     // for t in range(ktiles + AHEAD):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1186,12 +1184,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // kdsl.syncthreads()
             __syncthreads();
         }
-        // stage = t % STAGES
-        int32_t stage;
         // if t < ktiles:
         if (t < ktiles) {
             // stage = t % STAGES
-            stage = t % 4;
+            int32_t stage = t % 4;
             // k0 = t * CHUNKS
             int32_t k0 = t * 8;
             // for p in kdsl.range_constexpr(BM * CHUNKS // THREADS):
@@ -1202,7 +1198,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 0]
             int32_t q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            int32_t at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 0]
             int32_t src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 0]
@@ -1298,7 +1294,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            stage = kdsl::mod(kt, 4);
+            int32_t stage = kdsl::mod(kt, 4);
             // da = kdsl.wgmma_desc(sa, (stage * BM + group * 64) * CHUNKS)
             uint64_t da = kdsl::wgmma_desc<1, 16, 1024>(&sa[(stage * 128 + group * 64) * 8]);
             // db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
@@ -1330,7 +1326,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     int32_t col0 = kdsl::add(bn, lane % 4 * 2);
     // for j in kdsl.range_constexpr(BN // 8):
     // at = (row * N + col0 + j * 8) // 2  [j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
+    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
     // v0 = acc[4 * j]  [j = 0]
     float v0 = acc[0];
     // v1 = acc[4 * j + 1]  [j = 0]

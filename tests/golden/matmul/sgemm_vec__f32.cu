@@ -451,8 +451,6 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     kdsl::vec<float, 4> r[4];
     // zero = Float32x4.splat(0)
     kdsl::vec<float, 4> zero = kdsl::splat<float, 4>(0.0f);
-    // row = m0 + 4 * g + q  [j = 0, q = 0]
-    int32_t row;
     // for t in range(-1, (K + BK - 1) // BK):
     int32_t t_end = kdsl::floordiv(kdsl::add(K, 15), 16);
     for (int32_t t = -1; t < t_end; ++t) {
@@ -463,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         // if loads_a:  [j = 0, q = 0]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 0]
-            row = m0 + 4 * g;
+            int32_t row = m0 + 4 * g;
             // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 0]
             int32_t kk = (t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 0]
@@ -477,7 +475,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         // if loads_a:  [j = 0, q = 1]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 1]
-            row = m0 + 4 * g + 1;
+            int32_t row = m0 + 4 * g + 1;
             // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 1]
             int32_t kk = (t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 1]
@@ -491,7 +489,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         // if loads_a:  [j = 0, q = 2]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 2]
-            row = m0 + 4 * g + 2;
+            int32_t row = m0 + 4 * g + 2;
             // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 2]
             int32_t kk = (t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 2]
@@ -505,7 +503,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         // if loads_a:  [j = 0, q = 3]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 3]
-            row = m0 + 4 * g + 3;
+            int32_t row = m0 + 4 * g + 3;
             // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 3]
             int32_t kk = (t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 3]
@@ -741,7 +739,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 0]
-    row = m0 + ty * 4;
+    int32_t row = m0 + ty * 4;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 0, v = 0]
     int32_t col = kdsl::add(n0, tx * 4);

@@ -553,13 +553,12 @@ extern "C" __global__ void softmax_online__f32__4__8__true(const float* x, float
     float s = 0.0f;
     // m = C(NEG_INF)
     float m = -INFINITY;
-    // raw = x.vec(VEC)[base + j]
-    kdsl::vec<float, 4> raw;
     // for j in range(thread_idx.x, nvec, WARPS * 32):
     for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = x.vec(VEC)[base + j]
-        raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> raw =
+                reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
         // if CACHE:  [True]
         // row[j] = raw
         row[j] = raw;
@@ -611,7 +610,7 @@ extern "C" __global__ void softmax_online__f32__4__8__true(const float* x, float
     for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = row[j] if CACHE else x.vec(VEC)[base + j]
-        raw = row[j];
+        kdsl::vec<float, 4> raw = row[j];
         // out = Vector[D, VEC].splat(0)
         kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
         // for lane in kdsl.range_constexpr(VEC):

@@ -556,13 +556,12 @@ extern "C" __global__ void softmax_online__f64__4__8__true(
     double s = 0.0;
     // m = C(NEG_INF)
     double m = -double(INFINITY);
-    // raw = x.vec(VEC)[base + j]
-    kdsl::vec<double, 4> raw;
     // for j in range(thread_idx.x, nvec, WARPS * 32):
     for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = x.vec(VEC)[base + j]
-        raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<double, 4> raw =
+                reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
         // if CACHE:  [True]
         // row[j] = raw
         row[j] = raw;
@@ -614,7 +613,7 @@ extern "C" __global__ void softmax_online__f64__4__8__true(
     for (int32_t j = threadIdx.x; j < nvec; j += 256) {
         // if VEC == 1:  [False]; else:
         // raw = row[j] if CACHE else x.vec(VEC)[base + j]
-        raw = row[j];
+        kdsl::vec<double, 4> raw = row[j];
         // out = Vector[D, VEC].splat(0)
         kdsl::vec<double, 4> out = kdsl::splat<double, 4>(0.0);
         // for lane in kdsl.range_constexpr(VEC):

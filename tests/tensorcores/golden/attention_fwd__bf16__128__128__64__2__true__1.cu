@@ -1128,8 +1128,6 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
     m[0][1] = -INFINITY;
     // l[i, h] = 0.0  [i = 0, h = 1]
     l[0][1] = 0.0f;
-    // total = Float32(0.0)  [i = 0, h = 0]
-    float total;
     // for t in range(ntiles + STAGES - 1):
     int32_t t_end = ntiles + 1;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1142,10 +1140,6 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // kdsl.syncthreads()
             __syncthreads();
         }
-        // r = idx // CH  [p = 0]
-        int32_t r;
-        // c = idx % CH  [p = 0]
-        int32_t c;
         // if t < ntiles:
         if (t < ntiles) {
             // stage = t % STAGES
@@ -1154,9 +1148,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // idx = p * THREADS + tid  [p = 0]
             int32_t idx = tid;
             // r = idx // CH  [p = 0]
-            r = idx / 16;
+            int32_t r = idx / 16;
             // c = idx % CH  [p = 0]
-            c = idx % 16;
+            int32_t c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
             int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
@@ -1246,9 +1240,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for kk in kdsl.range_constexpr(HEAD_DIM // 16):
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 0]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 0]
-        r = lane / 16 * 8 + lane % 8;
+        int32_t r = lane / 16 * 8 + lane % 8;
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
-        c = lane / 8 % 2;
+        int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> kb =
                 kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
@@ -2003,8 +1997,6 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         float alpha = exp2f(m[0][0] - m_new);
         // m[i, h] = m_new  [i = 0, h = 0]
         m[0][0] = m_new;
-        // total = Float32(0.0)  [i = 0, h = 0]
-        total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
         // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
@@ -2012,7 +2004,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
-        total = total + p;
+        float total = 0.0f + p;
         // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
@@ -2213,7 +2205,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
-        total = total + p;
+        total = 0.0f + p;
         // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
@@ -2926,7 +2918,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
     // for i in kdsl.range_constexpr(WARP_M):
     // for h in kdsl.range_constexpr(2):  [i = 0]
     // total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)  [i = 0, h = 0]
-    total = l[0][0] + __shfl_xor_sync(0xffffffffu, l[0][0], 1, 32);
+    float total = l[0][0] + __shfl_xor_sync(0xffffffffu, l[0][0], 1, 32);
     // total = total + kdsl.shfl_xor(total, 2)  [i = 0, h = 0]
     total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
     // inv = 1.0 / total  [i = 0, h = 0]

@@ -1051,10 +1051,6 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     int32_t a_row = kdsl::floordiv(K, 8);
     // b_row = N // 8
     int32_t b_row = kdsl::floordiv(N, 8);
-    // row = bm + r  [p = 0]
-    int32_t row;
-    // at = row * a_row + k0 // 8 + q  [p = 0]
-    int32_t at;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1067,29 +1063,23 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // kdsl.syncthreads()
             __syncthreads();
         }
-        // stage = t % STAGES
-        int32_t stage;
-        // r = chunk // (BK // 8)  [p = 0]
-        int32_t r;
-        // q = chunk % (BK // 8)  [p = 0]
-        int32_t q;
         // if t < ktiles:
         if (t < ktiles) {
             // stage = t % STAGES
-            stage = t % 3;
+            int32_t stage = t % 3;
             // k0 = t * BK
             int32_t k0 = kdsl::mul(t, 32);
             // for p in kdsl.range_constexpr(BM * BK // 8 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = tid;
             // r = chunk // (BK // 8)  [p = 0]
-            r = chunk / 4;
+            int32_t r = chunk / 4;
             // q = chunk % (BK // 8)  [p = 0]
-            q = chunk % 4;
+            int32_t q = chunk % 4;
             // row = bm + r  [p = 0]
-            row = bm + r;
+            int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
             // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
@@ -1199,13 +1189,13 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            stage = kdsl::mod(kt, 3);
+            int32_t stage = kdsl::mod(kt, 3);
             // for kk in kdsl.range_constexpr(BK // 16):
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 0]
-            r = wm + lane % 16;
+            int32_t r = wm + lane % 16;
             // q = kk * 2 + lane // 16  [kk = 0, i = 0]
-            q = lane / 16;
+            int32_t q = lane / 16;
             // fa[i] = kdsl.ldmatrix(sa, (stage, r, kdsl.swizzle(r, q, BK // 8)))  [kk = 0, i = 0]
             fa[0] = kdsl::ldmatrix_x4(&sa[stage][r][q ^ ((r / 2) & 3)]);
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 1]
@@ -1498,11 +1488,11 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // v = acc[i, j]  [i = 0, j = 0]
     kdsl::vec<float, 4> v = acc[0][0];
     // row = bm + wm + i * 16 + g  [i = 0, j = 0]
-    row = bm + wm + g;
+    int32_t row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = col0;
     // at = (row * N + col) // 2  [i = 0, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
