@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.cuda.emit import Emitter, _basename
+from kdsl.transpile.cuda import structs
+from kdsl.transpile.cuda.emit import Emitter, _basename, ctype
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
@@ -224,6 +225,10 @@ def _render(c: Compilation, lowered: Lowered, line_directives: bool) -> str:
         arch=lowered.arch,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        structs=[
+            structs.declaration(t, ctype)
+            for t in structs.used_structs(lowered.functions + (lowered.kernel,))
+        ],
         constants=[declaration(t, literal) for t in lowered.constants],
         functions=texts,
         assertions=len(lowered.assertions),

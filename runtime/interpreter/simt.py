@@ -27,6 +27,7 @@ import tqdm
 
 from kdsl.transpile import builtins, ir
 from kdsl.transpile.ir.backend import Backend
+from kdsl.transpile.core.structs import StructMeta
 from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes
@@ -40,6 +41,7 @@ from kdsl.runtime.interpreter.memory import (
     fault,
 )
 from kdsl.runtime.interpreter.together import WARP, Slot, Together
+from kdsl.runtime.interpreter.structs import StructOps
 
 BATCH_THREADS = 1 << 16  # lanes per batch (whole blocks; at least one block)
 GRID_THREADS = 1 << 20  # most lanes of a grid that grid-syncs (one batch)
@@ -109,7 +111,7 @@ class _Frame:
         self.off = mask.copy() if self.off is None else self.off | mask
 
 
-class Batch(Together, Debug, Backend):
+class Batch(Together, Debug, StructOps, Backend):
     """``count`` consecutive blocks of one launch, run in lock-step: the
     interpreter backend, one ``s_<Node>``/``e_<Node>`` per IR node class
     (checked when the class is defined); built-in calls run through their
@@ -159,11 +161,12 @@ class Batch(Together, Debug, Backend):
         env = {}
         for p in self.kernel.params:
             value = arguments[p.name]
-            env[p.name] = (
-                value
-                if isinstance(value, Memory)
-                else lanes.full(self.n, value, p.type)
-            )
+            if isinstance(value, Memory):
+                env[p.name] = value
+            elif isinstance(p.type, StructMeta):  # a record passed by value
+                env[p.name] = np.full(self.n, value, p.type.dtype)
+            else:
+                env[p.name] = lanes.full(self.n, value, p.type)
         self.kernel_frame = frame = _Frame(env, self.n)
         self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
 
@@ -601,6 +604,8 @@ class Batch(Together, Debug, Backend):
         return callee.result, callee
 
     def _zeros(self, t):
+        if isinstance(t, StructMeta):
+            return np.zeros(self.n, t.dtype)
         if isinstance(t, VectorMeta):
             return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
         return lanes.full(self.n, 0, t)

@@ -25,7 +25,9 @@ from kdsl.transpile.core.types import (
     Uint32,
     VectorMeta,
 )
-from kdsl.transpile.cuda import cexpr
+from kdsl.transpile.core.structs import StructMeta, leaf_types
+from kdsl.transpile.core.types import FieldArray
+from kdsl.transpile.cuda import cexpr, structs
 from kdsl.transpile.cuda.cexpr import OPERATOR_PREC, CExpr, Prec, atom
 from kdsl.transpile.cuda.cexpr import bare as _bare
 from kdsl.transpile.cuda.layout import LIMIT, wrap, wrap_head
@@ -175,6 +177,9 @@ class Emitter(Backend):
     def _s_ExprStmt(self, s):
         self.line(f"{_bare(self.expr(s.expr))};")
 
+    def _s_StoreField(self, s):
+        self.line(f"{_bare(self.expr(s.target))} = {self._value(s.value)};")
+
     def _value(self, e) -> str:
         """The value of a declaration, assignment or store: no outer
         parentheses, and a CUDA index (unsigned) converts implicitly.
@@ -280,6 +285,10 @@ class Emitter(Backend):
     def use(self, t):
         if isinstance(t, (ir.PointerType, ir.RefType)):
             t = t.elem
+        if isinstance(t, (StructMeta, FieldArray)):
+            for leaf in leaf_types(t):
+                self.use(leaf)
+            return
         if isinstance(t, VectorMeta):
             self.types.add("vector")
             t = t.dtype
@@ -479,6 +488,17 @@ class Emitter(Backend):
 
     def _e_Extract(self, e):
         return CExpr(f"{self.expr(e.vector)}.v[{e.lane}]")
+
+    # -- structs (cuda/structs.py declares them) ---------------------------------
+    def _e_Member(self, e):
+        return CExpr(f"{atom(self.expr(e.base))}.{e.field}")
+
+    def _e_Element(self, e):
+        return CExpr(f"{atom(self.expr(e.base))}[{self._index(e.index)}]")
+
+    def _e_MakeStruct(self, e):
+        values = [_bare(self.expr(v)) for v in e.values]
+        return CExpr(f"{e.type.c_name}{{{', '.join(structs.grouped(e.type, values))}}}")
 
     def _e_ArrayOffset(self, e):
         """``kdsl::offset(i, a_stride0, j, a_stride1)``: the index and stride

@@ -23,6 +23,9 @@ from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
 from kdsl.transpile.frontend.state import Lowering, check_limit
+from kdsl.transpile.frontend.lower_struct import FieldArrayValue
+from kdsl.transpile.frontend.lower_struct import describe as _describe_struct
+from kdsl.transpile.core.structs import Struct, is_struct
 from kdsl.transpile.core.types import (
     Boolean,
     Int64,
@@ -421,6 +424,8 @@ class ExprLowerer(Lowering):
         obj = self.expr(node.value)
         name = node.attr.value
         refuse_absent(obj)
+        if isinstance(obj, Struct):
+            return self.struct_field(obj, name, node)
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
                 raise error("dim3-field", name=obj.name, field=name)
@@ -461,6 +466,8 @@ class ExprLowerer(Lowering):
 
     def subscript(self, obj, indices):
         refuse_absent(obj)
+        if isinstance(obj, FieldArrayValue):
+            return self.field_element(obj, indices)
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
             return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
@@ -566,6 +573,8 @@ class ExprLowerer(Lowering):
     def call(self, callee, args, kwargs, node):
         if is_value(callee):  # before any ==: a value compares as a number
             raise error("not-callable", callee=_kind_of(callee))
+        if is_struct(callee):
+            return self.construct_struct(callee, args, kwargs)
         if isinstance(callee, Builtin):
             return lower_call(self, callee, args, kwargs)
         if isinstance(callee, (NumericMeta, VectorMeta)):
@@ -842,6 +851,11 @@ def _foreign_math(callee):
 
 
 def _kind_of(v) -> str:
+    struct = _describe_struct(v)
+    if struct is not None:
+        return struct
+    if is_struct(v):
+        return f"the struct type {v.__name__}"
     if isinstance(v, (Numeric, Vector)):
         name = type(v).__name__
         return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kdsl.transpile import ir
+from kdsl.transpile.core.structs import Struct
 from kdsl.transpile.core.types import Numeric, Vector
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend import names
@@ -32,7 +33,8 @@ class Binding:
 
     @property
     def type(self):
-        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
+        value = self.value
+        return type(value) if isinstance(value, (Numeric, Vector, Struct)) else None
 
 
 @dataclass(frozen=True)
