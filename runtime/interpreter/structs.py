@@ -74,9 +74,9 @@ class StructOps:
     def s_StoreField(self, s, m, frame):
         value = self.eval(s.value, m, frame)  # first, as in C++17 and Python
         steps, root = [], s.target
-        while isinstance(root, (ir.Member, ir.Element)):
+        while isinstance(root, (ir.Member, ir.Element, ir.Extract)):
             steps.append(root)
-            root = root.base
+            root = root.vector if isinstance(root, ir.Extract) else root.base
         steps.reverse()
         active = np.flatnonzero(m)
         if isinstance(root, ir.Load):  # a field of an element of memory
@@ -90,6 +90,8 @@ class StructOps:
         for step in steps:
             if isinstance(step, ir.Member):
                 view = view[step.field]
+            elif isinstance(step, ir.Extract):  # a lane of a vector field
+                rows.append(step.lane)
             else:
                 rows.append(self._field_index(step, m, frame)[m])
         field = as_field(value, s.target.type)

@@ -20,12 +20,16 @@ lowered by ``frontend/lower_struct.py``.
 from __future__ import annotations
 
 import keyword
+import linecache
+import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
+from kdsl.transpile.source import Span
 from kdsl.transpile.core.types import (
     Boolean,
     FieldArray,
@@ -267,7 +271,8 @@ def _make(cls, packed: bool) -> StructMeta:
             t = eval(t, vars(module) if module else {})  # noqa: S307 - user code
         if not _field_type_ok(t) or keyword.iskeyword(name) or name in _RESERVED:
             got = getattr(t, "__name__", None) or repr(t)
-            raise error("struct-field-type", struct=cls.__name__, field=name, got=got)
+            exc = error("struct-field-type", struct=cls.__name__, field=name, got=got)
+            raise _at_field(exc, cls, name)
         a = 1 if packed else align_of(t)
         offset = -(-offset // a) * a
         fields.append(Field(name, t, offset))
@@ -299,6 +304,27 @@ def _make(cls, packed: bool) -> StructMeta:
         short=cls.__name__,
     )
     return StructMeta(cls.__name__, (Struct,), attrs)
+
+
+def _at_field(exc: DSLError, cls, name: str) -> DSLError:
+    """``exc`` located at the annotation of the field ``name`` of ``cls``:
+    found in the file of the frame that applied the decorator, from the
+    decorator's line on."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is None:
+        return exc
+    path, line = frame.f_code.co_filename, frame.f_lineno
+    for k in range(line, line + 200):
+        text = linecache.getline(path, k)
+        if not text:
+            break
+        match = re.match(rf"\s*({re.escape(name)})\s*:", text)
+        if match:
+            span = Span(path, k, match.start(1) + 1, k, len(text.rstrip()) + 1)
+            return exc.locate(span, text.rstrip("\n"))
+    return exc
 
 
 def is_struct(t) -> bool:

@@ -60,7 +60,7 @@ def declaration(t: StructMeta, ctype) -> str:
     )
     lines.append(
         f'static_assert(alignof({t.c_name}) == {t.align}, "{t.c_name}: '
-        f'aligned to {t.align} bytes");'
+        f'aligned to {t.align} byte{"s" if t.align != 1 else ""}");'
     )
     return "\n".join(lines)
 

@@ -41,7 +41,11 @@ from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
-from kdsl.transpile.frontend.lower_struct import FieldArrayValue, StructLowerer
+from kdsl.transpile.frontend.lower_struct import (
+    FieldArrayValue,
+    StructLowerer,
+    is_place,
+)
 from kdsl.transpile.core.structs import Struct, StructMeta
 from kdsl.transpile.frontend.state import (
     Binding,
@@ -689,6 +693,9 @@ class Lowerer(
             self.emit(ir.StoreLane(expr.base, expr.indices, lane, value.ir_value()))
         elif isinstance(target.value, cst.Name) and isinstance(expr, ir.Var):
             self.emit(ir.AssignLane(expr.name, vtype, lane, value.ir_value()))
+        elif is_place(expr):  # s.color[3] = x: a lane of a struct's vector field
+            place = ir.Extract(vtype.dtype, expr, lane)
+            self.store_place(place, value, self.state.parsed.code(target))
         else:
             raise error("lane-store-target", target=f"'{code}'")
 

@@ -269,6 +269,7 @@ class ExprLowerer(Lowering):
             return _PY_BINARY[op](a, b)
         for v in (a, b):
             if not is_value(v):
+                _refuse_struct(v, f"as an operand of '{op}'")
                 raise error(
                     "not-numeric", where=f" for operator '{op}'", got=_kind_of(v)
                 )
@@ -416,6 +417,7 @@ class ExprLowerer(Lowering):
 
     def ensure_value(self, v, what):
         if not is_value(v):
+            _refuse_struct(v, f"for {what}")
             raise error("not-numeric", where=f" for {what}", got=_kind_of(v))
         return arith.as_numeric(v)
 
@@ -689,6 +691,12 @@ def _view_refused(ptr: PointerValue) -> str | None:
             "view with the type you want instead)"
         )
     return None
+
+
+def _refuse_struct(v, use: str):
+    """E926 for a struct value where a number is wanted."""
+    if isinstance(v, Struct):
+        raise error("struct-value-use", struct=type(v).__name__, use=use)
 
 
 def refuse_absent(obj):

@@ -216,6 +216,11 @@ class StructLowerer:
                         got=self.describe(v),
                     )
                 value = arith.convert(v, type(place))
+        self.store_place(expr, value, code)
+
+    def store_place(self, expr, value, code: str):
+        """Store ``value`` (of the place's type) to the field place ``expr``
+        (a Member/Element chain, or a lane of one: ``ir.Extract``)."""
         root = _root(expr)
         if isinstance(root, ir.Load):
             self._mark_root_written(root)
@@ -252,9 +257,14 @@ def _struct_name(expr) -> str:
     return expr.base.type.__name__
 
 
+def is_place(expr) -> bool:
+    """Whether ``expr`` is a field of a struct (a Member/Element chain)."""
+    return isinstance(expr, (ir.Member, ir.Element))
+
+
 def _root(expr):
-    while isinstance(expr, (ir.Member, ir.Element)):
-        expr = expr.base
+    while isinstance(expr, (ir.Member, ir.Element, ir.Extract)):
+        expr = expr.base if not isinstance(expr, ir.Extract) else expr.vector
     return expr
 
 
