@@ -203,3 +203,33 @@ def test_wrong_array_for_a_pointer_to_structs():
         lambda: K.segments.interpret[1, 4](np.zeros(4, np.float32), mids, K.Pair(), 4)
     )
     assert e.code == "E406" and "Segment" in str(e)
+
+
+def test_the_launch_packs_records_and_accepts_their_bytes():
+    from kdsl.runtime.arrays import ArrayInfo
+    from kdsl.runtime.launch import _records, check_struct
+
+    packed = check_struct("shift", K.Pair, K.Pair(1.0, 2.0))
+    assert packed.shape == (1,) and packed.dtype.itemsize == 8
+    assert packed.tobytes() == np.array([(1.0, 2.0)], K.Pair.dtype).tobytes()
+    with pytest.raises(kdsl.DSLError) as e:
+        check_struct("shift", K.Pair, 3.0)
+    assert e.value.code == "E930"
+
+    class Device:  # what _records reads of a device array
+        def __init__(self, dtype):
+            self.dtype = np.dtype(dtype)
+
+    raw = ArrayInfo(256, None, (68,), (1,), True, 0, "cupy")
+    got = _records("x", K.BlockQ8_0, Device(np.uint8), raw)
+    assert got.shape == (2,) and got.strides == (1,)
+    with pytest.raises(kdsl.DSLError) as e:  # 67 bytes: no whole number of records
+        _records(
+            "x",
+            K.BlockQ8_0,
+            Device(np.uint8),
+            ArrayInfo(256, None, (67,), (1,), True, 0, "cupy"),
+        )
+    assert e.value.code == "E406"
+    with pytest.raises(kdsl.DSLError):
+        _records("x", K.BlockQ8_0, Device(np.float32), raw)
