@@ -200,6 +200,13 @@ class Struct(metaclass=StructMeta):
     def is_static(self) -> bool:
         return False
 
+    def __bool__(self):
+        if object.__getattribute__(self, "_expr") is not None:  # in a kernel
+            raise error(
+                "struct-value-use", struct=type(self).__name__, use="as a condition"
+            )
+        return True
+
     def ir_value(self):
         return self._expr
 

@@ -183,10 +183,8 @@ class StructLowerer:
         code = self.state.parsed.code(target)
         if isinstance(target, cst.Attribute):
             holder = self.expr(target.value)
-            if not isinstance(holder, Struct):
-                raise error(
-                    "struct-store-target", target=code, got=self.describe(holder)
-                )
+            if not isinstance(holder, Struct):  # (thread_idx.x = 1: not a store)
+                raise error("assign-target", target=code)
             place = self.struct_field(holder, target.attr.value, target)
             if isinstance(place, FieldArrayValue):
                 raise error(
