@@ -233,3 +233,25 @@ def test_the_launch_packs_records_and_accepts_their_bytes():
     assert e.value.code == "E406"
     with pytest.raises(kdsl.DSLError):
         _records("x", K.BlockQ8_0, Device(np.float32), raw)
+
+
+def test_a_struct_types_layout_is_in_the_kernels_cache_key():
+    """A struct defined elsewhere (its layout changed, the kernel's file
+    not) gives the kernel another fingerprint: no stale cached source."""
+    from kdsl.runtime.compile import kernel_fingerprint
+
+    before = kernel_fingerprint(K.segments)
+    saved = K.Pair
+
+    @kdsl.struct
+    class Pair:  # the same name, another layout
+        x: Float64
+        y: Float64
+
+    try:
+        K.segments.signature.params[1].spec  # (its annotation is the old Pair)
+        K.segments.fn.__globals__["Pair"] = Pair
+        assert kernel_fingerprint(K.segments) != before
+    finally:
+        K.segments.fn.__globals__["Pair"] = saved
+    assert kernel_fingerprint(K.segments) == before
