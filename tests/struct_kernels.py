@@ -7,6 +7,7 @@ from kdsl import (
     Float16,
     Float32,
     Float32x4,
+    Int8x4,
     Int8,
     Int32,
     Pointer,
@@ -95,3 +96,39 @@ def read_headers(h: Pointer[Header], out: Pointer[Float32], n: Int32):
     if i < n:
         out[i] = h[i].scale * h[i].count.to(Float32) + h[i].tag.to(Float32)
         h[i].count = h[i].count + 1
+
+
+@kdsl.kernel
+def dot_q8_0(
+    x: Pointer[BlockQ8_0], y: Pointer[BlockQ8_0], out: Pointer[Float32], nb: Int32
+):
+    """One thread a pair of blocks: the 32-byte integer dot product as 8
+    ``kdsl.dp4a`` of ``Int8x4`` words, scaled by both ``d``."""
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < nb:
+        sumi = Int32(0)
+        for k in kdsl.range_constexpr(QK8_0 // 4):
+            a = Int8x4(
+                x[i].qs[4 * k],
+                x[i].qs[4 * k + 1],
+                x[i].qs[4 * k + 2],
+                x[i].qs[4 * k + 3],
+            )
+            b = Int8x4(
+                y[i].qs[4 * k],
+                y[i].qs[4 * k + 1],
+                y[i].qs[4 * k + 2],
+                y[i].qs[4 * k + 3],
+            )
+            sumi = kdsl.dp4a(a, b, sumi)
+        out[i] = x[i].d.to(Float32) * y[i].d.to(Float32) * sumi.to(Float32)
+
+
+@kdsl.kernel
+def byte_dots(a: Pointer[Uint32], b: Pointer[Uint32], out: Pointer[Uint32], n: Int32):
+    """The unsigned forms on packed words."""
+    i = block_idx.x * block_dim.x + thread_idx.x
+    if i < n:
+        out[3 * i] = kdsl.dp4a(a[i], b[i], 0)
+        out[3 * i + 1] = kdsl.dp2a_lo(a[i], b[i], out[3 * i])
+        out[3 * i + 2] = kdsl.dp2a_hi(a[i], b[i], 1)

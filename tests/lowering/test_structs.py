@@ -19,7 +19,7 @@ sys.path.insert(0, str(TESTS))
 import struct_kernels as K  # noqa: E402
 
 GOLDEN = TESTS / "golden" / "features" / "struct_kernels"
-KERNELS = [K.dequantize_q8_0, K.segments, K.read_headers]
+KERNELS = [K.dequantize_q8_0, K.segments, K.read_headers, K.dot_q8_0, K.byte_dots]
 
 
 # -- layout ---------------------------------------------------------------------------
@@ -147,6 +147,40 @@ def test_a_field_index_out_of_bounds_is_located():
     assert "qs[32]" in str(e.value) and "32 elements" in str(e.value)
 
 
+def test_dot_q8_0_with_dp4a():
+    r = np.random.default_rng(5)
+    nb = 70
+    x, y = _q8_0_blocks(nb, r), _q8_0_blocks(nb, r)
+    out = np.zeros(nb, np.float32)
+    K.dot_q8_0.interpret[2, 64](x, y, out, nb)
+    sumi = (x["qs"].astype(np.int64) * y["qs"].astype(np.int64)).sum(axis=1)
+    want = (
+        x["d"].astype(np.float32) * y["d"].astype(np.float32) * sumi.astype(np.float32)
+    )
+    assert out.tobytes() == want.tobytes()
+    assert "__dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi)" in (
+        K.dot_q8_0.dispatch().source
+    )
+
+
+def test_byte_dots_unsigned():
+    r = np.random.default_rng(6)
+    n = 50
+    a = r.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    b = r.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros(3 * n, np.uint32)
+    K.byte_dots.interpret[1, 64](a, b, out, n)
+    ab, bb = a.view(np.uint8).reshape(n, 4).astype(np.int64), b.view(np.uint8).reshape(
+        n, 4
+    ).astype(np.int64)
+    ah = a.view(np.uint16).reshape(n, 2).astype(np.int64)
+    d4 = (ab * bb).sum(axis=1)
+    lo = ah[:, 0] * bb[:, 0] + ah[:, 1] * bb[:, 1] + d4
+    hi = ah[:, 0] * bb[:, 2] + ah[:, 1] * bb[:, 3] + 1
+    want = np.stack([d4, lo, hi], axis=1).reshape(-1) % 2**32
+    assert out.tolist() == want.tolist()
+
+
 # -- CUDA ---------------------------------------------------------------------------
 @pytest.mark.parametrize("k", KERNELS, ids=lambda k: k.name)
 def test_nvrtc_compiles(k):
@@ -169,6 +203,8 @@ def test_golden(golden):
         "dequantize_q8_0__256",
         "segments",
         "read_headers",
+        "dot_q8_0",
+        "byte_dots",
     }
 
 
