@@ -71,6 +71,7 @@ from kdsl.transpile.frontend.lang import (
     grid_dim,
     thread_idx,
 )
+from kdsl.transpile.core.structs import Struct, struct
 from kdsl.transpile.builtins import public as _public_builtins
 from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune

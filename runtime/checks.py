@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from kdsl.transpile.core import values
+from kdsl.transpile.core.structs import Struct
 from kdsl.transpile.core.types import Numeric
 from kdsl.transpile.errors import error
 from kdsl.transpile.sites import at_user_code
@@ -205,6 +206,24 @@ def _check_float_range(param, t, value) -> None:
     raise error(
         "launch-float-range", param=param, type=t.__name__, value=shown, largest=largest
     )
+
+
+def struct_record(param, t, value):
+    """A struct argument passed by value as a numpy record of ``t.dtype``:
+    a host instance ``t(...)``, or a numpy scalar (or one-element array) of
+    its dtype; anything else is E930, naming the parameter."""
+    if isinstance(value, Struct) and type(value) is t:
+        return value._record[0]
+    if isinstance(value, np.void) and value.dtype == t.dtype:
+        return value
+    if isinstance(value, np.ndarray) and value.dtype == t.dtype and value.size == 1:
+        return value.reshape(-1)[0]
+    got = type(value).__name__
+    if isinstance(value, Struct):
+        got = f"a {got}"
+    elif isinstance(value, (np.void, np.ndarray)):
+        got = f"a numpy {type(value).__name__} of dtype {value.dtype}"
+    raise error("launch-struct-argument", param=param, struct=t.__name__, got=got)
 
 
 def scalar_packer(t):

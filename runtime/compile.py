@@ -21,6 +21,7 @@ from types import CodeType, ModuleType
 import numpy as np
 
 from kdsl.runtime import cache, nvrtc
+from kdsl.transpile.core.structs import is_struct
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.pipeline import Transpiled, entry_name
 from kdsl.transpile.version import __version__
@@ -83,8 +84,14 @@ def kernel_fingerprint(kernel) -> str:
                     constants.add(f"{name}={_constant_key(value)}")
                 elif isinstance(value, np.ndarray):  # a constant table
                     constants.add(f"{name}={_array_key(value)}")
+                elif is_struct(value):  # its layout, wherever it is defined
+                    constants.add(f"{name}={_struct_key(value)}")
 
     visit(kernel.fn)
+    for info in kernel.signature.params:  # struct types of the annotations
+        elem = getattr(info.spec, "elem", info.spec)
+        if is_struct(elem):
+            constants.add(f"{info.name}:{_struct_key(elem)}")
     texts = []
     for path in sorted(paths):
         try:
@@ -110,6 +117,20 @@ def _array_key(a: np.ndarray) -> str:
     """A module-level array by its dtype, shape and the hash of its bytes."""
     digest = hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
     return f"ndarray:{a.dtype.str}:{a.shape}:{digest}"
+
+
+def _struct_key(t) -> str:
+    """A struct type by its name, packing and every field (nested structs
+    by their own keys)."""
+
+    def of(u) -> str:
+        if is_struct(u):
+            return _struct_key(u)
+        elem = getattr(u, "elem", None)  # an array field: T[count]
+        return f"{of(elem)}[{u.count}]" if elem is not None else repr(u)
+
+    fields = ",".join(f"{f.name}:{of(f.type)}@{f.offset}" for f in t.fields)
+    return f"struct:{t.__qualname__}:{t.packed}:{t.size}:{t.align}:({fields})"
 
 
 def _constant_key(value) -> str:

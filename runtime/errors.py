@@ -73,6 +73,13 @@ register(
         "parameter '{param}' must hold {type}, got {got}; convert the array first",
     ),
     (
+        "launch-struct-argument",
+        "E930",
+        LaunchError,
+        "parameter '{param}' takes a {struct} by value: pass {struct}(...) or a "
+        "numpy scalar of {struct}.dtype, got {got}",
+    ),
+    (
         "launch-syntax",
         "E419",
         LaunchError,

@@ -14,9 +14,12 @@ then a cooperative launch); the others' launch functions do not change.
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import threading
 import warnings
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -31,10 +34,12 @@ from kdsl.runtime.checks import (
     scalar_packer,
     scalar_value,
     shared_mem_bytes,
+    struct_record,
 )
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import debug
 from kdsl.runtime.tensormap import check_tensor_map
+from kdsl.transpile.core.structs import StructMeta, is_struct
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
 from kdsl.transpile.errors import error
 
@@ -406,6 +411,14 @@ def check_scalar(param, t, value):
         ) from None
 
 
+def check_struct(param, t, value):
+    """A struct argument checked, as CuPy passes it by value: a one-element
+    array of a void dtype of the struct's size (its bytes are copied into
+    the launch's parameter buffer, where the kernel's C++ struct lies)."""
+    record = struct_record(param, t, value)
+    return np.frombuffer(record.tobytes(), np.uint8).view(f"V{t.size}")
+
+
 # -- arrays ------------------------------------------------------------------------------
 def check_array(param, kind, t, value, device, align, written=False):
     """An array argument checked (device, dtype, layout, alignment), then
@@ -431,7 +444,9 @@ def check_array(param, kind, t, value, device, align, written=False):
         raise error("launch-host-array", param=param, library=info.library)
     if info.device != device:
         raise error("launch-array-device", param=param, got=info.device, device=device)
-    if info.dtype is not t:
+    if is_struct(t):
+        info = _records(param, t, value, info)
+    elif info.dtype is not t:
         got = info.dtype.__name__ if info.dtype is not None else "an unsupported dtype"
         raise error("launch-array-dtype", param=param, type=t.__name__, got=got)
     if info.strides is not None:
@@ -464,6 +479,20 @@ def check_array(param, kind, t, value, device, align, written=False):
         *(np.int64(n) for n in info.shape),
         *(np.int64(s) for s in info.strides),
     )
+
+
+def _records(param, t, value, info):
+    """A device array for a pointer to structs: of the struct's dtype, or
+    its bytes (uint8, contiguous, a whole number of records); ``info`` with
+    its shape and strides counted in records."""
+    dtype = getattr(value, "dtype", None)
+    if dtype == t.dtype:
+        return info
+    size = math.prod(info.shape)
+    if dtype == np.uint8 and info.contiguous and size % t.size == 0:
+        return replace(info, shape=(size // t.size,), strides=(1,))
+    got = f"{dtype} (an array of {t.__name__}.dtype or of its bytes, uint8)"
+    raise error("launch-array-dtype", param=param, type=t.__name__, got=got)
 
 
 # -- plans -----------------------------------------------------------------------------------
@@ -660,7 +689,13 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             lines.append(f"    p{i} = _tmap{i}({a})")
             packed.append(f"p{i}")
             continue
-        t = dtype_map[elem.name] if not isinstance(elem, NumericMeta) else elem
+        concrete = isinstance(elem, (NumericMeta, StructMeta))
+        t = elem if concrete else dtype_map[elem.name]
+        if info.kind == "struct":  # its bytes, by value
+            env[f"_struct{i}"] = _bind(check_struct, info.name, t)
+            lines.append(f"    p{i} = _struct{i}({a})")
+            packed.append(f"p{i}")
+            continue
         if info.kind == "scalar":
             env[f"_scalar{i}"] = _bind(check_scalar, info.name, t)
             if t.kind == "int" and t.width <= 64:

@@ -1489,5 +1489,56 @@ register(
         "build the map a launch passes with kdsl.tensor_map(array, box=(rows, "
         "columns), swizzle=128)",
     ),
+    # E920-E939: structs (@kdsl.struct)
+    (
+        "struct-field-type",
+        "E920",
+        DSLTypeError,
+        "struct {struct}: field '{field}' has type {got}; a field is a kdsl scalar "
+        "of 1, 2, 4 or 8 bytes, a vector, another @kdsl.struct, or a fixed-length "
+        "array of one of them (qs: Int8[32]), and its name is no Python keyword "
+        "nor one of the type's attributes (fields, size, align, packed, dtype, "
+        "c_name, kind, width, np_dtype, short, field, from_record)",
+    ),
+    (
+        "struct-arguments",
+        "E921",
+        DSLTypeError,
+        "{struct}(...) {problem} (its fields, in order: {fields})",
+    ),
+    (
+        "struct-no-field",
+        "E922",
+        DSLTypeError,
+        "{struct} has no field '{field}' (its fields: {fields}){hint}",
+    ),
+    (
+        "struct-field-value",
+        "E923",
+        DSLTypeError,
+        "field '{field}' of {struct} is {want}, got {got}; convert it with "
+        ".to() (a literal converts by itself)",
+    ),
+    (
+        "struct-store-target",
+        "E924",
+        DSLTypeError,
+        "cannot store to '{target}': a field store needs a struct variable "
+        "(s.f = x) or a struct in memory (p[i].f = x, p[i].qs[j] = x), got {got}",
+    ),
+    (
+        "struct-array-field",
+        "E925",
+        DSLTypeError,
+        "field '{field}' of {struct} is an array ({type}): read or store its "
+        "elements ({code}[j]), it is no value of its own",
+    ),
+    (
+        "struct-value-use",
+        "E926",
+        DSLTypeError,
+        "a {struct} cannot be used {use}: a struct value has fields (read "
+        "s.field), is assigned, stored, passed and returned whole",
+    ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
 )

@@ -22,6 +22,8 @@ from functools import cached_property
 from kdsl.transpile import builtins, ir, passes
 from kdsl.transpile.cuda.cexpr import literal
 from kdsl.transpile.cuda.emit import Emitter, basename
+from kdsl.transpile.cuda import structs
+from kdsl.transpile.cuda.emit import ctype
 from kdsl.transpile.cuda.prelude import needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
@@ -325,6 +327,10 @@ def _render(c: Compilation, line_directives: bool) -> str:
         arch=lowered.arch,
         headers=headers,
         prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        structs=[
+            structs.declaration(t, ctype)
+            for t in structs.used_structs(lowered.functions + (lowered.kernel,))
+        ],
         constants=[declaration(t, literal) for t in lowered.constants],
         functions=texts,
         assertions=len(lowered.assertions),

@@ -26,6 +26,7 @@ from kdsl.transpile.errors import error
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Int32, NumericMeta, VectorMeta
 
+from kdsl.transpile.core.structs import StructMeta, is_struct
 from kdsl.runtime.checks import (
     BLOCK_LIMITS,
     MAX_SHARED_MEM,
@@ -39,6 +40,7 @@ from kdsl.runtime.checks import (
     optional_mismatch,
     scalar_value,
     shared_mem_bytes,
+    struct_record,
 )
 from kdsl.runtime.interpreter import simt
 from kdsl.runtime.interpreter.memory import Memory
@@ -74,8 +76,12 @@ def bind_arguments(kernel, inst, kernel_ir, args):
                 scalar=elem.dtype.__name__,
                 lanes=elem.lanes,
             )
-        t = elem if isinstance(elem, NumericMeta) else dtype_map[elem.name]
+        concrete = isinstance(elem, (NumericMeta, StructMeta))
+        t = elem if concrete else dtype_map[elem.name]
         p = next(ir_params)
+        if info.kind == "struct":
+            env[p.name] = struct_record(info.name, t, value)
+            continue
         if info.kind == "scalar":
             env[p.name] = values.from_python(scalar_value(info.name, t, value), t)
             continue
@@ -159,9 +165,20 @@ def _host_array(name, value, t):
             accepted="an array (numpy, CuPy or PyTorch)",
             got=type(value).__name__,
         )
+    if is_struct(t) and host.dtype != t.dtype:
+        return _records(name, value, host, back, address, t)
     if t.np_dtype is None or host.dtype != t.np_dtype:
         raise error("launch-array-dtype", param=name, type=t.__name__, got=host.dtype)
     return host, back, address
+
+
+def _records(name, value, host, back, address, t):
+    """A byte array (uint8, contiguous) passed for a pointer to structs:
+    its bytes viewed as the records (written back through the same bytes)."""
+    if host.dtype != np.uint8 or not host.flags.c_contiguous or host.size % t.size:
+        got = f"{host.dtype} (an array of {t.__name__}.dtype or of its bytes, uint8)"
+        raise error("launch-array-dtype", param=name, type=t.__name__, got=got)
+    return host.reshape(-1).view(t.dtype), back, address
 
 
 def _torch_on_host(tensor):

@@ -30,7 +30,7 @@ import tqdm
 
 from kdsl.transpile import builtins, ir
 from kdsl.transpile.ir.backend import Backend
-
+from kdsl.transpile.core.structs import StructMeta
 from kdsl.transpile.core.types import VectorMeta
 
 from kdsl.transpile.core import lanes, limits
@@ -45,6 +45,7 @@ from kdsl.runtime.interpreter.memory import (
     fault,
 )
 from kdsl.runtime.interpreter.together import Geometry, RaceReport, Slot, Threads
+from kdsl.runtime.interpreter.structs import StructOps
 
 _COMPARE = {
     "<": operator.lt,
@@ -125,7 +126,7 @@ class _Frame:
         self.off = mask.copy() if self.off is None else self.off | mask
 
 
-class Batch(Debug, Backend):
+class Batch(Debug, StructOps, Backend):
     """``count`` consecutive blocks of one launch, run in lock-step: the
     interpreter backend, one ``s_<Node>``/``e_<Node>`` per IR node class
     (checked when the class is defined); built-in calls run through their
@@ -164,11 +165,12 @@ class Batch(Debug, Backend):
         env = {}
         for p in self.kernel.params:
             value = arguments[p.name]
-            env[p.name] = (
-                value
-                if isinstance(value, Memory)
-                else lanes.full(self.n, value, p.type)
-            )
+            if isinstance(value, Memory):
+                env[p.name] = value
+            elif isinstance(p.type, StructMeta):  # a record passed by value
+                env[p.name] = np.full(self.n, value, p.type.dtype)
+            else:
+                env[p.name] = lanes.full(self.n, value, p.type)
         returned = self.threads.returned  # the kernel's lanes that returned
         self.kernel_frame = frame = _Frame(env, self.n, returned=returned)
         self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
@@ -650,6 +652,8 @@ class Batch(Debug, Backend):
         return callee.result, callee
 
     def _zeros(self, t):
+        if isinstance(t, StructMeta):
+            return np.zeros(self.n, t.dtype)
         if isinstance(t, VectorMeta):
             return tuple(lanes.full(self.n, 0, t.dtype) for _ in range(t.lanes))
         return lanes.full(self.n, 0, t)

@@ -22,6 +22,7 @@ import laplace  # noqa: E402
 import layer_norm_backward  # noqa: E402
 import layernorm_forward  # noqa: E402
 import matmul_forward  # noqa: E402
+import mul_mat_vec_q8_0  # noqa: E402
 import ml_dtypes  # noqa: E402
 import nbody  # noqa: E402
 import numba_matmul  # noqa: E402
@@ -30,6 +31,7 @@ import online_softmax  # noqa: E402
 import philox_dropout  # noqa: E402
 import quantize_q8_1  # noqa: E402
 import reduce7  # noqa: E402
+import rope_norm  # noqa: E402
 import shfl_scan  # noqa: E402
 import simple_assert  # noqa: E402
 import softmax_forward  # noqa: E402
@@ -246,6 +248,35 @@ def test_quantize_q8_1(rows, kx):
     d, _, q = P.q8_1_reference(x, padded)
     assert qs.tobytes() == q.tobytes()
     assert ds[:, 0].tobytes() == d.astype(np.float16).tobytes()
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 256), (64, 4096)])
+def test_mul_mat_vec_q8_0(rows, cols):
+    x, y = P.q8_0_matrix(rows, cols, P.rng(rows * cols))
+    want = np.zeros(rows, np.float32)
+    kernel = mul_mat_vec_q8_0.mul_mat_vec_q8_0
+    kernel.interpret[rows, (32, 4)](x, y, want, cols, rows)
+    dst = cp.zeros(rows, np.float32)
+    kernel[rows, (32, 4)](cp.asarray(x), cp.asarray(y.view(np.uint8)), dst, cols, rows)
+    assert dst.get().tobytes() == want.tobytes()  # exact: dp4a, the same order
+
+
+def test_rope_norm():
+    rows, ne0, n_dims = 6, 64, 48
+    r = P.rng(rows)
+    x = r.standard_normal((rows, ne0)).astype(np.float32)
+    pos = r.integers(0, 4096, rows // 2).astype(np.int32)
+    theta_scale = np.float32(np.power(np.float32(10000), np.float32(-2.0) / n_dims))
+    args = (ne0, n_dims, pos, 0.25, 2, 0.75, 1.0, rope_norm.rope_corr_dims(v=(3, 17)))
+    dst = cp.zeros((rows, ne0), np.float32)
+    grid = (rows, 1)
+    rope_norm.rope_norm[grid, (1, 256)](
+        cp.asarray(x), dst, *args[:2], cp.asarray(pos), *args[3:], theta_scale, None
+    )
+    want = P.rope_norm_reference(
+        x, pos, n_dims, 2, 10000.0, 0.25, 0.75, 1.0, (3, 17), None
+    )
+    np.testing.assert_allclose(dst.get(), want, rtol=1e-5, atol=1e-5)  # CUDA's sinf
 
 
 @pytest.mark.parametrize(

@@ -6,19 +6,23 @@ and the values' sum) then 32 ``int8`` quants ``round(x / d)``.  A warp
 handles one block: it reduces the maximum magnitude and the sum with
 ``__shfl_xor_sync``, each lane stores its quant, lane 0 the ``half2``.
 
-Differences from the original: the output is a ``Pointer[Uint8]`` written
-through byte views (``vy.view(Int8)`` for the quants, and
-``vy.view(Float16).vec(2)`` for ``ds``, one ``Float16x2`` store) instead of
-a ``block_q8_1*`` struct pointer (kdsl has no structs); the two
-``reinterpret_cast<half&>`` stores are that one vector store.
+The output is a ``Pointer[block_q8_1]`` as in the original (the launch may
+pass the blocks' bytes as a uint8 array); the two ``reinterpret_cast<half&>``
+stores into ``ds`` are lane stores ``vy[ib].ds[0] = ...``.  No differences
+from the original but the template parameters (one layout, no fused ops).
 """
 
 import kdsl
-from kdsl import Float16, Float16x2, Float32, Int8, Int64, Pointer, Uint8
+from kdsl import Float16, Float16x2, Float32, Int8, Int64, Pointer
 from kdsl import block_dim, block_idx, thread_idx
 
 QK8_1 = 32
-BLOCK_Q8_1_BYTES = 4 + QK8_1  # ds (two halves), then the quants
+
+
+@kdsl.struct
+class block_q8_1:
+    ds: Float16x2  # the scale d, then the sum of the block's values
+    qs: Int8[QK8_1]
 
 
 @kdsl.func
@@ -37,7 +41,7 @@ def warp_reduce_max(x):
 
 @kdsl.kernel
 def quantize_q8_1(
-    x: Pointer[Float32], vy: Pointer[Uint8], kx: Int64, kx0_padded: Int64
+    x: Pointer[Float32], vy: Pointer[block_q8_1], kx: Int64, kx0_padded: Int64
 ):
     ix0 = Int64(block_dim.x) * block_idx.x + thread_idx.x
     if ix0 >= kx0_padded:
@@ -51,9 +55,8 @@ def quantize_q8_1(
     total = warp_reduce_sum(xi)
     d = amax / 127
     q = Int8(0) if amax == 0 else kdsl.math.round(xi / d).to(Int8)
-    vy.view(Int8)[ib * BLOCK_Q8_1_BYTES + 4 + iqs] = q
+    vy[ib].qs[iqs] = q
     if iqs > 0:
         return
-    vy.view(Float16).vec(2)[ib * (BLOCK_Q8_1_BYTES // 4)] = Float16x2(
-        d.to(Float16), total.to(Float16)
-    )
+    vy[ib].ds[0] = d.to(Float16)
+    vy[ib].ds[1] = total.to(Float16)

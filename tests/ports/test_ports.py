@@ -18,6 +18,7 @@ import laplace
 import layer_norm_backward
 import layernorm_forward
 import matmul_forward
+import mul_mat_vec_q8_0
 import nbody
 import numba_matmul
 import numba_vecadd
@@ -25,6 +26,7 @@ import online_softmax
 import philox_dropout
 import quantize_q8_1
 import reduce7
+import rope_norm
 import shfl_scan
 import simple_assert
 import softmax_forward
@@ -267,6 +269,70 @@ def rng(n):
     return np.random.default_rng(n)
 
 
+def q8_0_matrix(rows, cols, r):
+    """A Q8_0 matrix (rows of ``block_q8_0``) and a Q8_1 vector, random."""
+    nb = cols // 32
+    x = np.zeros(rows * nb, mul_mat_vec_q8_0.block_q8_0.dtype)
+    x["d"] = (r.standard_normal(rows * nb) * 0.05).astype(np.float16)
+    x["qs"] = r.integers(-128, 128, (rows * nb, 32))
+    y = np.zeros(nb, mul_mat_vec_q8_0.block_q8_1.dtype)
+    y["ds"][:, 0] = (r.standard_normal(nb) * 0.05).astype(np.float16)
+    y["ds"][:, 1] = r.standard_normal(nb).astype(np.float16)  # (unused by q8_0)
+    y["qs"] = r.integers(-128, 128, (nb, 8, 4))
+    return x, y
+
+
+def q8_0_q8_1_reference(x, y, rows):
+    """llama.cpp's CPU ggml_vec_dot_q8_0_q8_1: per block, the exact integer
+    dot product scaled by both d, summed over the row (in float64 here)."""
+    nb = len(y)
+    qx = x["qs"].reshape(rows, nb, 32).astype(np.int64)
+    qy = y["qs"].reshape(nb, 32).astype(np.int64)
+    sumi = (qx * qy[None]).sum(axis=-1)
+    dx = x["d"].reshape(rows, nb).astype(np.float64)
+    dy = y["ds"][:, 0].astype(np.float64)
+    return (dx * dy[None] * sumi).sum(axis=-1)
+
+
+def rope_norm_reference(
+    x,
+    pos,
+    n_dims,
+    p_delta_rows,
+    freq_base,
+    freq_scale,
+    ext_factor,
+    attn_factor,
+    corr,
+    freq_factors,
+):
+    """ggml's CPU rope (mode 0) with YaRN, in Float32 as the kernel computes."""
+    f32 = np.float32
+    rows, ne0 = x.shape
+    out = x.copy()
+    theta_scale = f32(np.power(f32(freq_base), f32(-2.0) / f32(n_dims)))
+    i0 = np.arange(0, n_dims, 2)
+    theta_base = pos[np.arange(rows) // p_delta_rows].astype(f32)[:, None] * np.power(
+        theta_scale, i0.astype(f32) / f32(2)
+    )
+    ff = f32(1) if freq_factors is None else freq_factors[i0 // 2]
+    extrap = theta_base / ff
+    interp = f32(freq_scale) * extrap
+    theta, mscale = interp, f32(attn_factor)
+    if ext_factor != 0:
+        y = ((i0 // 2).astype(f32) - f32(corr[0])) / max(
+            f32(0.001), f32(corr[1] - corr[0])
+        )
+        ramp = (f32(1) - np.minimum(f32(1), np.maximum(f32(0), y))) * f32(ext_factor)
+        theta = interp * (f32(1) - ramp) + extrap * ramp
+        mscale = mscale * (f32(1) + f32(0.1) * np.log(f32(1) / f32(freq_scale)))
+    c, s = np.cos(theta) * mscale, np.sin(theta) * mscale
+    x0, x1 = x[:, 0:n_dims:2], x[:, 1:n_dims:2]
+    out[:, 0:n_dims:2] = x0 * c - x1 * s
+    out[:, 1:n_dims:2] = x0 * s + x1 * c
+    return out
+
+
 # -- the ports in the interpreter ------------------------------------------------------
 @pytest.mark.parametrize("n", SIZES + [256 * 256])
 def test_shfl_scan_is_numpys_cumsum(n):
@@ -463,6 +529,72 @@ def test_quantize_q8_1_gives_llama_cpps_blocks(rows, kx):
     assert qs.tobytes() == q.tobytes()
 
 
+@pytest.mark.parametrize("rows, cols", [(1, 32), (3, 256), (5, 1024), (2, 4096 + 512)])
+def test_mul_mat_vec_q8_0_is_llama_cpps_vec_dot(rows, cols):
+    x, y = q8_0_matrix(rows, cols, rng(rows * cols))
+    dst = np.zeros(rows, np.float32)
+    mul_mat_vec_q8_0.mul_mat_vec_q8_0.interpret[rows, (32, 4)](x, y, dst, cols, rows)
+    np.testing.assert_allclose(
+        dst, q8_0_q8_1_reference(x, y, rows), rtol=1e-5, atol=1e-5
+    )
+    # the blocks as the bytes of a GGUF tensor: the same result
+    again = np.zeros(rows, np.float32)
+    kernel = mul_mat_vec_q8_0.mul_mat_vec_q8_0
+    kernel.interpret[rows, (32, 4)](
+        x.view(np.uint8), y.view(np.uint8), again, cols, rows
+    )
+    assert again.tobytes() == dst.tobytes()
+
+
+def test_block_q8_0_and_q8_1_have_llama_cpps_sizes():
+    assert mul_mat_vec_q8_0.block_q8_0.dtype.itemsize == 34
+    assert mul_mat_vec_q8_0.block_q8_1.dtype.itemsize == 36
+    assert rope_norm.rope_corr_dims.dtype.itemsize == 8
+
+
+@pytest.mark.parametrize("ext_factor", [0.0, 0.75])
+@pytest.mark.parametrize("with_ff", [False, True])
+def test_rope_norm_is_ggmls_rope(ext_factor, with_ff):
+    rows, ne0, n_dims, p_delta_rows = 6, 64, 48, 2
+    r = rng(rows + int(with_ff))
+    x = r.standard_normal((rows, ne0)).astype(np.float32)
+    pos = r.integers(0, 4096, rows // p_delta_rows).astype(np.int32)
+    ff = (1 + r.random(n_dims // 2)).astype(np.float32) if with_ff else None
+    freq_base, freq_scale, attn_factor, corr = 10000.0, 0.25, 1.0, (3.0, 17.0)
+    theta_scale = np.float32(np.power(np.float32(freq_base), np.float32(-2.0) / n_dims))
+    dst = np.zeros_like(x)
+    dims = rope_norm.rope_corr_dims(v=corr)
+    blocks_y = (ne0 + 2 * 256 - 1) // (2 * 256)
+    rope_norm.rope_norm.interpret[(rows, blocks_y), (1, 256)](
+        x,
+        dst,
+        ne0,
+        n_dims,
+        pos,
+        freq_scale,
+        p_delta_rows,
+        ext_factor,
+        attn_factor,
+        dims,
+        theta_scale,
+        ff,
+    )
+    want = rope_norm_reference(
+        x,
+        pos,
+        n_dims,
+        p_delta_rows,
+        freq_base,
+        freq_scale,
+        ext_factor,
+        attn_factor,
+        corr,
+        ff,
+    )
+    np.testing.assert_allclose(dst, want, rtol=2e-5, atol=2e-5)
+    assert dst[:, n_dims:].tobytes() == x[:, n_dims:].tobytes()
+
+
 @pytest.mark.parametrize(
     "BT, C, OC, bias", [(128, 32, 128, True), (256, 64, 128, False)]
 )
@@ -596,6 +728,9 @@ INSTANCES = {
     "gelu_forward": lambda: gelu_forward.gelu_forward_kernel2.dispatch(),
     "quantize_q8_1": lambda: quantize_q8_1.quantize_q8_1.dispatch(),
     "matmul_forward": lambda: matmul_forward.matmul_forward_kernel4.dispatch(),
+    "mul_mat_vec_q8_0": lambda: mul_mat_vec_q8_0.mul_mat_vec_q8_0.dispatch(),
+    "rope_norm": lambda: rope_norm.rope_norm.dispatch(),
+    "rope_norm_noff": lambda: rope_norm.rope_norm.dispatch(freq_factors=None),
     "layer_norm_bwd_dx_fused": (
         lambda: layer_norm_backward.layer_norm_bwd_dx_fused.dispatch(GROUP_SIZE_M=64)
     ),
@@ -654,10 +789,8 @@ def test_the_generated_code_uses_the_originals_intrinsics():
     src = INSTANCES["gelu_forward"]().source
     assert "tanhf(0.7978845f * (xi + cube))" in src
     src = INSTANCES["quantize_q8_1"]().source
-    assert "reinterpret_cast<int8_t*>(vy)" in src
-    assert (
-        "reinterpret_cast<kdsl::vec<__half, 2>*>(reinterpret_cast<__half*>(vy))" in src
-    )
+    assert "block_q8_1* vy" in src and "vy[ib].qs[iqs] = q;" in src
+    assert "vy[ib].ds.v[0] = __float2half_rn(d);" in src
     src = INSTANCES["matmul_forward"]().source
     assert "__launch_bounds__(256) matmul_forward_kernel4(" in src
     assert "__shared__ kdsl::vec<float, 4> lhs_s[128][8];" in src
@@ -716,3 +849,13 @@ def test_nbody_reads_float4_tiles_and_uses_the_hardware_rsqrt():
     assert sass.spills == 0
     assert sass.count(r"^LDS\.128") >= 128  # the unrolled tile loop
     assert sass.count(r"^MUFU\.RSQ") == sass.count(r"^LDS\.128")
+
+
+def test_the_llama_cpp_ports_use_structs_and_dp4a_as_the_originals():
+    mmvq = INSTANCES["mul_mat_vec_q8_0"]().source
+    assert "struct block_q8_0 {" in mmvq and "sizeof(block_q8_0) == 34" in mmvq
+    assert "const block_q8_0* vx" in mmvq and "__dp4a(" in mmvq
+    assert "y[kby].qs[" in mmvq and "x[kbx].d" in mmvq
+    rope = INSTANCES["rope_norm"]().source
+    assert "struct rope_corr_dims {" in rope and "float v[2];" in rope
+    assert "rope_corr_dims corr_dims," in rope and "corr_dims.v[1]" in rope

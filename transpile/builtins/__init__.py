@@ -10,6 +10,7 @@ from kdsl.transpile.builtins import tma  # noqa: F401
 from kdsl.transpile.builtins import atomics  # noqa: F401
 from kdsl.transpile.builtins import bits  # noqa: F401
 from kdsl.transpile.builtins import integers  # noqa: F401
+from kdsl.transpile.builtins import dotprod  # noqa: F401
 from kdsl.transpile.builtins import math  # noqa: F401
 from kdsl.transpile.builtins import python  # noqa: F401
 from kdsl.transpile.builtins import memory  # noqa: F401

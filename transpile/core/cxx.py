@@ -256,6 +256,17 @@ def init(type_name: str, items) -> CExpr:
     return CExpr("init", parts)
 
 
+def brace(type_name: str, items) -> CExpr:
+    """``T{a, b, {c, d}}``: an aggregate's initialiser; an item that is a
+    list is a brace group of its own (an array member's elements)."""
+    return CExpr("init", (type_name, *_braced(items)))
+
+
+def _braced(items) -> tuple:
+    inner = [CExpr("init", _braced(i)) if isinstance(i, list) else i for i in items]
+    return (Open("{"), *_items(inner), Close("}"))
+
+
 def lambda_(captures, params, body) -> CExpr:
     """``[captures](params) { return body; }``."""
     parts = (

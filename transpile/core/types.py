@@ -35,6 +35,10 @@ class NumericMeta(type):
         ``Float32x4`` (``D.vec(4)`` for a dtype parameter ``D``)."""
         return vector_type(cls, lanes)
 
+    def __getitem__(cls, count):
+        """``Int8[32]``: the type of a struct's array field of 32 Int8."""
+        return array_field(cls, count)
+
 
 class Numeric(metaclass=NumericMeta):
     """A scalar value: static (``_value``) or dynamic (``_expr``)."""
@@ -398,6 +402,8 @@ class VectorMeta(type):
         return cls.__name__
 
     def __getitem__(cls, key):
+        if cls.dtype is not None and not isinstance(key, tuple):
+            return array_field(cls, key)  # Int8x4[8]: a struct's array field
         if not (isinstance(key, tuple) and len(key) == 2):
             keys = key if isinstance(key, tuple) else (key,)
             err = error("vector-spelling", got=", ".join(repr(k) for k in keys))
@@ -518,6 +524,43 @@ def vector_aliases() -> dict[str, type]:
                 v = vector_type(t, n)
                 out[v.__name__] = v
     return out
+
+
+# -- array fields of structs ---------------------------------------------------------
+class FieldArray:
+    """The type of a struct's fixed-length array field, ``Int8[32]``:
+    ``count`` elements of ``elem`` (a scalar, vector or struct type; see
+    ``core.structs``)."""
+
+    __slots__ = ("elem", "count")
+
+    def __init__(self, elem, count: int):
+        self.elem, self.count = elem, count
+
+    def __eq__(self, other):
+        return isinstance(other, FieldArray) and (self.elem, self.count) == (
+            other.elem,
+            other.count,
+        )
+
+    def __hash__(self):
+        return hash((FieldArray, self.elem, self.count))
+
+    @property
+    def __name__(self) -> str:  # as types are named in messages
+        return f"{self.elem.__name__}[{self.count}]"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+
+def array_field(elem, count) -> FieldArray:
+    """``T[count]``: the type of an array field of a struct."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        got = f"{getattr(elem, '__name__', elem)}[{count!r}]"
+        exc = error("struct-field-type", struct="(an array field)", field="?", got=got)
+        raise at_caller(exc)
+    return FieldArray(elem, count)
 
 
 # -- lookup ---------------------------------------------------------------------

@@ -25,12 +25,15 @@ from kdsl.transpile.core.types import (
     Uint32,
     VectorMeta,
 )
-from kdsl.transpile.cuda import cexpr, doc
+from kdsl.transpile.core.structs import StructMeta, leaf_types
+from kdsl.transpile.core.types import FieldArray
+from kdsl.transpile.cuda import cexpr, doc, structs
 from kdsl.transpile.cuda.layout import LIMIT, wrap
 from kdsl.transpile.core.cxx import (
     CExpr,
     atom,
     bare,
+    brace,
     call,
     conditional,
     index,
@@ -205,6 +208,9 @@ class Emitter(Backend):
     def _s_ExprStmt(self, s):
         self.statement(doc.expr(bare(self.expr(s.expr))))
 
+    def _s_StoreField(self, s):
+        self.statement(doc.assign(bare(self.expr(s.target)), self._value(s.value)))
+
     def _value(self, e) -> CExpr:
         """The value of a declaration, assignment or store: no outer
         parentheses, and a CUDA index (unsigned) converts implicitly.
@@ -314,6 +320,10 @@ class Emitter(Backend):
     def use(self, t):
         if isinstance(t, (ir.PointerType, ir.RefType)):
             t = t.elem
+        if isinstance(t, (StructMeta, FieldArray)):
+            for leaf in leaf_types(t):
+                self.use(leaf)
+            return
         if isinstance(t, VectorMeta):
             self.types.add("vector")
             t = t.dtype
@@ -494,6 +504,17 @@ class Emitter(Backend):
 
     def _e_Extract(self, e):
         return index(member(self.expr(e.vector), "v"), number(str(e.lane)))
+
+    # -- structs (cuda/structs.py declares them) ---------------------------------
+    def _e_Member(self, e):
+        return member(self.expr(e.base), e.field)
+
+    def _e_Element(self, e):
+        return index(self.expr(e.base), self._index(e.index))
+
+    def _e_MakeStruct(self, e):
+        values = [self.expr(v) for v in e.values]
+        return brace(e.type.c_name, structs.grouped(e.type, values))
 
     def _e_ArrayOffset(self, e):
         """``kdsl::offset(i, a_stride0, j, a_stride1)``: the index and stride

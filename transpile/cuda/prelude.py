@@ -5,7 +5,8 @@ built-ins it calls need — never from the text of the output."""
 from __future__ import annotations
 
 from kdsl.transpile import builtins, ir
-from kdsl.transpile.core.types import VectorMeta
+from kdsl.transpile.core.structs import StructMeta, leaf_types
+from kdsl.transpile.core.types import FieldArray, VectorMeta
 from kdsl.transpile.cuda import cexpr
 
 # Include order of the prelude parts (each may use the ones before it).
@@ -58,6 +59,9 @@ def needs(functions) -> tuple[list[str], list[str]]:
     types = {
         t.elem if isinstance(t, (ir.PointerType, ir.RefType)) else t for t in types
     }
+    for t in [t for t in types if isinstance(t, (StructMeta, FieldArray))]:
+        types.discard(t)  # a struct needs what its fields need
+        types |= leaf_types(t)
     if any(isinstance(t, VectorMeta) for t in types):
         parts.add("vector.h")
     if any(isinstance(t, VectorMeta) and t.lanes == 3 for t in types):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
 from kdsl.transpile.source import Span
+from kdsl.transpile.core.structs import is_struct
 from kdsl.transpile.core.types import (
     NumericMeta,
     VectorMeta,
@@ -154,8 +155,10 @@ def _constexpr(kind):
 
 
 def _element_ok(elem) -> bool:
-    """A scalar type, a vector type or a dtype parameter (abstract types are
-    refused by the signature, which names the parameter)."""
+    """A scalar type, a vector type, a struct type or a dtype parameter
+    (abstract types are refused by the signature, which names the parameter)."""
+    if is_struct(elem):
+        return True
     if isinstance(elem, VectorMeta):
         return elem.dtype is not None or isinstance(elem, TypeVar)
     return isinstance(elem, (NumericMeta, TypeVar))
@@ -172,6 +175,7 @@ def _array(*args):
     if (
         len(args) != 2
         or not _element_ok(args[0])
+        or is_struct(args[0])  # (records: Pointer[S])
         or not isinstance(ndim, int)
         or isinstance(ndim, bool)
         or ndim < 1

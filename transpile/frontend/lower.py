@@ -41,6 +41,12 @@ from kdsl.transpile.frontend.lower_debug import DebugLowerer
 from kdsl.transpile.frontend.dynamic_smem import BUFFER, DynamicLayout
 from kdsl.transpile.frontend.constants import table_of
 from kdsl.transpile.frontend.lower_func import DeviceFunctionLowerer
+from kdsl.transpile.frontend.lower_struct import (
+    FieldArrayValue,
+    StructLowerer,
+    is_place,
+)
+from kdsl.transpile.core.structs import Struct, StructMeta
 from kdsl.transpile.frontend.state import (
     Binding,
     FunctionState,
@@ -58,7 +64,9 @@ from kdsl.transpile.core.types import (
 )
 
 
-class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLowerer):
+class Lowerer(
+    ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, StructLowerer, ExprLowerer
+):
     """Lowers one function (the kernel, or a device function with its own
     lowerer) to IR; all it changes is ``state``.  This class lowers
     statements; its bases lower control flow, device-function calls, print's
@@ -119,7 +127,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             spec = info.spec
             if info.kind == "constexpr" or info.name in self.state.ctx.statics:
                 continue  # (an optional pointer passed as None: a static)
-            if info.kind == "scalar":
+            if info.kind in ("scalar", "struct"):
                 t = dtypes[spec.name] if isinstance(spec, TypeVar) else spec
                 params.append(self.bind_value(info.name, t))
                 continue
@@ -438,7 +446,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             value = self.expr(node.value)
             if isinstance(value, tuple):  # several results, through references
                 return self._return_results(value, node)
-            value = self.ensure_value(value, "return")
+            if not isinstance(value, Struct):
+                value = self.ensure_value(value, "return")
             self.state.returns.append((value, node))
             self.emit(ir.Return(value.ir_value()))
         else:
@@ -477,6 +486,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         """``target = value`` (``value_node`` the value's source, or None)."""
         if isinstance(target, cst.Subscript):
             return self.store(target, value, value_node)
+        if isinstance(target, cst.Attribute):  # s.x = value: a struct's field
+            return self.store_field(target, value, value_node)
         if isinstance(target, cst.Tuple):
             return self._assign_tuple(target, value)
         if not isinstance(target, cst.Name):
@@ -505,7 +516,15 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                 value = arith.convert(arith.as_numeric(value), b.type)
             else:
                 value = arith.as_numeric(value)
-        if not isinstance(value, (Numeric, Vector)):
+        if isinstance(value, FieldArrayValue):
+            raise error(
+                "struct-array-field",
+                field=value.field,
+                struct=value.owner,
+                type=value.type.__name__,
+                code=value.code,
+            )
+        if not isinstance(value, (Numeric, Vector, Struct)):
             self._assign_object(name, value, b, line)
         elif b is not None:
             self._reassign(name, b, value)
@@ -583,7 +602,7 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
                     tmp = self.state.names.declare(f"{base}_value")
                     self.emit(ir.Declare(tmp, v.expr.type, v.expr))
                     out[k] = PointerValue(ir.Var(v.expr.type, tmp), v.elem, v.name)
-            elif isinstance(v, (Numeric, Vector)) and not v.is_static():
+            elif isinstance(v, (Numeric, Vector, Struct)) and not v.is_static():
                 inside = list(ir.walk(v.ir_value()))
                 reads = {e.name for e in inside if isinstance(e, ir.Var)}
                 loads = any(isinstance(e, ir.Load) for e in inside)
@@ -678,6 +697,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
         else:
             obj = self.expr(target.value)
         refuse_absent(obj)
+        if isinstance(obj, FieldArrayValue):  # s.qs[j] = value
+            return self.store_field(target, value, value_node)
         indices = self.subscript_indices(target)
         if isinstance(obj, Vector):
             return self._store_lane(target, holder, obj, indices, value, value_node)
@@ -709,12 +730,24 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             self.emit(ir.StoreLane(expr.base, expr.indices, lane, value.ir_value()))
         elif isinstance(target.value, cst.Name) and isinstance(expr, ir.Var):
             self.emit(ir.AssignLane(expr.name, vtype, lane, value.ir_value()))
+        elif is_place(expr):  # s.color[3] = x: a lane of a struct's vector field
+            place = ir.Extract(vtype.dtype, expr, lane)
+            self.store_place(place, value, self.state.parsed.code(target))
         else:
             raise error("lane-store-target", target=f"'{code}'")
 
     def _stored(self, value, value_node, elem, target: str):
         """``value`` as stored into ``target`` of type ``elem``: of that type,
         or a literal (or a compile-time value) converted to it."""
+        if isinstance(elem, StructMeta) or isinstance(value, Struct):
+            if type(value) is not elem:  # a record is stored whole
+                raise error(
+                    "store-type",
+                    value=_kind_of(value),
+                    target=target,
+                    elem=elem.__name__,
+                )
+            return value
         value = self.ensure_value(value, "a store")
         if type(value) is not elem:
             if not (

@@ -31,6 +31,9 @@ from kdsl.transpile.frontend.memory import (  # (the lowering's memory values)
     SharedView,
 )
 from kdsl.transpile.frontend.state import Lowering, check_limit
+from kdsl.transpile.frontend.lower_struct import FieldArrayValue
+from kdsl.transpile.frontend.lower_struct import describe as _describe_struct
+from kdsl.transpile.core.structs import Struct, is_struct
 from kdsl.transpile.core.types import (
     Boolean,
     Int64,
@@ -238,6 +241,7 @@ class ExprLowerer(Lowering):
             return pointers.binary(op, a, b, _kind_of)
         for v in (a, b):
             if not is_value(v):
+                _refuse_struct(v, f"as an operand of '{op}'")
                 raise error(
                     "not-numeric", where=f" for operator '{op}'", got=_kind_of(v)
                 )
@@ -387,6 +391,7 @@ class ExprLowerer(Lowering):
 
     def ensure_value(self, v, what):
         if not is_value(v):
+            _refuse_struct(v, f"for {what}")
             raise error("not-numeric", where=f" for {what}", got=_kind_of(v))
         return arith.as_numeric(v)
 
@@ -395,6 +400,8 @@ class ExprLowerer(Lowering):
         obj = self.expr(node.value)
         name = node.attr.value
         refuse_absent(obj)
+        if isinstance(obj, Struct):
+            return self.struct_field(obj, name, node)
         if isinstance(obj, _Dim3):
             if name not in ("x", "y", "z"):
                 raise error("dim3-field", name=obj.name, field=name)
@@ -435,6 +442,8 @@ class ExprLowerer(Lowering):
 
     def subscript(self, obj, indices):
         refuse_absent(obj)
+        if isinstance(obj, FieldArrayValue):
+            return self.field_element(obj, indices)
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
             return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
@@ -557,6 +566,10 @@ class ExprLowerer(Lowering):
         lower = next(lower for applies, lower in _CALLS if applies(callee))
         return lower(self, callee, args, kwargs, node)
 
+    def _call_struct(self, callee, args, kwargs, node):
+        """A struct type as its constructor: ``Pair(1.5, 2.0)``."""
+        return self.construct_struct(callee, args, kwargs)
+
     def _call_type(self, callee, args, kwargs, node):
         """A kdsl type as a conversion: ``Float32(x)``, ``Int32x4(a, b, c, d)``."""
         if kwargs:
@@ -654,6 +667,7 @@ def _python_entry(callee):
 
 # The other callees, by kind, in order: (whether it applies, its lowering).
 _CALLS = (
+    (is_struct, ExprLowerer._call_struct),
     (lambda c: isinstance(c, (NumericMeta, VectorMeta)), ExprLowerer._call_type),
     (lambda c: isinstance(c, BoundMethod), ExprLowerer._call_bound_method),
     (
@@ -694,6 +708,12 @@ def _view_refused(ptr: PointerValue) -> str | None:
             "view with the type you want instead)"
         )
     return None
+
+
+def _refuse_struct(v, use: str):
+    """E926 for a struct value where a number is wanted."""
+    if isinstance(v, Struct):
+        raise error("struct-value-use", struct=type(v).__name__, use=use)
 
 
 def refuse_absent(obj):
@@ -849,6 +869,11 @@ def _foreign_math(callee):
 
 def kind_of(v) -> str:
     """What ``v`` is, for an error: ``an Int32``, ``pointer 'x'`` …"""
+    struct = _describe_struct(v)
+    if struct is not None:
+        return struct
+    if is_struct(v):
+        return f"the struct type {v.__name__}"
     if isinstance(v, (Numeric, Vector)):
         name = type(v).__name__
         return f"{'an' if name[0] in 'AEIO' else 'a'} {name}"

@@ -23,6 +23,7 @@ from kdsl.transpile.frontend.lower_expr import (
     is_value,
 )
 from kdsl.transpile.core import arith
+from kdsl.transpile.core.structs import Struct
 from kdsl.transpile.core.types import Numeric, VectorMeta
 
 
@@ -90,6 +91,8 @@ class DeviceFunctionLowerer(Lowering):
         return tuple(out)
 
     def _argument(self, f, a):
+        if isinstance(a, Struct):  # passed by value
+            return a
         if not is_value(a):
             raise error("device-function-arg", callee=f.name, got=kind_of(a))
         return self.ensure_value(a, f"an argument of {f.name}()")

@@ -26,6 +26,7 @@ from kdsl.transpile.frontend.lang import (
     TypeVar,
     _optional,
 )
+from kdsl.transpile.core.structs import is_struct
 from kdsl.transpile.core.types import (
     BY_NAME,
     BY_SHORT,
@@ -40,7 +41,7 @@ from kdsl.transpile.core.types import (
 @dataclass(frozen=True)
 class ParamInfo:
     name: str
-    kind: str  # "pointer", "array", "scalar", "tensormap" or "constexpr"
+    kind: str  # "pointer", "array", "scalar", "struct", "tensormap" or "constexpr"
     spec: object  # PointerSpec, ArraySpec, ConstexprSpec, a type or a TypeVar
     default: object = inspect.Parameter.empty
 
@@ -88,6 +89,8 @@ def _kind(spec) -> str:
         return "constexpr"
     if spec is TensorMap:
         return "tensormap"
+    if is_struct(spec):
+        return "struct"  # a struct passed by value
     if isinstance(spec, (TypeVar, NumericMeta)):
         return "scalar"
     return ""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kdsl.transpile import ir
+from kdsl.transpile.core.structs import Struct
 from kdsl.transpile.core.types import Numeric, Vector
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend import names
@@ -34,7 +35,8 @@ class Binding:
 
     @property
     def type(self):
-        return type(self.value) if isinstance(self.value, (Numeric, Vector)) else None
+        value = self.value
+        return type(value) if isinstance(value, (Numeric, Vector, Struct)) else None
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,9 @@ class Parts(Protocol):
     def mark_written(self, target) -> None:
         """Record a store through ``target`` (it is then not ``const``)."""
 
+    def describe(self, value) -> str:
+        """What ``value`` is, for an error: ``pointer 'x'``, ``a Float32x4``."""
+
     # -- lower_expr.py: expressions ------------------------------------------------
     def expr(self, node):
         """The value of the expression ``node``."""
@@ -248,6 +253,23 @@ class Parts(Protocol):
     # -- lower_func.py: device functions ------------------------------------------
     def call_device_function(self, f, args, kwargs, node):
         """A call of the ``@kdsl.func`` ``f``: its value (or results)."""
+
+    # -- lower_struct.py: struct values and fields ----------------------------------
+    def struct_field(self, obj, name: str, node):
+        """``s.name`` of a struct value ``obj`` (a field value, or an array
+        field's view)."""
+
+    def field_element(self, arr, indices):
+        """``s.qs[j]``: one element of an array field."""
+
+    def construct_struct(self, t, args, kwargs):
+        """``Pair(a, b)`` / ``Pair(x=a, y=b)`` in a kernel: a struct value."""
+
+    def store_field(self, target, value, value_node) -> None:
+        """``s.f = value`` or ``s.qs[j] = value`` (``target`` the source)."""
+
+    def store_place(self, expr, value, code: str) -> None:
+        """Store ``value`` to the field place ``expr`` (``code``: its source)."""
 
     # -- lower_debug.py: print and assert ----------------------------------------
     def text(self, node):

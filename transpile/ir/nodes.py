@@ -45,6 +45,9 @@ __all__ = [
     "ConstantRef",
     "DynamicShared",
     "Logical",
+    "Member",
+    "Element",
+    "MakeStruct",
     "Stmt",
     "Comment",
     "Declare",
@@ -54,6 +57,7 @@ __all__ = [
     "AssignLane",
     "Store",
     "StoreLane",
+    "StoreField",
     "ExprStmt",
     "If",
     "For",
@@ -319,6 +323,38 @@ class Logical(Expr):
     rhs: Expr
 
 
+# -- structs (core/structs.py) ------------------------------------------------------
+@dataclass(frozen=True)
+class Member(Expr):
+    """``base.field``: a field of a struct value (``base`` of a struct type:
+    a variable, a parameter, an element of memory ``p[i]``, a call's
+    result, another ``Member``).  ``type`` is the field's type, a
+    ``FieldArray`` for an array field (only ever indexed, by
+    :class:`Element`)."""
+
+    base: Expr
+    field: str
+
+
+@dataclass(frozen=True)
+class Element(Expr):
+    """``base[index]``: an element of a struct's array field (``base`` a
+    :class:`Member` of ``FieldArray`` type); ``count`` is the field's
+    length, for the interpreter's bounds check."""
+
+    base: Expr
+    index: Expr
+    count: int
+
+
+@dataclass(frozen=True)
+class MakeStruct(Expr):
+    """``T{...}``: a struct value built field by field, in field order; an
+    array field contributes its elements, one value each."""
+
+    values: tuple[Expr, ...]
+
+
 # -- statements -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Stmt:
@@ -392,6 +428,17 @@ class StoreLane(Stmt):
     base: Expr
     indices: tuple[Expr, ...]
     lane: int
+    value: Expr
+
+
+@dataclass(frozen=True)
+class StoreField(Stmt):
+    """``target = value`` for a field (or an element of an array field) of
+    a struct: ``target`` is a :class:`Member`/:class:`Element` chain whose
+    root is a struct variable (a :class:`Var`) or an element of memory (a
+    :class:`Load`); only the field's bytes are written."""
+
+    target: Expr
     value: Expr
 
 

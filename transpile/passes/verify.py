@@ -26,7 +26,14 @@ from __future__ import annotations
 from kdsl.transpile import ir
 from kdsl.transpile.builtins import registry
 from kdsl.transpile.core import mathfns
-from kdsl.transpile.core.types import Boolean, NumericMeta, Uint32, VectorMeta
+from kdsl.transpile.core.structs import StructMeta
+from kdsl.transpile.core.types import (
+    Boolean,
+    FieldArray,
+    NumericMeta,
+    Uint32,
+    VectorMeta,
+)
 from kdsl.transpile.errors import error
 from kdsl.transpile.ir.backend import Backend
 
@@ -191,6 +198,30 @@ class Verifier(Backend):
         if _memory(e.lhs.type) != _memory(e.rhs.type):
             self.fail(f"'{e.op}' of {e.lhs.type!r} and {e.rhs.type!r}")
 
+    def e_Member(self, e):
+        self.expr(e.base)
+        t = e.base.type
+        f = t.field(e.field) if isinstance(t, StructMeta) else None
+        if f is None:
+            self.fail(f"field {e.field!r} of {t!r}, which has no such field")
+        elif f.type != e.type:
+            self.fail(f"field {e.field!r} of {t!r} typed {e.type!r}, not {f.type!r}")
+
+    def e_Element(self, e):
+        self.each((e.base, e.index))
+        t = e.base.type
+        if not isinstance(t, FieldArray) or t.count != e.count or t.elem != e.type:
+            self.fail(f"an element {e.type!r} of {t!r}")
+        if getattr(e.index.type, "kind", None) != "int":
+            self.fail(f"an array field indexed by {e.index.type!r}")
+
+    def e_MakeStruct(self, e):
+        self.each(e.values)
+        if not isinstance(e.type, StructMeta):
+            self.fail(f"a struct value of {e.type!r}")
+        elif len(e.values) != _leaves(e.type):
+            self.fail(f"{len(e.values)} values make a {e.type!r}")
+
     def e_ConstantRef(self, e):
         pass
 
@@ -240,6 +271,14 @@ class Verifier(Backend):
         self.expr(s.value)
         if s.value.type is not s.base.type.elem:
             self.fail(f"store of {s.value.type!r} into {s.base.type.elem!r}")
+
+    def s_StoreField(self, s):
+        self.each((s.target, s.value))
+        field = s.target.vector if isinstance(s.target, ir.Extract) else s.target
+        if not isinstance(field, (ir.Member, ir.Element)):  # (a lane of one)
+            self.fail(f"a field store to a {type(s.target).__name__}")
+        elif s.value.type != s.target.type:
+            self.fail(f"store of {s.value.type!r} into a {s.target.type!r} field")
 
     def s_StoreLane(self, s):
         self.expr(s.base)
@@ -305,6 +344,12 @@ class Verifier(Backend):
     def s_Assert(self, s):
         self.condition(s.cond, "assert")
         self.expr(s.record)
+
+
+def _leaves(t) -> int:
+    """How many values a ``MakeStruct`` of ``t`` takes: one a field, an
+    array field's elements one each."""
+    return sum(f.type.count if isinstance(f.type, FieldArray) else 1 for f in t.fields)
 
 
 def _memory(t):

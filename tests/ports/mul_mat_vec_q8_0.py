@@ -1,0 +1,98 @@
+"""Port of ggerganov/llama.cpp, ``ggml/src/ggml-cuda/mmvq.cu``,
+``mul_mat_vec_q`` for ``GGML_TYPE_Q8_0`` with one column (and
+``vec_dot_q8_0_q8_1``, ``vec_dot_q8_0_q8_1_impl``, ``get_int_b2``,
+``get_int_b4`` of ``ggml/src/ggml-cuda/vecdotq.cuh``, ``warp_reduce_sum`` of
+``common.cuh``): a matrix of ``block_q8_0`` rows (a ``half`` scale and 32
+``int8`` quants, 34 bytes) times a vector quantised to ``block_q8_1`` (a
+``half2`` of scale and sum, then 32 quants, 36 bytes).  A block of 4 warps
+takes one row; each thread takes ``VDR = 2`` words (8 quants) of a block,
+4 threads a block, the block 32 blocks an iteration; each word pair is
+``__dp4a``-ed into an integer sum scaled by both blocks' ``d``; the 4 warps'
+partial sums meet in shared memory and the first warp reduces them with
+``__shfl_xor_sync``.
+
+Differences from the original: ``vec_dot_q8_0_q8_1`` takes the block
+indices rather than moved pointers (``&y[kby]``); ``get_int_b2`` (two
+16-bit loads of a 2-byte aligned ``qs``) is four byte loads into an
+``Int8x4`` that ``kdsl.dp4a`` takes as its word, while ``block_q8_1``'s
+4-byte aligned quants are declared ``Int8x4[8]``, so ``get_int_b4`` is one
+load of a field element.  The kernel is not templated on the type, the
+column count or the fused ops.
+"""
+
+import kdsl
+from kdsl import Constexpr, Float16, Float16x2, Float32, Int8, Int8x4, Int32, Pointer
+from kdsl import block_idx, thread_idx
+
+QK8_0 = 32
+QI8_0 = 8  # 32-bit words of quants in a block
+QK8_1 = 32
+VDR = 2  # VDR_Q8_0_Q8_1_MMVQ: words a thread takes of a block
+NWARPS = 4
+WARP_SIZE = 32
+
+
+@kdsl.struct
+class block_q8_0:
+    d: Float16
+    qs: Int8[QK8_0]
+
+
+@kdsl.struct
+class block_q8_1:
+    ds: Float16x2  # the scale d and the sum of the values it quantised
+    qs: Int8x4[QK8_1 // 4]
+
+
+@kdsl.func
+def get_int_b2(x: Pointer[block_q8_0], kbx, i32):
+    """Word ``i32`` of block ``kbx``'s quants (``qs`` is only 2-byte aligned)."""
+    b = 4 * i32
+    return Int8x4(x[kbx].qs[b], x[kbx].qs[b + 1], x[kbx].qs[b + 2], x[kbx].qs[b + 3])
+
+
+@kdsl.func
+def vec_dot_q8_0_q8_1(x: Pointer[block_q8_0], y: Pointer[block_q8_1], kbx, kby, iqs):
+    sumi = Int32(0)
+    for i in kdsl.range_constexpr(VDR):
+        sumi = kdsl.dp4a(get_int_b2(x, kbx, iqs + i), y[kby].qs[iqs + i], sumi)
+    d8_0 = x[kbx].d.to(Float32)
+    d8_1 = y[kby].ds[0].to(Float32)
+    return d8_0 * d8_1 * sumi.to(Float32)
+
+
+@kdsl.func
+def warp_reduce_sum(x):
+    for k in kdsl.range_constexpr(5):
+        x += kdsl.shfl_xor(x, 16 >> k)
+    return x
+
+
+@kdsl.kernel
+def mul_mat_vec_q8_0(
+    vx: Pointer[block_q8_0],
+    vy: Pointer[block_q8_1],
+    dst: Pointer[Float32],
+    ncols_x: Int32,
+    nrows_x: Int32,
+):
+    tid = WARP_SIZE * thread_idx.y + thread_idx.x
+    row0 = block_idx.x
+    blocks_per_row_x = ncols_x // QK8_0
+    blocks_per_iter = VDR * NWARPS * WARP_SIZE // QI8_0
+    tmp = Float32(0)
+    kqs = VDR * (tid % (QI8_0 // VDR))
+    for kbx in range(tid // (QI8_0 // VDR), blocks_per_row_x, blocks_per_iter):
+        kby = kbx * (QK8_0 // QK8_1)
+        tmp += vec_dot_q8_0_q8_1(vx, vy, row0 * blocks_per_row_x + kbx, kby, kqs)
+    tmp_shared = kdsl.shared_array(Float32, (NWARPS - 1, WARP_SIZE))
+    if thread_idx.y > 0:
+        tmp_shared[thread_idx.y - 1, thread_idx.x] = tmp
+    kdsl.syncthreads()
+    if thread_idx.y > 0:
+        return
+    for l in kdsl.range_constexpr(NWARPS - 1):
+        tmp += tmp_shared[l, thread_idx.x]
+    tmp = warp_reduce_sum(tmp)
+    if thread_idx.x == 0:
+        dst[row0] = tmp
