@@ -407,3 +407,16 @@ def test_the_ir_checker_catches_a_mistyped_pointer_node():
         verify(f)
     good = ir.PointerOffset(p.type, p, "+", ir.Const(Int32, 1))
     verify(ir.Function("f", params, (ir.ExprStmt(good),)))
+
+
+def test_a_moved_pointer_indexed_in_place_is_parenthesised():
+    @kdsl.kernel
+    def at(x: Pointer[Float32], out: Pointer[Float32]):
+        out[0] = (x + 1)[2]
+
+    src = at.dispatch().source
+    assert "out[0] = (x + 1)[2];" in src, src
+    compile_to_cubin(src, at.dispatch().name)
+    x, out = np.arange(8, dtype=np.float32), np.zeros(1, np.float32)
+    at.interpret[1, 1](x, out)
+    assert out[0] == 3.0

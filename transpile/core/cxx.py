@@ -207,7 +207,7 @@ def template(callee: str, *params) -> str:
 
 def index(base: CExpr | str, i) -> CExpr:
     """``base[i]``."""
-    return CExpr("index", (operand(base), Open("["), bare(i), Close("]")))
+    return CExpr("index", (atom(base), Open("["), bare(i), Close("]")))
 
 
 def member(base: CExpr | str, field: str) -> CExpr:
