@@ -1052,6 +1052,12 @@ register(
         "dtype or a short name such as 'f32'",
     ),
     (
+        "dtype-ambiguous",
+        "E276",
+        DSLTypeError,
+        "{value} is an ambiguous dtype: {problem}",
+    ),
+    (
         "constexpr-kind",
         "E412",
         DSLTypeError,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
+from kdsl.transpile.tracebacks import for_the_user, user_facing
 from kdsl.transpile.source import Span
 from kdsl.transpile.core.types import (
     NumericMeta,
@@ -141,7 +142,7 @@ class _Subscriptable:
         try:
             return self._make(*(key if isinstance(key, tuple) else (key,)))
         except DSLError as exc:  # in an annotation: located there
-            raise at_caller(exc) from None
+            raise for_the_user(at_caller(exc)) from None  # KDSL_TRACEBACK=1: all
 
     def __repr__(self) -> str:
         return self._name
@@ -250,6 +251,7 @@ class DeviceFunction:
             self._parsed = parse_function(self.fn)
         return self._parsed
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise error("outside-kernel", callee=f"@kdsl.func {self.name}")
 
