@@ -764,6 +764,13 @@ register(
         "{owner} has no attribute '{name}' in kdsl",
     ),
     (
+        "foreign-name",
+        "E277",
+        DSLError,
+        "{spelled} is another library's name (Triton, Numba or CUDA); in kdsl "
+        "write {advice}",
+    ),
+    (
         "missing-return",
         "E308",
         DSLTypeError,

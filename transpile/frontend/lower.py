@@ -20,6 +20,7 @@ import numpy as np
 from kdsl.transpile.core import arith, limits
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.frontend.foreign import advice
 from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
 from kdsl.transpile.frontend.lower_expr import (
     UNSUPPORTED,
@@ -96,6 +97,8 @@ class Lowerer(ControlFlowLowerer, DeviceFunctionLowerer, DebugLowerer, ExprLower
             return name == "True"
         if name == "None":
             raise error("unsupported-syntax", construct="None")
+        if (name.startswith("__") or name != name.lower()) and advice(name):
+            raise error("foreign-name", spelled=repr(name), advice=advice(name))
         raise error("undefined-name", name=name)
 
     def _line_of(self, node) -> str:
