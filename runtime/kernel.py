@@ -21,6 +21,7 @@ from kdsl.runtime.checks import (
     grid_dims,
 )
 from kdsl.runtime.interpreter.interpret import interpret
+from kdsl.runtime.nvrtc import require_cuda_extra
 from kdsl.runtime.launch import (
     constexpr_key,
     INTERCEPT,
@@ -507,6 +508,7 @@ class Kernel:
         check_tied_block(self, block, inst)
         detail = str(exc) or type(exc).__name__
         if isinstance(exc, ImportError):
+            require_cuda_extra(f"launching kernel '{self.name}' on the GPU")
             detail = f"CuPy cannot be imported: {detail}"
         raise error(
             "launch-no-gpu", kernel=self.name, name=self.name, detail=detail

@@ -20,6 +20,33 @@ from kdsl.transpile.errors import error
 
 EXACT_OPTIONS = ("--fmad=false", "-std=c++17", "--device-int128")
 
+# what kdsl[cuda] installs: (module, the pip package that provides it)
+CUDA_EXTRA = (
+    ("cupy", "cupy-cuda13x"),
+    ("nvidia", "nvidia-cuda-nvrtc and nvidia-cuda-runtime"),
+)
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_cuda_packages() -> list[str]:
+    """The pip packages of the ``cuda`` extra that cannot be imported."""
+    return [package for module, package in CUDA_EXTRA if not _importable(module)]
+
+
+def require_cuda_extra(what: str) -> None:
+    """Raise E480 naming the ``kdsl[cuda]`` extra if its packages are missing."""
+    missing = missing_cuda_packages()
+    if missing:
+        raise error("cuda-extra-missing", what=what, missing=" and ".join(missing))
+
 
 @lru_cache(maxsize=None)
 def cuda_include_dir() -> str:
@@ -91,7 +118,12 @@ def compile_to_cubin(
     ``options`` (``--maxrregcount=N``) after kdsl's; raise NVRTCError with
     the log.  Threads may call it at once: they compile in parallel when the
     builtins library is held, else one at a time."""
-    if _builtins_held():
+    try:
+        held = _builtins_held()
+    except ImportError:  # kdsl installed without its cuda extra
+        require_cuda_extra("compiling with NVRTC")
+        raise
+    if held:
         return _compile(source, name, arch, options)
     with _ONE_AT_A_TIME:
         return _compile(source, name, arch, options)
