@@ -208,9 +208,13 @@ class Kernel:
 
     @property
     def supported_dtypes(self):
-        """The supported dtypes: a tuple for one dtype parameter, else a dict."""
+        """The supported dtypes: a tuple for one dtype parameter, ``()`` for
+        none (the types are fixed), a dict by parameter name for several
+        (``self.supported`` is always that dict)."""
         if len(self.supported) == 1:
             return next(iter(self.supported.values()))
+        if not self.supported:
+            return ()
         return dict(self.supported)
 
     def combinations(self) -> list[tuple]:

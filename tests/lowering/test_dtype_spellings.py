@@ -84,3 +84,15 @@ def test_the_cli_refuses_dtypes_f8(tmp_path):
     assert result.stdout == ""
     assert "error[E276]: 'f8' is an ambiguous dtype" in result.stderr
     assert "'f64' for Float64" in result.stderr
+
+
+def test_supported_dtypes_is_a_tuple_without_dtype_parameters_too():
+    # issue 30, item 9: () for a kernel whose types are fixed (it was {})
+    @kdsl.kernel
+    def fixed(x: Pointer[Int32]):
+        x[0] = 1
+
+    assert fixed.supported_dtypes == ()
+    assert fixed.supported == {}
+    assert copy.supported_dtypes == copy.supported["D"]
+    assert isinstance(copy.supported_dtypes, tuple)

@@ -135,8 +135,11 @@ class ConstexprSpec:
 
 
 class _Subscriptable:
-    def __init__(self, name, make):
+    """An annotation written with brackets (``Pointer[Float32]``)."""
+
+    def __init__(self, name, make, doc):
         self._name, self._make = name, make
+        self.__doc__ = doc
 
     def __getitem__(self, key):
         try:
@@ -209,10 +212,32 @@ def _annotation_error(name, args, expected):
     return exc
 
 
-Pointer = _Subscriptable("Pointer", _pointer)
-Array = _Subscriptable("Array", _array)
-Constexpr = _Subscriptable("Constexpr", _constexpr)
-Optional = _Subscriptable("Optional", _optional)
+Pointer = _Subscriptable(
+    "Pointer",
+    _pointer,
+    "``Pointer[T]``: a kernel parameter that is a pointer to elements of T (an "
+    "array's data; ``const`` in C++ when the kernel never stores to it); "
+    "``Pointer[T] | None`` is an optional pointer (docs/language.md)",
+)
+Array = _Subscriptable(
+    "Array",
+    _array,
+    "``Array[T, N]``: an N-dimensional array parameter, indexed ``a[i, j]`` "
+    "with its ``shape`` and ``strides`` passed at launch (docs/language.md)",
+)
+Constexpr = _Subscriptable(
+    "Constexpr",
+    _constexpr,
+    "``Constexpr[int]`` (or ``[bool]``, ``[float]``): a compile-time "
+    "parameter, folded into the instance (one instance per value; "
+    "docs/dispatch.md)",
+)
+Optional = _Subscriptable(
+    "Optional",
+    _optional,
+    "``Optional[Pointer[T]]``: the same as ``Pointer[T] | None``, a pointer "
+    "that may be passed as None (an instance of its own; docs/language.md)",
+)
 
 
 # -- where a thread is -----------------------------------------------------------------
