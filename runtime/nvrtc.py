@@ -171,7 +171,13 @@ def explain(log: str, source: str, name: str) -> str:
         for back in range(n - 1, 0, -1):
             text = lines[back - 1].strip()
             if text.startswith("// ") and not text.startswith("// ----"):
-                out.append(f"  from Python: {text[3:]}")
+                # a statement written over several lines: its comment's
+                # continuation lines are indented ("//     + b"), its first not
+                first = back
+                while first > 1 and lines[first - 1].strip().startswith("//  "):
+                    first -= 1
+                echoed = [lines[k - 1].strip()[3:] for k in range(first, back + 1)]
+                out.append(f"  from Python: {' '.join(echoed)}")
                 break
             if text.startswith("#line "):
                 out.append(f"  at {text[6:]}")

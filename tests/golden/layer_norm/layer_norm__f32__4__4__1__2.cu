@@ -488,7 +488,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
-    int32_t row = blockIdx.x * 1 + threadIdx.y;
+    int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
@@ -497,7 +497,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    int32_t j = int32_t(threadIdx.x);
+    int32_t j = threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // vals[c, k] = 0  [c = 0, k = 0]
     vals[0][0] = 0.0f;
@@ -570,7 +570,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     float mean = block_sum__s1x4f32_f32(scratch, s) / float(cols);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // live = j < nvec  [c = 0]
     bool live = j < nvec;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
@@ -615,7 +615,7 @@ extern "C" __global__ void layer_norm__f32__4__4__1__2(
     float rstd = 1.0f / sqrtf(block_sum__s1x4f32_f32(scratch, q) / float(cols) + eps);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:

@@ -486,7 +486,7 @@ extern "C" __global__ void softmax_rows_backward__f64__4__4__1__2(
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ double scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
-    int32_t row = blockIdx.x * 1 + threadIdx.y;
+    int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
@@ -497,7 +497,7 @@ extern "C" __global__ void softmax_rows_backward__f64__4__4__1__2(
     double gs[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    int32_t j = int32_t(threadIdx.x);
+    int32_t j = threadIdx.x;
     // for k in kdsl.range_constexpr(VEC):  [c = 0]
     // ys[c, k] = 0  [c = 0, k = 0]
     ys[0][0] = 0.0;
@@ -610,7 +610,7 @@ extern "C" __global__ void softmax_rows_backward__f64__4__4__1__2(
     d = block_sum__s1x4f64_f64(scratch, d);
     // for c in kdsl.range_constexpr(CHUNKS):
     // j = c * (WARPS * 32) + thread_idx.x  [c = 0]
-    j = int32_t(threadIdx.x);
+    j = threadIdx.x;
     // if row < rows and j < nvec:  [c = 0]
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
