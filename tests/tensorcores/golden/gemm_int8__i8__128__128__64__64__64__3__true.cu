@@ -1056,7 +1056,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 16 * q) < K);
@@ -1070,7 +1076,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 16 * q) < K);
@@ -1084,7 +1096,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 16 * q) < K);
@@ -1098,7 +1116,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 16 * q) < K);
@@ -1113,7 +1137,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < N && kdsl::add(k0, 16 * q) < K);
@@ -1127,7 +1157,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < N && kdsl::add(k0, 16 * q) < K);
@@ -1141,7 +1177,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < N && kdsl::add(k0, 16 * q) < K);
@@ -1155,7 +1197,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
                                   row < N && kdsl::add(k0, 16 * q) < K);
@@ -1197,49 +1245,49 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             r = wn + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 0]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 0]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 0]
             fb[0] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 1]
             r = wn + 8 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 1]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 1]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 1]
             fb[1] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 2]
             r = wn + 16 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 2]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 2]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 2]
             fb[2] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 3]
             r = wn + 24 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 3]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 3]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 3]
             fb[3] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 4]
             r = wn + 32 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 4]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 4]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 4]
             fb[4] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 5]
             r = wn + 40 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 5]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 5]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 5]
             fb[5] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 6]
             r = wn + 48 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 6]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 6]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 6]
             fb[6] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 7]
             r = wn + 56 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 7]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 7]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 7]
             fb[7] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 0, i = 0]
@@ -1340,49 +1388,49 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__true(
             r = wn + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 0]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 0]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 0]
             fb[0] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 1]
             r = wn + 8 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 1]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 1]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 1]
             fb[1] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 2]
             r = wn + 16 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 2]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 2]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 2]
             fb[2] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 3]
             r = wn + 24 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 3]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 3]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 3]
             fb[3] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 4]
             r = wn + 32 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 4]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 4]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 4]
             fb[4] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 5]
             r = wn + 40 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 5]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 5]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 5]
             fb[5] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 6]
             r = wn + 48 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 6]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 6]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 6]
             fb[6] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 7]
             r = wn + 56 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 7]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 7]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 7]
             fb[7] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 1]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 1, i = 0]
