@@ -526,7 +526,7 @@ register(
         "cuda-extra-missing",
         "E480",
         NoDeviceError,
-        "{what} needs {missing}, which kdsl installs with its 'cuda' extra: pip "
+        "{task} needs {missing}, which kdsl installs with its 'cuda' extra: pip "
         "install 'kdsl[cuda]' (transpiling, golden tests and the CPU interpreter "
         "work without it: kernel.interpret[grid, block](...) or KDSL_INTERPRET=1)",
     ),

@@ -45,7 +45,7 @@ def require_cuda_extra(what: str) -> None:
     """Raise E480 naming the ``kdsl[cuda]`` extra if its packages are missing."""
     missing = missing_cuda_packages()
     if missing:
-        raise error("cuda-extra-missing", what=what, missing=" and ".join(missing))
+        raise error("cuda-extra-missing", task=what, missing=" and ".join(missing))
 
 
 @lru_cache(maxsize=None)
