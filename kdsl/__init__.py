@@ -105,3 +105,34 @@ __all__ = sorted(
     and name not in _NOT_STARRED
     and not hasattr(_builtins, name)
 )
+
+# kdsl's earlier spellings, kept working with a DeprecationWarning
+_DEPRECATED = {"atomic_and_": "atomic_and", "atomic_or_": "atomic_or"}
+
+
+def __getattr__(name: str):
+    """``kdsl.<name>`` for a name kdsl does not have: a deprecated spelling
+    (``atomic_and_``) still works and warns; another library's name
+    (``kdsl.program_id``, ``kdsl.syncthreads_count``, ``kdsl.__shfl_down_sync``)
+    gets kdsl's for it (the same table serves kernels, error E277)."""
+    if name in _DEPRECATED:
+        from kdsl.transpile.tracebacks import warn_user
+
+        new = _DEPRECATED[name]
+        warn_user(
+            f"kdsl.{name} is deprecated: it is now kdsl.{new} (the same built-in)",
+            DeprecationWarning,
+        )
+        return globals()[new]
+    message = f"module 'kdsl' has no attribute {name!r}"
+    if not (name.startswith("__") and name.endswith("__")):
+        from kdsl.transpile.errors import did_you_mean
+        from kdsl.transpile.frontend.foreign import advice
+
+        other = advice(name)
+        if other is not None:
+            message += f": it is another library's name; in kdsl write {other}"
+        else:
+            public = [n for n in globals() if not n.startswith("_")]
+            message += did_you_mean([name], public, quote=True)
+    raise AttributeError(message, name=name, obj=__import__(__name__))

@@ -20,6 +20,12 @@ stale files in ``folder`` at those constexpr values (checks of the same kernel
 at other values may share the folder).  Run ``pytest --update-golden`` to
 (re)write the files instead (and remove stale ones), then review them like
 code.
+
+A relative ``folder`` (or ``path``) is relative to pytest's root directory
+(``rootdir``: the folder of the ``pytest.ini``, ``pyproject.toml`` or
+``setup.cfg`` pytest found, see pytest's docs), not to the working folder,
+so that running pytest from ``tests/`` or from the project's root finds the
+same files.  An absolute path is used as it is.
 """
 
 from __future__ import annotations
@@ -51,11 +57,29 @@ _REFRESH = "run pytest --update-golden if the change is intended"
 class Golden:
     """The ``golden`` fixture: compare generated code with checked-in files."""
 
-    def __init__(self, update: bool):
+    def __init__(self, update: bool, root=None):
         self.update = update
+        self.root = Path(root) if root is not None else None  # pytest's rootdir
+
+    def path(self, path) -> Path:
+        """``path`` as the fixture reads it: relative to pytest's rootdir."""
+        path = Path(path)
+        if self.root is not None and not path.is_absolute():
+            return self.root / path
+        return path
+
+    def shown(self, path: Path) -> Path:
+        """``path`` as messages show it: relative to the rootdir if under it."""
+        if self.root is not None:
+            try:
+                return path.relative_to(self.root)
+            except ValueError:
+                pass
+        return path
 
     def check_text(self, text: str, path) -> None:
-        path = Path(path)
+        """``text`` against the file ``path`` (relative to pytest's rootdir)."""
+        path = self.path(path)
         if self.update:
             path.parent.mkdir(parents=True, exist_ok=True)
             if not path.exists() or path.read_text() != text:
@@ -63,19 +87,20 @@ class Golden:
             return
         if not path.exists():
             pytest.fail(
-                f"no golden file {path}; run pytest --update-golden", pytrace=False
+                f"no golden file {self.shown(path)}; run pytest --update-golden",
+                pytrace=False,
             )
         expected = path.read_text()
         if expected != text:
             pytest.fail(
                 f"generated code differs from the golden file ({_REFRESH}):\n"
-                + golden_diff(expected, text, path),
+                + golden_diff(expected, text, self.shown(path)),
                 pytrace=False,
             )
 
     def check(self, instance, folder) -> None:
         """``instance.source`` against ``folder/<instance.name>.cu``."""
-        self.check_text(instance.source, Path(folder) / f"{instance.name}.cu")
+        self.check_text(instance.source, self.path(folder) / f"{instance.name}.cu")
 
     def check_kernel(self, kernel, folder, **constexprs) -> None:
         """Every dtype combination of ``kernel`` (at ``constexprs``, else the
@@ -84,7 +109,7 @@ class Golden:
         any more), and so are files whose constexpr names are not the
         kernel's; files at other values belong to other calls (another test
         may check the kernel at ``BLOCK=1024`` in the same folder)."""
-        folder = Path(folder)
+        folder = self.path(folder)
         made = set()
         mine = set()  # the header's constexprs line of this call's instances
         problems = []
@@ -109,8 +134,8 @@ class Golden:
                 path.unlink()
             else:
                 problems.append(
-                    f"stale golden file {path} ({_REFRESH}):\n"
-                    + golden_diff(path.read_text(), None, path)
+                    f"stale golden file {self.shown(path)} ({_REFRESH}):\n"
+                    + golden_diff(path.read_text(), None, self.shown(path))
                 )
         if problems:
             pytest.fail("\n".join(problems), pytrace=False)
@@ -144,5 +169,7 @@ def _stale_for(path: Path, kernel: str, mine: set, names: set) -> bool:
 
 @pytest.fixture
 def golden(request) -> Golden:
-    """Compare generated sources with golden files (``--update-golden`` rewrites)."""
-    return Golden(request.config.getoption("--update-golden"))
+    """Compare generated sources with golden files (``--update-golden``
+    rewrites); relative folders are relative to pytest's rootdir."""
+    config = request.config
+    return Golden(config.getoption("--update-golden"), config.rootpath)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -43,6 +42,7 @@ from kdsl.runtime.kernel import Kernel
 from kdsl.runtime.launch import INTERCEPT, current_device, launch_config, no_gpu
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.tracebacks import user_facing, warn_user
 
 
 class AutotuneWarning(UserWarning):
@@ -110,6 +110,7 @@ def autotune(
 ):
     """Decorator over a ``@kdsl.kernel``; see the module documentation."""
 
+    @user_facing
     def wrap(kernel):
         return Autotuned(
             kernel,
@@ -125,6 +126,10 @@ def autotune(
 
 
 class Autotuned:
+    """A ``@kdsl.autotune`` kernel: ``tuned[grid, block](...)`` times its
+    configurations on the first launch for a new key and keeps the fastest."""
+
+    @user_facing
     def __init__(
         self, kernel, configs, key, *, prune=None, warmup=3, reps=20, restore=None
     ):
@@ -179,6 +184,7 @@ class Autotuned:
         self._default_values: dict | None = None  # the constexprs' defaults
 
     # -- public -----------------------------------------------------------------
+    @user_facing
     def __getitem__(self, config):
         """``tuned[grid, block](*args, stream=None, shared_mem=0)`` (grid,
         block and shared_mem each a value or a function of the config's
@@ -186,10 +192,13 @@ class Autotuned:
         ``block=``: each config's block is then the kernel's (its ``BLOCK``
         for ``block="BLOCK"``)."""
         grid, block = self._grid_block(config, self.name)
-        return lambda *args, stream=None, shared_mem=0: self._launch(
-            grid, block, args, stream, shared_mem
+        return user_facing(
+            lambda *args, stream=None, shared_mem=0: self._launch(
+                grid, block, args, stream, shared_mem
+            )
         )
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise self._called(self.name)
 
@@ -220,6 +229,7 @@ class Autotuned:
         """Use ``config`` from now on without searching (None: search again)."""
         self.pinned = config
 
+    @user_facing
     def best_config(self, *args) -> Config:
         """The configuration the search chose for these arguments (searching if needed)."""
         return self.configs[self._search_for(None, None, args, None, 0).best]
@@ -313,10 +323,9 @@ class Autotuned:
         """Record and report a configuration that failed to compile or launch."""
         reason = exc.message.splitlines()[0]
         search.times.append((config, None, reason))
-        warnings.warn(
+        warn_user(  # at the launch that searches
             f"autotune of '{self.name}': {config!r} failed and is skipped: {reason}",
             AutotuneWarning,
-            stacklevel=6,  # the launch that searches
         )
 
     def _kept(self, args) -> list[int]:
@@ -498,12 +507,16 @@ class _Interpreted:
     def __init__(self, tuned: Autotuned):
         self.tuned = tuned
 
+    @user_facing
     def __getitem__(self, config):
         how = f"{self.tuned.name}.interpret"
         grid, block = self.tuned._grid_block(config, how)
-        return lambda *args, shared_mem=0: self.tuned._interpret(
-            grid, block, args, shared_mem
+        return user_facing(
+            lambda *args, shared_mem=0: self.tuned._interpret(
+                grid, block, args, shared_mem
+            )
         )
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise self.tuned._called(f"{self.tuned.name}.interpret")

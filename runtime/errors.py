@@ -543,6 +543,15 @@ register(
         "instance {instance}: parameter '{param}' {was}; launch the kernel "
         "itself (kernel[grid, block]) to pick the instance from the arguments",
     ),
+    # E480: an install without the CUDA packages (kdsl[cuda])
+    (
+        "cuda-extra-missing",
+        "E480",
+        NoDeviceError,
+        "{task} needs {missing}, which kdsl installs with its 'cuda' extra: pip "
+        "install 'kdsl[cuda]' (transpiling, golden tests and the CPU interpreter "
+        "work without it: kernel.interpret[grid, block](...) or KDSL_INTERPRET=1)",
+    ),
     # E461-E464, E474-E484: reliability (launch checks and interpreter limits)
     (
         "launch-read-only",

@@ -9,7 +9,8 @@ from functools import cached_property
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.sites import DefSite
+from kdsl.transpile.sites import DefSite, at_call
+from kdsl.transpile.tracebacks import for_the_user, user_facing, warn_user
 from kdsl.transpile.frontend.definition import KernelDef, located
 from kdsl.transpile.pipeline import Compilation, Lowered, Transpiled
 from kdsl.runtime.checks import (
@@ -20,6 +21,7 @@ from kdsl.runtime.checks import (
     grid_dims,
 )
 from kdsl.runtime.interpreter.interpret import interpret
+from kdsl.runtime.nvrtc import require_cuda_extra
 from kdsl.runtime.launch import (
     constexpr_key,
     INTERCEPT,
@@ -74,6 +76,7 @@ class KernelInstance:
         return self._compilation
 
     @property
+    @user_facing
     def transpiled(self) -> Transpiled:
         """Source and launch requirements (transpiled on first use; no GPU)."""
         if self._transpiled is None:
@@ -91,16 +94,19 @@ class KernelInstance:
         return self._transpiled
 
     @property
+    @user_facing
     def lowered(self) -> Lowered:
         """The verified IR (kernel and device functions) and launch
         requirements, lowered on first use (what the interpreter runs)."""
         return self.compilation.lowered
 
     @property
+    @user_facing
     def source(self) -> str:
         """The generated CUDA C++."""
         return self.transpiled.source
 
+    @user_facing
     def render(self, *, line_directives: bool = False) -> str:
         """The CUDA C++, optionally with ``#line`` directives to the Python file."""
         if not line_directives:
@@ -112,6 +118,7 @@ class KernelInstance:
         """``inst.interpret[grid, block](*args)``: run this instance on the CPU."""
         return Interpreted(self.kernel, self)
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise error("kernel-called", subject=f"instance {self.name}", how="instance")
 
@@ -120,7 +127,11 @@ class KernelInstance:
         try:
             return self._launchers[config]
         except (KeyError, TypeError):
+            pass
+        try:
             return _launcher(self._launchers, self.kernel, config, self)
+        except DSLError as exc:
+            raise for_the_user(exc)  # kdsl's frames hidden; KDSL_TRACEBACK=1: all
 
 
 class Kernel:
@@ -128,6 +139,7 @@ class Kernel:
 
     __kdsl_kernel__ = True
 
+    @user_facing
     def __init__(
         self,
         fn,
@@ -210,9 +222,13 @@ class Kernel:
 
     @property
     def supported_dtypes(self):
-        """The supported dtypes: a tuple for one dtype parameter, else a dict."""
+        """The supported dtypes: a tuple for one dtype parameter, ``()`` for
+        none (the types are fixed), a dict by parameter name for several
+        (``self.supported`` is always that dict)."""
         if len(self.supported) == 1:
             return next(iter(self.supported.values()))
+        if not self.supported:
+            return ()
         return dict(self.supported)
 
     def combinations(self) -> list[tuple]:
@@ -241,11 +257,18 @@ class Kernel:
             )
 
     # -- dispatch ---------------------------------------------------------------------
+    @user_facing
     def dispatch(self, *args, **kwargs) -> KernelInstance:
         """``kernel.dispatch(dtype..., *constexprs, **constexprs)``; an
-        optional pointer given as ``bias=None`` is absent from the instance."""
-        with self._at():
+        optional pointer given as ``bias=None`` is absent from the instance.
+
+        An error that no parameter of the kernel explains (an unsupported
+        or misspelt dtype) points at the user's ``dispatch(...)`` call; one
+        that a parameter does, at the parameter."""
+        try:
             return self._dispatch(args, kwargs)
+        except DSLError as exc:
+            raise self.site.locate(at_call(exc, depth=2)) from None
 
     def _dispatch(self, args, kwargs) -> KernelInstance:
         n = len(self.signature.typevars)
@@ -345,6 +368,7 @@ class Kernel:
         """``kernel.interpret[grid, block](*args, **constexprs)``: run on the CPU."""
         return Interpreted(self)
 
+    @user_facing
     def _interpret(self, grid, block, args, constexprs, instance=None, follows=False):
         shared_mem = constexprs.get("shared_mem", 0)
         constexprs = {
@@ -367,6 +391,7 @@ class Kernel:
         interpret(self, instance, grid, block, args, shared_mem)
 
     # -- launching ----------------------------------------------------------------------
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise error("kernel-called", subject=f"kernel '{self.name}'", how=self.name)
 
@@ -375,7 +400,11 @@ class Kernel:
         try:
             return self._launchers[config]
         except (KeyError, TypeError):
+            pass
+        try:
             return _launcher(self._launchers, self, config, None)
+        except DSLError as exc:
+            raise for_the_user(exc)  # kdsl's frames hidden; KDSL_TRACEBACK=1: all
 
     def absent_of(self, args) -> tuple:
         """The optional pointer parameters these arguments pass as None."""
@@ -434,6 +463,7 @@ class Kernel:
                 out.append(arrays_first[0])
         return tuple(out)
 
+    @user_facing
     def _launch(self, launcher, args, constexprs, stream, shared_mem):
         """The general launch path: finds or makes the plan, checks the block."""
         try:
@@ -530,20 +560,18 @@ class Kernel:
         )
 
     def _warn_many(self, inst):
-        import warnings
 
         instances = list(self._instances.values())  # other threads may add some
         for name in inst.constexprs:
             seen = {i.constexprs[name] for i in instances}
             if len(seen) > MANY_INSTANCES and name not in self._warned:
                 self._warned.add(name)
-                warnings.warn(
+                warn_user(
                     f"kernel '{self.name}' has been compiled for {len(seen)} values of "
                     f"constexpr '{name}': each value is a separate compilation. If it "
                     f"varies with the data (a length, a size), make it a run-time "
                     f"argument instead",
                     ManyInstancesWarning,
-                    stacklevel=5,
                 )
 
     def __repr__(self) -> str:
@@ -559,6 +587,7 @@ class Interpreted:
     def __init__(self, kernel, instance=None):
         self.kernel, self.instance = kernel, instance
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         if self.instance is None:
             subject, how = f"kernel '{self.kernel.name}'", self.kernel.name
@@ -566,11 +595,13 @@ class Interpreted:
             subject, how = f"instance {self.instance.name}", "instance"
         raise error("kernel-called", subject=subject, how=f"{how}.interpret")
 
+    @user_facing
     def __getitem__(self, config):
         inst = self.instance
         how = f"{inst.name if inst is not None else self.kernel.name}.interpret"
         grid, block, follows = launch_config(self.kernel, config, inst, how)
 
+        @user_facing
         def launch(*args, **constexprs):
             self.kernel._interpret(grid, block, args, constexprs, inst, follows)
 
@@ -613,6 +644,7 @@ def _interpreted_launch(kernel, config, instance):
     when it is called."""
     interpreted = Interpreted(kernel, instance)[config]
 
+    @user_facing
     def launch(*args, **constexprs):
         if INTERCEPT.hook is not None:
             stream = constexprs.pop("stream", None)
@@ -648,6 +680,7 @@ def check_constexpr(kernel_name, spec, value):
     return value
 
 
+@user_facing
 def kernel(
     fn=None,
     *,
@@ -675,7 +708,7 @@ def kernel(
     if unknown:
         return _refuse_option(fn, next(iter(unknown)), list(options))
     if fn is None:
-        return lambda f: Kernel(f, **options)
+        return user_facing(lambda f: Kernel(f, **options))
     return Kernel(fn, **options)
 
 

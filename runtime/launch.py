@@ -38,10 +38,12 @@ from kdsl.runtime.checks import (
 )
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime import debug
+from kdsl.runtime.nvrtc import require_cuda_extra
 from kdsl.runtime.tensormap import check_tensor_map
 from kdsl.transpile.core.structs import StructMeta, is_struct
 from kdsl.transpile.core.types import Numeric, NumericMeta, VectorMeta
-from kdsl.transpile.errors import error
+from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.tracebacks import for_the_user
 
 # A constexpr that takes more distinct values than this in one process gets a
 # warning: each value is a separate compilation (reference, "Choosing what to
@@ -117,43 +119,48 @@ class Launcher:
         _init_device_query()
 
     def __call__(self, *args, stream=None, shared_mem=0, **constexprs):
-        if INTERCEPT.hook is not None:  # kdsl.torch traces or interprets
-            return INTERCEPT.hook(self, args, stream, shared_mem, constexprs)
-        i = self.dt_index
-        if i is not None:
-            try:
-                dt = args[i].dtype if i >= 0 else None
-            except (IndexError, AttributeError):
-                dt = False
-            if dt is not False:
+        try:  # no cost unless raised (its DSLErrors: kdsl's frames hidden)
+            if INTERCEPT.hook is not None:  # kdsl.torch traces or interprets
+                return INTERCEPT.hook(self, args, stream, shared_mem, constexprs)
+            i = self.dt_index
+            if i is not None:
                 try:
-                    device = _get_device()
-                except Exception:  # no GPU: the thorough path says so
-                    return self.kernel._launch(
-                        self, args, constexprs, stream, shared_mem
-                    )
-                block = self.block
-                if constexprs or self.optional_at:
-                    try:  # the block too: it may follow a constexpr keyword
-                        launch, block = self.plans.get(
-                            self._keyed(dt, device, args, constexprs), (None, None)
+                    dt = args[i].dtype if i >= 0 else None
+                except (IndexError, AttributeError):
+                    dt = False
+                if dt is not False:
+                    try:
+                        device = _get_device()
+                    except Exception:  # no GPU: the thorough path says so
+                        return self.kernel._launch(
+                            self, args, constexprs, stream, shared_mem
                         )
-                    except (TypeError, IndexError):  # unhashable, or too few
-                        launch = None  # arguments: the thorough path says so
-                else:
-                    last_dt, last_device, launch = self.last
-                    if dt is not last_dt or device != last_device:
-                        try:
-                            launch = self.plans.get((getattr(dt, "num", dt), device))
-                        except TypeError:  # an unhashable dtype: the thorough path
-                            launch = None
-                        if launch is not None:
-                            self.last = (dt, device, launch)
-                if launch is not None:
-                    if stream is not None:
-                        stream = as_cupy_stream(stream)
-                    return launch(self.grid, block, args, stream, shared_mem)
-        return self.kernel._launch(self, args, constexprs, stream, shared_mem)
+                    block = self.block
+                    if constexprs or self.optional_at:
+                        try:  # the block too: it may follow a constexpr keyword
+                            launch, block = self.plans.get(
+                                self._keyed(dt, device, args, constexprs), (None, None)
+                            )
+                        except (TypeError, IndexError):  # unhashable, or too few
+                            launch = None  # arguments: the thorough path says so
+                    else:
+                        last_dt, last_device, launch = self.last
+                        if dt is not last_dt or device != last_device:
+                            try:
+                                launch = self.plans.get(
+                                    (getattr(dt, "num", dt), device)
+                                )
+                            except TypeError:  # an unhashable dtype: the thorough path
+                                launch = None
+                            if launch is not None:
+                                self.last = (dt, device, launch)
+                    if launch is not None:
+                        if stream is not None:
+                            stream = as_cupy_stream(stream)
+                        return launch(self.grid, block, args, stream, shared_mem)
+            return self.kernel._launch(self, args, constexprs, stream, shared_mem)
+        except DSLError as exc:
+            raise for_the_user(exc)  # kdsl's frames hidden; KDSL_TRACEBACK=1: all
 
     def _keyed(self, dt, device, args, constexprs) -> tuple:
         """The plan key of a launch whose keywords or None pointers matter."""
@@ -266,6 +273,7 @@ def no_gpu(kernel: str, exc: BaseException):
     """E503 for ``kernel``, from the exception ``current_device`` raised."""
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, ImportError):
+        require_cuda_extra(f"launching kernel '{kernel}' on the GPU")
         detail = f"CuPy cannot be imported: {detail}"
     return error("launch-no-gpu", kernel=kernel, name=kernel, detail=detail)
 

@@ -20,6 +20,33 @@ from kdsl.transpile.errors import error
 
 EXACT_OPTIONS = ("--fmad=false", "-std=c++17", "--device-int128")
 
+# what kdsl[cuda] installs: (module, the pip package that provides it)
+CUDA_EXTRA = (
+    ("cupy", "cupy-cuda13x"),
+    ("nvidia", "nvidia-cuda-nvrtc and nvidia-cuda-runtime"),
+)
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_cuda_packages() -> list[str]:
+    """The pip packages of the ``cuda`` extra that cannot be imported."""
+    return [package for module, package in CUDA_EXTRA if not _importable(module)]
+
+
+def require_cuda_extra(what: str) -> None:
+    """Raise E480 naming the ``kdsl[cuda]`` extra if its packages are missing."""
+    missing = missing_cuda_packages()
+    if missing:
+        raise error("cuda-extra-missing", task=what, missing=" and ".join(missing))
+
 
 @lru_cache(maxsize=None)
 def cuda_include_dir() -> str:
@@ -91,7 +118,12 @@ def compile_to_cubin(
     ``options`` (``--maxrregcount=N``) after kdsl's; raise NVRTCError with
     the log.  Threads may call it at once: they compile in parallel when the
     builtins library is held, else one at a time."""
-    if _builtins_held():
+    try:
+        held = _builtins_held()
+    except ImportError:  # kdsl installed without its cuda extra
+        require_cuda_extra("compiling with NVRTC")
+        raise
+    if held:
         return _compile(source, name, arch, options)
     with _ONE_AT_A_TIME:
         return _compile(source, name, arch, options)
@@ -139,7 +171,13 @@ def explain(log: str, source: str, name: str) -> str:
         for back in range(n - 1, 0, -1):
             text = lines[back - 1].strip()
             if text.startswith("// ") and not text.startswith("// ----"):
-                out.append(f"  from Python: {text[3:]}")
+                # a statement written over several lines: its comment's
+                # continuation lines are indented ("//     + b"), its first not
+                first = back
+                while first > 1 and lines[first - 1].strip().startswith("//  "):
+                    first -= 1
+                echoed = [lines[k - 1].strip()[3:] for k in range(first, back + 1)]
+                out.append(f"  from Python: {' '.join(echoed)}")
                 break
             if text.startswith("#line "):
                 out.append(f"  at {text[6:]}")

@@ -95,3 +95,27 @@ def test_the_documented_golden_workflow_passes(project):
     assert changed.returncode == 1
     assert "generated code differs from the golden file" in changed.stdout
     assert "+        out[i] = x[i] + y[i];" in changed.stdout
+
+
+def _pytest_in(folder, project, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(project), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_golden_folders_are_relative_to_the_pytest_rootdir(project):
+    # issue 30, item 4: run from tests/, the fixture reads the same
+    # tests/golden/ as from the project's root (pytest's rootdir, set by the
+    # pyproject.toml), not tests/tests/golden/
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    update = _pytest_in(project, project, "--update-golden")
+    assert update.returncode == 0, update.stdout + update.stderr
+    from_tests = _pytest_in(project / "tests", project)
+    assert from_tests.returncode == 0, from_tests.stdout + from_tests.stderr
+    assert "3 passed" in from_tests.stdout, from_tests.stdout
+    assert not (project / "tests" / "tests").exists()

@@ -765,6 +765,13 @@ register(
         "{owner} has no attribute '{name}' in kdsl",
     ),
     (
+        "foreign-name",
+        "E277",
+        DSLError,
+        "{spelled} is another library's name (Triton, Numba or CUDA); in kdsl "
+        "write {advice}",
+    ),
+    (
         "missing-return",
         "E308",
         DSLTypeError,
@@ -1108,6 +1115,12 @@ register(
         DSLTypeError,
         "{value} is not a kdsl dtype{hint}: use a kdsl type (kdsl.Float32), a numpy "
         "dtype or a short name such as 'f32'",
+    ),
+    (
+        "dtype-ambiguous",
+        "E276",
+        DSLTypeError,
+        "{value} is an ambiguous dtype: {problem}",
     ),
     (
         "constexpr-kind",

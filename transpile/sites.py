@@ -100,7 +100,28 @@ def at_caller(err):
     and not kdsl's (which locates its errors itself)."""
     if err.span is not None:
         return err
-    frame = sys._getframe(2)  # 0: here, 1: the raiser, 2: its caller
+    return _at_frame(err, sys._getframe(2))  # 0: here, 1: the raiser, 2: its caller
+
+
+def at_call(err, depth: int = 2):
+    """``err`` located at the call its raiser was called from (``depth``
+    frames up: 2 is the raiser's caller), past kdsl's entry-point wrappers
+    (``transpile/tracebacks.py``), when that call is the user's code: a
+    ``kernel.dispatch("f16")`` the kernel does not support points there."""
+    if err.span is not None:
+        return err
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_globals.get("__name__") == _WRAPPERS:
+        frame = frame.f_back
+    return err if frame is None else _at_frame(err, frame)
+
+
+_WRAPPERS = "kdsl.transpile.tracebacks"
+
+
+def _at_frame(err, frame):
+    """``err`` located at the expression ``frame`` is evaluating, unless the
+    frame is kdsl's (or the standard library's plumbing)."""
     module = frame.f_globals.get("__name__", "")
     if module.split(".")[0] in _NOT_THE_USER:
         return err

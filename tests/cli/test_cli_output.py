@@ -20,8 +20,9 @@ def outdir(tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     result = run_cli("good", "-o", out, "-j", "2")
     assert result.returncode == 0, result.stderr
-    # quiet when stdout is not a terminal: nothing at all on success
-    assert result.stdout == "" and result.stderr == ""
+    # not a terminal: no progress bar, only the one-line summary (issue 30, item 7)
+    assert result.stdout == ""
+    assert result.stderr == f"5 instance(s) of 3 kernel(s); written to {out}\n"
     return out
 
 

@@ -52,20 +52,34 @@ def _located(exc, line, caret_under):
 @pytest.mark.parametrize(
     "call, code, under",
     [
-        (lambda: scale.dispatch(), "E413", "def scale"),
-        (lambda: scale.dispatch("f32", 1, 2), "E414", "def scale"),
-        (lambda: scale.dispatch("f32", TILE=1), "E415", "def scale"),
         (lambda: scale.dispatch("f32", 1, BLOCK=2), "E416", "BLOCK: Constexpr[int]"),
         (lambda: scale.dispatch("f32", "64"), "E418", "BLOCK: Constexpr[int]"),
-        (lambda: scale.dispatch(kdsl.Int32), "E403", "def scale"),
-        (lambda: scale.dispatch("f33"), "E411", "def scale"),
     ],
 )
-def test_dispatch_errors_point_at_the_definition(call, code, under):
+def test_dispatch_errors_of_a_parameter_point_at_it(call, code, under):
     with pytest.raises(kdsl.DSLError) as info:
         call()
     assert info.value.code == code
     _located(info.value, DEF_LINE, under)
+
+
+@pytest.mark.parametrize(
+    "call, code",
+    [
+        (lambda: scale.dispatch(), "E413"),
+        (lambda: scale.dispatch("f32", 1, 2), "E414"),
+        (lambda: scale.dispatch("f32", TILE=1), "E415"),
+        (lambda: scale.dispatch(kdsl.Int32), "E403"),
+        (lambda: scale.dispatch("f33"), "E411"),
+    ],
+)
+def test_other_dispatch_errors_point_at_the_failing_call(call, code):
+    with pytest.raises(kdsl.DSLError) as info:
+        call()
+    assert info.value.code == code
+    first, source, carets = str(info.value).splitlines()[:3]
+    assert first.startswith(f"{HERE}:"), first
+    assert source[carets.index("^") :].startswith("scale.dispatch("), str(info.value)
 
 
 def test_a_dtype_given_to_a_kernel_without_dtype_parameters():

@@ -68,7 +68,8 @@ def test_a_row_of_an_array_is_an_array():
 def test_grid_is_the_plain_cuda_expression():
     src = body(K.grid_stride)
     assert "int32_t i_step = blockDim.x * gridDim.x;" in src
-    assert "for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x;" in src
+    assert "int32_t i_start = blockIdx.x * blockDim.x + threadIdx.x;" in src
+    assert "for (int32_t i = i_start; kdsl::in_range(i, n, i_step);" in src
     src = body(K.transpose_2d)
     assert "int32_t x = blockIdx.x * blockDim.x + threadIdx.x;" in src
     assert "int32_t y = blockIdx.y * blockDim.y + threadIdx.y;" in src

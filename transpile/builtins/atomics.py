@@ -71,13 +71,13 @@ _ATOMICS = {
         lambda old, ops, t: ops[0] if old == 0 or old > ops[0] else old - 1,
         None,
     ),
-    "atomic_and_": (
+    "atomic_and": (
         "atomicAnd",
         _RMW,
         lambda old, ops, t: values.binary("&", old, ops[0], t),
         np.bitwise_and,
     ),
-    "atomic_or_": (
+    "atomic_or": (
         "atomicOr",
         _RMW,
         lambda old, ops, t: values.binary("|", old, ops[0], t),
@@ -196,8 +196,8 @@ _ORDERED_CUDA = {
     "atomic_max": "__nv_atomic_fetch_max",
     "atomic_min": "__nv_atomic_fetch_min",
     "atomic_exch": "__nv_atomic_exchange_n",
-    "atomic_and_": "__nv_atomic_fetch_and",
-    "atomic_or_": "__nv_atomic_fetch_or",
+    "atomic_and": "__nv_atomic_fetch_and",
+    "atomic_or": "__nv_atomic_fetch_or",
     "atomic_xor": "__nv_atomic_fetch_xor",
     "atomic_load": "__nv_atomic_load_n",
     "atomic_store": "__nv_atomic_store_n",

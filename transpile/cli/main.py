@@ -206,7 +206,7 @@ def _run(args) -> int:
     if golden is not None:
         if args.update:
             update_golden(root, changes)
-            if interactive and changes:
+            if changes:
                 print(f"{golden}: {summary(changes)}", file=sys.stderr)
         elif changes:
             sys.stdout.write(diff_text(golden, changes))
@@ -217,13 +217,17 @@ def _run(args) -> int:
             )
             status = DIFFERS
 
-    if interactive:
+    # one line on success whether or not the output is a terminal (a CI log
+    # or a pipe shows that the job ran); --stdout and --ir print the product
+    if not (args.stdout or args.ir) and (status == OK or interactive):
         kernels_done = len({(j.module.name, j.kernel) for j in jobs})
         done = f"{len(jobs)} instance(s) of {kernels_done} kernel(s)"
         if args.check and not failures:
             done += f", all compile for {args.arch}"
         if args.outdir is not None:
             done += f"; written to {args.outdir}"
+        if args.diff is not None and status == OK:
+            done += f"; {args.diff} matches"
         print(done, file=sys.stderr)
     return status
 

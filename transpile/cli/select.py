@@ -33,6 +33,7 @@ class Module:
     path: str  # as the user named it (relative paths stay relative)
     source: str  # the shown path: relative to the working folder where possible
     sha256: str  # of the file's bytes
+    functions: tuple = ()  # the names of the @kdsl.func device functions it defines
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,20 @@ def kernels_of(module) -> list:
     return sorted(found.values(), key=lambda k: k.name)
 
 
+def functions_of(module) -> tuple:
+    """The names of the ``@kdsl.func`` device functions a module defines."""
+    from kdsl.transpile.frontend.lang import DeviceFunction
+
+    return tuple(
+        sorted(
+            value.name
+            for value in vars(module).values()
+            if isinstance(value, DeviceFunction)
+            and value.fn.__module__ == module.__name__
+        )
+    )
+
+
 def find_kernel(module, name: str):
     return next(k for k in kernels_of(module) if k.name == name)
 
@@ -187,7 +202,7 @@ def load_modules(files: list[Path]) -> list[tuple[Module, list]]:
         path = os.path.normpath(str(f))
         module = import_module(path)
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        info = Module(f.stem, path, _shown_path(f), digest)
+        info = Module(f.stem, path, _shown_path(f), digest, functions_of(module))
         out.append((info, kernels_of(module)))
     return out
 
@@ -368,10 +383,22 @@ def _check_names(modules, chosen, wanted: set, dtypes: dict, defines: dict) -> N
     missing = sorted(wanted - {k.name for _, k in chosen})
     if missing:
         every = [k.name for _, module_kernels in modules for k in module_kernels]
+        functions = {f for module, _ in modules for f in module.functions}
+        funcs = [m for m in missing if m in functions]
+        if funcs:
+            hint = (
+                f"; {', '.join(repr(f) for f in funcs)} "
+                f"{'is a @kdsl.func device function' if len(funcs) == 1 else 'are @kdsl.func device functions'}"
+                ", not a kernel: device functions have no instances of their own, "
+                "they are compiled into the kernels that call them (name a kernel "
+                "that calls it)"
+            )
+        else:
+            hint = did_you_mean(missing, every, quote=True)
         raise error(
             "cli-unknown-kernel",
             names=", ".join(repr(m) for m in missing),
-            hint=did_you_mean(missing, every, quote=True),
+            hint=hint,
         )
     constexprs = {c.name for _, k in chosen for c in k.signature.constexprs}
     unused = sorted(set(defines) - constexprs)

@@ -124,10 +124,11 @@ def default_workers() -> int:
 # -- --check ---------------------------------------------------------------------------
 def check_arch(arch: str) -> None:
     """Reject an --arch that NVRTC does not know before checking anything."""
-    from kdsl.runtime.nvrtc import NVRTCError, compile_to_cubin
+    from kdsl.runtime.nvrtc import NVRTCError, compile_to_cubin, require_cuda_extra
 
     if not re.fullmatch(r"(sm|compute)_\d+[a-z]?", arch):
         raise error("cli-arch-syntax", arch=arch)
+    require_cuda_extra("--check (NVRTC)")
     try:
         compile_to_cubin('extern "C" __global__ void probe() {}', "probe", arch=arch)
     except NVRTCError as exc:

@@ -237,8 +237,28 @@ def binary(op: str, lhs, rhs, span=None):
                 "static-zero-division", op=op, lhs=repr(a), rhs=repr(b), span=span
             ) from None
         return result_type._static(result)
+    if operand_type.kind == "int" and result_type is operand_type:
+        same = _integer_identity(op, a, b)
+        if same is not None:
+            return same
     node = ir.BinOp(result_type, op, a.ir_value(), b.ir_value(), span=span)
     return result_type._dynamic(node)
+
+
+def _integer_identity(op, a, b):
+    """The operand that ``a op b`` is, exactly, for integers when the other
+    is a compile-time identity (``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``,
+    ``x - 0``), else None: a BLOCK or stride constexpr of 1 leaves no
+    ``blockIdx.x * 1`` in the C++, and the first copy of an unrolled
+    ``c * 128 + thread_idx.x`` (c = 0) no ``0 + threadIdx.x``."""
+    unit = {"*": 1, "+": 0, "-": 0}.get(op)
+    if unit is None:
+        return None
+    if b.is_static() and b._value == unit:
+        return a
+    if op != "-" and a.is_static() and a._value == unit:
+        return b
+    return None
 
 
 def _check_divisor(op, a, b, span):

@@ -290,7 +290,10 @@ class Boolean(Numeric):
 
 def _integer(name, width, signed, c_name, np_dtype):
     short = ("i" if signed else "u") + str(width)
+    what = "signed" if signed else "unsigned"
     attrs = dict(
+        __doc__=f"kdsl's {width}-bit {what} integer ('{short}'; C++ {c_name}): "
+        "exact arithmetic that wraps around (docs/types.md)",
         __slots__=(),
         width=width,
         signed=signed,
@@ -317,7 +320,10 @@ Uint128 = _integer("Uint128", 128, False, "unsigned __int128", None)
 
 
 def _float(name, width, short, c_name, np_dtype, mantissa, min_exponent, kind="float"):
+    what = "; a storage type: .to(Float32) to compute" * (kind == "narrow")
     attrs = dict(
+        __doc__=f"kdsl's {width}-bit float ('{short}'; C++ {c_name}; "
+        f"{mantissa} mantissa bits{what}; docs/types.md)",
         __slots__=(),
         width=width,
         signed=True,
@@ -501,7 +507,15 @@ def vector_type(dtype, lanes: int):
     key = (dtype, lanes)
     if key not in _VECTOR_CACHE:
         name = f"{dtype.__name__}x{lanes}"
-        attrs = dict(__slots__=(), dtype=dtype, lanes=lanes, width=dtype.width * lanes)
+        attrs = dict(
+            __doc__=f"Vector[{dtype.__name__}, {lanes}]: {lanes} lanes of "
+            f"{dtype.__name__} ({dtype.width * lanes} bits), lane-wise arithmetic "
+            "(docs/types.md)",
+            __slots__=(),
+            dtype=dtype,
+            lanes=lanes,
+            width=dtype.width * lanes,
+        )
         _VECTOR_CACHE[key] = VectorMeta(name, (Vector,), attrs)
     return _VECTOR_CACHE[key]
 

@@ -154,7 +154,8 @@ class Emitter(Backend):
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
-        self.line(f"// {s.text}")
+        for part in s.text.split("\n"):  # a statement written over several lines
+            self.line(f"// {part}")
         if self.line_directives and s.span is not None:  # numbers the next line
             path = string_literal(basename(s.span.path))
             self.lines.append(f"#line {s.span.line} {path}")

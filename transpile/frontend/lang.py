@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.sites import at_caller
+from kdsl.transpile.tracebacks import for_the_user, user_facing
 from kdsl.transpile.source import Span
 from kdsl.transpile.core.structs import is_struct
 from kdsl.transpile.core.types import (
@@ -135,14 +136,17 @@ class ConstexprSpec:
 
 
 class _Subscriptable:
-    def __init__(self, name, make):
+    """An annotation written with brackets (``Pointer[Float32]``)."""
+
+    def __init__(self, name, make, doc):
         self._name, self._make = name, make
+        self.__doc__ = doc
 
     def __getitem__(self, key):
         try:
             return self._make(*(key if isinstance(key, tuple) else (key,)))
         except DSLError as exc:  # in an annotation: located there
-            raise at_caller(exc) from None
+            raise for_the_user(at_caller(exc)) from None  # KDSL_TRACEBACK=1: all
 
     def __repr__(self) -> str:
         return self._name
@@ -212,10 +216,32 @@ def _annotation_error(name, args, expected):
     return exc
 
 
-Pointer = _Subscriptable("Pointer", _pointer)
-Array = _Subscriptable("Array", _array)
-Constexpr = _Subscriptable("Constexpr", _constexpr)
-Optional = _Subscriptable("Optional", _optional)
+Pointer = _Subscriptable(
+    "Pointer",
+    _pointer,
+    "``Pointer[T]``: a kernel parameter that is a pointer to elements of T (an "
+    "array's data; ``const`` in C++ when the kernel never stores to it); "
+    "``Pointer[T] | None`` is an optional pointer (docs/language.md)",
+)
+Array = _Subscriptable(
+    "Array",
+    _array,
+    "``Array[T, N]``: an N-dimensional array parameter, indexed ``a[i, j]`` "
+    "with its ``shape`` and ``strides`` passed at launch (docs/language.md)",
+)
+Constexpr = _Subscriptable(
+    "Constexpr",
+    _constexpr,
+    "``Constexpr[int]`` (or ``[bool]``, ``[float]``): a compile-time "
+    "parameter, folded into the instance (one instance per value; "
+    "docs/dispatch.md)",
+)
+Optional = _Subscriptable(
+    "Optional",
+    _optional,
+    "``Optional[Pointer[T]]``: the same as ``Pointer[T] | None``, a pointer "
+    "that may be passed as None (an instance of its own; docs/language.md)",
+)
 
 
 # -- where a thread is -----------------------------------------------------------------
@@ -254,6 +280,7 @@ class DeviceFunction:
             self._parsed = parse_function(self.fn)
         return self._parsed
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         raise error("outside-kernel", callee=f"@kdsl.func {self.name}")
 

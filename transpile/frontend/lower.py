@@ -20,6 +20,7 @@ import numpy as np
 from kdsl.transpile.core import arith, limits
 from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
+from kdsl.transpile.frontend.foreign import advice
 from kdsl.transpile.frontend.lang import PointerSpec, TypeVar
 from kdsl.transpile.frontend.lower_expr import (
     UNSUPPORTED,
@@ -104,6 +105,8 @@ class Lowerer(
             return name == "True"
         if name == "None":
             raise error("unsupported-syntax", construct="None")
+        if (name.startswith("__") or name != name.lower()) and advice(name):
+            raise error("foreign-name", spelled=repr(name), advice=advice(name))
         raise error("undefined-name", name=name)
 
     def line_of(self, node) -> str:
@@ -348,7 +351,7 @@ class Lowerer(
             text = f"while {self.state.parsed.code(node.test)}:"
         else:
             text = self.state.parsed.code(node)
-        return " ".join(text.split())
+        return echo(text)
 
     def stmt_SimpleStatementLine(self, node):
         for small in node.body:
@@ -900,3 +903,35 @@ def _numpy_constant(value):
     if t.kind == "int":
         return t._static(int(value))
     return arith.as_numeric(value)  # a float or bool keeps its type there
+
+
+ECHO_ONE_LINE = 80  # a statement's comment up to this long stays on one line
+
+
+def echo(code: str) -> str:
+    """A Python statement's ``code`` as its C++ comment echoes it, runs of
+    spaces made one.  A statement written over several lines is joined into
+    one when that is at most ``ECHO_ONE_LINE`` columns (no space inside its
+    brackets: ``f(a, b)``, not ``f( a, b )``), else kept on its lines
+    (joined by ``\\n``), the continuation lines indented as in the source
+    (libcst gives them relative to the statement's block).  A
+    line-continuation backslash is dropped: at the end of a ``//`` line it
+    would splice the next C++ line into the comment."""
+    lines = []
+    for line in code.split("\n"):
+        line = line.rstrip()
+        if line.endswith("\\"):
+            line = line[:-1].rstrip()
+        words = " ".join(line.split())
+        if words:
+            indent = len(line) - len(line.lstrip()) if lines else 0
+            lines.append((indent, words))
+    joined = ""
+    for _, words in lines:
+        if joined.endswith(",") and words[0] in ")]}":
+            joined = joined[:-1]  # a trailing comma before the bracket
+        glue = "" if not joined or joined[-1] in "([{" or words[0] in ")]}" else " "
+        joined += glue + words
+    if len(joined) <= ECHO_ONE_LINE:
+        return joined
+    return "\n".join(" " * indent + words for indent, words in lines)

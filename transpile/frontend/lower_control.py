@@ -177,6 +177,14 @@ class ControlFlowLowerer(Lowering):
                 raise error("assign-constexpr", name=name, use="a loop variable")
             self.state.env.pop(name, None)
             cvar = self.state.names.declare(name)
+            start_expr = start.ir_value()
+            if not isinstance(start_expr, (ir.Var, ir.Const, ir.Special)):
+                # a start like block_idx.x * block_dim.x + thread_idx.x gets a
+                # line of its own, as the end and a run-time step do: the for
+                # line stays short, and it is evaluated first, as in Python
+                first = self.state.names.declare(f"{name}_start")
+                self.emit(ir.Declare(first, t, start_expr))
+                start_expr = ir.Var(t, first)
             stop_expr = stop.ir_value()
             if not isinstance(stop_expr, (ir.Var, ir.Const, ir.Special)):
                 end = self.state.names.declare(f"{name}_end")
@@ -209,9 +217,7 @@ class ControlFlowLowerer(Lowering):
             self.state.names.release(cvar)
             # as in Python, the loop replaced any earlier value of the name
             self.state.ended_loops[name] = self.state.parsed.span(node.target).line
-            self.emit(
-                ir.For(cvar, t, start.ir_value(), stop_expr, step, tuple(body), unroll)
-            )
+            self.emit(ir.For(cvar, t, start_expr, stop_expr, step, tuple(body), unroll))
 
     @contextlib.contextmanager
     def loop(self, kind):

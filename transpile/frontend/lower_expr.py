@@ -21,6 +21,7 @@ from kdsl.transpile import ir
 from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.builtins import Builtin, get as builtin, lower_call
 from kdsl.transpile.frontend import pointers
+from kdsl.transpile.frontend.foreign import advice
 from kdsl.transpile.frontend.constants import ConstantArray, element
 from kdsl.transpile.frontend.definition import definition_of
 from kdsl.transpile.frontend.lang import TypeVar, _Dim3
@@ -425,6 +426,9 @@ class ExprLowerer(Lowering):
                 return getattr(obj, name)
         if isinstance(obj, TypeVar):  # D.vec(4) in a device function
             raise error("typevar-call", name=obj.name)
+        owner = getattr(obj, "__name__", None) if _is_module(obj) else None
+        if owner in ("kdsl", "kdsl.math") and advice(name) is not None:
+            raise error("foreign-name", spelled=f"{owner}.{name}", advice=advice(name))
         raise error("unknown-attribute", owner=_kind_of(obj), name=name)
 
     def _expr_Subscript(self, node):

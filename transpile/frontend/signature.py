@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import re
 import struct
 import typing
 from dataclasses import dataclass
@@ -171,6 +172,51 @@ def read_signature(fn, where: str) -> Signature:
 # -- dtypes -----------------------------------------------------------------------
 _ALIASES = {"half": "f16", "float": "f32", "double": "f64", "bool": "bool"}
 
+# numpy's byte-count codes ("f8" is 8 bytes) read against kdsl's short names,
+# which count bits ("f8e4m3fn" is an 8-bit float): a trap, so refused (E276)
+_BYTE_CODE = re.compile(r"[<>=|]?([fiu])([0-9]+)")
+_NARROW = {  # kdsl's types of that many bits
+    ("f", 8): "'f8e4m3fn' or 'f8e5m2'",
+    ("f", 4): "'f4e2m1fn' for a 4-bit float",
+}
+# spellings of other libraries that are no dtype here, and kdsl's names for them
+_OTHER_SPELLINGS = {
+    "fp8": "'f8e4m3fn' or 'f8e5m2', the 8-bit floats",
+    "float8": "'f8e4m3fn' or 'f8e5m2', the 8-bit floats",
+    "e4m3": "'f8e4m3fn' ('f8e4m3' has infinities)",
+    "e5m2": "'f8e5m2'",
+    "fp6": "'f6e2m3fn' or 'f6e3m2fn'",
+    "fp4": "'f4e2m1fn'",
+    "e2m1": "'f4e2m1fn'",
+    "e8m0": "'f8e8m0fnu'",
+    "fp16": "'f16'",
+    "fp32": "'f32'",
+    "fp64": "'f64'",
+    "tf32": "'f32' (TF32 is a tensor-core mode: docs/tensor-cores.md)",
+}
+
+
+def _ambiguous(value) -> str | None:
+    """What to say of a numpy byte-count code that kdsl's names would read
+    as a bit count ("f8", "f4", "u2" ...), or None."""
+    match = _BYTE_CODE.fullmatch(value) if isinstance(value, str) else None
+    if match is None or value in BY_SHORT:
+        return None
+    letter, count = match[1], int(match[2])
+    dt = _numpy_dtype(value)
+    if dt is None:
+        return None
+    wide = f"{letter}{8 * count}"
+    fixes = [f"{wide!r} for {BY_SHORT[wide].__name__}"] if wide in BY_SHORT else []
+    narrow = _NARROW.get((letter, count))
+    if narrow:
+        fixes.append(f"{narrow} for an 8-bit float" if count == 8 else narrow)
+    fix = "; say " + ", or ".join(fixes) if fixes else ""
+    return (
+        f"numpy reads it as {dt.name} ({count} byte{'s' * (count != 1)}) but "
+        f"kdsl's short names count bits{fix}"
+    )
+
 
 def resolve_dtype(value):
     """A kdsl scalar type from a kdsl type, a numpy dtype or a string."""
@@ -182,6 +228,9 @@ def resolve_dtype(value):
             return BY_SHORT[key]
         if key in BY_NAME:
             return BY_NAME[key]
+        problem = _ambiguous(value)
+        if problem is not None:
+            raise error("dtype-ambiguous", value=repr(value), problem=problem)
     dt = _numpy_dtype(value)
     for t in SCALAR_TYPES:
         if dt is not None and t.np_dtype is not None and t.np_dtype == dt:
@@ -189,8 +238,12 @@ def resolve_dtype(value):
     hint = ""
     if isinstance(value, str):
         known = [*BY_SHORT, *BY_NAME, *_ALIASES]
-        hint = did_you_mean([value], known, quote=True)
-        hint = f" ({hint[2:]})" if hint else ""
+        other = _OTHER_SPELLINGS.get(value.lower())
+        if other is not None:
+            hint = f" (kdsl's name: {other})"
+        else:
+            hint = did_you_mean([value], known, quote=True)
+            hint = f" ({hint[2:]})" if hint else ""
     raise error("not-a-dtype", value=repr(value), hint=hint)
 
 
@@ -199,6 +252,8 @@ def looks_like_dtype(value) -> bool:
     numpy dtype or type, a dtype name): never a constexpr value."""
     if isinstance(value, (bool, int, float)):
         return False
+    if _ambiguous(value) is not None:
+        return True  # refused as a dtype, but meant as one
     try:
         resolve_dtype(value)
     except DSLError:

@@ -1195,7 +1195,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1210,7 +1210,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1225,7 +1225,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1240,7 +1240,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 1]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 0]
@@ -1256,7 +1256,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1271,7 +1271,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1286,7 +1286,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1301,7 +1301,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 2]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 0]
@@ -1317,7 +1317,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1332,7 +1332,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1347,7 +1347,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1362,7 +1362,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 3]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 0]
@@ -1378,7 +1378,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1393,7 +1393,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1408,7 +1408,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1423,26 +1423,26 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):
         // for h in kdsl.range_constexpr(2):  [i = 0]
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 0]
         float mx = fmaxf(s[0][0].v[0], s[0][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[0], s[0][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[0], s[0][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[0], s[0][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[0], s[0][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[0], s[0][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[0], s[0][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[0], s[0][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1456,104 +1456,104 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         m[0][0] = m_new;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 0]
         float p = exp2f(fmaf(s[0][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
         float total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
         s[0][0].v[1] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[0][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 0]
         s[0][1].v[0] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[0][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 1]
         s[0][1].v[1] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[0][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 0]
         s[0][2].v[0] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[0][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 1]
         s[0][2].v[1] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[0][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 0]
         s[0][3].v[0] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[0][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 1]
         s[0][3].v[1] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[0][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 0]
         s[0][4].v[0] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[0][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 1]
         s[0][4].v[1] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[0][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 0]
         s[0][5].v[0] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[0][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 1]
         s[0][5].v[1] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[0][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 0]
         s[0][6].v[0] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[0][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 1]
         s[0][6].v[1] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[0][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 0]
         s[0][7].v[0] = p;
         // total += p  [i = 0, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[0][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 1]
         s[0][7].v[1] = p;
@@ -1597,19 +1597,19 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 1]
         mx = fmaxf(s[0][0].v[2], s[0][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[2], s[0][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[2], s[0][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[2], s[0][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[2], s[0][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[2], s[0][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[2], s[0][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[2], s[0][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1625,104 +1625,104 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[0][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
         s[0][0].v[3] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[0][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 2]
         s[0][1].v[2] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[0][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 3]
         s[0][1].v[3] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[0][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 2]
         s[0][2].v[2] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[0][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 3]
         s[0][2].v[3] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[0][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 2]
         s[0][3].v[2] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[0][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 3]
         s[0][3].v[3] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[0][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 2]
         s[0][4].v[2] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[0][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 3]
         s[0][4].v[3] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[0][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 2]
         s[0][5].v[2] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[0][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 3]
         s[0][5].v[3] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[0][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 2]
         s[0][6].v[2] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[0][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 3]
         s[0][6].v[3] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[0][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 2]
         s[0][7].v[2] = p;
         // total += p  [i = 0, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[0][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 3]
         s[0][7].v[3] = p;
@@ -1783,7 +1783,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
@@ -1795,13 +1795,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 1]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1810,13 +1810,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 2]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1825,13 +1825,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 3]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1840,7 +1840,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1]
         // a = s[i, 2 * kk]  [kk = 1, i = 0]
@@ -1861,7 +1861,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1870,13 +1870,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1885,13 +1885,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1900,13 +1900,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1915,7 +1915,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2]
         // a = s[i, 2 * kk]  [kk = 2, i = 0]
@@ -1936,7 +1936,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1945,13 +1945,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1960,13 +1960,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1975,13 +1975,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1990,7 +1990,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3]
         // a = s[i, 2 * kk]  [kk = 3, i = 0]
@@ -2011,7 +2011,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2020,13 +2020,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2035,13 +2035,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2050,13 +2050,13 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2065,7 +2065,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
     }
     // for i in kdsl.range_constexpr(WARP_M):

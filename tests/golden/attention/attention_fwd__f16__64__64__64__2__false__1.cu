@@ -1181,7 +1181,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1196,7 +1196,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1211,7 +1211,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1226,7 +1226,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 1]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 0]
@@ -1242,7 +1242,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1257,7 +1257,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1272,7 +1272,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1287,7 +1287,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 2]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 0]
@@ -1303,7 +1303,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1318,7 +1318,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1333,7 +1333,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1348,7 +1348,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 3]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 0]
@@ -1364,7 +1364,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1379,7 +1379,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1394,7 +1394,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1409,26 +1409,26 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):
         // for h in kdsl.range_constexpr(2):  [i = 0]
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 0]
         float mx = fmaxf(s[0][0].v[0], s[0][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[0], s[0][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[0], s[0][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[0], s[0][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[0], s[0][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[0], s[0][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[0], s[0][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[0], s[0][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1442,104 +1442,104 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         m[0][0] = m_new;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 0]
         float p = exp2f(fmaf(s[0][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
         float total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
         s[0][0].v[1] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[0][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 0]
         s[0][1].v[0] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[0][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 1]
         s[0][1].v[1] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[0][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 0]
         s[0][2].v[0] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[0][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 1]
         s[0][2].v[1] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[0][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 0]
         s[0][3].v[0] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[0][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 1]
         s[0][3].v[1] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[0][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 0]
         s[0][4].v[0] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[0][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 1]
         s[0][4].v[1] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[0][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 0]
         s[0][5].v[0] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[0][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 1]
         s[0][5].v[1] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[0][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 0]
         s[0][6].v[0] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[0][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 1]
         s[0][6].v[1] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[0][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 0]
         s[0][7].v[0] = p;
         // total += p  [i = 0, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[0][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 1]
         s[0][7].v[1] = p;
@@ -1583,19 +1583,19 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 1]
         mx = fmaxf(s[0][0].v[2], s[0][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[2], s[0][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[2], s[0][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[2], s[0][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[2], s[0][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[2], s[0][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[2], s[0][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[2], s[0][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1611,104 +1611,104 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[0][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
         s[0][0].v[3] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[0][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 2]
         s[0][1].v[2] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[0][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 3]
         s[0][1].v[3] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[0][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 2]
         s[0][2].v[2] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[0][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 3]
         s[0][2].v[3] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[0][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 2]
         s[0][3].v[2] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[0][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 3]
         s[0][3].v[3] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[0][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 2]
         s[0][4].v[2] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[0][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 3]
         s[0][4].v[3] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[0][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 2]
         s[0][5].v[2] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[0][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 3]
         s[0][5].v[3] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[0][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 2]
         s[0][6].v[2] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[0][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 3]
         s[0][6].v[3] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[0][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 2]
         s[0][7].v[2] = p;
         // total += p  [i = 0, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[0][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 3]
         s[0][7].v[3] = p;
@@ -1765,7 +1765,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__half, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
@@ -1775,13 +1775,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 1]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1790,13 +1790,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 2]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1805,13 +1805,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 3]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1820,7 +1820,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1]
         // a = s[i, 2 * kk]  [kk = 1, i = 0]
@@ -1837,7 +1837,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1846,13 +1846,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1861,13 +1861,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1876,13 +1876,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1891,7 +1891,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2]
         // a = s[i, 2 * kk]  [kk = 2, i = 0]
@@ -1908,7 +1908,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1917,13 +1917,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1932,13 +1932,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1947,13 +1947,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1962,7 +1962,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3]
         // a = s[i, 2 * kk]  [kk = 3, i = 0]
@@ -1979,7 +1979,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1988,13 +1988,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2003,13 +2003,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2018,13 +2018,13 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2033,7 +2033,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
     }
     // for i in kdsl.range_constexpr(WARP_M):

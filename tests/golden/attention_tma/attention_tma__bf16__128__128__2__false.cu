@@ -1278,14 +1278,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             kdsl::mbarrier_arrive_expect_tx(&qbar[0], 32768);
             // for j in kdsl.range_constexpr(COLS):
             // for i in kdsl.range_constexpr(BM // BOX):  [j = 0]
-            // kdsl.tma_load( sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0 )  [j = 0, i = 0]
+            // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 0, i = 0]
             kdsl::tma_load_2d(&sq[0], &tma_q, 0, kdsl::add(head, m0), &qbar[0]);
-            // kdsl.tma_load( sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0 )  [j = 0, i = 1]
+            // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 0, i = 1]
             kdsl::tma_load_2d(&sq[512], &tma_q, 0, kdsl::add(kdsl::add(head, m0), 64), &qbar[0]);
             // for i in kdsl.range_constexpr(BM // BOX):  [j = 1]
-            // kdsl.tma_load( sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0 )  [j = 1, i = 0]
+            // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 1, i = 0]
             kdsl::tma_load_2d(&sq[1024], &tma_q, 64, kdsl::add(head, m0), &qbar[0]);
-            // kdsl.tma_load( sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0 )  [j = 1, i = 1]
+            // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 1, i = 1]
             kdsl::tma_load_2d(&sq[1536], &tma_q, 64, kdsl::add(kdsl::add(head, m0), 64), &qbar[0]);
             // dst = (j * BM + i * BOX) * 8  [j = 0, i = 0]
             int32_t dst = 1536;
@@ -1482,208 +1482,208 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             m[0] = m_new;
             // for c in kdsl.range_constexpr(BLOCK_N // 8):  [h = 0]
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 0]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 0, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 0, e = 0]
             float x = exp2f(fmaf(sacc[0], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 0]
             sacc[0] = x;
             // total += x  [h = 0, c = 0, e = 0]
             float total = 0.0f + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 0, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 0, e = 1]
             x = exp2f(fmaf(sacc[1], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 1]
             sacc[1] = x;
             // total += x  [h = 0, c = 0, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 1]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 1, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 1, e = 0]
             x = exp2f(fmaf(sacc[4], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 1, e = 0]
             sacc[4] = x;
             // total += x  [h = 0, c = 1, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 1, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 1, e = 1]
             x = exp2f(fmaf(sacc[5], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 1, e = 1]
             sacc[5] = x;
             // total += x  [h = 0, c = 1, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 2]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 2, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 2, e = 0]
             x = exp2f(fmaf(sacc[8], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 2, e = 0]
             sacc[8] = x;
             // total += x  [h = 0, c = 2, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 2, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 2, e = 1]
             x = exp2f(fmaf(sacc[9], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 2, e = 1]
             sacc[9] = x;
             // total += x  [h = 0, c = 2, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 3]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 3, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 3, e = 0]
             x = exp2f(fmaf(sacc[12], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 3, e = 0]
             sacc[12] = x;
             // total += x  [h = 0, c = 3, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 3, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 3, e = 1]
             x = exp2f(fmaf(sacc[13], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 3, e = 1]
             sacc[13] = x;
             // total += x  [h = 0, c = 3, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 4]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 4, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 4, e = 0]
             x = exp2f(fmaf(sacc[16], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 4, e = 0]
             sacc[16] = x;
             // total += x  [h = 0, c = 4, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 4, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 4, e = 1]
             x = exp2f(fmaf(sacc[17], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 4, e = 1]
             sacc[17] = x;
             // total += x  [h = 0, c = 4, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 5]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 5, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 5, e = 0]
             x = exp2f(fmaf(sacc[20], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 5, e = 0]
             sacc[20] = x;
             // total += x  [h = 0, c = 5, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 5, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 5, e = 1]
             x = exp2f(fmaf(sacc[21], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 5, e = 1]
             sacc[21] = x;
             // total += x  [h = 0, c = 5, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 6]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 6, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 6, e = 0]
             x = exp2f(fmaf(sacc[24], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 6, e = 0]
             sacc[24] = x;
             // total += x  [h = 0, c = 6, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 6, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 6, e = 1]
             x = exp2f(fmaf(sacc[25], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 6, e = 1]
             sacc[25] = x;
             // total += x  [h = 0, c = 6, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 7]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 7, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 7, e = 0]
             x = exp2f(fmaf(sacc[28], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 7, e = 0]
             sacc[28] = x;
             // total += x  [h = 0, c = 7, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 7, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 7, e = 1]
             x = exp2f(fmaf(sacc[29], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 7, e = 1]
             sacc[29] = x;
             // total += x  [h = 0, c = 7, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 8]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 8, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 8, e = 0]
             x = exp2f(fmaf(sacc[32], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 8, e = 0]
             sacc[32] = x;
             // total += x  [h = 0, c = 8, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 8, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 8, e = 1]
             x = exp2f(fmaf(sacc[33], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 8, e = 1]
             sacc[33] = x;
             // total += x  [h = 0, c = 8, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 9]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 9, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 9, e = 0]
             x = exp2f(fmaf(sacc[36], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 9, e = 0]
             sacc[36] = x;
             // total += x  [h = 0, c = 9, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 9, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 9, e = 1]
             x = exp2f(fmaf(sacc[37], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 9, e = 1]
             sacc[37] = x;
             // total += x  [h = 0, c = 9, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 10]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 10, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 10, e = 0]
             x = exp2f(fmaf(sacc[40], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 10, e = 0]
             sacc[40] = x;
             // total += x  [h = 0, c = 10, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 10, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 10, e = 1]
             x = exp2f(fmaf(sacc[41], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 10, e = 1]
             sacc[41] = x;
             // total += x  [h = 0, c = 10, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 11]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 11, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 11, e = 0]
             x = exp2f(fmaf(sacc[44], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 11, e = 0]
             sacc[44] = x;
             // total += x  [h = 0, c = 11, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 11, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 11, e = 1]
             x = exp2f(fmaf(sacc[45], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 11, e = 1]
             sacc[45] = x;
             // total += x  [h = 0, c = 11, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 12]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 12, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 12, e = 0]
             x = exp2f(fmaf(sacc[48], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 12, e = 0]
             sacc[48] = x;
             // total += x  [h = 0, c = 12, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 12, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 12, e = 1]
             x = exp2f(fmaf(sacc[49], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 12, e = 1]
             sacc[49] = x;
             // total += x  [h = 0, c = 12, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 13]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 13, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 13, e = 0]
             x = exp2f(fmaf(sacc[52], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 13, e = 0]
             sacc[52] = x;
             // total += x  [h = 0, c = 13, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 13, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 13, e = 1]
             x = exp2f(fmaf(sacc[53], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 13, e = 1]
             sacc[53] = x;
             // total += x  [h = 0, c = 13, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 14]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 14, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 14, e = 0]
             x = exp2f(fmaf(sacc[56], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 14, e = 0]
             sacc[56] = x;
             // total += x  [h = 0, c = 14, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 14, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 14, e = 1]
             x = exp2f(fmaf(sacc[57], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 14, e = 1]
             sacc[57] = x;
             // total += x  [h = 0, c = 14, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 0, c = 15]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 15, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 15, e = 0]
             x = exp2f(fmaf(sacc[60], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 15, e = 0]
             sacc[60] = x;
             // total += x  [h = 0, c = 15, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 0, c = 15, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 15, e = 1]
             x = exp2f(fmaf(sacc[61], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 15, e = 1]
             sacc[61] = x;
@@ -1849,208 +1849,208 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             total = 0.0f;
             // for c in kdsl.range_constexpr(BLOCK_N // 8):  [h = 1]
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 0]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 0, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 0, e = 0]
             x = exp2f(fmaf(sacc[2], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 0]
             sacc[2] = x;
             // total += x  [h = 1, c = 0, e = 0]
             total = 0.0f + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 0, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 0, e = 1]
             x = exp2f(fmaf(sacc[3], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 1]
             sacc[3] = x;
             // total += x  [h = 1, c = 0, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 1]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 1, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 1, e = 0]
             x = exp2f(fmaf(sacc[6], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 1, e = 0]
             sacc[6] = x;
             // total += x  [h = 1, c = 1, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 1, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 1, e = 1]
             x = exp2f(fmaf(sacc[7], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 1, e = 1]
             sacc[7] = x;
             // total += x  [h = 1, c = 1, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 2]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 2, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 2, e = 0]
             x = exp2f(fmaf(sacc[10], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 2, e = 0]
             sacc[10] = x;
             // total += x  [h = 1, c = 2, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 2, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 2, e = 1]
             x = exp2f(fmaf(sacc[11], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 2, e = 1]
             sacc[11] = x;
             // total += x  [h = 1, c = 2, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 3]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 3, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 3, e = 0]
             x = exp2f(fmaf(sacc[14], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 3, e = 0]
             sacc[14] = x;
             // total += x  [h = 1, c = 3, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 3, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 3, e = 1]
             x = exp2f(fmaf(sacc[15], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 3, e = 1]
             sacc[15] = x;
             // total += x  [h = 1, c = 3, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 4]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 4, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 4, e = 0]
             x = exp2f(fmaf(sacc[18], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 4, e = 0]
             sacc[18] = x;
             // total += x  [h = 1, c = 4, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 4, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 4, e = 1]
             x = exp2f(fmaf(sacc[19], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 4, e = 1]
             sacc[19] = x;
             // total += x  [h = 1, c = 4, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 5]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 5, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 5, e = 0]
             x = exp2f(fmaf(sacc[22], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 5, e = 0]
             sacc[22] = x;
             // total += x  [h = 1, c = 5, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 5, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 5, e = 1]
             x = exp2f(fmaf(sacc[23], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 5, e = 1]
             sacc[23] = x;
             // total += x  [h = 1, c = 5, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 6]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 6, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 6, e = 0]
             x = exp2f(fmaf(sacc[26], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 6, e = 0]
             sacc[26] = x;
             // total += x  [h = 1, c = 6, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 6, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 6, e = 1]
             x = exp2f(fmaf(sacc[27], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 6, e = 1]
             sacc[27] = x;
             // total += x  [h = 1, c = 6, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 7]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 7, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 7, e = 0]
             x = exp2f(fmaf(sacc[30], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 7, e = 0]
             sacc[30] = x;
             // total += x  [h = 1, c = 7, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 7, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 7, e = 1]
             x = exp2f(fmaf(sacc[31], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 7, e = 1]
             sacc[31] = x;
             // total += x  [h = 1, c = 7, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 8]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 8, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 8, e = 0]
             x = exp2f(fmaf(sacc[34], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 8, e = 0]
             sacc[34] = x;
             // total += x  [h = 1, c = 8, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 8, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 8, e = 1]
             x = exp2f(fmaf(sacc[35], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 8, e = 1]
             sacc[35] = x;
             // total += x  [h = 1, c = 8, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 9]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 9, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 9, e = 0]
             x = exp2f(fmaf(sacc[38], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 9, e = 0]
             sacc[38] = x;
             // total += x  [h = 1, c = 9, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 9, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 9, e = 1]
             x = exp2f(fmaf(sacc[39], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 9, e = 1]
             sacc[39] = x;
             // total += x  [h = 1, c = 9, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 10]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 10, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 10, e = 0]
             x = exp2f(fmaf(sacc[42], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 10, e = 0]
             sacc[42] = x;
             // total += x  [h = 1, c = 10, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 10, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 10, e = 1]
             x = exp2f(fmaf(sacc[43], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 10, e = 1]
             sacc[43] = x;
             // total += x  [h = 1, c = 10, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 11]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 11, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 11, e = 0]
             x = exp2f(fmaf(sacc[46], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 11, e = 0]
             sacc[46] = x;
             // total += x  [h = 1, c = 11, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 11, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 11, e = 1]
             x = exp2f(fmaf(sacc[47], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 11, e = 1]
             sacc[47] = x;
             // total += x  [h = 1, c = 11, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 12]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 12, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 12, e = 0]
             x = exp2f(fmaf(sacc[50], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 12, e = 0]
             sacc[50] = x;
             // total += x  [h = 1, c = 12, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 12, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 12, e = 1]
             x = exp2f(fmaf(sacc[51], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 12, e = 1]
             sacc[51] = x;
             // total += x  [h = 1, c = 12, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 13]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 13, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 13, e = 0]
             x = exp2f(fmaf(sacc[54], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 13, e = 0]
             sacc[54] = x;
             // total += x  [h = 1, c = 13, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 13, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 13, e = 1]
             x = exp2f(fmaf(sacc[55], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 13, e = 1]
             sacc[55] = x;
             // total += x  [h = 1, c = 13, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 14]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 14, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 14, e = 0]
             x = exp2f(fmaf(sacc[58], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 14, e = 0]
             sacc[58] = x;
             // total += x  [h = 1, c = 14, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 14, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 14, e = 1]
             x = exp2f(fmaf(sacc[59], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 14, e = 1]
             sacc[59] = x;
             // total += x  [h = 1, c = 14, e = 1]
             total = total + x;
             // for e in kdsl.range_constexpr(2):  [h = 1, c = 15]
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 15, e = 0]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 15, e = 0]
             x = exp2f(fmaf(sacc[62], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 15, e = 0]
             sacc[62] = x;
             // total += x  [h = 1, c = 15, e = 0]
             total = total + x;
-            // x = kdsl.math.exp2( kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new) )  [h = 1, c = 15, e = 1]
+            // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 15, e = 1]
             x = exp2f(fmaf(sacc[63], scale_log2, -m_new));
             // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 15, e = 1]
             sacc[63] = x;
@@ -2140,7 +2140,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
             // oacc[4 * c + 2 * h + e] = oacc[4 * c + 2 * h + e] * alpha  [h = 1, c = 15, e = 1]
             oacc[63] = oacc[63] * alpha;
             // for j in kdsl.range_constexpr(BLOCK_N // 16):
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 0]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 0]
             p[0] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[0]),
                                                 __float2bfloat16_rn(sacc[1]),
                                                 __float2bfloat16_rn(sacc[2]),
@@ -2149,7 +2158,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[5]),
                                                 __float2bfloat16_rn(sacc[6]),
                                                 __float2bfloat16_rn(sacc[7])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 1]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 1]
             p[1] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[8]),
                                                 __float2bfloat16_rn(sacc[9]),
                                                 __float2bfloat16_rn(sacc[10]),
@@ -2158,7 +2176,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[13]),
                                                 __float2bfloat16_rn(sacc[14]),
                                                 __float2bfloat16_rn(sacc[15])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 2]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 2]
             p[2] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[16]),
                                                 __float2bfloat16_rn(sacc[17]),
                                                 __float2bfloat16_rn(sacc[18]),
@@ -2167,7 +2194,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[21]),
                                                 __float2bfloat16_rn(sacc[22]),
                                                 __float2bfloat16_rn(sacc[23])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 3]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 3]
             p[3] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[24]),
                                                 __float2bfloat16_rn(sacc[25]),
                                                 __float2bfloat16_rn(sacc[26]),
@@ -2176,7 +2212,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[29]),
                                                 __float2bfloat16_rn(sacc[30]),
                                                 __float2bfloat16_rn(sacc[31])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 4]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 4]
             p[4] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[32]),
                                                 __float2bfloat16_rn(sacc[33]),
                                                 __float2bfloat16_rn(sacc[34]),
@@ -2185,7 +2230,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[37]),
                                                 __float2bfloat16_rn(sacc[38]),
                                                 __float2bfloat16_rn(sacc[39])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 5]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 5]
             p[5] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[40]),
                                                 __float2bfloat16_rn(sacc[41]),
                                                 __float2bfloat16_rn(sacc[42]),
@@ -2194,7 +2248,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[45]),
                                                 __float2bfloat16_rn(sacc[46]),
                                                 __float2bfloat16_rn(sacc[47])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 6]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 6]
             p[6] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[48]),
                                                 __float2bfloat16_rn(sacc[49]),
                                                 __float2bfloat16_rn(sacc[50]),
@@ -2203,7 +2266,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
                                                 __float2bfloat16_rn(sacc[53]),
                                                 __float2bfloat16_rn(sacc[54]),
                                                 __float2bfloat16_rn(sacc[55])}};
-            // p[j] = D.vec(8)( sacc[8 * j], sacc[8 * j + 1], sacc[8 * j + 2], sacc[8 * j + 3], sacc[8 * j + 4], sacc[8 * j + 5], sacc[8 * j + 6], sacc[8 * j + 7], )  [j = 7]
+            // p[j] = D.vec(8)(
+            //     sacc[8 * j],
+            //     sacc[8 * j + 1],
+            //     sacc[8 * j + 2],
+            //     sacc[8 * j + 3],
+            //     sacc[8 * j + 4],
+            //     sacc[8 * j + 5],
+            //     sacc[8 * j + 6],
+            //     sacc[8 * j + 7],
+            // )  [j = 7]
             p[7] = kdsl::vec<__nv_bfloat16, 8>{{__float2bfloat16_rn(sacc[56]),
                                                 __float2bfloat16_rn(sacc[57]),
                                                 __float2bfloat16_rn(sacc[58]),

@@ -1047,7 +1047,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
             int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)),
                                    q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[at]);
             // chunk = p * THREADS + tid  [p = 1]
@@ -1060,7 +1066,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[at]);
             // chunk = p * THREADS + tid  [p = 2]
@@ -1073,7 +1085,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[at]);
             // chunk = p * THREADS + tid  [p = 3]
@@ -1086,7 +1104,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 16)), a.vec(16), at, pred=(row < M and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     a.vec(16),
+            //     at,
+            //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(a)[at]);
             // for p in kdsl.range_constexpr(BN * BK // 16 // THREADS):
@@ -1100,7 +1124,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[at]);
             // chunk = p * THREADS + tid  [p = 1]
@@ -1113,7 +1143,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[at]);
             // chunk = p * THREADS + tid  [p = 2]
@@ -1126,7 +1162,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[at]);
             // chunk = p * THREADS + tid  [p = 3]
@@ -1139,7 +1181,13 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), bt.vec(16), at, pred=(row < N and k0 + 16 * q < K) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
+            //     bt.vec(16),
+            //     at,
+            //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<int8_t, 16>*>(bt)[at]);
         }
@@ -1180,49 +1228,49 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             r = wn + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 0]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 0]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 0]
             fb[0] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 1]
             r = wn + 8 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 1]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 1]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 1]
             fb[1] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 2]
             r = wn + 16 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 2]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 2]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 2]
             fb[2] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 3]
             r = wn + 24 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 3]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 3]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 3]
             fb[3] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 4]
             r = wn + 32 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 4]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 4]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 4]
             fb[4] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 5]
             r = wn + 40 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 5]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 5]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 5]
             fb[5] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 6]
             r = wn + 48 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 6]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 6]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 6]
             fb[6] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 0, j = 7]
             r = wn + 56 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 0, j = 7]
             q = lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 0, j = 7]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 0, j = 7]
             fb[7] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 0, i = 0]
@@ -1323,49 +1371,49 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             r = wn + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 0]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 0]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 0]
             fb[0] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 1]
             r = wn + 8 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 1]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 1]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 1]
             fb[1] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 2]
             r = wn + 16 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 2]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 2]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 2]
             fb[2] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 3]
             r = wn + 24 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 3]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 3]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 3]
             fb[3] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 4]
             r = wn + 32 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 4]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 4]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 4]
             fb[4] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 5]
             r = wn + 40 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 5]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 5]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 5]
             fb[5] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 6]
             r = wn + 48 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 6]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 6]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 6]
             fb[6] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // r = wn + j * 8 + lane % 8  [kk = 1, j = 7]
             r = wn + 56 + lane % 8;
             // q = kk * 2 + lane // 8 % 2  [kk = 1, j = 7]
             q = 2 + lane / 8 % 2;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2 )  [kk = 1, j = 7]
+            // fb[j] = kdsl.ldmatrix(sb, (stage, r, kdsl.swizzle(r, q, BK // 16)), count=2)  [kk = 1, j = 7]
             fb[7] = kdsl::ldmatrix_x2(&sb[stage][r][q ^ ((r / 2) & 3)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 1]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 1, i = 0]

@@ -1430,14 +1430,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
                 uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
                 // kdsl.wgmma_fence()
                 kdsl::wgmma_fence();
-                // kdsl.wgmma_mma_async( acc, da, db, D, scale_d=kt > 0, trans_b=B_ROW_MAJOR )
+                // kdsl.wgmma_mma_async(acc, da, db, D, scale_d=kt > 0, trans_b=B_ROW_MAJOR)
                 kdsl::wgmma_m64n256k16_f32_f16(&acc[0], da, db, kt > 0);
                 // for kk in kdsl.range_constexpr(1, BK // 16):
-                // kdsl.wgmma_mma_async( acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR )  [kk = 1]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR)  [kk = 1]
                 kdsl::wgmma_m64n256k16_f32_f16(&acc[0], da + 2ull, db + 2ull, true);
-                // kdsl.wgmma_mma_async( acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR )  [kk = 2]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR)  [kk = 2]
                 kdsl::wgmma_m64n256k16_f32_f16(&acc[0], da + 4ull, db + 4ull, true);
-                // kdsl.wgmma_mma_async( acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR )  [kk = 3]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR)  [kk = 3]
                 kdsl::wgmma_m64n256k16_f32_f16(&acc[0], da + 6ull, db + 6ull, true);
                 // kdsl.wgmma_commit()
                 kdsl::wgmma_commit();

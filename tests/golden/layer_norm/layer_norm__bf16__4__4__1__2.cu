@@ -520,7 +520,7 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
-    int32_t row = blockIdx.x * 1 + threadIdx.y;
+    int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec

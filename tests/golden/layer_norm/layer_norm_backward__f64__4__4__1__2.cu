@@ -490,7 +490,7 @@ extern "C" __global__ void layer_norm_backward__f64__4__4__1__2(
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ double scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
-    int32_t row = blockIdx.x * 1 + threadIdx.y;
+    int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
     int32_t nvec = kdsl::floordiv(cols, 4);
     // base = row * nvec
@@ -795,25 +795,25 @@ extern "C" __global__ void layer_norm_backward__f64__4__4__1__2(
         reinterpret_cast<kdsl::vec<double, 4>*>(grad_x)[kdsl::add(base, j)] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 0]
         // if grad_weight is not None:  [c = 0, k = 0]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 0, k = 0]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 0]
         atomicAdd(&grad_weight[j * 4], gs[0][0] * xs[0][0]);
         // if grad_bias is not None:  [c = 0, k = 0]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 0, k = 0]
         atomicAdd(&grad_bias[j * 4], gs[0][0]);
         // if grad_weight is not None:  [c = 0, k = 1]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 0, k = 1]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 1]
         atomicAdd(&grad_weight[j * 4 + 1], gs[0][1] * xs[0][1]);
         // if grad_bias is not None:  [c = 0, k = 1]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 0, k = 1]
         atomicAdd(&grad_bias[j * 4 + 1], gs[0][1]);
         // if grad_weight is not None:  [c = 0, k = 2]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 0, k = 2]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 2]
         atomicAdd(&grad_weight[j * 4 + 2], gs[0][2] * xs[0][2]);
         // if grad_bias is not None:  [c = 0, k = 2]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 0, k = 2]
         atomicAdd(&grad_bias[j * 4 + 2], gs[0][2]);
         // if grad_weight is not None:  [c = 0, k = 3]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 0, k = 3]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 3]
         atomicAdd(&grad_weight[j * 4 + 3], gs[0][3] * xs[0][3]);
         // if grad_bias is not None:  [c = 0, k = 3]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 0, k = 3]
@@ -847,25 +847,25 @@ extern "C" __global__ void layer_norm_backward__f64__4__4__1__2(
         reinterpret_cast<kdsl::vec<double, 4>*>(grad_x)[kdsl::add(base, j)] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 1]
         // if grad_weight is not None:  [c = 1, k = 0]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 1, k = 0]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 0]
         atomicAdd(&grad_weight[j * 4], gs[1][0] * xs[1][0]);
         // if grad_bias is not None:  [c = 1, k = 0]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 1, k = 0]
         atomicAdd(&grad_bias[j * 4], gs[1][0]);
         // if grad_weight is not None:  [c = 1, k = 1]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 1, k = 1]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 1]
         atomicAdd(&grad_weight[j * 4 + 1], gs[1][1] * xs[1][1]);
         // if grad_bias is not None:  [c = 1, k = 1]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 1, k = 1]
         atomicAdd(&grad_bias[j * 4 + 1], gs[1][1]);
         // if grad_weight is not None:  [c = 1, k = 2]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 1, k = 2]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 2]
         atomicAdd(&grad_weight[j * 4 + 2], gs[1][2] * xs[1][2]);
         // if grad_bias is not None:  [c = 1, k = 2]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 1, k = 2]
         atomicAdd(&grad_bias[j * 4 + 2], gs[1][2]);
         // if grad_weight is not None:  [c = 1, k = 3]  [True]
-        // kdsl.atomic_add( grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64) )  [c = 1, k = 3]
+        // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 3]
         atomicAdd(&grad_weight[j * 4 + 3], gs[1][3] * xs[1][3]);
         // if grad_bias is not None:  [c = 1, k = 3]  [True]
         // kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))  [c = 1, k = 3]

@@ -709,7 +709,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[0][3];
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 0, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -752,7 +752,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[0][7];
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 0, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -798,7 +798,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[1][3];
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 1, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -841,7 +841,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[1][7];
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 1, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -887,7 +887,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[2][3];
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 2, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -930,7 +930,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[2][7];
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 2, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -976,7 +976,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[3][3];
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 3, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1019,7 +1019,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[3][7];
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 0, ri = 3, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1066,7 +1066,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[4][3];
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 0, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1109,7 +1109,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[4][7];
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 0, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1155,7 +1155,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[5][3];
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 1, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1198,7 +1198,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[5][7];
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 1, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1244,7 +1244,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[6][3];
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 2, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1287,7 +1287,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[6][7];
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 2, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1333,7 +1333,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[7][3];
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 3, w = 0]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 0]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
@@ -1376,7 +1376,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     out.v[3] = acc[7][7];
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
-        // if ( N % 4 == 0 and col + 3 < N ):  [h = 1, ri = 3, w = 1]
+        // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 1]
         if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;

@@ -537,7 +537,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[0][4] = fmaf(a0.v[0], b1.v[0], acc[0][4]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 0]
                 acc[4][0] = fmaf(a1.v[0], b0.v[0], acc[4][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 0]
                 acc[4][4] = fmaf(a1.v[0], b1.v[0], acc[4][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 1]
                 acc[0][1] = fmaf(a0.v[0], b0.v[1], acc[0][1]);
@@ -545,7 +545,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[0][5] = fmaf(a0.v[0], b1.v[1], acc[0][5]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 1]
                 acc[4][1] = fmaf(a1.v[0], b0.v[1], acc[4][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 1]
                 acc[4][5] = fmaf(a1.v[0], b1.v[1], acc[4][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 2]
                 acc[0][2] = fmaf(a0.v[0], b0.v[2], acc[0][2]);
@@ -553,7 +553,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[0][6] = fmaf(a0.v[0], b1.v[2], acc[0][6]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 2]
                 acc[4][2] = fmaf(a1.v[0], b0.v[2], acc[4][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 2]
                 acc[4][6] = fmaf(a1.v[0], b1.v[2], acc[4][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 0, j = 3]
                 acc[0][3] = fmaf(a0.v[0], b0.v[3], acc[0][3]);
@@ -561,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[0][7] = fmaf(a0.v[0], b1.v[3], acc[0][7]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 0, j = 3]
                 acc[4][3] = fmaf(a1.v[0], b0.v[3], acc[4][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 0, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 0, j = 3]
                 acc[4][7] = fmaf(a1.v[0], b1.v[3], acc[4][7]);
                 // for j in kdsl.range_constexpr(4):  [i = 1]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 0]
@@ -570,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[1][4] = fmaf(a0.v[1], b1.v[0], acc[1][4]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 0]
                 acc[5][0] = fmaf(a1.v[1], b0.v[0], acc[5][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 0]
                 acc[5][4] = fmaf(a1.v[1], b1.v[0], acc[5][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 1]
                 acc[1][1] = fmaf(a0.v[1], b0.v[1], acc[1][1]);
@@ -578,7 +578,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[1][5] = fmaf(a0.v[1], b1.v[1], acc[1][5]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 1]
                 acc[5][1] = fmaf(a1.v[1], b0.v[1], acc[5][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 1]
                 acc[5][5] = fmaf(a1.v[1], b1.v[1], acc[5][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 2]
                 acc[1][2] = fmaf(a0.v[1], b0.v[2], acc[1][2]);
@@ -586,7 +586,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[1][6] = fmaf(a0.v[1], b1.v[2], acc[1][6]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 2]
                 acc[5][2] = fmaf(a1.v[1], b0.v[2], acc[5][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 2]
                 acc[5][6] = fmaf(a1.v[1], b1.v[2], acc[5][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 1, j = 3]
                 acc[1][3] = fmaf(a0.v[1], b0.v[3], acc[1][3]);
@@ -594,7 +594,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[1][7] = fmaf(a0.v[1], b1.v[3], acc[1][7]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 1, j = 3]
                 acc[5][3] = fmaf(a1.v[1], b0.v[3], acc[5][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 1, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 1, j = 3]
                 acc[5][7] = fmaf(a1.v[1], b1.v[3], acc[5][7]);
                 // for j in kdsl.range_constexpr(4):  [i = 2]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 0]
@@ -603,7 +603,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[2][4] = fmaf(a0.v[2], b1.v[0], acc[2][4]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 0]
                 acc[6][0] = fmaf(a1.v[2], b0.v[0], acc[6][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 0]
                 acc[6][4] = fmaf(a1.v[2], b1.v[0], acc[6][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 1]
                 acc[2][1] = fmaf(a0.v[2], b0.v[1], acc[2][1]);
@@ -611,7 +611,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[2][5] = fmaf(a0.v[2], b1.v[1], acc[2][5]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 1]
                 acc[6][1] = fmaf(a1.v[2], b0.v[1], acc[6][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 1]
                 acc[6][5] = fmaf(a1.v[2], b1.v[1], acc[6][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 2]
                 acc[2][2] = fmaf(a0.v[2], b0.v[2], acc[2][2]);
@@ -619,7 +619,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[2][6] = fmaf(a0.v[2], b1.v[2], acc[2][6]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 2]
                 acc[6][2] = fmaf(a1.v[2], b0.v[2], acc[6][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 2]
                 acc[6][6] = fmaf(a1.v[2], b1.v[2], acc[6][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 2, j = 3]
                 acc[2][3] = fmaf(a0.v[2], b0.v[3], acc[2][3]);
@@ -627,7 +627,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[2][7] = fmaf(a0.v[2], b1.v[3], acc[2][7]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 2, j = 3]
                 acc[6][3] = fmaf(a1.v[2], b0.v[3], acc[6][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 2, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 2, j = 3]
                 acc[6][7] = fmaf(a1.v[2], b1.v[3], acc[6][7]);
                 // for j in kdsl.range_constexpr(4):  [i = 3]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 0]
@@ -636,7 +636,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[3][4] = fmaf(a0.v[3], b1.v[0], acc[3][4]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 0]
                 acc[7][0] = fmaf(a1.v[3], b0.v[0], acc[7][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 0]
                 acc[7][4] = fmaf(a1.v[3], b1.v[0], acc[7][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 1]
                 acc[3][1] = fmaf(a0.v[3], b0.v[1], acc[3][1]);
@@ -644,7 +644,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[3][5] = fmaf(a0.v[3], b1.v[1], acc[3][5]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 1]
                 acc[7][1] = fmaf(a1.v[3], b0.v[1], acc[7][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 1]
                 acc[7][5] = fmaf(a1.v[3], b1.v[1], acc[7][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 2]
                 acc[3][2] = fmaf(a0.v[3], b0.v[2], acc[3][2]);
@@ -652,7 +652,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[3][6] = fmaf(a0.v[3], b1.v[2], acc[3][6]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 2]
                 acc[7][2] = fmaf(a1.v[3], b0.v[2], acc[7][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 2]
                 acc[7][6] = fmaf(a1.v[3], b1.v[2], acc[7][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [i = 3, j = 3]
                 acc[3][3] = fmaf(a0.v[3], b0.v[3], acc[3][3]);
@@ -660,7 +660,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
                 acc[3][7] = fmaf(a0.v[3], b1.v[3], acc[3][7]);
                 // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [i = 3, j = 3]
                 acc[7][3] = fmaf(a1.v[3], b0.v[3], acc[7][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [i = 3, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [i = 3, j = 3]
                 acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
             }
         }

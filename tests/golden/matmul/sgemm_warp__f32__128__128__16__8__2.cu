@@ -542,7 +542,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
             // r[q] = av[at + q * apart]  [p = 0, q = 0]
             r[0] = av[at + 0 * apart];
             // r[q] = av[at + q * apart]  [p = 0, q = 1]
-            r[1] = av[kdsl::add(at, 1 * apart)];
+            r[1] = av[kdsl::add(at, apart)];
             // r[q] = av[at + q * apart]  [p = 0, q = 2]
             r[2] = av[kdsl::add(at, kdsl::mul(2, apart))];
             // r[q] = av[at + q * apart]  [p = 0, q = 3]
@@ -553,7 +553,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
             // r[q] = bv[at + q * apart]  [p = 0, q = 0]
             r[0] = bv[at + 0 * apart];
             // r[q] = bv[at + q * apart]  [p = 0, q = 1]
-            r[1] = bv[kdsl::add(at, 1 * apart)];
+            r[1] = bv[kdsl::add(at, apart)];
             // r[q] = bv[at + q * apart]  [p = 0, q = 2]
             r[2] = bv[kdsl::add(at, kdsl::mul(2, apart))];
             // r[q] = bv[at + q * apart]  [p = 0, q = 3]
@@ -581,134 +581,134 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
                 // for j in kdsl.range_constexpr(4):  [p = 0, i = 0]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 0, j = 0]
                 acc[0][0] = fmaf(a0.v[0], b0.v[0], acc[0][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 0, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 0, j = 0]
                 acc[0][4] = fmaf(a0.v[0], b1.v[0], acc[0][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 0, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 0, j = 0]
                 acc[4][0] = fmaf(a1.v[0], b0.v[0], acc[4][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 0, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 0, j = 0]
                 acc[4][4] = fmaf(a1.v[0], b1.v[0], acc[4][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 0, j = 1]
                 acc[0][1] = fmaf(a0.v[0], b0.v[1], acc[0][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 0, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 0, j = 1]
                 acc[0][5] = fmaf(a0.v[0], b1.v[1], acc[0][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 0, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 0, j = 1]
                 acc[4][1] = fmaf(a1.v[0], b0.v[1], acc[4][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 0, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 0, j = 1]
                 acc[4][5] = fmaf(a1.v[0], b1.v[1], acc[4][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 0, j = 2]
                 acc[0][2] = fmaf(a0.v[0], b0.v[2], acc[0][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 0, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 0, j = 2]
                 acc[0][6] = fmaf(a0.v[0], b1.v[2], acc[0][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 0, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 0, j = 2]
                 acc[4][2] = fmaf(a1.v[0], b0.v[2], acc[4][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 0, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 0, j = 2]
                 acc[4][6] = fmaf(a1.v[0], b1.v[2], acc[4][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 0, j = 3]
                 acc[0][3] = fmaf(a0.v[0], b0.v[3], acc[0][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 0, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 0, j = 3]
                 acc[0][7] = fmaf(a0.v[0], b1.v[3], acc[0][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 0, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 0, j = 3]
                 acc[4][3] = fmaf(a1.v[0], b0.v[3], acc[4][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 0, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 0, j = 3]
                 acc[4][7] = fmaf(a1.v[0], b1.v[3], acc[4][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 0, i = 1]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 1, j = 0]
                 acc[1][0] = fmaf(a0.v[1], b0.v[0], acc[1][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 1, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 1, j = 0]
                 acc[1][4] = fmaf(a0.v[1], b1.v[0], acc[1][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 1, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 1, j = 0]
                 acc[5][0] = fmaf(a1.v[1], b0.v[0], acc[5][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 1, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 1, j = 0]
                 acc[5][4] = fmaf(a1.v[1], b1.v[0], acc[5][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 1, j = 1]
                 acc[1][1] = fmaf(a0.v[1], b0.v[1], acc[1][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 1, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 1, j = 1]
                 acc[1][5] = fmaf(a0.v[1], b1.v[1], acc[1][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 1, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 1, j = 1]
                 acc[5][1] = fmaf(a1.v[1], b0.v[1], acc[5][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 1, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 1, j = 1]
                 acc[5][5] = fmaf(a1.v[1], b1.v[1], acc[5][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 1, j = 2]
                 acc[1][2] = fmaf(a0.v[1], b0.v[2], acc[1][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 1, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 1, j = 2]
                 acc[1][6] = fmaf(a0.v[1], b1.v[2], acc[1][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 1, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 1, j = 2]
                 acc[5][2] = fmaf(a1.v[1], b0.v[2], acc[5][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 1, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 1, j = 2]
                 acc[5][6] = fmaf(a1.v[1], b1.v[2], acc[5][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 1, j = 3]
                 acc[1][3] = fmaf(a0.v[1], b0.v[3], acc[1][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 1, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 1, j = 3]
                 acc[1][7] = fmaf(a0.v[1], b1.v[3], acc[1][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 1, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 1, j = 3]
                 acc[5][3] = fmaf(a1.v[1], b0.v[3], acc[5][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 1, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 1, j = 3]
                 acc[5][7] = fmaf(a1.v[1], b1.v[3], acc[5][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 0, i = 2]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 2, j = 0]
                 acc[2][0] = fmaf(a0.v[2], b0.v[0], acc[2][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 2, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 2, j = 0]
                 acc[2][4] = fmaf(a0.v[2], b1.v[0], acc[2][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 2, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 2, j = 0]
                 acc[6][0] = fmaf(a1.v[2], b0.v[0], acc[6][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 2, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 2, j = 0]
                 acc[6][4] = fmaf(a1.v[2], b1.v[0], acc[6][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 2, j = 1]
                 acc[2][1] = fmaf(a0.v[2], b0.v[1], acc[2][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 2, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 2, j = 1]
                 acc[2][5] = fmaf(a0.v[2], b1.v[1], acc[2][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 2, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 2, j = 1]
                 acc[6][1] = fmaf(a1.v[2], b0.v[1], acc[6][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 2, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 2, j = 1]
                 acc[6][5] = fmaf(a1.v[2], b1.v[1], acc[6][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 2, j = 2]
                 acc[2][2] = fmaf(a0.v[2], b0.v[2], acc[2][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 2, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 2, j = 2]
                 acc[2][6] = fmaf(a0.v[2], b1.v[2], acc[2][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 2, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 2, j = 2]
                 acc[6][2] = fmaf(a1.v[2], b0.v[2], acc[6][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 2, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 2, j = 2]
                 acc[6][6] = fmaf(a1.v[2], b1.v[2], acc[6][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 2, j = 3]
                 acc[2][3] = fmaf(a0.v[2], b0.v[3], acc[2][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 2, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 2, j = 3]
                 acc[2][7] = fmaf(a0.v[2], b1.v[3], acc[2][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 2, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 2, j = 3]
                 acc[6][3] = fmaf(a1.v[2], b0.v[3], acc[6][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 2, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 2, j = 3]
                 acc[6][7] = fmaf(a1.v[2], b1.v[3], acc[6][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 0, i = 3]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 3, j = 0]
                 acc[3][0] = fmaf(a0.v[3], b0.v[0], acc[3][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 3, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 3, j = 0]
                 acc[3][4] = fmaf(a0.v[3], b1.v[0], acc[3][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 3, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 3, j = 0]
                 acc[7][0] = fmaf(a1.v[3], b0.v[0], acc[7][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 3, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 3, j = 0]
                 acc[7][4] = fmaf(a1.v[3], b1.v[0], acc[7][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 3, j = 1]
                 acc[3][1] = fmaf(a0.v[3], b0.v[1], acc[3][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 3, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 3, j = 1]
                 acc[3][5] = fmaf(a0.v[3], b1.v[1], acc[3][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 3, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 3, j = 1]
                 acc[7][1] = fmaf(a1.v[3], b0.v[1], acc[7][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 3, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 3, j = 1]
                 acc[7][5] = fmaf(a1.v[3], b1.v[1], acc[7][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 3, j = 2]
                 acc[3][2] = fmaf(a0.v[3], b0.v[2], acc[3][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 3, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 3, j = 2]
                 acc[3][6] = fmaf(a0.v[3], b1.v[2], acc[3][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 3, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 3, j = 2]
                 acc[7][2] = fmaf(a1.v[3], b0.v[2], acc[7][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 3, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 3, j = 2]
                 acc[7][6] = fmaf(a1.v[3], b1.v[2], acc[7][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 0, i = 3, j = 3]
                 acc[3][3] = fmaf(a0.v[3], b0.v[3], acc[3][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 0, i = 3, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 0, i = 3, j = 3]
                 acc[3][7] = fmaf(a0.v[3], b1.v[3], acc[3][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 0, i = 3, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 0, i = 3, j = 3]
                 acc[7][3] = fmaf(a1.v[3], b0.v[3], acc[7][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 0, i = 3, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 0, i = 3, j = 3]
                 acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
             }
         }
@@ -791,7 +791,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
                 // r[q] = av[at + q * apart]  [p = 1, q = 0]
                 r[0] = av[at + 0 * apart];
                 // r[q] = av[at + q * apart]  [p = 1, q = 1]
-                r[1] = av[kdsl::add(at, 1 * apart)];
+                r[1] = av[kdsl::add(at, apart)];
                 // r[q] = av[at + q * apart]  [p = 1, q = 2]
                 r[2] = av[kdsl::add(at, kdsl::mul(2, apart))];
                 // r[q] = av[at + q * apart]  [p = 1, q = 3]
@@ -802,7 +802,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
                 // r[q] = bv[at + q * apart]  [p = 1, q = 0]
                 r[0] = bv[at + 0 * apart];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 1]
-                r[1] = bv[kdsl::add(at, 1 * apart)];
+                r[1] = bv[kdsl::add(at, apart)];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 2]
                 r[2] = bv[kdsl::add(at, kdsl::mul(2, apart))];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 3]
@@ -829,134 +829,134 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
                 // for j in kdsl.range_constexpr(4):  [p = 1, i = 0]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 0, j = 0]
                 acc[0][0] = fmaf(a0.v[0], b0.v[0], acc[0][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 0, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 0, j = 0]
                 acc[0][4] = fmaf(a0.v[0], b1.v[0], acc[0][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 0, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 0, j = 0]
                 acc[4][0] = fmaf(a1.v[0], b0.v[0], acc[4][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 0, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 0, j = 0]
                 acc[4][4] = fmaf(a1.v[0], b1.v[0], acc[4][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 0, j = 1]
                 acc[0][1] = fmaf(a0.v[0], b0.v[1], acc[0][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 0, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 0, j = 1]
                 acc[0][5] = fmaf(a0.v[0], b1.v[1], acc[0][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 0, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 0, j = 1]
                 acc[4][1] = fmaf(a1.v[0], b0.v[1], acc[4][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 0, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 0, j = 1]
                 acc[4][5] = fmaf(a1.v[0], b1.v[1], acc[4][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 0, j = 2]
                 acc[0][2] = fmaf(a0.v[0], b0.v[2], acc[0][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 0, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 0, j = 2]
                 acc[0][6] = fmaf(a0.v[0], b1.v[2], acc[0][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 0, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 0, j = 2]
                 acc[4][2] = fmaf(a1.v[0], b0.v[2], acc[4][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 0, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 0, j = 2]
                 acc[4][6] = fmaf(a1.v[0], b1.v[2], acc[4][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 0, j = 3]
                 acc[0][3] = fmaf(a0.v[0], b0.v[3], acc[0][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 0, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 0, j = 3]
                 acc[0][7] = fmaf(a0.v[0], b1.v[3], acc[0][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 0, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 0, j = 3]
                 acc[4][3] = fmaf(a1.v[0], b0.v[3], acc[4][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 0, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 0, j = 3]
                 acc[4][7] = fmaf(a1.v[0], b1.v[3], acc[4][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 1, i = 1]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 1, j = 0]
                 acc[1][0] = fmaf(a0.v[1], b0.v[0], acc[1][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 1, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 1, j = 0]
                 acc[1][4] = fmaf(a0.v[1], b1.v[0], acc[1][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 1, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 1, j = 0]
                 acc[5][0] = fmaf(a1.v[1], b0.v[0], acc[5][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 1, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 1, j = 0]
                 acc[5][4] = fmaf(a1.v[1], b1.v[0], acc[5][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 1, j = 1]
                 acc[1][1] = fmaf(a0.v[1], b0.v[1], acc[1][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 1, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 1, j = 1]
                 acc[1][5] = fmaf(a0.v[1], b1.v[1], acc[1][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 1, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 1, j = 1]
                 acc[5][1] = fmaf(a1.v[1], b0.v[1], acc[5][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 1, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 1, j = 1]
                 acc[5][5] = fmaf(a1.v[1], b1.v[1], acc[5][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 1, j = 2]
                 acc[1][2] = fmaf(a0.v[1], b0.v[2], acc[1][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 1, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 1, j = 2]
                 acc[1][6] = fmaf(a0.v[1], b1.v[2], acc[1][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 1, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 1, j = 2]
                 acc[5][2] = fmaf(a1.v[1], b0.v[2], acc[5][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 1, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 1, j = 2]
                 acc[5][6] = fmaf(a1.v[1], b1.v[2], acc[5][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 1, j = 3]
                 acc[1][3] = fmaf(a0.v[1], b0.v[3], acc[1][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 1, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 1, j = 3]
                 acc[1][7] = fmaf(a0.v[1], b1.v[3], acc[1][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 1, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 1, j = 3]
                 acc[5][3] = fmaf(a1.v[1], b0.v[3], acc[5][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 1, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 1, j = 3]
                 acc[5][7] = fmaf(a1.v[1], b1.v[3], acc[5][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 1, i = 2]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 2, j = 0]
                 acc[2][0] = fmaf(a0.v[2], b0.v[0], acc[2][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 2, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 2, j = 0]
                 acc[2][4] = fmaf(a0.v[2], b1.v[0], acc[2][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 2, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 2, j = 0]
                 acc[6][0] = fmaf(a1.v[2], b0.v[0], acc[6][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 2, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 2, j = 0]
                 acc[6][4] = fmaf(a1.v[2], b1.v[0], acc[6][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 2, j = 1]
                 acc[2][1] = fmaf(a0.v[2], b0.v[1], acc[2][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 2, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 2, j = 1]
                 acc[2][5] = fmaf(a0.v[2], b1.v[1], acc[2][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 2, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 2, j = 1]
                 acc[6][1] = fmaf(a1.v[2], b0.v[1], acc[6][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 2, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 2, j = 1]
                 acc[6][5] = fmaf(a1.v[2], b1.v[1], acc[6][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 2, j = 2]
                 acc[2][2] = fmaf(a0.v[2], b0.v[2], acc[2][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 2, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 2, j = 2]
                 acc[2][6] = fmaf(a0.v[2], b1.v[2], acc[2][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 2, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 2, j = 2]
                 acc[6][2] = fmaf(a1.v[2], b0.v[2], acc[6][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 2, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 2, j = 2]
                 acc[6][6] = fmaf(a1.v[2], b1.v[2], acc[6][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 2, j = 3]
                 acc[2][3] = fmaf(a0.v[2], b0.v[3], acc[2][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 2, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 2, j = 3]
                 acc[2][7] = fmaf(a0.v[2], b1.v[3], acc[2][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 2, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 2, j = 3]
                 acc[6][3] = fmaf(a1.v[2], b0.v[3], acc[6][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 2, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 2, j = 3]
                 acc[6][7] = fmaf(a1.v[2], b1.v[3], acc[6][7]);
                 // for j in kdsl.range_constexpr(4):  [p = 1, i = 3]
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 3, j = 0]
                 acc[3][0] = fmaf(a0.v[3], b0.v[0], acc[3][0]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 3, j = 0]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 3, j = 0]
                 acc[3][4] = fmaf(a0.v[3], b1.v[0], acc[3][4]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 3, j = 0]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 3, j = 0]
                 acc[7][0] = fmaf(a1.v[3], b0.v[0], acc[7][0]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 3, j = 0]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 3, j = 0]
                 acc[7][4] = fmaf(a1.v[3], b1.v[0], acc[7][4]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 3, j = 1]
                 acc[3][1] = fmaf(a0.v[3], b0.v[1], acc[3][1]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 3, j = 1]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 3, j = 1]
                 acc[3][5] = fmaf(a0.v[3], b1.v[1], acc[3][5]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 3, j = 1]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 3, j = 1]
                 acc[7][1] = fmaf(a1.v[3], b0.v[1], acc[7][1]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 3, j = 1]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 3, j = 1]
                 acc[7][5] = fmaf(a1.v[3], b1.v[1], acc[7][5]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 3, j = 2]
                 acc[3][2] = fmaf(a0.v[3], b0.v[2], acc[3][2]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 3, j = 2]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 3, j = 2]
                 acc[3][6] = fmaf(a0.v[3], b1.v[2], acc[3][6]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 3, j = 2]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 3, j = 2]
                 acc[7][2] = fmaf(a1.v[3], b0.v[2], acc[7][2]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 3, j = 2]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 3, j = 2]
                 acc[7][6] = fmaf(a1.v[3], b1.v[2], acc[7][6]);
                 // acc[i, j] = kdsl.math.fma(a0[i], b0[j], acc[i, j])  [p = 1, i = 3, j = 3]
                 acc[3][3] = fmaf(a0.v[3], b0.v[3], acc[3][3]);
-                // acc[i, 4 + j] = kdsl.math.fma( a0[i], b1[j], acc[i, 4 + j] )  [p = 1, i = 3, j = 3]
+                // acc[i, 4 + j] = kdsl.math.fma(a0[i], b1[j], acc[i, 4 + j])  [p = 1, i = 3, j = 3]
                 acc[3][7] = fmaf(a0.v[3], b1.v[3], acc[3][7]);
-                // acc[4 + i, j] = kdsl.math.fma( a1[i], b0[j], acc[4 + i, j] )  [p = 1, i = 3, j = 3]
+                // acc[4 + i, j] = kdsl.math.fma(a1[i], b0[j], acc[4 + i, j])  [p = 1, i = 3, j = 3]
                 acc[7][3] = fmaf(a1.v[3], b0.v[3], acc[7][3]);
-                // acc[4 + i, 4 + j] = kdsl.math.fma( a1[i], b1[j], acc[4 + i, 4 + j] )  [p = 1, i = 3, j = 3]
+                // acc[4 + i, 4 + j] = kdsl.math.fma(a1[i], b1[j], acc[4 + i, 4 + j])  [p = 1, i = 3, j = 3]
                 acc[7][7] = fmaf(a1.v[3], b1.v[3], acc[7][7]);
             }
             // if loads_a:  [p = 1]

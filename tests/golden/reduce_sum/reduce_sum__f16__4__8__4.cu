@@ -573,7 +573,7 @@ extern "C" __global__ void reduce_sum__f16__4__8__4(
         // loaded[u] = xv[i + u * stride]  [u = 0]
         loaded[0] = xv[i + 0 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 1]
-        loaded[1] = xv[kdsl::add(i, 1 * stride)];
+        loaded[1] = xv[kdsl::add(i, stride)];
         // loaded[u] = xv[i + u * stride]  [u = 2]
         loaded[2] = xv[kdsl::add(i, kdsl::mul(2, stride))];
         // loaded[u] = xv[i + u * stride]  [u = 3]

@@ -1255,7 +1255,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1270,7 +1270,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1285,7 +1285,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1300,7 +1300,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 1]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 0]
@@ -1316,7 +1316,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1331,7 +1331,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1346,7 +1346,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1361,7 +1361,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 2]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 0]
@@ -1377,7 +1377,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1392,7 +1392,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1407,7 +1407,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1422,7 +1422,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 3]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 0]
@@ -1438,7 +1438,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1453,7 +1453,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1468,7 +1468,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1483,7 +1483,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 4]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 0]
@@ -1499,7 +1499,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1514,7 +1514,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1529,7 +1529,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1544,7 +1544,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][4], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 5]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 0]
@@ -1560,7 +1560,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1575,7 +1575,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1590,7 +1590,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1605,7 +1605,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][5], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 6]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 0]
@@ -1621,7 +1621,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1636,7 +1636,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1651,7 +1651,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1666,7 +1666,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][6], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 7]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 0]
@@ -1682,7 +1682,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1697,7 +1697,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1712,7 +1712,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1727,7 +1727,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][7], kb1, s[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):
         // if CAUSAL:  [i = 0]  [True]
@@ -1973,19 +1973,19 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 0]
         float mx = fmaxf(s[0][0].v[0], s[0][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[0], s[0][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[0], s[0][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[0], s[0][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[0], s[0][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[0], s[0][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[0], s[0][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[0], s[0][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1999,104 +1999,104 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         m[0][0] = m_new;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 0]
         float p = exp2f(fmaf(s[0][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
         float total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
         s[0][0].v[1] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[0][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 0]
         s[0][1].v[0] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[0][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 1]
         s[0][1].v[1] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[0][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 0]
         s[0][2].v[0] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[0][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 1]
         s[0][2].v[1] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[0][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 0]
         s[0][3].v[0] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[0][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 1]
         s[0][3].v[1] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[0][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 0]
         s[0][4].v[0] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[0][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 1]
         s[0][4].v[1] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[0][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 0]
         s[0][5].v[0] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[0][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 1]
         s[0][5].v[1] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[0][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 0]
         s[0][6].v[0] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[0][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 1]
         s[0][6].v[1] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[0][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 0]
         s[0][7].v[0] = p;
         // total += p  [i = 0, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[0][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 1]
         s[0][7].v[1] = p;
@@ -2172,19 +2172,19 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 1]
         mx = fmaxf(s[0][0].v[2], s[0][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[2], s[0][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[2], s[0][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[2], s[0][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[2], s[0][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[2], s[0][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[2], s[0][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[2], s[0][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -2200,104 +2200,104 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[0][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
         s[0][0].v[3] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[0][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 2]
         s[0][1].v[2] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[0][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 3]
         s[0][1].v[3] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[0][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 2]
         s[0][2].v[2] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[0][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 3]
         s[0][2].v[3] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[0][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 2]
         s[0][3].v[2] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[0][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 3]
         s[0][3].v[3] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[0][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 2]
         s[0][4].v[2] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[0][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 3]
         s[0][4].v[3] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[0][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 2]
         s[0][5].v[2] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[0][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 3]
         s[0][5].v[3] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[0][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 2]
         s[0][6].v[2] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[0][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 3]
         s[0][6].v[3] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[0][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 2]
         s[0][7].v[2] = p;
         // total += p  [i = 0, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[0][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 3]
         s[0][7].v[3] = p;
@@ -2390,7 +2390,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
@@ -2402,13 +2402,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 1]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2417,13 +2417,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 2]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2432,13 +2432,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 3]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2447,13 +2447,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 4]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2462,13 +2462,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 5]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2477,13 +2477,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 6]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2492,13 +2492,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 7]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2507,7 +2507,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1]
         // a = s[i, 2 * kk]  [kk = 1, i = 0]
@@ -2528,7 +2528,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2537,13 +2537,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2552,13 +2552,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2567,13 +2567,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2582,13 +2582,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 4]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2597,13 +2597,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 5]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2612,13 +2612,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 6]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2627,13 +2627,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 7]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2642,7 +2642,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2]
         // a = s[i, 2 * kk]  [kk = 2, i = 0]
@@ -2663,7 +2663,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2672,13 +2672,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2687,13 +2687,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2702,13 +2702,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2717,13 +2717,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 4]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2732,13 +2732,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 5]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2747,13 +2747,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 6]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2762,13 +2762,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 7]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2777,7 +2777,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3]
         // a = s[i, 2 * kk]  [kk = 3, i = 0]
@@ -2798,7 +2798,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2807,13 +2807,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2822,13 +2822,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2837,13 +2837,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2852,13 +2852,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 4]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2867,13 +2867,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 5]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2882,13 +2882,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 6]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2897,13 +2897,13 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 7]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2912,7 +2912,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][15]);
     }
     // for i in kdsl.range_constexpr(WARP_M):

@@ -1285,11 +1285,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][1]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 1]
         s[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb0, s[1][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 1]
         s[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb1, s[1][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1304,11 +1304,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][3]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 1]
         s[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb0, s[1][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 1]
         s[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb1, s[1][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1323,11 +1323,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][5]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 1]
         s[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb0, s[1][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 1]
         s[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb1, s[1][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1342,11 +1342,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][0], kb1, s[0][7]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 1]
         s[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb0, s[1][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 1]
         s[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][0], kb1, s[1][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 1]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 0]
@@ -1362,11 +1362,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][1]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 1]
         s[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb0, s[1][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 1]
         s[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb1, s[1][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1381,11 +1381,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][3]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 1]
         s[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb0, s[1][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 1]
         s[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb1, s[1][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1400,11 +1400,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][5]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 1]
         s[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb0, s[1][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 1]
         s[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb1, s[1][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1419,11 +1419,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][1], kb1, s[0][7]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 1]
         s[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb0, s[1][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 1]
         s[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][1], kb1, s[1][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 2]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 0]
@@ -1439,11 +1439,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][1]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 1]
         s[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb0, s[1][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 1]
         s[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb1, s[1][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1458,11 +1458,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][3]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 1]
         s[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb0, s[1][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 1]
         s[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb1, s[1][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1477,11 +1477,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][5]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 1]
         s[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb0, s[1][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 1]
         s[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb1, s[1][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1496,11 +1496,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][2], kb1, s[0][7]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 1]
         s[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb0, s[1][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 1]
         s[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][2], kb1, s[1][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 3]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 0]
@@ -1516,11 +1516,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][1]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 1]
         s[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb0, s[1][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 1]
         s[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb1, s[1][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1535,11 +1535,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][3]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 1]
         s[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb0, s[1][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 1]
         s[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb1, s[1][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1554,11 +1554,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][5]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 1]
         s[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb0, s[1][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 1]
         s[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb1, s[1][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1573,30 +1573,30 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[0][3], kb1, s[0][7]);
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 1]
         s[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb0, s[1][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 1]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 1]
         s[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(qf[1][3], kb1, s[1][7]);
         // for i in kdsl.range_constexpr(WARP_M):
         // for h in kdsl.range_constexpr(2):  [i = 0]
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 0]
         float mx = fmaxf(s[0][0].v[0], s[0][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[0], s[0][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[0], s[0][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[0], s[0][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[0], s[0][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[0], s[0][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[0], s[0][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[0], s[0][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1610,104 +1610,104 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         m[0][0] = m_new;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 0]
         float p = exp2f(fmaf(s[0][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
         float total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
         s[0][0].v[1] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[0][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 0]
         s[0][1].v[0] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[0][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 1]
         s[0][1].v[1] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[0][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 0]
         s[0][2].v[0] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[0][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 1]
         s[0][2].v[1] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[0][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 0]
         s[0][3].v[0] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[0][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 1]
         s[0][3].v[1] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[0][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 0]
         s[0][4].v[0] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[0][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 1]
         s[0][4].v[1] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[0][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 0]
         s[0][5].v[0] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[0][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 1]
         s[0][5].v[1] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[0][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 0]
         s[0][6].v[0] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[0][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 1]
         s[0][6].v[1] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[0][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 0]
         s[0][7].v[0] = p;
         // total += p  [i = 0, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[0][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 1]
         s[0][7].v[1] = p;
@@ -1751,19 +1751,19 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 1]
         mx = fmaxf(s[0][0].v[2], s[0][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[2], s[0][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[2], s[0][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[2], s[0][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[2], s[0][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[2], s[0][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[2], s[0][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[2], s[0][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1779,104 +1779,104 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[0][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
         s[0][0].v[3] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[0][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 2]
         s[0][1].v[2] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[0][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 3]
         s[0][1].v[3] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[0][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 2]
         s[0][2].v[2] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[0][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 3]
         s[0][2].v[3] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[0][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 2]
         s[0][3].v[2] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[0][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 3]
         s[0][3].v[3] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[0][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 2]
         s[0][4].v[2] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[0][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 3]
         s[0][4].v[3] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[0][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 2]
         s[0][5].v[2] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[0][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 3]
         s[0][5].v[3] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[0][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 2]
         s[0][6].v[2] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[0][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 3]
         s[0][6].v[3] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[0][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 2]
         s[0][7].v[2] = p;
         // total += p  [i = 0, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[0][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 3]
         s[0][7].v[3] = p;
@@ -1921,19 +1921,19 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 1, h = 0]
         mx = fmaxf(s[1][0].v[0], s[1][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 1, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[1][1].v[0], s[1][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[1][2].v[0], s[1][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[1][3].v[0], s[1][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[1][4].v[0], s[1][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[1][5].v[0], s[1][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[1][6].v[0], s[1][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[1][7].v[0], s[1][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 1, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1949,104 +1949,104 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 1, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 0, e = 0]
         p = exp2f(fmaf(s[1][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 0, e = 0]
         s[1][0].v[0] = p;
         // total += p  [i = 1, h = 0, j = 0, e = 0]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[1][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 0, e = 1]
         s[1][0].v[1] = p;
         // total += p  [i = 1, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[1][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 1, e = 0]
         s[1][1].v[0] = p;
         // total += p  [i = 1, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[1][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 1, e = 1]
         s[1][1].v[1] = p;
         // total += p  [i = 1, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[1][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 2, e = 0]
         s[1][2].v[0] = p;
         // total += p  [i = 1, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[1][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 2, e = 1]
         s[1][2].v[1] = p;
         // total += p  [i = 1, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[1][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 3, e = 0]
         s[1][3].v[0] = p;
         // total += p  [i = 1, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[1][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 3, e = 1]
         s[1][3].v[1] = p;
         // total += p  [i = 1, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[1][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 4, e = 0]
         s[1][4].v[0] = p;
         // total += p  [i = 1, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[1][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 4, e = 1]
         s[1][4].v[1] = p;
         // total += p  [i = 1, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[1][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 5, e = 0]
         s[1][5].v[0] = p;
         // total += p  [i = 1, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[1][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 5, e = 1]
         s[1][5].v[1] = p;
         // total += p  [i = 1, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[1][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 6, e = 0]
         s[1][6].v[0] = p;
         // total += p  [i = 1, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[1][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 6, e = 1]
         s[1][6].v[1] = p;
         // total += p  [i = 1, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[1][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 7, e = 0]
         s[1][7].v[0] = p;
         // total += p  [i = 1, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[1][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 0, j = 7, e = 1]
         s[1][7].v[1] = p;
@@ -2090,19 +2090,19 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 1, h = 1]
         mx = fmaxf(s[1][0].v[2], s[1][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 1, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[1][1].v[2], s[1][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[1][2].v[2], s[1][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[1][3].v[2], s[1][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[1][4].v[2], s[1][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[1][5].v[2], s[1][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[1][6].v[2], s[1][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 1, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 1, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[1][7].v[2], s[1][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 1, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -2118,104 +2118,104 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 1, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[1][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 0, e = 2]
         s[1][0].v[2] = p;
         // total += p  [i = 1, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[1][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 0, e = 3]
         s[1][0].v[3] = p;
         // total += p  [i = 1, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[1][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 1, e = 2]
         s[1][1].v[2] = p;
         // total += p  [i = 1, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[1][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 1, e = 3]
         s[1][1].v[3] = p;
         // total += p  [i = 1, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[1][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 2, e = 2]
         s[1][2].v[2] = p;
         // total += p  [i = 1, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[1][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 2, e = 3]
         s[1][2].v[3] = p;
         // total += p  [i = 1, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[1][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 3, e = 2]
         s[1][3].v[2] = p;
         // total += p  [i = 1, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[1][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 3, e = 3]
         s[1][3].v[3] = p;
         // total += p  [i = 1, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[1][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 4, e = 2]
         s[1][4].v[2] = p;
         // total += p  [i = 1, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[1][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 4, e = 3]
         s[1][4].v[3] = p;
         // total += p  [i = 1, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[1][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 5, e = 2]
         s[1][5].v[2] = p;
         // total += p  [i = 1, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[1][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 5, e = 3]
         s[1][5].v[3] = p;
         // total += p  [i = 1, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[1][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 6, e = 2]
         s[1][6].v[2] = p;
         // total += p  [i = 1, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[1][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 6, e = 3]
         s[1][6].v[3] = p;
         // total += p  [i = 1, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 1, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[1][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 7, e = 2]
         s[1][7].v[2] = p;
         // total += p  [i = 1, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 1, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 1, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[1][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 1, h = 1, j = 7, e = 3]
         s[1][7].v[3] = p;
@@ -2289,7 +2289,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
@@ -2301,17 +2301,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 1]
         acc[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 1]
         acc[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 1]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2320,17 +2320,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 1]
         acc[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 1]
         acc[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 2]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2339,17 +2339,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 1]
         acc[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 1]
         acc[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 3]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2358,11 +2358,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 1]
         acc[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 1]
         acc[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1]
         // a = s[i, 2 * kk]  [kk = 1, i = 0]
@@ -2396,7 +2396,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2405,17 +2405,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 1]
         acc[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 1]
         acc[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2424,17 +2424,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 1]
         acc[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 1]
         acc[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2443,17 +2443,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 1]
         acc[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 1]
         acc[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2462,11 +2462,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 1]
         acc[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 1]
         acc[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2]
         // a = s[i, 2 * kk]  [kk = 2, i = 0]
@@ -2500,7 +2500,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2509,17 +2509,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 1]
         acc[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 1]
         acc[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2528,17 +2528,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 1]
         acc[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 1]
         acc[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2547,17 +2547,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 1]
         acc[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 1]
         acc[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2566,11 +2566,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 1]
         acc[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 1]
         acc[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][7]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3]
         // a = s[i, 2 * kk]  [kk = 3, i = 0]
@@ -2604,7 +2604,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2613,17 +2613,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][1]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 1]
         acc[1][0] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 1]
         acc[1][1] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2632,17 +2632,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][3]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 1]
         acc[1][2] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 1]
         acc[1][3] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2651,17 +2651,17 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][5]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 1]
         acc[1][4] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 1]
         acc[1][5] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2670,11 +2670,11 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[0], vb1, acc[0][7]);
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 1]
         acc[1][6] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb0, acc[1][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 1]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 1]
         acc[1][7] = kdsl::mma_m16n8k16_bf16_bf16_f32(pa[1], vb1, acc[1][7]);
     }
     // for i in kdsl.range_constexpr(WARP_M):

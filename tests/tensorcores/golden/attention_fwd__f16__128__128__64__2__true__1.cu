@@ -1241,7 +1241,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1256,7 +1256,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1271,7 +1271,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 0, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1286,7 +1286,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][0], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 1]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 0]
@@ -1302,7 +1302,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1317,7 +1317,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1332,7 +1332,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1347,7 +1347,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][1], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 2]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 0]
@@ -1363,7 +1363,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1378,7 +1378,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1393,7 +1393,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1408,7 +1408,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][2], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 3]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 0]
@@ -1424,7 +1424,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1439,7 +1439,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1454,7 +1454,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1469,7 +1469,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][3], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 4]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 0]
@@ -1485,7 +1485,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1500,7 +1500,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1515,7 +1515,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 4, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1530,7 +1530,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 4, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 4, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 4, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 4, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][4], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 5]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 0]
@@ -1546,7 +1546,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1561,7 +1561,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1576,7 +1576,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 5, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1591,7 +1591,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 5, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 5, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 5, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 5, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][5], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 6]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 0]
@@ -1607,7 +1607,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1622,7 +1622,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1637,7 +1637,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 6, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1652,7 +1652,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 6, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 6, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 6, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 6, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][6], kb1, s[0][7]);
         // for jp in kdsl.range_constexpr(BLOCK_N // 16):  [kk = 7]
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 0]
@@ -1668,7 +1668,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 0]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 0, i = 0]
         s[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb0, s[0][0]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 0, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 0, i = 0]
         s[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb1, s[0][1]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 1]
         r = 16 + lane / 16 * 8 + lane % 8;
@@ -1683,7 +1683,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 1]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 1, i = 0]
         s[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb0, s[0][2]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 1, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 1, i = 0]
         s[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb1, s[0][3]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 2]
         r = 32 + lane / 16 * 8 + lane % 8;
@@ -1698,7 +1698,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 2]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 2, i = 0]
         s[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb0, s[0][4]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 2, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 2, i = 0]
         s[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb1, s[0][5]);
         // r = jp * 16 + lane // 16 * 8 + lane % 8  [kk = 7, jp = 3]
         r = 48 + lane / 16 * 8 + lane % 8;
@@ -1713,7 +1713,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 7, jp = 3]
         // s[i, 2 * jp] = kdsl.mma_m16n8k16(qf[i, kk], kb0, s[i, 2 * jp])  [kk = 7, jp = 3, i = 0]
         s[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb0, s[0][6]);
-        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16( qf[i, kk], kb1, s[i, 2 * jp + 1] )  [kk = 7, jp = 3, i = 0]
+        // s[i, 2 * jp + 1] = kdsl.mma_m16n8k16(qf[i, kk], kb1, s[i, 2 * jp + 1])  [kk = 7, jp = 3, i = 0]
         s[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(qf[0][7], kb1, s[0][7]);
         // for i in kdsl.range_constexpr(WARP_M):
         // if CAUSAL:  [i = 0]  [True]
@@ -1959,19 +1959,19 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 0]
         float mx = fmaxf(s[0][0].v[0], s[0][0].v[1]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 0]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[0], s[0][1].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[0], s[0][2].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[0], s[0][3].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[0], s[0][4].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[0], s[0][5].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[0], s[0][6].v[1]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 0, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 0, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[0], s[0][7].v[1]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 0]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -1985,104 +1985,104 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         m[0][0] = m_new;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 0]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 0]
         float p = exp2f(fmaf(s[0][0].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 0]
         s[0][0].v[0] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 0]
         float total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 0, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 0, e = 1]
         p = exp2f(fmaf(s[0][0].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 0, e = 1]
         s[0][0].v[1] = p;
         // total += p  [i = 0, h = 0, j = 0, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 0]
         p = exp2f(fmaf(s[0][1].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 0]
         s[0][1].v[0] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 1, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 1, e = 1]
         p = exp2f(fmaf(s[0][1].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 1, e = 1]
         s[0][1].v[1] = p;
         // total += p  [i = 0, h = 0, j = 1, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 0]
         p = exp2f(fmaf(s[0][2].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 0]
         s[0][2].v[0] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 2, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 2, e = 1]
         p = exp2f(fmaf(s[0][2].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 2, e = 1]
         s[0][2].v[1] = p;
         // total += p  [i = 0, h = 0, j = 2, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 0]
         p = exp2f(fmaf(s[0][3].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 0]
         s[0][3].v[0] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 3, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 3, e = 1]
         p = exp2f(fmaf(s[0][3].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 3, e = 1]
         s[0][3].v[1] = p;
         // total += p  [i = 0, h = 0, j = 3, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 0]
         p = exp2f(fmaf(s[0][4].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 0]
         s[0][4].v[0] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 4, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 4, e = 1]
         p = exp2f(fmaf(s[0][4].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 4, e = 1]
         s[0][4].v[1] = p;
         // total += p  [i = 0, h = 0, j = 4, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 0]
         p = exp2f(fmaf(s[0][5].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 0]
         s[0][5].v[0] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 5, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 5, e = 1]
         p = exp2f(fmaf(s[0][5].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 5, e = 1]
         s[0][5].v[1] = p;
         // total += p  [i = 0, h = 0, j = 5, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 0]
         p = exp2f(fmaf(s[0][6].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 0]
         s[0][6].v[0] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 6, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 6, e = 1]
         p = exp2f(fmaf(s[0][6].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 6, e = 1]
         s[0][6].v[1] = p;
         // total += p  [i = 0, h = 0, j = 6, e = 1]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 0, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 0]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 0]
         p = exp2f(fmaf(s[0][7].v[0], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 0]
         s[0][7].v[0] = p;
         // total += p  [i = 0, h = 0, j = 7, e = 0]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 0, j = 7, e = 1]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 0, j = 7, e = 1]
         p = exp2f(fmaf(s[0][7].v[1], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 0, j = 7, e = 1]
         s[0][7].v[1] = p;
@@ -2158,19 +2158,19 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // mx = kdsl.math.fmax(s[i, 0][2 * h], s[i, 0][2 * h + 1])  [i = 0, h = 1]
         mx = fmaxf(s[0][0].v[2], s[0][0].v[3]);
         // for j in kdsl.range_constexpr(1, BLOCK_N // 8):  [i = 0, h = 1]
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 1]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 1]
         mx = fmaxf(mx, fmaxf(s[0][1].v[2], s[0][1].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 2]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 2]
         mx = fmaxf(mx, fmaxf(s[0][2].v[2], s[0][2].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 3]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 3]
         mx = fmaxf(mx, fmaxf(s[0][3].v[2], s[0][3].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 4]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 4]
         mx = fmaxf(mx, fmaxf(s[0][4].v[2], s[0][4].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 5]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 5]
         mx = fmaxf(mx, fmaxf(s[0][5].v[2], s[0][5].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 6]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 6]
         mx = fmaxf(mx, fmaxf(s[0][6].v[2], s[0][6].v[3]));
-        // mx = kdsl.math.fmax( mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]) )  [i = 0, h = 1, j = 7]
+        // mx = kdsl.math.fmax(mx, kdsl.math.fmax(s[i, j][2 * h], s[i, j][2 * h + 1]))  [i = 0, h = 1, j = 7]
         mx = fmaxf(mx, fmaxf(s[0][7].v[2], s[0][7].v[3]));
         // mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))  [i = 0, h = 1]
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1, 32));
@@ -2186,104 +2186,104 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         total = 0.0f;
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0, h = 1]
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 0]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 2]
         p = exp2f(fmaf(s[0][0].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 2]
         s[0][0].v[2] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 2]
         total = 0.0f + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 0, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 0, e = 3]
         p = exp2f(fmaf(s[0][0].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 0, e = 3]
         s[0][0].v[3] = p;
         // total += p  [i = 0, h = 1, j = 0, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 1]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 2]
         p = exp2f(fmaf(s[0][1].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 2]
         s[0][1].v[2] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 1, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 1, e = 3]
         p = exp2f(fmaf(s[0][1].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 1, e = 3]
         s[0][1].v[3] = p;
         // total += p  [i = 0, h = 1, j = 1, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 2]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 2]
         p = exp2f(fmaf(s[0][2].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 2]
         s[0][2].v[2] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 2, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 2, e = 3]
         p = exp2f(fmaf(s[0][2].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 2, e = 3]
         s[0][2].v[3] = p;
         // total += p  [i = 0, h = 1, j = 2, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 3]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 2]
         p = exp2f(fmaf(s[0][3].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 2]
         s[0][3].v[2] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 3, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 3, e = 3]
         p = exp2f(fmaf(s[0][3].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 3, e = 3]
         s[0][3].v[3] = p;
         // total += p  [i = 0, h = 1, j = 3, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 4]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 2]
         p = exp2f(fmaf(s[0][4].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 2]
         s[0][4].v[2] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 4, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 4, e = 3]
         p = exp2f(fmaf(s[0][4].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 4, e = 3]
         s[0][4].v[3] = p;
         // total += p  [i = 0, h = 1, j = 4, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 5]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 2]
         p = exp2f(fmaf(s[0][5].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 2]
         s[0][5].v[2] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 5, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 5, e = 3]
         p = exp2f(fmaf(s[0][5].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 5, e = 3]
         s[0][5].v[3] = p;
         // total += p  [i = 0, h = 1, j = 5, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 6]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 2]
         p = exp2f(fmaf(s[0][6].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 2]
         s[0][6].v[2] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 6, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 6, e = 3]
         p = exp2f(fmaf(s[0][6].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 6, e = 3]
         s[0][6].v[3] = p;
         // total += p  [i = 0, h = 1, j = 6, e = 3]
         total = total + p;
         // for e in kdsl.range_constexpr(2 * h, 2 * h + 2):  [i = 0, h = 1, j = 7]
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 2]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 2]
         p = exp2f(fmaf(s[0][7].v[2], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 2]
         s[0][7].v[2] = p;
         // total += p  [i = 0, h = 1, j = 7, e = 2]
         total = total + p;
-        // p = kdsl.math.exp2( kdsl.math.fma(s[i, j][e], scale_log2, -m_new) )  [i = 0, h = 1, j = 7, e = 3]
+        // p = kdsl.math.exp2(kdsl.math.fma(s[i, j][e], scale_log2, -m_new))  [i = 0, h = 1, j = 7, e = 3]
         p = exp2f(fmaf(s[0][7].v[3], scale_log2, -m_new));
         // s[i, j][e] = p  [i = 0, h = 1, j = 7, e = 3]
         s[0][7].v[3] = p;
@@ -2372,7 +2372,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__half, 8> vb =
                 kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
@@ -2382,13 +2382,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 1]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2397,13 +2397,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 2]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2412,13 +2412,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 3]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2427,13 +2427,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 4]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2442,13 +2442,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 5]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2457,13 +2457,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 6]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2472,13 +2472,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 0, jp = 7]
         r = lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 0, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 0, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2487,7 +2487,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 0, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 0, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 0, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 0, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1]
         // a = s[i, 2 * kk]  [kk = 1, i = 0]
@@ -2504,7 +2504,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2513,13 +2513,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 1]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2528,13 +2528,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 2]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2543,13 +2543,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 3]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2558,13 +2558,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 4]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2573,13 +2573,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 5]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2588,13 +2588,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 6]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2603,13 +2603,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 1, jp = 7]
         r = 16 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 1, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 1, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2618,7 +2618,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 1, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 1, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 1, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 1, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2]
         // a = s[i, 2 * kk]  [kk = 2, i = 0]
@@ -2635,7 +2635,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2644,13 +2644,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 1]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2659,13 +2659,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 2]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2674,13 +2674,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 3]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2689,13 +2689,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 4]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2704,13 +2704,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 5]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2719,13 +2719,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 6]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2734,13 +2734,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 2, jp = 7]
         r = 32 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 2, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 2, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2749,7 +2749,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 2, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 2, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 2, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 2, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][15]);
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3]
         // a = s[i, 2 * kk]  [kk = 3, i = 0]
@@ -2766,7 +2766,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 0]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2775,13 +2775,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 0]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 0, i = 0]
         acc[0][0] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][0]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 0, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 0, i = 0]
         acc[0][1] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][1]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 1]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 1]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2790,13 +2790,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 1]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 1, i = 0]
         acc[0][2] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][2]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 1, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 1, i = 0]
         acc[0][3] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][3]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 2]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 2]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2805,13 +2805,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 2]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 2, i = 0]
         acc[0][4] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][4]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 2, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 2, i = 0]
         acc[0][5] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][5]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 3]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 3]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2820,13 +2820,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 3]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 3, i = 0]
         acc[0][6] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][6]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 3, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 3, i = 0]
         acc[0][7] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][7]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 4]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 4]
         c = 8 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 4]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 4]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2835,13 +2835,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 4]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 4, i = 0]
         acc[0][8] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][8]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 4, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 4, i = 0]
         acc[0][9] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][9]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 5]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 5]
         c = 10 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 5]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 5]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2850,13 +2850,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 5]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 5, i = 0]
         acc[0][10] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][10]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 5, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 5, i = 0]
         acc[0][11] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][11]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 6]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 6]
         c = 12 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 6]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 6]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2865,13 +2865,13 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 6]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 6, i = 0]
         acc[0][12] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][12]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 6, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 6, i = 0]
         acc[0][13] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][13]);
         // r = kk * 16 + lane // 8 % 2 * 8 + lane % 8  [kk = 3, jp = 7]
         r = 48 + lane / 8 % 2 * 8 + lane % 8;
         // c = jp * 2 + lane // 16  [kk = 3, jp = 7]
         c = 14 + lane / 16;
-        // vb = kdsl.ldmatrix( sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True )  [kk = 3, jp = 7]
+        // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 7]
         vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2880,7 +2880,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // for i in kdsl.range_constexpr(WARP_M):  [kk = 3, jp = 7]
         // acc[i, 2 * jp] = kdsl.mma_m16n8k16(pa[i], vb0, acc[i, 2 * jp])  [kk = 3, jp = 7, i = 0]
         acc[0][14] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb0, acc[0][14]);
-        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16( pa[i], vb1, acc[i, 2 * jp + 1] )  [kk = 3, jp = 7, i = 0]
+        // acc[i, 2 * jp + 1] = kdsl.mma_m16n8k16(pa[i], vb1, acc[i, 2 * jp + 1])  [kk = 3, jp = 7, i = 0]
         acc[0][15] = kdsl::mma_m16n8k16_f16_f16_f32(pa[0], vb1, acc[0][15]);
     }
     // for i in kdsl.range_constexpr(WARP_M):

@@ -1080,7 +1080,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
             int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
+            //     a.vec(8),
+            //     at,
+            //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 8 * q) < K);
@@ -1094,7 +1100,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
+            //     a.vec(8),
+            //     at,
+            //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 8 * q) < K);
@@ -1108,7 +1120,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
+            //     a.vec(8),
+            //     at,
+            //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 8 * q) < K);
@@ -1122,7 +1140,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
-            // kdsl.cp_async( sa, (stage, r, kdsl.swizzle(r, q, BK // 8)), a.vec(8), at, pred=(row < M and k0 + 8 * q < K) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sa,
+            //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
+            //     a.vec(8),
+            //     at,
+            //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
                                   row < M && kdsl::add(k0, 8 * q) < K);
@@ -1137,7 +1161,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = kdsl::add(k0, r);
             // at = row * b_row + bn // 8 + q  [p = 0]
             at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 0]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
+            //     b.vec(8),
+            //     at,
+            //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
+            // )  [p = 0]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
                                   row < K && kdsl::add(bn, 8 * q) < N);
@@ -1151,7 +1181,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = kdsl::add(k0, r);
             // at = row * b_row + bn // 8 + q  [p = 1]
             at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 1]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
+            //     b.vec(8),
+            //     at,
+            //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
+            // )  [p = 1]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
                                   row < K && kdsl::add(bn, 8 * q) < N);
@@ -1165,7 +1201,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = kdsl::add(k0, r);
             // at = row * b_row + bn // 8 + q  [p = 2]
             at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 2]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
+            //     b.vec(8),
+            //     at,
+            //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
+            // )  [p = 2]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
                                   row < K && kdsl::add(bn, 8 * q) < N);
@@ -1179,7 +1221,13 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             row = kdsl::add(k0, r);
             // at = row * b_row + bn // 8 + q  [p = 3]
             at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
-            // kdsl.cp_async( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), b.vec(8), at, pred=(row < K and bn + 8 * q < N) if EDGE else True, )  [p = 3]
+            // kdsl.cp_async(
+            //     sb,
+            //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
+            //     b.vec(8),
+            //     at,
+            //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
+            // )  [p = 3]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
                                   &reinterpret_cast<const kdsl::vec<__half, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
                                   row < K && kdsl::add(bn, 8 * q) < N);
@@ -1221,49 +1269,65 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 0]
             q = wn / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 0]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 0]
             fb[0] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 1]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 1]
             q = (wn + 8) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 1]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 1]
             fb[1] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 2]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 2]
             q = (wn + 16) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 2]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 2]
             fb[2] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 3]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 3]
             q = (wn + 24) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 3]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 3]
             fb[3] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 4]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 4]
             q = (wn + 32) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 4]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 4]
             fb[4] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 5]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 5]
             q = (wn + 40) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 5]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 5]
             fb[5] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 6]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 6]
             q = (wn + 48) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 6]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 6]
             fb[6] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 0, j = 7]
             r = lane % 16;
             // q = (wn + j * 8) // 8  [kk = 0, j = 7]
             q = (wn + 56) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 0, j = 7]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 0, j = 7]
             fb[7] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 0, i = 0]
@@ -1364,49 +1428,65 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__true(
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 0]
             q = wn / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 0]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 0]
             fb[0] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 1]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 1]
             q = (wn + 8) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 1]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 1]
             fb[1] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 2]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 2]
             q = (wn + 16) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 2]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 2]
             fb[2] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 3]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 3]
             q = (wn + 24) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 3]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 3]
             fb[3] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 4]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 4]
             q = (wn + 32) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 4]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 4]
             fb[4] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 5]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 5]
             q = (wn + 40) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 5]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 5]
             fb[5] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 6]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 6]
             q = (wn + 48) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 6]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 6]
             fb[6] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // r = kk * 16 + lane % 16  [kk = 1, j = 7]
             r = 16 + lane % 16;
             // q = (wn + j * 8) // 8  [kk = 1, j = 7]
             q = (wn + 56) / 8;
-            // fb[j] = kdsl.ldmatrix( sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True )  [kk = 1, j = 7]
+            // fb[j] = kdsl.ldmatrix(
+            //     sb, (stage, r, kdsl.swizzle(r, q, BN // 8)), count=2, trans=True
+            // )  [kk = 1, j = 7]
             fb[7] = kdsl::ldmatrix_x2_trans(&sb[stage][r][q ^ (r & 7)]);
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 1]
             // for j in kdsl.range_constexpr(WN // 8):  [kk = 1, i = 0]

@@ -393,8 +393,9 @@ __device__ __forceinline__ int32_t lane_id()
 
 extern "C" __global__ void grid_stride(float* x, int32_t n) {
     // for i in range(kdsl.grid(1), n, kdsl.gridsize(1)):
+    int32_t i_start = blockIdx.x * blockDim.x + threadIdx.x;
     int32_t i_step = blockDim.x * gridDim.x;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; kdsl::in_range(i, n, i_step); i += i_step) {
+    for (int32_t i = i_start; kdsl::in_range(i, n, i_step); i += i_step) {
         // x[i] = x[i] * 2.0
         x[i] = x[i] * 2.0f;
     }

@@ -417,8 +417,9 @@ extern "C" __global__ void histogram__64(const uint32_t* data, uint32_t* out, in
     // mine = s_hist + (thread_idx.x // 32) * 256
     uint32_t* mine = s_hist + threadIdx.x / 32 * 256;
     // for i in range(block_idx.x * BLOCK + thread_idx.x, n, BLOCK * kdsl.grid_dim.x):
+    int32_t i_start = blockIdx.x * 64 + threadIdx.x;
     int32_t i_step = 64 * gridDim.x;
-    for (int32_t i = blockIdx.x * 64 + threadIdx.x; kdsl::in_range(i, n, i_step); i += i_step) {
+    for (int32_t i = i_start; kdsl::in_range(i, n, i_step); i += i_step) {
         // add_bytes(mine, data[i])
         add_bytes__psu32_u32(mine, data[i]);
     }

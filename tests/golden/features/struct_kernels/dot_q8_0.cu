@@ -442,53 +442,133 @@ extern "C" __global__ void dot_q8_0(
     // if i < nb:
     if (i < nb) {
         // for k in kdsl.range_constexpr(QK8_0 // 4):
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 0]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 0]
         kdsl::vec<int8_t, 4> a =
                 kdsl::vec<int8_t, 4>{{x[i].qs[0], x[i].qs[1], x[i].qs[2], x[i].qs[3]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 0]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 0]
         kdsl::vec<int8_t, 4> b =
                 kdsl::vec<int8_t, 4>{{y[i].qs[0], y[i].qs[1], y[i].qs[2], y[i].qs[3]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 0]
         int32_t sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), 0);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 1]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 1]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[4], x[i].qs[5], x[i].qs[6], x[i].qs[7]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 1]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 1]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[4], y[i].qs[5], y[i].qs[6], y[i].qs[7]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 1]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 2]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 2]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[8], x[i].qs[9], x[i].qs[10], x[i].qs[11]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 2]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 2]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[8], y[i].qs[9], y[i].qs[10], y[i].qs[11]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 2]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 3]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 3]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[12], x[i].qs[13], x[i].qs[14], x[i].qs[15]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 3]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 3]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[12], y[i].qs[13], y[i].qs[14], y[i].qs[15]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 3]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 4]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 4]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[16], x[i].qs[17], x[i].qs[18], x[i].qs[19]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 4]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 4]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[16], y[i].qs[17], y[i].qs[18], y[i].qs[19]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 4]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 5]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 5]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[20], x[i].qs[21], x[i].qs[22], x[i].qs[23]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 5]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 5]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[20], y[i].qs[21], y[i].qs[22], y[i].qs[23]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 5]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 6]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 6]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[24], x[i].qs[25], x[i].qs[26], x[i].qs[27]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 6]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 6]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[24], y[i].qs[25], y[i].qs[26], y[i].qs[27]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 6]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
-        // a = Int8x4( x[i].qs[4 * k], x[i].qs[4 * k + 1], x[i].qs[4 * k + 2], x[i].qs[4 * k + 3], )  [k = 7]
+        // a = Int8x4(
+        //     x[i].qs[4 * k],
+        //     x[i].qs[4 * k + 1],
+        //     x[i].qs[4 * k + 2],
+        //     x[i].qs[4 * k + 3],
+        // )  [k = 7]
         a = kdsl::vec<int8_t, 4>{{x[i].qs[28], x[i].qs[29], x[i].qs[30], x[i].qs[31]}};
-        // b = Int8x4( y[i].qs[4 * k], y[i].qs[4 * k + 1], y[i].qs[4 * k + 2], y[i].qs[4 * k + 3], )  [k = 7]
+        // b = Int8x4(
+        //     y[i].qs[4 * k],
+        //     y[i].qs[4 * k + 1],
+        //     y[i].qs[4 * k + 2],
+        //     y[i].qs[4 * k + 3],
+        // )  [k = 7]
         b = kdsl::vec<int8_t, 4>{{y[i].qs[28], y[i].qs[29], y[i].qs[30], y[i].qs[31]}};
         // sumi = kdsl.dp4a(a, b, sumi)  [k = 7]
         sumi = __dp4a(kdsl::bitcast<int32_t>(a), kdsl::bitcast<int32_t>(b), sumi);
