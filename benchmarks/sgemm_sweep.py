@@ -7,7 +7,7 @@ GPU (one device call picks the configurations worth keeping):
 For each candidate (a kernel and its constexprs, launched directly, not
 through the autotuner), then for ``launch_sgemm`` as users call it (its
 autotuner's pick): the registers ptxas gave it and its local-memory
-spills (from the cubin, as tests/test_sass.py reads them), a check against a
+spills (from the cubin, as tests/sass/test_sass.py reads them), a check against a
 float64 ``torch`` product on a small shape, then the median time of
 ``triton.testing.do_bench`` (L2 flushed between repetitions) at 4096^3 and
 8192^3, printed as TFLOP/s and as a ratio to ``torch.matmul`` with TF32 off

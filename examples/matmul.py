@@ -336,7 +336,7 @@ def sgemm_vec(
 # BN is 128, BM 128 or 256 (the loaders need BM >= BN), BK 16 or 8 (8:
 # twice the barriers, half the shared memory), UNROLL 2 or 1 (tiles a pass
 # of the k loop, below); WARP_CONFIGS lists the autotuned ones. At 128
-# registers ptxas is close to spilling: tests/test_sass.py checks that the
+# registers ptxas is close to spilling: tests/sass/test_sass.py checks that the
 # autotuned ones do not.
 # Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
 # (`sgemm_warp_grid`, `sgemm_warp_block`).
@@ -521,7 +521,7 @@ def vector_path(a, b, c) -> bool:
 
 
 # `sgemm_warp`'s configurations: (BM, BK, GROUP, UNROLL), ones ptxas
-# compiles without spills at 128 registers (tests/test_sass.py checks);
+# compiles without spills at 128 registers (tests/sass/test_sass.py checks);
 # benchmarks/sgemm_sweep.py times these and more.
 WARP_CONFIGS = [(128, 16, 8, 2), (128, 16, 8, 1), (256, 16, 8, 2), (256, 8, 8, 2)]
 

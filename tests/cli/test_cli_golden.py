@@ -52,7 +52,7 @@ def test_diff_catches_an_edited_an_added_and_a_removed_file(tmp_path):
 
 
 def test_examples_match_kdsls_own_golden_files():
-    """The CLI writes what tests/test_golden.py (the pytest plugin) checks."""
+    """The CLI writes what tests/golden/test_golden.py (the pytest plugin) checks."""
     result = run_cli("examples", "--diff", "tests/golden", "-j", "2", cwd=ROOT)
     assert (result.returncode, result.stdout) == (0, "")
     assert result.stderr.endswith(" kernel(s); tests/golden matches\n"), result.stderr

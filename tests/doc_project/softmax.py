@@ -1,5 +1,5 @@
 """A user's softmax kernel (one row per block, BLOCK threads), the project of
-docs/reviewing-generated-code.md's golden-test example (tests/test_golden_doc_example.py).
+docs/reviewing-generated-code.md's golden-test example (tests/docs/test_golden_doc_example.py).
 
 
 Each thread strides over the row; warp shuffles reduce within a warp and

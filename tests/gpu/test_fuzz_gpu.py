@@ -15,7 +15,7 @@ The first run (H200, NVRTC 13.0, 2026-12-01) found two GPU-only
 miscompiles, seeds 700890 (an Int16 negation widened without sign
 extension) and 700255 (an int -> BFloat16 conversion dropped in a
 predicated branch); kdsl works around both since, checked in the SASS
-(tests/test_sass.py) but not yet on a GPU."""
+(tests/sass/test_sass.py) but not yet on a GPU."""
 
 import multiprocessing
 import os

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 from test_grid_sync import (  # noqa: E402
     next_block_reversed,
     rod,

@@ -127,6 +127,10 @@ def test_cupy_arrays_are_copied_to_the_host_and_back():
 
 
 def _interpreter_tests():
+    tests = Path(__file__).resolve().parents[1]
+    for folder in ("interpreter", "examples"):  # test_interpret*, test_vector_codegen
+        if str(tests / folder) not in sys.path:
+            sys.path.insert(0, str(tests / folder))
     import test_interpret
 
     return test_interpret

@@ -62,7 +62,9 @@ def test_a_release_build_leaves_the_assert_out():
 
 def test_a_debug_build_checks_it(golden):
     inst = gather.dispatch()
-    golden.check(inst, HERE / "golden")  # the whole file, header and prelude
+    golden.check(
+        inst, HERE.parent / "golden" / "features" / "lowering"
+    )  # the whole file, header and prelude
     compile_to_cubin(inst.source, inst.name)
     assert [message for _, message in inst.lowered.assertions] == ["index out of range"]
     (span, _), line = inst.lowered.assertions[0], _line_of(gather, "assert 0 <= j")

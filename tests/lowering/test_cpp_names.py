@@ -349,7 +349,7 @@ def test_a_reserved_or_non_ascii_name_in_every_binding_context(tmp_path, context
 
 
 def test_renamed_names_read_like_hand_written_cuda(golden):
-    """tests/lowering/golden/names/exp.cu: the renamed entry (exp_), a device
+    """tests/golden/features/lowering/names/exp.cu: the renamed entry (exp_), a device
     function named sqrt (sqrt__f32), NULL_, pi, e and one v for v and ｖ."""
     import sys
     from pathlib import Path
@@ -357,7 +357,10 @@ def test_renamed_names_read_like_hand_written_cuda(golden):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import name_kernels as K
 
-    golden.check(K.exp.dispatch(), Path(__file__).parent / "golden" / "names")
+    golden.check(
+        K.exp.dispatch(),
+        Path(__file__).parents[1] / "golden" / "features" / "lowering" / "names",
+    )
 
 
 def test_names_of_kdsls_own_file_scope_helpers_are_reserved(tmp_path):

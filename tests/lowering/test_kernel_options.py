@@ -2,7 +2,7 @@
 the signature (and in the PTX), --maxrregcount for NVRTC (it reaches ptxas,
 is written in the file's header and is part of the cubin's cache key), the
 options checked when the kernel is defined, and launch_bounds checked at
-launch by the interpreter (tests/test_runtime_cpu.py: on the GPU's path)."""
+launch by the interpreter (tests/runtime/test_runtime_cpu.py: on the GPU's path)."""
 
 import re
 import sys
@@ -18,6 +18,7 @@ from kdsl.runtime import cache, compile as kcompile, nvrtc
 TESTS = Path(__file__).resolve().parents[1]
 GOLDEN = TESTS / "golden" / "features" / "option_kernels"
 sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS / "sass"))
 import option_kernels as K  # noqa: E402
 from test_ptx import ptx_of  # noqa: E402
 

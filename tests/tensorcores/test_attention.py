@@ -1,6 +1,6 @@
 """examples/attention.py without a GPU: the host function in the CPU
 interpreter against a float64 reference (the per-configuration checks are
-in example_checks.attention, run by tests/test_interpret_examples.py), its
+in example_checks.attention, run by tests/examples/test_interpret_examples.py), its
 argument checks, the CUDA of the causal head-dim-128 instance and of a
 two-row-tiles-a-warp one against their golden files, and the SASS of every
 configuration: the hot loop is mma.sync (HMMA) fed by ldmatrix (LDSM) and
@@ -84,7 +84,7 @@ def test_q_k_v_and_out_must_have_one_shape():
 
 def test_two_row_tiles_a_warp_instance_matches_its_golden_file(golden):
     inst = A.attention_fwd.dispatch("bf16", **A.constexprs(64, False, (128, 64, 2, 2)))
-    golden.check(inst, HERE / "golden")
+    golden.check(inst, HERE.parent / "golden" / "features" / "tensorcores")
 
 
 def test_a_configuration_the_kernel_cannot_run_is_a_clear_error():
@@ -104,7 +104,7 @@ def test_arrays_that_are_not_contiguous_are_a_clear_error():
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_the_causal_head_dim_128_instance_matches_its_golden_file(golden, dtype):
     inst = A.attention_fwd.dispatch(dtype, HEAD_DIM=128, BLOCK_M=128, CAUSAL=True)
-    golden.check(inst, HERE / "golden")
+    golden.check(inst, HERE.parent / "golden" / "features" / "tensorcores")
 
 
 CONFIGS = [(d, shape) for d in A.HEAD_DIMS for shape in A.SHAPES[d]]

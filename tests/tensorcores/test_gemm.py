@@ -3,7 +3,7 @@ autotuned list (pinned in turn), full-tile and ragged sizes, bf16 and f16,
 against a numpy model of its arithmetic (each m16n8k16 adds its 16 exact
 products to the Float32 accumulator with one rounding, k in order); the
 masked-edge instance's CUDA against its golden file (the EDGE=False
-instances are checked by tests/test_golden.py)."""
+instances are checked by tests/golden/test_golden.py)."""
 
 from pathlib import Path
 
@@ -77,4 +77,7 @@ def test_the_host_function_picks_the_variant():
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_the_masked_edge_instance_matches_its_golden_file(golden, dtype):
-    golden.check(G.gemm_mma.dispatch(dtype, EDGE=True), HERE / "golden")
+    golden.check(
+        G.gemm_mma.dispatch(dtype, EDGE=True),
+        HERE.parent / "golden" / "features" / "tensorcores",
+    )

@@ -42,5 +42,6 @@ def test_the_masked_edge_instance_matches_its_golden_file(golden, dtype):
     from pathlib import Path
 
     golden.check(
-        G.gemm_int8.dispatch(dtype, EDGE=True), Path(__file__).parent / "golden"
+        G.gemm_int8.dispatch(dtype, EDGE=True),
+        Path(__file__).parents[1] / "golden" / "features" / "tensorcores",
     )

@@ -238,7 +238,7 @@ def test_a_real_launch_with_no_visible_gpu(tmp_path):
         "except kdsl.NoDeviceError as e:\n"
         "    print(e)\n"
     )
-    examples = Path(__file__).resolve().parents[1] / "examples"
+    examples = Path(__file__).resolve().parents[2] / "examples"
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(examples))
     env.pop("KDSL_INTERPRET", None)
     result = subprocess.run(

@@ -12,7 +12,7 @@ import pytest
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import dynamic_smem_kernels as K  # noqa: E402
 
 RNG = np.random.default_rng(11)

@@ -882,7 +882,7 @@ def test_an_unhashable_dtype_takes_the_thorough_path(monkeypatch):
 
 
 def _vector_add():
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     from examples_index import example_modules
 
     return example_modules()["vector_add"].vector_add

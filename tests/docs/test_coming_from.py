@@ -12,7 +12,7 @@ import pytest
 import kdsl
 from kdsl.runtime.nvrtc import compile_to_cubin
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "coming-from.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "coming-from.md"
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ by file: a GPU test file missing from every group would never run."""
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_gpu_test_file_is_in_a_group():

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # a meta-path finder that makes the cuda extra's modules unimportable
 BLOCKER = textwrap.dedent("""\

@@ -12,7 +12,7 @@ import pytest
 import kdsl
 from kdsl import Float32, Int32, Pointer, thread_idx
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from examples_index import example_modules  # noqa: E402
 
 EX = example_modules()
@@ -116,7 +116,7 @@ def test_kdsl_interpret_env_routes_launches_to_the_cpu(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(
         "import sys, numpy as np\n"
-        f"sys.path.insert(0, {str(Path(__file__).parents[1] / 'examples')!r})\n"
+        f"sys.path.insert(0, {str(Path(__file__).parents[2] / 'examples')!r})\n"
         "import vector_add as va\n"
         "x = np.arange(8, dtype=np.float32); out = np.zeros(8, np.float32)\n"
         "va.vector_add[1, 256](x, x, out, 8)\n"

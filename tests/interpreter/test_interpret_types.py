@@ -14,7 +14,7 @@ from kdsl.transpile.core import lanes
 from kdsl.transpile.core import types as T
 from kdsl.transpile.core import values
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gpu"))
 import semantics_cases as sc  # noqa: E402
 
 STORED = [t for t in T.SCALAR_TYPES if t.np_dtype is not None]

@@ -10,7 +10,7 @@ import kdsl
 from kdsl import Float32, Pointer, thread_idx
 from kdsl.runtime.nvrtc import EXACT_OPTIONS, cuda_include_dir
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from examples_index import example_modules  # noqa: E402
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from kdsl.runtime import cache, compile as kcompile, nvrtc
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from examples_index import example_modules  # noqa: E402
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import kdsl
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "lowering"))
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "lowering"))
 from snippets import make_kernel  # noqa: E402
 
 F32 = "[kdsl.Float32]"
