@@ -11,8 +11,7 @@ takes one row; each thread takes ``VDR = 2`` words (8 quants) of a block,
 partial sums meet in shared memory and the first warp reduces them with
 ``__shfl_xor_sync``.
 
-Differences from the original: ``vec_dot_q8_0_q8_1`` takes the block
-indices rather than moved pointers (``&y[kby]``); ``get_int_b2`` (two
+Differences from the original: ``get_int_b2`` (two
 16-bit loads of a 2-byte aligned ``qs``) is four byte loads into an
 ``Int8x4`` that ``kdsl.dp4a`` takes as its word, while ``block_q8_1``'s
 4-byte aligned quants are declared ``Int8x4[8]``, so ``get_int_b4`` is one
@@ -45,19 +44,20 @@ class block_q8_1:
 
 
 @kdsl.func
-def get_int_b2(x: Pointer[block_q8_0], kbx, i32):
-    """Word ``i32`` of block ``kbx``'s quants (``qs`` is only 2-byte aligned)."""
+def get_int_b2(bq8_0: Pointer[block_q8_0], i32):
+    """Word ``i32`` of the block's quants (``qs`` is only 2-byte aligned)."""
     b = 4 * i32
-    return Int8x4(x[kbx].qs[b], x[kbx].qs[b + 1], x[kbx].qs[b + 2], x[kbx].qs[b + 3])
+    x = bq8_0[0]  # the block (a local copy in C++, as `block_q8_0 x = *bq8_0`)
+    return Int8x4(x.qs[b], x.qs[b + 1], x.qs[b + 2], x.qs[b + 3])
 
 
 @kdsl.func
-def vec_dot_q8_0_q8_1(x: Pointer[block_q8_0], y: Pointer[block_q8_1], kbx, kby, iqs):
+def vec_dot_q8_0_q8_1(bq8_0: Pointer[block_q8_0], bq8_1: Pointer[block_q8_1], iqs):
     sumi = Int32(0)
     for i in kdsl.range_constexpr(VDR):
-        sumi = kdsl.dp4a(get_int_b2(x, kbx, iqs + i), y[kby].qs[iqs + i], sumi)
-    d8_0 = x[kbx].d.to(Float32)
-    d8_1 = y[kby].ds[0].to(Float32)
+        sumi = kdsl.dp4a(get_int_b2(bq8_0, iqs + i), bq8_1[0].qs[iqs + i], sumi)
+    d8_0 = bq8_0[0].d.to(Float32)
+    d8_1 = bq8_1[0].ds[0].to(Float32)
     return d8_0 * d8_1 * sumi.to(Float32)
 
 
@@ -84,7 +84,8 @@ def mul_mat_vec_q8_0(
     kqs = VDR * (tid % (QI8_0 // VDR))
     for kbx in range(tid // (QI8_0 // VDR), blocks_per_row_x, blocks_per_iter):
         kby = kbx * (QK8_0 // QK8_1)
-        tmp += vec_dot_q8_0_q8_1(vx, vy, row0 * blocks_per_row_x + kbx, kby, kqs)
+        kbx_row = row0 * blocks_per_row_x + kbx
+        tmp += vec_dot_q8_0_q8_1(vx + kbx_row, vy + kby, kqs)  # &x[ib], &y[iby]
     tmp_shared = kdsl.shared_array(Float32, (NWARPS - 1, WARP_SIZE))
     if thread_idx.y > 0:
         tmp_shared[thread_idx.y - 1, thread_idx.x] = tmp
