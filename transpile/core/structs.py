@@ -143,6 +143,34 @@ class StructMeta(type):
         return Struct._host(cls, args, kwargs)
 
 
+def bind_fields(t: StructMeta, args, kwargs, complete: bool = False) -> dict:
+    """``{field: value}`` of a constructor call ``T(*args, **kwargs)`` (the
+    fields in order, or by name): E921 for too many arguments, a field named
+    twice or unknown, or (``complete``) a field left out."""
+    names = [f.name for f in t.fields]
+
+    def refuse(problem):
+        return error(
+            "struct-arguments",
+            struct=t.__name__,
+            problem=problem,
+            fields=", ".join(names),
+        )
+
+    if len(args) > len(names):
+        raise refuse(f"takes {len(names)} fields, got {len(args)} arguments")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in given:
+            what = "twice" if k in given else "which is not one of its fields"
+            raise refuse(f"got the field {k!r} {what}")
+        given[k] = v
+    missing = [n for n in names if n not in given]
+    if complete and missing:
+        raise refuse(f"misses the field(s) {', '.join(missing)}")
+    return given
+
+
 class Struct(metaclass=StructMeta):
     """Base of every struct type.  A host instance holds a numpy record
     (``_record``, a one-element array of the struct's dtype); an instance in
@@ -160,25 +188,7 @@ class Struct(metaclass=StructMeta):
 
     @staticmethod
     def _host(cls, args, kwargs) -> "Struct":
-        names = [f.name for f in cls.fields]
-        if len(args) > len(names):
-            raise error(
-                "struct-arguments",
-                struct=cls.__name__,
-                problem=f"takes {len(names)} fields, got {len(args)} arguments",
-                fields=", ".join(names),
-            )
-        given = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names or k in given:
-                what = "twice" if k in given else "which is not one of its fields"
-                raise error(
-                    "struct-arguments",
-                    struct=cls.__name__,
-                    problem=f"got the field {k!r} {what}",
-                    fields=", ".join(names),
-                )
-            given[k] = v
+        given = bind_fields(cls, args, kwargs)
         record = np.zeros(1, cls.dtype)
         for name, v in given.items():
             if isinstance(v, Struct):

@@ -18,7 +18,7 @@ import libcst as cst
 
 from kdsl.transpile import ir
 from kdsl.transpile.core import arith
-from kdsl.transpile.core.structs import Struct, StructMeta
+from kdsl.transpile.core.structs import Struct, StructMeta, bind_fields
 from kdsl.transpile.core.types import FieldArray, Vector, VectorMeta
 from kdsl.transpile.errors import did_you_mean, error
 
@@ -86,34 +86,7 @@ class StructLowerer:
     # -- construction ----------------------------------------------------------------
     def construct_struct(self, t: StructMeta, args, kwargs):
         """``Pair(a, b)`` / ``Pair(x=a, y=b)`` in a kernel: every field, in order."""
-        names = [f.name for f in t.fields]
-        fields = ", ".join(names)
-        if len(args) > len(names):
-            raise error(
-                "struct-arguments",
-                struct=t.__name__,
-                problem=f"takes {len(names)} fields, got {len(args)} arguments",
-                fields=fields,
-            )
-        given = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names or k in given:
-                what = "twice" if k in given else "which is not one of its fields"
-                raise error(
-                    "struct-arguments",
-                    struct=t.__name__,
-                    problem=f"got the field {k!r} {what}",
-                    fields=fields,
-                )
-            given[k] = v
-        missing = [n for n in names if n not in given]
-        if missing:
-            raise error(
-                "struct-arguments",
-                struct=t.__name__,
-                problem=f"misses the field(s) {', '.join(missing)}",
-                fields=fields,
-            )
+        given = bind_fields(t, args, kwargs, complete=True)
         parts = []
         for f in t.fields:
             parts.extend(self._field_values(t, f.name, f.type, given[f.name]))
