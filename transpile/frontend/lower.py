@@ -746,7 +746,7 @@ class Lowerer(
             if type(value) is not elem:  # a record is stored whole
                 raise error(
                     "store-type",
-                    value=_kind_of(value),
+                    value=kind_of(value),
                     target=target,
                     elem=elem.__name__,
                 )

@@ -186,7 +186,7 @@ class ExprLowerer(Lowering):
             raise error(
                 "not-numeric",
                 where=f" for {what}",
-                got=_kind_of(v),
+                got=kind_of(v),
                 span=self.state.parsed.span(node),
             )
         return arith.as_numeric(v)
@@ -209,7 +209,7 @@ class ExprLowerer(Lowering):
                 if not isinstance(value, tuple):
                     raise error(
                         "starred-not-tuple",
-                        got=_kind_of(value),
+                        got=kind_of(value),
                         span=self.state.parsed.span(e),
                     )
                 items.extend(value)
@@ -239,12 +239,12 @@ class ExprLowerer(Lowering):
             _check_python_int_size(op, a, b)
             return _PY_BINARY[op](a, b)
         if pointers.is_pointer(a) or pointers.is_pointer(b):
-            return pointers.binary(op, a, b, _kind_of)
+            return pointers.binary(op, a, b, kind_of)
         for v in (a, b):
             if not is_value(v):
                 _refuse_struct(v, f"as an operand of '{op}'")
                 raise error(
-                    "not-numeric", where=f" for operator '{op}'", got=_kind_of(v)
+                    "not-numeric", where=f" for operator '{op}'", got=kind_of(v)
                 )
         return arith.binary(op, a, b, self.state.parsed.span(node))
 
@@ -296,7 +296,7 @@ class ExprLowerer(Lowering):
             elif op in ("==", "!=") and _is_type(left) and _is_type(right):
                 value = (left is right) == (op == "==")  # if D == Int32: (static)
             elif pointers.is_pointer(left) or pointers.is_pointer(right):
-                value = pointers.binary(op, left, right, _kind_of)
+                value = pointers.binary(op, left, right, kind_of)
             else:
                 for v in (left, right):
                     self.ensure_value(v, f"operator '{op}'")
@@ -378,7 +378,7 @@ class ExprLowerer(Lowering):
             return isinstance(left, AbsentPointer) != negated
         if isinstance(left, (PointerValue, ArrayValue)):
             spelled = "is not" if negated else "is"
-            raise error("is-none-operand", op=spelled, got=_kind_of(left))
+            raise error("is-none-operand", op=spelled, got=kind_of(left))
         return None
 
     @contextlib.contextmanager
@@ -393,7 +393,7 @@ class ExprLowerer(Lowering):
     def ensure_value(self, v, what):
         if not is_value(v):
             _refuse_struct(v, f"for {what}")
-            raise error("not-numeric", where=f" for {what}", got=_kind_of(v))
+            raise error("not-numeric", where=f" for {what}", got=kind_of(v))
         return arith.as_numeric(v)
 
     # -- attributes and subscripts -----------------------------------------------------
@@ -429,7 +429,7 @@ class ExprLowerer(Lowering):
         owner = getattr(obj, "__name__", None) if _is_module(obj) else None
         if owner in ("kdsl", "kdsl.math") and advice(name) is not None:
             raise error("foreign-name", spelled=f"{owner}.{name}", advice=advice(name))
-        raise error("unknown-attribute", owner=_kind_of(obj), name=name)
+        raise error("unknown-attribute", owner=kind_of(obj), name=name)
 
     def _expr_Subscript(self, node):
         obj = self.expr(node.value)
@@ -451,7 +451,7 @@ class ExprLowerer(Lowering):
         if obj is Vector:  # Vector[D, 4]: a vector type spelled in the kernel
             return _vector_spelled(indices)
         if isinstance(obj, (Vector, tuple)) and len(indices) != 1:
-            raise error("index-count", target=_kind_of(obj), got=len(indices))
+            raise error("index-count", target=kind_of(obj), got=len(indices))
         if isinstance(obj, Vector):
             return arith.extract(obj, indices[0])
         if isinstance(obj, ArrayValue) and 1 == len(indices) < len(obj.shape):
@@ -467,7 +467,7 @@ class ExprLowerer(Lowering):
             if not -len(obj) <= i < len(obj):
                 raise error("tuple-index-range", index=i, n=len(obj))
             return obj[i]
-        raise error("not-indexable", target=_kind_of(obj))
+        raise error("not-indexable", target=kind_of(obj))
 
     def constant_element(self, obj: ConstantArray, indices):
         """``table[i]`` of a constant table: folded when ``i`` is static."""
@@ -563,7 +563,7 @@ class ExprLowerer(Lowering):
         entries
         of their own), else by the kind of the callee (``_CALLS``)."""
         if is_value(callee):  # before any ==: a value compares as a number
-            raise error("not-callable", callee=_kind_of(callee))
+            raise error("not-callable", callee=kind_of(callee))
         entry = callee if isinstance(callee, Builtin) else _python_entry(callee)
         if entry is not None:
             return lower_call(self, entry, args, kwargs)
@@ -615,7 +615,7 @@ class ExprLowerer(Lowering):
         foreign = _foreign_math(callee)
         if foreign is not None:
             raise error("python-math-call", name=foreign[0], advice=foreign[1])
-        raise error("not-callable", callee=_kind_of(callee))
+        raise error("not-callable", callee=kind_of(callee))
 
     def pointer_vec(self, ptr: PointerValue, args):
         lanes = static_integer(args[0], "the lanes N of .vec(N)")
@@ -628,7 +628,7 @@ class ExprLowerer(Lowering):
         """``p.view(T)``: the pointer's bytes as elements of the scalar ``T``
         (the launch checks the pointer is aligned to T's size)."""
         if not _viewable(t):
-            got = getattr(t, "__name__", None) or _kind_of(t)
+            got = getattr(t, "__name__", None) or kind_of(t)
             raise error("pointer-view-type", name=ptr.name, got=got)
         reason = _view_refused(ptr)
         if reason is not None:
@@ -736,7 +736,7 @@ def static_integer(v, what: str) -> int:
         or (isinstance(v, int) and not isinstance(v, bool))
     ):
         return int(v)
-    raise error("not-integer", subject=what, got=_kind_of(v))
+    raise error("not-integer", subject=what, got=kind_of(v))
 
 
 def _call_method(spelled: str, method, args, kwargs):
@@ -910,6 +910,3 @@ def kind_of(v) -> str:
     if isinstance(v, Builtin):
         return repr(v)
     return f"a Python {type(v).__name__}"
-
-
-_kind_of = kind_of  # (this file's own spelling)
