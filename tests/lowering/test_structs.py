@@ -291,3 +291,13 @@ def test_a_struct_types_layout_is_in_the_kernels_cache_key():
     finally:
         K.segments.fn.__globals__["Pair"] = saved
     assert kernel_fingerprint(K.segments) == before
+
+
+def test_a_number_stored_as_a_record_is_the_store_type_error():
+    @kdsl.kernel
+    def wrong(p: Pointer[K.Pair], x: Float32):
+        p[0] = x
+
+    with pytest.raises(kdsl.DSLError) as info:
+        wrong.dispatch().source
+    assert info.value.code == "E305" and "Float32" in str(info.value), str(info.value)
