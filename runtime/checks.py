@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from kdsl.transpile.core import values
-from kdsl.transpile.core.structs import Struct
+from kdsl.transpile.core.structs import Struct, align_of
 from kdsl.transpile.core.types import Numeric
 from kdsl.transpile.errors import error
 from kdsl.transpile.sites import at_user_code
@@ -246,18 +246,21 @@ def scalar_packer(t):
     return t.np_dtype.type
 
 
-def check_layout(param, t, address, itemsize, shape, strides, written) -> None:
+def check_layout(param, t, address, shape, strides, written) -> None:
     """What both launch paths (the GPU's thorough one and the interpreter's)
     refuse of an array's layout: a start that is not a multiple of the
-    element size (E816: the GPU faults on a misaligned load or store), and,
+    element type's alignment (E816: the GPU faults on a misaligned load or
+    store; C's alignment, which for a struct such as llama.cpp's 34-byte
+    ``block_q8_0`` is its widest field's, 2, not its size), and,
     for a parameter the kernel writes, a zero stride on an axis of more than
     one element (E815: several elements are one location, a race)."""
-    if address % itemsize:
+    align = align_of(t)
+    if address % align:
         raise error(
             "launch-array-misaligned",
             param=param,
             address=f"{address:#x}",
-            itemsize=itemsize,
+            align=align,
             type=t.__name__,
         )
     if written and any(s == 0 and n > 1 for n, s in zip(shape, strides)):

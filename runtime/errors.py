@@ -626,8 +626,8 @@ register(
         "E816",
         LaunchError,
         "parameter '{param}' starts at address {address}, which is not a multiple "
-        "of its {itemsize}-byte {type} elements: the GPU cannot load or store "
-        "them there; pass a copy (a fresh array is aligned)",
+        "of the {align}-byte alignment of its {type} elements: the GPU cannot "
+        "load or store them there; pass a copy (a fresh array is aligned)",
     ),
     # E46x: debug builds
     (

@@ -458,8 +458,7 @@ def check_array(param, kind, t, value, device, align, written=False):
         got = info.dtype.__name__ if info.dtype is not None else "an unsupported dtype"
         raise error("launch-array-dtype", param=param, type=t.__name__, got=got)
     if info.strides is not None:
-        itemsize = t.np_dtype.itemsize if t.np_dtype is not None else 1
-        check_layout(param, t, info.ptr, itemsize, info.shape, info.strides, written)
+        check_layout(param, t, info.ptr, info.shape, info.strides, written)
     if kind == "pointer":
         if not info.contiguous:
             raise error("launch-array-contiguous", param=param, type=t.__name__)

@@ -99,9 +99,7 @@ def bind_arguments(kernel, inst, kernel_ir, args):
         written = info.name in inst.lowered.written
         if written and not host.flags.writeable:
             raise error("launch-read-only", param=info.name)
-        check_layout(
-            info.name, t, address, host.itemsize, host.shape, host.strides, written
-        )
+        check_layout(info.name, t, address, host.shape, host.strides, written)
         if info.kind == "pointer":
             if not host.flags.c_contiguous:
                 raise error("launch-array-contiguous", param=info.name, type=t.__name__)

@@ -276,7 +276,10 @@ def test_rope_norm():
     want = P.rope_norm_reference(
         x, pos, n_dims, 2, 10000.0, 0.25, 0.75, 1.0, (3, 17), None
     )
-    np.testing.assert_allclose(dst.get(), want, rtol=1e-5, atol=1e-5)  # CUDA's sinf
+    # theta = pos * theta_scale**(i0/2) in Float32 with pos up to 4095: CUDA's
+    # powf (2 ulp) moves theta by up to ~1e-4 rad there, which sin and cos
+    # pass on (the H200 differed from the reference by 6.2e-5 at most)
+    np.testing.assert_allclose(dst.get(), want, rtol=1e-5, atol=5e-4)
 
 
 @pytest.mark.parametrize(

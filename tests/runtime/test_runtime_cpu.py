@@ -995,3 +995,30 @@ def test_without_a_driver_building_a_map_says_so(gpu):
     a = device_array(128 * 64, np.float16).reshape(128, 64)
     with pytest.raises(kdsl.DSLError, match="E845"):
         kdsl.tensor_map(a, box=(64, 64))
+
+
+def test_a_struct_array_needs_its_alignment_not_its_size():
+    """llama.cpp's 34-byte block_q8_0 (alignment 2) at a 4 KiB boundary, as
+    CuPy allocates: accepted (E816 compared the address with the size, so
+    every allocation not a multiple of 34 bytes was refused on the GPU);
+    an odd address is still refused."""
+    from kdsl.runtime.checks import check_layout
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import struct_kernels as K
+
+    check_layout("x", K.BlockQ8_0, 0x7F9205E03000, (4,), (34,), False)
+    check_layout("s", K.Segment, 0x10000 + 48 * 3, (4,), (48,), False)
+    with pytest.raises(kdsl.DSLError) as info:
+        check_layout("x", K.BlockQ8_0, 0x7F9205E03001, (4,), (34,), False)
+    assert info.value.code == "E816" and "2-byte" in info.value.message
+    with pytest.raises(kdsl.DSLError) as info:
+        check_layout("s", K.Segment, 0x10008, (4,), (48,), False)
+    assert info.value.code == "E816" and "16-byte" in info.value.message
+    blocks = np.zeros(8 * 34 + 2, np.uint8)[2:].view(K.BlockQ8_0.dtype)
+    assert blocks.ctypes.data % 34  # between two 34-byte elements, 2-aligned
+    blocks["d"] = 1.0
+    blocks["qs"] = 3
+    y = np.zeros(8 * 32, np.float32)
+    K.dequantize_q8_0.interpret[1, 256](blocks, y, 8 * 32)
+    assert (y == 3.0).all()
