@@ -23,14 +23,11 @@ tests)
     # in one 10-minute device command.  Session 6's run (benchmarks/RESULTS.md,
     # "session 6"): tensor cores 96 s, PyTorch 82 s, codegen/names/ports 33 s,
     # the interpreter against the GPU 100 s, the fuzzer 99 s, built-ins 71 s,
-    # but test_examples_gpu.py 383-412 s in one group (the autotuned row
-    # kernels, layer_norm's checks above all), close to the 540 s limit.  It
-    # is split in three below: the normalisations (layer_norm, rms_norm:
-    # autotuned, forward and backward, 7 cases, a worker each), softmax and
-    # the matrix kernels, and the rest.  NOT YET MEASURED: the split was made
-    # without a GPU (issue 30); the next device session should record each
-    # group's wall time in RESULTS.md and move cases if one is still near
-    # 6 minutes.
+    # but test_examples_gpu.py 383-412 s in one group.  It is split in three
+    # below: the normalisations (layer_norm, rms_norm: autotuned, forward and
+    # backward, 7 cases, a worker each), softmax and the matrix kernels, and
+    # the rest.  Session 8 measured the split (benchmarks/RESULTS.md): 180,
+    # 147 and 66 s, every group under 181 s, the whole command 185 s.
     examples_heavy="layer_norm or rms_norm"
     examples_mid="softmax or gemm or matmul or attention"
     groups=(
