@@ -578,7 +578,7 @@ def attention(be, t, rng):
         dims = (batch, heads, seq, d)
         q, k, v = (_random(rng, dims, t, -2, 2) for _ in range(3))
         out = be.poison(dims, t)
-        args = [be.to_device(q), be.to_device(k), be.to_device(v), out, seq]
+        args = [be.to_device(q), be.to_device(k), be.to_device(v), out, None, seq]
         args.append(ex.LOG2E / math.sqrt(d))
         if shape is None:
             tuned = ex.TUNED[d, causal]
@@ -628,7 +628,7 @@ def attention_tma(be, t, rng):
         out = be.poison((1, 1, 128, 64), t)
         launch = be.launcher(ex.attention_tma, ex.grid(128, 1), ex.THREADS)
         with pytest.raises(DSLError, match="E836"):
-            launch(None, None, None, out, 128, 0.125, HEAD_DIM=64)
+            launch(None, None, None, out, None, 128, 0.125, HEAD_DIM=64)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
     import isolated
