@@ -415,8 +415,11 @@ def attention_bwd_dq(
 
 # -- launching ---------------------------------------------------------------------------
 # per head dim: dkdv's (BLOCK_M, STAGES) and dq's (BLOCK_N, STAGES)
-DKDV_SHAPES = {64: [(128, 2), (64, 2)], 128: [(64, 2)]}
-DQ_SHAPES = {64: [(128, 2), (64, 2)], 128: [(64, 2)]}
+# (the registers: dkdv's accumulators are 2 x BLOCK_M / 2 + 2 x HEAD_DIM / 2
+# floats a thread, dq's 2 x BLOCK_N / 2 + HEAD_DIM / 2; BLOCK_M = 128 at
+# HEAD_DIM 128 spills, tests/tensorcores/test_attention_backward.py checks)
+DKDV_SHAPES = {64: [(128, 2), (64, 2), (128, 3)], 128: [(64, 2), (64, 3)]}
+DQ_SHAPES = {64: [(128, 2), (64, 2)], 128: [(64, 2), (128, 2)]}
 HEAD_DIMS = (64, 128)
 
 
