@@ -522,3 +522,50 @@ def test_a_plain_function_as_backward_is_e408():
         @kdsl.kernel(backward=grad)
         def fwd(x: Pointer[Float64], n: Int32):
             x[thread_idx.x] = x[0]
+
+
+def map_backward(tmap_x, grad_y, grad_tmap_x, n, SCALE):
+    """A host backward of a kernel that reads x through a TMA map: the map's
+    parameter stands for its tensor, as do its gradient's."""
+    scaled_copy[kt.blocks(n, 64), 64](grad_y, grad_tmap_x, n, float(SCALE))
+
+
+@kdsl.kernel
+def scaled_copy(g: Pointer[D], gx: Pointer[D], n: Int32, k: Float32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        gx[i] = (k * g[i]).to(D)
+
+
+@kdsl.kernel(backward=kdsl.host_backward(map_backward))
+def through_map(
+    tmap_x: kdsl.TensorMap, y: Pointer[Float32], n: Int32, SCALE: Constexpr[int] = 1
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = 0.0
+
+
+def test_a_tensor_map_argument_stands_for_its_tensor_in_the_backward_plan():
+    """attention_tma's case without a GPU (a map needs the driver; the
+    interpreter refuses it): the plan of a recorded launch taking a map of
+    the input (a contiguous 2-d view of it), then the backward it plans."""
+    from kdsl.runtime.tensormap import TensorMapArg
+
+    x = torch.randn(4, 16, dtype=torch.float32)
+    y = torch.empty(64, dtype=torch.float32)
+    tmap = object.__new__(TensorMapArg)  # what kdsl.tensor_map(x.view(-1, 16)) keeps
+    tmap.array = x.view(-1, 16)
+    launch = kt.Launch(through_map[1, 64], (tmap, y, 64), 0, {"SCALE": 3})
+    plan, saved, ints, floats = kt._plan("kdsl_tests::map", [x], [y], [launch])
+    assert plan.sources == (
+        ("saved", 0),
+        ("grad", 0),
+        ("new", 0),
+        ("int", 0),
+        ("const", 3),
+    )
+    assert saved == [x] and plan.new_input == (0,)
+    g = torch.randn(64, dtype=torch.float32)
+    (gx,) = kt._run(kt._backward_launch, saved, [g], kt._number(plan), ints, floats)
+    torch.testing.assert_close(gx, 3 * g.view(4, 16))
