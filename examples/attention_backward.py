@@ -375,18 +375,20 @@ def attention_bwd_dq(
             step_b = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
             kdsl.wgmma_mma_async(pacc, doa + step_a, vb + step_b, D, scale_d=kk > 0)
         kdsl.wgmma_commit()
-        kdsl.wgmma_wait(0, sacc)
-        kdsl.wgmma_wait(0, pacc)
+        kdsl.wgmma_wait(1, sacc)  # S is done (dP may still run)
 
-        # dS = P (dP - delta[row]), P = exp2(s * scale_log2 - lse[row]):
-        # sacc[i] is row row0 + 8 (i // 2 % 2), key n0 + 8 (i // 4) + 2 t4 + i % 2
+        # P = exp2(s * scale_log2 - lse[row]): sacc[i] is row row0 + 8 (i // 2
+        # % 2), key n0 + 8 (i // 4) + 2 t4 + i % 2; then dS = P (dP - delta[row])
         for i in kdsl.range_constexpr(BLOCK_N // 2):
             h = i // 2 % 2
             x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))
             if CAUSAL:
                 if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + h * 8:
                     x = 0.0
-            sacc[i] = x * (pacc[i] - dl[h])
+            sacc[i] = x
+        kdsl.wgmma_wait(0, pacc)
+        for i in kdsl.range_constexpr(BLOCK_N // 2):
+            sacc[i] = sacc[i] * (pacc[i] - dl[i // 2 % 2])
         for j in kdsl.range_constexpr(BLOCK_N // 16):
             dsf[j] = D.vec(8)(
                 sacc[8 * j],
