@@ -380,10 +380,9 @@ def attention_bwd_dq(
         # P = exp2(s * scale_log2 - lse[row]): sacc[i] is row row0 + 8 (i // 2
         # % 2), key n0 + 8 (i // 4) + 2 t4 + i % 2; then dS = P (dP - delta[row])
         for i in kdsl.range_constexpr(BLOCK_N // 2):
-            h = i // 2 % 2
-            x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))
+            x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))
             if CAUSAL:
-                if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + h * 8:
+                if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:
                     x = 0.0
             sacc[i] = x
         kdsl.wgmma_wait(0, pacc)

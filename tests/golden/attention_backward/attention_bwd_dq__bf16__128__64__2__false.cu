@@ -1347,8 +1347,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     uint64_t qa = kdsl::wgmma_desc<1, 16, 1024>(&sq[group * 64 * 8]);
     // doa = kdsl.wgmma_desc(sdo, group * 64 * 8)
     uint64_t doa = kdsl::wgmma_desc<1, 16, 1024>(&sdo[group * 64 * 8]);
-    // for h in kdsl.range_constexpr(2):
-    int32_t h = 1;
     // for t in range(ntiles + STAGES - 1):
     int32_t t_end = ntiles + 1;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1502,196 +1500,132 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
         // kdsl.wgmma_wait(1, sacc)
         kdsl::wgmma_wait<1, 32>(&sacc[0]);
         // for i in kdsl.range_constexpr(BLOCK_N // 2):
-        // h = i // 2 % 2  [i = 0]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 0]
-        float x = exp2f(fmaf(sacc[0], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 0]
+        float x = exp2f(fmaf(sacc[0], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 0]
         sacc[0] = x;
-        // h = i // 2 % 2  [i = 1]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 1]
-        x = exp2f(fmaf(sacc[1], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 1]
+        x = exp2f(fmaf(sacc[1], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 1]
         sacc[1] = x;
-        // h = i // 2 % 2  [i = 2]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 2]
-        x = exp2f(fmaf(sacc[2], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 2]
+        x = exp2f(fmaf(sacc[2], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 2]
         sacc[2] = x;
-        // h = i // 2 % 2  [i = 3]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 3]
-        x = exp2f(fmaf(sacc[3], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 3]
+        x = exp2f(fmaf(sacc[3], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 3]
         sacc[3] = x;
-        // h = i // 2 % 2  [i = 4]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 4]
-        x = exp2f(fmaf(sacc[4], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 4]
+        x = exp2f(fmaf(sacc[4], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 4]
         sacc[4] = x;
-        // h = i // 2 % 2  [i = 5]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 5]
-        x = exp2f(fmaf(sacc[5], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 5]
+        x = exp2f(fmaf(sacc[5], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 5]
         sacc[5] = x;
-        // h = i // 2 % 2  [i = 6]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 6]
-        x = exp2f(fmaf(sacc[6], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 6]
+        x = exp2f(fmaf(sacc[6], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 6]
         sacc[6] = x;
-        // h = i // 2 % 2  [i = 7]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 7]
-        x = exp2f(fmaf(sacc[7], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 7]
+        x = exp2f(fmaf(sacc[7], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 7]
         sacc[7] = x;
-        // h = i // 2 % 2  [i = 8]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 8]
-        x = exp2f(fmaf(sacc[8], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 8]
+        x = exp2f(fmaf(sacc[8], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 8]
         sacc[8] = x;
-        // h = i // 2 % 2  [i = 9]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 9]
-        x = exp2f(fmaf(sacc[9], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 9]
+        x = exp2f(fmaf(sacc[9], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 9]
         sacc[9] = x;
-        // h = i // 2 % 2  [i = 10]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 10]
-        x = exp2f(fmaf(sacc[10], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 10]
+        x = exp2f(fmaf(sacc[10], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 10]
         sacc[10] = x;
-        // h = i // 2 % 2  [i = 11]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 11]
-        x = exp2f(fmaf(sacc[11], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 11]
+        x = exp2f(fmaf(sacc[11], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 11]
         sacc[11] = x;
-        // h = i // 2 % 2  [i = 12]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 12]
-        x = exp2f(fmaf(sacc[12], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 12]
+        x = exp2f(fmaf(sacc[12], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 12]
         sacc[12] = x;
-        // h = i // 2 % 2  [i = 13]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 13]
-        x = exp2f(fmaf(sacc[13], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 13]
+        x = exp2f(fmaf(sacc[13], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 13]
         sacc[13] = x;
-        // h = i // 2 % 2  [i = 14]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 14]
-        x = exp2f(fmaf(sacc[14], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 14]
+        x = exp2f(fmaf(sacc[14], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 14]
         sacc[14] = x;
-        // h = i // 2 % 2  [i = 15]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 15]
-        x = exp2f(fmaf(sacc[15], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 15]
+        x = exp2f(fmaf(sacc[15], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 15]
         sacc[15] = x;
-        // h = i // 2 % 2  [i = 16]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 16]
-        x = exp2f(fmaf(sacc[16], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 16]
+        x = exp2f(fmaf(sacc[16], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 16]
         sacc[16] = x;
-        // h = i // 2 % 2  [i = 17]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 17]
-        x = exp2f(fmaf(sacc[17], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 17]
+        x = exp2f(fmaf(sacc[17], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 17]
         sacc[17] = x;
-        // h = i // 2 % 2  [i = 18]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 18]
-        x = exp2f(fmaf(sacc[18], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 18]
+        x = exp2f(fmaf(sacc[18], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 18]
         sacc[18] = x;
-        // h = i // 2 % 2  [i = 19]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 19]
-        x = exp2f(fmaf(sacc[19], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 19]
+        x = exp2f(fmaf(sacc[19], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 19]
         sacc[19] = x;
-        // h = i // 2 % 2  [i = 20]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 20]
-        x = exp2f(fmaf(sacc[20], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 20]
+        x = exp2f(fmaf(sacc[20], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 20]
         sacc[20] = x;
-        // h = i // 2 % 2  [i = 21]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 21]
-        x = exp2f(fmaf(sacc[21], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 21]
+        x = exp2f(fmaf(sacc[21], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 21]
         sacc[21] = x;
-        // h = i // 2 % 2  [i = 22]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 22]
-        x = exp2f(fmaf(sacc[22], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 22]
+        x = exp2f(fmaf(sacc[22], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 22]
         sacc[22] = x;
-        // h = i // 2 % 2  [i = 23]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 23]
-        x = exp2f(fmaf(sacc[23], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 23]
+        x = exp2f(fmaf(sacc[23], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 23]
         sacc[23] = x;
-        // h = i // 2 % 2  [i = 24]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 24]
-        x = exp2f(fmaf(sacc[24], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 24]
+        x = exp2f(fmaf(sacc[24], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 24]
         sacc[24] = x;
-        // h = i // 2 % 2  [i = 25]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 25]
-        x = exp2f(fmaf(sacc[25], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 25]
+        x = exp2f(fmaf(sacc[25], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 25]
         sacc[25] = x;
-        // h = i // 2 % 2  [i = 26]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 26]
-        x = exp2f(fmaf(sacc[26], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 26]
+        x = exp2f(fmaf(sacc[26], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 26]
         sacc[26] = x;
-        // h = i // 2 % 2  [i = 27]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 27]
-        x = exp2f(fmaf(sacc[27], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 27]
+        x = exp2f(fmaf(sacc[27], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 27]
         sacc[27] = x;
-        // h = i // 2 % 2  [i = 28]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 28]
-        x = exp2f(fmaf(sacc[28], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 28]
+        x = exp2f(fmaf(sacc[28], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 28]
         sacc[28] = x;
-        // h = i // 2 % 2  [i = 29]
-        h = 0;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 29]
-        x = exp2f(fmaf(sacc[29], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 29]
+        x = exp2f(fmaf(sacc[29], scale_log2, -ls[0]));
         // sacc[i] = x  [i = 29]
         sacc[29] = x;
-        // h = i // 2 % 2  [i = 30]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 30]
-        x = exp2f(fmaf(sacc[30], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 30]
+        x = exp2f(fmaf(sacc[30], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 30]
         sacc[30] = x;
-        // h = i // 2 % 2  [i = 31]
-        h = 1;
-        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[h]))  [i = 31]
-        x = exp2f(fmaf(sacc[31], scale_log2, -ls[h]));
+        // x = kdsl.math.exp2(kdsl.math.fma(sacc[i], scale_log2, -ls[i // 2 % 2]))  [i = 31]
+        x = exp2f(fmaf(sacc[31], scale_log2, -ls[1]));
         // sacc[i] = x  [i = 31]
         sacc[31] = x;
         // kdsl.wgmma_wait(0, pacc)
