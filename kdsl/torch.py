@@ -26,7 +26,11 @@ a ``torch.library.custom_op``:
   or a contiguous view of all of its elements (``x.view(-1, cols)``).
   The backward kernel is launched with the forward launch's grid,
   block and constexprs, as an operator of its own (``<name>_backward``), so
-  compiled graphs keep it too;
+  compiled graphs keep it too.  A host backward
+  (``backward=kdsl.host_backward(fn)``) is called instead, its parameters
+  matched the same way (and the forward instance's constexprs by name), for
+  gradients that take launches of their own grids; a ``kdsl.TensorMap``
+  argument stands for the tensor it was built on;
 * on CPU tensors every launch runs in kdsl's interpreter (on views of the
   tensors' memory), so the operator, its gradient and ``gradcheck`` work
   without a GPU.
@@ -152,7 +156,9 @@ class Plan:
     ``sources`` gives each backward argument: ``("saved", i)``,
     ``("grad", j)`` (the j-th incoming gradient used), ``("new", k)`` (the
     k-th gradient computed), ``("none", 0)`` (``None``: a forward argument
-    left out, or the gradient of one), ``("int", k)`` / ``("float", k)`` (scalars: the
+    left out, or the gradient of one), ``("const", value)`` (a host
+    backward's parameter named like a constexpr of the forward instance),
+    ``("int", k)`` / ``("float", k)`` (scalars: the
     backward operator is given them, after the grid, as arguments rather than
     constants of the plan, so one plan serves every size);
     ``new_like`` the saved tensor each computed gradient copies the shape of,

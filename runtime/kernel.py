@@ -708,8 +708,8 @@ class HostBackward:
 
 def host_backward(fn) -> HostBackward:
     """Mark ``fn`` as a host backward for ``@kdsl.kernel(backward=...)``."""
-    if not callable(fn):
-        raise TypeError(f"kdsl.host_backward takes a function, got {fn!r}")
+    if not callable(fn) or isinstance(fn, Kernel):
+        raise error("host-backward-not-function", got=f"a {type(fn).__name__}")
     return HostBackward(fn)
 
 

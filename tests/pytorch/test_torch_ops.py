@@ -569,3 +569,9 @@ def test_a_tensor_map_argument_stands_for_its_tensor_in_the_backward_plan():
     g = torch.randn(64, dtype=torch.float32)
     (gx,) = kt._run(kt._backward_launch, saved, [g], kt._number(plan), ints, floats)
     torch.testing.assert_close(gx, 3 * g.view(4, 16))
+
+
+def test_host_backward_of_a_kernel_or_a_number_is_e640():
+    for bad in (through_map, 3):
+        with pytest.raises(kdsl.DSLError, match="E640"):
+            kdsl.host_backward(bad)
