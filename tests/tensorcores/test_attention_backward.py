@@ -102,3 +102,44 @@ def test_the_mma_forward_saves_the_log_sum_exp_in_the_interpreter():
     A.attention(q, k, v, True, interpret=True, lse=lse)
     _, want, *_ = attention_gradients_reference(q, k, v, q, True)
     np.testing.assert_allclose(lse, want, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "seq, d, dkdv, dq",
+    [
+        (384, 64, (128, 3), (64, 2)),  # three key blocks: causal ones start later
+        (256, 128, (64, 3), (128, 2)),
+    ],
+)
+def test_the_other_configurations_in_the_interpreter(seq, d, dkdv, dq):
+    """The configurations example_checks leaves to the GPU — a 3-stage ring,
+    128-key dq tiles — causal, in bf16, against float64."""
+    import math
+
+    import ml_dtypes
+
+    from example_checks import ATTENTION_BWD_TOL, attention_gradients_reference
+
+    rng = np.random.default_rng(5)
+    dims = (1, 1, seq, d)
+    q, k, v, do = (rng.uniform(-2, 2, dims).astype(ml_dtypes.bfloat16) for _ in "qkvd")
+    o, lse, *want = attention_gradients_reference(q, k, v, do, True)
+    o, lse = o.astype(q.dtype), lse.astype(np.float32)
+    delta = np.full(dims[:3], np.nan, np.float32)
+    grid = B.delta_grid(seq, d)
+    B.attention_bwd_delta.interpret[grid, B.DELTA_THREADS](o, do, delta, HEAD_DIM=d)
+    grads = [np.full(dims, np.nan, q.dtype) for _ in range(3)]
+    scale = 1 / math.sqrt(d)
+    args = (q, k, v, do, lse, delta)
+    tail = (seq, B.LOG2E * scale, scale)
+    m = dict(HEAD_DIM=d, CAUSAL=True, BLOCK_M=dkdv[0], STAGES=dkdv[1])
+    B.attention_bwd_dkdv.interpret[(seq // B.KV_ROWS, 1), B.THREADS](
+        *args, *grads[1:], *tail, **m, shared_mem=B.dkdv_shared_mem(m)
+    )
+    m = dict(HEAD_DIM=d, CAUSAL=True, BLOCK_N=dq[0], STAGES=dq[1])
+    B.attention_bwd_dq.interpret[(seq // B.Q_ROWS, 1), B.THREADS](
+        *args, grads[0], *tail, **m, shared_mem=B.dq_shared_mem(m)
+    )
+    for name, got, ref in zip(("dq", "dk", "dv"), grads, want):
+        err = np.abs(got.astype(np.float64) - ref).max() / np.abs(ref).max()
+        assert err <= ATTENTION_BWD_TOL["bf16"], f"{name}: relative error {err:.3g}"
