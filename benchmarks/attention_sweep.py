@@ -102,7 +102,7 @@ def main(argv=None) -> int:
 
                     def run(o=o, launch=launch, m=m, shape=shape):
                         launch(
-                            q, k, v, o, seq, A.LOG2E / math.sqrt(d), **m,
+                            q, k, v, o, None, seq, A.LOG2E / math.sqrt(d), **m,
                             shared_mem=A.shared_mem(d, shape),
                         )  # fmt: skip
 
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
                 max_err = (o.float() - want.float()).abs().max().item()
                 ms = time_ms(lambda: A.attention(q, k, v, causal, out=o))
                 best = A.TUNED[d, causal].best_config(
-                    q, k, v, o, seq, A.LOG2E / math.sqrt(d)
+                    q, k, v, o, None, seq, A.LOG2E / math.sqrt(d)
                 )
                 print(
                     f"{case:24s}{'tuned':>14s}{ms:9.3f}{rate(ms):9.1f}"

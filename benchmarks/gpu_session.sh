@@ -4,6 +4,8 @@
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 9 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
+#   bash benchmarks/gpu_session.sh attnbwd # the attention backward: its GPU tests, then
+#                                          # the benchmark against SDPA (~3 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -31,7 +33,7 @@ tests)
     examples_heavy="layer_norm or rms_norm"
     examples_mid="softmax or gemm or matmul or attention"
     groups=(
-        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py test_attention_tma_gpu.py"
+        "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py test_attention_tma_gpu.py test_attention_backward_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_structs_gpu.py test_nan_payloads.py"
         "WORKERS=4 test_examples_gpu.py|$examples_heavy"
@@ -82,6 +84,17 @@ bench)
         tee "$OUT/suite.log"
     cp /tmp/suite/suite.json "$OUT/" 2>/dev/null
     tar czf "$OUT/plots.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+attnbwd)
+    # the attention backward's GPU tests (the operator against SDPA, every
+    # configuration of each pass, the interpreter against the GPU), then the
+    # benchmark (checked first) against SDPA's flash backward
+    timeout 240 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf --durations=5 \
+        -n 4 tests/gpu/test_attention_backward_gpu.py tests/gpu/test_examples_gpu.py \
+        tests/gpu/test_interpret_gpu.py -k attention_backward 2>&1 |
+        tee "$OUT/attnbwd-tests.log" | tail -20
+    timeout 240 python3 -P benchmarks/attention_bwd_bench.py "${@:2}" 2>&1 |
+        tee "$OUT/attnbwd-bench.log"
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

@@ -59,12 +59,21 @@ LOG2E = 1.4426950408889634
 SEQ_MULTIPLE = 64
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"])
+def _backward(q, k, v, o, lse, grad_o, grad_q, grad_k, grad_v, CAUSAL):
+    """The gradients of attention_fwd (its kdsl.torch pairing): the three
+    passes of examples/attention_backward.py, from the saved lse."""
+    from attention_backward import attention_backward
+
+    attention_backward(q, k, v, o, lse, grad_o, CAUSAL, dq=grad_q, dk=grad_k, dv=grad_v)
+
+
+@kdsl.kernel(dtypes=["bf16", "f16"], backward=kdsl.host_backward(_backward))
 def attention_fwd(
     q: Pointer[D],
     k: Pointer[D],
     v: Pointer[D],
     o: Pointer[D],
+    lse: Pointer[Float32] | None,  # each row's log-sum-exp (log2 domain), or None
     seq: Int32,
     scale_log2: Float32,  # the softmax scale times log2(e)
     HEAD_DIM: Constexpr[int] = 64,
@@ -241,6 +250,9 @@ def attention_fwd(
             total = l[i, h] + kdsl.shfl_xor(l[i, h], 1)
             total = total + kdsl.shfl_xor(total, 2)
             inv = 1.0 / total
+            if lse is not None:  # for the backward: log2 of the row's sum
+                if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
+                    lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)
             at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  # pairs
             for j in kdsl.range_constexpr(HEAD_DIM // 8):
                 first = acc[i, j][2 * h] * inv  # column 8 j + 2 t4
@@ -370,19 +382,27 @@ def empty_like(x):
     return numpy.empty_like(x)
 
 
-def attention(q, k, v, causal: bool = False, out=None, interpret: bool = False):
+def attention(
+    q, k, v, causal: bool = False, out=None, interpret: bool = False, lse=None
+):
     """softmax(q k^T / sqrt(head_dim)) v for contiguous (batch, heads, seq,
     head_dim) bf16 or f16 q, k, v (CuPy arrays or PyTorch tensors; numpy
     arrays with ``interpret=True``, which runs the first configuration in the
-    CPU interpreter, slowly); returns ``out`` (allocated if None)."""
+    CPU interpreter, slowly); returns ``out`` (allocated if None).  ``lse``:
+    a contiguous (batch, heads, seq) float32 array that receives each row's
+    log-sum-exp in the log2 domain (examples/attention_backward.py)."""
     out = empty_like(q) if out is None else out
     bh, seq, head_dim = check_shapes(q, k, v, out)
+    if lse is not None and tuple(lse.shape) != tuple(q.shape[:3]):
+        raise ValueError(
+            f"attention needs lse of shape {tuple(q.shape[:3])}, got {tuple(lse.shape)}"
+        )
     scale_log2 = LOG2E / math.sqrt(head_dim)
     tuned = TUNED[head_dim, bool(causal)]
     # in the interpreter: the first configuration whose tiles divide seq
     launch = tuned.interpret if interpret else tuned
     launch[grid(seq, bh), block](
-        q, k, v, out, seq, scale_log2, shared_mem=config_shared_mem
+        q, k, v, out, lse, seq, scale_log2, shared_mem=config_shared_mem
     )
     return out
 

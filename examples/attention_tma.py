@@ -46,6 +46,7 @@ from pathlib import Path
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import attention_backward as backward
 import kdsl
 from attention import LOG2E, NEG_INF, check_shapes, empty_like
 from kdsl import (
@@ -66,12 +67,29 @@ THREADS = 384  # a producer warpgroup and two consumers
 SEQ_MULTIPLE = BM  # seq must be a multiple of it (every BLOCK_N divides it)
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1))
+def _backward(
+    tma_q, tma_k, tma_v, o, lse, grad_o, grad_tma_q, grad_tma_k, grad_tma_v, CAUSAL
+):
+    """The gradients of attention_tma (its kdsl.torch pairing; a tensor map
+    stands for its tensor: tma_q is q): examples/attention_backward.py's
+    three passes, from the saved lse."""
+    backward.attention_backward(
+        tma_q, tma_k, tma_v, o, lse, grad_o, CAUSAL,
+        dq=grad_tma_q, dk=grad_tma_k, dv=grad_tma_v,
+    )  # fmt: skip
+
+
+@kdsl.kernel(
+    dtypes=["bf16", "f16"],
+    launch_bounds=(THREADS, 1),
+    backward=kdsl.host_backward(_backward),
+)
 def attention_tma(
     tma_q: kdsl.TensorMap,
     tma_k: kdsl.TensorMap,
     tma_v: kdsl.TensorMap,
     o: Pointer[D],
+    lse: Pointer[Float32] | None,  # each row's log-sum-exp (log2 domain), or None
     seq: Int32,
     scale_log2: Float32,  # the softmax scale times log2(e)
     HEAD_DIM: Constexpr[int] = 128,
@@ -240,6 +258,9 @@ def attention_tma(
             total = l[h] + kdsl.shfl_xor(l[h], 1)
             total = total + kdsl.shfl_xor(total, 2)
             inv = 1.0 / total
+            if lse is not None:  # for the backward: log2 of the row's sum
+                if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
+                    lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)
             at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
             for c in kdsl.range_constexpr(HEAD_DIM // 8):
                 x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
@@ -293,18 +314,24 @@ def tensor_maps(q, k, v):
     )
 
 
-def attention(q, k, v, causal: bool = False, out=None, maps=None):
+def attention(q, k, v, causal: bool = False, out=None, maps=None, lse=None):
     """softmax(q k^T / sqrt(head_dim)) v for contiguous (batch, heads, seq,
     head_dim) bf16 or f16 q, k, v on an H100/H200 (PyTorch tensors or CuPy
     arrays); returns ``out`` (allocated if None).  ``maps``: the tensor maps
     of q, k and v, if the caller keeps them (building them costs three
-    driver calls)."""
+    driver calls).  ``lse``: a contiguous (batch, heads, seq) float32 array
+    that receives each row's log-sum-exp in the log2 domain (m + log2(l) of
+    the scores times scale * log2(e)), what attention_backward needs."""
     out = empty_like(q) if out is None else out
     bh, seq, head_dim = check_shapes(q, k, v, out, SEQ_MULTIPLE)
+    if lse is not None and tuple(lse.shape) != tuple(q.shape[:3]):
+        raise ValueError(
+            f"attention needs lse of shape {tuple(q.shape[:3])}, got {tuple(lse.shape)}"
+        )
     tma_q, tma_k, tma_v = maps if maps is not None else tensor_maps(q, k, v)
     scale_log2 = LOG2E / math.sqrt(head_dim)
     TUNED[head_dim, bool(causal)][grid(seq, bh), THREADS](
-        tma_q, tma_k, tma_v, out, seq, scale_log2, shared_mem=config_shared_mem
+        tma_q, tma_k, tma_v, out, lse, seq, scale_log2, shared_mem=config_shared_mem
     )
     return out
 

@@ -73,7 +73,13 @@ from kdsl.transpile.frontend.lang import (
 )
 from kdsl.transpile.core.structs import Struct, struct
 from kdsl.transpile.builtins import public as _public_builtins
-from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, kernel
+from kdsl.runtime.kernel import (
+    Kernel,
+    KernelInstance,
+    ManyInstancesWarning,
+    host_backward,
+    kernel,
+)
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.tensormap import tensor_map
 from kdsl.runtime.errors import (

@@ -26,7 +26,11 @@ a ``torch.library.custom_op``:
   or a contiguous view of all of its elements (``x.view(-1, cols)``).
   The backward kernel is launched with the forward launch's grid,
   block and constexprs, as an operator of its own (``<name>_backward``), so
-  compiled graphs keep it too;
+  compiled graphs keep it too.  A host backward
+  (``backward=kdsl.host_backward(fn)``) is called instead, its parameters
+  matched the same way (and the forward instance's constexprs by name), for
+  gradients that take launches of their own grids; a ``kdsl.TensorMap``
+  argument stands for the tensor it was built on;
 * on CPU tensors every launch runs in kdsl's interpreter (on views of the
   tensors' memory), so the operator, its gradient and ``gradcheck`` work
   without a GPU.
@@ -46,6 +50,8 @@ from dataclasses import dataclass
 import torch
 
 from kdsl.runtime import launch as _launch
+from kdsl.runtime.kernel import HostBackward
+from kdsl.runtime.tensormap import TensorMapArg
 from kdsl.runtime.checks import grid_dims
 from kdsl.runtime import errors as _errors  # noqa: F401 - registers the entries
 from kdsl.transpile.errors import error
@@ -150,7 +156,9 @@ class Plan:
     ``sources`` gives each backward argument: ``("saved", i)``,
     ``("grad", j)`` (the j-th incoming gradient used), ``("new", k)`` (the
     k-th gradient computed), ``("none", 0)`` (``None``: a forward argument
-    left out, or the gradient of one), ``("int", k)`` / ``("float", k)`` (scalars: the
+    left out, or the gradient of one), ``("const", value)`` (a host
+    backward's parameter named like a constexpr of the forward instance),
+    ``("int", k)`` / ``("float", k)`` (scalars: the
     backward operator is given them, after the grid, as arguments rather than
     constants of the plan, so one plan serves every size);
     ``new_like`` the saved tensor each computed gradient copies the shape of,
@@ -224,6 +232,8 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     names = [p.name for p in kernel.signature.runtime]
     role = {}  # forward parameter -> ("input", i) / ("output", j) / ("value", v)
     for name, arg in zip(names, fwd.args):
+        if isinstance(arg, TensorMapArg):  # a TMA map stands for its tensor
+            arg = arg.array
         if isinstance(arg, torch.Tensor):
             where = [("input", i) for i, t in enumerate(inputs) if _same(t, arg)]
             where += [("output", j) for j, t in enumerate(outputs) if _same(t, arg)]
@@ -244,10 +254,20 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
             saved.append(t)
         return saved_at[id(t)]
 
-    for p in backward.signature.runtime:
+    host = isinstance(backward, HostBackward)
+    if host:  # a function's parameters: by name; constexprs of the instance too
+        params = [_Named(n) for n in backward.params]
+        launcher = fwd.launcher
+        inst = launcher.instance or kernel.instance_for(fwd.args, fwd.constexprs)
+        constexprs = dict(inst.constexprs)
+    else:
+        params, constexprs = backward.signature.runtime, {}
+    for p in params:
         name = p.name
         of = role.get(name[5:], ("",))
-        if name.startswith("grad_") and of[0] == "value" and of[1] is None:
+        if name in constexprs and name not in role:
+            sources.append(("const", constexprs[name]))
+        elif name.startswith("grad_") and of[0] == "value" and of[1] is None:
             sources.append(("none", 0))  # an absent tensor (None) has none
         elif name.startswith("grad_") and role.get(name[5:], ("",))[0] in (
             "input",
@@ -329,12 +349,22 @@ def _backward_launch(saved, grads, number, ints, floats):
         "float": floats,
         "none": [None],
     }
-    args = [pools[kind][k] for kind, k in plan.sources]
+    args = [k if kind == "const" else pools[kind][k] for kind, k in plan.sources]
+    if isinstance(plan.kernel, HostBackward):  # it launches what it needs
+        plan.kernel(*args)
+        return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
     grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
     plan.kernel[grid, plan.block](
         *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
     )
     return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A host backward's parameter: only its name matters."""
+
+    name: str
 
 
 _TORCH_DTYPES = {

@@ -644,6 +644,14 @@ register(
         "CUDA headers not found in {searched}: pip install nvidia-cuda-runtime "
         "(kdsl's dependency)",
     ),
+    # E64x: host backward functions
+    (
+        "host-backward-not-function",
+        "E640",
+        DSLError,
+        "kdsl.host_backward takes the function that computes a kernel's "
+        "gradient, got {got}",
+    ),
     # E53x: kdsl.torch (PyTorch operators)
     (
         "torch-no-backward",

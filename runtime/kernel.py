@@ -235,6 +235,8 @@ class Kernel:
         return dtype_combinations(self.supported)
 
     def _check_backward(self, other):
+        if isinstance(other, HostBackward):  # its parameters are checked when
+            return  # kdsl.torch plans a backward (E533)
         if not isinstance(other, Kernel):
             raise error(
                 "backward-not-kernel", kernel=self.name, got=f"a {type(other).__name__}"
@@ -350,7 +352,7 @@ class Kernel:
         inst = self._instances.get(name)
         if inst is None:
             inst = KernelInstance(self, name, dtypes, constexprs, absent=absent)
-            if self.backward is not None:
+            if isinstance(self.backward, Kernel):
                 theirs = self.backward.signature.optional
                 inst.backward = self.backward.instance(
                     dtypes, constexprs, tuple(a for a in absent if a in theirs)
@@ -678,6 +680,37 @@ def check_constexpr(kernel_name, spec, value):
             value=repr(value),
         )
     return value
+
+
+class HostBackward:
+    """A backward given as a host function (``kdsl.host_backward(fn)``):
+    a Python function that launches kernels, for a gradient that one
+    launch with the forward's grid cannot compute (several passes, other
+    grids).  ``kdsl.torch`` calls it with its parameters matched by name as
+    a backward kernel's are (docs/pytorch.md), plus the forward instance's
+    constexprs that it names."""
+
+    __slots__ = ("fn", "name", "params")
+
+    def __init__(self, fn):
+        import inspect
+
+        self.fn = fn
+        self.name = getattr(fn, "__name__", repr(fn))
+        self.params = tuple(inspect.signature(fn).parameters)
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return f"<kdsl.host_backward {self.name}>"
+
+
+def host_backward(fn) -> HostBackward:
+    """Mark ``fn`` as a host backward for ``@kdsl.kernel(backward=...)``."""
+    if not callable(fn) or isinstance(fn, Kernel):
+        raise error("host-backward-not-function", got=f"a {type(fn).__name__}")
+    return HostBackward(fn)
 
 
 @user_facing

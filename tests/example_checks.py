@@ -578,7 +578,7 @@ def attention(be, t, rng):
         dims = (batch, heads, seq, d)
         q, k, v = (_random(rng, dims, t, -2, 2) for _ in range(3))
         out = be.poison(dims, t)
-        args = [be.to_device(q), be.to_device(k), be.to_device(v), out, seq]
+        args = [be.to_device(q), be.to_device(k), be.to_device(v), out, None, seq]
         args.append(ex.LOG2E / math.sqrt(d))
         if shape is None:
             tuned = ex.TUNED[d, causal]
@@ -596,6 +596,93 @@ def attention(be, t, rng):
         assert (
             err <= ATTENTION_TOL[t.short]
         ), f"{dims} causal={causal}: relative error {err:.3g}"
+
+
+def attention_gradients_reference(q, k, v, do, causal):
+    """``(o, lse, dq, dk, dv)`` of softmax(q k^T / sqrt(d)) v in float64, lse
+    in the log2 domain (m + log2(l) of the scores times log2(e)), as the
+    forwards save it."""
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:  # key j > query i masked out
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    p = np.exp(s - m)
+    l = p.sum(-1, keepdims=True)
+    p = p / l
+    o = p @ v
+    lse = (m[..., 0] + np.log(l[..., 0])) / math.log(2)
+    dv = np.swapaxes(p, -1, -2) @ do
+    ds = p * (do @ np.swapaxes(v, -1, -2) - (do * o).sum(-1, keepdims=True))
+    return o, lse, ds @ k * scale, np.swapaxes(ds, -1, -2) @ q * scale, dv
+
+
+# the gradients' error relative to their largest element: P, dS and o are
+# rounded to 16 bits (the interpreter shows about a third of it)
+ATTENTION_BWD_TOL = {"bf16": 2.0**-6, "f16": 2.0**-9}
+
+
+def attention_backward(be, t, rng):
+    """The FlashAttention-2 backward (examples/attention_backward.py: delta,
+    dk/dv and dq, wgmma on sm_90a) from the exact o and lse: in the
+    interpreter head dims 64 (causal and not) and 128 on one 128-row tile,
+    which with BLOCK_M 64 has query tiles across and below the diagonal; on
+    the GPU every configuration and the autotuned host function on (2, 3,
+    256, d)."""
+    ex = EX["attention_backward"]
+    runs = []  # (dims, causal, (dkdv, dq) configurations, or None: tuned)
+    if be.small:
+        runs += [((1, 1, 128, 64), c, (ex.DKDV_SHAPES[64][1], None)) for c in (0, 1)]
+        runs += [((1, 1, 128, 128), False, (ex.DKDV_SHAPES[128][0], None))]
+    else:
+        for d in ex.HEAD_DIMS:
+            for c in (False, True):
+                runs += [((2, 3, 256, d), c, None)]
+                pairs = itertools.zip_longest(ex.DKDV_SHAPES[d], ex.DQ_SHAPES[d])
+                runs += [((1, 2, 384, d), c, pair) for pair in pairs]
+    for dims, causal, shapes in runs:
+        q, k, v, do = (_random(rng, dims, t, -2, 2) for _ in range(4))
+        o, lse, *want = attention_gradients_reference(q, k, v, do, causal)
+        dev = [be.to_device(x) for x in (q, k, v, do)]
+        o16 = be.to_device(o.astype(t.np_dtype))
+        lse32 = be.to_device(lse.astype(np.float32))
+        grads = [be.poison(dims, t) for _ in range(3)]
+        if shapes is None and not be.small:
+            ex.attention_backward(*dev[:3], o16, lse32, dev[3], causal, *grads)
+        else:
+            bh, seq, d = dims[0] * dims[1], dims[2], dims[3]
+            delta = be.to_device(np.full(dims[:3], np.nan, np.float32))
+            grid = ex.delta_grid(bh * seq, d)
+            be.launcher(ex.attention_bwd_delta, (grid,), ex.DELTA_THREADS)(
+                o16, dev[3], delta, HEAD_DIM=d
+            )
+            scale = 1 / math.sqrt(d)
+            args = (*dev[:3], dev[3], lse32, delta)
+            tail = (seq, ex.LOG2E * scale, scale)
+            kv, qs = shapes
+            kv = kv or ex.DKDV_SHAPES[d][0]
+            qs = qs or ex.DQ_SHAPES[d][0]
+            m = dict(HEAD_DIM=d, CAUSAL=bool(causal), BLOCK_M=kv[0], STAGES=kv[1])
+            be.launcher(ex.attention_bwd_dkdv, (seq // ex.KV_ROWS, bh), ex.THREADS)(
+                *args, grads[1], grads[2], *tail, **m,
+                shared_mem=ex.dkdv_shared_mem(m),
+            )  # fmt: skip
+            m = dict(HEAD_DIM=d, CAUSAL=bool(causal), BLOCK_N=qs[0], STAGES=qs[1])
+            be.launcher(ex.attention_bwd_dq, (seq // ex.Q_ROWS, bh), ex.THREADS)(
+                *args, grads[0], *tail, **m, shared_mem=ex.dq_shared_mem(m)
+            )
+            got_delta = be.to_host(delta).astype(np.float64)
+            want_delta = (o.astype(t.np_dtype).astype(np.float64) * do).sum(-1)
+            np.testing.assert_allclose(got_delta, want_delta, rtol=1e-5, atol=1e-4)
+        for name, g, w in zip(("dq", "dk", "dv"), grads, want):
+            got = be.to_host(g).astype(np.float64)
+            assert not np.isnan(got).any(), f"{dims} causal={causal}: NaN in {name}"
+            err = np.abs(got - w).max() / np.abs(w).max()
+            assert (
+                err <= ATTENTION_BWD_TOL[t.short]
+            ), f"{dims} causal={causal} {shapes}: {name} relative error {err:.3g}"
 
 
 def gemm_tma(be, t, rng):
@@ -628,7 +715,7 @@ def attention_tma(be, t, rng):
         out = be.poison((1, 1, 128, 64), t)
         launch = be.launcher(ex.attention_tma, ex.grid(128, 1), ex.THREADS)
         with pytest.raises(DSLError, match="E836"):
-            launch(None, None, None, out, 128, 0.125, HEAD_DIM=64)
+            launch(None, None, None, out, None, 128, 0.125, HEAD_DIM=64)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
     import isolated
@@ -757,6 +844,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     attention: EX["attention"].attention_fwd,
     gemm_tma: EX["gemm_tma"].gemm_tma,
     attention_tma: EX["attention_tma"].attention_tma,
+    attention_backward: EX["attention_backward"].attention_bwd_dkdv,
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     sgemm_warp: EX["matmul"].sgemm_warp,
@@ -782,6 +870,8 @@ def every_example_is_checked() -> set:
         id(EX["gelu"].gelu_backward),  # in gelu's check
         id(EX["softmax"].softmax_rows_backward),  # in softmax's
         id(EX["layer_norm"].layer_norm_backward),  # in layer_norm's
+        id(EX["attention_backward"].attention_bwd_delta),  # in attention_backward's
+        id(EX["attention_backward"].attention_bwd_dq),  # in attention_backward's
     }
     return {
         f"{name}.{attr}"

@@ -1093,7 +1093,8 @@ register(
         "backward-not-kernel",
         "E408",
         DSLError,
-        "backward= of '{kernel}' must be a @kdsl.kernel, got {got}",
+        "backward= of '{kernel}' must be a @kdsl.kernel or a kdsl.host_backward(fn), "
+        "got {got}",
     ),
     (
         "dtypes-unknown-name",

@@ -4,8 +4,9 @@ operator by ``kdsl.torch.op``; the gradient comes from the kernel's
 ``backward=`` pairing.
 
     import torch
-    from examples.pytorch.ops import gelu, layer_norm, softmax
+    from examples.pytorch.ops import attention, gelu, layer_norm, softmax
     y = torch.compile(lambda t: softmax(gelu(t)) * 2, fullgraph=True)(x)
+    attention(q, k, v, causal).sum().backward()    # q.grad, k.grad, v.grad
 
 On CPU tensors the kernels run in kdsl's interpreter.
 """
@@ -19,6 +20,8 @@ import torch
 import kdsl.torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples
+import attention as _attention_mma  # noqa: E402
+import attention_tma as _attention_tma  # noqa: E402
 import gelu as _gelu  # noqa: E402
 import layer_norm as _layer_norm  # noqa: E402
 import softmax as _softmax  # noqa: E402
@@ -76,3 +79,34 @@ def layer_norm(
             )
     _layer_norm.launch(rows, weight, bias, out, eps)
     return y
+
+
+@kdsl.torch.op("kdsl_examples::attention_lse")
+def attention_lse(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(o, lse)``: softmax(q k^T / sqrt(head_dim)) v for (batch, heads,
+    seq, head_dim) bf16 or f16 tensors, head_dim 64 or 128, seq a multiple
+    of 128, and each row's log-sum-exp (float32, log2 domain).  On CUDA
+    tensors the TMA + wgmma forward (examples/attention_tma.py), on CPU
+    tensors the mma.sync one (examples/attention.py: the interpreter cannot
+    run TMA); backward: their host pairing, examples/attention_backward.py's
+    three passes."""
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    o = torch.empty_like(q)
+    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    if q.shape[2] % _attention_tma.SEQ_MULTIPLE:  # both need it (the backward)
+        raise ValueError(f"attention: seq must be a multiple of 128, got {q.shape[2]}")
+    if q.device.type == "cuda":
+        _attention_tma.attention(q, k, v, causal, out=o, lse=lse)
+    else:
+        _attention_mma.attention(q, k, v, causal, out=o, lse=lse)
+    return o, lse
+
+
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
+) -> torch.Tensor:
+    """Attention with autograd, like ``F.scaled_dot_product_attention(q, k,
+    v, is_causal=causal)`` (attention_lse's output)."""
+    return attention_lse(q, k, v, causal)[0]

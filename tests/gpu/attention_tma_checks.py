@@ -55,7 +55,7 @@ def every_configuration(dtype, seq=384):
                 m = dict(zip(A.NAMES, shape), HEAD_DIM=d, CAUSAL=causal)
                 out = cp.asarray(np.full((1, 2, seq, d), np.nan, NUMPY[dtype]))
                 A.attention_tma[A.grid(seq, 2), A.THREADS](
-                    *maps, out, seq, A.LOG2E / math.sqrt(d), **m,
+                    *maps, out, None, seq, A.LOG2E / math.sqrt(d), **m,
                     shared_mem=A.config_shared_mem(m),
                 )  # fmt: skip
                 try:

@@ -432,3 +432,146 @@ def test_a_grid_traced_with_dynamic_shapes_is_specialised(op):
     for n in (100, 37):
         x = torch.randn(n, dtype=torch.float64)
         assert torch.equal(compiled(x), 0.5 * x)
+
+
+# -- a host backward: a function that launches kernels (kdsl.host_backward) -------------
+@kdsl.kernel(block="BLOCK")
+def pair_sums(
+    g: Pointer[D], k: Float32, gy: Pointer[D], m: Int32, BLOCK: Constexpr[int]
+):
+    j = block_idx.x * BLOCK + thread_idx.x
+    if j < m:
+        gy[j] = (k * (g[2 * j] + g[2 * j + 1])).to(D)
+
+
+@kdsl.kernel(block="BLOCK")
+def copy_grad(g: Pointer[D], gx: Pointer[D], n: Int32, BLOCK: Constexpr[int]):
+    i = block_idx.x * BLOCK + thread_idx.x
+    if i < n:
+        gx[i] = g[i]
+
+
+HOST_CALLS = []
+
+
+def add_scaled_backward(grad_out, grad_x, grad_y, k, n, WIDTH):
+    """Two launches of their own grids; WIDTH: the forward's constexpr."""
+    HOST_CALLS.append(WIDTH)
+    copy_grad[kt.blocks(n, 32), 32](grad_out, grad_x, n, BLOCK=32)
+    pair_sums[kt.blocks(n // 2, 16), 16](grad_out, k, grad_y, n // 2, BLOCK=16)
+
+
+@kdsl.kernel(backward=kdsl.host_backward(add_scaled_backward))
+def add_scaled_w(
+    x: Pointer[D], y: Pointer[D], out: Pointer[D], k: Float32, n: Int32,
+    WIDTH: Constexpr[int] = 3,
+):  # fmt: skip
+    """out[i] = x[i] + k * y[i // 2]: y's gradient sums pairs (another grid)"""
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        out[i] = (x[i] + k * y[i // 2]).to(D)
+
+
+@kt.op("kdsl_tests::add_scaled")
+def add_scaled_op(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    add_scaled_w[kt.blocks(x.numel(), 64), 64](x, y, out, 1.5, x.numel(), WIDTH=5)
+    return out
+
+
+def test_a_host_backward_launches_kernels_of_its_own_grids():
+    x = torch.randn(70, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(35, dtype=torch.float64, requires_grad=True)
+    HOST_CALLS.clear()
+    out = add_scaled_op(x, y)
+    torch.testing.assert_close(out, x + 1.5 * y.repeat_interleave(2))
+    g = torch.randn(70, dtype=torch.float64)
+    out.backward(g)
+    assert HOST_CALLS == [5]  # the forward launch's constexpr, by name
+    torch.testing.assert_close(x.grad, g)
+    torch.testing.assert_close(y.grad, 1.5 * (g[0::2] + g[1::2]))
+
+
+def test_a_host_backward_parameter_that_matches_nothing_is_e533():
+    def bad_backward(grad_out, grad_x, nothing):
+        pass
+
+    @kdsl.kernel(backward=kdsl.host_backward(bad_backward))
+    def fwd(x: Pointer[Float64], out: Pointer[Float64], n: Int32):
+        i = thread_idx.x
+        if i < n:
+            out[i] = x[i]
+
+    @kt.op("kdsl_tests::host_unmatched")
+    def op(x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        fwd[1, 64](x, out, x.numel())
+        return out
+
+    x = torch.randn(8, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(kdsl.DSLError, match="E533.*nothing"):
+        op(x).sum().backward()
+
+
+def test_a_plain_function_as_backward_is_e408():
+    def grad(x, n):
+        pass
+
+    with pytest.raises(kdsl.DSLError, match="E408.*host_backward"):
+
+        @kdsl.kernel(backward=grad)
+        def fwd(x: Pointer[Float64], n: Int32):
+            x[thread_idx.x] = x[0]
+
+
+def map_backward(tmap_x, grad_y, grad_tmap_x, n, SCALE):
+    """A host backward of a kernel that reads x through a TMA map: the map's
+    parameter stands for its tensor, as do its gradient's."""
+    scaled_copy[kt.blocks(n, 64), 64](grad_y, grad_tmap_x, n, float(SCALE))
+
+
+@kdsl.kernel
+def scaled_copy(g: Pointer[D], gx: Pointer[D], n: Int32, k: Float32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        gx[i] = (k * g[i]).to(D)
+
+
+@kdsl.kernel(backward=kdsl.host_backward(map_backward))
+def through_map(
+    tmap_x: kdsl.TensorMap, y: Pointer[Float32], n: Int32, SCALE: Constexpr[int] = 1
+):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = 0.0
+
+
+def test_a_tensor_map_argument_stands_for_its_tensor_in_the_backward_plan():
+    """attention_tma's case without a GPU (a map needs the driver; the
+    interpreter refuses it): the plan of a recorded launch taking a map of
+    the input (a contiguous 2-d view of it), then the backward it plans."""
+    from kdsl.runtime.tensormap import TensorMapArg
+
+    x = torch.randn(4, 16, dtype=torch.float32)
+    y = torch.empty(64, dtype=torch.float32)
+    tmap = object.__new__(TensorMapArg)  # what kdsl.tensor_map(x.view(-1, 16)) keeps
+    tmap.array = x.view(-1, 16)
+    launch = kt.Launch(through_map[1, 64], (tmap, y, 64), 0, {"SCALE": 3})
+    plan, saved, ints, floats = kt._plan("kdsl_tests::map", [x], [y], [launch])
+    assert plan.sources == (
+        ("saved", 0),
+        ("grad", 0),
+        ("new", 0),
+        ("int", 0),
+        ("const", 3),
+    )
+    assert saved == [x] and plan.new_input == (0,)
+    g = torch.randn(64, dtype=torch.float32)
+    (gx,) = kt._run(kt._backward_launch, saved, [g], kt._number(plan), ints, floats)
+    torch.testing.assert_close(gx, 3 * g.view(4, 16))
+
+
+def test_host_backward_of_a_kernel_or_a_number_is_e640():
+    for bad in (through_map, 3):
+        with pytest.raises(kdsl.DSLError, match="E640"):
+            kdsl.host_backward(bad)

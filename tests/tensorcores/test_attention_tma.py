@@ -68,4 +68,4 @@ def test_the_interpreter_refuses_its_tensor_maps():
     out = np.zeros((1, 1, 128, 64), np.float16)
     launch = A.attention_tma.interpret[A.grid(128, 1), A.THREADS]
     with pytest.raises(kdsl.DSLError, match="E836"):
-        launch(None, None, None, out, 128, 0.125, HEAD_DIM=64, shared_mem=0)
+        launch(None, None, None, out, None, 128, 0.125, HEAD_DIM=64, shared_mem=0)

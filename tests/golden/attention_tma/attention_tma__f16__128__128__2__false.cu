@@ -1220,6 +1220,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         const __grid_constant__ kdsl::TensorMap tma_k,
         const __grid_constant__ kdsl::TensorMap tma_v,
         __half* o,
+        float* lse,
         int32_t seq,
         float scale_log2) {
     extern __shared__ __align__(1024) unsigned char kdsl_dynamic_smem[];
@@ -2285,6 +2286,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
         // inv = 1.0 / total  [h = 0]
         float inv = 1.0f / total;
+        // if lse is not None:  [h = 0]  [True]
+        // if t4 == 0:  [h = 0]
+        if (t4 == 0) {
+            // lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)  [h = 0]
+            lse[kdsl::add(head, row0)] = m[0] + log2f(total);
+        }
         // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
         int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
         // for c in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
@@ -2406,6 +2413,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
         // inv = 1.0 / total  [h = 1]
         inv = 1.0f / total;
+        // if lse is not None:  [h = 1]  [True]
+        // if t4 == 0:  [h = 1]
+        if (t4 == 0) {
+            // lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)  [h = 1]
+            lse[kdsl::add(kdsl::add(head, row0), 8)] = m[1] + log2f(total);
+        }
         // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
         at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), t4 * 2),
                             2);

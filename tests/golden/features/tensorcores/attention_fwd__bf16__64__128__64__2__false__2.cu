@@ -950,6 +950,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         const __nv_bfloat16* k,
         const __nv_bfloat16* v,
         __nv_bfloat16* o,
+        float* lse,
         int32_t seq,
         float scale_log2) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
@@ -2685,6 +2686,12 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
     // inv = 1.0 / total  [i = 0, h = 0]
     float inv = 1.0f / total;
+    // if lse is not None:  [i = 0, h = 0]  [True]
+    // if t4 == 0:  [i = 0, h = 0]
+    if (t4 == 0) {
+        // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
+        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+    }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
     int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
@@ -2750,6 +2757,12 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
     // inv = 1.0 / total  [i = 0, h = 1]
     inv = 1.0f / total;
+    // if lse is not None:  [i = 0, h = 1]  [True]
+    // if t4 == 0:  [i = 0, h = 1]
+    if (t4 == 0) {
+        // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
+        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+    }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
@@ -2816,6 +2829,12 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
     // inv = 1.0 / total  [i = 1, h = 0]
     inv = 1.0f / total;
+    // if lse is not None:  [i = 1, h = 0]  [True]
+    // if t4 == 0:  [i = 1, h = 0]
+    if (t4 == 0) {
+        // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 1, h = 0]
+        lse[kdsl::add(kdsl::add(head, row0), 16)] = m[1][0] + log2f(total);
+    }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 0]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 16), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 0]
@@ -2881,6 +2900,12 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     total = total + __shfl_xor_sync(0xffffffffu, total, 2, 32);
     // inv = 1.0 / total  [i = 1, h = 1]
     inv = 1.0f / total;
+    // if lse is not None:  [i = 1, h = 1]  [True]
+    // if t4 == 0:  [i = 1, h = 1]
+    if (t4 == 0) {
+        // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 1, h = 1]
+        lse[kdsl::add(kdsl::add(head, row0), 24)] = m[1][1] + log2f(total);
+    }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 24), 64), t4 * 2), 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 1]
