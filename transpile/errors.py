@@ -1410,7 +1410,8 @@ register(
         "E809",
         DSLTypeError,
         "{callee}(acc, desc_a, desc_b, T): T, the element type of the A and B "
-        "tiles, must be kdsl.BFloat16 or kdsl.Float16; got {got}",
+        "tiles, must be kdsl.BFloat16 or kdsl.Float16, or 8-bit: kdsl.Float8E4M3FN "
+        "or kdsl.Float8E5M2, or a pair (TA, TB) of those two; got {got}",
     ),
     (
         "wgmma-descriptor",
@@ -1449,6 +1450,14 @@ register(
         "{callee}(..., trans_b=) takes True (B MN-major: its K x N tile stored "
         "row by row) or False (K-major, the default), known at compile time; got "
         "{got}",
+    ),
+    (
+        "wgmma-fp8-k-major",
+        "E626",
+        DSLValueError,
+        "{callee} reads 8-bit (Float8E4M3FN/Float8E5M2) tiles K-major only: PTX's "
+        "transposed modes are for 16-bit types; store B as its N x K transpose "
+        "(row n holds column n of B) and drop trans_b=True",
     ),
     (
         "setmaxnreg-count",
