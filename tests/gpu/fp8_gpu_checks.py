@@ -30,21 +30,21 @@ OUT = {"bf16": torch.bfloat16, "f32": torch.float32}
 ROUNDING = {"bf16": 2.0**-8, "f32": 2.0**-22}
 
 
-def operands(M, N, K, seed=0, block_scaled=False):
+def operands(M, N, K, seed=0, block_scaled=False, device="cuda"):
     """e4m3 a (M, K) row-major, b (K, N) column-major, and their scales:
     per-tensor one-element tensors, block-scaled (M, K/128) and (N/128,
     K/128) of varied powers of two and fractions."""
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    a = (torch.randn((M, K), device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
-    bt = (torch.randn((N, K), device="cuda", generator=g) * 2).to(torch.float8_e4m3fn)
+    g = torch.Generator(device=device).manual_seed(seed)
+    a = (torch.randn((M, K), device=device, generator=g) * 2).to(torch.float8_e4m3fn)
+    bt = (torch.randn((N, K), device=device, generator=g) * 2).to(torch.float8_e4m3fn)
     b = bt.t()  # column-major, as torch._scaled_mm takes it
     if block_scaled:
         kb, nb = F.blocks(K), F.blocks(N)
-        sa = torch.rand((M, kb), device="cuda", generator=g) * 2 + 0.25
-        sb = torch.rand((nb, kb), device="cuda", generator=g) * 2 + 0.25
+        sa = torch.rand((M, kb), device=device, generator=g) * 2 + 0.25
+        sb = torch.rand((nb, kb), device=device, generator=g) * 2 + 0.25
     else:
-        sa = torch.tensor([0.75], device="cuda")
-        sb = torch.tensor([1.5], device="cuda")
+        sa = torch.tensor([0.75], device=device)
+        sb = torch.tensor([1.5], device=device)
     return a, b, sa, sb
 
 
@@ -108,6 +108,22 @@ def block_scaled(out, M, N, K):
     c = torch.full((M, N), float("nan"), device="cuda", dtype=OUT[out])
     F.block_scaled_mm(a, b, sa, sb, c)
     _check(c, a, b, sa, sb, out, True, f"block_scaled_mm {out} M={M} N={N} K={K}")
+
+
+def configuration(bn, stages, block_scaled):
+    """One configuration on one tile, on whole tiles with a persistent grid
+    (the ring wraps, tiles loop), and ragged (EDGE) both ways."""
+    config("bf16", bn, stages, block_scaled, 128, bn, 128, False, False)
+    config("f32", bn, stages, block_scaled, 1024, 3 * bn, 2048, False, True)
+    config("bf16", bn, stages, block_scaled, 333, 2 * bn - 6, 784, True, False)
+    config("f32", bn, stages, block_scaled, 1000, 5 * bn + 2, 1040, True, True)
+
+
+def host_functions(out):
+    """scaled_mm and block_scaled_mm, autotuned, at 4096^3 and odd sizes."""
+    for shape in ((4096, 4096, 4096), (200, 520, 4112), (1, 64, 16)):
+        scaled_mm(out, *shape)
+        block_scaled(out, *shape)
 
 
 def example(out):
