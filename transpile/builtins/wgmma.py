@@ -48,6 +48,16 @@ the stride byte offset is again 1024 (from 8 rows of k to the next 8; a
 16-deep k step is 2048 bytes, descriptor + 128) and the leading one the
 distance from 64 columns to the next 64 (N > 64).
 
+8-bit inputs (``T`` Float8E4M3FN or Float8E5M2, or a pair ``(TA, TB)`` of
+them, PTX's ``.e4m3``/``.e5m2``) are ``m64nNk32``: A 64 x 32 and B 32 x N
+bytes, N any multiple of 8 up to 256, both K-major (PTX's transposes are for
+16-bit types only: ``trans_b=True`` is E626), a K-major row of a 128-byte
+swizzled tile holding 128 elements (the k-th 32-wide slice is again
+descriptor + 2 k), A from registers a ``TA x16`` (mma.sync m16n8k32's A
+fragment a warp).  Their helpers — 32 widths, 4 type pairs, 2 operand forms
+— are not in wgmma.h: each file defines the ones its calls use
+(``fp8_helper``, through the registry's ``helper``).
+
 The interpreter runs fence, commit, wait and setmaxnreg as no-ops (it is
 synchronous and has no register file).  It models ``wgmma_desc`` of a
 dynamic shared view (the address: the byte offset in the block's dynamic
@@ -55,7 +65,9 @@ shared memory, which kdsl aligns to 1024 bytes on the GPU too) and
 ``wgmma_mma_async`` on 128-byte-swizzled tiles, warpgroup-wide: A and B read
 through the descriptors with the hardware's swizzle (bits 4-6 of each byte
 address XORed with bits 7-9, :func:`read_tile`), each product exact in
-float64, summed in k order onto D and rounded to f32 once per instruction.
+float64, summed in k order onto D and rounded to f32 once per instruction
+(8-bit inputs too: docs/tensor-cores.md, "fp8", states the tolerance to the
+hardware, whose internal sum of 8-bit products is narrower).
 Descriptors of static shared arrays, other swizzle modes, and descriptors
 or ``scale_d`` that differ across a warpgroup are E362 there (GPU only).
 """
@@ -682,7 +694,10 @@ register(
     "or A from registers (`a` this thread's `T x8` fragment, mma.sync's A layout "
     "a warp), each thread's N / 2 elements of D in `acc`, a "
     "`local_array(Float32, (N // 2,))` (N = 8 … 256, a power of two; layout in "
-    "docs/tensor-cores.md); PTX `wgmma.mma_async.sync.aligned.m64nNk16` "
+    "docs/tensor-cores.md); with 8-bit `T` (Float8E4M3FN or Float8E5M2, or a pair "
+    "`(TA, TB)` of them) A (64 x 32) * B (32 x N), N any multiple of 8 up to 256, "
+    "K-major only, A from registers a `TA x16`; PTX "
+    "`wgmma.mma_async.sync.aligned.m64nNk16` (8-bit: `m64nNk32`) "
     + _SM90A
     + " — every thread of the warpgroup (the interpreter: 128-byte swizzle)",
     _lower_mma,
