@@ -119,3 +119,22 @@ def test_the_operator_infers_its_shape_without_running():
         one = torch.ones(1)
         out = scaled_mm_fp8(a, b, one, one, torch.float32)
     assert tuple(out.shape) == (100, 48) and out.dtype == torch.float32
+
+
+@pytest.mark.parametrize("K", [16, 272, 4096])
+def test_the_tensor_maps_take_the_fp8_bytes(K):
+    """What gemm_fp8.tensor_maps hands TMA (Uint8 views, boxes of 64 rows x
+    128 bytes, 128-byte swizzle) passes kdsl.tensor_map's checks (E841-E844)
+    for K down to 16; only the device is made up here."""
+    from dataclasses import replace
+
+    from kdsl.runtime import arrays, tensormap
+
+    a, b, _, _ = C.operands(200, 136, K, device="cpu")
+    for t in (a, b.t()):
+        info = replace(arrays.describe(t.view(torch.uint8)), device=0)
+        enc = tensormap.plan(info, (F.BOX, F.BK), 128)
+        assert enc.data_type == "UINT8"
+        assert enc.box == (128, 64) and enc.row_stride == K
+    # one stage's expect_tx: every box whole (TMA counts zero-filled bytes)
+    assert F.shared_mem(256, 1) == (F.BM + 256) * F.BK
