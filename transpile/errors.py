@@ -1403,7 +1403,8 @@ register(
         DSLTypeError,
         "{callee} keeps each thread's part of the warpgroup's 64 x N f32 "
         "accumulator in a kdsl.local_array(Float32, (N // 2,)) of N // 2 = {widths} "
-        "elements; got {got}",
+        "elements (8-bit inputs: or an f16 one, kdsl.local_array(Float16x2, "
+        "(N // 4,))); got {got}",
     ),
     (
         "wgmma-dtype",

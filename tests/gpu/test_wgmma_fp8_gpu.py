@@ -116,3 +116,33 @@ def test_products_that_need_more_than_14_bits():
     got = W.unfragment(out.cpu().numpy(), 8)
     assert np.isin(got, [1.0, np.float32(1 + 2.0**-23)]).all()
     print(f"\nfp8 wgmma 1 + 2 x 2^-24 gives {float(got[0, 0])!r} on the GPU")
+
+
+@pytest.mark.parametrize("ta, tb", PAIRS)
+@pytest.mark.parametrize("n", [24, 256])
+def test_f16_accumulators(ta, tb, n):
+    """PTX's .f16 D: the tolerance with the f16 rounding of each
+    instruction's result (2^-11 |D'|)."""
+    rng = np.random.default_rng(n + 1)
+    a = W.random_fp8(rng, (64, 128), NP[ta])
+    bt = W.random_fp8(rng, (n, 128), NP[tb])
+    c = rng.uniform(-4, 4, (64, n)).astype(np.float16)
+    c_frag = W.fragment(c).astype(np.float16)
+    out = torch.full((128 * n // 2,), float("nan"), device="cuda", dtype=torch.float16)
+    W.wgmma_fp8_tile_f16[1, 128](
+        _device(a, ta), _device(bt, tb), torch.from_numpy(c_frag).cuda(), out, N=n,
+        shared_mem=W.shared_mem(n),
+    )  # fmt: skip
+    gpu = W.unfragment(out.cpu().numpy(), n)
+    exact = c + a.astype(np.float64) @ bt.astype(np.float64).T
+    tol = W.tolerance(a, bt, c, rounding=2.0**-11)
+    assert not np.isnan(gpu).any()
+    assert (
+        np.abs(gpu - exact) <= tol
+    ).all(), f"worst {np.max(np.abs(gpu - exact) / tol):.3g} x"
+    model = W.model_f16(a, bt, c)
+    same = gpu == model
+    print(
+        f"\nfp8 wgmma f16 D {ta} x {tb} N={n}: bit-exact={bool(same.all())} "
+        f"equal={same.mean():.3f}"
+    )

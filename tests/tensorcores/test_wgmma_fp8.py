@@ -18,11 +18,13 @@ from wgmma_fp8_kernels import (
     fragment,
     instance,
     model,
+    model_f16,
     random_fp8,
     shared_mem,
     tolerance,
     unfragment,
     wgmma_fp8_tile,
+    wgmma_fp8_tile_f16,
 )
 
 E4M3, E5M2 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2
@@ -164,3 +166,39 @@ def test_products_are_exact_and_the_sum_is_rounded_once_per_instruction():
     c = np.zeros(128 * 4, np.float32)
     wgmma_fp8_tile.interpret[1, 128](a, bt, c, out, N=8, shared_mem=shared_mem(8))
     assert (unfragment(out, 8) == np.float32(1 + 2.0**-23)).all()
+
+
+@pytest.mark.parametrize("n", [8, 24, 128, 256])
+def test_f16_accumulators_are_one_qgmma_f16_per_k32(n):
+    sass = sass_of(wgmma_fp8_tile_f16.dispatch("f8e4m3fn", "f8e5m2", N=n))
+    assert sass.count(rf"^QGMMA\.64x{n}x32\.F16\.E4M3\.E5M2 R\d+, gdesc") == 4
+    assert sass.spills == 0
+
+
+@pytest.mark.parametrize("ta, tb", PAIRS)
+@pytest.mark.parametrize("n", [8, 24, 128, 256])
+def test_the_interpreter_rounds_f16_accumulators_once_per_instruction(ta, tb, n):
+    rng = np.random.default_rng(n)
+    a = random_fp8(rng, (64, 128), NP[ta])
+    bt = random_fp8(rng, (n, 128), NP[tb])
+    c = rng.uniform(-4, 4, (64, n)).astype(np.float16)
+    out = np.full(128 * n // 2, np.nan, np.float16)
+    run = wgmma_fp8_tile_f16.interpret[1, 128]
+    run(a, bt, fragment(c).astype(np.float16), out, N=n, shared_mem=shared_mem(n))
+    got = unfragment(out, n)
+    np.testing.assert_array_equal(got, model_f16(a, bt, c))
+    exact = c + a.astype(np.float64) @ bt.astype(np.float64).T
+    assert (np.abs(got - exact) <= tolerance(a, bt, c, rounding=2.0**-11)).all()
+
+
+@kdsl.kernel
+def f16_pairs_for_16_bit(out: Pointer[Float32]):
+    a = kdsl.dynamic_shared_array(Uint8x16, 64 * 8)
+    acc = kdsl.local_array(kdsl.Float16x2, (32,))
+    d = kdsl.wgmma_desc(a, 0)
+    kdsl.wgmma_mma_async(acc, d, d, kdsl.BFloat16)
+
+
+def test_f16_accumulators_are_for_8_bit_inputs():
+    with pytest.raises(kdsl.DSLError, match=r"E808.*Float16x2"):
+        f16_pairs_for_16_bit.dispatch().lowered

@@ -213,13 +213,17 @@ def _register_list(first: int, count: int) -> list[str]:
     return lines
 
 
-def fp8_helper(n: int, a: str, b: str, registers: bool = False) -> str:
-    """The helper of one width and pair of 8-bit types: D (64 x n, f32) += A
-    (64 x 32) * B (32 x n), B K-major through a descriptor, A through one or
-    (``registers``) this thread's 16 elements of A in 4 registers."""
-    regs = n // 2
+def fp8_helper(
+    n: int, a: str, b: str, registers: bool = False, acc: str = "f32"
+) -> str:
+    """The helper of one width and pair of 8-bit types: D (64 x n, f32, or
+    ``acc="f16"``: f16 in n / 4 pairs) += A (64 x 32) * B (32 x n), B K-major
+    through a descriptor, A through one or (``registers``) this thread's 16
+    elements of A in 4 registers."""
+    regs = n // 2 if acc == "f32" else n // 4
     elem = {"e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
-    name = f"wgmma_m64n{n}k32_f32_{a}_{b}"
+    name = f"wgmma_m64n{n}k32_{acc}_{a}_{b}"
+    d_type = "float* d" if acc == "f32" else "vec<__half, 2>* d"
     if registers:
         a_type, a_text = f"const vec<{elem[a]}, 16>& a", "A (64 x 32) in registers"
         a_operand = f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}"
@@ -230,24 +234,26 @@ def fp8_helper(n: int, a: str, b: str, registers: bool = False) -> str:
         a_operand, b_at, scale = f"%{regs}", regs + 1, regs + 2
         a_inputs = ['"l"(a)']
     lines = [
-        f"// D (64 x {n}, f32) += {a_text} ({a}) * B (32 x {n}, {b}), both K-major",
-        f"__device__ __forceinline__ void {name}(float* d, {a_type}, uint64_t b, "
+        f"// D (64 x {n}, {acc}) += {a_text} ({a}) * B (32 x {n}, {b}), both K-major",
+        f"__device__ __forceinline__ void {name}({d_type}, {a_type}, uint64_t b, "
         "int scale_d)",
         "{",
     ]
     if registers:
         lines.append("    const uint32_t* A = reinterpret_cast<const uint32_t*>(&a);")
+    if acc == "f16":
+        lines.append("    uint32_t* D = reinterpret_cast<uint32_t*>(d);")
     lines += [
         "    asm volatile(",
         '        "{\\n"',
         '        ".reg .pred p;\\n"',
         f'        "setp.ne.b32 p, %{scale}, 0;\\n"',
-        f'        "wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{a}.{b} "',
+        f'        "wgmma.mma_async.sync.aligned.m64n{n}k32.{acc}.{a}.{b} "',
         *_register_list(0, regs),
         f'        ", {a_operand}, %{b_at}, p, 1, 1;\\n"',
         '        "}\\n"',
     ]
-    outs = [f'"+f"(d[{i}])' for i in range(regs)]
+    outs = [f'"+f"(d[{i}])' if acc == "f32" else f'"+r"(D[{i}])' for i in range(regs)]
     for k in range(0, regs, 8):
         sep = "," if k + 8 < regs else ""
         lead = ": " if k == 0 else "  "
@@ -394,16 +400,19 @@ def _render_desc(r, c, args):
     return call(template("kdsl::wgmma_desc", o["mode"], o["lbo"], o["sbo"]), args[0])
 
 
-def _accumulator(lw, entry, acc, widths=FP8_WIDTHS):
-    """``(address of acc[0], N)`` of an accumulator array of one of the
-    ``widths`` (N), or E808."""
+def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, f16=False):
+    """``(address of acc[0], N, "f32" or "f16")`` of an accumulator array of
+    one of the ``widths`` (N): N // 2 Float32, or (``f16``: 8-bit inputs,
+    and the waits) N // 4 Float16x2 pairs; E808 otherwise."""
     shape = getattr(acc, "shape", None)
+    elem = getattr(acc, "elem", None)
+    per = {Float32: 2, Float16.vec(2): 4 if f16 else None}.get(elem)
     ok = (
         lw.is_memory(acc)
-        and getattr(acc, "elem", None) is Float32
+        and per is not None
         and isinstance(shape, tuple)
         and len(shape) == 1
-        and 2 * shape[0] in widths
+        and per * shape[0] in widths
     )
     base = lw.address(acc, (0,))[0] if ok else None
     if not ok or base.type.space != "local":
@@ -414,7 +423,12 @@ def _accumulator(lw, entry, acc, widths=FP8_WIDTHS):
             widths=_spelled_widths(widths),
         )
     base, flat = lw.address(acc, (0,))
-    return ir.Address(ir.PointerType(Float32, space="local"), base, flat), 2 * shape[0]
+    kind = "f32" if elem is Float32 else "f16"
+    return (
+        ir.Address(ir.PointerType(elem, space="local"), base, flat),
+        per * shape[0],
+        kind,
+    )
 
 
 def _spelled_widths(widths) -> str:
@@ -453,7 +467,7 @@ def _lower_mma(lw, entry, args, kwargs):
         trans_b = bool(trans_b.value)
     ta, tb = _operand_types(lw, entry, dtype)
     fp8 = ta in _FP8
-    address, n = _accumulator(lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS)
+    address, n, kind = _accumulator(lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS, fp8)
     # A: a descriptor, or this thread's fragment of it (T x8; 8-bit: T x16)
     fragment = ta.vec(16 if fp8 else 8)
     registers = isinstance(a, Vector) and type(a) is fragment
@@ -482,6 +496,7 @@ def _lower_mma(lw, entry, args, kwargs):
             ("dtype_b", _FP8[tb]),
             ("registers", registers),
             ("trans_b", False),
+            ("acc", kind),
         )
     else:
         options = (("n", n), ("dtype", _PTX[ta]), ("trans_b", trans_b))
@@ -492,9 +507,8 @@ def _lower_mma(lw, entry, args, kwargs):
 def _render_mma(r, c, args):
     o = dict(c.options)
     if "dtype_b" in o:  # 8-bit: the helper generated for this call (_helper)
-        return call(
-            f"kdsl::wgmma_m64n{o['n']}k32_f32_{o['dtype']}_{o['dtype_b']}", *args
-        )
+        name = f"kdsl::wgmma_m64n{o['n']}k32_{o['acc']}_{o['dtype']}_{o['dtype_b']}"
+        return call(name, *args)
     name = f"kdsl::wgmma_m64n{o['n']}k16_f32_{o['dtype']}"
     return call(template(name, 1) if o["trans_b"] else name, *args)
 
@@ -505,8 +519,34 @@ def _helper(c):
     o = dict(c.options)
     if "dtype_b" not in o:
         return None
-    key = (o["n"], o["dtype"], o["dtype_b"], o["registers"])
-    return f"wgmma fp8 {key[0]:03d} {key[1]} {key[2]} {int(key[3])}", fp8_helper(*key)
+    key = (o["n"], o["dtype"], o["dtype_b"], o["registers"], o["acc"])
+    n, a, b, regs, acc = key
+    return f"wgmma fp8 {n:03d} {a} {b} {int(regs)} {acc}", fp8_helper(*key)
+
+
+_WAIT_F16 = """\
+// Waits as wgmma_wait<N, COUNT>(float*) does, for an accumulator of COUNT
+// Float16x2 pairs (8-bit inputs, f16 D): its registers held across the wait.
+template <int N, int COUNT>
+__device__ __forceinline__ void wgmma_wait(vec<__half, 2>* d)
+{
+    uint32_t* D = reinterpret_cast<uint32_t*>(d);
+    #pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+        asm volatile("" : "+r"(D[i])::"memory");
+    wgmma_wait<N>();
+    #pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+        asm volatile("" : "+r"(D[i])::"memory");
+}"""
+
+
+def _wait_helper(c):
+    """The wait's overload for Float16x2 accumulators (None: f32's, in
+    wgmma.h)."""
+    return (
+        ("wgmma wait f16", _WAIT_F16) if dict(c.options).get("acc") == "f16" else None
+    )
 
 
 def _lower_fence(lw, entry, args, kwargs):
@@ -525,8 +565,11 @@ def _lower_wait(lw, entry, args, kwargs):
         raise error("wgmma-wait", callee=entry.spelled, got=lw.describe(args[0]))
     operands, options = (), (("n", n),)
     if len(args) == 2:
-        address, width = _accumulator(lw, entry, args[1])
-        operands, options = (address,), options + (("count", width // 2),)
+        address, width, kind = _accumulator(lw, entry, args[1], f16=True)
+        count = width // 2 if kind == "f32" else width // 4
+        operands, options = (address,), options + (("count", count),)
+        if kind == "f16":
+            options += (("acc", "f16"),)
     emit_statement(lw, entry, operands, options)
 
 
@@ -665,7 +708,8 @@ def _interpret_mma(t, call, args, mask):
         # products exact in float64 (8-bit ones in f32 too), summed in k order
         for k in range(k_depth):
             d += a[:, k, None] * b[None, :, k]
-        full[threads] = d[row, col].astype(np.float32)
+        rounded = np.float16 if o.get("acc") == "f16" else np.float32
+        full[threads] = d[row, col].astype(rounded)
     for i in range(n // 2):
         acc.mem.data[addr[where] + i] = full[where, i]
 
@@ -696,7 +740,8 @@ register(
     "`local_array(Float32, (N // 2,))` (N = 8 … 256, a power of two; layout in "
     "docs/tensor-cores.md); with 8-bit `T` (Float8E4M3FN or Float8E5M2, or a pair "
     "`(TA, TB)` of them) A (64 x 32) * B (32 x N), N any multiple of 8 up to 256, "
-    "K-major only, A from registers a `TA x16`; PTX "
+    "K-major only, A from registers a `TA x16`, and `acc` f32 or f16 (a "
+    "`local_array(Float16x2, (N // 4,))`); PTX "
     "`wgmma.mma_async.sync.aligned.m64nNk16` (8-bit: `m64nNk32`) "
     + _SM90A
     + " — every thread of the warpgroup (the interpreter: 128-byte swizzle)",
@@ -739,6 +784,7 @@ register(
     interpret=_no_op,
     prelude=PRELUDE,
     arch=ARCH,
+    helper=_wait_helper,
 )
 register(
     "fence_proxy_async",
