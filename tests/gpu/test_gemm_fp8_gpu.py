@@ -21,12 +21,33 @@ import isolated  # noqa: E402
 from examples_index import example_modules  # noqa: E402
 
 F = example_modules()["gemm_fp8"]
+CONFIGS = [(n, s, False) for n, s in F.SHAPES] + [
+    (n, s, True) for n, s in F.BLOCK_SHAPES
+]
 
 
 @pytest.fixture(autouse=True)
 def _needs_sm90():
     if cp.cuda.Device().compute_capability != "90":
         pytest.skip("gemm_fp8 needs a compute capability 9.0 GPU")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled():
+    """Every instance compiled first, in parallel (NVRTC releases the GIL),
+    into kdsl's disk cache, where the checks' subprocesses find them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kdsl.runtime import compile as kcompile
+
+    insts = [
+        F.gemm_fp8.dispatch(o, BN=n, STAGES=s, EDGE=e, BLOCK_SCALED=b)
+        for o in ("bf16", "f32")
+        for n, s, b in CONFIGS
+        for e in (False, True)
+    ]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: kcompile.cubin_for(i, "sm_90"), insts))
 
 
 def _passes(check, *args, timeout=120):

@@ -12,7 +12,8 @@ the stated tolerance (docs/tensor-cores.md, "fp8"):
 (``wgmma_fp8_kernels.tolerance``).  The PTX ISA does not document the
 precision of the tensor cores' internal sum of 8-bit products;
 DeepSeek-V3 (sec. 3.3.2) reports that about 14 bits are kept, SageAttention2
-an FP22 accumulator (13 mantissa bits).  Each case also reports, in the -s
+an FP22 accumulator (13 mantissa bits).  Float16 accumulators (PTX's .f16
+D): the same with 2^-11 |D'| for their rounding.  Each case also reports, in the -s
 output, whether the GPU agreed with the interpreter bit for bit, the share
 of elements that did and the largest difference in units of the bound."""
 
@@ -45,6 +46,22 @@ CASES += [
 def _needs_sm90():
     if cp.cuda.Device().compute_capability != "90":
         pytest.skip("wgmma needs a compute capability 9.0 GPU")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled():
+    """The instances compiled first, in parallel (NVRTC releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kdsl.runtime import compile as kcompile
+
+    insts = [W.instance(a, b, N=n, K=k, ACC=True, REGS=r) for a, b, n, k, r in CASES]
+    insts += [W.instance(a, b, N=128, K=128) for a, b in PAIRS]
+    insts += [
+        W.wgmma_fp8_tile_f16.dispatch(a, b, N=n) for a, b in PAIRS for n in (24, 256)
+    ]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: kcompile.cubin_for(i, "sm_90"), insts))
 
 
 def _device(host, name):
