@@ -141,8 +141,8 @@ def gemm_fp8(
             if BLOCK_SCALED:  # this thread's rows' scales (rows past M: M - 1's)
                 at0 = min(row, M - 1) * ktiles
                 at8 = min(row + 8, M - 1) * ktiles
-                at_b = tn * (BN // SCALE_BLOCK) * ktiles
-                for i in kdsl.range_constexpr(BN // 2):
+                at_b = tn * ktiles
+                for i in range(BN // 2):
                     acc[i] = 0.0
             for kt in range(ktiles):
                 stage = it % STAGES
@@ -160,15 +160,16 @@ def gemm_fp8(
                     kdsl.wgmma_wait(0, part)
                     if tid % 128 == 0:  # the stage is read: free it
                         kdsl.mbarrier_arrive(empty, stage)
-                    # promote: acc += part * scale_a[row, kt] * scale_b[block, kt]
-                    s0 = scale_a[at0 + kt]
-                    s8 = scale_a[at8 + kt]
+                    # promote: acc += part * scale_a[row, kt] * scale_b[tn, kt]
+                    # (BN = 128: the tile's columns are one block of b)
+                    s_b = scale_b[at_b + kt]
+                    s0 = scale_a[at0 + kt] * s_b
+                    s8 = scale_a[at8 + kt] * s_b
                     for j in kdsl.range_constexpr(BN // 8):
-                        sb_j = scale_b[at_b + j * 8 // SCALE_BLOCK * ktiles + kt]
-                        acc[4 * j] += part[4 * j] * (s0 * sb_j)
-                        acc[4 * j + 1] += part[4 * j + 1] * (s0 * sb_j)
-                        acc[4 * j + 2] += part[4 * j + 2] * (s8 * sb_j)
-                        acc[4 * j + 3] += part[4 * j + 3] * (s8 * sb_j)
+                        acc[4 * j] += part[4 * j] * s0
+                        acc[4 * j + 1] += part[4 * j + 1] * s0
+                        acc[4 * j + 2] += part[4 * j + 2] * s8
+                        acc[4 * j + 3] += part[4 * j + 3] * s8
                 else:  # kt 0: D = A B; then D += A B
                     kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
                     for kk in kdsl.range_constexpr(1, BK // 32):
@@ -211,8 +212,9 @@ def gemm_fp8(
 
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
-# memory holds; block-scaled 128 (two f32 accumulators a thread: BN = 256
-# would need 256 registers for them alone)
+# memory holds; block-scaled BN = 128 only — the kernel reads one scale of b
+# a tile (its columns one 128-block of b), and two f32 accumulators a thread
+# of BN = 256 would need 256 registers for them alone)
 SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
 BLOCK_SHAPES = [(128, 6), (128, 4)]
 

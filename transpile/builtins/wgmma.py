@@ -54,7 +54,9 @@ bytes, N any multiple of 8 up to 256, both K-major (PTX's transposes are for
 16-bit types only: ``trans_b=True`` is E626), a K-major row of a 128-byte
 swizzled tile holding 128 elements (the k-th 32-wide slice is again
 descriptor + 2 k), A from registers a ``TA x16`` (mma.sync m16n8k32's A
-fragment a warp).  Their helpers — 32 widths, 4 type pairs, 2 operand forms
+fragment a warp), and D f32 or (PTX's ``.f16``) f16: a
+``local_array(Float16x2, (N // 4,))``, pair p holding elements 2p, 2p + 1
+of the f32 layout (its wait's overload is generated alike).  Their helpers — 32 widths, 4 type pairs, 2 operand forms
 — are not in wgmma.h: each file defines the ones its calls use
 (``fp8_helper``, through the registry's ``helper``).
 
