@@ -163,3 +163,35 @@ def test_f16_accumulators(ta, tb, n):
         f"\nfp8 wgmma f16 D {ta} x {tb} N={n}: bit-exact={bool(same.all())} "
         f"equal={same.mean():.3f}"
     )
+
+
+@pytest.mark.parametrize("block_scaled", [False, True], ids=["per-tensor", "block"])
+def test_the_interpreted_scaled_gemm_on_the_gpu(block_scaled):
+    """wgmma_fp8_kernels.scaled_gemm (gemm_fp8's arithmetic, fed by
+    cp.async) on the GPU against the float64 reference and the
+    interpreter's result (tests/tensorcores/test_gemm_fp8.py runs it
+    there)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fp8_gpu_checks as C
+
+    M, N, K = 128, 256, 384
+    a, b, sa, sb = C.operands(M, N, K, seed=5, block_scaled=block_scaled)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    W.scaled_gemm[(M // 64, N // 128), 128](
+        a, b.t().contiguous(), sa, sb, c, N, K, BLOCK_SCALED=block_scaled,
+        shared_mem=W.SCALED_GEMM_SHARED,
+    )  # fmt: skip
+    worst = C._check(c, a, b, sa, sb, "f32", block_scaled, "scaled_gemm on the GPU")
+    host = [t.cpu() for t in (a, b.t().contiguous(), sa, sb)]
+    to_np = lambda t: t.view(torch.uint8).numpy().view(NP["f8e4m3fn"])  # noqa: E731
+    interp = np.full((M, N), np.nan, np.float32)
+    W.scaled_gemm.interpret[(M // 64, N // 128), 128](
+        to_np(host[0]), to_np(host[1]), host[2].numpy(), host[3].numpy(), interp, N, K,
+        BLOCK_SCALED=block_scaled, shared_mem=W.SCALED_GEMM_SHARED,
+    )  # fmt: skip
+    same = c.cpu().numpy() == interp
+    print(
+        f"\nfp8 scaled_gemm block_scaled={block_scaled}: worst {worst:.3g} x the "
+        f"bound, bit-exact with the interpreter={bool(same.all())} "
+        f"equal={same.mean():.3f}"
+    )

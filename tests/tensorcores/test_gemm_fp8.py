@@ -138,3 +138,47 @@ def test_the_tensor_maps_take_the_fp8_bytes(K):
         assert enc.box == (128, 64) and enc.row_stride == K
     # one stage's expect_tx: every box whole (TMA counts zero-filled bytes)
     assert F.shared_mem(256, 1) == (F.BM + 256) * F.BK
+
+
+def _interpret_scaled_gemm(M, N, K, block_scaled, seed):
+    """wgmma_fp8_kernels.scaled_gemm — the example's arithmetic, fed by
+    cp.async — in the interpreter on CPU tensors."""
+    import ml_dtypes
+
+    import wgmma_fp8_kernels as W
+
+    a, b, sa, sb = C.operands(
+        M, N, K, seed=seed, block_scaled=block_scaled, device="cpu"
+    )
+    as_np = (
+        lambda t: t.contiguous().view(torch.uint8).numpy().view(ml_dtypes.float8_e4m3fn)
+    )  # noqa: E731
+    c = torch.full((M, N), float("nan"))
+    W.scaled_gemm.interpret[(M // 64, N // 128), 128](
+        as_np(a), as_np(b.t()), sa.numpy(), sb.numpy(), c.numpy(), N, K,
+        BLOCK_SCALED=block_scaled, shared_mem=W.SCALED_GEMM_SHARED,
+    )  # fmt: skip
+    return c, (a, b, sa, sb)
+
+
+@pytest.mark.parametrize("block_scaled", [False, True], ids=["per-tensor", "block"])
+def test_the_examples_arithmetic_in_the_interpreter(block_scaled):
+    """Per-tensor scales applied once after the whole sum, or each 128-deep
+    block's partial product promoted with its row's and column block's
+    scales (several k tiles, two blocks of rows and of columns): against
+    the float64 references the GPU tests use, well inside their bound."""
+    c, (a, b, sa, sb) = _interpret_scaled_gemm(128, 256, 384, block_scaled, seed=5)
+    worst = C._check(c, a, b, sa, sb, "f32", block_scaled, "interpreter")
+    assert worst < 1e-3  # the interpreter's sums are exact but for f32 roundings
+    if block_scaled:  # the scales matter: without them the product differs
+        plain = F.reference(a, b, torch.ones(1), torch.ones(1), False)
+        assert not torch.allclose(c.double(), plain, rtol=1e-2)
+
+
+def test_the_interpreted_gemm_compiles_to_qgmma():
+    import wgmma_fp8_kernels as W
+
+    for block_scaled in (False, True):
+        sass = sass_of(W.scaled_gemm.dispatch(BLOCK_SCALED=block_scaled))
+        assert sass.count(r"^QGMMA\.64x128x32\.F32\.E4M3\.E4M3 ") == 4
+        assert sass.spills == 0

@@ -16,7 +16,17 @@ fragment (mma.sync m16n8k32's A layout, wgmma.a_fragment_layout(True))."""
 import numpy as np
 
 import kdsl
-from kdsl import Constexpr, Float16, Float32, Pointer, thread_idx
+from kdsl import (
+    Constexpr,
+    Float8E4M3FN,
+    Float16,
+    Float32,
+    Int32,
+    Pointer,
+    Uint8,
+    block_idx,
+    thread_idx,
+)
 from kdsl.transpile.builtins import wgmma
 
 FP8 = ["f8e4m3fn", "f8e5m2"]
@@ -207,3 +217,91 @@ def model_f16(a, bt, c) -> np.ndarray:
     for k0 in range(0, a.shape[1], 32):
         d = (d + a64[:, k0 : k0 + 32] @ b64[k0 : k0 + 32]).astype(np.float16)
     return d
+
+
+@kdsl.kernel
+def scaled_gemm(
+    a: Pointer[Float8E4M3FN],
+    bt: Pointer[Float8E4M3FN],
+    scale_a: Pointer[Float32],
+    scale_b: Pointer[Float32],
+    c: Pointer[Float32],
+    N: Int32,
+    K: Int32,
+    BLOCK_SCALED: Constexpr[bool] = False,
+):
+    """The arithmetic of examples/gemm_fp8.py in a kernel the interpreter
+    runs (cp.async copies and one warpgroup a block in place of its TMA
+    pipeline, which only a GPU runs): a block computes 64 rows x 128
+    columns of c from 128-deep k tiles, 4 m64n128k32 wgmma each.
+    Per-tensor: one accumulator over the whole of K, times scale_a[0]
+    scale_b[0] at the end.  Block-scaled: each k tile's product in ``part``
+    (scale_d=False), promoted into ``acc`` times scale_a[row, kt]
+    scale_b[column block, kt] — the example's promotion, its scales laid
+    out as its host functions take them."""
+    sa = kdsl.dynamic_shared_array(Uint8.vec(16), 64 * 8)
+    sb = kdsl.dynamic_shared_array(Uint8.vec(16), 128 * 8)
+    acc = kdsl.local_array(Float32, (64,))
+    part = kdsl.local_array(Float32, (64,))
+    tid = thread_idx.x
+    m0 = block_idx.x * 64
+    n0 = block_idx.y * 128
+    ktiles = K // 128
+    row = m0 + tid // 32 * 16 + tid % 32 // 4
+    for i in range(64):
+        acc[i] = 0.0
+    for kt in range(ktiles):
+        for p in kdsl.range_constexpr(4):  # A: 64 rows x 8 chunks
+            chunk = p * 128 + tid
+            r = chunk // 8
+            q = chunk % 8
+            src = ((m0 + r) * K + kt * 128) // 16 + q
+            kdsl.cp_async(sa, r * 8 + kdsl.swizzle(r, q, 8), a.view(Uint8).vec(16), src)
+        for p in kdsl.range_constexpr(8):  # B^T: 128 rows x 8 chunks
+            chunk = p * 128 + tid
+            r = chunk // 8
+            q = chunk % 8
+            src = ((n0 + r) * K + kt * 128) // 16 + q
+            kdsl.cp_async(
+                sb, r * 8 + kdsl.swizzle(r, q, 8), bt.view(Uint8).vec(16), src
+            )
+        kdsl.cp_async_commit()
+        kdsl.cp_async_wait(0)
+        kdsl.fence_proxy_async()
+        kdsl.syncthreads()
+        da = kdsl.wgmma_desc(sa, 0)
+        db = kdsl.wgmma_desc(sb, 0)
+        kdsl.wgmma_fence()
+        if BLOCK_SCALED:
+            kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
+            for kk in kdsl.range_constexpr(1, 4):
+                kdsl.wgmma_mma_async(part, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
+            kdsl.wgmma_commit()
+            kdsl.wgmma_wait(0, part)
+            s_b = scale_b[block_idx.y * ktiles + kt]
+            s0 = scale_a[row * ktiles + kt] * s_b
+            s8 = scale_a[(row + 8) * ktiles + kt] * s_b
+            for j in kdsl.range_constexpr(16):
+                acc[4 * j] += part[4 * j] * s0
+                acc[4 * j + 1] += part[4 * j + 1] * s0
+                acc[4 * j + 2] += part[4 * j + 2] * s8
+                acc[4 * j + 3] += part[4 * j + 3] * s8
+        else:
+            for kk in kdsl.range_constexpr(4):
+                kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
+            kdsl.wgmma_commit()
+            kdsl.wgmma_wait(0, acc)
+        kdsl.syncthreads()  # the tiles are read: the next copies may land
+    scale = Float32(1.0)
+    if not BLOCK_SCALED:
+        scale = scale_a[0] * scale_b[0]
+    col0 = n0 + tid % 4 * 2
+    for j in kdsl.range_constexpr(16):
+        col = col0 + j * 8
+        c[row * N + col] = acc[4 * j] * scale
+        c[row * N + col + 1] = acc[4 * j + 1] * scale
+        c[(row + 8) * N + col] = acc[4 * j + 2] * scale
+        c[(row + 8) * N + col + 1] = acc[4 * j + 3] * scale
+
+
+SCALED_GEMM_SHARED = (64 + 128) * 128
