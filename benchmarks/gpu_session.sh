@@ -6,6 +6,7 @@
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 #   bash benchmarks/gpu_session.sh attnbwd # the attention backward: its GPU tests, then
 #                                          # the benchmark against SDPA (~3 min)
+#   bash benchmarks/gpu_session.sh fp8     # the fp8 GPU tests, then fp8_bench.py (~3 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -34,6 +35,7 @@ tests)
     examples_mid="softmax or gemm or matmul or attention"
     groups=(
         "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py test_attention_tma_gpu.py test_attention_backward_gpu.py"
+        "test_wgmma_fp8_gpu.py test_gemm_fp8_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
         "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_structs_gpu.py test_nan_payloads.py"
         "WORKERS=4 test_examples_gpu.py|$examples_heavy"
@@ -99,5 +101,16 @@ attnbwd)
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |
         tee "$OUT/sgemm_sweep.log"
+    ;;
+fp8)
+    # the fp8 wgmma and GEMM tests (-s: the wgmma test prints, case by case,
+    # whether the GPU agreed with the interpreter bit for bit), then the
+    # benchmark: per-tensor vs torch._scaled_mm, block-scaled vs per-tensor
+    timeout 200 python3 -P -m pytest -q -s -p no:cacheprovider -m gpu -rf -n 0 \
+        tests/gpu/test_wgmma_fp8_gpu.py 2>&1 | tee "$OUT/fp8-wgmma-tests.log" |
+        grep -E "fp8 wgmma|passed|failed|^FAILED|^ERROR"
+    timeout 300 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf --durations=5 \
+        -n 3 tests/gpu/test_gemm_fp8_gpu.py 2>&1 | tee "$OUT/fp8-gemm-tests.log" | tail -30
+    timeout 200 python3 -P benchmarks/fp8_bench.py "${@:2}" 2>&1 | tee "$OUT/fp8_bench.log"
     ;;
 esac

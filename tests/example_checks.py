@@ -706,6 +706,26 @@ def gemm_tma(be, t, rng):
     assert failure is None, failure
 
 
+def gemm_fp8(be, t, rng):
+    """The fp8 TMA GEMMs (sm_90a; per-tensor and block-scaled), autotuned on
+    the GPU in a process of its own (tests/gpu/fp8_gpu_checks.example); the
+    interpreter refuses their tensor maps (E836, GPU only)."""
+    ex = EX["gemm_fp8"]
+    if be.name == "interpreter":
+        M, N, K = 128, 256, 128
+        c = be.poison((M, N), t)
+        one = np.ones(1, np.float32)
+        launch = be.launcher(ex.gemm_fp8, (1,), ex.THREADS)
+        with pytest.raises(DSLError, match="E836"):
+            launch(None, None, c, one, one, M, N, K, shared_mem=ex.shared_mem(256, 4))
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu"))
+    import isolated
+
+    failure = isolated.run("fp8_gpu_checks", "example", t.short)
+    assert failure is None, failure
+
+
 def attention_tma(be, t, rng):
     """The warp-specialised TMA + wgmma attention (sm_90a), autotuned on the
     GPU in a process of its own (tests/gpu/attention_tma_checks.py); the
@@ -843,6 +863,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gemm_wgmma: EX["gemm_wgmma"].gemm_wgmma,
     attention: EX["attention"].attention_fwd,
     gemm_tma: EX["gemm_tma"].gemm_tma,
+    gemm_fp8: EX["gemm_fp8"].gemm_fp8,
     attention_tma: EX["attention_tma"].attention_tma,
     attention_backward: EX["attention_backward"].attention_bwd_dkdv,
     sgemm: EX["matmul"].sgemm,

@@ -1404,14 +1404,16 @@ register(
         DSLTypeError,
         "{callee} keeps each thread's part of the warpgroup's 64 x N f32 "
         "accumulator in a kdsl.local_array(Float32, (N // 2,)) of N // 2 = {widths} "
-        "elements; got {got}",
+        "elements (8-bit inputs: or an f16 one, kdsl.local_array(Float16x2, "
+        "(N // 4,))); got {got}",
     ),
     (
         "wgmma-dtype",
         "E809",
         DSLTypeError,
         "{callee}(acc, desc_a, desc_b, T): T, the element type of the A and B "
-        "tiles, must be kdsl.BFloat16 or kdsl.Float16; got {got}",
+        "tiles, must be kdsl.BFloat16 or kdsl.Float16, or 8-bit: kdsl.Float8E4M3FN "
+        "or kdsl.Float8E5M2, or a pair (TA, TB) of those two; got {got}",
     ),
     (
         "wgmma-descriptor",
@@ -1450,6 +1452,14 @@ register(
         "{callee}(..., trans_b=) takes True (B MN-major: its K x N tile stored "
         "row by row) or False (K-major, the default), known at compile time; got "
         "{got}",
+    ),
+    (
+        "wgmma-fp8-k-major",
+        "E626",
+        DSLValueError,
+        "{callee} reads 8-bit (Float8E4M3FN/Float8E5M2) tiles K-major only: PTX's "
+        "transposed modes are for 16-bit types; store B as its N x K transpose "
+        "(row n holds column n of B) and drop trans_b=True",
     ),
     (
         "setmaxnreg-count",

@@ -24,7 +24,7 @@ from kdsl.transpile.cuda.cexpr import literal
 from kdsl.transpile.cuda.emit import Emitter, basename
 from kdsl.transpile.cuda import structs
 from kdsl.transpile.cuda.emit import ctype
-from kdsl.transpile.cuda.prelude import needs
+from kdsl.transpile.cuda.prelude import helpers, needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
 from kdsl.transpile.errors import DSLError
 from kdsl.transpile.frontend.constants import declaration
@@ -312,6 +312,8 @@ def _render(c: Compilation, line_directives: bool) -> str:
     lowered, prepared = c.lowered, c.prepared
     texts = [Emitter.function(f, facts, line_directives) for f, facts in prepared]
     headers, parts = needs(tuple(f for f, _ in prepared))
+    generated = helpers(tuple(f for f, _ in prepared))
+    prelude = [prelude_part(p).rstrip("\n") for p in parts]
     sig = c.kdef.signature
     return render_file(
         version=__version__,
@@ -326,7 +328,7 @@ def _render(c: Compilation, line_directives: bool) -> str:
         maxrregcount=c.kdef.options.maxrregcount,
         arch=lowered.arch,
         headers=headers,
-        prelude="\n".join(prelude_part(p).rstrip("\n") for p in parts),
+        prelude="\n".join(prelude + ([generated] if generated else [])),
         structs=[
             structs.declaration(t, ctype)
             for t in structs.used_structs(lowered.functions + (lowered.kernel,))

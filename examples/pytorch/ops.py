@@ -8,7 +8,8 @@ operator by ``kdsl.torch.op``; the gradient comes from the kernel's
     y = torch.compile(lambda t: softmax(gelu(t)) * 2, fullgraph=True)(x)
     attention(q, k, v, causal).sum().backward()    # q.grad, k.grad, v.grad
 
-On CPU tensors the kernels run in kdsl's interpreter.
+On CPU tensors the kernels run in kdsl's interpreter (all but
+``scaled_mm_fp8``: TMA and mbarriers run on an H100/H200 only).
 """
 
 import sys
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples
 import attention as _attention_mma  # noqa: E402
 import attention_tma as _attention_tma  # noqa: E402
 import gelu as _gelu  # noqa: E402
+import gemm_fp8 as _gemm_fp8  # noqa: E402
 import layer_norm as _layer_norm  # noqa: E402
 import softmax as _softmax  # noqa: E402
 from block_reduce import itemsize  # noqa: E402
@@ -110,3 +112,24 @@ def attention(
     """Attention with autograd, like ``F.scaled_dot_product_attention(q, k,
     v, is_causal=causal)`` (attention_lse's output)."""
     return attention_lse(q, k, v, causal)[0]
+
+
+@kdsl.torch.op("kdsl_examples::scaled_mm_fp8")
+def scaled_mm_fp8(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    scale_a: torch.Tensor,
+    scale_b: torch.Tensor,
+    out_dtype: torch.dtype = torch.bfloat16,
+) -> torch.Tensor:
+    """``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=out_dtype)`` on
+    an H100/H200 (examples/gemm_fp8.py's scaled_mm, autotuned): float8_e4m3fn
+    a (M, K) row-major and b (K, N) column-major, one-element float32
+    scales, a bfloat16 or float32 (M, N) result; forward only (fp8 inputs
+    take no gradient)."""
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
+    # the tensor maps hold the tensors' addresses, which a fake tensor (the
+    # operator's shape inference under torch.compile) has not
+    if not isinstance(a, torch._subclasses.fake_tensor.FakeTensor):
+        _gemm_fp8.scaled_mm(a, b, scale_a, scale_b, c)
+    return c

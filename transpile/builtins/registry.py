@@ -29,6 +29,10 @@ An entry says, in one place:
   ever given scalars); by default the ``kdsl.math`` entries are;
 * ``prelude`` and ``headers``: the prelude parts and CUDA headers its
   rendering needs (the file includes them only when the IR calls it);
+* ``helper``: for a built-in whose CUDA helper depends on the call (one
+  of many shapes and types, too many for a prelude part to hold them all),
+  ``helper(call)`` returns ``(key, text)``: a helper function the file
+  defines once, after the prelude parts, in ``namespace kdsl`` (or None);
 * ``text``: its arguments may be strings and f-strings (``print``), which
   the front end passes as ``core.printf.Text``;
 * ``arch``: the architecture an instance calling it must be compiled for
@@ -71,6 +75,7 @@ class Builtin:
     text: bool = False  # takes strings and f-strings (as core.printf.Text)
     lanewise: bool | None = None  # None: True for kdsl.math's entries
     arch: str | None = None  # "sm_90a": instances calling it compile for it
+    helper: Callable | None = None  # call -> (key, C++ text) | None
 
     def __post_init__(self):
         object.__setattr__(self, "__doc__", self.doc)  # help(kdsl.syncthreads)

@@ -48,6 +48,18 @@ the stride byte offset is again 1024 (from 8 rows of k to the next 8; a
 16-deep k step is 2048 bytes, descriptor + 128) and the leading one the
 distance from 64 columns to the next 64 (N > 64).
 
+8-bit inputs (``T`` Float8E4M3FN or Float8E5M2, or a pair ``(TA, TB)`` of
+them, PTX's ``.e4m3``/``.e5m2``) are ``m64nNk32``: A 64 x 32 and B 32 x N
+bytes, N any multiple of 8 up to 256, both K-major (PTX's transposes are for
+16-bit types only: ``trans_b=True`` is E626), a K-major row of a 128-byte
+swizzled tile holding 128 elements (the k-th 32-wide slice is again
+descriptor + 2 k), A from registers a ``TA x16`` (mma.sync m16n8k32's A
+fragment a warp), and D f32 or (PTX's ``.f16``) f16: a
+``local_array(Float16x2, (N // 4,))``, pair p holding elements 2p, 2p + 1
+of the f32 layout (its wait's overload is generated alike).  Their helpers — 32 widths, 4 type pairs, 2 operand forms
+— are not in wgmma.h: each file defines the ones its calls use
+(``fp8_helper``, through the registry's ``helper``).
+
 The interpreter runs fence, commit, wait and setmaxnreg as no-ops (it is
 synchronous and has no register file).  It models ``wgmma_desc`` of a
 dynamic shared view (the address: the byte offset in the block's dynamic
@@ -55,13 +67,16 @@ shared memory, which kdsl aligns to 1024 bytes on the GPU too) and
 ``wgmma_mma_async`` on 128-byte-swizzled tiles, warpgroup-wide: A and B read
 through the descriptors with the hardware's swizzle (bits 4-6 of each byte
 address XORed with bits 7-9, :func:`read_tile`), each product exact in
-float64, summed in k order onto D and rounded to f32 once per instruction.
+float64, summed in k order onto D and rounded to f32 once per instruction
+(8-bit inputs too: docs/tensor-cores.md, "fp8", states the tolerance to the
+hardware, whose internal sum of 8-bit products is narrower).
 Descriptors of static shared arrays, other swizzle modes, and descriptors
 or ``scale_d`` that differ across a warpgroup are E362 there (GPU only).
 """
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from kdsl.transpile import ir
@@ -71,6 +86,8 @@ from kdsl.transpile.core.cxx import call, template
 from kdsl.transpile.core.types import (
     BFloat16,
     Boolean,
+    Float8E4M3FN,
+    Float8E5M2,
     Float16,
     Float32,
     Uint64,
@@ -82,6 +99,16 @@ ARCH = "sm_90a"
 WIDTHS = (8, 16, 32, 64, 128, 256)  # the N a helper exists for
 SWIZZLES = {0: 0, 128: 1, 64: 2, 32: 3}  # bytes -> the descriptor's mode
 _PTX = {BFloat16: "bf16", Float16: "f16"}
+# 8-bit inputs (m64nNk32, A and B types each e4m3 or e5m2): every N the
+# instruction takes, K-major only; their helpers are generated per call
+_FP8 = {Float8E4M3FN: "e4m3", Float8E5M2: "e5m2"}
+FP8_WIDTHS = tuple(range(8, 257, 8))
+_NUMPY = {
+    "bf16": ml_dtypes.bfloat16,
+    "f16": np.float16,
+    "e4m3": ml_dtypes.float8_e4m3fn,
+    "e5m2": ml_dtypes.float8_e5m2,
+}
 # the helpers taking A in registers take a kdsl::vec (vector.h)
 PRELUDE = ("vector.h", "wgmma.h")
 
@@ -172,6 +199,68 @@ def _mma_helper(n: int, ptx: str, registers: bool = False) -> str:
         lead = ": " if k == 0 else "  "
         lines.append(f"        {lead}{', '.join(outs[k:k + 8])}{sep}")
     inputs = ", ".join(a_inputs + ['"l"(b)', '"r"(scale_d)', '"n"(TRANS_B)'])
+    lines += [f"        : {inputs});", "}"]
+    return "\n".join(lines)
+
+
+def _register_list(first: int, count: int) -> list[str]:
+    """``{%first, …}`` of ``count`` registers, as asm string lines of at most
+    16 registers each."""
+    text = "{" + ", ".join(f"%{first + i}" for i in range(count)) + "}"
+    lines = []
+    while text:
+        parts = text.split(", ")
+        head, text = ", ".join(parts[:16]), ", ".join(parts[16:])
+        lines.append(f'        "{head}{", " if text else ""}"')
+    return lines
+
+
+def fp8_helper(
+    n: int, a: str, b: str, registers: bool = False, acc: str = "f32"
+) -> str:
+    """The helper of one width and pair of 8-bit types: D (64 x n, f32, or
+    ``acc="f16"``: f16 in n / 4 pairs) += A (64 x 32) * B (32 x n), B K-major
+    through a descriptor, A through one or (``registers``) this thread's 16
+    elements of A in 4 registers."""
+    regs = n // 2 if acc == "f32" else n // 4
+    elem = {"e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
+    name = f"wgmma_m64n{n}k32_{acc}_{a}_{b}"
+    d_type = "float* d" if acc == "f32" else "vec<__half, 2>* d"
+    if registers:
+        a_type, a_text = f"const vec<{elem[a]}, 16>& a", "A (64 x 32) in registers"
+        a_operand = f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}"
+        b_at, scale = regs + 4, regs + 5
+        a_inputs = [f'"r"(A[{i}])' for i in range(4)]
+    else:
+        a_type, a_text = "uint64_t a", "A (64 x 32) in shared memory"
+        a_operand, b_at, scale = f"%{regs}", regs + 1, regs + 2
+        a_inputs = ['"l"(a)']
+    lines = [
+        f"// D (64 x {n}, {acc}) += {a_text} ({a}) * B (32 x {n}, {b}), both K-major",
+        f"__device__ __forceinline__ void {name}({d_type}, {a_type}, uint64_t b, "
+        "int scale_d)",
+        "{",
+    ]
+    if registers:
+        lines.append("    const uint32_t* A = reinterpret_cast<const uint32_t*>(&a);")
+    if acc == "f16":
+        lines.append("    uint32_t* D = reinterpret_cast<uint32_t*>(d);")
+    lines += [
+        "    asm volatile(",
+        '        "{\\n"',
+        '        ".reg .pred p;\\n"',
+        f'        "setp.ne.b32 p, %{scale}, 0;\\n"',
+        f'        "wgmma.mma_async.sync.aligned.m64n{n}k32.{acc}.{a}.{b} "',
+        *_register_list(0, regs),
+        f'        ", {a_operand}, %{b_at}, p, 1, 1;\\n"',
+        '        "}\\n"',
+    ]
+    outs = [f'"+f"(d[{i}])' if acc == "f32" else f'"+r"(D[{i}])' for i in range(regs)]
+    for k in range(0, regs, 8):
+        sep = "," if k + 8 < regs else ""
+        lead = ": " if k == 0 else "  "
+        lines.append(f"        {lead}{', '.join(outs[k:k + 8])}{sep}")
+    inputs = ", ".join(a_inputs + ['"l"(b)', '"r"(scale_d)'])
     lines += [f"        : {inputs});", "}"]
     return "\n".join(lines)
 
@@ -313,15 +402,19 @@ def _render_desc(r, c, args):
     return call(template("kdsl::wgmma_desc", o["mode"], o["lbo"], o["sbo"]), args[0])
 
 
-def _accumulator(lw, entry, acc):
-    """``(address of acc[0], N)`` of an accumulator array, or E808."""
+def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, f16=False):
+    """``(address of acc[0], N, "f32" or "f16")`` of an accumulator array of
+    one of the ``widths`` (N): N // 2 Float32, or (``f16``: 8-bit inputs,
+    and the waits) N // 4 Float16x2 pairs; E808 otherwise."""
     shape = getattr(acc, "shape", None)
+    elem = getattr(acc, "elem", None)
+    per = {Float32: 2, Float16.vec(2): 4 if f16 else None}.get(elem)
     ok = (
         lw.is_memory(acc)
-        and getattr(acc, "elem", None) is Float32
+        and per is not None
         and isinstance(shape, tuple)
         and len(shape) == 1
-        and 2 * shape[0] in WIDTHS
+        and per * shape[0] in widths
     )
     base = lw.address(acc, (0,))[0] if ok else None
     if not ok or base.type.space != "local":
@@ -329,10 +422,41 @@ def _accumulator(lw, entry, acc):
             "wgmma-accumulator",
             callee=entry.spelled,
             got=lw.describe(acc),
-            widths=", ".join(str(n // 2) for n in WIDTHS),
+            widths=_spelled_widths(widths),
         )
     base, flat = lw.address(acc, (0,))
-    return ir.Address(ir.PointerType(Float32, space="local"), base, flat), 2 * shape[0]
+    kind = "f32" if elem is Float32 else "f16"
+    return (
+        ir.Address(ir.PointerType(elem, space="local"), base, flat),
+        per * shape[0],
+        kind,
+    )
+
+
+def _spelled_widths(widths) -> str:
+    halves = [str(n // 2) for n in widths]
+    return (
+        ", ".join(halves)
+        if len(halves) < 8
+        else f"{halves[0]}, {halves[1]}, … {halves[-1]}"
+    )
+
+
+def _operand_types(lw, entry, dtype):
+    """``(A's, B's)`` element types of ``T``: one 16-bit type, or an 8-bit
+    one or a pair of them ``(TA, TB)``; E809 otherwise."""
+    pair = tuple(dtype) if isinstance(dtype, tuple) else (dtype, dtype)
+    if len(pair) == 2 and all(t in _FP8 for t in pair):
+        return pair
+    if not isinstance(dtype, tuple) and dtype in _PTX:
+        return pair
+    raise error("wgmma-dtype", callee=entry.spelled, got=_describe_type(lw, dtype))
+
+
+def _describe_type(lw, dtype) -> str:
+    if isinstance(dtype, tuple):
+        return "(" + ", ".join(_describe_type(lw, t) for t in dtype) + ")"
+    return getattr(dtype, "__name__", None) or lw.describe(dtype)
 
 
 def _lower_mma(lw, entry, args, kwargs):
@@ -343,18 +467,19 @@ def _lower_mma(lw, entry, args, kwargs):
     trans_b = kwargs.pop("trans_b", False)
     if isinstance(trans_b, Boolean) and trans_b.is_static():
         trans_b = bool(trans_b.value)
-    address, n = _accumulator(lw, entry, acc)
-    if dtype not in _PTX:
-        raise error("wgmma-dtype", callee=entry.spelled, got=lw.describe(dtype))
-    # A: a descriptor, or this thread's fragment of it (a T x8, registers)
-    registers = isinstance(a, Vector) and type(a) is dtype.vec(8)
+    ta, tb = _operand_types(lw, entry, dtype)
+    fp8 = ta in _FP8
+    address, n, kind = _accumulator(lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS, fp8)
+    # A: a descriptor, or this thread's fragment of it (T x8; 8-bit: T x16)
+    fragment = ta.vec(16 if fp8 else 8)
+    registers = isinstance(a, Vector) and type(a) is fragment
     for d in (desc_b,) if registers else (a, desc_b):
         if type(d) is not Uint64:
             raise error(
                 "wgmma-descriptor",
                 callee=entry.spelled,
                 got=lw.describe(d),
-                fragment=f"{dtype.__name__}x8",
+                fragment=fragment.__name__,
             )
     if type(scale_d) is not Boolean:
         raise error(
@@ -362,17 +487,68 @@ def _lower_mma(lw, entry, args, kwargs):
         )
     if not isinstance(trans_b, bool):
         raise error("wgmma-trans-b", callee=entry.spelled, got=lw.describe(trans_b))
+    if fp8 and trans_b:  # PTX: imm-trans-b is for .f16/.bf16 only
+        raise error("wgmma-fp8-k-major", callee=entry.spelled)
     lw.mark_written(acc)
     operands = (address, a.ir_value(), desc_b.ir_value(), scale_d.ir_value())
-    options = (("n", n), ("dtype", _PTX[dtype]), ("trans_b", trans_b))
+    if fp8:
+        options = (
+            ("n", n),
+            ("dtype", _FP8[ta]),
+            ("dtype_b", _FP8[tb]),
+            ("registers", registers),
+            ("trans_b", False),
+            ("acc", kind),
+        )
+    else:
+        options = (("n", n), ("dtype", _PTX[ta]), ("trans_b", trans_b))
     lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands, options=options)))
     return None
 
 
 def _render_mma(r, c, args):
     o = dict(c.options)
+    if "dtype_b" in o:  # 8-bit: the helper generated for this call (_helper)
+        name = f"kdsl::wgmma_m64n{o['n']}k32_{o['acc']}_{o['dtype']}_{o['dtype_b']}"
+        return call(name, *args)
     name = f"kdsl::wgmma_m64n{o['n']}k16_f32_{o['dtype']}"
     return call(template(name, 1) if o["trans_b"] else name, *args)
+
+
+def _helper(c):
+    """``(key, text)`` of the 8-bit helper this call needs (None: 16-bit,
+    whose helpers are in wgmma.h)."""
+    o = dict(c.options)
+    if "dtype_b" not in o:
+        return None
+    key = (o["n"], o["dtype"], o["dtype_b"], o["registers"], o["acc"])
+    n, a, b, regs, acc = key
+    return f"wgmma fp8 {n:03d} {a} {b} {int(regs)} {acc}", fp8_helper(*key)
+
+
+_WAIT_F16 = """\
+// Waits as wgmma_wait<N, COUNT>(float*) does, for an accumulator of COUNT
+// Float16x2 pairs (8-bit inputs, f16 D): its registers held across the wait.
+template <int N, int COUNT>
+__device__ __forceinline__ void wgmma_wait(vec<__half, 2>* d)
+{
+    uint32_t* D = reinterpret_cast<uint32_t*>(d);
+    #pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+        asm volatile("" : "+r"(D[i])::"memory");
+    wgmma_wait<N>();
+    #pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+        asm volatile("" : "+r"(D[i])::"memory");
+}"""
+
+
+def _wait_helper(c):
+    """The wait's overload for Float16x2 accumulators (None: f32's, in
+    wgmma.h)."""
+    return (
+        ("wgmma wait f16", _WAIT_F16) if dict(c.options).get("acc") == "f16" else None
+    )
 
 
 def _lower_fence(lw, entry, args, kwargs):
@@ -391,8 +567,11 @@ def _lower_wait(lw, entry, args, kwargs):
         raise error("wgmma-wait", callee=entry.spelled, got=lw.describe(args[0]))
     operands, options = (), (("n", n),)
     if len(args) == 2:
-        address, width = _accumulator(lw, entry, args[1])
-        operands, options = (address,), options + (("count", width // 2),)
+        address, width, kind = _accumulator(lw, entry, args[1], f16=True)
+        count = width // 2 if kind == "f32" else width // 4
+        operands, options = (address,), options + (("count", count),)
+        if kind == "f16":
+            options += (("acc", "f16"),)
     emit_statement(lw, entry, operands, options)
 
 
@@ -451,35 +630,39 @@ def _decode(desc: int) -> tuple[int, int, int, int]:
 
 
 def read_tile(data, base: int, desc: int, rows: int, dtype, k_major=True):
-    """The (rows x 16) tile, element (r, k), that a 128-byte-swizzle
-    descriptor describes, as float64, from the block's shared bytes
-    ``data[base:]``.  K-major (A, or B^T): element (r, k) at byte ``address +
-    (r // 8) sbo + (r % 8) 128 + 2 k``; MN-major (``k_major=False``: B stored
+    """The (rows x 16) tile (8-bit ``dtype``: rows x 32), element (r, k),
+    that a 128-byte-swizzle descriptor describes, as float64, from the
+    block's shared bytes ``data[base:]``.  K-major (A, or B^T): element (r,
+    k) at byte ``address + (r // 8) sbo + (r % 8) 128 + w k`` (``w`` the
+    element's bytes, 2 or 1); MN-major (16-bit only) (``k_major=False``: B stored
     K x N, row k holding columns r): at ``address + (r // 64) lbo + 2 (r %
     64) + (k // 8) sbo + (k % 8) 128``, 64 columns to a 128-byte row, 8 rows
     to a 1024-byte atom (CuTe's ``Layout_MN_SW128_Atom``).  Bits 4-6 of each
     address are XORed with bits 7-9 (the hardware's 128-byte swizzle)."""
     address, lbo, sbo, mode = _decode(desc)
+    width = np.dtype(_NUMPY[dtype]).itemsize
     r = np.arange(rows)[:, None]
-    k = np.arange(16)[None, :]
+    k = np.arange(32 // width)[None, :]
     if k_major:
-        at = address + (r // 8) * sbo + (r % 8) * 128 + 2 * k
+        at = address + (r // 8) * sbo + (r % 8) * 128 + width * k
     else:
         at = address + (r // 64) * lbo + 2 * (r % 64) + (k // 8) * sbo + (k % 8) * 128
     at = at ^ (((at >> 7) & 7) << 4)
-    lo = data[base + at].astype(np.uint16)
-    bits = lo | (data[base + at + 1].astype(np.uint16) << 8)
-    if dtype == "f16":
-        return bits.view(np.float16).astype(np.float64)
-    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    raw = np.stack([data[base + at + i] for i in range(width)], -1)
+    raw = np.ascontiguousarray(raw.astype(np.uint8))
+    return raw.view(_NUMPY[dtype])[..., 0].astype(np.float64)
 
 
-def a_fragment_layout() -> tuple[np.ndarray, np.ndarray]:
-    """``(row, col)``, each (128, 8): element ``e`` of warpgroup thread
-    ``t``'s A fragment (the ``T x8`` that ``wgmma_mma_async`` takes in place
-    of A's descriptor) is A's ``(row[t, e], col[t, e])``: warp ``w`` holds
-    rows 16 w … 16 w + 15 as mma.sync m16n8k16's A fragment."""
-    row, col = mma.layout("m16n8k16", "a", BFloat16)  # (32, 8)
+def a_fragment_layout(fp8: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, col)``, each (128, 8) (``fp8``: (128, 16)): element ``e`` of
+    warpgroup thread ``t``'s A fragment (the ``T x8``, 8-bit ``T x16``, that
+    ``wgmma_mma_async`` takes in place of A's descriptor) is A's ``(row[t,
+    e], col[t, e])``: warp ``w`` holds rows 16 w … 16 w + 15 as mma.sync
+    m16n8k16's A fragment (8-bit: m16n8k32's)."""
+    if fp8:
+        row, col = mma.layout("m16n8k32", "a", Float8E4M3FN)  # (32, 16)
+    else:
+        row, col = mma.layout("m16n8k16", "a", BFloat16)  # (32, 8)
     t = np.arange(128)
     return row[t % 32] + 16 * (t // 32)[:, None], col[t % 32]
 
@@ -488,7 +671,9 @@ def _interpret_mma(t, call, args, mask):
     acc, a_arg, desc_b, scale_d = args
     o = dict(call.options)
     n = o["n"]
-    registers = isinstance(a_arg, tuple)  # A's fragments, a T x8 a thread
+    fp8 = "dtype_b" in o
+    k_depth = 32 if fp8 else 16
+    registers = isinstance(a_arg, tuple)  # A's fragments, a T x8 (x16) a thread
     groups = t.warpgroups(call, mask)  # (groups, 128)
     full = np.zeros((t.n, n // 2), np.float32)
     where = np.flatnonzero(mask)
@@ -499,7 +684,7 @@ def _interpret_mma(t, call, args, mask):
     row, col = accumulator_layout(n)
     if registers:
         frags = np.stack([np.asarray(p).astype(np.float64) for p in a_arg], -1)
-        a_row, a_col = a_fragment_layout()
+        a_row, a_col = a_fragment_layout(fp8)
     for threads in groups:
         db, scale = desc_b[threads], scale_d[threads]
         da = None if registers else a_arg[threads]
@@ -511,19 +696,22 @@ def _interpret_mma(t, call, args, mask):
             t.gpu_only(call, "swizzle modes other than 128 bytes")
         data, base = t.shared_bytes(call, threads[:1])
         if registers:
-            a = np.zeros((64, 16))
+            a = np.zeros((64, k_depth))
             a[a_row, a_col] = frags[threads]
         else:
             a = read_tile(data, int(base[0]), int(da[0]), 64, o["dtype"])
+        b_type = o.get("dtype_b", o["dtype"])
         b = read_tile(
-            data, int(base[0]), int(db[0]), n, o["dtype"], k_major=not o["trans_b"]
+            data, int(base[0]), int(db[0]), n, b_type, k_major=not o["trans_b"]
         )
         d = np.zeros((64, n))
         if scale[0]:
             d[row, col] = full[threads]
-        for k in range(16):  # products exact in float64, summed in k order
+        # products exact in float64 (8-bit ones in f32 too), summed in k order
+        for k in range(k_depth):
             d += a[:, k, None] * b[None, :, k]
-        full[threads] = d[row, col].astype(np.float32)
+        rounded = np.float16 if o.get("acc") == "f16" else np.float32
+        full[threads] = d[row, col].astype(rounded)
     for i in range(n // 2):
         acc.mem.data[addr[where] + i] = full[where, i]
 
@@ -552,7 +740,11 @@ register(
     "or A from registers (`a` this thread's `T x8` fragment, mma.sync's A layout "
     "a warp), each thread's N / 2 elements of D in `acc`, a "
     "`local_array(Float32, (N // 2,))` (N = 8 … 256, a power of two; layout in "
-    "docs/tensor-cores.md); PTX `wgmma.mma_async.sync.aligned.m64nNk16` "
+    "docs/tensor-cores.md); with 8-bit `T` (Float8E4M3FN or Float8E5M2, or a pair "
+    "`(TA, TB)` of them) A (64 x 32) * B (32 x N), N any multiple of 8 up to 256, "
+    "K-major only, A from registers a `TA x16`, and `acc` f32 or f16 (a "
+    "`local_array(Float16x2, (N // 4,))`); PTX "
+    "`wgmma.mma_async.sync.aligned.m64nNk16` (8-bit: `m64nNk32`) "
     + _SM90A
     + " — every thread of the warpgroup (the interpreter: 128-byte swizzle)",
     _lower_mma,
@@ -561,6 +753,7 @@ register(
     keywords=("scale_d", "trans_b"),
     prelude=PRELUDE,
     arch=ARCH,
+    helper=_helper,
 )
 register(
     "wgmma_fence",
@@ -593,6 +786,7 @@ register(
     interpret=_no_op,
     prelude=PRELUDE,
     arch=ARCH,
+    helper=_wait_helper,
 )
 register(
     "fence_proxy_async",

@@ -73,5 +73,26 @@ def needs(functions) -> tuple[list[str], list[str]]:
     return headers, sorted(parts, key=_rank)
 
 
+def helpers(functions) -> str:
+    """The helper functions that these IR functions' calls generate
+    (``Builtin.helper``: one a distinct key, in key order), in ``namespace
+    kdsl``; "" when there are none."""
+    found = {}
+    for f in functions:
+        for e in ir.expressions(f.body):
+            if isinstance(e, ir.BuiltinCall):
+                helper = builtins.get(e.builtin).helper
+                made = helper(e) if helper is not None else None
+                if made is not None:
+                    found.setdefault(made[0], made[1])
+    if not found:
+        return ""
+    body = "\n\n".join(found[k].rstrip("\n") for k in sorted(found))
+    return (
+        "// the helpers this file's calls need (generated for their shapes)\n"
+        f"namespace kdsl {{\n\n{body}\n\n}}  // namespace kdsl"
+    )
+
+
 def _rank(part: str):
     return (ORDER.index(part), part) if part in ORDER else (len(ORDER), part)

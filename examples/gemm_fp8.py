@@ -1,0 +1,352 @@
+"""gemm_fp8: scaled fp8 GEMMs on Hopper (sm_90a: H100/H200 only), the
+warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
+
+* **Per-tensor** (``scaled_mm``, the contract of ``torch._scaled_mm``):
+  ``c = (a @ b) * scale_a * scale_b`` for an e4m3 ``a`` (M, K) row-major
+  and an e4m3 ``b`` (K, N) column-major — i.e. ``bt = b.t()``, (N, K)
+  row-major, the K-major operand wgmma reads (8-bit wgmma reads K-major
+  tiles only) — ``scale_a`` and ``scale_b`` one-element Float32 tensors, c
+  (M, N) row-major bf16 or f32.  Float32 accumulation across the whole of K.
+* **Block-scaled** (``block_scaled_mm``, DeepSeek-V3's / DeepGEMM's):
+  ``scale_a`` (M, ceil(K / 128)) holds a scale per row and 128 of K (1 x 128
+  blocks of a), ``scale_b`` (ceil(N / 128), ceil(K / 128)) a scale per 128
+  x 128 block of b;
+  ``c[m, n] = sum_kb (sum_{k in kb} a[m, k] b[k, n]) scale_a[m, kb]
+  scale_b[n // 128, kb]``.  Each 128-deep k tile is multiplied into a
+  Float32 partial accumulator by 4 wgmma (D = A B, no carried sum), which
+  is then scaled and added into the Float32 accumulator in registers (the
+  "promotion" every 128 of K that DeepGEMM does: the tensor cores' own sum
+  of 8-bit products keeps fewer bits than f32, docs/tensor-cores.md "fp8").
+
+A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
+producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
+tiles with TMA (boxes of 64 rows x 128 bytes, the 128-byte swizzle: one
+swizzled row is 128 fp8 elements of K); consumers 1 and 2 each multiply
+64 rows of it with m64nBNk32 wgmma (4 a k tile, the descriptor 32 bytes on
+each).  The tile order, the full/empty mbarrier ring running on across the
+tiles of a persistent grid and the epilogue's pairs are gemm_tma's (its
+``tile_origin``, ``persistent_grid``, ``tiles``).
+
+TMA copies bytes: the maps are built on ``Uint8`` views of the fp8
+tensors (TMA has no fp8 element type; the bytes are the same).  With
+``EDGE=True`` (what the host functions launch unless the tiles divide)
+any M, N even and K a multiple of 16 (TMA's rows are multiples of 16
+bytes): TMA reads zeros past the edges of a and bt, zeros that add nothing
+to the sums, and the epilogue stores only the pairs inside c.
+"""
+
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import kdsl
+from block_reduce import multiprocessors
+from gemm_tma import persistent_grid, tile_origin, tiles
+from kdsl import (
+    Constexpr,
+    Float8E4M3FN,
+    Float32,
+    Int32,
+    Pointer,
+    Uint8,
+    Uint64,
+    block_idx,
+    grid_dim,
+    thread_idx,
+)
+
+O = kdsl.TypeVar("O", bound=kdsl.Float)  # c's element type
+BM = 128  # rows of c a block computes: 64 for each consumer warpgroup
+BK = 128  # a k tile: 128 fp8 elements, one 128-byte swizzled row
+CHUNKS = BK // 16  # 16-byte chunks a tile row
+BOX = 64  # the TMA box: 64 rows x 128 bytes (8 KB), for a and bt alike
+SCALE_BLOCK = 128  # block-scaled: 1 x 128 scales of a, 128 x 128 of b
+THREADS = 384  # a producer warpgroup and two consumers
+
+
+@kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
+def gemm_fp8(
+    tma_a: kdsl.TensorMap,
+    tma_b: kdsl.TensorMap,
+    c: Pointer[O],
+    scale_a: Pointer[Float32],
+    scale_b: Pointer[Float32],
+    M: Int32,
+    N: Int32,
+    K: Int32,
+    BN: Constexpr[int] = 256,
+    STAGES: Constexpr[int] = 4,
+    GROUP_M: Constexpr[int] = 8,
+    EDGE: Constexpr[bool] = False,
+    BLOCK_SCALED: Constexpr[bool] = False,
+):
+    # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row
+    # 128 bytes (8 chunks of 16), in the 128-byte swizzle TMA writes.
+    sa = kdsl.dynamic_shared_array(Uint8.vec(16), STAGES * BM * CHUNKS)
+    sb = kdsl.dynamic_shared_array(Uint8.vec(16), STAGES * BN * CHUNKS)
+    full = kdsl.shared_array(Uint64, (STAGES,))
+    empty = kdsl.shared_array(Uint64, (STAGES,))
+
+    tid = thread_idx.x
+    group = tid // 128  # 0: the producer; 1, 2: the consumers
+    if EDGE:  # TMA reads zeros past the matrices' edges: round the tiles up
+        tiles_m = (M + BM - 1) // BM
+        tiles_n = (N + BN - 1) // BN
+    else:
+        tiles_m = M // BM
+        tiles_n = N // BN
+    ktiles = (K + BK - 1) // BK  # also the k blocks of the block scales
+
+    if tid == 0:  # one arrival (with bytes) fills a stage, two free it
+        for st in kdsl.range_constexpr(STAGES):
+            kdsl.mbarrier_init(full, st, 1)
+            kdsl.mbarrier_init(empty, st, 2)
+        kdsl.fence_mbarrier_init()
+    kdsl.syncthreads()
+
+    tiles = tiles_m * tiles_n
+    if group == 0:  # the producer
+        kdsl.setmaxnreg(40, inc=False)
+        if tid == 0:
+            tile = block_idx.x
+            it = 0
+            while tile < tiles:
+                tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+                for kt in range(ktiles):
+                    s = it % STAGES
+                    kdsl.mbarrier_wait(empty, s, it // STAGES % 2 ^ 1)
+                    kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK)
+                    k0 = kt * BK
+                    for i in kdsl.range_constexpr(BM // BOX):
+                        dst = (s * BM + i * BOX) * CHUNKS
+                        kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)
+                    for i in kdsl.range_constexpr(BN // BOX):
+                        dst = (s * BN + i * BOX) * CHUNKS
+                        kdsl.tma_load(sb, dst, tma_b, (k0, tn * BN + i * BOX), full, s)
+                    it += 1
+                tile += grid_dim.x
+    else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
+        kdsl.setmaxnreg(232)
+        acc = kdsl.local_array(Float32, (BN // 2,))
+        part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
+        rows = (group - 1) * 64
+        lane = tid % 32
+        tile = block_idx.x
+        it = 0
+        while tile < tiles:
+            tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
+            row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
+            if BLOCK_SCALED:  # this thread's rows' scales (rows past M: M - 1's)
+                at0 = min(row, M - 1) * ktiles
+                at8 = min(row + 8, M - 1) * ktiles
+                at_b = tn * ktiles
+                for i in range(BN // 2):
+                    acc[i] = 0.0
+            for kt in range(ktiles):
+                stage = it % STAGES
+                kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
+                da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+                kdsl.wgmma_fence()
+                if BLOCK_SCALED:  # this k tile alone: part = A B
+                    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
+                    for kk in kdsl.range_constexpr(1, BK // 32):
+                        kdsl.wgmma_mma_async(
+                            part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
+                        )
+                    kdsl.wgmma_commit()
+                    kdsl.wgmma_wait(0, part)
+                    if tid % 128 == 0:  # the stage is read: free it
+                        kdsl.mbarrier_arrive(empty, stage)
+                    # promote: acc += part * scale_a[row, kt] * scale_b[tn, kt]
+                    # (BN = 128: the tile's columns are one block of b)
+                    s_b = scale_b[at_b + kt]
+                    s0 = scale_a[at0 + kt] * s_b
+                    s8 = scale_a[at8 + kt] * s_b
+                    for j in kdsl.range_constexpr(BN // 8):
+                        acc[4 * j] += part[4 * j] * s0
+                        acc[4 * j + 1] += part[4 * j + 1] * s0
+                        acc[4 * j + 2] += part[4 * j + 2] * s8
+                        acc[4 * j + 3] += part[4 * j + 3] * s8
+                else:  # kt 0: D = A B; then D += A B
+                    kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
+                    for kk in kdsl.range_constexpr(1, BK // 32):
+                        kdsl.wgmma_mma_async(
+                            acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN
+                        )
+                    kdsl.wgmma_commit()
+                    kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done
+                    if kt > 0 and tid % 128 == 0:  # ... so its stage is free
+                        kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                it += 1
+            scale = Float32(1.0)
+            if not BLOCK_SCALED:
+                kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
+                if tid % 128 == 0:
+                    kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                scale = scale_a[0] * scale_b[0]
+
+            # Thread l of warp w holds, for each 8-column block j, rows
+            # 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and + 1.
+            col0 = tn * BN + lane % 4 * 2
+            for j in kdsl.range_constexpr(BN // 8):
+                col = col0 + j * 8  # even, and N is: the pair is in or out
+                at = (row * N + col) // 2
+                v0 = acc[4 * j]
+                v1 = acc[4 * j + 1]
+                v2 = acc[4 * j + 2]  # row + 8
+                v3 = acc[4 * j + 3]
+                if not BLOCK_SCALED:
+                    v0 = v0 * scale
+                    v1 = v1 * scale
+                    v2 = v2 * scale
+                    v3 = v3 * scale
+                if not EDGE or row < M and col < N:
+                    c.vec(2)[at] = O.vec(2)(v0, v1)
+                if not EDGE or row + 8 < M and col < N:
+                    c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)
+            tile += grid_dim.x
+
+
+# -- launching ---------------------------------------------------------------------------
+# (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
+# memory holds; block-scaled BN = 128 only — the kernel reads one scale of b
+# a tile (its columns one 128-block of b), and two f32 accumulators a thread
+# of BN = 256 would need 256 registers for them alone)
+SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
+BLOCK_SHAPES = [(128, 6), (128, 4)]
+
+
+def shared_mem(BN: int, STAGES: int) -> int:
+    """Dynamic shared memory bytes of one configuration (its ring)."""
+    return STAGES * (BM + BN) * BK
+
+
+def config_shared_mem(m) -> int:
+    """The autotuner's shared_mem=: each configuration gets its own ring."""
+    return shared_mem(m["BN"], m["STAGES"])
+
+
+def _tuned(edge: bool, block_scaled: bool):
+    shapes = BLOCK_SHAPES if block_scaled else SHAPES
+    configs = [
+        kdsl.Config(BN=n, STAGES=s, EDGE=edge, BLOCK_SCALED=block_scaled)
+        for n, s in shapes
+    ]
+    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_fp8)
+
+
+# (EDGE, BLOCK_SCALED) -> the autotuned kernel
+TUNED = {(e, b): _tuned(e, b) for e in (False, True) for b in (False, True)}
+
+
+def whole_tiles(M: int, N: int, K: int) -> bool:
+    """Whether every configuration's tiles divide c and the k tiles K."""
+    return M % BM == 0 and N % 256 == 0 and K % BK == 0
+
+
+def blocks(n: int) -> int:
+    """The 128-blocks of a length (the block scales' extent)."""
+    return -(-n // SCALE_BLOCK)
+
+
+def check_shapes(a, b, scale_a, scale_b, c, block_scaled: bool) -> tuple:
+    """``(M, N, K)`` and ``bt`` (b.t(), (N, K) row-major), or ValueError /
+    TypeError for operands the kernel does not take."""
+    import torch
+
+    M, K = a.shape
+    K_b, N = b.shape
+    if a.dtype != torch.float8_e4m3fn or b.dtype != torch.float8_e4m3fn:
+        raise TypeError(
+            f"gemm_fp8 takes float8_e4m3fn a and b, got {a.dtype}, {b.dtype}"
+        )
+    if c.dtype not in (torch.bfloat16, torch.float32):
+        raise TypeError(f"gemm_fp8 writes a bfloat16 or float32 c, got {c.dtype}")
+    bt = b.t()
+    if K_b != K or N % 2 or K % 16 or 0 in (M, N, K):
+        raise ValueError(
+            "gemm_fp8 needs a (M, K) and b (K, N), N even and K a multiple of 16 "
+            f"(TMA reads rows of 16-byte multiples), got a {tuple(a.shape)}, b "
+            f"{tuple(b.shape)}"
+        )
+    if not a.is_contiguous() or not bt.is_contiguous():
+        raise ValueError(
+            "gemm_fp8 needs a row-major and b column-major (b.t() contiguous), "
+            "as torch._scaled_mm does"
+        )
+    if tuple(c.shape) != (M, N) or not c.is_contiguous():
+        raise ValueError(f"c must be a contiguous ({M}, {N}), got {tuple(c.shape)}")
+    want = ((M, blocks(K)), (blocks(N), blocks(K))) if block_scaled else ((), ())
+    for name, s, shape in (
+        ("scale_a", scale_a, want[0]),
+        ("scale_b", scale_b, want[1]),
+    ):
+        ok = s.dtype == torch.float32 and s.is_contiguous()
+        ok = ok and (s.numel() == 1 if not block_scaled else tuple(s.shape) == shape)
+        if not ok:
+            what = f"of shape {shape}" if block_scaled else "of one element"
+            raise ValueError(
+                f"gemm_fp8: {name} must be a contiguous float32 tensor {what}, "
+                f"got {s.dtype} {tuple(s.shape)}"
+            )
+    return M, N, K, bt
+
+
+def tensor_maps(a, bt):
+    """The TMA maps of a (M, K) and bt (N, K), fp8 as bytes: boxes of 64
+    rows x 128 bytes, 128-byte swizzle."""
+    import torch
+
+    return (
+        kdsl.tensor_map(a.view(torch.uint8), box=(BOX, BK), swizzle=128),
+        kdsl.tensor_map(bt.view(torch.uint8), box=(BOX, BK), swizzle=128),
+    )
+
+
+def scaled_mm(a, b, scale_a, scale_b, c, maps=None):
+    """c = (a @ b) * scale_a * scale_b as ``torch._scaled_mm(a, b, scale_a,
+    scale_b, out_dtype=c.dtype)``: a (M, K) row-major and b (K, N)
+    column-major float8_e4m3fn CUDA tensors, one-element float32 scales, c
+    (M, N) bfloat16 or float32.  ``maps``: ``tensor_maps(a, b.t())`` if the
+    caller keeps them."""
+    _launch(a, b, scale_a, scale_b, c, maps, block_scaled=False)
+
+
+def block_scaled_mm(a, b, scale_a, scale_b, c, maps=None):
+    """c[m, n] = sum over k blocks kb of (a[m, kb] @ b[kb, n]) scale_a[m, kb]
+    scale_b[n // 128, kb]: a, b as in :func:`scaled_mm`, scale_a (M,
+    ceil(K / 128)) and scale_b (ceil(N / 128), ceil(K / 128)) float32."""
+    _launch(a, b, scale_a, scale_b, c, maps, block_scaled=True)
+
+
+def _launch(a, b, scale_a, scale_b, c, maps, block_scaled):
+    M, N, K, bt = check_shapes(a, b, scale_a, scale_b, c, block_scaled)
+    tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
+    tuned = TUNED[not whole_tiles(M, N, K), block_scaled]
+    launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
+    launch(tma_a, tma_b, c, scale_a, scale_b, M, N, K, shared_mem=config_shared_mem)
+
+
+# -- references (the tests' and the benchmark's) -----------------------------------------
+def reference(a, b, scale_a, scale_b, block_scaled: bool):
+    """The product in float64 of the fp8 values (torch tensors, any device):
+    per-tensor ``(a @ b) sa sb``; block-scaled each 128-block of K's partial
+    product scaled, then summed."""
+    import torch
+
+    a64, b64 = a.to(torch.float64), b.to(torch.float64)
+    if not block_scaled:
+        return a64 @ b64 * (scale_a.double().reshape(()) * scale_b.double().reshape(()))
+    M, K = a.shape
+    N = b.shape[1]
+    sa = scale_a.double().repeat_interleave(SCALE_BLOCK, 1)[:, :K]
+    sb = scale_b.double().repeat_interleave(SCALE_BLOCK, 0)[:N]
+    sb = sb.repeat_interleave(SCALE_BLOCK, 1)[:, :K]  # (N, K)
+    return (a64 * sa) @ (b64 * sb.t())
+
+
+if __name__ == "__main__":
+    print(gemm_fp8.dispatch("bf16").source)
