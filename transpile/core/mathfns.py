@@ -347,8 +347,22 @@ def fold(name: str, args: list, t):
     another result type (Boolean, Int32) gives that type's value.  Only for
     names with ``host_fold``."""
     fn = _TABLE[name]
+    if name in SIGN_OPERATIONS and t.kind == "float":  # on the bits, as the GPU
+        sign = 1 << (t.width - 1)
+        bits = values.to_bits(args[0], t) & ~sign
+        if name == "copysign":
+            bits |= values.to_bits(args[1], t) & sign
+        return values.from_bits(bits, t)
     result = fn.fold(t, *args)
-    return result if fn.result is not None else values.round_float(result, t)
+    if fn.result is not None:
+        return result
+    result = values.round_float(result, t)
+    return result if name in SIGN_OPERATIONS else values.gpu_nan(result, t)
+
+
+# functions that only change a sign bit, keeping a NaN's payload; every other
+# Float32/Float16/BFloat16 NaN result is the GPU's canonical NaN
+SIGN_OPERATIONS = frozenset({"fabs", "copysign"})
 
 
 def _round_fraction(q: Fraction, t) -> float:
