@@ -194,6 +194,8 @@ def unary(op: str, a, t) -> np.ndarray:
         return a
     if _by_element(t):
         return _each(lambda x: values.unary(op, x, t), t, (a,), (t,))
+    if t.kind == "float" and t.width == 16:  # __hneg/__habs: the canonical NaN
+        return canonical_nans(np.negative(a) if op == "-" else np.abs(a), t)
     if op == "-":
         return _fix(np.negative(a), t)
     if op == "abs":
@@ -305,7 +307,7 @@ def math_call(name: str, args: list, t) -> np.ndarray:
     in the last bit.
     """
     fn = mathfns.spec(name)
-    if name in mathfns.SIGN_OPERATIONS and t.kind == "float":
+    if mathfns.on_bits(name, t):
         return _sign_operation(name, args, t)
     exact = fn.fold is not None
     compute = np.float64 if exact or t.width == 64 else np.float32
@@ -317,4 +319,4 @@ def math_call(name: str, args: list, t) -> np.ndarray:
     if fn.result is not None:  # Boolean, Int32: computed exactly in float64
         return np.asarray(result).astype(lane_dtype(fn.result))
     r = round_to(np.asarray(result, dtype=compute), t if t.width < 64 else Float64)
-    return r if name in mathfns.SIGN_OPERATIONS else canonical_nans(r, t)
+    return canonical_nans(r, t)

@@ -347,7 +347,7 @@ def fold(name: str, args: list, t):
     another result type (Boolean, Int32) gives that type's value.  Only for
     names with ``host_fold``."""
     fn = _TABLE[name]
-    if name in SIGN_OPERATIONS and t.kind == "float":  # on the bits, as the GPU
+    if on_bits(name, t):  # on the bits, as the GPU
         sign = 1 << (t.width - 1)
         bits = values.to_bits(args[0], t) & ~sign
         if name == "copysign":
@@ -357,12 +357,18 @@ def fold(name: str, args: list, t):
     if fn.result is not None:
         return result
     result = values.round_float(result, t)
-    return result if name in SIGN_OPERATIONS else values.gpu_nan(result, t)
+    return values.gpu_nan(result, t)
 
 
-# functions that only change a sign bit, keeping a NaN's payload; every other
-# Float32/Float16/BFloat16 NaN result is the GPU's canonical NaN
-SIGN_OPERATIONS = frozenset({"fabs", "copysign"})
+def on_bits(name: str, t) -> bool:
+    """Whether ``name`` only changes the sign bit of a ``t`` value, keeping a
+    NaN's payload, as the generated code does: ``copysign`` (on the bits for
+    every type) and ``fabs`` of Float32/Float64 (``fabsf``/``fabs``; the
+    half types go through float, whose conversion makes the canonical NaN).
+    Every other Float32/Float16/BFloat16 NaN result is the canonical NaN."""
+    return t.kind == "float" and (
+        name == "copysign" or (name == "fabs" and t.width >= 32)
+    )
 
 
 def _round_fraction(q: Fraction, t) -> float:

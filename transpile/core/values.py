@@ -183,6 +183,8 @@ def unary(op: str, a, t):
         return a
     if t.kind == "int":
         return wrap({"-": -a, "~": ~a, "abs": abs(a)}[op], t)
+    if t.width == 16 and _is_nan(a):  # __hneg/__habs: the canonical NaN
+        return NaNBits(CANONICAL_NAN[t.__name__], t.__name__)
     if isinstance(a, NaNBits) and a.type_name == t.__name__:  # a sign-bit operation
         sign = 1 << (t.width - 1)
         return NaNBits(a.bits ^ sign if op == "-" else a.bits & ~sign, a.type_name)
