@@ -8,8 +8,9 @@ kdsl's code; docs/types.md, "NaN payloads", gives the sources):
 * to Float16 / BFloat16 (``__float2half_rn``, ``__double2half``,
   ``__float2bfloat16_rn``, ``__double2bfloat16``: ``cvt.rn.f16/bf16``): the
   canonical NaN 0x7FFF, whatever the input's sign and payload;
-* to Float32: from Float16 (``cvt.f32.f16``) and from every narrow format
-  (through half, or narrow_floats.h) 0x7FFFFFFF; from BFloat16 the bits
+* to Float32: from Float16 (``cvt.f32.f16``) and from the narrow formats
+  (through half, or narrow_floats.h) 0x7FFFFFFF, but from Float8E8M0FNU
+  0x7FFF0000 (through bfloat16's canonical NaN); from BFloat16 the bits
   shifted (the conversion is a move); from Float64 0x7FFFFFFF;
 * to Float64 (``cvt.f64.f32`` widens the payload, measured on an H200):
   the Float32 NaN the source becomes first, widened;
@@ -75,6 +76,8 @@ def _f32_nan(src: str, bits: int) -> int:
         return bits
     if src == "BFloat16":
         return bits << 16
+    if src == "Float8E8M0FNU":  # cuda_fp8.hpp: 0xFF -> bfloat16 0x7FFF -> float
+        return 0x7FFF0000
     return 0x7FFFFFFF
 
 

@@ -297,6 +297,8 @@ def converted_nan(bits: int, src, dst) -> int:
     f32 = bits if src.__name__ == "Float32" else CANONICAL_NAN["Float32"]
     if src.__name__ == "BFloat16":
         f32 = bits << 16  # __bfloat162float is a move
+    elif src.__name__ == "Float8E8M0FNU":
+        f32 = 0x7FFF0000  # __nv_fp8_e8m0 widens through bfloat16's 0x7FFF
     if name == "Float32":
         return f32
     # to Float64: cvt.f64.f32 widens the (quieted) Float32 payload
