@@ -12,6 +12,8 @@ the GPU differential tests prove it.  In short (SPEC section 2):
   rounding is correct, ``//`` and ``%`` follow numpy's ``divmod`` algorithm in
   float32 (float64 for Float64), as the generated code does;
 * float to integer truncates toward zero and saturates, NaN becoming 0;
+* a NaN result has the bits the GPU gives (``converted_nan``, ``gpu_nan``),
+  but for Float64 arithmetic, which keeps the host's;
 * narrow floats convert as CUDA's conversion intrinsics do (``narrow``).
 """
 
@@ -260,11 +262,13 @@ _NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"
 
 
 # -- the GPU's NaN encodings -----------------------------------------------------
-# What the generated code gives for a NaN (docs/types.md, "NaN payloads").
-# Float32, Float16 and BFloat16 arithmetic gives the canonical NaN (measured
-# on an H200: tests/gpu/test_nan_payloads.py); so do the conversions into
-# them, except BFloat16 -> Float32 (a move: the bits shifted).  Float64
-# arithmetic keeps the host's payload (the one case left open).
+# What the generated code gives for a NaN (docs/types.md, "NaN payloads",
+# has the sources: H200 measurements and CUDA 13's headers).  Float32,
+# Float16 and BFloat16 arithmetic gives the canonical NaN; so do the
+# conversions into them, except from BFloat16 and Float8E8M0FNU to Float32
+# (moves of bfloat16 bits); into Float64 the Float32 NaN is widened; into a
+# narrow format, ``narrow.encode`` (only a double source's bits matter).
+# Float64 arithmetic keeps the host's payload (left open on the GPU).
 CANONICAL_NAN = {"Float16": 0x7FFF, "BFloat16": 0x7FFF, "Float32": 0x7FFFFFFF}
 
 
