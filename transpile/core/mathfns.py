@@ -357,7 +357,21 @@ def fold(name: str, args: list, t):
     if fn.result is not None:
         return result
     result = values.round_float(result, t)
+    if t.width == 64 and math.isnan(result):
+        return _host_nan(fn, args, t)
     return values.gpu_nan(result, t)
+
+
+def _host_nan(fn: MathFn, args: list, t) -> float:
+    """A Float64 NaN result as the interpreter computes it (the row's numpy
+    lanes: the host's payload, which the GPU leaves open), so that folding
+    gives the interpreter's bits."""
+    lanes = [
+        np.array([a], np.int32 if p in fn.ints else np.float64)
+        for a, p in zip(args, fn.params)
+    ]
+    with np.errstate(all="ignore"):
+        return float(np.asarray(fn.lanes(t, *lanes), np.float64)[0])
 
 
 def on_bits(name: str, t) -> bool:
