@@ -1,7 +1,7 @@
 # Device calls for a session that changed code generation or the runtime,
 # from the repo root on the device machine (the libcst wheel in .whl/ and,
 # for the plots, matplotlib's in .whl_mpl/: carry both; see device_env.sh):
-#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 9 groups at once
+#   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 10 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
 #   bash benchmarks/gpu_session.sh attnbwd # the attention backward: its GPU tests, then
@@ -46,6 +46,10 @@ tests)
         # two minutes with the other groups running; see the file), so one
         # pytest process (each xdist worker would prepare them all again)
         "SERIAL test_fuzz_gpu.py"
+        # 1,600 feature kernels (issue 23), the same design: about 0.36 s of
+        # one CPU core each to prepare (2026-12-02, the 2-core build machine),
+        # so about 100 s of the pool with the other groups running
+        "SERIAL test_fuzz_features_gpu.py"
         "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
     )
     mkdir -p /tmp/gpu-logs

@@ -21,9 +21,9 @@ literal, a static/run-time mix) inside random control flow:
 
 The oracle is folding: the same program, run as plain Python on kdsl's
 static values (the arithmetic the compiler folds with), with lists for the
-pointers and local arrays, gives every slot's value; the interpreter (and,
-in tests/gpu, the GPU) must give the same bits, except that a NaN may carry
-another payload (docs/types.md, "NaN payloads").  ``invalid_kernel`` makes
+pointers and local arrays, gives every slot's value; the interpreter must
+give the same bits, NaNs included, and in tests/gpu the GPU too, except
+that there a NaN may carry another payload (docs/types.md, "NaN payloads").  ``invalid_kernel`` makes
 kernels with one bad construct, whose rejection must be a located DSLError.
 """
 
@@ -231,17 +231,19 @@ class RandomKernel:
         xf = np.array(self.xf, np.float64)
         return xi, xf, np.zeros(len(self.expected), np.uint64)
 
-    def mismatches(self, out, expected=None) -> list:
+    def mismatches(self, out, expected=None, any_nan=False) -> list:
         """``(slot, got, expected, type)`` for every slot of ``out`` whose
-        bits differ from ``expected`` (default: folding's); a NaN matches a
-        NaN of any payload (docs/types.md, "NaN payloads")."""
+        bits differ from ``expected`` (default: folding's).  Folding and the
+        interpreter agree on NaN bits too; ``any_nan`` lets a NaN match a NaN
+        of any payload, for the GPU, whose NaN these kernels' negations and
+        Float64 arithmetic leave open (docs/types.md, "NaN payloads")."""
         bad = []
         expected = self.expected if expected is None else [int(e) for e in expected]
         for s, (want, t) in enumerate(zip(expected, self.types)):
             got = int(out[s])
             if got == want:
                 continue
-            if t in FLOATS and nan_bits(want, t) and nan_bits(got, t):
+            if any_nan and t in FLOATS and nan_bits(want, t) and nan_bits(got, t):
                 continue
             bad.append((s, got, want, t))
         return bad

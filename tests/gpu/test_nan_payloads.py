@@ -1,8 +1,13 @@
-"""NaN payloads (issue 16, item 9): records the bits of each NaN-producing
-operation on the GPU (``pytest -s`` prints the table) and checks that the
-interpreter and folding give a NaN wherever the GPU does.  The bits may
-differ (docs/types.md, "NaN payloads"): an H200 gives its canonical NaN
-(0x7FFFFFFF for Float32), the interpreter the host's (0xFFC00000 …)."""
+"""NaN payloads (issue 16, item 9; issue 23, item 11): records the bits of
+each NaN-producing operation on the GPU (``pytest -s`` prints the table) and
+checks that the interpreter and folding give a NaN wherever the GPU does,
+with the GPU's bits for Float32 (its canonical NaN, 0x7FFFFFFF); Float64
+arithmetic's payload is left open (docs/types.md, "NaN payloads").
+
+The conversions: every NaN pattern of tests/fuzz/test_nan_conversions.py's
+table, converted to every float and narrow type, must have the same bits on
+the GPU as in the interpreter, and as that test's model of CUDA's
+conversions says; Float16/BFloat16/Float32 arithmetic's NaNs likewise."""
 
 import sys
 from pathlib import Path
@@ -12,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 import gen  # noqa: E402
+import test_nan_conversions as conv  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
@@ -85,3 +91,57 @@ def test_nan_bits_of_the_gpu_and_the_interpreter(tmp_path, t, u, npt, ut, payloa
     nan = [k for k, op in enumerate(OPS) if op != "-d"]
     assert np.isnan(gpu.view(npt)[nan]).all()
     assert np.isnan(folded.view(npt)[nan]).all()  # a NaN, perhaps another payload
+    if t == "Float32":  # the canonical NaN (-d: PTX leaves its NaN open)
+        assert (gpu[nan] == host[nan]).all() and (gpu[nan] == folded[nan]).all()
+
+
+@pytest.mark.parametrize("src", list(conv.SOURCES))
+def test_converted_nans_have_the_same_bits_on_the_gpu(tmp_path, src):
+    inputs = conv.SOURCES[src]
+    n = len(inputs)
+    x = np.array(inputs, f"u{conv._width(src) // 8}")
+    kernel = conv._kernel(tmp_path, src, None)
+    host = np.zeros(n * len(conv.TARGETS), np.uint64)
+    kernel.interpret[1, 1](x, host, n)
+    dev = cp.zeros(host.size, np.uint64)
+    kernel[1, 1](cp.asarray(x), dev, n)
+    gpu = cp.asnumpy(dev)
+    rows = []
+    for k, (g, h) in enumerate(zip(gpu.tolist(), host.tolist())):
+        src_bits, dst = inputs[k % n], conv.TARGETS[k // n]
+        model = conv.gpu_nan(src, src_bits, dst)
+        if g != h or g != model:
+            rows.append(
+                f"{src} {src_bits:#x} -> {dst}: GPU {g:#x}, "
+                f"interpreter {h:#x}, model {model:#x}"
+            )
+    print(f"\n{src}: {len(rows)} of {gpu.size} conversions differ")
+    assert not rows, "\n".join(rows)
+
+
+@pytest.mark.parametrize("t", ["Float16", "BFloat16", "Float32", "Float64"])
+def test_arithmetic_nans_have_the_same_bits_on_the_gpu(tmp_path, t):
+    """Float16/BFloat16/Float32: every arithmetic operation's NaN bit for
+    bit; Float64 arithmetic and the sign-bit operations (negation, abs,
+    fabs: PTX leaves their NaN unspecified) printed, every NaN a NaN."""
+    w = conv.WIDTH[t]
+    ut = np.dtype(f"u{w // 8}")
+    inf = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}[w]
+    inf = 0x7F80 if t == "BFloat16" else inf
+    x = np.array([0, 0, inf, conv.PAYLOAD[t]], ut)
+    kernel = conv._arith_kernel(tmp_path, t, static=False)
+    ops = conv.ARITHMETIC + conv.SIGN_BIT
+    host = np.zeros(len(ops), ut)
+    kernel.interpret[1, 1](x, host)
+    dev = cp.zeros(len(ops), ut)
+    kernel[1, 1](cp.asarray(x), dev)
+    gpu = cp.asnumpy(dev)
+    print(f"\n{t}: operation, GPU, interpreter")
+    for k, op in enumerate(ops):
+        print(f"  {op:28} {int(gpu[k]):#x} {int(host[k]):#x}")
+    npt = {16: np.float16, 32: np.float32, 64: np.float64}[w]
+    if t != "BFloat16":
+        assert np.isnan(gpu.view(npt)).all() and np.isnan(host.view(npt)).all()
+    if t != "Float64":
+        k = len(conv.ARITHMETIC)
+        assert gpu[:k].tolist() == host[:k].tolist()

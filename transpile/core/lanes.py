@@ -140,7 +140,8 @@ def _shift(op, a, count, t):
 
 def _float_binary(op, a, b, t):
     if op in ("+", "-", "*", "/"):
-        return _ARITHMETIC[op](a, b)  # rounded once: see the module's docstring
+        # rounded once: see the module's docstring
+        return canonical_nans(_ARITHMETIC[op](a, b), t)
     compute = np.float64 if t.width == 64 else np.float32
     x, y = a.astype(compute), b.astype(compute)
     if op == "//":
@@ -149,7 +150,40 @@ def _float_binary(op, a, b, t):
         r = np.remainder(x, y)
     else:
         r = np.power(x, y)
-    return round_to(r, t)
+    return canonical_nans(round_to(r, t), t)
+
+
+def _unsigned(t) -> np.dtype:
+    return np.dtype(f"u{lane_dtype(t).itemsize}")
+
+
+def canonical_nans(r: np.ndarray, t) -> np.ndarray:
+    """``r`` with its NaN lanes set to the GPU's canonical NaN of ``t``
+    (Float32, Float16, BFloat16: ``values.CANONICAL_NAN``)."""
+    bits = values.CANONICAL_NAN.get(t.__name__)
+    if bits is None:
+        return r
+    r = np.asarray(r)
+    nan = np.isnan(r)
+    if not nan.any():
+        return r
+    r = np.array(r, copy=True)
+    r.view(_unsigned(t))[nan] = bits
+    return r
+
+
+def _converted_nans(a: np.ndarray, src, out: np.ndarray, dst) -> np.ndarray:
+    """``out`` (``a`` converted from ``src`` to ``dst``) with its NaN lanes
+    given the bits the generated conversion gives (``values.converted_nan``)."""
+    nan = np.isnan(a)
+    if not nan.any():
+        return out
+    given = np.ascontiguousarray(a).view(_unsigned(src))[nan]
+    out = np.array(out, copy=True)
+    out.view(_unsigned(dst))[nan] = [
+        values.converted_nan(int(b), src, dst) for b in given.tolist()
+    ]
+    return out
 
 
 def unary(op: str, a, t) -> np.ndarray:
@@ -160,6 +194,8 @@ def unary(op: str, a, t) -> np.ndarray:
         return a
     if _by_element(t):
         return _each(lambda x: values.unary(op, x, t), t, (a,), (t,))
+    if t.kind == "float" and t.width == 16:  # __hneg/__habs: the canonical NaN
+        return canonical_nans(np.negative(a) if op == "-" else np.abs(a), t)
     if op == "-":
         return _fix(np.negative(a), t)
     if op == "abs":
@@ -191,8 +227,10 @@ def convert(a, src, dst) -> np.ndarray:
     if dst is BFloat16:
         if src.kind == "int" and src.width > 32:  # int64 -> float64 may round
             return _each(lambda x: values.convert(x, src, dst), dst, (a,), (src,))
-        return round_to(a.astype(np.float64), dst)
-    return a.astype(dst.np_dtype)
+        out = round_to(a.astype(np.float64), dst)
+    else:
+        out = a.astype(dst.np_dtype)
+    return _converted_nans(a, src, out, dst) if src.kind == "float" else out
 
 
 def round_to(x: np.ndarray, t) -> np.ndarray:
@@ -208,6 +246,18 @@ def round_to(x: np.ndarray, t) -> np.ndarray:
     bits[inexact & (np.abs(back) > np.abs(x))] -= 1  # toward zero
     bits[inexact] |= 1
     return bits.view(np.float32).astype(ml_dtypes.bfloat16)
+
+
+def _sign_operation(name: str, args: list, t) -> np.ndarray:
+    """``fabs``/``copysign`` on the bits, as the GPU does (a NaN keeps its
+    payload)."""
+    u = _unsigned(t)
+    sign = u.type(1 << (t.width - 1))
+    x = np.ascontiguousarray(args[0].astype(lane_dtype(t))).view(u) & ~sign
+    if name == "copysign":
+        y = np.ascontiguousarray(args[1].astype(lane_dtype(t))).view(u)
+        x = x | (y & sign)
+    return x.view(lane_dtype(t))
 
 
 def _float_to_int(a, dst):
@@ -257,6 +307,8 @@ def math_call(name: str, args: list, t) -> np.ndarray:
     in the last bit.
     """
     fn = mathfns.spec(name)
+    if mathfns.on_bits(name, t):
+        return _sign_operation(name, args, t)
     exact = fn.fold is not None
     compute = np.float64 if exact or t.width == 64 else np.float32
     x = [
@@ -266,4 +318,5 @@ def math_call(name: str, args: list, t) -> np.ndarray:
     result = fn.lanes(t, *x)
     if fn.result is not None:  # Boolean, Int32: computed exactly in float64
         return np.asarray(result).astype(lane_dtype(fn.result))
-    return round_to(np.asarray(result, dtype=compute), t if t.width < 64 else Float64)
+    r = round_to(np.asarray(result, dtype=compute), t if t.width < 64 else Float64)
+    return canonical_nans(r, t)

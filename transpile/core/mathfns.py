@@ -347,8 +347,42 @@ def fold(name: str, args: list, t):
     another result type (Boolean, Int32) gives that type's value.  Only for
     names with ``host_fold``."""
     fn = _TABLE[name]
+    if on_bits(name, t):  # on the bits, as the GPU
+        sign = 1 << (t.width - 1)
+        bits = values.to_bits(args[0], t) & ~sign
+        if name == "copysign":
+            bits |= values.to_bits(args[1], t) & sign
+        return values.from_bits(bits, t)
     result = fn.fold(t, *args)
-    return result if fn.result is not None else values.round_float(result, t)
+    if fn.result is not None:
+        return result
+    result = values.round_float(result, t)
+    if t.width == 64 and math.isnan(result):
+        return _host_nan(fn, args, t)
+    return values.gpu_nan(result, t)
+
+
+def _host_nan(fn: MathFn, args: list, t) -> float:
+    """A Float64 NaN result as the interpreter computes it (the row's numpy
+    lanes: the host's payload, which the GPU leaves open), so that folding
+    gives the interpreter's bits."""
+    lanes = [
+        np.array([a], np.int32 if p in fn.ints else np.float64)
+        for a, p in zip(args, fn.params)
+    ]
+    with np.errstate(all="ignore"):
+        return float(np.asarray(fn.lanes(t, *lanes), np.float64)[0])
+
+
+def on_bits(name: str, t) -> bool:
+    """Whether ``name`` only changes the sign bit of a ``t`` value, keeping a
+    NaN's payload, as the generated code does: ``copysign`` (on the bits for
+    every type) and ``fabs`` of Float32/Float64 (``fabsf``/``fabs``; the
+    half types go through float, whose conversion makes the canonical NaN).
+    Every other Float32/Float16/BFloat16 NaN result is the canonical NaN."""
+    return t.kind == "float" and (
+        name == "copysign" or (name == "fabs" and t.width >= 32)
+    )
 
 
 def _round_fraction(q: Fraction, t) -> float:

@@ -12,6 +12,8 @@ the GPU differential tests prove it.  In short (SPEC section 2):
   rounding is correct, ``//`` and ``%`` follow numpy's ``divmod`` algorithm in
   float32 (float64 for Float64), as the generated code does;
 * float to integer truncates toward zero and saturates, NaN becoming 0;
+* a NaN result has the bits the GPU gives (``converted_nan``, ``gpu_nan``),
+  but for Float64 arithmetic, which keeps the host's;
 * narrow floats convert as CUDA's conversion intrinsics do (``narrow``).
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import math
 import operator
+import struct
 
 import numpy as np
 
@@ -135,7 +138,7 @@ def _float_binary(op: str, a: float, b: float, t):
         else:  # C's pow: numpy's 0-d power takes sqrt for y == 0.5, which
             # differs from pow at -0.0 and -inf; a one-element array does not
             r = np.power(np.array([x]), np.array([y]))[0]
-    return round_float(float(r), t)
+    return gpu_nan(round_float(float(r), t), t)
 
 
 # -- the operations -------------------------------------------------------------
@@ -182,6 +185,11 @@ def unary(op: str, a, t):
         return a
     if t.kind == "int":
         return wrap({"-": -a, "~": ~a, "abs": abs(a)}[op], t)
+    if t.width == 16 and _is_nan(a):  # __hneg/__habs: the canonical NaN
+        return NaNBits(CANONICAL_NAN[t.__name__], t.__name__)
+    if isinstance(a, NaNBits) and a.type_name == t.__name__:  # a sign-bit operation
+        sign = 1 << (t.width - 1)
+        return NaNBits(a.bits ^ sign if op == "-" else a.bits & ~sign, a.type_name)
     return -a if op == "-" else abs(a)
 
 
@@ -204,6 +212,8 @@ def convert(value, src, dst):
     if src.kind == "bool":
         value = int(value)
         src = None
+    elif _is_nan(value) and dst.kind in ("float", "narrow"):
+        return from_bits(converted_nan(to_bits(value, src), src, dst), dst)
     if dst.kind == "int":
         if isinstance(value, float):
             return float_to_int(value, dst)
@@ -221,6 +231,10 @@ def from_python(value, dst):
         return convert(value, types.Boolean, dst)
     if isinstance(value, int):
         return wrap(value, dst) if dst.kind == "int" else convert(value, _ANY_INT, dst)
+    if math.isnan(value) and dst.kind in ("float", "narrow"):
+        # a constant, not a conversion on the GPU: the host's NaN (numpy's
+        # bits in the type), the format's NaN for a narrow float
+        return math.nan if dst.kind == "narrow" else float(value)
     return convert(float(value), types.Float64, dst)
 
 
@@ -247,6 +261,54 @@ def _to_narrow(value, src, dst) -> float:
 _NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"}
 
 
+# -- the GPU's NaN encodings -----------------------------------------------------
+# What the generated code gives for a NaN (docs/types.md, "NaN payloads",
+# has the sources: H200 measurements and CUDA 13's headers).  Float32,
+# Float16 and BFloat16 arithmetic gives the canonical NaN; so do the
+# conversions into them, except from BFloat16 and Float8E8M0FNU to Float32
+# (moves of bfloat16 bits); into Float64 the Float32 NaN is widened; into a
+# narrow format, ``narrow.encode`` (only a double source's bits matter).
+# Float64 arithmetic keeps the host's payload (left open on the GPU).
+CANONICAL_NAN = {"Float16": 0x7FFF, "BFloat16": 0x7FFF, "Float32": 0x7FFFFFFF}
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def gpu_nan(value, t):
+    """``value``, or the GPU's canonical NaN of ``t`` if it is a NaN (for
+    the results of Float32/Float16/BFloat16 arithmetic)."""
+    if _is_nan(value) and t.__name__ in CANONICAL_NAN:
+        return NaNBits(CANONICAL_NAN[t.__name__], t.__name__)
+    return value
+
+
+def converted_nan(bits: int, src, dst) -> int:
+    """The bits of the NaN that the generated conversion from ``src`` to
+    ``dst`` (float or narrow types) gives for the ``src`` NaN ``bits``."""
+    name = dst.__name__
+    if src is dst:
+        return bits
+    if dst.kind == "narrow":
+        source = _NARROW_SOURCE.get(src.__name__, "float")
+        value = _double(bits)
+        if source != "double":  # only the double path reads the NaN's bits
+            value = math.nan
+        return narrow.encode(name, value, source)
+    if name in ("Float16", "BFloat16"):
+        return CANONICAL_NAN[name]  # cvt.rn.f16/bf16: the canonical NaN
+    f32 = bits if src.__name__ == "Float32" else CANONICAL_NAN["Float32"]
+    if src.__name__ == "BFloat16":
+        f32 = bits << 16  # __bfloat162float is a move
+    elif src.__name__ == "Float8E8M0FNU":
+        f32 = 0x7FFF0000  # __nv_fp8_e8m0 widens through bfloat16's 0x7FFF
+    if name == "Float32":
+        return f32
+    # to Float64: cvt.f64.f32 widens the (quieted) Float32 payload
+    return (f32 >> 31) << 63 | 0x7FF << 52 | 1 << 51 | (f32 & 0x7FFFFF) << 29
+
+
 # -- bit patterns ---------------------------------------------------------------
 class NaNBits(float):
     """A NaN that remembers its exact bit pattern in one type.
@@ -257,9 +319,16 @@ class NaNBits(float):
     """
 
     def __new__(cls, bits: int, type_name: str):
-        obj = super().__new__(cls, math.nan)
+        # a Float64 NaN is the float of its bits (host arithmetic keeps its
+        # payload, as the interpreter's does)
+        value = _double(bits) if type_name == "Float64" else math.nan
+        obj = super().__new__(cls, value)
         obj.bits, obj.type_name = bits, type_name
         return obj
+
+
+def _double(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
 def to_bits(value, t) -> int:
