@@ -39,11 +39,13 @@ once a first call outside the capture has compiled and loaded the kernels.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+from torch.autograd.function import once_differentiable
 
 from kdsl.runtime import launch as _launch
 from kdsl.runtime.checks import grid_dims
@@ -169,6 +171,15 @@ class Plan:
     new_input: tuple
     new_dtype: tuple
     grad_output: tuple
+
+    @functools.cached_property
+    def coded(self) -> tuple:
+        """``sources`` with each pool by its position in _backward_launch."""
+        return tuple((_POOLS[kind], k) for kind, k in self.sources)
+
+    @functools.cached_property
+    def keywords(self) -> dict:
+        return dict(self.constexprs)
 
 
 _PLANS: dict = {}  # Plan -> its number (the backward operator's argument)
@@ -321,20 +332,16 @@ def _backward_launch(saved, grads, number, ints, floats):
         torch.zeros_like(saved[i], dtype=None if d is None else getattr(torch, d))
         for i, d in zip(plan.new_like, plan.new_dtype)
     ]
-    pools = {
-        "saved": saved,
-        "grad": grads,
-        "new": news,
-        "int": ints[1 + ints[0] :],
-        "float": floats,
-        "none": [None],
-    }
-    args = [pools[kind][k] for kind, k in plan.sources]
+    pools = (saved, grads, news, ints[1 + ints[0] :], floats, _NONE)
+    args = [pools[kind][k] for kind, k in plan.coded]
     grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
-    plan.kernel[grid, plan.block](
-        *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
-    )
-    return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+    plan.kernel[grid, plan.block](*args, shared_mem=plan.shared_mem, **plan.keywords)
+    dtypes = [saved[i].dtype for i in plan.new_like]
+    return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
+_POOLS = {"saved": 0, "grad": 1, "new": 2, "int": 3, "float": 4, "none": 5}
+_NONE = (None,)
 
 
 _TORCH_DTYPES = {
@@ -361,6 +368,15 @@ class Op:
     def __init__(self, name: str, fn, mutates_args=()):
         self.name, self.fn = name, fn
         functools.update_wrapper(self, fn)
+        # the eager fast path (_direct): functional operators only, whose
+        # keyword arguments are the function's keyword-only parameters
+        self.direct = not mutates_args
+        self.keyword_only = frozenset(
+            p.name
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        )
+        self.plans: dict = {}  # input signature -> _Planned (the fast path's)
 
         @functools.wraps(fn)
         def forward(*args, **kwargs):  # kwargs: the keyword-only parameters
@@ -375,6 +391,19 @@ class Op:
         self.backward_op.register_fake(_backward_op_fake)
         if not mutates_args:  # PyTorch differentiates functional operators only
             self.op.register_autograd(self._backward, setup_context=self._setup)
+        # What the dispatcher calls below autograd (a compiled graph's call
+        # of the operator, too): the function itself, without custom_op's
+        # generic wrapper around it (a dynamo-disabled frame and an aliasing
+        # check, most of its cost); one registration a device type.
+        namespace, opname = name.split("::")
+        self.lib = torch.library.Library(namespace, "FRAGMENT")
+        for key, call in (("CUDA", fn), ("CPU", _interpreted(fn))):
+            self.lib.impl(opname, call, key)
+        for key, call in (
+            ("CUDA", _backward_launch),
+            ("CPU", _interpreted(_backward_launch)),
+        ):
+            self.lib.impl(f"{opname}_backward", call, key)
 
     def _fake(self, *args, **kwargs):
         outs, _ = _recorded(self.fn, args, kwargs)
@@ -401,10 +430,199 @@ class Op:
         return tuple(out)
 
     def __call__(self, *args, **kwargs):
-        return self.op(*args, **kwargs)
+        device = _direct(args, kwargs) if self.direct else None
+        if device is None:  # traced, faked, compiled, in a mode: the operator
+            return self.op(*args, **kwargs)
+        if torch.is_grad_enabled() and torch._C._any_requires_grad(*args, **kwargs):
+            if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
+                return self.op(*args, **kwargs)
+            return _apply(self, device, kwargs, *args)
+        if device == "cuda":
+            return self.fn(*args, **kwargs)
+        with _intercepting(_interpret):
+            return self.fn(*args, **kwargs)
+
+    # -- the eager fast path's autograd (_Differentiable) ---------------------------
+    def _forward_saving(self, ctx, device, args, kwargs):
+        """The forward, run on ``device``: its outputs, with what the
+        backward needs saved on ``ctx``.  The plan is made from a recorded
+        run of the function the first time an input signature is seen, then
+        reused (a plan depends on what the signature fixes: shapes, strides,
+        dtypes, devices, the values of the other arguments)."""
+        if device == "cuda":
+            out = self.fn(*args, **kwargs)
+        else:
+            with _intercepting(_interpret):
+                out = self.fn(*args, **kwargs)
+        real = out if isinstance(out, tuple) else (out,)
+        key = _signature(args, kwargs)
+        planned = self.plans.get(key) if key is not None else None
+        if planned is None:
+            outs, launches = _recorded(self.fn, args, kwargs)
+            plan, saved, ints, floats = _plan(self.name, args, outs, launches, real)
+            planned = _Planned(_number(plan), _roles(saved, args, real), ints, floats)
+            if key is not None:
+                if len(self.plans) >= _MAX_PLANS:
+                    self.plans.clear()
+                self.plans[key] = planned
+        pools = (args, real)
+        ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
+        ctx.kdsl = (planned, len(args), device)
+        return out
+
+    @staticmethod
+    def _gradients(ctx, grad_outputs) -> list:
+        planned, n_inputs, device = ctx.kdsl
+        plan = _BY_NUMBER[planned.number]
+        grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
+        saved = list(ctx.saved_tensors)
+        call = (planned.number, planned.ints, planned.floats)
+        if device == "cuda":
+            news = _backward_launch(saved, grads, *call)
+        else:
+            with _intercepting(_interpret):
+                news = _backward_launch(saved, grads, *call)
+        out = [None] * n_inputs
+        for k, i in enumerate(plan.new_input):
+            out[i] = news[k]
+        return out
 
     def __repr__(self) -> str:
         return f"<kdsl.torch.op {self.name}>"
+
+
+# -- the eager fast path -----------------------------------------------------------
+_SCALARS = frozenset({int, float, bool, str, type(None)})
+_C = torch._C
+_wrapped = getattr(_C._functorch, "is_functorch_wrapped_tensor", lambda t: False)
+
+
+def _direct(args, kwargs):
+    """``"cuda"`` or ``"cpu"`` when a call may skip PyTorch's dispatcher and
+    run the function itself (on the GPU, or its launches in the
+    interpreter), else None.
+
+    It may when nothing would see the operator: not compiling or tracing
+    (``torch.compile``'s dynamo, ``torch.jit.trace``), no torch function or
+    dispatch mode (fake tensors, functionalization, ``make_fx``, a device
+    context, FLOP counters), no functorch transform (``vmap``, ``grad``),
+    no profiler (which records operators); and every argument is a plain
+    tensor (``torch.Tensor`` or ``nn.Parameter``, not a subclass: no
+    FakeTensor, DTensor or functional tensor) or a plain scalar, the tensors
+    all on CUDA or all on the CPU.  ``torch.compiler.is_compiling()`` comes
+    first: under dynamo it is a constant, and the rest is not traced."""
+    if (
+        torch.compiler.is_compiling()
+        or _C._is_torch_function_mode_enabled()
+        or _C._len_torch_dispatch_stack()
+        or _C._are_functorch_transforms_active()
+        or _C._autograd._profiler_enabled()
+        or _C._get_tracing_state() is not None
+    ):
+        return None
+    cuda = cpu = False
+    for values in (args, kwargs.values()):
+        for a in values:
+            t = type(a)
+            if t is torch.Tensor or t is torch.nn.Parameter:
+                if _wrapped(a):  # a functorch wrapper (of a transform that ended)
+                    return None
+                if a.is_cuda:
+                    cuda = True
+                elif a.is_cpu:
+                    cpu = True
+                else:  # meta, another device: the operator says what it makes of it
+                    return None
+            elif t not in _SCALARS:  # lists, SymInts, anything else
+                return None
+    if cuda is cpu:  # both, or no tensor at all
+        return None
+    return "cuda" if cuda else "cpu"
+
+
+class _Differentiable(torch.autograd.Function):
+    """The eager fast path when a gradient is needed: the operator's forward
+    and backward kernels without the dispatcher, as one autograd node."""
+
+    @staticmethod
+    def forward(ctx, op, device, kwargs, *args):
+        return op._forward_saving(ctx, device, args, kwargs)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *grad_outputs):
+        return (None, None, None, *Op._gradients(ctx, grad_outputs))
+
+
+# autograd.Function.apply less its Python prologue (setup_context binding,
+# which _Differentiable has none of, and functorch's unwrapping, which
+# _direct made needless): the C++ apply itself
+_APPLY = torch._C._FunctionBase.__dict__.get("apply")
+_apply = (
+    _APPLY.__get__(None, _Differentiable)
+    if hasattr(_APPLY, "__get__")
+    else _Differentiable.apply
+)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A backward plan kept for an input signature: its number, where each
+    saved tensor comes from (``(0, i)``: input i, ``(1, j)``: output j), and
+    the backward operator's scalars."""
+
+    number: int
+    saved: tuple
+    ints: list
+    floats: list
+
+
+_MAX_PLANS = 1024  # input signatures kept per operator
+
+
+def _signature(args, kwargs):
+    """An eager call's inputs as a plan key: each tensor's shape, strides,
+    dtype, device and whether it requires grad, each scalar by type and
+    value (floats by their bits: -0.0 is not 0.0); None when two tensor
+    arguments share their first element (which one a launch argument is
+    cannot be told from the signature: planned at each call)."""
+    key, ptrs = [], set()
+    for a in args:
+        t = type(a)
+        if t is torch.Tensor or t is torch.nn.Parameter:
+            ptr = a.data_ptr()
+            if ptr in ptrs:
+                return None
+            ptrs.add(ptr)
+            key.append((a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
+        elif t is float:
+            key.append((t, a.hex()))
+        else:
+            key.append((t, a))
+    for name, a in kwargs.items():
+        key.append((name, type(a), a.hex() if type(a) is float else a))
+    return tuple(key)
+
+
+def _roles(saved, inputs, outputs) -> tuple:
+    """Where each saved tensor is: ``(0, i)`` input i, ``(1, j)`` output j."""
+    roles = []
+    for t in saved:
+        where = [(0, i) for i, a in enumerate(inputs) if a is t]
+        where += [(1, j) for j, o in enumerate(outputs) if o is t]
+        roles.append(where[0])
+    return tuple(roles)
+
+
+def _interpreted(fn):
+    """``fn`` with its launches run in the interpreter (CPU tensors)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with _intercepting(_interpret):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def _backward_op_body(
