@@ -4,6 +4,7 @@
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 9 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
+#   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -85,6 +86,13 @@ bench)
         tee "$OUT/suite.log"
     cp /tmp/suite/suite.json "$OUT/" 2>/dev/null
     tar czf "$OUT/plots.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+torch)
+    # then the fast path's GPU tests (eager, gradients, CUDA graph, compile)
+    timeout 150 python3 -P benchmarks/torch_ops.py --out "$OUT" "${@:2}" 2>&1 |
+        tee "$OUT/torch_ops.log" | tail -75
+    timeout 240 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf -n 0 \
+        tests/pytorch/test_fast_path.py 2>&1 | tee "$OUT/torch_tests.log" | tail -15
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

@@ -402,6 +402,8 @@ def main():
         SIZES["large"] = (8, 128)
     triton = triton_kernels() if device == "cuda" else {}
     dtype = torch.float64 if args.smoke else torch.bfloat16
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     results = {}
     for size in args.sizes.split(","):
         shape = SIZES[size]
@@ -413,11 +415,15 @@ def main():
                 name, shape, device, args.smoke
             )
             print(f"[{time.perf_counter() - START:6.1f} s] {name} {size}", flush=True)
+            save(results, device, out)  # what is done so far, should time run out
     print(table(results))
     print("\ntargets (small tensors, host time):")
     print("\n".join(verdicts(results)))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    plot(results, out / "torch_ops.png")
+    print(f"total {time.perf_counter() - START:.1f} s")
+
+
+def save(results: dict, device: str, out: Path) -> None:
     data = {
         " ".join(k): {label: {"host_us": h, "gpu_us": g} for label, (h, g) in v.items()}
         for k, v in results.items()
@@ -425,8 +431,6 @@ def main():
     data["device"] = torch.cuda.get_device_name() if device == "cuda" else "cpu"
     data["torch"] = torch.__version__
     (out / "torch_ops.json").write_text(json.dumps(data, indent=1))
-    plot(results, out / "torch_ops.png")
-    print(f"total {time.perf_counter() - START:.1f} s")
 
 
 if __name__ == "__main__":
