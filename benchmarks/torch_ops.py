@@ -277,6 +277,8 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
     tol = 2e-2 if dtype == torch.bfloat16 else 1e-5
     scale = want.abs().max().item()
     for label, fn in {**paths, **compiled}.items():  # checked before timing
+        if label in ("kdsl bare", "kdsl tuned", "kdsl host fn"):
+            y.fill_(float("nan"))  # written by this launch, not an earlier one
         got = fn()
         if label.startswith("empty") or label.endswith("graph"):
             continue

@@ -34,6 +34,13 @@ a ``torch.library.custom_op``:
 Launches on CUDA tensors go to PyTorch's current stream unless ``stream=`` is
 given (kdsl.runtime.launch), so they can be captured in ``torch.cuda.graph``
 once a first call outside the capture has compiled and loaded the kernels.
+
+An eager call that nothing traces, fakes or records (``_direct``) skips the
+dispatcher: it runs the function itself, or, when a gradient is needed, one
+``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
+per input signature.  Below autograd, the operator's CUDA and CPU kernels
+are the function itself (what a compiled graph calls).  docs/pytorch.md,
+"What a call costs".
 """
 
 from __future__ import annotations
@@ -325,6 +332,23 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     return plan, saved, [len(grid), *grid, *ints], floats
 
 
+def _planned_backward(planned, plan, saved, grads):
+    """_backward_launch for a plan the fast path keeps: its launcher (the
+    grid is the signature's) looked up once."""
+    news = [
+        torch.zeros_like(saved[i], dtype=d)
+        for i, d in zip(plan.new_like, planned.new_dtypes)
+    ]
+    pools = (saved, grads, news, planned.scalars, planned.floats, _NONE)
+    planned.launcher(
+        *[pools[kind][k] for kind, k in plan.coded],
+        shared_mem=plan.shared_mem,
+        **plan.keywords,
+    )
+    dtypes = [saved[i].dtype for i in plan.new_like]
+    return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
 def _backward_launch(saved, grads, number, ints, floats):
     """The backward operator's body: the gradients it computes."""
     plan = _BY_NUMBER[number]
@@ -476,12 +500,11 @@ class Op:
         plan = _BY_NUMBER[planned.number]
         grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
         saved = list(ctx.saved_tensors)
-        call = (planned.number, planned.ints, planned.floats)
         if device == "cuda":
-            news = _backward_launch(saved, grads, *call)
+            news = _planned_backward(planned, plan, saved, grads)
         else:
             with _intercepting(_interpret):
-                news = _backward_launch(saved, grads, *call)
+                news = _planned_backward(planned, plan, saved, grads)
         out = [None] * n_inputs
         for k, i in enumerate(plan.new_input):
             out[i] = news[k]
@@ -549,9 +572,15 @@ class _Differentiable(torch.autograd.Function):
         return op._forward_saving(ctx, device, args, kwargs)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, *grad_outputs):
+        if torch.is_grad_enabled():  # create_graph=True: no second derivative
+            return _once(ctx, *grad_outputs)
         return (None, None, None, *Op._gradients(ctx, grad_outputs))
+
+
+@once_differentiable
+def _once(ctx, *grad_outputs):
+    return (None, None, None, *Op._gradients(ctx, grad_outputs))
 
 
 # autograd.Function.apply less its Python prologue (setup_context binding,
@@ -575,6 +604,22 @@ class _Planned:
     saved: tuple
     ints: list
     floats: list
+
+    @functools.cached_property
+    def launcher(self):
+        """The backward kernel's ``kernel[grid, block]``."""
+        plan = _BY_NUMBER[self.number]
+        grid = tuple(int(g) for g in self.ints[1 : 1 + self.ints[0]])
+        return plan.kernel[grid, plan.block]
+
+    @functools.cached_property
+    def scalars(self) -> list:
+        return self.ints[1 + self.ints[0] :]
+
+    @functools.cached_property
+    def new_dtypes(self) -> list:
+        plan = _BY_NUMBER[self.number]
+        return [None if d is None else getattr(torch, d) for d in plan.new_dtype]
 
 
 _MAX_PLANS = 1024  # input signatures kept per operator

@@ -568,6 +568,7 @@ class _Interpreted:
         raise self.tuned._called(f"{self.tuned.name}.interpret")
 
 
+_ENVIRON = _launch._ENVIRON_BYTES  # interpret_requested(), inlined in the fast path
 _MAX_CHOSEN = 1024  # fast keys kept per tuned kernel (sizes in a key: many)
 _MAX_X = GRID_LIMITS[0]
 
@@ -580,7 +581,7 @@ def _key_function(kernel, key_positions):
     arguments it cannot key (too few, no GPU); the slow path says why."""
     n = len(kernel.signature.runtime)
     names = [f"a{i}" for i in range(n)]
-    parts = ["_device()"] + [names[i] for i in key_positions]
+    parts = ["_launch._get_device()"] + [names[i] for i in key_positions]
     for a, info in zip(names, kernel.signature.runtime):
         if info.kind == "scalar":  # its type: a numpy scalar's names its dtype
             parts.append(f"type({a})")
@@ -590,16 +591,9 @@ def _key_function(kernel, key_positions):
     code = "def key(args):\n"
     code += f"    {unpack} = args\n" if n else "    if args: raise ValueError\n"
     code += f"    return ({', '.join(parts)},)\n"
-    env = {"_device": _device}
+    env = {"_launch": _launch}  # _get_device None (no CuPy yet): a TypeError
     exec(compile(code, f"<kdsl autotune key {kernel.name}>", "exec"), env)  # noqa: S102
     return env["key"]
-
-
-def _device() -> int:
-    get = _launch._get_device
-    if get is None:  # CuPy not imported yet (or missing): the slow path
-        raise LookupError("no device query")
-    return get()
 
 
 class _Chosen:
@@ -638,7 +632,11 @@ class _TunedLaunch:
                     chosen = tuned.chosen.get(tuned._fast_key(args))
                 except Exception:  # noqa: BLE001 - the slow path says what is wrong
                     chosen = None
-                if chosen is not None and not interpret_requested():
+                if chosen is not None and not (
+                    _ENVIRON.get(b"KDSL_INTERPRET") == b"1"
+                    if _ENVIRON is not None
+                    else interpret_requested()
+                ):
                     meta, grid, block = chosen.meta, self.grid, self.block
                     if callable(grid):
                         grid = grid(meta)
