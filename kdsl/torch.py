@@ -428,6 +428,14 @@ class Op:
             ("CPU", _interpreted(_backward_launch)),
         ):
             self.lib.impl(f"{opname}_backward", call, key)
+        # Above them, custom_op's autograd layer (Python, on the Autograd key)
+        # redispatches even when no gradient is needed, as in a compiled
+        # graph; for plain tensors that need none, the kernels below call
+        # the function at once, and give everything else to that layer.
+        layer = _autograd_layer(self.op)
+        if layer is not None and not mutates_args:
+            for key, call in (("AutogradCUDA", fn), ("AutogradCPU", _interpreted(fn))):
+                self.lib.impl(opname, _short_cut(layer, call), key, with_keyset=True)
 
     def _fake(self, *args, **kwargs):
         outs, _ = _recorded(self.fn, args, kwargs)
@@ -457,7 +465,7 @@ class Op:
         device = _direct(args, kwargs) if self.direct else None
         if device is None:  # traced, faked, compiled, in a mode: the operator
             return self.op(*args, **kwargs)
-        if torch.is_grad_enabled() and torch._C._any_requires_grad(*args, **kwargs):
+        if torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs):
             if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
                 return self.op(*args, **kwargs)
             return _apply(self, device, kwargs, *args)
@@ -518,6 +526,19 @@ class Op:
 _SCALARS = frozenset({int, float, bool, str, type(None)})
 _C = torch._C
 _wrapped = getattr(_C._functorch, "is_functorch_wrapped_tensor", lambda t: False)
+_functional = getattr(torch, "_is_functional_tensor", lambda t: False)
+
+
+def _any_requires_grad_py(*args, **kwargs) -> bool:
+    for values in (args, kwargs.values()):
+        for a in values:
+            if isinstance(a, torch.Tensor) and a.requires_grad:
+                return True
+    return False
+
+
+# (PyTorch's C function where it has one: what custom_op's autograd asks)
+_any_requires_grad = getattr(_C, "_any_requires_grad", _any_requires_grad_py)
 
 
 def _direct(args, kwargs):
@@ -548,8 +569,8 @@ def _direct(args, kwargs):
         for a in values:
             t = type(a)
             if t is torch.Tensor or t is torch.nn.Parameter:
-                if _wrapped(a):  # a functorch wrapper (of a transform that ended)
-                    return None
+                if _wrapped(a) or _functional(a):  # wrappers (functorch's,
+                    return None  # functionalization's) of a plain type
                 if a.is_cuda:
                     cuda = True
                 elif a.is_cpu:
@@ -657,6 +678,33 @@ def _roles(saved, inputs, outputs) -> tuple:
         where += [(1, j) for j, o in enumerate(outputs) if o is t]
         roles.append(where[0])
     return tuple(roles)
+
+
+def _autograd_layer(custom_op):
+    """custom_op's own Autograd-key kernel for ``custom_op`` (made as
+    torch.library makes it), or None where this PyTorch has no such
+    function: the short cut is then not registered."""
+    try:
+        from torch._library.autograd import make_autograd_impl
+
+        return make_autograd_impl(custom_op._opoverload, custom_op)
+    except (ImportError, AttributeError, TypeError):
+        return None
+
+
+def _short_cut(layer, call):
+    """An Autograd-key kernel: ``call`` itself when the eager fast path's
+    test holds (plain tensors, no mode, nothing tracing) and no gradient is
+    needed, else custom_op's ``layer``."""
+
+    def kernel(keyset, *args, **kwargs):
+        if _direct(args, kwargs) is None or (
+            torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs)
+        ):
+            return layer(keyset, *args, **kwargs)
+        return call(*args, **kwargs)
+
+    return kernel
 
 
 def _interpreted(fn):

@@ -226,6 +226,24 @@ def test_the_dispatcher_path_runs_the_function_directly():
     )
 
 
+def test_below_the_dispatcher_a_call_needing_a_gradient_gets_the_autograd_layer():
+    """The Autograd-key short cut runs the function only for plain tensors
+    that need no gradient; a gradient still comes from the pairing, and
+    fake tensors still get the fake implementation."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x = torch.randn(21, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(21, dtype=torch.float64)
+    y = torch.ops.kdsl_fast.mul.default(x, w)
+    assert y.grad_fn is not None
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, w)
+    assert torch.ops.kdsl_fast.mul.default(x.detach(), w).grad_fn is None
+    with FakeTensorMode() as mode:
+        out = torch.ops.kdsl_fast.mul.default(mode.from_tensor(x), mode.from_tensor(w))
+        assert out.shape == (21,)
+
+
 # -- on the GPU -------------------------------------------------------------------------
 gpu = pytest.mark.gpu
 
