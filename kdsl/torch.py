@@ -340,13 +340,39 @@ def _planned_backward(planned, plan, saved, grads):
         for i, d in zip(plan.new_like, planned.new_dtypes)
     ]
     pools = (saved, grads, news, planned.scalars, planned.floats, _NONE)
-    planned.launcher(
-        *[pools[kind][k] for kind, k in plan.coded],
-        shared_mem=plan.shared_mem,
-        **plan.keywords,
-    )
+    args = [pools[kind][k] for kind, k in plan.coded]
+    packer = planned.__dict__.get("packer")
+    if packer is not None and _launch.INTERCEPT.hook is None:
+        launch, grid, block = packer
+        launch(grid, block, args, None, plan.shared_mem)
+    else:
+        launcher = planned.launcher
+        launcher(*args, shared_mem=plan.shared_mem, **plan.keywords)
+        if _launch.INTERCEPT.hook is None:  # launched on the GPU: its packer
+            planned.__dict__["packer"] = _packer(launcher, args, plan.keywords)
     dtypes = [saved[i].dtype for i in plan.new_like]
     return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
+def _packer(launcher, args, constexprs):
+    """``(the generated launch function, grid, block)`` that ``launcher``
+    used for these arguments (kdsl.runtime.launch keeps them per dtype,
+    device and keywords), or None."""
+    i = launcher.dt_index
+    if i is None or callable(launcher.grid):
+        return None
+    try:
+        dt = args[i].dtype if i >= 0 else None
+        device = _launch._get_device()
+        if constexprs or launcher.optional_at:
+            key = launcher._keyed(dt, device, args, constexprs)
+            launch, block = launcher.plans[key]
+        else:
+            launch = launcher.plans[(getattr(dt, "num", dt), device)]
+            block = launcher.block
+    except Exception:  # noqa: BLE001 - not kept: the launcher each time
+        return None
+    return launch, launcher.grid, block
 
 
 def _backward_launch(saved, grads, number, ints, floats):
