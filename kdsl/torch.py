@@ -679,20 +679,18 @@ def _signature(args, kwargs):
     arguments share their first element (which one a launch argument is
     cannot be told from the signature: planned at each call)."""
     key, ptrs = [], set()
-    for a in args:
+    for name, a in (*enumerate(args), *kwargs.items()):
         t = type(a)
         if t is torch.Tensor or t is torch.nn.Parameter:
             ptr = a.data_ptr()
             if ptr in ptrs:
                 return None
             ptrs.add(ptr)
-            key.append((a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
+            key.append((name, a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
         elif t is float:
-            key.append((t, a.hex()))
+            key.append((name, t, a.hex()))
         else:
-            key.append((t, a))
-    for name, a in kwargs.items():
-        key.append((name, type(a), a.hex() if type(a) is float else a))
+            key.append((name, t, a))
     return tuple(key)
 
 
