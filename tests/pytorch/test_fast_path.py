@@ -291,7 +291,8 @@ def test_gpu_fast_path_gradients_equal_the_operators_and_pass_gradcheck():
         (ops.softmax, (x,)),
         (ops.layer_norm, (x, w, None, 1e-5)),
     ):
-        assert torch.autograd.gradcheck(op, args)
+        # (layer norm's weight gradient is a sum by atomics: any order)
+        assert torch.autograd.gradcheck(op, args, nondet_tol=1e-12)
         y = op(*args)
         assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
         g = torch.randn_like(y)
