@@ -244,6 +244,67 @@ def test_below_the_dispatcher_a_call_needing_a_gradient_gets_the_autograd_layer(
         assert out.shape == (21,)
 
 
+@pytest.fixture
+def stub_gpu(monkeypatch):
+    """The CUDA branch of the fast path on the CPU: device -1, CPU tensors
+    taken for CUDA ones, every loaded function a recorder of its launches
+    (nothing computes)."""
+    from kdsl.runtime import autotune as at
+    from kdsl.runtime import compile as kcompile
+    from kdsl.runtime import kernel as kmod
+    from kdsl.runtime import launch as lmod
+
+    calls = []
+
+    class Recorded:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args, shared_mem, stream, **kw):
+            calls.append((self.name, grid, block))
+
+    device = lambda: -1  # noqa: E731
+    for module in (lmod, kmod, at):
+        monkeypatch.setattr(module, "current_device", device)
+    monkeypatch.setattr(lmod, "_get_device", device)
+    monkeypatch.setattr(lmod, "_several_gpus", lambda: True)
+    monkeypatch.setattr(lmod, "torch_stream", lambda d: None)
+    monkeypatch.setitem(lmod._LIMITS, -1, 1024)
+    monkeypatch.setitem(lmod._BLOCK_DIMS, -1, (1024, 1024, 64))
+    monkeypatch.setattr(
+        kcompile, "load_function", lambda inst, d: Recorded(inst.name.split("__")[0])
+    )
+    for k in (mul, mul_backward):
+        monkeypatch.setattr(k, "_plans", {})
+        monkeypatch.setattr(k, "_launchers", {})
+    direct = kt._direct
+    monkeypatch.setattr(kt, "_direct", lambda a, k: "cuda" if direct(a, k) else None)
+    mul_op.plans.clear()
+    return calls
+
+
+def test_the_cuda_branch_launches_forward_and_backward_once_each(stub_gpu, monkeypatch):
+    launched = []
+    seen = kt.Op._gradients
+    monkeypatch.setattr(
+        kt.Op,
+        "_gradients",
+        staticmethod(lambda c, g: (launched.append(1), seen(c, g))[1]),
+    )
+    for _ in range(3):
+        x = torch.randn(100, requires_grad=True)
+        mul_op(x, torch.ones(100)).sum().backward()
+        assert x.grad is not None and x.grad.shape == (100,)
+    assert stub_gpu == [("mul", (2,), (64,)), ("mul_backward", (2,), (64,))] * 3
+    assert len(launched) == 3
+    (planned,) = mul_op.plans.values()
+    launch, grid, block = planned.__dict__["packer"]  # the backward's, kept
+    assert (grid, block) == ((2,), (64,))
+    with torch.no_grad():
+        mul_op(torch.ones(130), torch.ones(130))
+    assert stub_gpu[-1] == ("mul", (3,), (64,))
+
+
 # -- on the GPU -------------------------------------------------------------------------
 gpu = pytest.mark.gpu
 
