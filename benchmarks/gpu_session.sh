@@ -7,6 +7,7 @@
 #   bash benchmarks/gpu_session.sh attnbwd # the attention backward: its GPU tests, then
 #                                          # the benchmark against SDPA (~3 min)
 #   bash benchmarks/gpu_session.sh fp8     # the fp8 GPU tests, then fp8_bench.py (~3 min)
+#   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -101,6 +102,13 @@ attnbwd)
         tee "$OUT/attnbwd-tests.log" | tail -20
     timeout 240 python3 -P benchmarks/attention_bwd_bench.py "${@:2}" 2>&1 |
         tee "$OUT/attnbwd-bench.log"
+    ;;
+torch)
+    # then the fast path's GPU tests (eager, gradients, CUDA graph, compile)
+    timeout 150 python3 -P benchmarks/torch_ops.py --out "$OUT" "${@:2}" 2>&1 |
+        tee "$OUT/torch_ops.log" | tail -75
+    timeout 240 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf -n 0 \
+        tests/pytorch/test_fast_path.py 2>&1 | tee "$OUT/torch_tests.log" | tail -15
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

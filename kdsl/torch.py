@@ -38,16 +38,25 @@ a ``torch.library.custom_op``:
 Launches on CUDA tensors go to PyTorch's current stream unless ``stream=`` is
 given (kdsl.runtime.launch), so they can be captured in ``torch.cuda.graph``
 once a first call outside the capture has compiled and loaded the kernels.
+
+An eager call that nothing traces, fakes or records (``_direct``) skips the
+dispatcher: it runs the function itself, or, when a gradient is needed, one
+``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
+per input signature.  Below autograd, the operator's CUDA and CPU kernels
+are the function itself (what a compiled graph calls).  docs/pytorch.md,
+"What a call costs".
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+from torch.autograd.function import once_differentiable
 
 from kdsl.runtime import launch as _launch
 from kdsl.runtime.kernel import HostBackward
@@ -177,6 +186,15 @@ class Plan:
     new_input: tuple
     new_dtype: tuple
     grad_output: tuple
+
+    @functools.cached_property
+    def coded(self) -> tuple:
+        """``sources`` with each pool by its position in _backward_launch."""
+        return tuple((_POOLS.get(kind, _CONST), k) for kind, k in self.sources)
+
+    @functools.cached_property
+    def keywords(self) -> dict:
+        return dict(self.constexprs)
 
 
 _PLANS: dict = {}  # Plan -> its number (the backward operator's argument)
@@ -334,6 +352,52 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
     return plan, saved, [len(grid), *grid, *ints], floats
 
 
+def _planned_backward(planned, plan, saved, grads):
+    """_backward_launch for a plan the fast path keeps: its launcher (the
+    grid is the signature's) looked up once."""
+    news = [
+        torch.zeros_like(saved[i], dtype=d)
+        for i, d in zip(plan.new_like, planned.new_dtypes)
+    ]
+    pools = (saved, grads, news, planned.scalars, planned.floats, _NONE)
+    args = _arguments(plan, pools)
+    if isinstance(plan.kernel, HostBackward):  # it launches what it needs
+        plan.kernel(*args)
+        return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+    packer = planned.__dict__.get("packer")
+    if packer is not None and _launch.INTERCEPT.hook is None:
+        launch, grid, block = packer
+        launch(grid, block, args, None, plan.shared_mem)
+    else:
+        launcher = planned.launcher
+        launcher(*args, shared_mem=plan.shared_mem, **plan.keywords)
+        if _launch.INTERCEPT.hook is None:  # launched on the GPU: its packer
+            planned.__dict__["packer"] = _packer(launcher, args, plan.keywords)
+    dtypes = [saved[i].dtype for i in plan.new_like]
+    return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
+def _packer(launcher, args, constexprs):
+    """``(the generated launch function, grid, block)`` that ``launcher``
+    used for these arguments (kdsl.runtime.launch keeps them per dtype,
+    device and keywords), or None."""
+    i = launcher.dt_index
+    if i is None or callable(launcher.grid):
+        return None
+    try:
+        dt = args[i].dtype if i >= 0 else None
+        device = _launch._get_device()
+        if constexprs or launcher.optional_at:
+            key = launcher._keyed(dt, device, args, constexprs)
+            launch, block = launcher.plans[key]
+        else:
+            launch = launcher.plans[(getattr(dt, "num", dt), device)]
+            block = launcher.block
+    except Exception:  # noqa: BLE001 - not kept: the launcher each time
+        return None
+    return launch, launcher.grid, block
+
+
 def _backward_launch(saved, grads, number, ints, floats):
     """The backward operator's body: the gradients it computes."""
     plan = _BY_NUMBER[number]
@@ -341,23 +405,26 @@ def _backward_launch(saved, grads, number, ints, floats):
         torch.zeros_like(saved[i], dtype=None if d is None else getattr(torch, d))
         for i, d in zip(plan.new_like, plan.new_dtype)
     ]
-    pools = {
-        "saved": saved,
-        "grad": grads,
-        "new": news,
-        "int": ints[1 + ints[0] :],
-        "float": floats,
-        "none": [None],
-    }
-    args = [k if kind == "const" else pools[kind][k] for kind, k in plan.sources]
+    pools = (saved, grads, news, ints[1 + ints[0] :], floats, _NONE)
+    args = _arguments(plan, pools)
     if isinstance(plan.kernel, HostBackward):  # it launches what it needs
         plan.kernel(*args)
         return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
     grid = tuple(int(g) for g in ints[1 : 1 + ints[0]])
-    plan.kernel[grid, plan.block](
-        *args, shared_mem=plan.shared_mem, **dict(plan.constexprs)
-    )
-    return [n.to(saved[i].dtype) for n, i in zip(news, plan.new_like)]
+    plan.kernel[grid, plan.block](*args, shared_mem=plan.shared_mem, **plan.keywords)
+    dtypes = [saved[i].dtype for i in plan.new_like]
+    return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
+_POOLS = {"saved": 0, "grad": 1, "new": 2, "int": 3, "float": 4, "none": 5}
+_CONST = -1  # ("const", value): the value itself
+_NONE = (None,)
+
+
+def _arguments(plan, pools) -> list:
+    """The backward's arguments: each ``plan.coded`` source from its pool
+    (saved, grad, new, int, float, none), a constant as it is."""
+    return [k if kind == _CONST else pools[kind][k] for kind, k in plan.coded]
 
 
 @dataclass(frozen=True)
@@ -391,6 +458,15 @@ class Op:
     def __init__(self, name: str, fn, mutates_args=()):
         self.name, self.fn = name, fn
         functools.update_wrapper(self, fn)
+        # the eager fast path (_direct): functional operators only, whose
+        # keyword arguments are the function's keyword-only parameters
+        self.direct = not mutates_args
+        self.keyword_only = frozenset(
+            p.name
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        )
+        self.plans: dict = {}  # input signature -> _Planned (the fast path's)
 
         @functools.wraps(fn)
         def forward(*args, **kwargs):  # kwargs: the keyword-only parameters
@@ -405,6 +481,27 @@ class Op:
         self.backward_op.register_fake(_backward_op_fake)
         if not mutates_args:  # PyTorch differentiates functional operators only
             self.op.register_autograd(self._backward, setup_context=self._setup)
+        # What the dispatcher calls below autograd (a compiled graph's call
+        # of the operator, too): the function itself, without custom_op's
+        # generic wrapper around it (a dynamo-disabled frame and an aliasing
+        # check, most of its cost); one registration a device type.
+        namespace, opname = name.split("::")
+        self.lib = torch.library.Library(namespace, "FRAGMENT")
+        for key, call in (("CUDA", fn), ("CPU", _interpreted(fn))):
+            self.lib.impl(opname, call, key)
+        for key, call in (
+            ("CUDA", _backward_launch),
+            ("CPU", _interpreted(_backward_launch)),
+        ):
+            self.lib.impl(f"{opname}_backward", call, key)
+        # Above them, custom_op's autograd layer (Python, on the Autograd key)
+        # redispatches even when no gradient is needed, as in a compiled
+        # graph; for plain tensors that need none, the kernels below call
+        # the function at once, and give everything else to that layer.
+        layer = _autograd_layer(self.op)
+        if layer is not None and not mutates_args:
+            for key, call in (("AutogradCUDA", fn), ("AutogradCPU", _interpreted(fn))):
+                self.lib.impl(opname, _short_cut(layer, call), key, with_keyset=True)
 
     def _fake(self, *args, **kwargs):
         outs, _ = _recorded(self.fn, args, kwargs)
@@ -431,10 +528,258 @@ class Op:
         return tuple(out)
 
     def __call__(self, *args, **kwargs):
-        return self.op(*args, **kwargs)
+        device = _direct(args, kwargs) if self.direct else None
+        if device is None:  # traced, faked, compiled, in a mode: the operator
+            return self.op(*args, **kwargs)
+        if torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs):
+            if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
+                return self.op(*args, **kwargs)
+            return _apply(self, device, kwargs, *args)
+        if device == "cuda":
+            return self.fn(*args, **kwargs)
+        with _intercepting(_interpret):
+            return self.fn(*args, **kwargs)
+
+    # -- the eager fast path's autograd (_Differentiable) ---------------------------
+    def _forward_saving(self, ctx, device, args, kwargs):
+        """The forward, run on ``device``: its outputs, with what the
+        backward needs saved on ``ctx``.  The plan is made from a recorded
+        run of the function the first time an input signature is seen, then
+        reused (a plan depends on what the signature fixes: shapes, strides,
+        dtypes, devices, the values of the other arguments)."""
+        if device == "cuda":
+            out = self.fn(*args, **kwargs)
+        else:
+            with _intercepting(_interpret):
+                out = self.fn(*args, **kwargs)
+        real = out if isinstance(out, tuple) else (out,)
+        key = _signature(args, kwargs)
+        planned = self.plans.get(key) if key is not None else None
+        if planned is None:
+            outs, launches = _recorded(self.fn, args, kwargs)
+            plan, saved, ints, floats = _plan(self.name, args, outs, launches, real)
+            planned = _Planned(_number(plan), _roles(saved, args, real), ints, floats)
+            if key is not None:
+                if len(self.plans) >= _MAX_PLANS:
+                    self.plans.clear()
+                self.plans[key] = planned
+        pools = (args, real)
+        ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
+        ctx.kdsl = (planned, len(args), device)
+        return out
+
+    @staticmethod
+    def _gradients(ctx, grad_outputs) -> list:
+        planned, n_inputs, device = ctx.kdsl
+        plan = _BY_NUMBER[planned.number]
+        grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
+        saved = list(ctx.saved_tensors)
+        if device == "cuda":
+            news = _planned_backward(planned, plan, saved, grads)
+        else:
+            with _intercepting(_interpret):
+                news = _planned_backward(planned, plan, saved, grads)
+        out = [None] * n_inputs
+        for k, i in enumerate(plan.new_input):
+            out[i] = news[k]
+        return out
 
     def __repr__(self) -> str:
         return f"<kdsl.torch.op {self.name}>"
+
+
+# -- the eager fast path -----------------------------------------------------------
+_SCALARS = frozenset({int, float, bool, str, type(None)})
+_C = torch._C
+_wrapped = getattr(_C._functorch, "is_functorch_wrapped_tensor", lambda t: False)
+_functional = getattr(torch, "_is_functional_tensor", lambda t: False)
+
+
+def _any_requires_grad_py(*args, **kwargs) -> bool:
+    for values in (args, kwargs.values()):
+        for a in values:
+            if isinstance(a, torch.Tensor) and a.requires_grad:
+                return True
+    return False
+
+
+# (PyTorch's C function where it has one: what custom_op's autograd asks)
+_any_requires_grad = getattr(_C, "_any_requires_grad", _any_requires_grad_py)
+
+
+def _direct(args, kwargs):
+    """``"cuda"`` or ``"cpu"`` when a call may skip PyTorch's dispatcher and
+    run the function itself (on the GPU, or its launches in the
+    interpreter), else None.
+
+    It may when nothing would see the operator: not compiling or tracing
+    (``torch.compile``'s dynamo, ``torch.jit.trace``), no torch function or
+    dispatch mode (fake tensors, functionalization, ``make_fx``, a device
+    context, FLOP counters), no functorch transform (``vmap``, ``grad``),
+    no profiler (which records operators); and every argument is a plain
+    tensor (``torch.Tensor`` or ``nn.Parameter``, not a subclass: no
+    FakeTensor, DTensor or functional tensor) or a plain scalar, the tensors
+    all on CUDA or all on the CPU.  ``torch.compiler.is_compiling()`` comes
+    first: under dynamo it is a constant, and the rest is not traced."""
+    if (
+        torch.compiler.is_compiling()
+        or _C._is_torch_function_mode_enabled()
+        or _C._len_torch_dispatch_stack()
+        or _C._are_functorch_transforms_active()
+        or _C._autograd._profiler_enabled()
+        or _C._get_tracing_state() is not None
+    ):
+        return None
+    cuda = cpu = False
+    for values in (args, kwargs.values()):
+        for a in values:
+            t = type(a)
+            if t is torch.Tensor or t is torch.nn.Parameter:
+                if _wrapped(a) or _functional(a):  # wrappers (functorch's,
+                    return None  # functionalization's) of a plain type
+                if a.is_cuda:
+                    cuda = True
+                elif a.is_cpu:
+                    cpu = True
+                else:  # meta, another device: the operator says what it makes of it
+                    return None
+            elif t not in _SCALARS:  # lists, SymInts, anything else
+                return None
+    if cuda is cpu:  # both, or no tensor at all
+        return None
+    return "cuda" if cuda else "cpu"
+
+
+class _Differentiable(torch.autograd.Function):
+    """The eager fast path when a gradient is needed: the operator's forward
+    and backward kernels without the dispatcher, as one autograd node."""
+
+    @staticmethod
+    def forward(ctx, op, device, kwargs, *args):
+        return op._forward_saving(ctx, device, args, kwargs)
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        if torch.is_grad_enabled():  # create_graph=True: no second derivative
+            return _once(ctx, *grad_outputs)
+        return (None, None, None, *Op._gradients(ctx, grad_outputs))
+
+
+@once_differentiable
+def _once(ctx, *grad_outputs):
+    return (None, None, None, *Op._gradients(ctx, grad_outputs))
+
+
+# autograd.Function.apply less its Python prologue (setup_context binding,
+# which _Differentiable has none of, and functorch's unwrapping, which
+# _direct made needless): the C++ apply itself
+_APPLY = torch._C._FunctionBase.__dict__.get("apply")
+_apply = (
+    _APPLY.__get__(None, _Differentiable)
+    if hasattr(_APPLY, "__get__")
+    else _Differentiable.apply
+)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A backward plan kept for an input signature: its number, where each
+    saved tensor comes from (``(0, i)``: input i, ``(1, j)``: output j), and
+    the backward operator's scalars."""
+
+    number: int
+    saved: tuple
+    ints: list
+    floats: list
+
+    @functools.cached_property
+    def launcher(self):
+        """The backward kernel's ``kernel[grid, block]``."""
+        plan = _BY_NUMBER[self.number]
+        grid = tuple(int(g) for g in self.ints[1 : 1 + self.ints[0]])
+        return plan.kernel[grid, plan.block]
+
+    @functools.cached_property
+    def scalars(self) -> list:
+        return self.ints[1 + self.ints[0] :]
+
+    @functools.cached_property
+    def new_dtypes(self) -> list:
+        plan = _BY_NUMBER[self.number]
+        return [None if d is None else getattr(torch, d) for d in plan.new_dtype]
+
+
+_MAX_PLANS = 1024  # input signatures kept per operator
+
+
+def _signature(args, kwargs):
+    """An eager call's inputs as a plan key: each tensor's shape, strides,
+    dtype, device and whether it requires grad, each scalar by type and
+    value (floats by their bits: -0.0 is not 0.0); None when two tensor
+    arguments share their first element (which one a launch argument is
+    cannot be told from the signature: planned at each call)."""
+    key, ptrs = [], set()
+    for name, a in (*enumerate(args), *kwargs.items()):
+        t = type(a)
+        if t is torch.Tensor or t is torch.nn.Parameter:
+            ptr = a.data_ptr()
+            if ptr in ptrs:
+                return None
+            ptrs.add(ptr)
+            key.append((name, a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
+        elif t is float:
+            key.append((name, t, a.hex()))
+        else:
+            key.append((name, t, a))
+    return tuple(key)
+
+
+def _roles(saved, inputs, outputs) -> tuple:
+    """Where each saved tensor is: ``(0, i)`` input i, ``(1, j)`` output j."""
+    roles = []
+    for t in saved:
+        where = [(0, i) for i, a in enumerate(inputs) if a is t]
+        where += [(1, j) for j, o in enumerate(outputs) if o is t]
+        roles.append(where[0])
+    return tuple(roles)
+
+
+def _autograd_layer(custom_op):
+    """custom_op's own Autograd-key kernel for ``custom_op`` (made as
+    torch.library makes it), or None where this PyTorch has no such
+    function: the short cut is then not registered."""
+    try:
+        from torch._library.autograd import make_autograd_impl
+
+        return make_autograd_impl(custom_op._opoverload, custom_op)
+    except (ImportError, AttributeError, TypeError):
+        return None
+
+
+def _short_cut(layer, call):
+    """An Autograd-key kernel: ``call`` itself when the eager fast path's
+    test holds (plain tensors, no mode, nothing tracing) and no gradient is
+    needed, else custom_op's ``layer``."""
+
+    def kernel(keyset, *args, **kwargs):
+        if _direct(args, kwargs) is None or (
+            torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs)
+        ):
+            return layer(keyset, *args, **kwargs)
+        return call(*args, **kwargs)
+
+    return kernel
+
+
+def _interpreted(fn):
+    """``fn`` with its launches run in the interpreter (CPU tensors)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with _intercepting(_interpret):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def _backward_op_body(

@@ -38,11 +38,20 @@ from dataclasses import dataclass, field
 from kdsl.runtime import cache
 from kdsl.runtime import compile as kcompile
 from kdsl.runtime.benchmark import Bench
+from kdsl.runtime import launch as _launch
+from kdsl.runtime.checks import GRID_LIMITS, dim3, grid_dims
 from kdsl.runtime.kernel import Kernel
-from kdsl.runtime.launch import INTERCEPT, current_device, launch_config, no_gpu
+from kdsl.runtime.launch import (
+    INTERCEPT,
+    as_cupy_stream,
+    current_device,
+    interpret_requested,
+    launch_config,
+    no_gpu,
+)
 from kdsl.runtime import errors as _registered  # noqa: F401 - the launch errors
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.tracebacks import user_facing, warn_user
+from kdsl.transpile.tracebacks import for_the_user, user_facing, warn_user
 
 
 class AutotuneWarning(UserWarning):
@@ -182,21 +191,24 @@ class Autotuned:
         self.searches: dict = {}  # key -> Search
         self.pinned: Config | None = None
         self._default_values: dict | None = None  # the constexprs' defaults
+        # the launches' fast path: fast key -> _Chosen (see _TunedLaunch)
+        self.chosen: dict = {}
+        self._fast_key = _key_function(kernel, self.key_positions)
 
     # -- public -----------------------------------------------------------------
-    @user_facing
     def __getitem__(self, config):
         """``tuned[grid, block](*args, stream=None, shared_mem=0)`` (grid,
         block and shared_mem each a value or a function of the config's
         constexpr values), or ``tuned[grid]`` for a kernel declared with
         ``block=``: each config's block is then the kernel's (its ``BLOCK``
         for ``block="BLOCK"``)."""
-        grid, block = self._grid_block(config, self.name)
-        return user_facing(
-            lambda *args, stream=None, shared_mem=0: self._launch(
-                grid, block, args, stream, shared_mem
-            )
-        )
+        if type(config) is tuple and len(config) == 2:
+            return _TunedLaunch(self, config[0], config[1])
+        try:
+            grid, block = self._grid_block(config, self.name)
+        except DSLError as exc:
+            raise for_the_user(exc)  # kdsl's frames hidden; KDSL_TRACEBACK=1: all
+        return _TunedLaunch(self, grid, block)
 
     @user_facing
     def __call__(self, *args, **kwargs):
@@ -228,6 +240,7 @@ class Autotuned:
     def pin(self, config: Config | None) -> None:
         """Use ``config`` from now on without searching (None: search again)."""
         self.pinned = config
+        self.chosen = {}  # the fast path's configurations were the search's
 
     @user_facing
     def best_config(self, *args) -> Config:
@@ -249,7 +262,7 @@ class Autotuned:
         return (values, dtypes, device)
 
     def _launch(self, grid, block, args, stream, shared_mem):
-        if os.environ.get("KDSL_INTERPRET") == "1" and INTERCEPT.hook is None:
+        if interpret_requested() and INTERCEPT.hook is None:
             return self._interpret(grid, block, args, shared_mem)
         if self.pinned is not None:
             config = self.pinned
@@ -259,6 +272,39 @@ class Autotuned:
             search = self._search_for(grid, block, args, stream, shared_mem)
             config = self.configs[search.best]
         self._launch_config(config, grid, block, args, stream, shared_mem)
+        if INTERCEPT.hook is None:  # launched on the GPU: the next one is fast
+            self._remember(config, grid, block, args, shared_mem)
+
+    def _remember(self, config, grid, block, args, shared_mem) -> None:
+        """Keep what the launch that just ran chose for its fast key: the
+        configuration's constexpr values, the kernel's launch plan (its
+        generated packer) and the block, now checked against the instance."""
+        try:
+            key = self._fast_key(args)
+        except Exception:  # noqa: BLE001 - no fast key for these: the slow path
+            return
+        inst = self.kernel.instance_for(args, config.constexprs)
+        plan = self.kernel._plans.get((inst.name, key[0]))
+        if plan is None:  # the launch went elsewhere (replaced in a test)
+            return
+        chosen = self.chosen.get(key)
+        if chosen is None or chosen.plan is not plan:
+            if len(self.chosen) >= _MAX_CHOSEN:
+                self.chosen = {}
+            meta = {**self._defaults(), **config.constexprs}
+            fixed = None
+            if block is None:  # the kernel's block, or its BLOCK constexpr's
+                _, fixed, _ = launch_config(self.kernel, 1, inst, self.name)
+                fixed = dim3(fixed, "block")
+            chosen = self.chosen[key] = _Chosen(meta, plan.current(), fixed)
+        if block is not None:
+            raw = block(chosen.meta) if callable(block) else block
+            dims = dim3(raw, "block")
+            chosen.blocks[dims] = dims  # 256 and (256,) alike
+            try:
+                chosen.blocks[raw] = dims
+            except TypeError:  # unhashable: this block takes the slow path
+                pass
 
     def _untimed(self, args) -> Config:
         """The configuration of a launch that ``kdsl.torch`` records, skips
@@ -520,3 +566,99 @@ class _Interpreted:
     @user_facing
     def __call__(self, *args, **kwargs):
         raise self.tuned._called(f"{self.tuned.name}.interpret")
+
+
+_ENVIRON = _launch._ENVIRON_BYTES  # interpret_requested(), inlined in the fast path
+_MAX_CHOSEN = 1024  # fast keys kept per tuned kernel (sizes in a key: many)
+_MAX_X = GRID_LIMITS[0]
+
+
+def _key_function(kernel, key_positions):
+    """A generated ``key(args)``: the current device, the ``key`` arguments,
+    each array argument's dtype (None for a None pointer) and each scalar's
+    type (a numpy scalar's names its dtype), read with plain attribute reads:
+    the launch's fast key.  It raises for
+    arguments it cannot key (too few, no GPU); the slow path says why."""
+    n = len(kernel.signature.runtime)
+    names = [f"a{i}" for i in range(n)]
+    parts = ["_launch._get_device()"] + [names[i] for i in key_positions]
+    for a, info in zip(names, kernel.signature.runtime):
+        if info.kind == "scalar":  # its type: a numpy scalar's names its dtype
+            parts.append(f"type({a})")
+        else:
+            parts.append(f"getattr({a}, 'dtype', None)")
+    unpack = ", ".join(names) + ("," if n == 1 else "")
+    code = "def key(args):\n"
+    code += f"    {unpack} = args\n" if n else "    if args: raise ValueError\n"
+    code += f"    return ({', '.join(parts)},)\n"
+    env = {"_launch": _launch}  # _get_device None (no CuPy yet): a TypeError
+    exec(compile(code, f"<kdsl autotune key {kernel.name}>", "exec"), env)  # noqa: S102
+    return env["key"]
+
+
+class _Chosen:
+    """What one fast key launches: the configuration's constexpr values
+    (``meta``, what grid and block functions receive), the kernel's launch
+    plan for its instance, and the blocks known good for it (the value a
+    block function returned -> its dims), or the one ``fixed`` block of a
+    ``tuned[grid]`` launch."""
+
+    __slots__ = ("meta", "plan", "fixed", "blocks")
+
+    def __init__(self, meta, plan, fixed):
+        self.meta, self.plan, self.fixed, self.blocks = meta, plan, fixed, {}
+
+
+class _TunedLaunch:
+    """``tuned[grid, block]``: call it with the kernel's arguments.
+
+    A launch whose fast key (device, ``key`` arguments, dtypes) was launched
+    before costs one dict lookup more than a plain ``kernel[grid, block]``
+    launch: the grid and block functions of the chosen configuration, then
+    the kernel's generated packer.  Everything else (a new key, a search,
+    ``kdsl.torch``'s hooks, ``KDSL_INTERPRET``, an unusual block) takes
+    :meth:`Autotuned._launch`."""
+
+    __slots__ = ("tuned", "grid", "block")
+
+    def __init__(self, tuned, grid, block):
+        self.tuned, self.grid, self.block = tuned, grid, block
+
+    def __call__(self, *args, stream=None, shared_mem=0):
+        tuned = self.tuned
+        try:
+            if INTERCEPT.hook is None and tuned.chosen:
+                try:
+                    chosen = tuned.chosen.get(tuned._fast_key(args))
+                except Exception:  # noqa: BLE001 - the slow path says what is wrong
+                    chosen = None
+                if chosen is not None and not (
+                    _ENVIRON.get(b"KDSL_INTERPRET") == b"1"
+                    if _ENVIRON is not None
+                    else interpret_requested()
+                ):
+                    meta, grid, block = chosen.meta, self.grid, self.block
+                    if callable(grid):
+                        grid = grid(meta)
+                    if type(grid) is int and 0 < grid <= _MAX_X:
+                        grid = (grid,)
+                    else:
+                        grid = grid_dims(grid)
+                    if block is None:
+                        block = chosen.fixed
+                    else:
+                        if callable(block):
+                            block = block(meta)
+                        try:
+                            block = chosen.blocks.get(block)
+                        except TypeError:  # unhashable: the slow path
+                            block = None
+                    if block is not None:
+                        if callable(shared_mem):
+                            shared_mem = shared_mem(meta)
+                        if stream is not None:
+                            stream = as_cupy_stream(stream)
+                        return chosen.plan.launch(grid, block, args, stream, shared_mem)
+            return tuned._launch(self.grid, self.block, args, stream, shared_mem)
+        except DSLError as exc:
+            raise for_the_user(exc)  # kdsl's frames hidden; KDSL_TRACEBACK=1: all

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import sys
 import threading
 import warnings
@@ -61,6 +62,23 @@ class _Intercept(threading.local):
 
 
 INTERCEPT = _Intercept()
+
+# os.environ's own bytes -> bytes mapping, where the platform has one: a
+# lookup in it costs a dict read, os.environ.get several times that (it
+# encodes the key and decodes the value), and the autotuned launch's fast
+# path asks at every call.
+_ENVIRON = getattr(os, "environ")
+_ENVIRON_BYTES = getattr(_ENVIRON, "_data", None)
+if not (isinstance(_ENVIRON_BYTES, dict) and os.name == "posix"):
+    _ENVIRON_BYTES = None
+
+
+def interpret_requested() -> bool:
+    """Whether ``KDSL_INTERPRET=1`` is set now (every launch in the
+    interpreter, SPEC section 9)."""
+    if _ENVIRON_BYTES is not None:
+        return _ENVIRON_BYTES.get(b"KDSL_INTERPRET") == b"1"
+    return _ENVIRON.get("KDSL_INTERPRET") == "1"
 
 
 class Launcher:

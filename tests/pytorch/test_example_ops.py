@@ -2,6 +2,7 @@
 PyTorch's own functions (the interpreter on the CPU; the GPU below)."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,11 +10,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location(
-    "kdsl_example_ops", ROOT / "examples" / "pytorch" / "ops.py"
-)
-ops = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ops)
+ops = sys.modules.get("kdsl_example_ops")  # loaded once: its operators register
+if ops is None:
+    spec = importlib.util.spec_from_file_location(
+        "kdsl_example_ops", ROOT / "examples" / "pytorch" / "ops.py"
+    )
+    ops = sys.modules["kdsl_example_ops"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ops)
 
 F = torch.nn.functional
 

@@ -1,0 +1,136 @@
+"""Host microseconds per call of kdsl's launch paths and kdsl.torch's
+operator paths, on a machine WITHOUT a GPU: the device is stubbed (device
+-1, whose "tensors" are PyTorch CPU tensors; the loaded CUDA function is a
+Python no-op), so what is timed is everything up to the driver call.
+
+    python benchmarks/host_overhead.py [--calls N]
+
+It times gelu (examples/gelu.py, examples/pytorch/ops.py) on a 64 x 16 bf16
+tensor (the size does not matter to the host path; a small one keeps
+PyTorch's own CPU work out of the forward + backward row):
+
+  plain launch     gelu[grid, block](x, y, n, **config)
+  tuned launch     gelu_tuned[grid_fn, block_fn](x, y, n), its key cached
+  host function    examples/gelu.py's launch_gelu(x, y)
+  op eager         ops.gelu(x)
+  op dispatcher    ops.gelu.op(x): through torch.library
+  op fwd (grad)    ops.gelu(x) on an input that requires grad
+  op fwd+bwd       ops.gelu(x).sum().backward() (Float32)
+  torch fwd+bwd    F.gelu(x, approximate="tanh").sum().backward() (Float32,
+                   on the CPU: PyTorch's own CPU kernels, for scale only)
+
+Rounds interleave the paths; each is timed in this thread's CPU time
+(``time.thread_time``: time the machine's other tenants take is not
+counted), and the minimum round counts.  A real launch adds the driver's
+cuLaunchKernel (a few microseconds) to every kdsl row alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+
+import torch  # noqa: E402
+
+from kdsl.runtime import autotune as at  # noqa: E402
+from kdsl.runtime import compile as kcompile  # noqa: E402
+from kdsl.runtime import kernel as kmod  # noqa: E402
+from kdsl.runtime import launch as lmod  # noqa: E402
+
+
+class _NoLaunch:
+    def __call__(self, grid, block, args, shared_mem, stream, **kw):
+        pass
+
+
+def stub_gpu():
+    device = lambda: -1  # noqa: E731
+    for module in (lmod, kmod, at):
+        module.current_device = device
+    lmod._get_device = device
+    lmod._several_gpus = lambda: True  # the packer compares get_device() to -1
+    lmod.torch_stream = lambda d: None
+    lmod._LIMITS[-1] = 1024
+    lmod._BLOCK_DIMS[-1] = (1024, 1024, 64)
+    kcompile.load_function = lambda inst, d: _NoLaunch()
+    at._device_name = lambda d: "stub"
+    at._device_arch = lambda: "sm_90a"
+    import kdsl.torch as kt
+
+    kt._on_host = lambda args: False  # CPU tensors launch on the stub
+    kt._interpret = None  # (the CPU kernels and the fast path's CPU branch too)
+    if hasattr(kt, "_direct"):
+        direct = kt._direct
+        kt._direct = lambda a, k: "cuda" if direct(a, k) else None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=9)
+    args = parser.parse_args()
+    stub_gpu()
+    import gelu as G
+
+    spec = importlib.util.spec_from_file_location(
+        "kdsl_example_ops", ROOT / "examples" / "pytorch" / "ops.py"
+    )
+    ops = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ops)
+    from kdsl.runtime.autotune import Search
+
+    def searched(x):  # the first config, as if a search had chosen it
+        y = torch.empty_like(x)
+        n = x.numel()
+        for tuned, a in (
+            (G.gelu_tuned, (x, y, n)),
+            (G.gelu_backward_tuned, (x, y, y, n)),
+        ):
+            key = tuned._key(a)
+            tuned.searches[key] = Search(key, best=0)
+
+    x = torch.randn(64, 16, dtype=torch.bfloat16)
+    y = torch.empty_like(x)
+    n = x.numel()
+    searched(x)
+    xg = torch.randn(64, 16, requires_grad=True)
+    searched(xg)
+    config = G.gelu_tuned.configs[0].constexprs
+    grid_fn, block_fn = G._grid_of(n, x.itemsize)
+    meta = {**G.gelu_tuned._defaults(), **config}
+    plain = G.gelu[grid_fn(meta), block_fn(meta)]
+    F = torch.nn.functional
+    paths = {
+        "plain launch": lambda: plain(x, y, n, **config),
+        "tuned launch": lambda: G.gelu_tuned[G._grid_of(n, x.itemsize)](x, y, n),
+        "host function": lambda: G.launch_gelu(x, y),
+        "op eager": lambda: ops.gelu(x),
+        "op dispatcher": lambda: ops.gelu.op(x),
+        "op fwd (grad)": lambda: ops.gelu(xg),
+        "op fwd+bwd": lambda: ops.gelu(xg).sum().backward(),
+        "torch fwd+bwd": lambda: F.gelu(xg, approximate="tanh").sum().backward(),
+    }
+    best = {name: float("inf") for name in paths}
+    for fn in paths.values():
+        for _ in range(50):
+            fn()
+    for _ in range(args.rounds):
+        for name, fn in paths.items():
+            calls = args.calls // 4 if "bwd" in name else args.calls
+            t = time.thread_time()
+            for _ in range(calls):
+                fn()
+            best[name] = min(best[name], (time.thread_time() - t) / calls * 1e6)
+    for name, us in best.items():
+        print(f"{name:16s} {us:8.2f} us")
+    print(f"tuned / plain    {best['tuned launch'] / best['plain launch']:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

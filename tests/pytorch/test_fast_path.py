@@ -1,0 +1,402 @@
+"""kdsl.torch's eager fast path (docs/pytorch.md, "What a call costs"): a
+call that nothing traces, fakes or records runs the function itself, without
+PyTorch's dispatcher (on CPU tensors: its launches in the interpreter); a
+call that needs a gradient runs as one autograd.Function whose backward plan
+is kept per input signature.  Everything else goes through the
+torch.library operator as before.  The GPU half is at the end."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import kdsl  # noqa: E402
+import kdsl.torch as kt  # noqa: E402
+from kdsl import Float32, Float64, Int32, Pointer, block_idx, thread_idx  # noqa: E402
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def mul_backward(
+    x: Pointer[D], w: Pointer[D], grad_y: Pointer[D], grad_x: Pointer[D], n: Int32
+):
+    C = Float64 if D.width == 64 else Float32
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = (grad_y[i].to(C) * w[i].to(C)).to(D)
+
+
+@kdsl.kernel(backward=mul_backward)
+def mul(x: Pointer[D], w: Pointer[D], y: Pointer[D], n: Int32):
+    """y = x * w (w gets no gradient: the backward has no grad_w)"""
+    C = Float64 if D.width == 64 else Float32
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (x[i].to(C) * w[i].to(C)).to(D)
+
+
+@kt.op("kdsl_fast::mul")
+def mul_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    n = x.numel()
+    mul[kt.blocks(n, 64), 64](x, w, y, n)
+    return y
+
+
+@pytest.fixture
+def no_dispatcher(monkeypatch):
+    """The torch.library operator refuses to be called: a call that reaches
+    it did not take the fast path."""
+    calls = []
+
+    def refuse(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("the dispatcher was called")
+
+    monkeypatch.setattr(mul_op, "op", refuse)
+    return calls
+
+
+@pytest.fixture
+def counted_plans(monkeypatch):
+    """How many times the backward was planned from a recorded run."""
+    runs = []
+    recorded = kt._recorded
+    monkeypatch.setattr(
+        kt, "_recorded", lambda *a, **k: (runs.append(1), recorded(*a, **k))[1]
+    )
+    mul_op.plans.clear()
+    return runs
+
+
+def test_an_eager_call_on_cpu_tensors_skips_the_dispatcher(no_dispatcher):
+    x = torch.linspace(-1, 1, 100, dtype=torch.float64)
+    w = torch.full_like(x, 3.0)
+    assert torch.equal(mul_op(x, w), 3.0 * x)
+
+
+def test_a_gradient_through_the_fast_path_equals_the_operators(
+    no_dispatcher, counted_plans, monkeypatch
+):
+    x = torch.randn(130, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(130, dtype=torch.float64)
+    y = mul_op(x, w)
+    assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
+    (fast,) = torch.autograd.grad((y * y).sum(), x)
+    monkeypatch.undo()  # the operator again, through the dispatcher
+    y2 = mul_op.op(x, w)
+    (slow,) = torch.autograd.grad((y2 * y2).sum(), x)
+    assert torch.equal(fast, slow)
+    assert torch.equal(y.detach(), y2.detach())
+
+
+def test_gradcheck_through_the_fast_path(no_dispatcher):
+    x = torch.randn(20, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(20, dtype=torch.float64)
+    assert torch.autograd.gradcheck(mul_op, (x, w))
+
+
+def test_the_backward_plan_is_kept_per_input_signature(no_dispatcher, counted_plans):
+    w = torch.randn(50, dtype=torch.float64)
+    for _ in range(3):
+        x = torch.randn(50, dtype=torch.float64, requires_grad=True)
+        mul_op(x, w).sum().backward()
+        torch.testing.assert_close(x.grad, w)
+    assert len(counted_plans) == 1
+    x = torch.randn(70, dtype=torch.float64, requires_grad=True)  # a new shape
+    w = torch.randn(70, dtype=torch.float64)
+    mul_op(x, w).sum().backward()
+    torch.testing.assert_close(x.grad, w)
+    assert len(counted_plans) == 2
+
+
+def test_the_same_tensor_twice_is_planned_at_each_call(no_dispatcher, counted_plans):
+    """``op(x, x)``: which input a launch argument is cannot be told from
+    shapes, so such a call is planned each time (and the gradient flows
+    through the first, as the operator's does)."""
+    for _ in range(2):
+        x = torch.randn(40, dtype=torch.float64, requires_grad=True)
+        mul_op(x, x).sum().backward()
+        torch.testing.assert_close(x.grad, x.detach())
+    assert len(counted_plans) == 2
+
+
+def test_double_backward_is_refused(no_dispatcher):
+    x = torch.randn(10, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(10, dtype=torch.float64)
+    (g,) = torch.autograd.grad(mul_op(x, w).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError):  # not a wrong second derivative
+        g.sum().backward()
+
+
+def test_no_grad_mode_takes_the_plain_fast_path(no_dispatcher, counted_plans):
+    x = torch.randn(10, requires_grad=True)
+    with torch.no_grad():
+        y = mul_op(x, torch.ones(10))
+    assert y.grad_fn is None and not y.requires_grad and counted_plans == []
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "fake",
+        "profiler",
+        "function_mode",
+        "vmap",
+        "meta",
+        "subclass",
+    ],
+)
+def test_what_must_see_the_operator_still_does(context):
+    """Fake tensors, the profiler, torch function modes, functorch
+    transforms, meta tensors and tensor subclasses each get the operator
+    (through the dispatcher), not the function run directly."""
+    seen = []
+    op = mul_op.op
+
+    def spy(*args, **kwargs):
+        seen.append(1)
+        return op(*args, **kwargs)
+
+    x, w = torch.ones(8), torch.ones(8)
+    mul_op.op = spy
+    try:
+        if context == "fake":
+            from torch._subclasses.fake_tensor import FakeTensorMode
+
+            with FakeTensorMode() as mode:
+                mul_op(mode.from_tensor(x), mode.from_tensor(w))
+        elif context == "profiler":
+            with torch.profiler.profile() as prof:
+                mul_op(x, w)
+            assert "kdsl_fast::mul" in {e.name for e in prof.events()}
+        elif context == "function_mode":
+            from torch.overrides import TorchFunctionMode
+
+            class Passing(TorchFunctionMode):
+                def __torch_function__(self, func, types, args=(), kwargs=None):
+                    return func(*args, **(kwargs or {}))
+
+            with Passing():
+                mul_op(x, w)
+        elif context == "vmap":
+            xs = torch.arange(16.0).view(2, 8)
+            assert torch.equal(torch.vmap(mul_op)(xs, 2 * xs), 2 * xs * xs)
+        elif context == "meta":
+            mul_op(x.to("meta"), w.to("meta"))
+        else:
+
+            class Sub(torch.Tensor):
+                pass
+
+            mul_op(x.as_subclass(Sub), w)
+    finally:
+        mul_op.op = op
+    assert seen
+
+
+def test_torch_compile_still_gets_the_operator_in_one_graph():
+    """Under dynamo the fast path's test is a constant (is_compiling()), so
+    the traced graph holds the operator."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(
+        lambda a, b: mul_op(a, b) + 1.0, fullgraph=True, backend=backend
+    )
+    x = torch.randn(30, dtype=torch.float64)
+    assert torch.equal(compiled(x, x), x * x + 1.0)
+    (gm,) = graphs
+    targets = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert "kdsl_fast.mul.default" in targets
+
+
+def test_the_dispatcher_path_runs_the_function_directly():
+    """Below autograd the operator's kernels are the function itself (CPU:
+    its launches interpreted), not custom_op's generic wrapper."""
+    x = torch.randn(33, dtype=torch.float64)
+    w = torch.randn(33, dtype=torch.float64)
+    assert torch.equal(torch.ops.kdsl_fast.mul.default(x, w), x * w)
+    ran = torch._C._dispatch_has_kernel_for_dispatch_key("kdsl_fast::mul", "CPU")
+    assert ran and torch._C._dispatch_has_kernel_for_dispatch_key(
+        "kdsl_fast::mul", "CUDA"
+    )
+
+
+def test_below_the_dispatcher_a_call_needing_a_gradient_gets_the_autograd_layer():
+    """The Autograd-key short cut runs the function only for plain tensors
+    that need no gradient; a gradient still comes from the pairing, and
+    fake tensors still get the fake implementation."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x = torch.randn(21, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(21, dtype=torch.float64)
+    y = torch.ops.kdsl_fast.mul.default(x, w)
+    assert y.grad_fn is not None
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, w)
+    assert torch.ops.kdsl_fast.mul.default(x.detach(), w).grad_fn is None
+    with FakeTensorMode() as mode:
+        out = torch.ops.kdsl_fast.mul.default(mode.from_tensor(x), mode.from_tensor(w))
+        assert out.shape == (21,)
+
+
+@pytest.fixture
+def stub_gpu(monkeypatch):
+    """The CUDA branch of the fast path on the CPU: device -1, CPU tensors
+    taken for CUDA ones, every loaded function a recorder of its launches
+    (nothing computes)."""
+    from kdsl.runtime import autotune as at
+    from kdsl.runtime import compile as kcompile
+    from kdsl.runtime import kernel as kmod
+    from kdsl.runtime import launch as lmod
+
+    calls = []
+
+    class Recorded:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args, shared_mem, stream, **kw):
+            calls.append((self.name, grid, block))
+
+    device = lambda: -1  # noqa: E731
+    for module in (lmod, kmod, at):
+        monkeypatch.setattr(module, "current_device", device)
+    monkeypatch.setattr(lmod, "_get_device", device)
+    monkeypatch.setattr(lmod, "_several_gpus", lambda: True)
+    monkeypatch.setattr(lmod, "torch_stream", lambda d: None)
+    monkeypatch.setitem(lmod._LIMITS, -1, 1024)
+    monkeypatch.setitem(lmod._BLOCK_DIMS, -1, (1024, 1024, 64))
+    monkeypatch.setattr(
+        kcompile, "load_function", lambda inst, d: Recorded(inst.name.split("__")[0])
+    )
+    for k in (mul, mul_backward):
+        monkeypatch.setattr(k, "_plans", {})
+        monkeypatch.setattr(k, "_launchers", {})
+    direct = kt._direct
+    monkeypatch.setattr(kt, "_direct", lambda a, k: "cuda" if direct(a, k) else None)
+    mul_op.plans.clear()
+    return calls
+
+
+def test_the_cuda_branch_launches_forward_and_backward_once_each(stub_gpu, monkeypatch):
+    launched = []
+    seen = kt.Op._gradients
+    monkeypatch.setattr(
+        kt.Op,
+        "_gradients",
+        staticmethod(lambda c, g: (launched.append(1), seen(c, g))[1]),
+    )
+    for _ in range(3):
+        x = torch.randn(100, requires_grad=True)
+        mul_op(x, torch.ones(100)).sum().backward()
+        assert x.grad is not None and x.grad.shape == (100,)
+    assert stub_gpu == [("mul", (2,), (64,)), ("mul_backward", (2,), (64,))] * 3
+    assert len(launched) == 3
+    (planned,) = mul_op.plans.values()
+    launch, grid, block = planned.__dict__["packer"]  # the backward's, kept
+    assert (grid, block) == ((2,), (64,))
+    with torch.no_grad():
+        mul_op(torch.ones(130), torch.ones(130))
+    assert stub_gpu[-1] == ("mul", (3,), (64,))
+
+
+# -- on the GPU -------------------------------------------------------------------------
+gpu = pytest.mark.gpu
+
+
+def example_ops():
+    """examples/pytorch/ops.py, loaded once (its operators register) under
+    the name test_example_ops.py gives it."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    ops = sys.modules.get("kdsl_example_ops")
+    if ops is None:
+        path = Path(__file__).resolve().parents[2] / "examples" / "pytorch" / "ops.py"
+        spec = importlib.util.spec_from_file_location("kdsl_example_ops", path)
+        ops = sys.modules["kdsl_example_ops"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ops)
+    return ops
+
+
+@gpu
+def test_gpu_an_eager_call_skips_the_dispatcher_and_equals_the_reference(
+    no_dispatcher,
+):
+    ops = example_ops()
+
+    x = torch.randn(64, 1024, device="cuda", dtype=torch.bfloat16)
+    mul_x = torch.randn(1000, device="cuda")
+    w = torch.randn(1000, device="cuda")
+    assert torch.equal(mul_op(mul_x, w), mul_x * w)
+    want = torch.nn.functional.gelu(x.float(), approximate="tanh")
+    torch.testing.assert_close(ops.gelu(x).float(), want, rtol=1e-2, atol=1e-2)
+    want = torch.softmax(x.float(), dim=-1)
+    torch.testing.assert_close(ops.softmax(x).float(), want, rtol=1e-2, atol=1e-3)
+
+
+@gpu
+def test_gpu_fast_path_gradients_equal_the_operators_and_pass_gradcheck():
+    ops = example_ops()
+    x = torch.randn(8, 64, device="cuda", dtype=torch.float64, requires_grad=True)
+    w = torch.randn(64, device="cuda", dtype=torch.float64, requires_grad=True)
+    for op, args in (
+        (mul_op, (x, torch.randn_like(x))),
+        (ops.gelu, (x,)),
+        (ops.softmax, (x,)),
+        (ops.layer_norm, (x, w, None, 1e-5)),
+    ):
+        # (layer norm's weight gradient is a sum by atomics: any order)
+        assert torch.autograd.gradcheck(op, args, nondet_tol=1e-12)
+        y = op(*args)
+        assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
+        g = torch.randn_like(y)
+        inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+        fast = torch.autograd.grad(y, inputs, g)
+        slow = torch.autograd.grad(op.op(*args), inputs, g)  # the dispatcher's
+        for f, s in zip(fast, slow):  # (w's: sums by atomics, in any order)
+            torch.testing.assert_close(f, s, rtol=1e-10, atol=1e-12)
+
+
+@gpu
+def test_gpu_fast_path_calls_are_captured_in_a_cuda_graph(no_dispatcher):
+    ops = example_ops()
+
+    x = torch.randn(64, 1024, device="cuda", dtype=torch.bfloat16)
+    ops.softmax(ops.gelu(x))  # compiles, tunes and loads outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = ops.softmax(ops.gelu(x))
+    for _ in range(2):
+        x.copy_(torch.randn_like(x))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, ops.softmax(ops.gelu(x)), rtol=0, atol=0)
+
+
+@gpu
+@pytest.mark.parametrize("mode", [None, "reduce-overhead"])
+def test_gpu_compiled_with_fullgraph_and_reduce_overhead(mode):
+    ops = example_ops()
+
+    def model(t):
+        return ops.softmax(ops.gelu(t) * 2.0)
+
+    compiled = torch.compile(model, fullgraph=True, mode=mode)
+    x = torch.randn(64, 1024, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):  # reduce-overhead records its CUDA graph on a later call
+        x.copy_(torch.randn_like(x))
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-2, atol=1e-3)
+    xg = torch.randn(64, 1024, device="cuda", requires_grad=True)
+    compiled(xg).sum().backward()
+    want = xg.grad.clone()
+    xg.grad = None
+    model(xg).sum().backward()
+    torch.testing.assert_close(xg.grad, want, rtol=1e-5, atol=1e-6)
