@@ -10,6 +10,8 @@ and ``%`` (the same on the non-negative indices here); the
 ``0 * NH * d`` term of the input index is kept as written.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -40,3 +42,45 @@ def permute_kernel(
         q[idx] = inp[inp_idx]
         k[idx] = inp[inp_idx + NH * d]
         v[idx] = inp[inp_idx + 2 * (NH * d)]
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/attention_permute.cu --
+def _bench_setup(cp):
+    B, N, NH, d = 8, 1024, 12, 64  # GPT-2 small's heads, llm.c's B and T
+    r = np.random.default_rng(26)
+    inp = r.standard_normal(B * N * 3 * NH * d, dtype=np.float32)
+    total = B * NH * N * d
+    return dict(
+        sizes=(B, N, NH, d),
+        q=cp.zeros(total, np.float32),
+        k=cp.zeros(total, np.float32),
+        v=cp.zeros(total, np.float32),
+        inp=cp.asarray(inp),
+    )
+
+
+def _blocks(a):
+    B, N, NH, d = a["sizes"]
+    return -(-(B * NH * N * d) // 256)
+
+
+def _bench_port(a):
+    permute_kernel[_blocks(a), 256](a["q"], a["k"], a["v"], a["inp"], *a["sizes"])
+
+
+def _bench_original(o, a):
+    args = (a["q"], a["k"], a["v"], a["inp"], *map(np.int32, a["sizes"]))
+    o("permute_kernel")((_blocks(a),), (256,), args)
+
+
+BENCH = dict(
+    source="attention_permute.cu",
+    contract=False,
+    size="B8 N1024 NH12 d64",
+    kernels=[(lambda: permute_kernel.dispatch(), "permute_kernel")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("q", "k", "v"),
+    tolerance=None,
+)

@@ -92,3 +92,46 @@ def black_scholes_gpu(
         call2, put2 = black_scholes_body_gpu(s[1], x[1], t[1], riskfree, volatility)
         d_call_result.vec(2)[opt] = Float32x2(call1, call2)
         d_put_result.vec(2)[opt] = Float32x2(put1, put2)
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/black_scholes.cu --
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    n = 4_000_000  # the sample's OPT_N
+    return dict(
+        n=n,
+        call=cp.zeros(n, np.float32),
+        put=cp.zeros(n, np.float32),
+        S=cp.asarray(r.uniform(5.0, 30.0, n).astype(np.float32)),
+        X=cp.asarray(r.uniform(1.0, 100.0, n).astype(np.float32)),
+        T=cp.asarray(r.uniform(0.25, 10.0, n).astype(np.float32)),
+    )
+
+
+def _bench_port(a):
+    blocks = -(-(a["n"] // 2) // 128)
+    black_scholes_gpu[blocks, 128](
+        a["call"], a["put"], a["S"], a["X"], a["T"], 0.02, 0.30, a["n"]
+    )
+
+
+def _bench_original(o, a):
+    blocks = -(-(a["n"] // 2) // 128)
+    args = (a["call"], a["put"], a["S"], a["X"], a["T"])
+    scalars = (np.float32(0.02), np.float32(0.30), np.int32(a["n"]))
+    o("BlackScholesGPU")((blocks,), (128,), args + scalars)
+
+
+BENCH = dict(
+    source="black_scholes.cu",
+    contract=False,
+    size="4M options",
+    kernels=[(lambda: black_scholes_gpu.dispatch(), "BlackScholesGPU")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("call", "put"),
+    # __expf, __logf and __fdividef against accurate expf, logf and division:
+    # a few ulp of the CND terms, times prices up to 100
+    tolerance=(1e-4, 1e-3),
+)

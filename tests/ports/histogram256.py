@@ -15,6 +15,8 @@ words through the byte view ``data.view(Uint32)`` (the sample takes a
 multiple of 4.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Pointer, Uint8, Uint32, block_dim, block_idx, grid_dim, thread_idx
 
@@ -70,3 +72,47 @@ def merge_histogram256_kernel(
             data[thread_idx.x] += data[thread_idx.x + (MERGE_THREADBLOCK_SIZE >> k)]
     if thread_idx.x == 0:
         d_histogram[block_idx.x] = data[0]
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/histogram256.cu --
+BYTES = 64 << 20  # the sample's byteCount
+PARTIALS = 240  # its PARTIAL_HISTOGRAM256_COUNT
+
+
+def _bench_setup(cp):
+    data = np.random.default_rng(26).integers(0, 256, BYTES, dtype=np.uint8)
+    return dict(
+        data=cp.asarray(data),
+        partial=cp.zeros(PARTIALS * BIN_COUNT, np.uint32),
+        hist=cp.zeros(BIN_COUNT, np.uint32),
+    )
+
+
+def _bench_port(a):
+    histogram256_kernel[PARTIALS, THREADBLOCK_SIZE](a["partial"], a["data"], BYTES // 4)
+    merge_histogram256_kernel[BIN_COUNT, MERGE_THREADBLOCK_SIZE](
+        a["hist"], a["partial"], PARTIALS
+    )
+
+
+def _bench_original(o, a):
+    args = (a["partial"], a["data"], np.uint32(BYTES // 4))
+    o("histogram256Kernel")((PARTIALS,), (THREADBLOCK_SIZE,), args)
+    args = (a["hist"], a["partial"], np.uint32(PARTIALS))
+    o("mergeHistogram256Kernel")((BIN_COUNT,), (MERGE_THREADBLOCK_SIZE,), args)
+
+
+BENCH = dict(
+    source="histogram256.cu",
+    contract=False,
+    size="64 MB, 2 launches",
+    kernels=[
+        (lambda: histogram256_kernel.dispatch(), "histogram256Kernel"),
+        (lambda: merge_histogram256_kernel.dispatch(), "mergeHistogram256Kernel"),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("partial", "hist"),
+    tolerance=None,
+)

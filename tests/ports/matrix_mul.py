@@ -12,6 +12,8 @@ both; the ``#pragma unroll`` loop over ``k`` is ``range_constexpr``.  As
 in the sample, the sizes are multiples of the block size.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, thread_idx
 
@@ -48,3 +50,42 @@ def matrix_mul_cuda(
         b += b_step
     c = wB * BLOCK_SIZE * by + BLOCK_SIZE * bx
     C[c + wB * ty + tx] = csub
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/matrix_mul.cu --
+SIDE = 1024
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    return dict(
+        C=cp.zeros((SIDE, SIDE), np.float32),
+        A=cp.asarray(r.standard_normal((SIDE, SIDE), dtype=np.float32)),
+        B=cp.asarray(r.standard_normal((SIDE, SIDE), dtype=np.float32)),
+    )
+
+
+def _bench_port(a):
+    grid = (SIDE // 32, SIDE // 32)
+    matrix_mul_cuda[grid, (32, 32)](a["C"], a["A"], a["B"], SIDE, SIDE)
+
+
+def _bench_original(o, a):
+    args = (a["C"], a["A"], a["B"], np.int32(SIDE), np.int32(SIDE))
+    o("MatrixMulCUDA_32")((SIDE // 32, SIDE // 32), (32, 32), args)
+
+
+BENCH = dict(
+    source="matrix_mul.cu",
+    contract=False,
+    size="1024^3, 32x32 tiles",
+    kernels=[
+        (lambda: matrix_mul_cuda.dispatch(), "MatrixMulCUDA_32"),
+        (lambda: matrix_mul_cuda.dispatch(BLOCK_SIZE=16), "MatrixMulCUDA_16"),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("C",),
+    tolerance=None,  # the same products summed in the same order, no FMA
+)

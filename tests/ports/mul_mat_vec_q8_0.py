@@ -19,6 +19,8 @@ load of a field element.  The kernel is not templated on the type, the
 column count or the fused ops.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Constexpr, Float16, Float16x2, Float32, Int8, Int8x4, Int32, Pointer
 from kdsl import block_idx, thread_idx
@@ -97,3 +99,48 @@ def mul_mat_vec_q8_0(
     tmp = warp_reduce_sum(tmp)
     if thread_idx.x == 0:
         dst[row0] = tmp
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/mul_mat_vec_q8_0.cu --
+ROWS, COLS = 8192, 8192
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    nb = COLS // QK8_0
+    x = np.zeros(ROWS * nb, block_q8_0.dtype)
+    x["d"] = (r.standard_normal(ROWS * nb) * 0.05).astype(np.float16)
+    x["qs"] = r.integers(-128, 128, (ROWS * nb, QK8_0))
+    y = np.zeros(nb, block_q8_1.dtype)
+    y["ds"][:, 0] = (r.standard_normal(nb) * 0.05).astype(np.float16)
+    y["ds"][:, 1] = r.standard_normal(nb).astype(np.float16)
+    y["qs"] = r.integers(-128, 128, (nb, QK8_1 // 4, 4))
+    return dict(
+        vx=cp.asarray(x.view(np.uint8)),
+        vy=cp.asarray(y.view(np.uint8)),
+        dst=cp.zeros(ROWS, np.float32),
+    )
+
+
+def _bench_port(a):
+    mul_mat_vec_q8_0[ROWS, (WARP_SIZE, NWARPS)](a["vx"], a["vy"], a["dst"], COLS, ROWS)
+
+
+def _bench_original(o, a):
+    sizes = (np.int32(COLS), np.int32(ROWS), np.int32(COLS), np.int32(ROWS))
+    o("mul_mat_vec_q8_0")(
+        (ROWS,), (WARP_SIZE, NWARPS), (a["vx"], a["vy"], a["dst"], *sizes)
+    )
+
+
+BENCH = dict(
+    source="mul_mat_vec_q8_0.cu",
+    contract=False,
+    size="8192x8192 q8_0",
+    kernels=[(lambda: mul_mat_vec_q8_0.dispatch(), "mul_mat_vec_q8_0")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("dst",),
+    tolerance=None,  # dp4a, then the same float order
+)

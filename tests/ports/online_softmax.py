@@ -13,6 +13,8 @@ the original, C must be at least 32: a lane with no element keeps
 
 import math
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -52,3 +54,42 @@ def softmax_forward_online_kernel2(
     # divide the whole row by the sum
     for i in range(lane, C, 32):
         out[idx * C + i] = kdsl.math.exp(inp[idx * C + i] - m) / s
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/online_softmax.cu --
+ROWS, COLS, BLOCK = 8192, 4096, 256
+
+
+def _bench_setup(cp):
+    x = 3 * np.random.default_rng(26).standard_normal((ROWS, COLS), dtype=np.float32)
+    return dict(inp=cp.asarray(x), out=cp.zeros((ROWS, COLS), np.float32))
+
+
+def _bench_port(a):
+    softmax_forward_online_kernel2[-(-ROWS * 32 // BLOCK), BLOCK](
+        a["out"], a["inp"], ROWS, COLS
+    )
+
+
+def _bench_original(o, a):
+    args = (a["out"], a["inp"], np.int32(ROWS), np.int32(COLS))
+    o("softmax_forward_online_kernel2")((-(-ROWS * 32 // BLOCK),), (BLOCK,), args)
+
+
+BENCH = dict(
+    source="online_softmax.cu",
+    contract=False,
+    size="8192x4096",
+    kernels=[
+        (
+            lambda: softmax_forward_online_kernel2.dispatch(),
+            "softmax_forward_online_kernel2",
+        )
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    # cg::reduce's order of the (sum, max) pairs is not the port's butterfly
+    tolerance=(1e-5, 1e-9),
+)

@@ -1,0 +1,237 @@
+"""The ports of tests/ports/ against their CUDA C++ originals, in one process
+on one GPU (issue 26): each original in ``benchmarks/originals/`` compiled
+by NVRTC for sm_90, run on the port's inputs, its outputs checked against
+the port's, then both timed.
+
+    python benchmarks/ports.py [--only black_scholes ...] [--reps 100] [--json PATH]
+
+A port takes part by declaring ``BENCH`` in its module (tests/ports/README.md
+describes the fields): the original's file, whether the port is built with
+``contract=True``, the size, the (port instance, original kernel) pairs whose
+SASS tests/sass/test_sass_ports.py counts (``kernels``), and three functions: ``setup(cp)``
+allocates the inputs and outputs (a dict of arrays), ``port(a)`` launches
+the kdsl port on them, ``original(o, a)`` launches the original (``o(name)``
+is its kernel, a CuPy ``RawKernel``; ``o.set(name, value)`` writes a device
+global, as the originals' ``cudaMemcpyToSymbol``).
+
+Flags like for like: a port without ``contract=True`` is kdsl's exact
+arithmetic (NVRTC ``--fmad=false``), so its original is compiled with
+``--fmad=false`` too; a port with ``contract=True`` meets its original
+compiled with NVRTC's default (contraction on).  Nothing else differs:
+``-arch=sm_90 -std=c++17`` and the CUDA headers kdsl itself compiles with.
+
+The check: the arrays named in ``outputs`` equal bit for bit, or, where the
+original's arithmetic differs (approximate intrinsics, another reduction
+order, atomics' order), within the ``tolerance`` the port states with its
+reason.  Each side then runs as :class:`kdsl.runtime.benchmark.Bench` times
+autotuning candidates: every array put back and the L2 flushed before each
+timed run, CUDA events around it, the median of ``--reps`` runs after 10
+untimed ones.  Prints a table (port, size, kdsl µs, original µs, ratio) and
+writes ``ports.json`` to ``--json``, or ``$OUT``, or the current directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ORIGINALS = ROOT / "benchmarks" / "originals"
+PORTS = ROOT / "tests" / "ports"
+ARCH = "sm_90"
+
+
+# -- the declarations (no GPU needed) ----------------------------------------------------
+def port_modules() -> dict:
+    """module name -> module, for every port that declares ``BENCH``."""
+    if str(PORTS) not in sys.path:
+        sys.path.insert(0, str(PORTS))
+    found = {}
+    for path in sorted(PORTS.glob("*.py")):
+        if path.stem.startswith("test_"):
+            continue
+        module = importlib.import_module(path.stem)
+        if hasattr(module, "BENCH"):
+            found[path.stem] = module
+    return found
+
+
+def original_options(contract: bool, arch: str = ARCH) -> list[str]:
+    """NVRTC's options for an original: kdsl's (``--fmad=false``) for a port
+    without contraction, NVRTC's default contraction for one with it."""
+    from kdsl.runtime.nvrtc import include_options
+
+    fmad = [] if contract else ["--fmad=false"]
+    return [f"-arch={arch}", "-std=c++17", *fmad, *include_options()]
+
+
+def compile_original(filename: str, contract: bool, arch: str = ARCH) -> bytes:
+    """The cubin of ``benchmarks/originals/<filename>``; raises RuntimeError
+    with NVRTC's log if it does not compile."""
+    from cupy.cuda import nvrtc
+
+    source = (ORIGINALS / filename).read_text()
+    prog = nvrtc.createProgram(source, filename, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(prog, original_options(contract, arch))
+        except nvrtc.NVRTCError:
+            raise RuntimeError(
+                f"{filename} does not compile:\n{nvrtc.getProgramLog(prog)}"
+            ) from None
+        return nvrtc.getCUBIN(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+# -- on the GPU -------------------------------------------------------------------------
+class Original:
+    """The original's module loaded from its cubin: ``o(name)`` a kernel,
+    ``o.set(name, value)`` the bytes of a device global."""
+
+    def __init__(self, cubin: bytes):
+        import cupy
+
+        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+            f.write(cubin)
+        try:
+            self.module = cupy.RawModule(path=f.name)
+            self.module.get_module()  # load it now, while the file exists
+        finally:
+            os.unlink(f.name)
+
+    def __call__(self, name: str):
+        return self.module.get_function(name)
+
+    def set(self, name: str, value) -> None:
+        import numpy as np
+
+        data = np.ascontiguousarray(value)
+        self.module.get_global(name).copy_from_host(data.ctypes.data, data.nbytes)
+
+
+def _arrays(a: dict) -> dict:
+    import cupy
+
+    return {k: v for k, v in a.items() if isinstance(v, cupy.ndarray)}
+
+
+def _check(name: str, bench: dict, got_port: dict, got_orig: dict) -> str:
+    """Raise if the outputs disagree; returns how they were compared."""
+    import numpy as np
+
+    if bench.get("compare") is not None:
+        return bench["compare"](got_port, got_orig)
+    tol = bench.get("tolerance")
+    for out in bench["outputs"]:
+        p, o = got_port[out], got_orig[out]
+        if tol is None:
+            if p.tobytes() != o.tobytes():
+                bad = np.flatnonzero(p.view(np.uint8) != o.view(np.uint8))
+                raise AssertionError(
+                    f"{name}: {out} differs from the original's in "
+                    f"{bad.size} bytes (first at byte {bad[0]})"
+                )
+        else:
+            rtol, atol = tol
+            np.testing.assert_allclose(
+                p.astype(np.float64),
+                o.astype(np.float64),
+                rtol=rtol,
+                atol=atol,
+                err_msg=f"{name}: {out} against the original's",
+            )
+    return "exact" if tol is None else f"rtol {tol[0]:g}, atol {tol[1]:g}"
+
+
+def run_port(name: str, module, reps: int) -> dict:
+    import cupy
+
+    from kdsl.runtime.benchmark import Bench
+
+    bench = module.BENCH
+    contract = bench.get("contract", False)
+    original = Original(compile_original(bench["source"], contract))
+    a = bench["setup"](cupy)
+    arrays = _arrays(a)
+    saved = {k: v.copy() for k, v in arrays.items()}
+
+    def restore():
+        for k, v in saved.items():
+            arrays[k][...] = v
+
+    def run_kdsl():
+        bench["port"](a)
+
+    def run_original():
+        bench["original"](original, a)
+
+    run_kdsl()
+    got_port = {k: arrays[k].get() for k in bench["outputs"]}
+    restore()
+    run_original()
+    got_orig = {k: arrays[k].get() for k in bench["outputs"]}
+    restore()
+    checked = _check(name, bench, got_port, got_orig)
+    timer = Bench(name, arrays, None)
+    try:
+        kdsl_ms = timer.time(run_kdsl, warmup=10, reps=reps)
+        orig_ms = timer.time(run_original, warmup=10, reps=reps)
+    finally:
+        timer.close()
+    return {
+        "port": name,
+        "source": bench["source"],
+        "size": bench["size"],
+        "contract": contract,
+        "checked": checked,
+        "kdsl_us": kdsl_ms * 1e3,
+        "original_us": orig_ms * 1e3,
+        "ratio": kdsl_ms / orig_ms,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help="port modules to run")
+    parser.add_argument("--reps", type=int, default=100, help="timed runs (median)")
+    parser.add_argument("--json", help="where ports.json goes (default $OUT or .)")
+    args = parser.parse_args(argv)
+    modules = port_modules()
+    names = args.only or list(modules)
+    rows, failed = [], []
+    start = time.perf_counter()
+    print(
+        f"{'port':<24} {'size':<26} {'kdsl µs':>9} {'orig µs':>9} {'ratio':>6}  check"
+    )
+    for name in names:
+        try:
+            row = run_port(name, modules[name], args.reps)
+        except Exception as exc:  # noqa: BLE001 - report it and go on
+            failed.append({"port": name, "error": f"{type(exc).__name__}: {exc}"})
+            print(f"{name:<24} FAILED: {type(exc).__name__}: {exc}"[:400])
+            continue
+        rows.append(row)
+        print(
+            f"{name:<24} {row['size']:<26} {row['kdsl_us']:>9.1f} "
+            f"{row['original_us']:>9.1f} {row['ratio']:>6.3f}  {row['checked']}"
+            + ("  contract" if row["contract"] else ""),
+            flush=True,
+        )
+    elapsed = time.perf_counter() - start
+    print(f"{len(rows)} ports in {elapsed:.0f} s, {len(failed)} failed")
+    out = Path(args.json or os.environ.get("OUT") or ".")
+    if out.suffix != ".json":
+        out = out / "ports.json"
+    out.write_text(json.dumps({"ports": rows, "failed": failed}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
