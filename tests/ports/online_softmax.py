@@ -6,7 +6,7 @@ warp combines the pairs, and the lanes write ``exp(x - max) / sum``.
 
 Differences from the original: the warp combination is ``cg::reduce`` there
 and a ``__shfl_xor_sync`` butterfly here (five steps, every lane ending with
-the total); the cache-streaming store ``__stcs`` is a plain store.  As in
+the total); the cache-streaming store ``__stcs`` is ``kdsl.stcs``.  As in
 the original, C must be at least 32: a lane with no element keeps
 (-inf, 0), and two such pairs combine to a NaN sum.
 """
@@ -53,7 +53,7 @@ def softmax_forward_online_kernel2(
         s, m = reduce_sum_max_op(s, m, other_s, other_m)
     # divide the whole row by the sum
     for i in range(lane, C, 32):
-        out[idx * C + i] = kdsl.math.exp(inp[idx * C + i] - m) / s
+        kdsl.stcs(out, idx * C + i, kdsl.math.exp(inp[idx * C + i] - m) / s)
 
 
 # -- benchmark: benchmarks/ports.py against benchmarks/originals/online_softmax.cu --
