@@ -4,6 +4,7 @@
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 9 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
+#   bash benchmarks/gpu_session.sh ports   # tests/ports/ against their CUDA originals (< 2 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -89,5 +90,10 @@ bench)
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |
         tee "$OUT/sgemm_sweep.log"
+    ;;
+ports)
+    # ports.json and the table land in $OUT
+    timeout 170 python3 -P benchmarks/ports.py "${@:2}" 2>&1 |
+        tee "$OUT/ports.log"
     ;;
 esac

@@ -11,7 +11,7 @@ describes the fields): the original's file, whether the port is built with
 SASS tests/sass/test_sass_ports.py counts (``kernels``), and three functions: ``setup(cp)``
 allocates the inputs and outputs (a dict of arrays), ``port(a)`` launches
 the kdsl port on them, ``original(o, a)`` launches the original (``o(name)``
-is its kernel, a CuPy ``RawKernel``; ``o.set(name, value)`` writes a device
+is its kernel, a CuPy ``Function`` called as a ``RawKernel``; ``o.set(name, value)`` writes a device
 global, as the originals' ``cudaMemcpyToSymbol``).
 
 Flags like for like: a port without ``contract=True`` is kdsl's exact
@@ -37,7 +37,6 @@ import importlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -90,30 +89,55 @@ def compile_original(filename: str, contract: bool, arch: str = ARCH) -> bytes:
         nvrtc.destroyProgram(prog)
 
 
+def precompile(modules: dict, workers: int = 16) -> dict:
+    """Compile every original and every port instance of ``modules`` at once
+    (NVRTC runs threads in parallel): source file -> the original's cubin;
+    the ports' cubins go to kdsl's disk cache, where their launches find
+    them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kdsl.runtime import nvrtc
+    from kdsl.runtime.compile import cubin_for
+
+    nvrtc._builtins_held()  # so that NVRTC's threads do not race to open it
+    instances = [make() for m in modules.values() for make, _ in m.BENCH["kernels"]]
+    sources = {
+        m.BENCH["source"]: m.BENCH.get("contract", False) for m in modules.values()
+    }
+    with ThreadPoolExecutor(workers) as pool:
+        ports = [pool.submit(cubin_for, inst, ARCH) for inst in instances]
+        originals = {
+            source: pool.submit(compile_original, source, contract)
+            for source, contract in sources.items()
+        }
+        for future in ports:
+            future.result()
+        return {source: future.result() for source, future in originals.items()}
+
+
 # -- on the GPU -------------------------------------------------------------------------
 class Original:
-    """The original's module loaded from its cubin: ``o(name)`` a kernel,
+    """The original's module loaded from its cubin: ``o(name)`` a kernel (a
+    CuPy ``Function``: ``o(name)(grid, block, args, shared_mem=...)``),
     ``o.set(name, value)`` the bytes of a device global."""
 
     def __init__(self, cubin: bytes):
         import cupy
 
-        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-            f.write(cubin)
-        try:
-            self.module = cupy.RawModule(path=f.name)
-            self.module.get_module()  # load it now, while the file exists
-        finally:
-            os.unlink(f.name)
+        self.module = cupy.cuda.function.Module()
+        self.module.load(cubin)
 
     def __call__(self, name: str):
         return self.module.get_function(name)
 
     def set(self, name: str, value) -> None:
+        import cupy
         import numpy as np
 
         data = np.ascontiguousarray(value)
-        self.module.get_global(name).copy_from_host(data.ctypes.data, data.nbytes)
+        runtime = cupy.cuda.runtime
+        ptr = self.module.get_global_var(name)
+        runtime.memcpy(ptr, data.ctypes.data, data.nbytes, runtime.memcpyHostToDevice)
 
 
 def _arrays(a: dict) -> dict:
@@ -150,14 +174,16 @@ def _check(name: str, bench: dict, got_port: dict, got_orig: dict) -> str:
     return "exact" if tol is None else f"rtol {tol[0]:g}, atol {tol[1]:g}"
 
 
-def run_port(name: str, module, reps: int) -> dict:
+def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
     import cupy
 
     from kdsl.runtime.benchmark import Bench
 
     bench = module.BENCH
     contract = bench.get("contract", False)
-    original = Original(compile_original(bench["source"], contract))
+    if cubin is None:
+        cubin = compile_original(bench["source"], contract)
+    original = Original(cubin)
     a = bench["setup"](cupy)
     arrays = _arrays(a)
     saved = {k: v.copy() for k, v in arrays.items()}
@@ -207,12 +233,15 @@ def main(argv=None) -> int:
     names = args.only or list(modules)
     rows, failed = [], []
     start = time.perf_counter()
+    cubins = precompile({name: modules[name] for name in names})
+    print(f"compiled in {time.perf_counter() - start:.0f} s", flush=True)
     print(
         f"{'port':<24} {'size':<26} {'kdsl µs':>9} {'orig µs':>9} {'ratio':>6}  check"
     )
     for name in names:
         try:
-            row = run_port(name, modules[name], args.reps)
+            module = modules[name]
+            row = run_port(name, module, args.reps, cubins[module.BENCH["source"]])
         except Exception as exc:  # noqa: BLE001 - report it and go on
             failed.append({"port": name, "error": f"{type(exc).__name__}: {exc}"})
             print(f"{name:<24} FAILED: {type(exc).__name__}: {exc}"[:400])

@@ -207,3 +207,19 @@ def test_the_originals_launch_passes_what_its_kernels_declare(name):
         assert np.prod(block) <= 1024 and shared_mem <= 48 * 1024
     for out in b["outputs"]:
         assert out in a
+
+
+def test_the_benchmark_compares_outputs_exactly_or_within_the_stated_tolerance():
+    exact = dict(outputs=("y",), tolerance=None)
+    y = np.float32([1.0, 2.0])
+    assert bench._check("p", exact, {"y": y}, {"y": y.copy()}) == "exact"
+    off = np.nextafter(y, np.float32(3))  # one ulp
+    with pytest.raises(AssertionError, match="y differs from the original's in"):
+        bench._check("p", exact, {"y": y}, {"y": off})
+    close = dict(outputs=("y",), tolerance=(1e-6, 0.0))
+    assert bench._check("p", close, {"y": y}, {"y": off}) == "rtol 1e-06, atol 0"
+    with pytest.raises(AssertionError):
+        bench._check("p", close, {"y": y}, {"y": y + 1})
+    seen = []
+    own = dict(exact, compare=lambda p, o: seen.append((p, o)) or "own")
+    assert bench._check("p", own, {"y": y}, {"y": off}) == "own" and seen
