@@ -35,27 +35,31 @@ KNOWN = {
     ("attention_permute", "permute_kernel"): (
         2.06,
         "floordiv: `//` and `%` by the run-time sizes go through kdsl::floordiv "
-        "and kdsl::mod (+45 IMAD, +33 ISETP, 13 branches against 1); needs "
-        "kdsl.assume (issue 26)",
+        "and kdsl::mod (+45 IMAD, +33 ISETP, 13 branches against 1; C's / and % "
+        "put in the port's source by hand: 163 instructions); needs kdsl.assume "
+        "(issue 26)",
     ),
     ("black_scholes", "BlackScholesGPU"): (
         1.58,
         "fast intrinsics: accurate expf, logf and division for the sample's "
-        "__expf, __logf and __fdividef (+77 FFMA, 10 calls of the division slow "
-        "path against 2); needs kdsl.math.fast_* (issue 26)",
+        "__expf, __logf and __fdividef (+77 FFMA of the accurate functions, 10 "
+        "calls of the division slow path against 2); needs kdsl.math.fast_* "
+        "(issue 26)",
     ),
     ("softmax_forward", "softmax_forward_kernel4"): (
         1.26,
         "run-time steps: the four `range(tid, C, block_dim.x)` loops test the "
-        "step's sign in kdsl::in_range (NVVM rolls them differently: +25 IMAD, "
-        "+20 ISETP, +16 BRA); needs block_dim known positive (issue 26)",
+        "step's sign in kdsl::in_range (+25 IMAD, +20 ISETP, +16 BRA; the "
+        "original with in_range put in its loops: 449 -> 564 instructions); "
+        "needs block_dim known positive (issue 26)",
     ),
     ("online_softmax", "softmax_forward_online_kernel2"): (
         1.13,
-        "unrolling: NVVM unrolls the port's last loop 4 times (+4 stores, +4 "
-        "calls of the division slow path, +28 FFMA) and not the original's, "
-        "whose step warp.size() is an unsigned long long; more code, not more "
-        "work an element",
+        "unrolling: NVVM unrolls the port's loops (its last one 4 times: +4 "
+        "stores, +4 calls of the division slow path, +28 FFMA) and not the "
+        "original's, whose step warp.size() is an unsigned long long (the "
+        "original with `i += 32`: 546 instructions); more code, not more work "
+        "an element",
     ),
 }
 
