@@ -7,12 +7,13 @@ the port's, then both timed.
 
 A port takes part by declaring ``BENCH`` in its module (tests/ports/README.md
 describes the fields): the original's file, whether the port is built with
-``contract=True``, the size, the (port instance, original kernel) pairs whose
-SASS tests/sass/test_sass_ports.py counts (``kernels``), and three functions: ``setup(cp)``
-allocates the inputs and outputs (a dict of arrays), ``port(a)`` launches
+``contract=True``, the size, the (port instance, original kernel) pairs
+whose SASS tests/sass/test_sass_ports.py counts (``kernels``), and three
+functions: ``setup(cp)`` allocates the inputs and outputs (a dict of arrays), ``port(a)`` launches
 the kdsl port on them, ``original(o, a)`` launches the original (``o(name)``
-is its kernel, a CuPy ``Function`` called as a ``RawKernel``; ``o.set(name, value)`` writes a device
-global, as the originals' ``cudaMemcpyToSymbol``).
+is its kernel, a CuPy ``Function`` called as a ``RawKernel``), and
+``globals`` the values of the original's ``__constant__``/``__device__``
+variables, set once after loading it (the originals' ``cudaMemcpyToSymbol``).
 
 Flags like for like: a port without ``contract=True`` is kdsl's exact
 arithmetic (NVRTC ``--fmad=false``), so its original is compiled with
@@ -111,8 +112,12 @@ def precompile(modules: dict, workers: int = 16) -> dict:
             for source, contract in sources.items()
         }
         for future in ports:
-            future.result()
-        return {source: future.result() for source, future in originals.items()}
+            if future.exception() is not None:  # its launch will say what
+                print(f"a port did not compile: {future.exception()}"[:300])
+        return {
+            source: future.result() if future.exception() is None else None
+            for source, future in originals.items()
+        }
 
 
 # -- on the GPU -------------------------------------------------------------------------
@@ -174,6 +179,15 @@ def _check(name: str, bench: dict, got_port: dict, got_orig: dict) -> str:
     return "exact" if tol is None else f"rtol {tol[0]:g}, atol {tol[1]:g}"
 
 
+def time_runs(timer, run, reps: int, warmup: int = 10) -> float:
+    """Median milliseconds of ``run``; the untimed warm-up runs start from
+    the inputs too (a filter's counter would run past its output else)."""
+    for _ in range(warmup):
+        timer.restore()
+        run()
+    return timer.time(run, warmup=0, reps=reps)
+
+
 def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
     import cupy
 
@@ -184,6 +198,8 @@ def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
     if cubin is None:
         cubin = compile_original(bench["source"], contract)
     original = Original(cubin)
+    for global_name, value in bench.get("globals", {}).items():
+        original.set(global_name, value)  # the original's cudaMemcpyToSymbol
     a = bench["setup"](cupy)
     arrays = _arrays(a)
     saved = {k: v.copy() for k, v in arrays.items()}
@@ -204,11 +220,14 @@ def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
     run_original()
     got_orig = {k: arrays[k].get() for k in bench["outputs"]}
     restore()
-    checked = _check(name, bench, got_port, got_orig)
+    try:
+        checked = _check(name, bench, got_port, got_orig)
+    except AssertionError as exc:  # still timed: the row says it disagrees
+        checked = f"MISMATCH: {exc}".replace("\n", " ")[:300]
     timer = Bench(name, arrays, None)
     try:
-        kdsl_ms = timer.time(run_kdsl, warmup=10, reps=reps)
-        orig_ms = timer.time(run_original, warmup=10, reps=reps)
+        kdsl_ms = time_runs(timer, run_kdsl, reps)
+        orig_ms = time_runs(timer, run_original, reps)
     finally:
         timer.close()
     return {
@@ -247,6 +266,8 @@ def main(argv=None) -> int:
             print(f"{name:<24} FAILED: {type(exc).__name__}: {exc}"[:400])
             continue
         rows.append(row)
+        if row["checked"].startswith("MISMATCH"):
+            failed.append({"port": name, "error": row["checked"]})
         print(
             f"{name:<24} {row['size']:<26} {row['kdsl_us']:>9.1f} "
             f"{row['original_us']:>9.1f} {row['ratio']:>6.3f}  {row['checked']}"
@@ -254,7 +275,7 @@ def main(argv=None) -> int:
             flush=True,
         )
     elapsed = time.perf_counter() - start
-    print(f"{len(rows)} ports in {elapsed:.0f} s, {len(failed)} failed")
+    print(f"{len(rows)} ports timed in {elapsed:.0f} s; {len(failed)} failed")
     out = Path(args.json or os.environ.get("OUT") or ".")
     if out.suffix != ".json":
         out = out / "ports.json"
