@@ -188,53 +188,64 @@ def time_runs(timer, run, reps: int, warmup: int = 10) -> float:
     return timer.time(run, warmup=0, reps=reps)
 
 
-def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
-    import cupy
+class Prepared:
+    """A port and its original, loaded, on inputs allocated on the GPU."""
 
+    def __init__(self, name: str, module, cubin: bytes | None = None):
+        import cupy
+
+        self.name, self.bench = name, module.BENCH
+        self.contract = self.bench.get("contract", False)
+        if cubin is None:
+            cubin = compile_original(self.bench["source"], self.contract)
+        self.original = Original(cubin)
+        for global_name, value in self.bench.get("globals", {}).items():
+            self.original.set(global_name, value)  # its cudaMemcpyToSymbol
+        self.a = self.bench["setup"](cupy)
+        self.arrays = _arrays(self.a)
+        self.saved = {k: v.copy() for k, v in self.arrays.items()}
+
+    def restore(self) -> None:
+        for k, v in self.saved.items():
+            self.arrays[k][...] = v
+
+    def run_kdsl(self) -> None:
+        self.bench["port"](self.a)
+
+    def run_original(self) -> None:
+        self.bench["original"](self.original, self.a)
+
+    def check(self) -> str:
+        """Run both from the inputs and compare (raises AssertionError)."""
+        outputs = self.bench["outputs"]
+        self.run_kdsl()
+        got_port = {k: self.arrays[k].get() for k in outputs}
+        self.restore()
+        self.run_original()
+        got_orig = {k: self.arrays[k].get() for k in outputs}
+        self.restore()
+        return _check(self.name, self.bench, got_port, got_orig)
+
+
+def run_port(name: str, module, reps: int, cubin: bytes | None = None) -> dict:
     from kdsl.runtime.benchmark import Bench
 
-    bench = module.BENCH
-    contract = bench.get("contract", False)
-    if cubin is None:
-        cubin = compile_original(bench["source"], contract)
-    original = Original(cubin)
-    for global_name, value in bench.get("globals", {}).items():
-        original.set(global_name, value)  # the original's cudaMemcpyToSymbol
-    a = bench["setup"](cupy)
-    arrays = _arrays(a)
-    saved = {k: v.copy() for k, v in arrays.items()}
-
-    def restore():
-        for k, v in saved.items():
-            arrays[k][...] = v
-
-    def run_kdsl():
-        bench["port"](a)
-
-    def run_original():
-        bench["original"](original, a)
-
-    run_kdsl()
-    got_port = {k: arrays[k].get() for k in bench["outputs"]}
-    restore()
-    run_original()
-    got_orig = {k: arrays[k].get() for k in bench["outputs"]}
-    restore()
+    p = Prepared(name, module, cubin)
     try:
-        checked = _check(name, bench, got_port, got_orig)
+        checked = p.check()
     except AssertionError as exc:  # still timed: the row says it disagrees
         checked = f"MISMATCH: {exc}".replace("\n", " ")[:300]
-    timer = Bench(name, arrays, None)
+    timer = Bench(name, p.arrays, None)
     try:
-        kdsl_ms = time_runs(timer, run_kdsl, reps)
-        orig_ms = time_runs(timer, run_original, reps)
+        kdsl_ms = time_runs(timer, p.run_kdsl, reps)
+        orig_ms = time_runs(timer, p.run_original, reps)
     finally:
         timer.close()
     return {
         "port": name,
-        "source": bench["source"],
-        "size": bench["size"],
-        "contract": contract,
+        "source": p.bench["source"],
+        "size": p.bench["size"],
+        "contract": p.contract,
         "checked": checked,
         "kdsl_us": kdsl_ms * 1e3,
         "original_us": orig_ms * 1e3,
