@@ -862,7 +862,10 @@ def test_the_llama_cpp_ports_use_structs_and_dp4a_as_the_originals():
     mmvq = INSTANCES["mul_mat_vec_q8_0"]().source
     assert "struct block_q8_0 {" in mmvq and "sizeof(block_q8_0) == 34" in mmvq
     assert "const block_q8_0* vx" in mmvq and "__dp4a(" in mmvq
-    assert "bq8_1[0].qs[" in mmvq and "bq8_0[0].d" in mmvq
+    assert "bq8_1[0].ds.v[0]" in mmvq and "bq8_0[0].d" in mmvq
+    # get_int_b2 and get_int_b4: 16- and 32-bit loads, as the pointer casts
+    assert "reinterpret_cast<const uint16_t*>(bq8_0) + 1" in mmvq
+    assert "reinterpret_cast<const int32_t*>(bq8_1) + 1" in mmvq
     assert "vx + kbx_row" in mmvq and "vy + kby" in mmvq  # &x[ib], &y[iby]
     rope = INSTANCES["rope_norm"]().source
     assert "struct rope_corr_dims {" in rope and "float v[2];" in rope

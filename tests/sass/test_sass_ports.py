@@ -229,3 +229,13 @@ def test_the_benchmark_compares_outputs_exactly_or_within_the_stated_tolerance()
     seen = []
     own = dict(exact, compare=lambda p, o: seen.append((p, o)) or "own")
     assert bench._check("p", own, {"y": y}, {"y": off}) == "own" and seen
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_bench_says_contract_exactly_when_the_port_contracts(name):
+    # the original's flags follow BENCH["contract"]; the port's own option
+    # (@kdsl.kernel(contract=True), issue 26) must say the same
+    b = MODULES[name].BENCH
+    for make, _ in b["kernels"]:
+        options = make().kernel.options
+        assert getattr(options, "contract", False) == b.get("contract", False)
