@@ -151,6 +151,16 @@ def _arrays(a: dict) -> dict:
     return {k: v for k, v in a.items() if isinstance(v, cupy.ndarray)}
 
 
+def _copy(dst, src):
+    """Bytes copied device to device (any dtype: CuPy has no bfloat16
+    kernels); returns ``dst``."""
+    assert (
+        dst.flags.c_contiguous and src.flags.c_contiguous and dst.nbytes == src.nbytes
+    )
+    dst.data.copy_from_device(src.data, src.nbytes)
+    return dst
+
+
 def _check(name: str, bench: dict, got_port: dict, got_orig: dict) -> str:
     """Raise if the outputs disagree; returns how they were compared."""
     import numpy as np
@@ -203,11 +213,11 @@ class Prepared:
             self.original.set(global_name, value)  # its cudaMemcpyToSymbol
         self.a = self.bench["setup"](cupy)
         self.arrays = _arrays(self.a)
-        self.saved = {k: v.copy() for k, v in self.arrays.items()}
+        self.saved = {k: _copy(cupy.empty_like(v), v) for k, v in self.arrays.items()}
 
     def restore(self) -> None:
         for k, v in self.saved.items():
-            self.arrays[k][...] = v
+            _copy(self.arrays[k], v)
 
     def run_kdsl(self) -> None:
         self.bench["port"](self.a)
