@@ -271,6 +271,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     modules = port_modules()
     names = args.only or list(modules)
+    unknown = sorted(set(names) - set(modules))
+    if unknown:
+        parser.error(f"no BENCH in {', '.join(unknown)}; ports: {', '.join(modules)}")
     rows, failed = [], []
     start = time.perf_counter()
     cubins = precompile({name: modules[name] for name in names})
