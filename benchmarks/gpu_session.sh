@@ -8,6 +8,7 @@
 #                                          # the benchmark against SDPA (~3 min)
 #   bash benchmarks/gpu_session.sh fp8     # the fp8 GPU tests, then fp8_bench.py (~3 min)
 #   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
+#   bash benchmarks/gpu_session.sh ports   # tests/ports/ against their CUDA originals (< 2 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -124,5 +125,10 @@ fp8)
     timeout 300 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf --durations=5 \
         -n 3 tests/gpu/test_gemm_fp8_gpu.py 2>&1 | tee "$OUT/fp8-gemm-tests.log" | tail -30
     timeout 200 python3 -P benchmarks/fp8_bench.py "${@:2}" 2>&1 | tee "$OUT/fp8_bench.log"
+    ;;
+ports)
+    # ports.json and the table land in $OUT
+    timeout 170 python3 -P benchmarks/ports.py "${@:2}" 2>&1 |
+        tee "$OUT/ports.log"
     ;;
 esac

@@ -45,6 +45,24 @@ class Sass:
         return sum(1 for ins in self.instructions if rx.search(ins))
 
     @property
+    def functions(self) -> list[str]:
+        """The names of the functions (kernels and any callee not inlined)."""
+        return re.findall(r"\.section\s+\.text\.([^,\s]+),", self.text)
+
+    def function(self, name: str) -> "Sass":
+        """The disassembly of one function of a cubin of several."""
+        parts = re.split(r"(?m)^\s*\.section\s+\.text\.([^,\s]+),.*$", self.text)
+        for at in range(1, len(parts), 2):
+            if parts[at] == name:
+                return Sass(parts[at + 1])
+        raise KeyError(f"no function {name} in the cubin: {self.functions}")
+
+    @property
+    def code_size(self) -> int:
+        """Instructions, the NOPs that pad the end of a function left out."""
+        return sum(1 for ins in self.instructions if ins.split()[0] != "NOP")
+
+    @property
     def spills(self) -> int:
         """Local-memory loads and stores (register spills or local arrays)."""
         return self.count(r"\b(LDL|STL)\b")
@@ -107,6 +125,11 @@ def sass_of_source(source: str, name: str, arch: str = "sm_90") -> Sass:
     from kdsl.runtime.nvrtc import compile_to_cubin
 
     return _disassemble(compile_to_cubin(source, name, arch=arch))
+
+
+def sass_of_cubin(cubin: bytes) -> Sass:
+    """Disassemble a cubin compiled elsewhere (an original's, say)."""
+    return _disassemble(cubin)
 
 
 def _disassemble(cubin: bytes) -> Sass:

@@ -15,6 +15,8 @@ pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ports"))
+import attention_permute  # noqa: E402
+import black_scholes  # noqa: E402
 import convolution_separable  # noqa: E402
 import gelu_forward  # noqa: E402
 import histogram256  # noqa: E402
@@ -22,6 +24,7 @@ import laplace  # noqa: E402
 import layer_norm_backward  # noqa: E402
 import layernorm_forward  # noqa: E402
 import matmul_forward  # noqa: E402
+import matrix_mul  # noqa: E402
 import mul_mat_vec_q8_0  # noqa: E402
 import ml_dtypes  # noqa: E402
 import nbody  # noqa: E402
@@ -365,3 +368,79 @@ def test_numba_vecadd(n):
     c = cp.zeros(n, np.float32)
     numba_vecadd.f[n // 256 + 1, 256](cp.asarray(a), cp.asarray(b), c)
     assert c.get().tobytes() == (a + b).tobytes()
+
+
+# -- the ports against their CUDA C++ originals (benchmarks/ports.py, untimed) -----------
+def load_benchmark():
+    """benchmarks/ports.py, under a name no folder of tests/ shadows."""
+    import importlib.util
+
+    name = "benchmarks_ports"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "benchmarks" / "ports.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+bench_ports = load_benchmark()
+
+BENCHED = bench_ports.port_modules()
+
+
+@pytest.mark.parametrize("name", list(BENCHED))
+def test_the_port_gives_its_originals_results(name):
+    prepared = bench_ports.Prepared(name, BENCHED[name])
+    assert prepared.check()  # exact, or within the tolerance BENCH states
+    prepared.run_kdsl()  # from the inputs again: the same
+    again = {k: prepared.arrays[k].get() for k in prepared.bench["outputs"]}
+    prepared.restore()
+    prepared.run_kdsl()
+    for k, v in again.items():
+        if prepared.bench.get("compare") is None:
+            assert prepared.arrays[k].get().tobytes() == v.tobytes()
+
+
+def test_black_scholes_on_the_gpu():
+    n = 4099
+    S, X, T = P.black_scholes_inputs(n, P.rng(n))
+    call, put = cp.zeros(n, np.float32), cp.zeros(n, np.float32)
+    d = [cp.asarray(v) for v in (S, X, T)]
+    black_scholes.black_scholes_gpu[-(-(n // 2) // 128), 128](
+        call, put, *d, 0.02, 0.30, n
+    )
+    want_call, want_put = P.black_scholes_reference(S, X, T, 0.02, 0.30)
+    pairs = n // 2 * 2
+    np.testing.assert_allclose(
+        call.get()[:pairs], want_call[:pairs], rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(
+        put.get()[:pairs], want_put[:pairs], rtol=1e-4, atol=1e-4
+    )
+
+
+def test_attention_permute_on_the_gpu():
+    B, N, NH, d = 3, 17, 4, 16
+    x = P.rng(7).standard_normal((B, N, 3, NH, d)).astype(np.float32)
+    total = B * NH * N * d
+    q, k, v = (cp.zeros(total, np.float32) for _ in range(3))
+    attention_permute.permute_kernel[-(-total // 256), 256](
+        q, k, v, cp.asarray(x), B, N, NH, d
+    )
+    for out, which in ((q, 0), (k, 1), (v, 2)):
+        want = x[:, :, which].transpose(0, 2, 1, 3).reshape(-1)
+        assert out.get().tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("block", [16, 32])
+def test_matrix_mul_on_the_gpu(block):
+    hA, wA, wB = 64, 96, 128
+    r = P.rng(hA + wA + wB)
+    A = r.standard_normal((hA, wA)).astype(np.float32)
+    B = r.standard_normal((wA, wB)).astype(np.float32)
+    C = cp.zeros((hA, wB), np.float32)
+    matrix_mul.matrix_mul_cuda[(wB // block, hA // block), (block, block)](
+        C, cp.asarray(A), cp.asarray(B), wA, wB, BLOCK_SIZE=block
+    )
+    assert C.get().tobytes() == P.matrix_mul_reference(A, B).tobytes()  # no FMA

@@ -105,3 +105,51 @@ def convolution_columns_kernel(
         for j in kdsl.range(-KERNEL_RADIUS, KERNEL_RADIUS + 1, unroll=KERNEL_LENGTH):
             total += C_KERNEL[KERNEL_RADIUS - j] * s_data[tx, y + j]
         dst[i * COLUMNS_BLOCKDIM_Y * pitch] = total
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/convolution_separable.cu --
+IMAGE = 3072  # the sample's imageW and imageH
+
+
+def _bench_setup(cp):
+    src = np.random.default_rng(26).standard_normal((IMAGE, IMAGE), dtype=np.float32)
+    return dict(
+        src=cp.asarray(src),
+        rows=cp.zeros((IMAGE, IMAGE), np.float32),
+        out=cp.zeros((IMAGE, IMAGE), np.float32),
+    )
+
+
+def _bench_port(a):
+    w = h = IMAGE
+    convolution_rows_kernel[(w // 128, h // 4), (16, 4)](a["rows"], a["src"], w, h, w)
+    convolution_columns_kernel[(w // 16, h // 64), (16, 8)](
+        a["out"], a["rows"], w, h, w
+    )
+
+
+def _bench_original(o, a):
+    w = h = np.int32(IMAGE)
+    o("convolutionRowsKernel")(
+        (IMAGE // 128, IMAGE // 4), (16, 4), (a["rows"], a["src"], w, h, w)
+    )
+    o("convolutionColumnsKernel")(
+        (IMAGE // 16, IMAGE // 64), (16, 8), (a["out"], a["rows"], w, h, w)
+    )
+
+
+BENCH = dict(
+    source="convolution_separable.cu",
+    contract=False,
+    size="3072x3072, rows then columns",
+    kernels=[
+        (lambda: convolution_rows_kernel.dispatch(), "convolutionRowsKernel"),
+        (lambda: convolution_columns_kernel.dispatch(), "convolutionColumnsKernel"),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    globals={"c_Kernel": C_KERNEL},  # the sample's cudaMemcpyToSymbol
+    outputs=("rows", "out"),
+    tolerance=None,  # the taps in the same order, no FMA
+)

@@ -26,3 +26,41 @@ def gelu_forward_kernel2(out: Pointer[BFloat16], inp: Pointer[BFloat16], N: Int3
         cube = 0.044715 * xi * xi * xi
         gelu = 0.5 * xi * (1.0 + kdsl.math.tanh(GELU_SCALING_FACTOR * (xi + cube)))
         out.vec(8)[i // 8] = gelu.to(BFloat16)
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/gelu_forward.cu --
+N_ELEMENTS, BLOCK = 8 * 1024 * 4 * 768, 128  # llm.c's B * T * 4C
+
+
+def _bench_setup(cp):
+    import ml_dtypes
+
+    x = 2 * np.random.default_rng(26).standard_normal(N_ELEMENTS, dtype=np.float32)
+    return dict(
+        inp=cp.asarray(x.astype(ml_dtypes.bfloat16)),
+        out=cp.asarray(np.zeros(N_ELEMENTS, ml_dtypes.bfloat16)),
+    )
+
+
+def _bench_port(a):
+    gelu_forward_kernel2[-(-N_ELEMENTS // (BLOCK * 8)), BLOCK](
+        a["out"], a["inp"], N_ELEMENTS
+    )
+
+
+def _bench_original(o, a):
+    args = (a["out"], a["inp"], np.int32(N_ELEMENTS))
+    o("gelu_forward_kernel2")((-(-N_ELEMENTS // (BLOCK * 8)),), (BLOCK,), args)
+
+
+BENCH = dict(
+    source="gelu_forward.cu",
+    contract=False,
+    size="25M bf16",
+    kernels=[(lambda: gelu_forward_kernel2.dispatch(), "gelu_forward_kernel2")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    tolerance=None,  # tanhf both, the same order, rounded to bf16 alike
+)

@@ -16,6 +16,8 @@ are not a race); the null pointers are optional pointers (``None`` at
 launch picks an instance without the store).
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -69,3 +71,48 @@ def layernorm_forward_kernel5(
     for i in range(thread_idx.x, C, block_dim.x):
         n = s * (kdsl.ldcs(inp, x + i) - m)
         kdsl.stcs(out, x + i, n * weight[i] + bias[i])
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/layernorm_forward.cu --
+ROWS, COLS, BLOCK = 8192, 768, 256  # llm.c's B * T and GPT-2's C
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    return dict(
+        inp=cp.asarray(r.standard_normal((ROWS, COLS), dtype=np.float32)),
+        weight=cp.asarray(r.standard_normal(COLS, dtype=np.float32)),
+        bias=cp.asarray(r.standard_normal(COLS, dtype=np.float32)),
+        out=cp.zeros((ROWS, COLS), np.float32),
+        mean=cp.zeros(ROWS, np.float32),
+        rstd=cp.zeros(ROWS, np.float32),
+    )
+
+
+def _args(a):
+    return [a[k] for k in ("out", "mean", "rstd", "inp", "weight", "bias")]
+
+
+def _bench_port(a):
+    layernorm_forward_kernel5[ROWS, BLOCK](*_args(a), ROWS, COLS)
+
+
+def _bench_original(o, a):
+    args = (*_args(a), np.int32(ROWS), np.int32(COLS))
+    o("layernorm_forward_kernel5")((ROWS,), (BLOCK,), args)
+
+
+BENCH = dict(
+    source="layernorm_forward.cu",
+    contract=False,
+    size="8192x768",
+    kernels=[
+        (lambda: layernorm_forward_kernel5.dispatch(), "layernorm_forward_kernel5")
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out", "mean", "rstd"),
+    # cg::reduce's order of the warp sums is not the port's butterfly
+    tolerance=(1e-4, 1e-5),
+)

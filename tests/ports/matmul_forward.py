@@ -17,6 +17,8 @@ nvcc there).  As in the original, ``B*T`` and ``OC`` are multiples of 128
 and ``C`` of 32.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Float32x4, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -68,3 +70,41 @@ def matmul_forward_kernel4(
             (out + (8 * thread_idx.x + i) * OC + 8 * thread_idx.y + j).vec(4)[
                 0
             ] = result
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/matmul_forward.cu --
+BT, C_IN, OC = 4096, 768, 3072  # llm.c's fc layer of GPT-2 small, B * T = 4096
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    return dict(
+        out=cp.zeros((BT, OC), np.float32),
+        inp=cp.asarray(r.standard_normal((BT, C_IN), dtype=np.float32)),
+        weight=cp.asarray(r.standard_normal((OC, C_IN), dtype=np.float32)),
+        bias=cp.asarray(r.standard_normal(OC, dtype=np.float32)),
+    )
+
+
+def _bench_port(a):
+    matmul_forward_kernel4[(BT // 128, OC // 128), (16, 16)](
+        a["out"], a["inp"], a["weight"], a["bias"], C_IN, OC
+    )
+
+
+def _bench_original(o, a):
+    args = (a["out"], a["inp"], a["weight"], a["bias"], np.int32(C_IN), np.int32(OC))
+    o("matmul_forward_kernel4")((BT // 128, OC // 128), (16, 16), args)
+
+
+BENCH = dict(
+    source="matmul_forward.cu",
+    contract=False,
+    size="4096x768 @ 768x3072",
+    kernels=[(lambda: matmul_forward_kernel4.dispatch(), "matmul_forward_kernel4")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    tolerance=None,  # the same products in the same order, no FMA
+)

@@ -11,16 +11,25 @@ takes one row; each thread takes ``VDR = 2`` words (8 quants) of a block,
 partial sums meet in shared memory and the first warp reduces them with
 ``__shfl_xor_sync``.
 
-Differences from the original: ``get_int_b2`` (two
-16-bit loads of a 2-byte aligned ``qs``) is four byte loads into an
-``Int8x4`` that ``kdsl.dp4a`` takes as its word, while ``block_q8_1``'s
-4-byte aligned quants are declared ``Int8x4[8]``, so ``get_int_b4`` is one
-load of a field element.  The kernel is not templated on the type, the
-column count or the fused ops.
+``get_int_b2`` reads its word as two 16-bit loads and ``get_int_b4`` as one
+32-bit load, as the original's pointer casts do, through byte views of the
+block pointer (``bq8_0.view(Uint16) + 1`` is ``(const uint16_t *)
+bq8_0->qs``: ``qs`` follows the 2-byte ``d``; ``bq8_1.view(Int32) + 1`` is
+``(const int *) bq8_1->qs``).  (An earlier version copied the whole
+``block_q8_0`` into a local, 133 local-memory stores in the SASS, and read
+``block_q8_1``'s ``Int8x4`` field elements, which kdsl bit-casts to an
+``int`` with byte permutes: 2.26 and then 1.38 times the original's
+instructions, 1.01 now; tests/sass/test_sass_ports.py.)
+
+Differences from the original: the kernel is not templated on the type,
+the column count or the fused ops.
 """
+
+import numpy as np
 
 import kdsl
 from kdsl import Constexpr, Float16, Float16x2, Float32, Int8, Int8x4, Int32, Pointer
+from kdsl import Uint16, Uint32
 from kdsl import block_idx, thread_idx
 
 QK8_0 = 32
@@ -45,17 +54,25 @@ class block_q8_1:
 
 @kdsl.func
 def get_int_b2(bq8_0: Pointer[block_q8_0], i32):
-    """Word ``i32`` of the block's quants (``qs`` is only 2-byte aligned)."""
-    b = 4 * i32
-    x = bq8_0[0]  # the block (a local copy in C++, as `block_q8_0 x = *bq8_0`)
-    return Int8x4(x.qs[b], x.qs[b + 1], x.qs[b + 2], x.qs[b + 3])
+    """Word ``i32`` of the block's quants (``qs`` is only 2-byte aligned):
+    two 16-bit loads, ``qs`` being the block's 16-bit halves from the second."""
+    x16 = bq8_0.view(Uint16) + 1  # (const uint16_t *) bq8_0->qs
+    x32 = Uint32(x16[2 * i32 + 0]) << 0
+    x32 |= Uint32(x16[2 * i32 + 1]) << 16
+    return Int32(x32)
+
+
+@kdsl.func
+def get_int_b4(bq8_1: Pointer[block_q8_1], i32):
+    """Word ``i32`` of the block's quants (4-byte aligned): one 32-bit load."""
+    return (bq8_1.view(Int32) + 1)[i32]  # ((const int *) bq8_1->qs)[i32]
 
 
 @kdsl.func
 def vec_dot_q8_0_q8_1(bq8_0: Pointer[block_q8_0], bq8_1: Pointer[block_q8_1], iqs):
     sumi = Int32(0)
     for i in kdsl.range_constexpr(VDR):
-        sumi = kdsl.dp4a(get_int_b2(bq8_0, iqs + i), bq8_1[0].qs[iqs + i], sumi)
+        sumi = kdsl.dp4a(get_int_b2(bq8_0, iqs + i), get_int_b4(bq8_1, iqs + i), sumi)
     d8_0 = bq8_0[0].d.to(Float32)
     d8_1 = bq8_1[0].ds[0].to(Float32)
     return d8_0 * d8_1 * sumi.to(Float32)
@@ -97,3 +114,48 @@ def mul_mat_vec_q8_0(
     tmp = warp_reduce_sum(tmp)
     if thread_idx.x == 0:
         dst[row0] = tmp
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/mul_mat_vec_q8_0.cu --
+ROWS, COLS = 8192, 8192
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    nb = COLS // QK8_0
+    x = np.zeros(ROWS * nb, block_q8_0.dtype)
+    x["d"] = (r.standard_normal(ROWS * nb) * 0.05).astype(np.float16)
+    x["qs"] = r.integers(-128, 128, (ROWS * nb, QK8_0))
+    y = np.zeros(nb, block_q8_1.dtype)
+    y["ds"][:, 0] = (r.standard_normal(nb) * 0.05).astype(np.float16)
+    y["ds"][:, 1] = r.standard_normal(nb).astype(np.float16)
+    y["qs"] = r.integers(-128, 128, (nb, QK8_1 // 4, 4))
+    return dict(
+        vx=cp.asarray(x.view(np.uint8)),
+        vy=cp.asarray(y.view(np.uint8)),
+        dst=cp.zeros(ROWS, np.float32),
+    )
+
+
+def _bench_port(a):
+    mul_mat_vec_q8_0[ROWS, (WARP_SIZE, NWARPS)](a["vx"], a["vy"], a["dst"], COLS, ROWS)
+
+
+def _bench_original(o, a):
+    sizes = (np.int32(COLS), np.int32(ROWS), np.int32(COLS), np.int32(ROWS))
+    o("mul_mat_vec_q8_0")(
+        (ROWS,), (WARP_SIZE, NWARPS), (a["vx"], a["vy"], a["dst"], *sizes)
+    )
+
+
+BENCH = dict(
+    source="mul_mat_vec_q8_0.cu",
+    contract=False,
+    size="8192x8192 q8_0",
+    kernels=[(lambda: mul_mat_vec_q8_0.dispatch(), "mul_mat_vec_q8_0")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("dst",),
+    tolerance=None,  # dp4a, then the same float order
+)

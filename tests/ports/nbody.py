@@ -20,6 +20,8 @@ which round the same; the ``#pragma unroll 128`` loop is
 instantiated for ``double``).
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Float32x3, Float32x4, Int32, Pointer, block_dim, block_idx
 from kdsl import thread_idx
@@ -77,3 +79,56 @@ def integrate_bodies(
             position[k] += velocity[k] * delta_time
         new_pos.vec(4)[index] = position
         vel.vec(4)[index] = velocity
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/nbody.cu --
+BODIES, BLOCK = 16384, 256
+STEP = dict(delta_time=0.016, damping=1.0, softening_squared=0.01)
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    pos = r.standard_normal((BODIES, 4), dtype=np.float32)
+    pos[:, 3] = r.uniform(0.5, 1.5, BODIES)
+    vel = r.standard_normal((BODIES, 4), dtype=np.float32)
+    return dict(
+        pos=cp.asarray(pos),
+        vel=cp.asarray(vel),
+        new_pos=cp.zeros((BODIES, 4), np.float32),
+    )
+
+
+def _bench_port(a):
+    tiles = BODIES // BLOCK
+    integrate_bodies[tiles, BLOCK](
+        a["new_pos"],
+        a["pos"],
+        a["vel"],
+        BODIES,
+        *STEP.values(),
+        tiles,
+        shared_mem=16 * BLOCK,
+    )
+
+
+def _bench_original(o, a):
+    tiles = BODIES // BLOCK
+    step = (np.float32(STEP["delta_time"]), np.float32(STEP["damping"]))
+    args = (a["new_pos"], a["pos"], a["vel"], np.uint32(0), np.uint32(BODIES))
+    o("integrateBodies")(
+        (tiles,), (BLOCK,), args + step + (np.int32(tiles),), shared_mem=16 * BLOCK
+    )
+
+
+BENCH = dict(
+    source="nbody.cu",
+    contract=False,
+    size="16384 bodies, 1 step",
+    kernels=[(lambda: integrate_bodies.dispatch(), "integrateBodies")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    globals={"softeningSquared": np.float32(STEP["softening_squared"])},
+    outputs=("new_pos", "vel"),
+    tolerance=None,  # rsqrtf both, the same order, no FMA
+)

@@ -12,6 +12,8 @@ stores into ``ds`` are lane stores ``vy[ib].ds[0] = ...``.  No differences
 from the original but the template parameters (one layout, no fused ops).
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float16, Float16x2, Float32, Int8, Int64, Pointer
 from kdsl import block_dim, block_idx, thread_idx
@@ -60,3 +62,34 @@ def quantize_q8_1(
         return
     vy[ib].ds[0] = d.to(Float16)
     vy[ib].ds[1] = total.to(Float16)
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/quantize_q8_1.cu --
+ROWS, KX = 4096, 4096  # kx0_padded = kx (a multiple of 512)
+
+
+def _bench_setup(cp):
+    x = 3 * np.random.default_rng(26).standard_normal((ROWS, KX), dtype=np.float32)
+    return dict(x=cp.asarray(x), vy=cp.zeros(ROWS * KX // QK8_1 * 36, np.uint8))
+
+
+def _bench_port(a):
+    quantize_q8_1[(KX // 256, ROWS), 256](a["x"], a["vy"], KX, KX)
+
+
+def _bench_original(o, a):
+    args = (a["x"], a["vy"], np.int64(KX), np.int64(KX))
+    o("quantize_q8_1")((KX // 256, ROWS), (256,), args)
+
+
+BENCH = dict(
+    source="quantize_q8_1.cu",
+    contract=False,
+    size="4096x4096 float32",
+    kernels=[(lambda: quantize_q8_1.dispatch(), "quantize_q8_1")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("vy",),
+    tolerance=None,
+)

@@ -32,6 +32,8 @@ the totals contributing 0 (reduce6's form); the Int32 path keeps the
 ballot mask, which ``__reduce_add_sync`` allows.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Constexpr, Float32, Int32, Pointer, block_idx, grid_dim
 from kdsl import thread_idx
@@ -87,3 +89,44 @@ def reduce7(
         my_sum = warp_reduce_sum(FULL, sdata[tid] if tid < extent else T(0))
     if tid == 0:
         g_odata[block_idx.x] = my_sum
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/reduce7.cu --
+N = 1 << 24  # the sample's size, 64 blocks of 256 threads (its maxBlocks)
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    x = r.integers(-(2**31), 2**31, N, dtype=np.int32)
+    return dict(x=cp.asarray(x), out=cp.zeros(64, np.int32))
+
+
+def _bench_port(a):
+    reduce7[64, 256](a["x"], a["out"], N, BLOCK=256, N_IS_POW2=True, INTEGER=True)
+
+
+def _bench_original(o, a):
+    args = (a["x"], a["out"], np.uint32(N))
+    o("reduce7_int_256_pow2")((64,), (256,), args, shared_mem=256 * 4)
+
+
+BENCH = dict(
+    source="reduce7.cu",
+    contract=False,
+    size="16M int32, 64 blocks",
+    kernels=[
+        (
+            lambda: reduce7.dispatch(Int32, BLOCK=256, N_IS_POW2=True, INTEGER=True),
+            "reduce7_int_256_pow2",
+        ),
+        (
+            lambda: reduce7.dispatch(Int32, BLOCK=256, N_IS_POW2=False, INTEGER=True),
+            "reduce7_int_256",
+        ),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    tolerance=None,  # integer sums (wrapping alike)
+)

@@ -14,6 +14,8 @@ optional pointer ``freq_factors`` is None (an instance of its own, as the
 template's ``false``); Float32 only (the original also has half rows).
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -79,3 +81,67 @@ def rope_norm(
     x1 = x[i + 1]
     dst[i + 0] = x0 * cos_theta - x1 * sin_theta
     dst[i + 1] = x0 * sin_theta + x1 * cos_theta
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/rope_norm.cu --
+HEADS, TOKENS, NE0 = 32, 4096, 128  # LLaMA-7B's heads, 4096 positions
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    rows = HEADS * TOKENS
+    return dict(
+        x=cp.asarray(r.standard_normal((rows, NE0), dtype=np.float32)),
+        dst=cp.zeros((rows, NE0), np.float32),
+        pos=cp.asarray(np.arange(TOKENS, dtype=np.int32)),
+    )
+
+
+THETA_SCALE = np.float32(np.power(np.float32(10000), np.float32(-2.0) / NE0))
+YARN = (0.25, 0.75, 1.0)  # freq_scale, ext_factor, attn_factor: the YaRN branch runs
+
+
+def _grid():
+    return (HEADS * TOKENS, -(-NE0 // 512))
+
+
+def _bench_port(a):
+    freq_scale, ext_factor, attn_factor = YARN
+    rope_norm[_grid(), (1, 256)](
+        a["x"],
+        a["dst"],
+        NE0,
+        NE0,
+        a["pos"],
+        freq_scale,
+        HEADS,
+        ext_factor,
+        attn_factor,
+        rope_corr_dims(v=(3, 17)),
+        THETA_SCALE,
+        None,
+    )
+
+
+def _bench_original(o, a):
+    freq_scale, ext_factor, attn_factor = map(np.float32, YARN)
+    corr = np.frombuffer(np.float32([3, 17]).tobytes(), np.uint8).view("V8")
+    args = (a["x"], a["dst"], np.int32(NE0), np.int32(NE0), a["pos"], freq_scale)
+    args += (np.int32(HEADS), ext_factor, attn_factor, corr, THETA_SCALE, np.uint64(0))
+    o("rope_norm_noff")(_grid(), (1, 256), args)
+
+
+BENCH = dict(
+    source="rope_norm.cu",
+    contract=False,
+    size="131072 rows x 128",
+    kernels=[
+        (lambda: rope_norm.dispatch(freq_factors=None), "rope_norm_noff"),
+        (lambda: rope_norm.dispatch(), "rope_norm_ff"),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("dst",),
+    tolerance=None,  # powf, logf, cosf and sinf both, in the same order
+)

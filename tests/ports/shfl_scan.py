@@ -18,6 +18,8 @@ Differences from the original:
   of the block size).
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Constexpr, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -71,3 +73,49 @@ def uniform_add(data: Pointer[Int32], partial_sums: Pointer[Int32], n: Int32):
         buf[0] = partial_sums[block_idx.x]
     kdsl.syncthreads()
     data[i] += buf[0]
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/shfl_scan.cu --
+N_ELEMENTS = 65536  # the sample's n_elements; 256 blocks of 256
+
+
+def _bench_setup(cp):
+    r = np.random.default_rng(26)
+    data = r.integers(-(2**31), 2**31, N_ELEMENTS, dtype=np.int32)
+    return dict(
+        data=cp.asarray(data),
+        partial=cp.zeros(256, np.int32),
+        unused=cp.zeros(1, np.int32),  # the port's second pass writes one sum there
+    )
+
+
+def _bench_port(a):
+    blocks = N_ELEMENTS // 256
+    shfl_scan_test[blocks, 256](a["data"], N_ELEMENTS, a["partial"], BLOCK=256)
+    shfl_scan_test[1, 256](a["partial"], blocks, a["unused"], BLOCK=256)
+    uniform_add[blocks - 1, 256](a["data"], a["partial"], N_ELEMENTS)
+
+
+def _bench_original(o, a):
+    blocks, smem = N_ELEMENTS // 256, 256 // 32 * 4
+    scan, add = o("shfl_scan_test"), o("uniform_add")
+    width = np.int32(32)
+    scan((blocks,), (256,), (a["data"], width, a["partial"]), shared_mem=smem)
+    scan((1,), (256,), (a["partial"], width, np.uint64(0)), shared_mem=smem)
+    add((blocks - 1,), (256,), (a["data"][256:], a["partial"], np.int32(N_ELEMENTS)))
+
+
+BENCH = dict(
+    source="shfl_scan.cu",
+    contract=False,
+    size="65536 int32, 3 launches",
+    kernels=[
+        (lambda: shfl_scan_test.dispatch(BLOCK=256), "shfl_scan_test"),
+        (lambda: uniform_add.dispatch(), "uniform_add"),
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("data", "partial"),
+    tolerance=None,
+)

@@ -17,6 +17,8 @@ shared memory.
 
 import math
 
+import numpy as np
+
 import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
@@ -83,3 +85,38 @@ def softmax_forward_kernel4(
     total = sumvals[0]
     for i in range(tid, C, block_dim.x):
         out[idx * C + i] = x[i] / total
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/softmax_forward.cu --
+ROWS, COLS, BLOCK = 8192, 4096, 256
+
+
+def _bench_setup(cp):
+    x = 3 * np.random.default_rng(26).standard_normal((ROWS, COLS), dtype=np.float32)
+    return dict(inp=cp.asarray(x), out=cp.zeros((ROWS, COLS), np.float32))
+
+
+def _bench_port(a):
+    softmax_forward_kernel4[ROWS, BLOCK](
+        a["out"], a["inp"], ROWS, COLS, shared_mem=2 * BLOCK // 32 * 4
+    )
+
+
+def _bench_original(o, a):
+    args = (a["out"], a["inp"], np.int32(ROWS), np.int32(COLS))
+    o("softmax_forward_kernel4")(
+        (ROWS,), (BLOCK,), args, shared_mem=2 * BLOCK // 32 * 4
+    )
+
+
+BENCH = dict(
+    source="softmax_forward.cu",
+    contract=False,
+    size="8192x4096",
+    kernels=[(lambda: softmax_forward_kernel4.dispatch(), "softmax_forward_kernel4")],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    tolerance=None,  # the same shuffles, expf and order
+)

@@ -10,6 +10,8 @@ import pytest
 
 import ml_dtypes
 
+import attention_permute
+import black_scholes
 import convolution_separable
 import gelu_forward
 import histogram256
@@ -18,6 +20,7 @@ import laplace
 import layer_norm_backward
 import layernorm_forward
 import matmul_forward
+import matrix_mul
 import mul_mat_vec_q8_0
 import nbody
 import numba_matmul
@@ -742,6 +745,10 @@ INSTANCES = {
     "matmul_forward_nobias": (
         lambda: matmul_forward.matmul_forward_kernel4.dispatch(bias=None)
     ),
+    "black_scholes": lambda: black_scholes.black_scholes_gpu.dispatch(),
+    "permute_kernel": lambda: attention_permute.permute_kernel.dispatch(),
+    "matrix_mul": lambda: matrix_mul.matrix_mul_cuda.dispatch(),
+    "matrix_mul_16": lambda: matrix_mul.matrix_mul_cuda.dispatch(BLOCK_SIZE=16),
 }
 
 
@@ -855,8 +862,90 @@ def test_the_llama_cpp_ports_use_structs_and_dp4a_as_the_originals():
     mmvq = INSTANCES["mul_mat_vec_q8_0"]().source
     assert "struct block_q8_0 {" in mmvq and "sizeof(block_q8_0) == 34" in mmvq
     assert "const block_q8_0* vx" in mmvq and "__dp4a(" in mmvq
-    assert "bq8_1[0].qs[" in mmvq and "bq8_0[0].d" in mmvq
+    assert "bq8_1[0].ds.v[0]" in mmvq and "bq8_0[0].d" in mmvq
+    # get_int_b2 and get_int_b4: 16- and 32-bit loads, as the pointer casts
+    assert "reinterpret_cast<const uint16_t*>(bq8_0) + 1" in mmvq
+    assert "reinterpret_cast<const int32_t*>(bq8_1) + 1" in mmvq
     assert "vx + kbx_row" in mmvq and "vy + kby" in mmvq  # &x[ib], &y[iby]
     rope = INSTANCES["rope_norm"]().source
     assert "struct rope_corr_dims {" in rope and "float v[2];" in rope
     assert "rope_corr_dims corr_dims," in rope and "corr_dims.v[1]" in rope
+
+
+# -- Black-Scholes, llm.c's permute, the samples' matrixMul ---------------------------
+def black_scholes_reference(S, X, T, R, V):
+    """The sample's BlackScholesBodyCPU in float64 (the sample's own check
+    computes in double)."""
+    S, X, T = (a.astype(np.float64) for a in (S, X, T))
+
+    def cnd(d):
+        a = [0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429]
+        k = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+        poly = k * (a[0] + k * (a[1] + k * (a[2] + k * (a[3] + k * a[4]))))
+        c = 0.39894228040143267793994605993438 * np.exp(-0.5 * d * d) * poly
+        return np.where(d > 0, 1.0 - c, c)
+
+    sqrt_t = np.sqrt(T)
+    d1 = (np.log(S / X) + (R + 0.5 * V * V) * T) / (V * sqrt_t)
+    d2 = d1 - V * sqrt_t
+    exp_rt = np.exp(-R * T)
+    call = S * cnd(d1) - X * exp_rt * cnd(d2)
+    put = X * exp_rt * (1.0 - cnd(d2)) - S * (1.0 - cnd(d1))
+    return call, put
+
+
+def black_scholes_inputs(n, r):
+    """The sample's ranges: price 5..30, strike 1..100, 0.25..10 years."""
+    S = r.uniform(5.0, 30.0, n).astype(np.float32)
+    X = r.uniform(1.0, 100.0, n).astype(np.float32)
+    T = r.uniform(0.25, 10.0, n).astype(np.float32)
+    return S, X, T
+
+
+@pytest.mark.parametrize("n", [2, 37, 256, 1000, 4099])
+def test_black_scholes(n):
+    S, X, T = black_scholes_inputs(n, rng(n))
+    R, V = np.float32(0.02), np.float32(0.30)
+    call = np.full(n, -1.0, np.float32)
+    put = np.full(n, -1.0, np.float32)
+    blocks = max(1, -(-(n // 2) // 128))
+    black_scholes.black_scholes_gpu.interpret[blocks, 128](call, put, S, X, T, R, V, n)
+    want_call, want_put = black_scholes_reference(S, X, T, 0.02, 0.30)
+    pairs = n // 2 * 2  # an odd count leaves its last option alone, as the sample
+    np.testing.assert_allclose(call[:pairs], want_call[:pairs], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(put[:pairs], want_put[:pairs], rtol=1e-4, atol=1e-4)
+    assert (call[pairs:] == -1).all() and (put[pairs:] == -1).all()
+
+
+@pytest.mark.parametrize("B, N, NH, d", [(1, 1, 1, 1), (2, 5, 3, 7), (3, 17, 4, 16)])
+def test_attention_permute(B, N, NH, d):
+    x = rng(B * N * NH * d).standard_normal((B, N, 3, NH, d)).astype(np.float32)
+    total = B * NH * N * d
+    q, k, v = (np.zeros(total, np.float32) for _ in range(3))
+    block = 64
+    attention_permute.permute_kernel.interpret[-(-total // block), block](
+        q, k, v, x, B, N, NH, d
+    )
+    for out, which in ((q, 0), (k, 1), (v, 2)):
+        want = x[:, :, which].transpose(0, 2, 1, 3).reshape(-1)
+        assert out.tobytes() == want.tobytes()
+
+
+def matrix_mul_reference(A, B):
+    """Float32 sums in the kernel's order (k ascending), no FMA."""
+    C = np.zeros((A.shape[0], B.shape[1]), np.float32)
+    for k in range(A.shape[1]):
+        C = C + A[:, k : k + 1] * B[k : k + 1, :]
+    return C
+
+
+@pytest.mark.parametrize("block, hA, wA, wB", [(16, 16, 16, 16), (16, 32, 48, 64)])
+def test_matrix_mul(block, hA, wA, wB):
+    r = rng(hA * wA * wB)
+    A = r.standard_normal((hA, wA)).astype(np.float32)
+    B = r.standard_normal((wA, wB)).astype(np.float32)
+    C = np.zeros((hA, wB), np.float32)
+    matrix_mul.matrix_mul_cuda.interpret[(wB // block, hA // block), (block, block)](
+        C, A, B, wA, wB, BLOCK_SIZE=block
+    )
+    assert C.tobytes() == matrix_mul_reference(A, B).tobytes()

@@ -17,6 +17,8 @@ is a one-element shared array.  The sample's multi-pass kernel
 (``reduceMultiPass``) is the first half of this one and is not ported.
 """
 
+import numpy as np
+
 import kdsl
 from kdsl import Boolean, Constexpr, Float32, Pointer, Uint32, block_dim, block_idx
 from kdsl import grid_dim, thread_idx
@@ -79,3 +81,49 @@ def reduce_single_pass(
             if tid == 0:
                 g_odata[0] = sdata[0]
                 retirement_count[0] = 0
+
+
+# -- benchmark: benchmarks/ports.py against benchmarks/originals/threadfence_reduction.cu --
+N, BLOCKS = 1 << 20, 64  # the sample's element count and maxBlocks
+
+
+def _bench_setup(cp):
+    x = np.random.default_rng(26).standard_normal(N, dtype=np.float32)
+    return dict(
+        x=cp.asarray(x), out=cp.zeros(BLOCKS, np.float32), count=cp.zeros(1, np.uint32)
+    )
+
+
+def _bench_port(a):
+    reduce_single_pass[BLOCKS, 256](
+        a["x"],
+        a["out"],
+        N,
+        a["count"],
+        BLOCK_SIZE=256,
+        N_IS_POW2=False,
+        shared_mem=4 * 256,
+    )
+
+
+def _bench_original(o, a):
+    args = (a["x"], a["out"], np.uint32(N))
+    o("reduceSinglePass_256")((BLOCKS,), (256,), args, shared_mem=4 * 256)
+
+
+BENCH = dict(
+    source="threadfence_reduction.cu",
+    contract=False,
+    size="1M float32, 64 blocks",
+    kernels=[
+        (
+            lambda: reduce_single_pass.dispatch(BLOCK_SIZE=256, N_IS_POW2=False),
+            "reduceSinglePass_256",
+        )
+    ],
+    setup=_bench_setup,
+    port=_bench_port,
+    original=_bench_original,
+    outputs=("out",),
+    tolerance=None,  # the same trees in the same order
+)
