@@ -273,17 +273,55 @@ def softmax_online(be, t, rng):
         # the row cached in shared memory where it fits, as the host function
         # decides (50,000 Float64 columns do not)
         fits = mod.cached_in_shared(cols, t.np_dtype.itemsize)
-        for cache in (True, False) if fits else (False,):
+        # (WARPS, UNROLL): one vector in flight a thread, and four (with
+        # one warp: a whole batch and a ragged one, vectors past the row)
+        layouts = ((8, 1), (1, 4))
+        for cache, (warps, unroll) in itertools.product(
+            (True, False) if fits else (False,), layouts
+        ):
             y = be.poison((rows, cols), t)
             shared = cols * t.np_dtype.itemsize if cache else 0
-            be.launcher(mod.softmax_online, rows, 256)(
+            be.launcher(mod.softmax_online, rows, 32 * warps)(
                 be.to_device(x),
                 y,
                 cols,
                 VEC=vec,
-                WARPS=8,
+                WARPS=warps,
                 CACHE=cache,
+                UNROLL=unroll,
                 shared_mem=shared,
+            )
+            _close(be, y, want, _f32_inside(t))
+
+
+def softmax_split(be, t, rng):
+    """Few wide rows split over blocks (a grid barrier between the chunks'
+    (max, sum) pairs and the stores): the chunks softmax.plan picks for a
+    GPU of ``sms`` multiprocessors, ragged last chunks, a row whose maximum
+    is in its last chunk."""
+    mod = EX["softmax"]
+    size = t.np_dtype.itemsize
+    sms = be.size(132, 6)
+    for rows, cols in ((be.size(7, 2), be.size(40_000, 900)), (3, be.size(3001, 77))):
+        x = _random(rng, (rows, cols), t)
+        x[0, :] = -30.0
+        x[0, -1] = 5.0
+        want = _softmax_ref(x)
+        path, p = mod.plan(rows, cols, size, sms, online=True)
+        assert path == "split", (rows, cols, path)
+        for warps, unroll in ((16, 4), (1, 2)):
+            y = be.poison((rows, cols), t)
+            stats = be.to_device(np.full(2 * rows * p["splits"], np.nan))
+            be.launcher(mod.softmax_split, (rows, p["splits"]), 32 * warps)(
+                be.to_device(x),
+                y,
+                stats,
+                cols,
+                p["chunk"],
+                VEC=p["VEC"],
+                WARPS=warps,
+                UNROLL=unroll,
+                shared_mem=p["chunk"] * p["VEC"] * size,
             )
             _close(be, y, want, _f32_inside(t))
 
@@ -463,6 +501,20 @@ def transpose(be, t, rng):
         out = be.poison((cols, rows), t)
         grid = (_grid(cols, 32), _grid(rows, 32))
         be.launcher(EX["transpose"].transpose, grid, (32, 8))(be.to_device(a), out)
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
+def transpose_tiled(be, t, rng):
+    """Contiguous, any shape: ragged tiles on both sides (odd and prime
+    sizes), fewer rows than a tile, and 64- and 32-wide tiles."""
+    sizes = ((be.size(1031, 70), be.size(777, 45)), (be.size(31, 3), be.size(4097, 67)))
+    for (rows, cols), tile in itertools.product(sizes, (64, 32)):
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, tile), _grid(rows, tile))
+        be.launcher(EX["transpose"].transpose_tiled, grid, (32, 8))(
+            be.to_device(a), out, rows, cols, TILE=tile
+        )
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
@@ -743,12 +795,14 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gelu: EX["gelu"].gelu,
     softmax: EX["softmax"].softmax_rows,
     softmax_online: EX["softmax"].softmax_online,
+    softmax_split: EX["softmax"].softmax_split,
     layer_norm: EX["layer_norm"].layer_norm,
     rms_norm: EX["rms_norm"].rms_norm,
     reduce_sum: EX["reduce_sum"].reduce_sum,
     reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
+    transpose_tiled: EX["transpose"].transpose_tiled,
     transpose_vec: EX["transpose"].transpose_vec,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,

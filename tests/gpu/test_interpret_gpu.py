@@ -25,6 +25,7 @@ INEXACT = {
     "gelu_backward",
     "softmax_rows",  # expf; the norms and the sum: Float32 order, a tolerance
     "softmax_online",
+    "softmax_split",  # and its (max, sum) pairs
     "layer_norm",
     "rms_norm",
     "reduce_sum",
