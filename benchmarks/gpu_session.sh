@@ -4,6 +4,7 @@
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 9 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
+#   bash benchmarks/gpu_session.sh sweep   # every family over its shape sweep (~6 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -85,6 +86,17 @@ bench)
         tee "$OUT/suite.log"
     cp /tmp/suite/suite.json "$OUT/" 2>/dev/null
     tar czf "$OUT/plots.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+sweep)
+    # suite.py --sweep: odd, prime and model shapes, 177 cases; --budget (330 s
+    # by default) bounds it, the rest of a family past its share is listed
+    # as not run. Extra arguments go to suite.py (--family softmax ...).
+    mkdir -p /tmp/suite
+    OUT=/tmp/suite timeout 480 python3 -P benchmarks/suite.py --sweep "${@:2}" 2>&1 |
+        tee "$OUT/suite-sweep.log"
+    cp /tmp/suite/suite.json "$OUT/suite-sweep.json" 2>/dev/null
+    python3 -P benchmarks/report.py /tmp/suite/suite.json >"$OUT/sweep-tables.md"
+    tar czf "$OUT/plots-sweep.tgz" -C /tmp/suite . 2>/dev/null
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

@@ -201,7 +201,9 @@ def plot(family: str, cases: list, out_dir: Path, sweep: bool = False):
         1, len(series), figsize=(width * len(series), 4.5), squeeze=False
     )
     for ax, s in zip(axes[0], series):
-        mine = sorted((c for c in cases if c.series == s), key=lambda c: c.x)
+        mine = [c for c in cases if c.series == s]  # a sweep: in its grid's order
+        if not sweep:
+            mine.sort(key=lambda c: c.x)
         where = {id(c): i for i, c in enumerate(mine)}
         for name in sorted({n for c in mine for n in c.results}):
             pts = [
