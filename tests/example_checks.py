@@ -442,6 +442,67 @@ def rms_norm(be, t, rng):
             _close(be, y, want, _f32_inside(t))
 
 
+# rows for the wide-row norms: odd (scalars) and even widths; on the GPU
+# past what registers hold (16384 Float32, 4096 when odd)
+WIDE_SHAPES = {True: [(3, 333), (2, 1000)], False: [(37, 70_000), (9, 20_001)]}
+
+
+def _wide(be, kernel, rows, cols, t, cache, *args):
+    """A wide-row norm launch: a block a row, cached or not."""
+    size = t.np_dtype.itemsize
+    vec = EX["block_reduce"].vector_lanes(cols, size)
+    launch = be.launcher(kernel, rows, 32 * 16)
+    launch(
+        *args,
+        VEC=vec,
+        CACHE=cache,
+        shared_mem=cols * size if cache else 0,
+    )
+
+
+def layer_norm_wide(be, t, rng):
+    """``layer_norm_wide``: the row in shared memory (weight and bias), and
+    read again from memory (neither); 70,000 Float64 columns do not fit."""
+    mod = EX["layer_norm"]
+    eps = 1e-5
+    for rows, cols in WIDE_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t) + 3  # a mean far from 0
+        w = _random(rng, cols, t, 0.5, 1.5)
+        b = _random(rng, cols, t, -1, 1)
+        fits = EX["softmax"].cached_in_shared(cols, t.np_dtype.itemsize)
+        for (weight, bias), cache in (((w, b), fits), ((None, None), False)):
+            y = be.poison((rows, cols), t)
+            args = (be.to_device(x), _maybe(be, weight), _maybe(be, bias), y)
+            _wide(be, mod.layer_norm_wide, rows, cols, t, cache, *args, cols, eps)
+            _close(be, y, _layer_norm_ref(x, weight, bias, eps), _f32_inside(t))
+
+
+def rms_norm_wide(be, t, rng):
+    """``rms_norm_wide``: with a residual (updated in place) and a weight,
+    cached; with neither, read twice."""
+    mod = EX["rms_norm"]
+    eps = 1e-6
+    for rows, cols in WIDE_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t)
+        r = _random(rng, (rows, cols), t)
+        w = _random(rng, cols, t, 0.5, 1.5)
+        fits = EX["softmax"].cached_in_shared(cols, t.np_dtype.itemsize)
+        for (residual, weight), cache in (((r, w), fits), ((None, None), False)):
+            y = be.poison((rows, cols), t)
+            dres = _maybe(be, residual)
+            args = (be.to_device(x), dres, _maybe(be, weight), y, cols, eps)
+            _wide(be, mod.rms_norm_wide, rows, cols, t, cache, *args)
+            h = x.astype(np.float64)
+            if residual is not None:  # updated in place, rounded once to t
+                h = (h + residual.astype(np.float64)).astype(t.np_dtype)
+                np.testing.assert_array_equal(be.to_host(dres), h)
+                h = h.astype(np.float64)
+            want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + eps)
+            if weight is not None:
+                want = want * weight.astype(np.float64)
+            _close(be, y, want, _f32_inside(t))
+
+
 def _reduce(be, t, kernel, x, grid):
     """out[0] of a reduction kernel launched on ``grid`` blocks of 256."""
     out = be.to_device(np.full(1, np.nan, dtype=np.float32))
@@ -797,7 +858,9 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     softmax_online: EX["softmax"].softmax_online,
     softmax_split: EX["softmax"].softmax_split,
     layer_norm: EX["layer_norm"].layer_norm,
+    layer_norm_wide: EX["layer_norm"].layer_norm_wide,
     rms_norm: EX["rms_norm"].rms_norm,
+    rms_norm_wide: EX["rms_norm"].rms_norm_wide,
     reduce_sum: EX["reduce_sum"].reduce_sum,
     reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,

@@ -68,6 +68,26 @@ def test_softmax_host_function_for_wide_rows(sms):
     np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-9)
 
 
+def test_norm_host_functions_take_the_wide_kernels_past_the_registers():
+    # an odd width past 4096 (scalar accesses: 16 warps x 8 a thread) was
+    # refused before the wide kernels; now a block a row, cached
+    cols = 4097
+    x = RNG.standard_normal((2, cols)).astype(np.float32) + 2
+    w = RNG.random(cols).astype(np.float32) + 0.5
+    y = np.full_like(x, np.nan)
+    EX["layer_norm"].launch(x, w, None, y, 1e-5, interpret=True)
+    xv = x.astype(np.float64)
+    want = (xv - xv.mean(1, keepdims=True)) / np.sqrt(xv.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, want * w, rtol=1e-5, atol=1e-5)
+    r = RNG.standard_normal((2, cols)).astype(np.float32)
+    h = x + r
+    EX["rms_norm"].launch(x, r, w, y, 1e-6, interpret=True)
+    np.testing.assert_array_equal(r, h)
+    hv = h.astype(np.float64)
+    want = hv / np.sqrt((hv * hv).mean(1, keepdims=True) + 1e-6) * w
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
 def test_norm_host_functions_with_and_without_optional_pointers():
     x = RNG.standard_normal((4, 200)).astype(np.float32)
     w = RNG.random(200).astype(np.float32) + 0.5

@@ -79,6 +79,23 @@ def test_softmax_split_reads_its_chunk_once_into_shared_memory(dtype, vec):
     assert s.spills == 0 and s.count(r"^(LDL|STL)") == 0
 
 
+@pytest.mark.parametrize("example", ["layer_norm", "rms_norm"])
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
+def test_wide_norms_read_x_once_into_shared_memory(example, dtype, vec):
+    kernel = getattr(EX[example], f"{example}_wide")
+    absent = (
+        dict(weight=None, bias=None)
+        if example == "layer_norm"
+        else dict(residual=None, weight=None)
+    )
+    s = sass_of(kernel.dispatch(dtype, VEC=vec, CACHE=True, **absent))
+    # every 128-bit load of x is stored to the cached row (ptxas may unroll
+    # the UNROLL = 4 loop further): no second read of memory
+    assert ldg128(s) % 4 == 0 and ldg128(s) == s.count(PRED + r"STS\.128")
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^(LDL|STL)") == 0
+
+
 @pytest.mark.parametrize("dtype,vec", [("f16", 8), ("bf16", 8), ("f32", 4)])
 def test_layer_norm_loads_x_weight_and_bias_as_vectors(dtype, vec):
     s = sass_of(EX["layer_norm"].layer_norm.dispatch(dtype, VEC=vec, CHUNKS=2))
