@@ -30,7 +30,8 @@ Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
   pair, the pairs meet in a small Float64 array after a grid barrier
   (``kdsl.grid_sync()``: a cooperative launch, every block resident), and
   each block writes its chunk from shared memory. One read and one write,
-  the whole GPU busy, one launch.
+  the whole GPU busy, one launch. (Chunks past 200 KB — 64 rows of 128256
+  Float32 — are read again after the barrier, mostly from L2.)
 
 * ``softmax_rows_backward``: the gradient, paired with ``softmax_rows``
   (``backward=``, so ``kdsl.torch.op`` differentiates it): the same row
@@ -317,14 +318,17 @@ def softmax_split(
     VEC: Constexpr[int] = 4,
     WARPS: Constexpr[int] = 16,
     UNROLL: Constexpr[int] = 4,
+    CACHE: Constexpr[bool] = True,
 ):
     """Few wide rows: a row split over ``grid_dim.y`` blocks, ``chunk``
     vectors each (grid (rows, splits), every block resident: it grid-syncs).
-    Each block reads its chunk once into dynamic shared memory (``chunk *
-    VEC`` elements of ``shared_mem``) while folding it into (m, s), writes
-    that pair to ``stats`` (2 Float64 a block), waits at the grid barrier,
-    merges its row's pairs and writes its chunk from shared memory: one read
-    and one write of memory, with every SM busy however few the rows."""
+    Each block reads its chunk once, into dynamic shared memory when
+    ``CACHE`` (``chunk * VEC`` elements of ``shared_mem``), while folding it
+    into (m, s), writes that pair to ``stats`` (2 Float64 a block), waits at
+    the grid barrier, merges its row's pairs and writes its chunk from
+    shared memory: one read and one write of memory, with every SM busy
+    however few the rows. Chunks too large for shared memory are read again
+    after the barrier (the whole input was just read: mostly from L2)."""
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (1, WARPS))
     nvec = cols // VEC
@@ -334,12 +338,13 @@ def softmax_split(
     hi = min(lo + chunk, nvec)
     step = WARPS * 32
     v = kdsl.local_array(C, (UNROLL, VEC))
-    if VEC == 1:
-        part = kdsl.dynamic_shared_array(D, chunk)
-    else:
-        part = kdsl.dynamic_shared_array(Vector[D, VEC], chunk)
+    if CACHE:
+        if VEC == 1:
+            part = kdsl.dynamic_shared_array(D, chunk)
+        else:
+            part = kdsl.dynamic_shared_array(Vector[D, VEC], chunk)
 
-    # 1. the chunk into shared memory, folded into (m, s) as softmax_online
+    # 1. the chunk (into shared memory), folded into (m, s) as softmax_online
     m = C(NEG_INF)
     s = C(0)
     for j0 in range(lo + thread_idx.x, hi, step * UNROLL):
@@ -350,11 +355,13 @@ def softmax_split(
             if u == 0 or j < hi:
                 if VEC == 1:
                     raw = x[base + j]
-                    part[j - lo] = raw
+                    if CACHE:
+                        part[j - lo] = raw
                     v[u, 0] = raw.to(C)
                 else:
                     raw = x.vec(VEC)[base + j]
-                    part[j - lo] = raw
+                    if CACHE:
+                        part[j - lo] = raw
                     for k2 in kdsl.range_constexpr(VEC):
                         v[u, k2] = raw[k2].to(C)
         m, s = online_fold(v, m, s)
@@ -374,18 +381,29 @@ def softmax_split(
     row_max, total = block_online(scratch, rm, rs)
     inv = 1.0 / total
 
-    # 3. normalise the chunk from shared memory
-    for j in range(lo + thread_idx.x, hi, step):
-        if VEC == 1:
-            e = kdsl.math.exp(part[j - lo].to(C) - row_max)
-            y[base + j] = (e * inv).to(D)
-        else:
-            raw = part[j - lo]
-            out = Vector[D, VEC].splat(0)
-            for lane in kdsl.range_constexpr(VEC):
-                e = kdsl.math.exp(raw[lane].to(C) - row_max)
-                out[lane] = (e * inv).to(D)
-            y.vec(VEC)[base + j] = out
+    # 3. normalise the chunk: UNROLL vectors read (from shared memory or
+    #    memory) before any is stored, as softmax_online
+    for j0 in range(lo + thread_idx.x, hi, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
+            if u == 0 or j < hi:
+                if VEC == 1:
+                    v[u, 0] = (part[j - lo] if CACHE else x[base + j]).to(C)
+                else:
+                    raw = part[j - lo] if CACHE else x.vec(VEC)[base + j]
+                    for k in kdsl.range_constexpr(VEC):
+                        v[u, k] = raw[k].to(C)
+        for u2 in kdsl.range_constexpr(UNROLL):
+            j = j0 + u2 * step
+            if u2 == 0 or j < hi:
+                if VEC == 1:
+                    y[base + j] = (kdsl.math.exp(v[u2, 0] - row_max) * inv).to(D)
+                else:
+                    out = Vector[D, VEC].splat(0)
+                    for lane in kdsl.range_constexpr(VEC):
+                        e = kdsl.math.exp(v[u2, lane] - row_max)
+                        out[lane] = (e * inv).to(D)
+                    y.vec(VEC)[base + j] = out
 
 
 # -- the host side: configurations and the choice between the kernels --------
@@ -447,7 +465,8 @@ def plan(rows: int, cols: int, size: int, sms, online=None):
     parameters: ``("rows", {})`` (the row in registers, autotuned);
     ``("split", {...})`` for rows too wide for registers and too few to fill
     the GPU (at most half as many as SMs): each row over ``splits`` blocks
-    of ``chunk`` vectors, one block an SM, the chunk in shared memory;
+    of ``chunk`` vectors, one block an SM, the chunk in shared memory where
+    it fits (``CACHE``);
     ``("online", {...})`` otherwise: a block a row, cached in shared memory
     when the row fits. ``online`` True/False forces/forbids the wide-row
     kernels."""
@@ -459,11 +478,11 @@ def plan(rows: int, cols: int, size: int, sms, online=None):
     nvec = cols // vec
     if callable(sms):
         sms = sms()
-    if 2 * rows <= sms:
+    if 2 * rows <= sms:  # a block a row would leave half the SMs idle or more
         chunk = -(-nvec // (sms // rows))
-        if chunk * vec * size <= SHARED_LIMIT:
-            splits = -(-nvec // chunk)  # no block without vectors
-            return "split", dict(splits=splits, chunk=chunk, VEC=vec, WARPS=16)
+        splits = -(-nvec // chunk)  # no block without vectors
+        cache = chunk * vec * size <= SHARED_LIMIT
+        return "split", dict(splits=splits, chunk=chunk, VEC=vec, CACHE=cache)
     cache = cached_in_shared(cols, size)
     return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=4)
 
@@ -510,16 +529,16 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
         launch[grid, block](x, y, rows, cols)
     elif path == "split":
         kernel = softmax_split.interpret if interpret else softmax_split
-        splits, chunk, vec, warps = p["splits"], p["chunk"], p["VEC"], p["WARPS"]
-        kernel[(rows, splits), 32 * warps](
+        splits, chunk, vec, cache = p["splits"], p["chunk"], p["VEC"], p["CACHE"]
+        kernel[(rows, splits), 32 * 16](
             x,
             y,
             _stats(x, 2 * rows * splits),
             cols,
             chunk,
             VEC=vec,
-            WARPS=warps,
-            shared_mem=chunk * vec * size,
+            CACHE=cache,
+            shared_mem=chunk * vec * size if cache else 0,
         )
     else:
         kernel = softmax_online.interpret if interpret else softmax_online

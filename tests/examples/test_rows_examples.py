@@ -44,9 +44,13 @@ def test_softmax_plans_its_kernel_by_shape():
         "online",
         dict(VEC=4, WARPS=16, CACHE=True, UNROLL=4),
     )
+    assert plan(7, 128256, 4, 132)[1]["CACHE"] is True
     assert plan(1024, 128256, 4, 132)[1]["CACHE"] is False
-    # 64 rows of 128256 Float32: 2 chunks a row would not fit shared memory
-    assert plan(64, 128256, 4, 132)[0] == "online"
+    # 64 rows of 128256 Float32: 2 chunks a row, too large for shared
+    # memory: read again after the barrier (32 MB in all: from L2)
+    path, p = plan(64, 128256, 4, 132)
+    assert path == "split" and p["splits"] == 2 and p["CACHE"] is False
+    assert plan(67, 128256, 4, 132)[0] == "online"  # past half the SMs
     assert plan(3, 50257, 2, 132)[1]["VEC"] == 1  # an odd width: scalars
     calls = []
     assert plan(4, 1000, 4, lambda: calls.append(1) or 132)[0] == "rows"
