@@ -221,14 +221,18 @@ def vector_path(a, out) -> bool:
     )
 
 
+TILED_SIDE = 64  # transpose_tiled's TILE: 16 elements a thread each way
+
+
 def tiled_path(a, out) -> bool:
     """Whether ``transpose_tiled`` can move ``a`` into ``out``: both
     contiguous, of one element size, fewer than 2**31 elements (any shape,
-    any alignment)."""
+    any alignment) and at most 65535 tiles down ``a`` (the grid's y)."""
     rows, cols = a.shape
     return (
         _itemsize(out) == _itemsize(a)
         and rows * cols < 2**31
+        and -(-rows // TILED_SIDE) <= 65535
         and _contiguous(a)
         and _contiguous(out)
     )
@@ -251,9 +255,9 @@ def launch_transpose(a, out, stream=None):
         transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
         return
     if tiled_path(a, out):
-        tile = 64
-        grid = ((cols + tile - 1) // tile, (rows + tile - 1) // tile)
-        transpose_tiled[grid, (32, 8)](a, out, rows, cols, TILE=tile, stream=stream)
+        t = TILED_SIDE
+        grid = ((cols + t - 1) // t, (rows + t - 1) // t)
+        transpose_tiled[grid, (32, 8)](a, out, rows, cols, TILE=t, stream=stream)
         return
     grid = ((cols + 31) // 32, (rows + 31) // 32)
     transpose[grid, (32, 8)](a, out, stream=stream)
