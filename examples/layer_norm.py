@@ -61,6 +61,7 @@ from softmax import (
     cached_in_shared,
     fits_in_registers,
     longest_in_registers,
+    unroll,
 )
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
@@ -344,6 +345,7 @@ def launch(x, weight, bias, y, eps=1e-5, *, interpret=False):
     if cols > longest_in_registers(cols, size):
         wide = layer_norm_wide.interpret if interpret else layer_norm_wide
         cache = cached_in_shared(cols, size)
+        vec = vector_lanes(cols, size)
         wide[rows, 32 * 16](
             x,
             weight,
@@ -351,8 +353,9 @@ def launch(x, weight, bias, y, eps=1e-5, *, interpret=False):
             y,
             cols,
             eps,
-            VEC=vector_lanes(cols, size),
+            VEC=vec,
             CACHE=cache,
+            UNROLL=unroll(vec, size),
             shared_mem=cols * size if cache else 0,
         )
         return

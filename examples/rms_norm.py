@@ -29,7 +29,7 @@ import kdsl
 from block_reduce import block_sum, check_rows, itemsize, vector_lanes
 from kdsl import Constexpr, Float32, Int32, Pointer, Vector, block_idx, thread_idx
 from layer_norm import CONFIGS, fits
-from softmax import cached_in_shared, longest_in_registers
+from softmax import cached_in_shared, longest_in_registers, unroll
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32]
@@ -200,6 +200,7 @@ def launch(x, residual, weight, y, eps=1e-6, *, interpret=False):
     if cols > longest_in_registers(cols, size):
         wide = rms_norm_wide.interpret if interpret else rms_norm_wide
         cache = cached_in_shared(cols, size)
+        vec = vector_lanes(cols, size)
         wide[rows, 32 * 16](
             x,
             residual,
@@ -207,8 +208,9 @@ def launch(x, residual, weight, y, eps=1e-6, *, interpret=False):
             y,
             cols,
             eps,
-            VEC=vector_lanes(cols, size),
+            VEC=vec,
             CACHE=cache,
+            UNROLL=unroll(vec, size),
             shared_mem=cols * size if cache else 0,
         )
         return

@@ -458,6 +458,12 @@ def cached_in_shared(cols: int, size: int) -> bool:
     return cols * size <= SHARED_LIMIT
 
 
+def unroll(vec: int, size: int) -> int:
+    """Loads in flight a thread for the wide-row kernels: 64 bytes (four
+    16-byte vectors; 16 scalars of an odd Float32 width), at most 16."""
+    return min(16, max(1, 64 // (vec * size)))
+
+
 def plan(rows: int, cols: int, size: int, sms, online=None):
     """The kernel ``softmax`` launches for a (rows, cols) matrix of
     ``size``-byte elements on a GPU of ``sms`` multiprocessors (or a
@@ -482,9 +488,15 @@ def plan(rows: int, cols: int, size: int, sms, online=None):
         chunk = -(-nvec // (sms // rows))
         splits = -(-nvec // chunk)  # no block without vectors
         cache = chunk * vec * size <= SHARED_LIMIT
-        return "split", dict(splits=splits, chunk=chunk, VEC=vec, CACHE=cache)
+        return "split", dict(
+            splits=splits,
+            chunk=chunk,
+            VEC=vec,
+            CACHE=cache,
+            UNROLL=unroll(vec, size),
+        )
     cache = cached_in_shared(cols, size)
-    return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=4)
+    return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=unroll(vec, size))
 
 
 def _on_gpu(x) -> bool:
@@ -538,6 +550,7 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
             chunk,
             VEC=vec,
             CACHE=cache,
+            UNROLL=p["UNROLL"],
             shared_mem=chunk * vec * size if cache else 0,
         )
     else:

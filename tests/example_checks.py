@@ -273,9 +273,10 @@ def softmax_online(be, t, rng):
         # the row cached in shared memory where it fits, as the host function
         # decides (50,000 Float64 columns do not)
         fits = mod.cached_in_shared(cols, t.np_dtype.itemsize)
-        # (WARPS, UNROLL): one vector in flight a thread, and four (with
-        # one warp: a whole batch and a ragged one, vectors past the row)
-        layouts = ((8, 1), (1, 4))
+        # (WARPS, UNROLL): one vector in flight a thread, four (with one
+        # warp: a whole batch and a ragged one, vectors past the row), and
+        # the 16 the host function takes for scalars
+        layouts = ((8, 1), (1, 4), (2, 16))
         for cache, (warps, unroll) in itertools.product(
             (True, False) if fits else (False,), layouts
         ):

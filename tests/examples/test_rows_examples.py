@@ -51,7 +51,10 @@ def test_softmax_plans_its_kernel_by_shape():
     path, p = plan(64, 128256, 4, 132)
     assert path == "split" and p["splits"] == 2 and p["CACHE"] is False
     assert plan(67, 128256, 4, 132)[0] == "online"  # past half the SMs
-    assert plan(3, 50257, 2, 132)[1]["VEC"] == 1  # an odd width: scalars
+    # an odd width: scalar loads, 16 in flight a thread (64 bytes: 4 vectors)
+    assert plan(3, 50257, 2, 132)[1]["VEC"] == 1
+    assert plan(3, 50257, 2, 132)[1]["UNROLL"] == 16
+    assert plan(300, 50257, 4, 132)[1]["UNROLL"] == 16
     calls = []
     assert plan(4, 1000, 4, lambda: calls.append(1) or 132)[0] == "rows"
     assert not calls  # the SM count is asked for by wide rows only
