@@ -43,6 +43,7 @@ is the accurate ``expf`` (no fast math); the division is one reciprocal per
 row and a multiply per element.
 """
 
+import functools
 import math
 import sys
 from pathlib import Path
@@ -464,10 +465,9 @@ def unroll(vec: int, size: int) -> int:
     return min(16, max(1, 64 // (vec * size)))
 
 
-def plan(rows: int, cols: int, size: int, sms, online=None):
+def plan(rows: int, cols: int, size: int, sms: int, online=None):
     """The kernel ``softmax`` launches for a (rows, cols) matrix of
-    ``size``-byte elements on a GPU of ``sms`` multiprocessors (or a
-    function returning them, called for wide rows only), and its
+    ``size``-byte elements on a GPU of ``sms`` multiprocessors, and its
     parameters: ``("rows", {})`` (the row in registers, autotuned);
     ``("split", {...})`` for rows too wide for registers and too few to fill
     the GPU (at most half as many as SMs): each row over ``splits`` blocks
@@ -482,8 +482,6 @@ def plan(rows: int, cols: int, size: int, sms, online=None):
     if not online:
         return "rows", {}
     nvec = cols // vec
-    if callable(sms):
-        sms = sms()
     if 2 * rows <= sms:  # a block a row would leave half the SMs idle or more
         chunk = -(-nvec // (sms // rows))
         splits = -(-nvec // chunk)  # no block without vectors
@@ -497,6 +495,9 @@ def plan(rows: int, cols: int, size: int, sms, online=None):
         )
     cache = cached_in_shared(cols, size)
     return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=unroll(vec, size))
+
+
+_plan = functools.lru_cache(maxsize=4096)(plan)  # softmax's: a few us a call saved
 
 
 def _on_gpu(x) -> bool:
@@ -527,12 +528,11 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
     interpreter)."""
     rows, cols = check_rows(x, y)
     size = itemsize(x)
-    if sms is None:
-
-        def sms():  # asked for only by the wide-row kernels
-            return 8 if interpret or not _on_gpu(x) else multiprocessors()
-
-    path, p = plan(rows, cols, size, sms, online)
+    if online is None:
+        online = cols > longest_in_registers(cols, size)
+    if online and sms is None:  # the SM count matters to wide rows only
+        sms = 8 if interpret or not _on_gpu(x) else multiprocessors()
+    path, p = _plan(rows, cols, size, sms or 0, online)
     if path == "rows":
         tuned = softmax_rows_tuned
         launch = tuned.interpret if interpret else tuned
