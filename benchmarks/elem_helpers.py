@@ -20,6 +20,19 @@ def sizes(quick: bool) -> list[int]:
     return [1 << e for e in exps]
 
 
+# the sweep's element counts: primes (10007, 1000003), an MLP activation of
+# 4096 tokens x 14336 (58.7M), a vocabulary's logits 1024 x 50257, 2^24 + 3
+# and 2^28 - 1 (a tail in every vector and block)
+SWEEP_SIZES = [10007, 1_000_003, (1 << 24) + 3, 1024 * 50257, 4096 * 14336]
+SWEEP_SIZES += [(1 << 28) - 1]
+SWEEP_DTYPES = ["f32", "bf16"]
+
+
+def size_label(n: int) -> str:
+    """``2^24`` for a power of two, else the count itself."""
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
 def close(got, want, tol: float, what: str):
     """Relative max error of ``got`` against ``want`` (both torch tensors)."""
     g, w = got.double(), want.double()

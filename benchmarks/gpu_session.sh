@@ -9,6 +9,7 @@
 #   bash benchmarks/gpu_session.sh fp8     # the fp8 GPU tests, then fp8_bench.py (~3 min)
 #   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
 #   bash benchmarks/gpu_session.sh ports   # tests/ports/ against their CUDA originals (< 2 min)
+#   bash benchmarks/gpu_session.sh sweep   # every family over its shape sweep (~6 min)
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -110,6 +111,17 @@ torch)
         tee "$OUT/torch_ops.log" | tail -75
     timeout 240 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf -n 0 \
         tests/pytorch/test_fast_path.py 2>&1 | tee "$OUT/torch_tests.log" | tail -15
+    ;;
+sweep)
+    # suite.py --sweep: odd, prime and model shapes, 177 cases; --budget (330 s
+    # by default) bounds it, the rest of a family past its share is listed
+    # as not run. Extra arguments go to suite.py (--family softmax ...).
+    mkdir -p /tmp/suite
+    OUT=/tmp/suite timeout 480 python3 -P benchmarks/suite.py --sweep "${@:2}" 2>&1 |
+        tee "$OUT/suite-sweep.log"
+    cp /tmp/suite/suite.json "$OUT/suite-sweep.json" 2>/dev/null
+    python3 -P benchmarks/report.py /tmp/suite/suite.json >"$OUT/sweep-tables.md"
+    tar czf "$OUT/plots-sweep.tgz" -C /tmp/suite . 2>/dev/null
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

@@ -21,7 +21,9 @@ compile time, ``WARPS`` warps per row and ``ROWS`` rows per block, picked by
 the autotuner among the configurations that cover the row (as softmax.py).
 The variance is the mean of ``(x - mean)**2`` from the registers (two block
 sums, not ``E[x^2] - mean^2``: no cancellation). ``block_sum`` comes from
-block_reduce.py.
+block_reduce.py. Rows too wide for registers (past 16 warps x 8 vectors a
+thread: 16384 Float32, 32768 16-bit) take ``layer_norm_wide``: a block a
+row, the row read once into shared memory (``launch`` picks).
 
 The backward kernel has the forward's launch and row layout: it recomputes
 the mean and ``rstd`` of its rows (nothing is saved but ``x``), and adds each
@@ -43,7 +45,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_sum, check_rows
+from block_reduce import block_sum, check_rows, itemsize, vector_lanes
 from kdsl import (
     Constexpr,
     Float32,
@@ -54,7 +56,13 @@ from kdsl import (
     block_idx,
     thread_idx,
 )
-from softmax import REGISTER_CONFIGS, fits_in_registers
+from softmax import (
+    REGISTER_CONFIGS,
+    cached_in_shared,
+    fits_in_registers,
+    longest_in_registers,
+    unroll,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32, kdsl.Float64]
@@ -232,6 +240,90 @@ def layer_norm(
                 y.vec(VEC)[base + j] = out.to(D)
 
 
+@kdsl.kernel(dtypes=DTYPES)
+def layer_norm_wide(
+    x: Pointer[D],
+    weight: Pointer[D] | None,
+    bias: Pointer[D] | None,
+    y: Pointer[D],
+    cols: Int32,
+    eps: Float32,
+    VEC: Constexpr[int] = 4,
+    WARPS: Constexpr[int] = 16,
+    CACHE: Constexpr[bool] = True,
+    UNROLL: Constexpr[int] = 4,
+):
+    """Rows too wide for registers (past 16 x 32 x 8 vectors): a block a
+    row. The first pass reads the row with ``UNROLL`` 16-byte loads in
+    flight a thread, keeps it in dynamic shared memory when ``CACHE``
+    (``cols`` elements of ``shared_mem``) and sums it; the variance around
+    the mean and the output then read shared memory, not the row again
+    (uncached rows, past 200 KB, are read three times, mostly from L2).
+    Launch with grid ``rows``, block ``32 * WARPS``."""
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (1, WARPS))
+    nvec = cols // VEC
+    base = block_idx.x * nvec  # one row per block
+    step = WARPS * 32
+    if CACHE:
+        if VEC == 1:
+            row = kdsl.dynamic_shared_array(D, cols)
+        else:
+            row = kdsl.dynamic_shared_array(Vector[D, VEC], nvec)
+
+    # 1. the sum, UNROLL loads issued back to back; the row into shared memory
+    s = C(0)
+    for j0 in range(thread_idx.x, nvec, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
+            if u == 0 or j < nvec:
+                if VEC == 1:
+                    raw = x[base + j]
+                    if CACHE:
+                        row[j] = raw
+                    s = s + raw.to(C)
+                else:
+                    raw = x.vec(VEC)[base + j]
+                    if CACHE:
+                        row[j] = raw
+                    for k in kdsl.range_constexpr(VEC):
+                        s = s + raw[k].to(C)
+    mean = block_sum(scratch, s) / cols
+
+    # 2. the variance around the mean (no cancellation), from shared memory
+    q = C(0)
+    for j in range(thread_idx.x, nvec, step):
+        if VEC == 1:
+            d = (row[j] if CACHE else x[base + j]).to(C) - mean
+            q = q + d * d
+        else:
+            raw = row[j] if CACHE else x.vec(VEC)[base + j]
+            for k2 in kdsl.range_constexpr(VEC):
+                d = raw[k2].to(C) - mean
+                q = q + d * d
+    rstd = 1.0 / kdsl.math.sqrt(block_sum(scratch, q) / cols + eps.to(C))
+
+    # 3. scale, shift and store
+    for j in range(thread_idx.x, nvec, step):
+        if VEC == 1:
+            o = ((row[j] if CACHE else x[base + j]).to(C) - mean) * rstd
+            if weight is not None:
+                o = o * weight[j].to(C)
+            if bias is not None:
+                o = o + bias[j].to(C)
+            y[base + j] = o.to(D)
+        else:
+            raw = row[j] if CACHE else x.vec(VEC)[base + j]
+            out = Vector[C, VEC].splat(0)
+            for lane in kdsl.range_constexpr(VEC):
+                out[lane] = (raw[lane].to(C) - mean) * rstd
+            if weight is not None:
+                out = out * weight.vec(VEC)[j].to(C)
+            if bias is not None:
+                out = out + bias.vec(VEC)[j].to(C)
+            y.vec(VEC)[base + j] = out.to(D)
+
+
 CONFIGS = REGISTER_CONFIGS  # the same row layouts as softmax_rows
 
 
@@ -246,8 +338,27 @@ layer_norm_tuned = kdsl.autotune(configs=CONFIGS, key=["cols"], prune=fits)(laye
 
 def launch(x, weight, bias, y, eps=1e-5, *, interpret=False):
     """y = layer_norm(x) over the rows of a (rows, cols) matrix; weight and
-    bias: (cols,) arrays or None. Rows up to 16 * 32 * 8 vectors wide."""
+    bias: (cols,) arrays or None. Rows up to 16 * 32 * 8 vectors wide stay
+    in registers (autotuned); wider ones take ``layer_norm_wide``."""
     rows, cols = check_rows(x, y)
+    size = itemsize(x)
+    if cols > longest_in_registers(cols, size):
+        wide = layer_norm_wide.interpret if interpret else layer_norm_wide
+        cache = cached_in_shared(cols, size)
+        vec = vector_lanes(cols, size)
+        wide[rows, 32 * 16](
+            x,
+            weight,
+            bias,
+            y,
+            cols,
+            eps,
+            VEC=vec,
+            CACHE=cache,
+            UNROLL=unroll(vec, size),
+            shared_mem=cols * size if cache else 0,
+        )
+        return
     tuned = layer_norm_tuned.interpret if interpret else layer_norm_tuned
     grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
     block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731

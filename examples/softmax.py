@@ -3,7 +3,8 @@ Float64, computed in Float32 (Float64 for Float64 data, so that gradients can
 be checked numerically): ``y = exp(x - max(x)) / sum(exp(x - max(x)))`` per
 row, and its backward ``dx = y * (dy - sum(dy * y))`` per row.
 
-Two kernels, and ``softmax(x, y)`` on the host picks one:
+Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
+(``plan``):
 
 * ``softmax_rows``: the row stays in registers (one read and one write of
   memory, the minimum). A row is read as 16-byte vectors (``x.vec(VEC)``:
@@ -14,21 +15,35 @@ Two kernels, and ``softmax(x, y)`` on the host picks one:
   per block (short rows: several rows per block keep the block at 128+
   threads, so enough warps stay resident to hide memory latency). The
   autotuner picks among the configurations that cover the row.
-* ``softmax_online``: rows too long for registers. One block per row walks
-  it once with the online softmax (a running maximum and a sum rescaled
-  when the maximum grows), keeping the row in dynamic shared memory when
-  ``CACHE`` (``shared_mem=`` bytes at launch, up to 227 KB on an H200) so
-  the second pass does not read memory again.
+* ``softmax_online``: rows too long for registers (vocabulary-sized: 32000
+  to 128256 wide), as many rows as SMs or more. One block per row walks it
+  once with the online softmax (a running maximum and a sum rescaled when
+  the maximum grows), ``UNROLL`` 16-byte loads in flight a thread, keeping
+  the row in dynamic shared memory when ``CACHE`` (``shared_mem=`` bytes at
+  launch, up to 200 KB) so that the second pass does not read memory again:
+  a copy's bytes, one read and one write. A row past 200 KB is read twice
+  (the second read mostly from L2).
+* ``softmax_split``: few wide rows (at most half as many as SMs: decoding,
+  a handful of vocabulary rows). A block a row would leave most SMs idle,
+  so each row is split over ``splits`` blocks, one an SM: each reads its
+  chunk once into shared memory while folding it into a (maximum, sum)
+  pair, the pairs meet in a small Float64 array after a grid barrier
+  (``kdsl.grid_sync()``: a cooperative launch, every block resident), and
+  each block writes its chunk from shared memory. One read and one write,
+  the whole GPU busy, one launch. (Chunks past 200 KB — 64 rows of 128256
+  Float32 — are read again after the barrier, mostly from L2.)
 
 * ``softmax_rows_backward``: the gradient, paired with ``softmax_rows``
   (``backward=``, so ``kdsl.torch.op`` differentiates it): the same row
   layout and launch, ``y`` and ``grad_y`` in registers, one block sum.
 
-All use ``block_max``/``block_sum`` from block_reduce.py. ``kdsl.math.exp``
+All use ``block_max``/``block_sum`` from block_reduce.py; the online ones
+share ``online_fold``, ``online_merge`` and ``block_online``. ``kdsl.math.exp``
 is the accurate ``expf`` (no fast math); the division is one reciprocal per
 row and a multiply per element.
 """
 
+import functools
 import math
 import sys
 from pathlib import Path
@@ -39,7 +54,14 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
-from block_reduce import block_max, block_sum, check_rows, itemsize, vector_lanes
+from block_reduce import (
+    block_max,
+    block_sum,
+    check_rows,
+    itemsize,
+    multiprocessors,
+    vector_lanes,
+)
 from kdsl import (
     Constexpr,
     Float32,
@@ -48,6 +70,7 @@ from kdsl import (
     Pointer,
     Vector,
     block_idx,
+    grid_dim,
     thread_idx,
 )
 
@@ -170,6 +193,46 @@ def softmax_rows(
                 y.vec(VEC)[base + j] = out
 
 
+@kdsl.func
+def online_fold(v, m, s):
+    """The running ``(m, s)`` (maximum, sum of ``exp(x - m)``) after the
+    values of the local array ``v`` (lanes past the row's end are -inf): the
+    sum is rescaled once a batch, and only when the batch raises the maximum."""
+    top = m
+    for u in kdsl.range_constexpr(v.shape[0]):
+        for k in kdsl.range_constexpr(v.shape[1]):
+            top = kdsl.math.fmax(top, v[u, k])
+    if top > m:
+        s = s * kdsl.math.exp(m - top)
+        m = top
+    for u2 in kdsl.range_constexpr(v.shape[0]):  # (each unrolled loop in a
+        for k2 in kdsl.range_constexpr(v.shape[1]):  # run-time loop: its own name)
+            s = s + kdsl.math.exp(v[u2, k2] - m)
+    return m, s
+
+
+@kdsl.func
+def online_merge(m, s, m2, s2):
+    """Two ``(maximum, sum)`` pairs as one, each sum rescaled to the larger
+    maximum (a pair without elements has s = 0 and m = -inf)."""
+    top = kdsl.math.fmax(m, m2)
+    if s > 0:
+        s = s * kdsl.math.exp(m - top)
+    if s2 > 0:
+        s = s + s2 * kdsl.math.exp(m2 - top)
+    return top, s
+
+
+@kdsl.func
+def block_online(scratch, m, s):
+    """The block's ``(maximum, sum)`` from each thread's: the maximum, then
+    each sum rescaled to it."""
+    top = block_max(scratch, m)
+    if s > 0:
+        s = s * kdsl.math.exp(m - top)
+    return top, block_sum(scratch, s)
+
+
 @kdsl.kernel(dtypes=DTYPES)
 def softmax_online(
     x: Pointer[D],
@@ -178,62 +241,170 @@ def softmax_online(
     VEC: Constexpr[int] = 4,
     WARPS: Constexpr[int] = 8,
     CACHE: Constexpr[bool] = True,
+    UNROLL: Constexpr[int] = 1,
 ):
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (1, WARPS))
     nvec = cols // VEC
     base = block_idx.x * nvec  # one row per block
-    v = kdsl.local_array(C, VEC)  # one vector's lanes, in registers
+    step = WARPS * 32
+    v = kdsl.local_array(C, (UNROLL, VEC))  # UNROLL vectors' lanes, in registers
     if CACHE:  # the row as read: cols * D's size bytes of shared_mem
         if VEC == 1:
             row = kdsl.dynamic_shared_array(D, cols)
         else:
             row = kdsl.dynamic_shared_array(Vector[D, VEC], nvec)
 
-    # 1. one pass: the running maximum m and the sum s of exp(x - m); s is
-    #    rescaled only when a vector raises the maximum
+    # 1. one pass: the running maximum m and the sum s of exp(x - m). Each
+    #    thread issues UNROLL loads back to back (bytes in flight: a block of
+    #    one row per SM needs them to reach the memory's bandwidth), then
+    #    folds them into (m, s)
     m = C(NEG_INF)
     s = C(0)
-    for j in range(thread_idx.x, nvec, WARPS * 32):
-        if VEC == 1:  # an odd width: scalar accesses
-            raw = x[base + j]
-            if CACHE:
-                row[j] = raw
-            v[0] = raw.to(C)
-        else:
-            raw = x.vec(VEC)[base + j]
-            if CACHE:
-                row[j] = raw
+    for j0 in range(thread_idx.x, nvec, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
             for k in kdsl.range_constexpr(VEC):
-                v[k] = raw[k].to(C)
-        vm = v[0]
-        for k2 in kdsl.range_constexpr(1, VEC):  # (each unrolled loop in a
-            vm = kdsl.math.fmax(vm, v[k2])  # run-time loop has a name of its own)
-        if vm > m:
-            s = s * kdsl.math.exp(m - vm)
-            m = vm
-        for k3 in kdsl.range_constexpr(VEC):
-            s = s + kdsl.math.exp(v[k3] - m)
+                v[u, k] = C(NEG_INF)
+            if u == 0 or j < nvec:  # the first vector is in the row
+                if VEC == 1:  # an odd width: scalar accesses
+                    raw = x[base + j]
+                    if CACHE:
+                        row[j] = raw
+                    v[u, 0] = raw.to(C)
+                else:
+                    raw = x.vec(VEC)[base + j]
+                    if CACHE:
+                        row[j] = raw
+                    for k2 in kdsl.range_constexpr(VEC):
+                        v[u, k2] = raw[k2].to(C)
+        m, s = online_fold(v, m, s)
 
-    # 2. combine the threads' (m, s): the row maximum, then each sum rescaled
-    #    to it (a thread without elements has s = 0 and m = -inf)
-    row_max = block_max(scratch, m)
-    if s > 0:
-        s = s * kdsl.math.exp(m - row_max)
-    inv = 1.0 / block_sum(scratch, s)
+    # 2. combine the threads' (m, s)
+    row_max, total = block_online(scratch, m, s)
+    inv = 1.0 / total
 
-    # 3. normalise, from shared memory when the row is cached
-    for j in range(thread_idx.x, nvec, WARPS * 32):
+    # 3. normalise, from shared memory when the row is cached: the UNROLL
+    #    vectors are read before any is stored (a store to y could alias x)
+    for j0 in range(thread_idx.x, nvec, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
+            if u == 0 or j < nvec:
+                if VEC == 1:
+                    v[u, 0] = (row[j] if CACHE else x[base + j]).to(C)
+                else:
+                    raw = row[j] if CACHE else x.vec(VEC)[base + j]
+                    for k in kdsl.range_constexpr(VEC):
+                        v[u, k] = raw[k].to(C)
+        for u2 in kdsl.range_constexpr(UNROLL):
+            j = j0 + u2 * step
+            if u2 == 0 or j < nvec:
+                if VEC == 1:
+                    y[base + j] = (kdsl.math.exp(v[u2, 0] - row_max) * inv).to(D)
+                else:
+                    out = Vector[D, VEC].splat(0)
+                    for lane in kdsl.range_constexpr(VEC):
+                        e = kdsl.math.exp(v[u2, lane] - row_max)
+                        out[lane] = (e * inv).to(D)
+                    y.vec(VEC)[base + j] = out
+
+
+@kdsl.kernel(dtypes=DTYPES)
+def softmax_split(
+    x: Pointer[D],
+    y: Pointer[D],
+    stats: Pointer[Float64],
+    cols: Int32,
+    chunk: Int32,
+    VEC: Constexpr[int] = 4,
+    WARPS: Constexpr[int] = 16,
+    UNROLL: Constexpr[int] = 4,
+    CACHE: Constexpr[bool] = True,
+):
+    """Few wide rows: a row split over ``grid_dim.y`` blocks, ``chunk``
+    vectors each (grid (rows, splits), every block resident: it grid-syncs).
+    Each block reads its chunk once, into dynamic shared memory when
+    ``CACHE`` (``chunk * VEC`` elements of ``shared_mem``), while folding it
+    into (m, s), writes that pair to ``stats`` (2 Float64 a block), waits at
+    the grid barrier, merges its row's pairs and writes its chunk from
+    shared memory: one read and one write of memory, with every SM busy
+    however few the rows. Chunks too large for shared memory are read again
+    after the barrier (the whole input was just read: mostly from L2)."""
+    C = Float64 if D.width == 64 else Float32  # the type computed in
+    scratch = kdsl.shared_array(C, (1, WARPS))
+    nvec = cols // VEC
+    base = block_idx.x * nvec  # the row's first vector
+    splits = grid_dim.y
+    lo = block_idx.y * chunk  # this block's vectors: lo .. hi - 1
+    hi = min(lo + chunk, nvec)
+    step = WARPS * 32
+    v = kdsl.local_array(C, (UNROLL, VEC))
+    if CACHE:
         if VEC == 1:
-            raw = row[j] if CACHE else x[base + j]
-            y[base + j] = (kdsl.math.exp(raw.to(C) - row_max) * inv).to(D)
+            part = kdsl.dynamic_shared_array(D, chunk)
         else:
-            raw = row[j] if CACHE else x.vec(VEC)[base + j]
-            out = Vector[D, VEC].splat(0)
-            for lane in kdsl.range_constexpr(VEC):
-                e = kdsl.math.exp(raw[lane].to(C) - row_max)
-                out[lane] = (e * inv).to(D)
-            y.vec(VEC)[base + j] = out
+            part = kdsl.dynamic_shared_array(Vector[D, VEC], chunk)
+
+    # 1. the chunk (into shared memory), folded into (m, s) as softmax_online
+    m = C(NEG_INF)
+    s = C(0)
+    for j0 in range(lo + thread_idx.x, hi, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
+            for k in kdsl.range_constexpr(VEC):
+                v[u, k] = C(NEG_INF)
+            if u == 0 or j < hi:
+                if VEC == 1:
+                    raw = x[base + j]
+                    if CACHE:
+                        part[j - lo] = raw
+                    v[u, 0] = raw.to(C)
+                else:
+                    raw = x.vec(VEC)[base + j]
+                    if CACHE:
+                        part[j - lo] = raw
+                    for k2 in kdsl.range_constexpr(VEC):
+                        v[u, k2] = raw[k2].to(C)
+        m, s = online_fold(v, m, s)
+    m, s = block_online(scratch, m, s)
+    if thread_idx.x == 0:
+        at = (block_idx.x * splits + block_idx.y) * 2
+        stats[at] = m.to(Float64)
+        stats[at + 1] = s.to(Float64)
+    kdsl.grid_sync()
+
+    # 2. the row's (m, s): every block of the row merges the same pairs
+    rm = C(NEG_INF)
+    rs = C(0)
+    for b in range(thread_idx.x, splits, step):
+        at = (block_idx.x * splits + b) * 2
+        rm, rs = online_merge(rm, rs, stats[at].to(C), stats[at + 1].to(C))
+    row_max, total = block_online(scratch, rm, rs)
+    inv = 1.0 / total
+
+    # 3. normalise the chunk: UNROLL vectors read (from shared memory or
+    #    memory) before any is stored, as softmax_online
+    for j0 in range(lo + thread_idx.x, hi, step * UNROLL):
+        for u in kdsl.range_constexpr(UNROLL):
+            j = j0 + u * step
+            if u == 0 or j < hi:
+                if VEC == 1:
+                    v[u, 0] = (part[j - lo] if CACHE else x[base + j]).to(C)
+                else:
+                    raw = part[j - lo] if CACHE else x.vec(VEC)[base + j]
+                    for k in kdsl.range_constexpr(VEC):
+                        v[u, k] = raw[k].to(C)
+        for u2 in kdsl.range_constexpr(UNROLL):
+            j = j0 + u2 * step
+            if u2 == 0 or j < hi:
+                if VEC == 1:
+                    y[base + j] = (kdsl.math.exp(v[u2, 0] - row_max) * inv).to(D)
+                else:
+                    out = Vector[D, VEC].splat(0)
+                    for lane in kdsl.range_constexpr(VEC):
+                        e = kdsl.math.exp(v[u2, lane] - row_max)
+                        out[lane] = (e * inv).to(D)
+                    y.vec(VEC)[base + j] = out
 
 
 # -- the host side: configurations and the choice between the kernels --------
@@ -279,38 +450,118 @@ def longest_in_registers(cols: int, size: int) -> int:
     return LONGEST_IN_REGISTERS * vector_lanes(cols, size)
 
 
+SHARED_LIMIT = 200 * 1024  # bytes of a row or chunk cached a block (227 KB on an H200)
+
+
 def cached_in_shared(cols: int, size: int) -> bool:
     """Whether ``softmax_online`` can keep the row in shared memory (227 KB
     a block on an H200, the scratch too)."""
-    return cols * size <= 200 * 1024
+    return cols * size <= SHARED_LIMIT
 
 
-def softmax(x, y, *, interpret=False, online=None):
-    """y = softmax(x) over the rows of a C-contiguous (rows, cols) matrix.
-    ``online``: force (True) or forbid (False) the long-row kernel."""
-    rows, cols = check_rows(x, y)
-    size = itemsize(x)
+def unroll(vec: int, size: int) -> int:
+    """Loads in flight a thread for the wide-row kernels: 64 bytes (four
+    16-byte vectors; 16 scalars of an odd Float32 width), at most 16."""
+    return min(16, max(1, 64 // (vec * size)))
+
+
+def plan(rows: int, cols: int, size: int, sms: int, online=None):
+    """The kernel ``softmax`` launches for a (rows, cols) matrix of
+    ``size``-byte elements on a GPU of ``sms`` multiprocessors, and its
+    parameters: ``("rows", {})`` (the row in registers, autotuned);
+    ``("split", {...})`` for rows too wide for registers and too few to fill
+    the GPU (at most half as many as SMs): each row over ``splits`` blocks
+    of ``chunk`` vectors, one block an SM, the chunk in shared memory where
+    it fits (``CACHE``);
+    ``("online", {...})`` otherwise: a block a row, cached in shared memory
+    when the row fits. ``online`` True/False forces/forbids the wide-row
+    kernels."""
     vec = vector_lanes(cols, size)
     if online is None:
         online = cols > longest_in_registers(cols, size)
     if not online:
+        return "rows", {}
+    nvec = cols // vec
+    if 2 * rows <= sms:  # a block a row would leave half the SMs idle or more
+        chunk = -(-nvec // (sms // rows))
+        splits = -(-nvec // chunk)  # no block without vectors
+        cache = chunk * vec * size <= SHARED_LIMIT
+        return "split", dict(
+            splits=splits,
+            chunk=chunk,
+            VEC=vec,
+            CACHE=cache,
+            UNROLL=unroll(vec, size),
+        )
+    cache = cached_in_shared(cols, size)
+    return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=unroll(vec, size))
+
+
+_plan = functools.lru_cache(maxsize=4096)(plan)  # softmax's: a few us a call saved
+
+
+def _on_gpu(x) -> bool:
+    if hasattr(x, "is_cuda"):  # PyTorch
+        return bool(x.is_cuda)
+    return hasattr(x, "__cuda_array_interface__")  # CuPy (numpy: the interpreter)
+
+
+def _stats(x, n: int):
+    """A Float64 work array of ``n`` on x's device, of x's library."""
+    if hasattr(x, "data_ptr"):  # PyTorch
+        import torch
+
+        return torch.empty(n, dtype=torch.float64, device=x.device)
+    if hasattr(x, "__cuda_array_interface__"):  # CuPy
+        import cupy
+
+        return cupy.empty(n, dtype=cupy.float64)
+    import numpy
+
+    return numpy.empty(n, dtype=numpy.float64)  # the interpreter
+
+
+def softmax(x, y, *, interpret=False, online=None, sms=None):
+    """y = softmax(x) over the rows of a C-contiguous (rows, cols) matrix.
+    ``online``: force (True) or forbid (False) the wide-row kernels;
+    ``sms``: the multiprocessors to plan for (the current GPU's; 8 for the
+    interpreter)."""
+    rows, cols = check_rows(x, y)
+    size = itemsize(x)
+    if online is None:
+        online = cols > longest_in_registers(cols, size)
+    if online and sms is None:  # the SM count matters to wide rows only
+        sms = 8 if interpret or not _on_gpu(x) else multiprocessors()
+    path, p = _plan(rows, cols, size, sms or 0, online)
+    if path == "rows":
         tuned = softmax_rows_tuned
         launch = tuned.interpret if interpret else tuned
         grid = lambda m: (rows + m["ROWS"] - 1) // m["ROWS"]  # noqa: E731
         block = lambda m: (32 * m["WARPS"], m["ROWS"])  # noqa: E731
         launch[grid, block](x, y, rows, cols)
-        return
-    cache = cached_in_shared(cols, size)
-    kernel = softmax_online.interpret if interpret else softmax_online
-    kernel[rows, 256](
-        x,
-        y,
-        cols,
-        VEC=vec,
-        WARPS=8,
-        CACHE=cache,
-        shared_mem=cols * size if cache else 0,
-    )
+    elif path == "split":
+        kernel = softmax_split.interpret if interpret else softmax_split
+        splits, chunk, vec, cache = p["splits"], p["chunk"], p["VEC"], p["CACHE"]
+        kernel[(rows, splits), 32 * 16](
+            x,
+            y,
+            _stats(x, 2 * rows * splits),
+            cols,
+            chunk,
+            VEC=vec,
+            CACHE=cache,
+            UNROLL=p["UNROLL"],
+            shared_mem=chunk * vec * size if cache else 0,
+        )
+    else:
+        kernel = softmax_online.interpret if interpret else softmax_online
+        kernel[rows, 32 * p["WARPS"]](
+            x,
+            y,
+            cols,
+            shared_mem=cols * size if p["CACHE"] else 0,
+            **p,
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """transpose: out = a.T for a (rows, cols) array, for every dtype: a fast
-path with 16-byte accesses (``transpose_vec``) and a general one
-(``transpose``: any strides, any shape, 1-byte elements);
-``launch_transpose`` picks.
+path with 16-byte accesses (``transpose_vec``), one for contiguous arrays
+of any shape and element size (``transpose_tiled``) and a general one
+(``transpose``: any strides); ``launch_transpose`` picks.
 
 A transpose moves every byte once each way; the target is the speed of a
 device-to-device copy. What that takes:
@@ -20,8 +20,11 @@ device-to-device copy. What that takes:
   scalar tile, an XOR swizzle of ``transpose_vec``'s vector tile.
 
 ``transpose``: launch with block (TILE, ROWS) and grid (ceil(cols / TILE),
-ceil(rows / TILE)); any shape (edges are guarded). ``transpose_vec``: see
-its docstring.
+ceil(rows / TILE)); any shape (edges are guarded), any strides.
+``transpose_tiled``: contiguous arrays of any shape, scalar accesses with 16
+loads in flight a thread and edge tiles as cheap as interior ones (the
+path for sizes no multiple of the vectors). ``transpose_vec``: see its
+docstring.
 """
 
 import kdsl
@@ -121,6 +124,56 @@ def transpose_vec(
             ov[out_row * rv + out_col] = tile[j, k ^ (j // L)]
 
 
+@kdsl.kernel
+def transpose_tiled(
+    a: Pointer[D],
+    out: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    TILE: Constexpr[int] = 64,
+):
+    """``out = a.T`` for contiguous ``a`` (rows, cols) of any shape and
+    alignment, fewer than 2**31 elements: the path for sizes that are no
+    multiple of the 16-byte vectors (an odd width makes every row start
+    unaligned, so no 16-byte access is possible) and for 1-byte types.
+
+    A block of 32 x 8 threads moves one TILE x TILE tile: each thread issues
+    its (TILE / 32) x (TILE / 8) loads back to back (16 at TILE 64: the bytes
+    in flight that scalar accesses need), a warp reading 32 consecutive
+    elements of a row of ``a`` and, after the barrier, writing 32 consecutive
+    elements of a row of ``out``. Edge tiles are the same code: the loads
+    read clamped indices (in bounds, never predicated: a predicate register
+    each would split them into batches) and each store is predicated on its
+    own row and column, so a partial tile costs what a whole one does; the
+    index arithmetic is 32-bit. The tile's rows are
+    padded to an odd number of 4-byte words (one element for 4- and 8-byte
+    types, 2 for 2-byte, 4 for 1-byte ones): a column read touches 32
+    different banks. Launch with block (32, 8), grid (ceil(cols / TILE),
+    ceil(rows / TILE))."""
+    PAD = max(1, 32 // D.width)
+    tile = kdsl.shared_array(D, (TILE, TILE + PAD))
+    tx = thread_idx.x
+    ty = thread_idx.y
+    r0 = block_idx.y * TILE  # the tile's first row and column of a
+    c0 = block_idx.x * TILE
+    # reads clamped to the last row and column: no load is predicated, so
+    # all of them issue back to back (the tile's lanes past the edge hold a
+    # copy of an edge element, which no store below writes out)
+    for i in kdsl.range_constexpr(0, TILE, 8):
+        row = min(r0 + ty + i, rows - 1)
+        for c in kdsl.range_constexpr(0, TILE, 32):
+            col = min(c0 + tx + c, cols - 1)
+            tile[ty + i, tx + c] = a[row * cols + col]
+    kdsl.syncthreads()
+    # out's rows c0 .. c0 + TILE - 1, columns r0 .. r0 + TILE - 1
+    for i2 in kdsl.range_constexpr(0, TILE, 8):
+        out_row = c0 + ty + i2
+        for c2 in kdsl.range_constexpr(0, TILE, 32):
+            out_col = r0 + tx + c2
+            if out_row < cols and out_col < rows:
+                out[out_row * rows + out_col] = tile[tx + c2, ty + i2]
+
+
 # TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)
 TRANSPOSE_CONFIGS = [kdsl.Config(TILES=t) for t in (1, 2, 4)]
 # out is only written: nothing to save and restore around the search
@@ -168,10 +221,28 @@ def vector_path(a, out) -> bool:
     )
 
 
+TILED_SIDE = 64  # transpose_tiled's TILE: 16 elements a thread each way
+
+
+def tiled_path(a, out) -> bool:
+    """Whether ``transpose_tiled`` can move ``a`` into ``out``: both
+    contiguous, of one element size, fewer than 2**31 elements (any shape,
+    any alignment) and at most 65535 tiles down ``a`` (the grid's y)."""
+    rows, cols = a.shape
+    return (
+        _itemsize(out) == _itemsize(a)
+        and rows * cols < 2**31
+        and -(-rows // TILED_SIDE) <= 65535
+        and _contiguous(a)
+        and _contiguous(out)
+    )
+
+
 def launch_transpose(a, out, stream=None):
     """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors):
     ``transpose_vec`` (16-byte accesses) where ``vector_path`` allows it,
-    else ``transpose`` (any strides, any shape, one element an access)."""
+    else ``transpose_tiled`` (contiguous, any shape), else ``transpose``
+    (any strides, one element an access)."""
     rows, cols = a.shape
     if tuple(out.shape) != (cols, rows):
         raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
@@ -182,6 +253,11 @@ def launch_transpose(a, out, stream=None):
             lambda m: (8, 8 * m["TILES"]),
         )
         transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
+        return
+    if tiled_path(a, out):
+        t = TILED_SIDE
+        grid = ((cols + t - 1) // t, (rows + t - 1) // t)
+        transpose_tiled[grid, (32, 8)](a, out, rows, cols, TILE=t, stream=stream)
         return
     grid = ((cols + 31) // 32, (rows + 31) // 32)
     transpose[grid, (32, 8)](a, out, stream=stream)

@@ -273,17 +273,58 @@ def softmax_online(be, t, rng):
         # the row cached in shared memory where it fits, as the host function
         # decides (50,000 Float64 columns do not)
         fits = mod.cached_in_shared(cols, t.np_dtype.itemsize)
-        for cache in (True, False) if fits else (False,):
+        # (WARPS, UNROLL): one vector in flight a thread, four (with one
+        # warp: a whole batch and a ragged one, vectors past the row), and
+        # the 16 the host function takes for scalars
+        layouts = ((8, 1), (1, 4), (2, 16))
+        for cache, (warps, unroll) in itertools.product(
+            (True, False) if fits else (False,), layouts
+        ):
             y = be.poison((rows, cols), t)
             shared = cols * t.np_dtype.itemsize if cache else 0
-            be.launcher(mod.softmax_online, rows, 256)(
+            be.launcher(mod.softmax_online, rows, 32 * warps)(
                 be.to_device(x),
                 y,
                 cols,
                 VEC=vec,
-                WARPS=8,
+                WARPS=warps,
                 CACHE=cache,
+                UNROLL=unroll,
                 shared_mem=shared,
+            )
+            _close(be, y, want, _f32_inside(t))
+
+
+def softmax_split(be, t, rng):
+    """Few wide rows split over blocks (a grid barrier between the chunks'
+    (max, sum) pairs and the stores): the chunks softmax.plan picks for a
+    GPU of ``sms`` multiprocessors, ragged last chunks, a row whose maximum
+    is in its last chunk."""
+    mod = EX["softmax"]
+    size = t.np_dtype.itemsize
+    sms = be.size(132, 6)
+    for rows, cols in ((be.size(7, 2), be.size(40_000, 900)), (3, be.size(3001, 77))):
+        x = _random(rng, (rows, cols), t)
+        x[0, :] = -30.0
+        x[0, -1] = 5.0
+        want = _softmax_ref(x)
+        path, p = mod.plan(rows, cols, size, sms, online=True)
+        assert path == "split", (rows, cols, path)
+        # (WARPS, UNROLL, CACHE): the chunk in shared memory, or read again
+        for warps, unroll, cache in ((16, 4, True), (1, 2, False)):
+            y = be.poison((rows, cols), t)
+            stats = be.to_device(np.full(2 * rows * p["splits"], np.nan))
+            be.launcher(mod.softmax_split, (rows, p["splits"]), 32 * warps)(
+                be.to_device(x),
+                y,
+                stats,
+                cols,
+                p["chunk"],
+                VEC=p["VEC"],
+                WARPS=warps,
+                UNROLL=unroll,
+                CACHE=cache,
+                shared_mem=p["chunk"] * p["VEC"] * size if cache else 0,
             )
             _close(be, y, want, _f32_inside(t))
 
@@ -404,6 +445,67 @@ def rms_norm(be, t, rng):
             _close(be, y, want, _f32_inside(t))
 
 
+# rows for the wide-row norms: odd (scalars) and even widths; on the GPU
+# past what registers hold (16384 Float32, 4096 when odd)
+WIDE_SHAPES = {True: [(3, 333), (2, 1000)], False: [(37, 70_000), (9, 20_001)]}
+
+
+def _wide(be, kernel, rows, cols, t, cache, *args):
+    """A wide-row norm launch: a block a row, cached or not."""
+    size = t.np_dtype.itemsize
+    vec = EX["block_reduce"].vector_lanes(cols, size)
+    launch = be.launcher(kernel, rows, 32 * 16)
+    launch(
+        *args,
+        VEC=vec,
+        CACHE=cache,
+        shared_mem=cols * size if cache else 0,
+    )
+
+
+def layer_norm_wide(be, t, rng):
+    """``layer_norm_wide``: the row in shared memory (weight and bias), and
+    read again from memory (neither); 70,000 Float64 columns do not fit."""
+    mod = EX["layer_norm"]
+    eps = 1e-5
+    for rows, cols in WIDE_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t) + 3  # a mean far from 0
+        w = _random(rng, cols, t, 0.5, 1.5)
+        b = _random(rng, cols, t, -1, 1)
+        fits = EX["softmax"].cached_in_shared(cols, t.np_dtype.itemsize)
+        for (weight, bias), cache in (((w, b), fits), ((None, None), False)):
+            y = be.poison((rows, cols), t)
+            args = (be.to_device(x), _maybe(be, weight), _maybe(be, bias), y)
+            _wide(be, mod.layer_norm_wide, rows, cols, t, cache, *args, cols, eps)
+            _close(be, y, _layer_norm_ref(x, weight, bias, eps), _f32_inside(t))
+
+
+def rms_norm_wide(be, t, rng):
+    """``rms_norm_wide``: with a residual (updated in place) and a weight,
+    cached; with neither, read twice."""
+    mod = EX["rms_norm"]
+    eps = 1e-6
+    for rows, cols in WIDE_SHAPES[be.small]:
+        x = _random(rng, (rows, cols), t)
+        r = _random(rng, (rows, cols), t)
+        w = _random(rng, cols, t, 0.5, 1.5)
+        fits = EX["softmax"].cached_in_shared(cols, t.np_dtype.itemsize)
+        for (residual, weight), cache in (((r, w), fits), ((None, None), False)):
+            y = be.poison((rows, cols), t)
+            dres = _maybe(be, residual)
+            args = (be.to_device(x), dres, _maybe(be, weight), y, cols, eps)
+            _wide(be, mod.rms_norm_wide, rows, cols, t, cache, *args)
+            h = x.astype(np.float64)
+            if residual is not None:  # updated in place, rounded once to t
+                h = (h + residual.astype(np.float64)).astype(t.np_dtype)
+                np.testing.assert_array_equal(be.to_host(dres), h)
+                h = h.astype(np.float64)
+            want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + eps)
+            if weight is not None:
+                want = want * weight.astype(np.float64)
+            _close(be, y, want, _f32_inside(t))
+
+
 def _reduce(be, t, kernel, x, grid):
     """out[0] of a reduction kernel launched on ``grid`` blocks of 256."""
     out = be.to_device(np.full(1, np.nan, dtype=np.float32))
@@ -463,6 +565,20 @@ def transpose(be, t, rng):
         out = be.poison((cols, rows), t)
         grid = (_grid(cols, 32), _grid(rows, 32))
         be.launcher(EX["transpose"].transpose, grid, (32, 8))(be.to_device(a), out)
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
+def transpose_tiled(be, t, rng):
+    """Contiguous, any shape: ragged tiles on both sides (odd and prime
+    sizes), fewer rows than a tile, and 64- and 32-wide tiles."""
+    sizes = ((be.size(1031, 70), be.size(777, 45)), (be.size(31, 3), be.size(4097, 67)))
+    for (rows, cols), tile in itertools.product(sizes, (64, 32)):
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, tile), _grid(rows, tile))
+        be.launcher(EX["transpose"].transpose_tiled, grid, (32, 8))(
+            be.to_device(a), out, rows, cols, TILE=tile
+        )
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
@@ -850,12 +966,16 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     gelu: EX["gelu"].gelu,
     softmax: EX["softmax"].softmax_rows,
     softmax_online: EX["softmax"].softmax_online,
+    softmax_split: EX["softmax"].softmax_split,
     layer_norm: EX["layer_norm"].layer_norm,
+    layer_norm_wide: EX["layer_norm"].layer_norm_wide,
     rms_norm: EX["rms_norm"].rms_norm,
+    rms_norm_wide: EX["rms_norm"].rms_norm_wide,
     reduce_sum: EX["reduce_sum"].reduce_sum,
     reduce_max: EX["reduce_sum"].reduce_max,
     histogram: EX["histogram"].histogram,
     transpose: EX["transpose"].transpose,
+    transpose_tiled: EX["transpose"].transpose_tiled,
     transpose_vec: EX["transpose"].transpose_vec,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,

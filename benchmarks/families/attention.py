@@ -137,3 +137,75 @@ def cases(quick: bool):
                 note = "; kdsl: TMA + wgmma"
                 out.append(case(q, k, v, d, causal, tma, sdpa, " tma", note))
     return out
+
+
+SWEEP_WEIGHT = 4.0  # seconds a sweep case (Triton's autotune search per shape)
+# (batch, heads, seq, head_dim): the default's two, GPT-2/BERT (12 heads of
+# 64, 1024 tokens), a Llama layer (32 heads of 128, one 4096-token
+# sequence), 2048 tokens, and a length no power of two (1152 = 9 x 128)
+SWEEP_SHAPES = [
+    (4, 16, 4096, 64),
+    (4, 16, 4096, 128),
+    (8, 12, 1024, 64),
+    (1, 32, 4096, 128),
+    (2, 16, 2048, 128),
+    (4, 16, 1152, 64),
+]
+
+
+def _sweep_case(batch, heads, seq, d, causal):
+    """kdsl's TMA kernel on an H100/H200 (else the mma.sync one) against SDPA
+    and the Triton forward."""
+    import torch
+    import torch.nn.functional as F
+
+    import attention
+    import attention_tma
+    from suite import Case
+
+    shape = (batch, heads, seq, d)
+    q, k, v = (
+        torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3)
+    )
+    o, o_triton = torch.empty_like(q), torch.empty_like(q)
+    triton_attention = _triton_attention()
+    if torch.cuda.get_device_capability() == (9, 0):
+        maps = attention_tma.tensor_maps(q, k, v)
+        run = lambda: attention_tma.attention(q, k, v, causal, out=o, maps=maps)  # noqa
+        note = "kdsl: TMA + wgmma"
+    else:
+        run = lambda: attention.attention(q, k, v, causal, out=o)  # noqa: E731
+        note = "kdsl: mma.sync"
+
+    def check():
+        run()
+        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        torch.testing.assert_close(o, want, rtol=2e-2, atol=2e-2)
+
+    kind = "causal" if causal else "full"
+    return Case(
+        family=FAMILY,
+        label=f"bf16 d{d} {kind} b{batch} h{heads} s{seq}",
+        series=f"bf16 d{d} {kind}",
+        x=seq,
+        unit="TFLOP/s",
+        work=4.0 * batch * heads * seq * seq * d / (2 if causal else 1),
+        runners={
+            "kdsl": run,
+            "torch": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+            "triton": lambda: triton_attention(q, k, v, o_triton, causal),
+        },
+        check=check,
+        note=note,
+    )
+
+
+def sweep():
+    return [
+        (
+            f"bf16 d{d} {'causal' if c else 'full'} b{b} h{h} s{s}",
+            lambda shape=(b, h, s, d), c=c: _sweep_case(*shape, c),
+        )
+        for b, h, s, d in SWEEP_SHAPES
+        for c in (False, True)
+    ]

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from elem_helpers import DTYPES, cupy_of, sizes, torch_dtype
+from elem_helpers import (
+    DTYPES,
+    SWEEP_DTYPES,
+    SWEEP_SIZES,
+    cupy_of,
+    size_label,
+    sizes,
+    torch_dtype,
+)
 from suite import Case
 
 FAMILY = "elementwise add"
@@ -61,7 +69,7 @@ def _case(dtype: str, n: int) -> Case:
 
     return Case(
         family=FAMILY,
-        label=f"{dtype} 2^{n.bit_length() - 1}",
+        label=f"{dtype} {size_label(n)}",
         series=dtype,
         x=n,
         unit="TB/s",
@@ -73,3 +81,14 @@ def _case(dtype: str, n: int) -> Case:
 
 def cases(quick: bool) -> list[Case]:
     return [_case(d, n) for d in DTYPES for n in sizes(quick)]
+
+
+SWEEP_WEIGHT = 1.2  # seconds a sweep case (four runners)
+
+
+def sweep():
+    return [
+        (f"{d} {size_label(n)}", lambda d=d, n=n: _case(d, n))
+        for d in SWEEP_DTYPES
+        for n in SWEEP_SIZES
+    ]

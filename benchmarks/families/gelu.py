@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from elem_helpers import DTYPES, TOL, close, sizes, torch_dtype
+from elem_helpers import (
+    DTYPES,
+    SWEEP_DTYPES,
+    SWEEP_SIZES,
+    TOL,
+    close,
+    size_label,
+    sizes,
+    torch_dtype,
+)
 from suite import Case
 
 FAMILY = "gelu"
@@ -68,7 +77,7 @@ def _forward(dtype: str, n: int) -> Case:
 
     return Case(
         family=FAMILY,
-        label=f"fwd {dtype} 2^{n.bit_length() - 1}",
+        label=f"fwd {dtype} {size_label(n)}",
         series=f"fwd {dtype}",
         x=n,
         unit="TB/s",
@@ -100,7 +109,7 @@ def _backward(dtype: str, n: int) -> Case:
 
     return Case(
         family=FAMILY,
-        label=f"bwd {dtype} 2^{n.bit_length() - 1}",
+        label=f"bwd {dtype} {size_label(n)}",
         series=f"bwd {dtype}",
         x=n,
         unit="TB/s",
@@ -120,3 +129,15 @@ def cases(quick: bool) -> list[Case]:
         out += [_forward(d, n) for n in sizes(quick)]
         out += [_backward(d, n) for n in sizes(quick)]
     return out
+
+
+SWEEP_WEIGHT = 1.0  # seconds a sweep case
+
+
+def sweep():
+    grid = []
+    for d in SWEEP_DTYPES:
+        for n in SWEEP_SIZES[1:]:  # 10007 elements: launch-bound, as the add shows
+            grid.append((f"fwd {d} {size_label(n)}", lambda d=d, n=n: _forward(d, n)))
+            grid.append((f"bwd {d} {size_label(n)}", lambda d=d, n=n: _backward(d, n)))
+    return grid

@@ -143,31 +143,107 @@ def cases(quick: bool):
                 ),
             ]
     for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)
-        a = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
-        bt = torch.randint(-128, 128, (n, n), device="cuda", dtype=torch.int8)
-        c = torch.empty(n, n, device="cuda", dtype=torch.int32)
-        c_torch = torch.empty_like(c)
-
-        def check(a=a, bt=bt, c=c):
-            gemm_int8.gemm(a, bt, c)
-            assert torch.equal(c, torch._int_mm(a, bt.T))
-
-        out.append(
-            Case(
-                family=FAMILY,
-                label=f"int8 {n}^3",
-                series="int8",
-                x=n,
-                unit="TOP/s",
-                work=2.0 * n**3,
-                runners={
-                    "kdsl": lambda a=a, bt=bt, c=c: gemm_int8.gemm(a, bt, c),
-                    "torch": lambda a=a, bt=bt, c=c_torch: c.copy_(
-                        torch._int_mm(a, bt.T)
-                    ),
-                },
-                check=check,
-                note="torch: torch._int_mm (plus a copy into c)",
-            )
-        )
+        out.append(_int8_case(n, n, n))
     return out
+
+
+def _int8_case(M: int, N: int, K: int):
+    import torch
+
+    import gemm_int8
+    from suite import Case
+
+    a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
+    bt = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8)
+    c = torch.empty(M, N, device="cuda", dtype=torch.int32)
+    c_torch = torch.empty_like(c)
+
+    def check():
+        gemm_int8.gemm(a, bt, c)
+        assert torch.equal(c, torch._int_mm(a, bt.T))
+
+    return Case(
+        family=FAMILY,
+        label=f"int8 {_shape(M, N, K)}",
+        series="int8",
+        x=M * N * K,
+        unit="TOP/s",
+        work=2.0 * M * N * K,
+        runners={
+            "kdsl": lambda: gemm_int8.gemm(a, bt, c),
+            "torch": lambda: c_torch.copy_(torch._int_mm(a, bt.T)),
+        },
+        check=check,
+        note="torch: torch._int_mm (plus a copy into c)",
+    )
+
+
+def _shape(M: int, N: int, K: int) -> str:
+    return f"{M}^3" if M == N == K else f"{M}x{N}x{K}"
+
+
+def _bf16_case(M: int, N: int, K: int):
+    """bf16 ``gemm_tma.matmul`` (b row-major, as torch.matmul takes it; its
+    tensor maps built once) against torch.matmul and the Triton tutorial
+    matmul, autotuned."""
+    import torch
+
+    import gemm_tma
+    from suite import Case
+
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    c, c_torch, c_triton = (
+        torch.empty(M, N, device="cuda", dtype=a.dtype) for _ in range(3)
+    )
+    maps = gemm_tma.tensor_maps(a, b)
+    triton_matmul = _triton_matmul()
+
+    def check():
+        gemm_tma.matmul(a, b, c, maps)
+        want = a @ b
+        torch.testing.assert_close(c, want, rtol=2e-2, atol=2e-2 * K**0.5)
+
+    kind = "decode" if M <= 128 else "square" if M == N == K else "ragged/model"
+    return Case(
+        family=FAMILY,
+        label=f"bf16 {kind} {_shape(M, N, K)}",
+        series=f"bf16 {kind}",
+        x=M * N * K,
+        unit="TFLOP/s",
+        work=2.0 * M * N * K,
+        runners={
+            "kdsl": lambda: gemm_tma.matmul(a, b, c, maps),
+            "torch": lambda: torch.matmul(a, b, out=c_torch),
+            "triton": lambda: triton_matmul(a, b, c_triton),
+        },
+        check=check,
+        note="kdsl: gemm_tma.matmul (TMA + wgmma, b row-major)",
+    )
+
+
+SWEEP_WEIGHT = 4.5  # seconds a sweep case (Triton's autotune search per shape)
+# (M, N, K), N and K multiples of 8 (gemm_tma's TMA rows): squares; model
+# shapes (an LLM MLP's up and down projections, a vocabulary projection);
+# ragged ones (M prime, N and K multiples of 8 but not of 128); decoding
+# (M 1 .. 128, N and K large)
+SWEEP_BF16 = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 14336, 4096),
+    (4096, 4096, 14336),
+    (1009, 4104, 4104),
+    (3000, 5000, 2056),
+    (1, 4096, 4096),
+    (16, 4096, 4096),
+    (64, 14336, 4096),
+    (128, 4096, 14336),
+    (128, 128256, 4096),
+]
+SWEEP_INT8 = [(4096, 4096, 4096), (1000, 4104, 4096)]
+
+
+def sweep():
+    grid = [(f"bf16 {_shape(*s)}", lambda s=s: _bf16_case(*s)) for s in SWEEP_BF16]
+    grid += [(f"int8 {_shape(*s)}", lambda s=s: _int8_case(*s)) for s in SWEEP_INT8]
+    return grid

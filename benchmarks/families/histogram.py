@@ -3,7 +3,7 @@ and cupy.histogram (f32; bf16 where the peer has it), 2^16 .. 2^28 values."""
 
 from __future__ import annotations
 
-from elem_helpers import cupy_of, sizes, torch_dtype
+from elem_helpers import SWEEP_SIZES, cupy_of, size_label, sizes, torch_dtype
 from suite import Case
 
 FAMILY = "histogram"
@@ -41,7 +41,7 @@ def _case(dtype: str, n: int) -> Case:
         runners["cupy"] = lambda: cp.histogram(cx, bins=256, range=(LO, HI))
     return Case(
         family=FAMILY,
-        label=f"{dtype} 2^{n.bit_length() - 1}",
+        label=f"{dtype} {size_label(n)}",
         series=dtype,
         x=n,
         unit="TB/s",
@@ -53,3 +53,14 @@ def _case(dtype: str, n: int) -> Case:
 
 def cases(quick: bool) -> list[Case]:
     return [_case(d, n) for d in ("f32", "bf16") for n in sizes(quick)]
+
+
+SWEEP_WEIGHT = 0.6  # seconds a sweep case
+
+
+def sweep():
+    return [
+        (f"{d} {size_label(n)}", lambda d=d, n=n: _case(d, n))
+        for d in ("f32", "bf16")
+        for n in SWEEP_SIZES[1::2]
+    ]

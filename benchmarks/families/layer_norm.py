@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from row_helpers import DTYPES, TOL, close, torch_dtype
+from row_helpers import DTYPES, TOL, close, norm_sweep, torch_dtype
 from suite import Case
 
 FAMILY = "layer norm"
@@ -117,3 +117,10 @@ def cases(quick: bool) -> list[Case]:
         for dtype in DTYPES
         for cols in widths
     ]
+
+
+SWEEP_WEIGHT = 1.6  # seconds a sweep case (three runners, an autotune search)
+
+
+def sweep():
+    return norm_sweep(FAMILY, _case)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from elem_helpers import SWEEP_DTYPES, SWEEP_SIZES, size_label
 from row_helpers import DTYPES, torch_dtype
 from suite import Case
 
@@ -69,7 +70,7 @@ def _case(op: str, dtype: str, n: int) -> Case:
 
     return Case(
         family=FAMILY,
-        label=f"{op} {dtype} 2^{n.bit_length() - 1}",
+        label=f"{op} {dtype} {size_label(n)}",
         series=f"{op} {dtype}",
         x=n,
         unit="TB/s",
@@ -85,4 +86,16 @@ def cases(quick: bool) -> list[Case]:
     )
     return [
         _case(op, dtype, n) for op in ("sum", "max") for dtype in DTYPES for n in sizes
+    ]
+
+
+SWEEP_WEIGHT = 0.9  # seconds a sweep case
+
+
+def sweep():
+    return [
+        (f"{op} {d} {size_label(n)}", lambda op=op, d=d, n=n: _case(op, d, n))
+        for op in ("sum", "max")
+        for d in SWEEP_DTYPES
+        for n in SWEEP_SIZES[1::2]  # 1000003, 1024 x 50257, 2^28 - 1
     ]

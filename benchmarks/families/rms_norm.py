@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from row_helpers import DTYPES, TOL, close, torch_dtype
+from row_helpers import DTYPES, TOL, close, norm_sweep, torch_dtype
 from suite import Case
 
 FAMILY = "rms norm"
@@ -91,3 +91,10 @@ def cases(quick: bool) -> list[Case]:
         for dtype in DTYPES
         for cols in widths
     ]
+
+
+SWEEP_WEIGHT = 1.6  # seconds a sweep case (three runners, an autotune search)
+
+
+def sweep():
+    return norm_sweep(FAMILY, _case)

@@ -113,3 +113,22 @@ def cases(quick: bool) -> list[Case]:
     out = [_case(s, s, s) for s in sides]
     out.append(_case(3000, 2050, 1500))  # ragged: every edge guarded
     return out
+
+
+SWEEP_WEIGHT = 4.0  # seconds a sweep case (Triton's autotune search per shape)
+# squares below and at 4096, ragged and prime sides, a multiple of 8 but not
+# of 128, and decode-like rows (M 16, 127)
+SWEEP_SHAPES = [
+    (1000, 1000, 1000),
+    (2048, 2048, 2048),
+    (3000, 2050, 1500),
+    (4096, 4096, 4096),
+    (4104, 4104, 4104),
+    (1009, 3001, 2053),
+    (16, 4096, 4096),
+    (127, 4096, 4096),
+]
+
+
+def sweep():
+    return [(f"{m}x{n}x{k}", lambda s=(m, n, k): _case(*s)) for m, n, k in SWEEP_SHAPES]

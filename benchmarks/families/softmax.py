@@ -1,14 +1,17 @@
 """Row softmax: kdsl's softmax.py against Triton's fused-softmax tutorial
-kernel and torch.softmax, rows x widths from 1024 to 16384 and the odd 3000."""
+kernel and torch.softmax, rows x widths from 1024 to 16384 and the odd 3000;
+the sweep adds hidden sizes, odd widths and vocabulary rows (32000, 50257,
+128256) from one row (decoding) to thousands."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from row_helpers import DTYPES, TOL, close, torch_dtype
+from row_helpers import DTYPES, HIDDEN, SWEEP_DTYPES, TOL, close, torch_dtype
 from suite import Case
 
 FAMILY = "softmax"
+TRITON_WIDEST = 65536  # a row of 65536 Float32 is 128 registers a thread
 
 
 @lru_cache(maxsize=None)
@@ -52,6 +55,14 @@ def _case(dtype: str, rows: int, cols: int) -> Case:
     yt = torch.empty_like(x)
     tri = triton_softmax()
 
+    runners = {"kdsl": lambda: ex.softmax(x, y)}
+    note = ""
+    if cols <= TRITON_WIDEST:
+        runners["triton"] = lambda: tri(x, yt)
+    else:  # the tutorial keeps the whole row in registers: it spills
+        note = f"triton: a row in registers, not run past {TRITON_WIDEST}; "
+    runners["torch"] = lambda: torch.softmax(x, dim=1)
+
     def check():
         ex.softmax(x, y)
         close(y, torch.softmax(x.float(), dim=1), TOL[dtype], f"softmax {dtype}")
@@ -63,12 +74,9 @@ def _case(dtype: str, rows: int, cols: int) -> Case:
         x=cols,
         unit="TB/s",
         work=2 * x.numel() * x.element_size(),
-        runners={
-            "kdsl": lambda: ex.softmax(x, y),
-            "triton": lambda: tri(x, yt),
-            "torch": lambda: torch.softmax(x, dim=1),
-        },
+        runners=runners,
         check=check,
+        note=note,
     )
 
 
@@ -80,3 +88,16 @@ def cases(quick: bool) -> list[Case]:
             rows = 32768 if cols <= 4096 else 8192
             out.append(_case(dtype, 4096 if quick else rows, cols))
     return out
+
+
+SWEEP_WEIGHT = 1.2  # seconds a sweep case (three runners, an autotune search)
+# vocabulary rows: one (decoding a token), 7 (a few sequences: the split
+# kernel), 64, and a batch of 1024 (a block a row)
+VOCAB = [(1, 32000), (7, 32000), (4096, 32000), (7, 50257), (1024, 50257)]
+VOCAB += [(1, 128256), (7, 128256), (64, 128256), (1024, 128256)]
+
+
+def sweep():
+    grid = [(d, 4096, c) for d in SWEEP_DTYPES for c in HIDDEN[:7]]
+    grid += [(d, r, c) for d in SWEEP_DTYPES for r, c in VOCAB]
+    return [(f"{d} {r}x{c}", lambda d=d, r=r, c=c: _case(d, r, c)) for d, r, c in grid]

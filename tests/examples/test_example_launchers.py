@@ -40,6 +40,37 @@ def test_launch_gelu_and_backward():
     assert not np.isnan(gi).any()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8, np.float64])
+def test_launch_transpose_picks_the_tiled_kernel_for_ragged_sizes(dtype, monkeypatch):
+    mod = EX["transpose"]
+    launched = []
+    for name in ("transpose", "transpose_tiled", "transpose_vec_tuned"):
+        kernel = getattr(mod, name)
+        monkeypatch.setattr(mod, name, _Spy(kernel, name, launched))
+    a = RNG.integers(0, 100, (67, 131)).astype(dtype)  # prime width: ragged tiles
+    out = np.zeros((131, 67), dtype)
+    assert mod.tiled_path(a, out) and not mod.vector_path(a, out)
+    mod.launch_transpose(a, out)
+    np.testing.assert_array_equal(out, a.T)
+    strided = a[:, ::2]
+    out = np.zeros(strided.shape[::-1], dtype)
+    assert not mod.tiled_path(strided, out)
+    mod.launch_transpose(strided, out)
+    np.testing.assert_array_equal(out, strided.T)
+    assert launched == ["transpose_tiled", "transpose"]
+
+
+class _Spy:
+    """A kernel whose launches are recorded by name."""
+
+    def __init__(self, kernel, name, log):
+        self.kernel, self.name, self.log = kernel, name, log
+
+    def __getitem__(self, where):
+        self.log.append(self.name)
+        return self.kernel[where]
+
+
 def test_launch_transpose_histogram_and_sgemm():
     a = RNG.standard_normal((45, 70)).astype(np.float32)
     out = np.zeros((70, 45), np.float32)

@@ -32,6 +32,67 @@ def test_softmax_picks_the_online_kernel_past_the_registers():
     np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-9)
 
 
+def test_softmax_plans_its_kernel_by_shape():
+    plan = EX["softmax"].plan
+    assert plan(32768, 4096, 2, 132) == ("rows", {})
+    # few vocabulary-wide rows: split over the SMs, chunks in shared memory
+    path, p = plan(7, 128256, 4, 132)
+    assert path == "split" and p["splits"] == 18 and 7 * p["splits"] <= 132
+    assert p["chunk"] * p["splits"] >= 128256 // 4 > p["chunk"] * (p["splits"] - 1)
+    # many rows: a block a row, the row cached in shared memory up to 200 KB
+    assert plan(1024, 32000, 4, 132) == (
+        "online",
+        dict(VEC=4, WARPS=16, CACHE=True, UNROLL=4),
+    )
+    assert plan(7, 128256, 4, 132)[1]["CACHE"] is True
+    assert plan(1024, 128256, 4, 132)[1]["CACHE"] is False
+    # 64 rows of 128256 Float32: 2 chunks a row, too large for shared
+    # memory: read again after the barrier (32 MB in all: from L2)
+    path, p = plan(64, 128256, 4, 132)
+    assert path == "split" and p["splits"] == 2 and p["CACHE"] is False
+    assert plan(67, 128256, 4, 132)[0] == "online"  # past half the SMs
+    # an odd width: scalar loads, 16 in flight a thread (64 bytes: 4 vectors)
+    assert plan(3, 50257, 2, 132)[1]["VEC"] == 1
+    assert plan(3, 50257, 2, 132)[1]["UNROLL"] == 16
+    assert plan(300, 50257, 4, 132)[1]["UNROLL"] == 16
+    assert plan(4, 1000, 4, 0)[0] == "rows"  # no SM count needed
+
+
+@pytest.mark.parametrize("sms", [8, 2])  # split over blocks; a block a row
+def test_softmax_host_function_for_wide_rows(sms):
+    mod = EX["softmax"]
+    x = RNG.standard_normal((3, 1002)).astype(np.float32)
+    x[1, :] = -30.0
+    x[1, -1] = 4.0  # the maximum in the last chunk
+    assert mod.plan(3, 1002, 4, sms, online=True)[0] == (
+        "split" if sms == 8 else "online"
+    )
+    y = np.full_like(x, np.nan)
+    mod.softmax(x, y, interpret=True, online=True, sms=sms)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-9)
+
+
+def test_norm_host_functions_take_the_wide_kernels_past_the_registers():
+    # an odd width past 4096 (scalar accesses: 16 warps x 8 a thread) was
+    # refused before the wide kernels; now a block a row, cached
+    cols = 4097
+    x = RNG.standard_normal((2, cols)).astype(np.float32) + 2
+    w = RNG.random(cols).astype(np.float32) + 0.5
+    y = np.full_like(x, np.nan)
+    EX["layer_norm"].launch(x, w, None, y, 1e-5, interpret=True)
+    xv = x.astype(np.float64)
+    want = (xv - xv.mean(1, keepdims=True)) / np.sqrt(xv.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, want * w, rtol=1e-5, atol=1e-5)
+    r = RNG.standard_normal((2, cols)).astype(np.float32)
+    h = x + r
+    EX["rms_norm"].launch(x, r, w, y, 1e-6, interpret=True)
+    np.testing.assert_array_equal(r, h)
+    hv = h.astype(np.float64)
+    want = hv / np.sqrt((hv * hv).mean(1, keepdims=True) + 1e-6) * w
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
 def test_norm_host_functions_with_and_without_optional_pointers():
     x = RNG.standard_normal((4, 200)).astype(np.float32)
     w = RNG.random(200).astype(np.float32) + 0.5

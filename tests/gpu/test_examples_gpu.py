@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import kdsl
+
 pytestmark = pytest.mark.gpu
 
 cp = pytest.importorskip("cupy")
@@ -35,3 +37,66 @@ def test_pytorch_tensors_and_stream():
         mod.vector_add[(n + 255) // 256, 256](x, y, out, n, stream=stream)
     stream.synchronize()
     assert torch.equal(out, x + y)
+
+
+def _softmax_rtol(x, y, rtol):
+    """y against a float64 softmax of x, relative to each element (the
+    values of a 128256-wide row are ~1e-5: an absolute bound would not see
+    a wrong sum), and every row summing to 1."""
+    xv = cp.asnumpy(x).astype(np.float64)
+    e = np.exp(xv - xv.max(axis=1, keepdims=True))
+    want = e / e.sum(axis=1, keepdims=True)
+    got = cp.asnumpy(y).astype(np.float64)
+    assert np.all(np.abs(got - want) <= rtol * want + 1e-30)
+    assert np.abs(got.sum(axis=1) - 1).max() <= rtol * 10
+
+
+# (rows, cols, dtype, the kernel softmax.plan picks on the H200's 132 SMs):
+# vocabulary rows, a few (split over the SMs: 18 chunks of 1782 vectors; 4
+# chunks of 128 KB of shared memory a block; 2 chunks of 256 KB, read again
+# after the barrier; 50257 odd: scalar accesses) and many (a block a row,
+# cached in shared memory up to 200 KB, else read twice)
+WIDE_ROWS = [
+    (7, 128256, "f32", "split"),
+    (33, 128256, "f32", "split"),
+    (64, 128256, "f32", "split"),
+    (1, 50257, "bf16", "split"),
+    (300, 32000, "f32", "online"),
+    (100, 128256, "f32", "online"),
+    (200, 50257, "bf16", "online"),
+]
+
+
+@pytest.mark.parametrize("rows,cols,dtype,path", WIDE_ROWS)
+def test_softmax_wide_rows(rows, cols, dtype, path):
+    mod = EX["softmax"]
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((rows, cols), dtype=np.float32) * 4
+    x[0, :] = -30.0  # the maximum in the row's last chunk: the pairs rescale
+    x[0, -1] = 6.0
+    t = {"f32": kdsl.Float32, "bf16": kdsl.BFloat16}[dtype]
+    x = cp.asarray(x.astype(t.np_dtype))
+    y = cp.asarray(np.full((rows, cols), np.nan, t.np_dtype))
+    sms = EX["block_reduce"].multiprocessors()
+    assert mod.plan(rows, cols, x.itemsize, sms)[0] == path
+    mod.softmax(x, y)
+    _softmax_rtol(x, y, 1e-5 if dtype == "f32" else 8e-3)
+
+
+ODD_SHAPES = [(4097, 31), (31, 4097), (4097, 4097)]
+TILED = [
+    (t, s) for t in (np.float32, np.float16, np.uint8, np.float64) for s in ODD_SHAPES
+]
+
+
+@pytest.mark.parametrize("dtype,shape", TILED + [(np.float32, (12289, 5003))])
+def test_transpose_tiled_odd_shapes(dtype, shape):
+    """``transpose_tiled`` through ``launch_transpose`` (odd sizes: no
+    16-byte path), every element checked against numpy's transpose."""
+    mod = EX["transpose"]
+    a = np.random.default_rng(4).integers(0, 250, shape).astype(dtype)
+    da = cp.asarray(a)
+    out = cp.full(shape[::-1], 7, dtype)
+    assert mod.tiled_path(da, out) and not mod.vector_path(da, out)
+    mod.launch_transpose(da, out)
+    np.testing.assert_array_equal(cp.asnumpy(out), a.T)

@@ -25,8 +25,11 @@ INEXACT = {
     "gelu_backward",
     "softmax_rows",  # expf; the norms and the sum: Float32 order, a tolerance
     "softmax_online",
+    "softmax_split",  # and its (max, sum) pairs
     "layer_norm",
+    "layer_norm_wide",
     "rms_norm",
+    "rms_norm_wide",
     "reduce_sum",
     "gemm_mma",  # the tensor cores' f32 sums are not rounded once, as the interpreter's
     "gemm_wgmma",

@@ -58,6 +58,44 @@ def test_softmax_online_reads_and_writes_16_bytes_and_caches_in_shared_memory():
     assert s.count(r"^SHFL\.BFLY") == 10
 
 
+@pytest.mark.parametrize("cache", [True, False])
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
+def test_softmax_online_keeps_unroll_loads_in_flight(dtype, vec, cache):
+    inst = EX["softmax"].softmax_online.dispatch(
+        dtype, VEC=vec, WARPS=16, CACHE=cache, UNROLL=4
+    )
+    s = sass_of(inst)
+    # UNROLL 128-bit loads a pass (the second pass reads x again uncached)
+    assert ldg128(s) == (4 if cache else 8) and stg128(s) == 4
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^(LDL|STL)") == 0
+
+
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
+def test_softmax_split_reads_its_chunk_once_into_shared_memory(dtype, vec):
+    s = sass_of(EX["softmax"].softmax_split.dispatch(dtype, VEC=vec))
+    assert ldg128(s) == 4  # UNROLL = 4 loads of x, no second read
+    assert s.count(r"^(@!?P\d )?STS\.128") == 4 and s.count(r"LDS\.128") >= 1
+    assert s.spills == 0 and s.count(r"^(LDL|STL)") == 0
+
+
+@pytest.mark.parametrize("example", ["layer_norm", "rms_norm"])
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
+def test_wide_norms_read_x_once_into_shared_memory(example, dtype, vec):
+    kernel = getattr(EX[example], f"{example}_wide")
+    absent = (
+        dict(weight=None, bias=None)
+        if example == "layer_norm"
+        else dict(residual=None, weight=None)
+    )
+    s = sass_of(kernel.dispatch(dtype, VEC=vec, CACHE=True, **absent))
+    # every 128-bit load of x is stored to the cached row (ptxas may unroll
+    # the UNROLL = 4 loop further): no second read of memory
+    assert ldg128(s) % 4 == 0 and ldg128(s) == s.count(PRED + r"STS\.128")
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert s.count(r"^(LDL|STL)") == 0
+
+
 @pytest.mark.parametrize("dtype,vec", [("f16", 8), ("bf16", 8), ("f32", 4)])
 def test_layer_norm_loads_x_weight_and_bias_as_vectors(dtype, vec):
     s = sass_of(EX["layer_norm"].layer_norm.dispatch(dtype, VEC=vec, CHUNKS=2))
