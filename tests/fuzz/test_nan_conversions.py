@@ -5,13 +5,14 @@ encoding, in the interpreter and in folding alike, seen through ``.bitcast``.
 sm_90, written from CUDA 13's headers and kdsl's GPU measurements (not from
 kdsl's code; docs/types.md, "NaN payloads", gives the sources):
 
-* to Float16 / BFloat16 (``__float2half_rn``, ``__double2half``,
-  ``__float2bfloat16_rn``, ``__double2bfloat16``: ``cvt.rn.f16/bf16``): the
-  canonical NaN 0x7FFF, whatever the input's sign and payload;
+* to Float16 / BFloat16 (``__float2half_rn``, ``__float2bfloat16_rn``:
+  ``cvt.rn.f16/bf16``): the canonical NaN 0x7FFF, whatever the input's sign
+  and payload; from Float64 (``cvt.rn.f16.f64``, measured on the H200 in
+  session 8) the sign and the payload's top bits, quieted;
 * to Float32: from Float16 (``cvt.f32.f16``) and from the narrow formats
   (through half, or narrow_floats.h) 0x7FFFFFFF, but from Float8E8M0FNU
   0x7FFF0000 (through bfloat16's canonical NaN); from BFloat16 the bits
-  shifted (the conversion is a move); from Float64 0x7FFFFFFF;
+  shifted (the conversion is a move); from Float64 as into Float16;
 * to Float64 (``cvt.f64.f32`` widens the payload, measured on an H200):
   the Float32 NaN the source becomes first, widened;
 * to Float8E4M3FN / Float8E5M2: 0x7F from a float, half or bfloat16
@@ -81,9 +82,17 @@ def _f32_nan(src: str, bits: int) -> int:
     return 0x7FFFFFFF
 
 
+# (exponent bits, mantissa bits)
+_IEEE = {"Float16": (5, 10), "BFloat16": (8, 7), "Float32": (8, 23)}
+
+
 def gpu_nan(src: str, bits: int, dst: str) -> int:
     if src == dst:
         return bits
+    if src == "Float64" and dst in _IEEE:
+        e, m = _IEEE[dst]
+        top = (bits >> (52 - m)) & ((1 << m) - 1)
+        return (bits >> 63) << (e + m) | ((1 << e) - 1) << m | top | 1 << (m - 1)
     if dst in ("Float16", "BFloat16"):
         return 0x7FFF
     if dst == "Float32":
@@ -106,6 +115,15 @@ def gpu_nan(src: str, bits: int, dst: str) -> int:
 def test_the_model_agrees_with_measured_points():
     # docs/types.md: a Float64 converted from the canonical Float32 NaN
     assert gpu_nan("Float32", 0x7FFFFFFF, "Float64") == 0x7FFFFFFFE0000000
+    # the H200's, session 8 (tests/gpu/test_nan_payloads.py)
+    for dst, want in (
+        ("Float32", 0x7FE00000),
+        ("Float16", 0x7F00),
+        ("BFloat16", 0x7FE0),
+    ):
+        assert gpu_nan("Float64", 0x7FF4000000000123, dst) == want
+    assert gpu_nan("Float64", 0xFFF8000000000000, "Float32") == 0xFFC00000
+    assert gpu_nan("Float64", 0x7FF0000000000001, "Float16") == 0x7E00
     # numpy's NaN as a double becomes E5M2's 0x7E (cuda_fp8.hpp, the double path)
     (numpy_nan,) = struct.unpack("<Q", struct.pack("<d", float(np.nan)))
     assert gpu_nan("Float64", numpy_nan, "Float8E5M2") == 0x7E
@@ -166,7 +184,7 @@ def test_a_converted_nan_has_the_gpus_bits_in_the_interpreter_and_folding(
 # __hneg/__habs).  Float64 arithmetic and kdsl.math are left open (the
 # host's payload), but folding and the interpreter agree on them.
 ARITHMETIC = ["a / b", "c - c", "b * c", "d - a", "d * a", "b % b", "c // c"]
-ARITHMETIC += ["kdsl.math.sqrt(-c)", "kdsl.math.fmin(d, d)", "kdsl.math.exp(d)"]
+ARITHMETIC += ["kdsl.math.sqrt(-c)", "kdsl.math.fmin(d, a / b)", "kdsl.math.exp(d)"]
 SIGN_BIT = ["-d", "abs(d)", "kdsl.math.fabs(d)"]
 CANONICAL = {"Float16": 0x7FFF, "BFloat16": 0x7FFF, "Float32": 0x7FFFFFFF}
 PAYLOAD = {"Float16": 0xFD55, "BFloat16": 0xFFA5, "Float32": 0xFFA0F00D}

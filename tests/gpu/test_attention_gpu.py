@@ -84,7 +84,7 @@ def test_every_configuration(d, shape, causal):
     tuned.pin(tuned.configs[A.SHAPES[d].index(shape)])
     try:
         tuned[A.grid(seq, batch * heads), A.block](
-            q, k, v, o, seq, A.LOG2E / math.sqrt(d),
+            q, k, v, o, None, seq, A.LOG2E / math.sqrt(d),
             shared_mem=A.config_shared_mem, stream=torch.cuda.current_stream(),
         )  # fmt: skip
     finally:

@@ -31,7 +31,7 @@ OPS = [
     "d + 1",  # a NaN input, propagated
     "-d",  # negation flips the sign bit only
     "d * a",
-    "kdsl.math.fmin(d, d)",
+    "kdsl.math.fmin(d, a / b)",
     "b % b",  # fmod(0, 0)
     "c // c",
 ]

@@ -266,7 +266,8 @@ _NARROW_SOURCE = {"Float64": "double", "Float16": "half", "BFloat16": "bfloat16"
 # has the sources: H200 measurements and CUDA 13's headers).  Float32,
 # Float16 and BFloat16 arithmetic gives the canonical NaN; so do the
 # conversions into them, except from BFloat16 and Float8E8M0FNU to Float32
-# (moves of bfloat16 bits); into Float64 the Float32 NaN is widened; into a
+# (moves of bfloat16 bits) and from Float64 (sign and top payload bits
+# kept, quieted); into Float64 the Float32 NaN is widened; into a
 # narrow format, ``narrow.encode`` (only a double source's bits matter).
 # Float64 arithmetic keeps the host's payload (left open on the GPU).
 CANONICAL_NAN = {"Float16": 0x7FFF, "BFloat16": 0x7FFF, "Float32": 0x7FFFFFFF}
@@ -284,6 +285,9 @@ def gpu_nan(value, t):
     return value
 
 
+_FLOAT_FIELDS = {"Float16": (5, 10), "BFloat16": (8, 7), "Float32": (8, 23)}
+
+
 def converted_nan(bits: int, src, dst) -> int:
     """The bits of the NaN that the generated conversion from ``src`` to
     ``dst`` (float or narrow types) gives for the ``src`` NaN ``bits``."""
@@ -296,6 +300,12 @@ def converted_nan(bits: int, src, dst) -> int:
         if source != "double":  # only the double path reads the NaN's bits
             value = math.nan
         return narrow.encode(name, value, source)
+    if src.__name__ == "Float64" and name in _FLOAT_FIELDS:
+        # cvt from f64 (measured on the H200): the sign kept, the payload's
+        # top bits kept, the quiet bit set
+        e, m = _FLOAT_FIELDS[name]
+        payload = (bits & (1 << 52) - 1) >> (52 - m) | 1 << (m - 1)
+        return (bits >> 63) << (e + m) | ((1 << e) - 1) << m | payload
     if name in ("Float16", "BFloat16"):
         return CANONICAL_NAN[name]  # cvt.rn.f16/bf16: the canonical NaN
     f32 = bits if src.__name__ == "Float32" else CANONICAL_NAN["Float32"]

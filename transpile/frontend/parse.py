@@ -7,8 +7,10 @@ import inspect
 import io
 import sys
 import textwrap
+import threading
 import tokenize
 import unicodedata
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -105,8 +107,23 @@ class ParsedFunction:
         return False
 
 
+_PARSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PARSING = threading.Lock()
+
+
 def parse_function(fn) -> ParsedFunction:
-    """Parse the source of ``fn`` (a plain Python function)."""
+    """The parsed source of ``fn`` (a plain Python function), parsed once:
+    every caller, from any thread, gets the same tree, whose nodes key its
+    positions (two threads that each parsed it kept different trees and
+    looked one's nodes up in the other's positions)."""
+    with _PARSING:
+        parsed = _PARSED.get(fn)
+        if parsed is None:
+            parsed = _PARSED[fn] = _parse(fn)
+        return parsed
+
+
+def _parse(fn) -> ParsedFunction:
     try:
         lines, start = inspect.getsourcelines(fn)
         path = inspect.getsourcefile(fn) or "<unknown>"
