@@ -88,6 +88,12 @@ class Emitter(Backend):
         self.unread: frozenset = facts.unread
         self.ranges = facts.ranges
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
+        self.at = None  # the statement being emitted
+
+    def range_of(self, e):
+        """The range of integer expression ``e`` where it stands (under the
+        facts in force at the statement being emitted)."""
+        return self.ranges.of(e, at=self.at)
 
     def line(self, text: str):
         """A line that is never broken (a brace, a comment, a loop head)."""
@@ -149,8 +155,11 @@ class Emitter(Backend):
         self.line("}")
 
     def block(self, stmts):
+        outer = self.at
         for s in stmts:
+            self.at = s  # (the range analysis's facts hold per statement)
             self.STMT[type(s)](self, s)
+        self.at = outer
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
@@ -242,6 +251,7 @@ class Emitter(Backend):
             self.depth -= 1
             self._s_Comment(ir.Comment("el" + comment.text, span=comment.span))
             self.depth += 1
+            self.at = orelse[1]
             self._s_If(orelse[1], chained=True)
             return
         if orelse:
@@ -256,8 +266,12 @@ class Emitter(Backend):
         start, stop = self.expr(s.start), self.expr(s.stop)
         if s.type is Int32 and s.start.type is Int32:  # as a declaration's value
             start = self._value(s.start)  # (kdsl.grid(1): blockIdx.x * ...)
-        if isinstance(s.step, ir.Var):
+        sign = self._sign(s.step)
+        if isinstance(s.step, ir.Var) and sign == 0:
             cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
+            step = f"{s.var} += {s.step.name}"
+        elif isinstance(s.step, ir.Var):  # a run-time step of known sign
+            cond = f"{s.var} {'<' if sign > 0 else '>'} {stop}"
             step = f"{s.var} += {s.step.name}"
         else:
             cond = f"{s.var} {'<' if s.step > 0 else '>'} {stop}"
@@ -267,6 +281,14 @@ class Emitter(Backend):
         self.line(f"for ({ctype(s.type)} {s.var} = {start}; {cond}; {step}) {{")
         self.block(s.body)
         self.line("}")
+
+    def _sign(self, step) -> int:
+        """A loop step's sign (1 or -1), 0 where the range analysis does not
+        know it (a run-time step of either sign: ``kdsl::in_range``)."""
+        if isinstance(step, int):
+            return 1 if step > 0 else -1
+        lo, hi = self.range_of(step)
+        return 1 if lo > 0 else -1 if hi < 0 else 0
 
     def _s_While(self, s):
         cond = name("true") if isinstance(s.cond, ir.Const) else self.expr(s.cond)
@@ -316,6 +338,10 @@ class Emitter(Backend):
         self.statement(doc.head("if (", bare(failed)))
         self.statement(fail)
         self.line("}")
+
+    def _s_Assume(self, s):
+        """Nothing: a fact for the range analysis, above as its source
+        comment (a debug build checks it with the ``Assert`` after it)."""
 
     # -- expressions ---------------------------------------------------------------------
     def use(self, t):
@@ -389,7 +415,7 @@ class Emitter(Backend):
             return False
         if self._unsigned_ok and e.op in "+-*" and self._unsigned_operand(e):
             return True
-        a, b = self.ranges.of(e.lhs), self.ranges.of(e.rhs)
+        a, b = self.range_of(e.lhs), self.range_of(e.rhs)
         if e.op in ("//", "%", ">>", "<<") and (a[0] < 0 or b[0] < 0):
             return False
         if e.op in (">>", "<<") and b[1] >= t.width:
@@ -412,7 +438,7 @@ class Emitter(Backend):
             return self._vmap(e)
         a = self.expr(e.operand)
         if e.op == "-" and is_int(e.type) and e.type.width >= 32 and e.type.signed:
-            lo, hi = self.ranges.of(e.operand)
+            lo, hi = self.range_of(e.operand)
             if within((-hi, -lo), e.type):  # no overflow: plain negation
                 return atom(prefix("-", a))
         return cexpr.unary(e.op, e.type, a)
@@ -569,7 +595,7 @@ class Emitter(Backend):
     def _never_wraps(self, e) -> bool:
         """Whether ``e`` is an ``Int32`` CUDA index, variable, constant or
         ``+ - * // %`` of them, every part in ``[0, 2**31 - 1]``."""
-        if e.type is not Int32 or self.ranges.of(e)[0] < 0:
+        if e.type is not Int32 or self.range_of(e)[0] < 0:
             return False
         if isinstance(e, (ir.Special, ir.Var, ir.Const)):
             return True
