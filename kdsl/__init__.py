@@ -77,6 +77,7 @@ from kdsl.runtime.kernel import Kernel, KernelInstance, ManyInstancesWarning, ke
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.tensormap import tensor_map
 from kdsl.runtime.errors import (
+    AssumptionError,
     DeviceAssertionError,
     InterpretError,
     LaunchError,

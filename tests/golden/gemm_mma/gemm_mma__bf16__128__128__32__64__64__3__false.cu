@@ -1068,7 +1068,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // stage = t % STAGES
             int32_t stage = t % 3;
             // k0 = t * BK
-            int32_t k0 = kdsl::mul(t, 32);
+            int32_t k0 = t * 32;
             // for p in kdsl.range_constexpr(BM * BK // 8 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = tid;
@@ -1079,7 +1079,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1098,7 +1098,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1117,7 +1117,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1136,7 +1136,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1229,7 +1229,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 3);
+            int32_t stage = kt % 3;
             // for kk in kdsl.range_constexpr(BK // 16):
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 0]

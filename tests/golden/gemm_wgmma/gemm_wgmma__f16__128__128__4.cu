@@ -1294,7 +1294,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 4);
+            int32_t stage = kt % 4;
             // da = kdsl.wgmma_desc(sa, (stage * BM + group * 64) * CHUNKS)
             uint64_t da = kdsl::wgmma_desc<1, 16, 1024>(&sa[(stage * 128 + group * 64) * 8]);
             // db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)

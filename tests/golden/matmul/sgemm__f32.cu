@@ -496,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 0]
         col = kdsl::add(n0, b_n);
         // kb = k1 + b_k  [q = 0]
-        int32_t kb = kdsl::add(k1, b_k);
+        int32_t kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
         rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 1]
@@ -508,7 +508,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 1]
         col = kdsl::add(kdsl::add(n0, b_n), 1);
         // kb = k1 + b_k  [q = 1]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
         rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 2]
@@ -520,7 +520,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 2]
         col = kdsl::add(kdsl::add(n0, b_n), 2);
         // kb = k1 + b_k  [q = 2]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
         rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 3]
@@ -532,7 +532,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 3]
         col = kdsl::add(kdsl::add(n0, b_n), 3);
         // kb = k1 + b_k  [q = 3]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
         rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
