@@ -67,6 +67,10 @@ def ctype(t) -> str:
     return t.c_name
 
 
+def _interval(r) -> str:
+    return f"[{r[0]}, {r[1]}]"
+
+
 class Emitter(Backend):
     """The CUDA backend: one ``_e_<Node>``/``_s_<Node>`` per IR node class
     (checked when the class is defined); built-in calls render through
@@ -89,6 +93,10 @@ class Emitter(Backend):
         self.ranges = facts.ranges
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
         self.at = None  # the statement being emitted
+        self.where = None  # the span of the Python statement being emitted
+        # the integer operations left to kdsl's wrapping helpers, and why:
+        # (span, C++ text, reason), in emission order (``explain``)
+        self.wrapped: list = []
 
     def range_of(self, e):
         """The range of integer expression ``e`` where it stands (under the
@@ -127,6 +135,14 @@ class Emitter(Backend):
         emitter._function(f)
         return "\n".join(emitter.lines)
 
+    @classmethod
+    def explain(cls, f: ir.Function, facts: Facts = Facts()) -> list:
+        """The integer operations of ``f`` that stay kdsl's wrapping helpers,
+        with why: ``(span, C++ text, reason)`` in the order they are emitted."""
+        emitter = cls(False, facts)
+        emitter._function(f)
+        return emitter.wrapped
+
     def _function(self, f: ir.Function):
         params = []
         for p in f.params:
@@ -163,6 +179,7 @@ class Emitter(Backend):
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
+        self.where = s.span
         for part in s.text.split("\n"):  # a statement written over several lines
             self.line(f"// {part}")
         if self.line_directives and s.span is not None:  # numbers the next line
@@ -270,6 +287,9 @@ class Emitter(Backend):
         if isinstance(s.step, ir.Var) and sign == 0:
             cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
             step = f"{s.var} += {s.step.name}"
+            r = _interval(self.range_of(s.step))
+            why = f"the step {s.step.name} may be zero or negative: in {r}"
+            self.wrapped.append((s.span or self.where, cond, why))
         elif isinstance(s.step, ir.Var):  # a run-time step of known sign
             cond = f"{s.var} {'<' if sign > 0 else '>'} {stop}"
             step = f"{s.var} += {s.step.name}"
@@ -401,7 +421,35 @@ class Emitter(Backend):
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if self._plain(e):
             return cexpr.plain(e.op, e.lhs.type, a, b)
-        return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+        out = cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+        if out.kind == "call" and str(out.callee).startswith("kdsl::"):
+            if is_int(e.lhs.type) and e.op in cexpr.PLAIN:
+                self._wrapped(e, out, self._why(e, a, b))
+        return out
+
+    def _wrapped(self, e, text, why: str):
+        """Note an integer operation left to a wrapping helper (``explain``)."""
+        self.wrapped.append((e.span or self.where, str(text), why))
+
+    def _why(self, e, a, b) -> str:
+        """Why the range analysis could not make ``e`` a plain operator."""
+        t = e.lhs.type
+        ra, rb = self.range_of(e.lhs), self.range_of(e.rhs)
+        if t.width < 32:
+            return f"{t.__name__} arithmetic wraps at {t.width} bits"
+        if e.op in ("//", "%") and ra[0] < 0:
+            return f"{a} may be negative: in {_interval(ra)}"
+        if e.op in ("//", "%", ">>", "<<") and rb[0] < (1 if e.op in "//%" else 0):
+            return f"{b} may be {'zero or ' if e.op in '//%' else ''}negative: in {_interval(rb)}"
+        if e.op in (">>", "<<") and ra[0] < 0:
+            return f"{a} may be negative: in {_interval(ra)}"
+        if e.op in (">>", "<<"):
+            return f"the count {b} may reach {t.width}: in {_interval(rb)}"
+        r = exact(e.op, ra, rb)
+        return (
+            f"{a} in {_interval(ra)} {e.op} {b} in {_interval(rb)} may leave "
+            f"{t.__name__}" + ("" if r is None else f" (exactly {_interval(r)})")
+        )
 
     def _plain(self, e) -> bool:
         """Whether a plain C++ operator computes integer operation ``e``
@@ -441,6 +489,12 @@ class Emitter(Backend):
             lo, hi = self.range_of(e.operand)
             if within((-hi, -lo), e.type):  # no overflow: plain negation
                 return atom(prefix("-", a))
+            out = cexpr.unary(e.op, e.type, a)
+            why = (
+                f"{a} may be {e.type.__name__}'s least value: in {_interval((lo, hi))}"
+            )
+            self._wrapped(e, out, why)
+            return out
         return cexpr.unary(e.op, e.type, a)
 
     def _e_Convert(self, e):
