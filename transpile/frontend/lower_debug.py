@@ -201,6 +201,10 @@ def _check_fact(e, text: str) -> None:
         _check_fact(e.lhs, text)
         _check_fact(e.rhs, text)
         return
+    if isinstance(e, ir.Const) and e.type is Boolean:  # a part known here
+        if not e.value:
+            raise error("assume-always-false", text=text)
+        return
     if not (isinstance(e, ir.BinOp) and e.op in _COMPARISONS):
         what = (
             "'or'" if isinstance(e, ir.Logical) else "a Boolean that is no comparison"

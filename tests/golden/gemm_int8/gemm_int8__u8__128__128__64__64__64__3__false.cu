@@ -920,6 +920,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.shared_array(T.vec(16), (STAGES, BM, BK // 16))
     __shared__ kdsl::vec<uint8_t, 16> sa[3][128][4];
     // sb = kdsl.shared_array(T.vec(16), (STAGES, BN, BK // 16))
@@ -1016,7 +1017,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::add(K, 63), 64);
     // row_chunks = K // 16
-    int32_t row_chunks = kdsl::floordiv(K, 16);
+    int32_t row_chunks = K / 16;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {

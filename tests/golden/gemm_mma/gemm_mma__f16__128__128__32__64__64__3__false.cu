@@ -952,6 +952,7 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__false(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.shared_array(D.vec(8), (STAGES, BM, BK // 8))
     __shared__ kdsl::vec<__half, 8> sa[3][128][4];
     // sb = kdsl.shared_array(D.vec(8), (STAGES, BK, BN // 8))
@@ -1048,9 +1049,9 @@ extern "C" __global__ void gemm_mma__f16__128__128__32__64__64__3__false(
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::add(K, 31), 32);
     // a_row = K // 8
-    int32_t a_row = kdsl::floordiv(K, 8);
+    int32_t a_row = K / 8;
     // b_row = N // 8
-    int32_t b_row = kdsl::floordiv(N, 8);
+    int32_t b_row = N / 8;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {

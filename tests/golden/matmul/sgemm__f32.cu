@@ -401,6 +401,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     __shared__ kdsl::vec<float, 4> a_s[2][8][33];
     // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -710,7 +711,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -753,7 +754,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -799,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -842,7 +843,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -888,7 +889,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -931,7 +932,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -977,7 +978,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1020,7 +1021,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1067,7 +1068,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1110,7 +1111,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1156,7 +1157,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1199,7 +1200,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1245,7 +1246,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1288,7 +1289,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1334,7 +1335,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1377,7 +1378,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {

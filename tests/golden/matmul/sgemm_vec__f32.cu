@@ -401,6 +401,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     __shared__ kdsl::vec<float, 4> a_s[2][16][33];
     // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -422,9 +423,9 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // bv = b.vec(4)
     const kdsl::vec<float, 4>* bv = reinterpret_cast<const kdsl::vec<float, 4>*>(b);
     // kv = K // 4
-    int32_t kv = kdsl::floordiv(K, 4);
+    int32_t kv = K / 4;
     // nv = N // 4
-    int32_t nv_ = kdsl::floordiv(N, 4);
+    int32_t nv_ = N / 4;
     // tid = thread_idx.x
     int32_t tid = threadIdx.x;
     // tx = tid % 16
