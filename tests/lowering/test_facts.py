@@ -338,3 +338,19 @@ def test_a_fact_about_a_wrapped_product_says_nothing_about_the_exact_one():
     lines = code(product)
     assert "out[0] = kdsl::mul(a, b) / 2;" in lines  # the wrapped value is > 0
     assert "out[1] = kdsl::floordiv(a, 2);" in lines
+
+
+def test_a_loop_counter_is_bounded_by_a_fact_on_its_stop():
+    @kdsl.kernel
+    def counted(out: kdsl.Pointer[Int32], n: Int32):
+        kdsl.assume(n <= 1000)
+        for i in range(n):
+            out[i] = i * 1000 + i // 3
+
+    @kdsl.kernel
+    def uncounted(out: kdsl.Pointer[Int32], n: Int32):
+        for i in range(n):
+            out[i] = i * 1000 + i // 3
+
+    assert "out[i] = i * 1000 + i / 3;" in code(counted)
+    assert "out[i] = kdsl::add(kdsl::mul(i, 1000), i / 3);" in code(uncounted)
