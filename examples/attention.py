@@ -83,6 +83,7 @@ def attention_fwd(
     CAUSAL: Constexpr[bool] = False,
     WARP_M: Constexpr[int] = 1,
 ):
+    kdsl.assume(seq >= 0)
     # WARP_M: 16-row tiles a warp computes. Each K and V fragment a warp
     # reads from shared memory feeds WARP_M mma: with 1, an ldmatrix x4 (512
     # bytes) feeds 2 mma, and shared memory, not the tensor cores, sets the

@@ -97,6 +97,7 @@ def attention_tma(
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
 ):
+    kdsl.assume(seq >= 0)
     # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
     # chunks of 16 bytes), block j of a tile of R rows R * 64 elements on: Q
     # (BM rows), then STAGES tiles of K and of V (BLOCK_N rows each), and

@@ -81,6 +81,7 @@ def gelu_backward(
     BLOCK: Constexpr[int] = 256,
     UNROLL: Constexpr[int] = 2,
 ):
+    kdsl.assume(n >= 0)
     L = 128 // D.width
     C = Float64 if D.width == 64 else Float32  # the type computed in
     xv = x.vec(L)
@@ -114,6 +115,7 @@ def gelu(
     BLOCK: Constexpr[int] = 256,
     UNROLL: Constexpr[int] = 2,
 ):
+    kdsl.assume(n >= 0)
     L = 128 // D.width
     C = Float64 if D.width == 64 else Float32  # the type computed in
     xv = x.vec(L)

@@ -36,6 +36,7 @@ def gemm_int8(
     STAGES: Constexpr[int] = 3,
     EDGE: Constexpr[bool] = False,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     # STAGES tiles of A (BM x BK) and of B transposed (BN x BK): rows of
     # 16-byte chunks (16 elements each) at their swizzled places.
     sa = kdsl.shared_array(T.vec(16), (STAGES, BM, BK // 16))

@@ -36,6 +36,7 @@ def gemm_mma(
     STAGES: Constexpr[int] = 3,
     EDGE: Constexpr[bool] = False,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     # Shared memory: STAGES tiles of A (BM x BK) and B (BK x BN), each row a
     # run of 16-byte chunks (8 elements), stored at their swizzled places.
     sa = kdsl.shared_array(D.vec(8), (STAGES, BM, BK // 8))

@@ -101,6 +101,7 @@ def gemm_tma(
     EDGE: Constexpr[bool] = False,
     B_ROW_MAJOR: Constexpr[bool] = False,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8
     # chunks of 16 bytes, each box a multiple of 1024 bytes (kdsl aligns the
     # buffer to 1024 bytes: the 128-byte swizzle's pattern), and two

@@ -43,6 +43,7 @@ def gemm_wgmma(
     BN: Constexpr[int] = 128,
     STAGES: Constexpr[int] = 4,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     # STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8 chunks;
     # every tile a multiple of 1024 bytes, so each starts on the swizzle
     # pattern (kdsl aligns the buffer to 1024 bytes for wgmma_desc).

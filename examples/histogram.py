@@ -17,6 +17,9 @@ Why it is fast:
 The tail (``n % L`` elements) is counted by the first block. ``x`` must be
 16-byte aligned (checked at launch). ``block="BLOCK"``: a launch
 ``histogram[grid](...)`` has BLOCK threads a block, the stride of its loops.
+``n`` is a size and the grid has at most 65535 blocks (``histogram_grid``
+gives far fewer): two facts (``kdsl.assume``) that make the index
+arithmetic and the loop's test plain C++.
 """
 
 import kdsl
@@ -51,6 +54,8 @@ def histogram(
     BINS: Constexpr[int] = 256,
     BLOCK: Constexpr[int] = 256,
 ):
+    kdsl.assume(n >= 0)
+    kdsl.assume(grid_dim.x <= 65535)
     hist = kdsl.shared_array(Int32, BINS)
     for b in range(thread_idx.x, BINS, BLOCK):
         hist[b] = 0

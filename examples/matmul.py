@@ -30,6 +30,7 @@ def matmul(
     K: Int32,
     TILE: Constexpr[int] = 16,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     if D.width == 16:
         acc = Float32(0)
     else:
@@ -90,6 +91,7 @@ BK = 8
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=256)
 def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: Int32):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     acc = kdsl.local_array(Float32, (8, 8))
@@ -217,6 +219,7 @@ def sgemm_vec(
     N: Int32,
     K: Int32,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     BK = BKV
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -356,6 +359,7 @@ def sgemm_warp(
     GROUP: Constexpr[int] = 8,
     UNROLL: Constexpr[int] = 2,
 ):
+    kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
     acc = kdsl.local_array(Float32, (8, 8))

@@ -69,6 +69,7 @@ def reduce_sum(
     WARPS: Constexpr[int] = 8,
     UNROLL: Constexpr[int] = 4,
 ):
+    kdsl.assume(n >= 0)
     scratch = kdsl.shared_array(Float32, (1, WARPS))
     flag = kdsl.shared_array(Int32, 1)
     xv = x.vec(VEC)
@@ -114,6 +115,7 @@ def reduce_max(
     WARPS: Constexpr[int] = 8,
     UNROLL: Constexpr[int] = 4,
 ):
+    kdsl.assume(n >= 0)
     scratch = kdsl.shared_array(Float32, (1, WARPS))
     flag = kdsl.shared_array(Int32, 1)
     xv = x.vec(VEC)

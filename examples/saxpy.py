@@ -8,6 +8,12 @@ D.width`` lanes), and the last ``n % L`` elements are done one by one by the
 first block (so a block needs at least L threads). The pointers must be
 16-byte aligned (checked at launch). ``block=256`` is the block of a
 grid-only launch, ``saxpy[blocks](a, x, y, n)``.
+
+Two facts (``kdsl.assume``, checked by the interpreter and debug builds)
+make the index arithmetic plain C++: ``n`` is a size (never negative), and
+the grid has at most 65535 blocks (a grid-stride loop needs no more), so the
+Int32 stride ``block_dim.x * grid_dim.x`` is positive and the loop's test is
+``j < n / L``.
 """
 
 import kdsl
@@ -18,6 +24,8 @@ D = kdsl.TypeVar("D", bound=kdsl.Float)
 
 @kdsl.kernel(block=256)
 def saxpy(a: D, x: Pointer[D], y: Pointer[D], n: Int32):
+    kdsl.assume(n >= 0)
+    kdsl.assume(grid_dim.x <= 65535)
     L = 128 // D.width
     xv = x.vec(L)
     yv = y.vec(L)

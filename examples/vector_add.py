@@ -53,6 +53,7 @@ def vector_add_x4(
 ):
     """The smallest ``.vec`` kernel: n must be a multiple of 4 and the
     pointers 16-byte aligned (``add`` below has neither limit)."""
+    kdsl.assume(n >= 0)
     i = block_idx.x * BLOCK + thread_idx.x
     if i < n // 4:
         xv = x.vec(4)
@@ -70,6 +71,7 @@ def add(
     BLOCK: Constexpr[int] = 256,
     UNROLL: Constexpr[int] = 4,
 ):
+    kdsl.assume(n >= 0)
     L = 128 // D.width  # lanes in 16 bytes
     xv = x.vec(L)
     yv = y.vec(L)

@@ -83,6 +83,7 @@ from kdsl.runtime.kernel import (
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.tensormap import tensor_map
 from kdsl.runtime.errors import (
+    AssumptionError,
     DeviceAssertionError,
     InterpretError,
     LaunchError,

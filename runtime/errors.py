@@ -64,6 +64,34 @@ def device_assertion(span, message, thread, block) -> DeviceAssertionError:
     return err
 
 
+class AssumptionError(DeviceAssertionError):
+    """A ``kdsl.assume(cond)`` was false in the CPU interpreter (which
+    checks every assumption): located at the call, naming the values its
+    condition reads.  On the GPU a debug build checks it like an ``assert``
+    and raises :class:`DeviceAssertionError`."""
+
+    code = "E902"
+
+
+def false_assumption(span, text, values, thread, block) -> AssumptionError:
+    """The error of the assumption ``text`` at ``span``, false in ``thread``
+    of ``block`` with ``values`` (``(name, value)`` pairs)."""
+    import linecache
+
+    shown = ", ".join(f"{name} = {value}" for name, value in values)
+    err = error(
+        "interpret-assume-false",
+        text=text,
+        values=f": {shown}" if shown else "",
+        thread=f"thread {thread} of block {block}",
+    )
+    err.thread, err.block = tuple(thread), tuple(block)
+    if span is not None:
+        line = linecache.getline(span.path, span.line).rstrip("\n") or None
+        err.locate(span, line)
+    return err
+
+
 register(
     # E4xx: launching (kernel[grid, block](...), kdsl.autotune)
     (
@@ -444,6 +472,13 @@ register(
         InterpretError,
         "'{op}' of pointers into two allocations ({lhs} and {rhs}) by {thread}: "
         "C++ defines it only for two pointers into one array",
+    ),
+    (
+        "interpret-assume-false",
+        "E902",
+        AssumptionError,
+        "{text} is false{values} (in {thread}); the kernel's code after it "
+        "counts on it",
     ),
     (
         "interpret-pointer-diverged",

@@ -1024,6 +1024,27 @@ register(
         "{callee}(ndim) takes ndim 1, 2 or 3, got {got}",
     ),
     (
+        "assume-condition",
+        "E351",
+        DSLTypeError,
+        "{callee}: kdsl.assume takes a comparison of integers, or comparisons "
+        "joined by 'and' (n >= 0, 0 <= i < n), got {got}",
+    ),
+    (
+        "assume-operand",
+        "E352",
+        DSLTypeError,
+        "{text}: kdsl.assume states facts about integers; '{op}' compares "
+        "{type} values here (compare integers, or test the value with an "
+        "assert in a debug build)",
+    ),
+    (
+        "assume-always-false",
+        "E353",
+        DSLValueError,
+        "{text} is false at compile time: nothing after it could run",
+    ),
+    (
         "kernel-block-option",
         "E125",
         DSLTypeError,

@@ -14,6 +14,8 @@ emitted to be thrown away.
 
 from __future__ import annotations
 
+import os
+
 import contextlib
 import json
 from dataclasses import dataclass
@@ -198,6 +200,20 @@ class Compilation:
                 for f in lowered.all
             )
 
+    def explain_arith(self) -> str:
+        """Each integer operation the CUDA keeps as a wrapping ``kdsl::``
+        helper (``kdsl::add``, ``kdsl::floordiv``, ``kdsl::in_range`` …), a
+        line each: where in the Python, the C++, and the range that kept it
+        (``kdsl-transpile --explain-arith``)."""
+        lines = []
+        with _naming(self.name):
+            for f, facts in self.prepared:
+                for span, text, why in Emitter.explain(f, facts):
+                    if len(text) > 72:
+                        text = text[:69] + "..."
+                    lines.append(f"{_shown(span)}: {text}: {why}")
+        return "".join(line + "\n" for line in lines)
+
     def source(self, *, line_directives: bool = False) -> str:
         """The CUDA C++ (optionally with ``#line`` directives to the Python)."""
         if line_directives not in self._sources:
@@ -305,6 +321,18 @@ def _arch(functions) -> str | None:
 
 def _pointer_of(value):
     return value.data if hasattr(value, "data") else value.expr
+
+
+def _shown(span) -> str:
+    """``path:line:col`` with the path relative to the working directory
+    when the file is under it."""
+    if span is None:
+        return "?"
+    path = span.path
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    if not rel.startswith(".."):
+        path = rel
+    return f"{path}:{span.line}:{span.col}"
 
 
 def _render(c: Compilation, line_directives: bool) -> str:

@@ -1,5 +1,6 @@
-"""``print`` and ``assert`` in the lock-step interpreter (the ``Batch``
-handlers of :class:`ir.Print` and :class:`ir.Assert`).
+"""``print``, ``assert`` and ``kdsl.assume`` in the lock-step interpreter
+(the ``Batch`` handlers of :class:`ir.Print`, :class:`ir.Assert` and
+:class:`ir.Assume`).
 
 A print writes, for each thread that runs it, the text printf would write
 on the GPU (``core.printf``), one thread after another in thread order; a
@@ -7,7 +8,9 @@ batch runs a statement for all its threads before the next statement, so
 two prints of one thread are not adjacent when several threads print.  (On
 the GPU the order between threads is unspecified.)  An assertion that fails
 in any running thread raises :class:`DeviceAssertionError` at once, naming
-the first such thread in thread order.
+the first such thread in thread order.  So does an assumption
+(``kdsl.assume``) that is false, in every build: :class:`AssumptionError`
+names the values its condition reads in that thread.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import sys
 
 import numpy as np
 
-from kdsl.runtime.errors import device_assertion
+from kdsl.runtime.errors import device_assertion, false_assumption
 from kdsl.transpile.core import printf
 
 
@@ -57,3 +60,17 @@ class Debug:
                 for name in ("thread_idx", "block_idx")
             )
             raise device_assertion(s.span or self.span, s.message, thread, block)
+
+    def s_Assume(self, s, m, frame):
+        failed = m & ~self.eval(s.cond, m, frame)
+        if failed.any():
+            lane = int(np.argmax(failed))
+            thread, block = (
+                tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
+                for name in ("thread_idx", "block_idx")
+            )
+            values = [
+                (name, self.eval(v, m, frame)[lane])
+                for name, v in zip(s.names, s.values)
+            ]
+            raise false_assumption(s.span or self.span, s.text, values, thread, block)

@@ -17,6 +17,7 @@ from kdsl.transpile.builtins import memory  # noqa: F401
 from kdsl.transpile.builtins import cache  # noqa: F401
 from kdsl.transpile.builtins import loops  # noqa: F401
 from kdsl.transpile.builtins import printing  # noqa: F401
+from kdsl.transpile.builtins import facts  # noqa: F401
 from kdsl.transpile.builtins.registry import PYTHON_BUILTINS, REGISTRY, Builtin, get
 from kdsl.transpile.builtins.lanewise import is_lanewise_call, lower_call, scalar_call
 

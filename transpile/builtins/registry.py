@@ -174,6 +174,10 @@ class Lowering(Protocol):
         an arm of ``a if c else b``, an operand of ``and``/``or`` or of a
         chained comparison, or a ``while`` condition."""
 
+    def assume(self, entry, cond) -> None:
+        """Lower ``kdsl.assume(cond)`` here (``lower_debug``): an
+        ``ir.Assume``, and in a debug build its check."""
+
     def align_dynamic_shared(self, nbytes: int) -> None:
         """Align the dynamic shared buffer to at least ``nbytes`` (if the
         kernel has one so far)."""

@@ -3,7 +3,8 @@
 ::
 
     kdsl-transpile PATH... [-k KERNEL] [--dtypes f32,bf16] [-D NAME=V[,V...]]
-                   [-o OUTDIR | --stdout | --ir] [--check] [--arch sm_90]
+                   [-o OUTDIR | --stdout | --ir | --explain-arith]
+                   [--check] [--arch sm_90]
                    [--diff GOLDEN_DIR | --update GOLDEN_DIR] [--line-directives]
                    [-j N]
 
@@ -43,7 +44,8 @@ from kdsl.transpile.errors import DSLError
 from kdsl.transpile.version import __version__
 
 OK, DIFFERS, USER_ERROR = 0, 1, 2
-# flags that --ir excludes besides -o / --stdout (its argparse group): their dests
+# flags that --ir and --explain-arith exclude besides -o / --stdout (their
+# argparse group): their dests
 _IR_CLASHES = {"--check": "check", "--diff": "diff", "--update": "update"}
 
 
@@ -86,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
         "--ir",
         action="store_true",
         help="print each instance's lowered IR instead of CUDA (for debugging kdsl)",
+    )
+    out.add_argument(
+        "--explain-arith",
+        action="store_true",
+        help="print, instead of CUDA, each integer operation left to a wrapping "
+        "kdsl:: helper (kdsl::add, kdsl::floordiv, kdsl::in_range ...): its "
+        "Python line and the range that kept it",
     )
     p.add_argument(
         "--check", action="store_true", help="compile every instance with NVRTC"
@@ -138,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     clash = [flag for flag, dest in _IR_CLASHES.items() if getattr(args, dest)]
-    if args.ir and clash:
-        parser.error(f"argument --ir: not allowed with argument {clash[0]}")
+    for flag, given in (("--ir", args.ir), ("--explain-arith", args.explain_arith)):
+        if given and clash:
+            parser.error(f"argument {flag}: not allowed with argument {clash[0]}")
     try:
         return _run(args)
     except DSLError as exc:
@@ -151,12 +161,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     interactive = sys.stdout.isatty() and sys.stderr.isatty()
-    interactive = interactive and not (args.stdout or args.ir)
+    interactive = interactive and not (args.stdout or args.ir or args.explain_arith)
     modules = load_modules(module_files(args.paths))
     jobs = select_jobs(modules, args.kernel, args.dtypes, args.defines)
     if args.check:
         check_arch(args.arch)
-    options = Options(args.check, args.arch, args.line_directives, args.ir)
+    options = Options(
+        args.check, args.arch, args.line_directives, args.ir, args.explain_arith
+    )
     workers = args.jobs or default_workers()
     results = run_jobs(jobs, options, workers, progress=interactive)
 
@@ -168,7 +180,7 @@ def _run(args) -> int:
     sources = [r.source for r in results]
     status = OK
 
-    if args.ir:
+    if args.ir or args.explain_arith:
         sys.stdout.write(ir_text(jobs, sources))
         return OK
 

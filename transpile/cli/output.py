@@ -196,7 +196,8 @@ def stdout_text(jobs, sources) -> str:
 
 
 def ir_text(jobs, texts) -> str:
-    """--ir: each instance's IR under a ``# ==> <module>/<instance> <==`` line."""
+    """--ir (and --explain-arith): each instance's IR (its report) under a
+    ``# ==> <module>/<instance> <==`` line."""
     parts = [
         f"# ==> {j.module.name}/{j.instance} <==\n{t}" for j, t in zip(jobs, texts)
     ]

@@ -35,6 +35,7 @@ class Options:
     arch: str = "sm_90"
     line_directives: bool = False
     ir: bool = False  # the lowered IR's text instead of CUDA (--ir)
+    explain: bool = False  # the wrapped integer operations instead (--explain-arith)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def run_job(job: Job, options: Options) -> Result:
         if options.ir:
             lowered = inst.lowered
             return Result(format_instance(lowered.kernel, lowered.functions))
+        if options.explain:
+            return Result(inst.compilation.explain_arith())
         source = inst.render(line_directives=options.line_directives)
     except DSLError as exc:
         return Result(error=render_error(exc))

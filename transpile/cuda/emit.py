@@ -67,6 +67,10 @@ def ctype(t) -> str:
     return t.c_name
 
 
+def _interval(r) -> str:
+    return f"[{r[0]}, {r[1]}]"
+
+
 class Emitter(Backend):
     """The CUDA backend: one ``_e_<Node>``/``_s_<Node>`` per IR node class
     (checked when the class is defined); built-in calls render through
@@ -88,6 +92,16 @@ class Emitter(Backend):
         self.unread: frozenset = facts.unread
         self.ranges = facts.ranges
         self._unsigned_ok = False  # a CUDA index may stay unsigned (see _value)
+        self.at = None  # the statement being emitted
+        self.where = None  # the span of the Python statement being emitted
+        # the integer operations left to kdsl's wrapping helpers, and why:
+        # (span, C++ text, reason), in emission order (``explain``)
+        self.wrapped: list = []
+
+    def range_of(self, e):
+        """The range of integer expression ``e`` where it stands (under the
+        facts in force at the statement being emitted)."""
+        return self.ranges.of(e, at=self.at)
 
     def line(self, text: str):
         """A line that is never broken (a brace, a comment, a loop head)."""
@@ -121,6 +135,14 @@ class Emitter(Backend):
         emitter._function(f)
         return "\n".join(emitter.lines)
 
+    @classmethod
+    def explain(cls, f: ir.Function, facts: Facts = Facts()) -> list:
+        """The integer operations of ``f`` that stay kdsl's wrapping helpers,
+        with why: ``(span, C++ text, reason)`` in the order they are emitted."""
+        emitter = cls(False, facts)
+        emitter._function(f)
+        return emitter.wrapped
+
     def _function(self, f: ir.Function):
         params = []
         for p in f.params:
@@ -149,11 +171,15 @@ class Emitter(Backend):
         self.line("}")
 
     def block(self, stmts):
+        outer = self.at
         for s in stmts:
+            self.at = s  # (the range analysis's facts hold per statement)
             self.STMT[type(s)](self, s)
+        self.at = outer
 
     # -- statements ---------------------------------------------------------------------
     def _s_Comment(self, s):
+        self.where = s.span
         for part in s.text.split("\n"):  # a statement written over several lines
             self.line(f"// {part}")
         if self.line_directives and s.span is not None:  # numbers the next line
@@ -242,6 +268,7 @@ class Emitter(Backend):
             self.depth -= 1
             self._s_Comment(ir.Comment("el" + comment.text, span=comment.span))
             self.depth += 1
+            self.at = orelse[1]
             self._s_If(orelse[1], chained=True)
             return
         if orelse:
@@ -256,8 +283,15 @@ class Emitter(Backend):
         start, stop = self.expr(s.start), self.expr(s.stop)
         if s.type is Int32 and s.start.type is Int32:  # as a declaration's value
             start = self._value(s.start)  # (kdsl.grid(1): blockIdx.x * ...)
-        if isinstance(s.step, ir.Var):
+        sign = self._sign(s.step)
+        if isinstance(s.step, ir.Var) and sign == 0:
             cond = f"kdsl::in_range({s.var}, {stop}, {s.step.name})"
+            step = f"{s.var} += {s.step.name}"
+            r = _interval(self.range_of(s.step))
+            why = f"the step {s.step.name} may be zero or negative: in {r}"
+            self.wrapped.append((s.span or self.where, cond, why))
+        elif isinstance(s.step, ir.Var):  # a run-time step of known sign
+            cond = f"{s.var} {'<' if sign > 0 else '>'} {stop}"
             step = f"{s.var} += {s.step.name}"
         else:
             cond = f"{s.var} {'<' if s.step > 0 else '>'} {stop}"
@@ -267,6 +301,14 @@ class Emitter(Backend):
         self.line(f"for ({ctype(s.type)} {s.var} = {start}; {cond}; {step}) {{")
         self.block(s.body)
         self.line("}")
+
+    def _sign(self, step) -> int:
+        """A loop step's sign (1 or -1), 0 where the range analysis does not
+        know it (a run-time step of either sign: ``kdsl::in_range``)."""
+        if isinstance(step, int):
+            return 1 if step > 0 else -1
+        lo, hi = self.range_of(step)
+        return 1 if lo > 0 else -1 if hi < 0 else 0
 
     def _s_While(self, s):
         cond = name("true") if isinstance(s.cond, ir.Const) else self.expr(s.cond)
@@ -316,6 +358,10 @@ class Emitter(Backend):
         self.statement(doc.head("if (", bare(failed)))
         self.statement(fail)
         self.line("}")
+
+    def _s_Assume(self, s):
+        """Nothing: a fact for the range analysis, above as its source
+        comment (a debug build checks it with the ``Assert`` after it)."""
 
     # -- expressions ---------------------------------------------------------------------
     def use(self, t):
@@ -375,7 +421,35 @@ class Emitter(Backend):
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if self._plain(e):
             return cexpr.plain(e.op, e.lhs.type, a, b)
-        return cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+        out = cexpr.binary(e.op, e.lhs.type, e.type, a, b)
+        if out.kind == "call" and str(out.callee).startswith("kdsl::"):
+            if is_int(e.lhs.type) and e.op in cexpr.PLAIN:
+                self._wrapped(e, out, self._why(e, a, b))
+        return out
+
+    def _wrapped(self, e, text, why: str):
+        """Note an integer operation left to a wrapping helper (``explain``)."""
+        self.wrapped.append((e.span or self.where, str(text), why))
+
+    def _why(self, e, a, b) -> str:
+        """Why the range analysis could not make ``e`` a plain operator."""
+        t = e.lhs.type
+        ra, rb = self.range_of(e.lhs), self.range_of(e.rhs)
+        if t.width < 32:
+            return f"{t.__name__} arithmetic wraps at {t.width} bits"
+        if e.op in ("//", "%") and ra[0] < 0:
+            return f"{a} may be negative: in {_interval(ra)}"
+        if e.op in ("//", "%", ">>", "<<") and rb[0] < (1 if e.op in "//%" else 0):
+            return f"{b} may be {'zero or ' if e.op in '//%' else ''}negative: in {_interval(rb)}"
+        if e.op in (">>", "<<") and ra[0] < 0:
+            return f"{a} may be negative: in {_interval(ra)}"
+        if e.op in (">>", "<<"):
+            return f"the count {b} may reach {t.width}: in {_interval(rb)}"
+        r = exact(e.op, ra, rb)
+        return (
+            f"{a} in {_interval(ra)} {e.op} {b} in {_interval(rb)} may leave "
+            f"{t.__name__}" + ("" if r is None else f" (exactly {_interval(r)})")
+        )
 
     def _plain(self, e) -> bool:
         """Whether a plain C++ operator computes integer operation ``e``
@@ -389,7 +463,7 @@ class Emitter(Backend):
             return False
         if self._unsigned_ok and e.op in "+-*" and self._unsigned_operand(e):
             return True
-        a, b = self.ranges.of(e.lhs), self.ranges.of(e.rhs)
+        a, b = self.range_of(e.lhs), self.range_of(e.rhs)
         if e.op in ("//", "%", ">>", "<<") and (a[0] < 0 or b[0] < 0):
             return False
         if e.op in (">>", "<<") and b[1] >= t.width:
@@ -412,9 +486,15 @@ class Emitter(Backend):
             return self._vmap(e)
         a = self.expr(e.operand)
         if e.op == "-" and is_int(e.type) and e.type.width >= 32 and e.type.signed:
-            lo, hi = self.ranges.of(e.operand)
+            lo, hi = self.range_of(e.operand)
             if within((-hi, -lo), e.type):  # no overflow: plain negation
                 return atom(prefix("-", a))
+            out = cexpr.unary(e.op, e.type, a)
+            why = (
+                f"{a} may be {e.type.__name__}'s least value: in {_interval((lo, hi))}"
+            )
+            self._wrapped(e, out, why)
+            return out
         return cexpr.unary(e.op, e.type, a)
 
     def _e_Convert(self, e):
@@ -569,7 +649,7 @@ class Emitter(Backend):
     def _never_wraps(self, e) -> bool:
         """Whether ``e`` is an ``Int32`` CUDA index, variable, constant or
         ``+ - * // %`` of them, every part in ``[0, 2**31 - 1]``."""
-        if e.type is not Int32 or self.ranges.of(e)[0] < 0:
+        if e.type is not Int32 or self.range_of(e)[0] < 0:
             return False
         if isinstance(e, (ir.Special, ir.Var, ir.Const)):
             return True

@@ -1,4 +1,4 @@
-"""Lowering of print's text and of ``assert``.
+"""Lowering of print's text, of ``assert`` and of ``kdsl.assume``.
 
 A string or f-string argument of ``print`` becomes a ``printf.Text`` (the
 built-in formats it, ``builtins/printing.py``).  An ``assert`` is compiled
@@ -9,6 +9,12 @@ debug build it becomes an :class:`ir.Assert` numbered from 1 in the
 instance (``Context.assertions`` maps the number to its place and message).
 A function with an assertion, or calling a device function that has one,
 takes the launch's assertion record as its last parameter.
+
+``kdsl.assume(cond)`` becomes an :class:`ir.Assume` in every build (the
+range analysis reads it, the interpreter checks it); a debug build follows
+it with an assertion of the same condition, so the GPU checks it too.  Its
+condition is a comparison of integers or comparisons joined by ``and``; a
+compile-time condition is checked here.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import libcst as cst
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.printing import static_text
 from kdsl.transpile.core.printf import Field, Text
-from kdsl.transpile.core.types import Int32
+from kdsl.transpile.core.types import Boolean, Int32, Numeric, NumericMeta
 from kdsl.transpile.errors import error
 from kdsl.transpile.frontend.state import Lowering
 
@@ -104,6 +110,37 @@ class DebugLowerer(Lowering):
         record = self.assert_record()
         self.emit(ir.Assert(cond.ir_value(), record, site, message, span=span))
 
+    # -- kdsl.assume ---------------------------------------------------------------------
+    def assume(self, entry, cond):
+        node = self.state.statements[-1]
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            node = node.value
+        text = " ".join(self.state.parsed.code(node).split())
+        span = self.state.parsed.span(node)
+        if isinstance(cond, bool) or isinstance(cond, Numeric) and cond.is_static():
+            if not isinstance(cond, bool) and type(cond) is not Boolean:
+                raise error("assume-condition", callee=text, got=self.describe(cond))
+            if not bool(cond):
+                raise error("assume-always-false", text=text)
+            return  # true whatever runs: nothing to state
+        if not isinstance(cond, Numeric) or type(cond) is not Boolean:
+            raise error("assume-condition", callee=text, got=self.describe(cond))
+        value = cond.ir_value()
+        _check_fact(value, text)
+        names, values = [], []
+        spelled = {b.cvar: n for n, b in self.state.env.items() if b.cvar}
+        for e in ir.walk(value):
+            if isinstance(e, ir.Var) and e.name not in {v.name for v in values}:
+                names.append(spelled.get(e.name, e.name))
+                values.append(e)
+        self.emit(ir.Assume(value, text, tuple(names), tuple(values), span=span))
+        if self.state.ctx.debug:
+            site = len(self.state.ctx.assertions) + 1
+            message = f"{text} is false"
+            self.state.ctx.assertions.append((span, message))
+            record = self.assert_record()
+            self.emit(ir.Assert(value, record, site, message, span=span))
+
     def _assert_message(self, node) -> str:
         """The assert's message (its condition's source when it has none);
         in a release build only its form is checked."""
@@ -153,3 +190,26 @@ def _decoded(node: cst.FormattedString, text: str) -> str:
         return text
     quote = node.quote
     return ast.literal_eval(quote + text + quote)
+
+
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def _check_fact(e, text: str) -> None:
+    """``e`` is comparisons of integers joined by ``&&`` (E351, E352)."""
+    if isinstance(e, ir.Logical) and e.op == "&&":
+        _check_fact(e.lhs, text)
+        _check_fact(e.rhs, text)
+        return
+    if isinstance(e, ir.Const) and e.type is Boolean:  # a part known here
+        if not e.value:
+            raise error("assume-always-false", text=text)
+        return
+    if not (isinstance(e, ir.BinOp) and e.op in _COMPARISONS):
+        what = (
+            "'or'" if isinstance(e, ir.Logical) else "a Boolean that is no comparison"
+        )
+        raise error("assume-condition", callee=text, got=what)
+    t = e.lhs.type
+    if not (isinstance(t, NumericMeta) and t.kind == "int"):
+        raise error("assume-operand", text=text, op=e.op, type=t.__name__)

@@ -67,6 +67,7 @@ __all__ = [
     "Return",
     "Print",
     "Assert",
+    "Assume",
     "Param",
     "Function",
     "operands",
@@ -515,6 +516,20 @@ class Assert(Stmt):
     record: Expr
     site: int
     message: str
+
+
+@dataclass(frozen=True)
+class Assume(Stmt):
+    """``kdsl.assume(cond)``: a fact the range analysis uses from here on
+    (``passes.ranges``); the interpreter checks it, naming the values of
+    ``names`` (the variables ``values`` the condition reads) when it is
+    false.  ``text`` is the call as written.  The CUDA emitter writes
+    nothing for it (a debug build checks it through an :class:`Assert`)."""
+
+    cond: Expr
+    text: str
+    names: tuple[str, ...] = ()
+    values: tuple[Expr, ...] = ()
 
 
 # -- functions ----------------------------------------------------------------------

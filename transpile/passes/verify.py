@@ -345,6 +345,12 @@ class Verifier(Backend):
         self.condition(s.cond, "assert")
         self.expr(s.record)
 
+    def s_Assume(self, s):
+        self.condition(s.cond, "kdsl.assume")
+        self.each(s.values)
+        if len(s.names) != len(s.values):
+            self.fail("kdsl.assume's names and values do not match")
+
 
 def _leaves(t) -> int:
     """How many values a ``MakeStruct`` of ``t`` takes: one a field, an

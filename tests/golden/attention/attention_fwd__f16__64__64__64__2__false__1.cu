@@ -954,6 +954,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         int32_t seq,
         float scale_log2) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(seq >= 0)
     // sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)
     kdsl::vec<__half, 8>* sk = reinterpret_cast<kdsl::vec<__half, 8>*>(kdsl_dynamic_smem);
     // sv = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)
@@ -989,7 +990,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
     int32_t row0 = kdsl::add(kdsl::add(m0, warp * 16), g);
     // if CAUSAL:  [False]; else:
     // ntiles = seq // BLOCK_N
-    int32_t ntiles = kdsl::floordiv(seq, 64);
+    int32_t ntiles = seq / 64;
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
     int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 32), t4);

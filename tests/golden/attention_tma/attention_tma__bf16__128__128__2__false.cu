@@ -1224,6 +1224,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
         int32_t seq,
         float scale_log2) {
     extern __shared__ __align__(1024) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(seq >= 0)
     // sq = kdsl.dynamic_shared_array(D.vec(8), BM * HEAD_DIM // 8)
     kdsl::vec<__nv_bfloat16, 8>* sq =
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(kdsl_dynamic_smem);
@@ -1250,7 +1251,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__bf16__128__1
     int32_t head = blockIdx.y * seq;
     // if CAUSAL:  [False]; else:
     // ntiles = seq // BLOCK_N
-    int32_t ntiles = kdsl::floordiv(seq, 128);
+    int32_t ntiles = seq / 128;
     // if tid == 0:
     if (tid == 0) {
         // kdsl.mbarrier_init(qbar, 0, 1)

@@ -460,12 +460,13 @@ static __device__ float gelu_value__f32(float v) {
 }
 
 extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloat16* y, int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<__nv_bfloat16, 8>* xv = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(x);
     // yv = y.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* yv = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(y);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 8);
+    int32_t nv_ = n / 8;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

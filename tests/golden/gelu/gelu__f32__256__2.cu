@@ -428,12 +428,13 @@ static __device__ float gelu_value__f32(float v) {
 }
 
 extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // yv = y.vec(L)
     kdsl::vec<float, 4>* yv = reinterpret_cast<kdsl::vec<float, 4>*>(y);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 4);
+    int32_t nv_ = n / 4;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

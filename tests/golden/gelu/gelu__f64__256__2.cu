@@ -428,12 +428,13 @@ static __device__ double gelu_value__f64(double v) {
 }
 
 extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<double, 2>* xv = reinterpret_cast<const kdsl::vec<double, 2>*>(x);
     // yv = y.vec(L)
     kdsl::vec<double, 2>* yv = reinterpret_cast<kdsl::vec<double, 2>*>(y);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 2);
+    int32_t nv_ = n / 2;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

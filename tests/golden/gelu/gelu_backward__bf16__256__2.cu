@@ -472,6 +472,7 @@ extern "C" __global__ void gelu_backward__bf16__256__2(
         const __nv_bfloat16* grad_y,
         __nv_bfloat16* grad_x,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<__nv_bfloat16, 8>* xv = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(x);
     // gv = grad_y.vec(L)
@@ -480,7 +481,7 @@ extern "C" __global__ void gelu_backward__bf16__256__2(
     // iv = grad_x.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* iv = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(grad_x);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 8);
+    int32_t nv_ = n / 8;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -440,6 +440,7 @@ extern "C" __global__ void gelu_backward__f32__256__2(
         const float* grad_y,
         float* grad_x,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // gv = grad_y.vec(L)
@@ -447,7 +448,7 @@ extern "C" __global__ void gelu_backward__f32__256__2(
     // iv = grad_x.vec(L)
     kdsl::vec<float, 4>* iv = reinterpret_cast<kdsl::vec<float, 4>*>(grad_x);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 4);
+    int32_t nv_ = n / 4;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -440,6 +440,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
         const double* grad_y,
         double* grad_x,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<double, 2>* xv = reinterpret_cast<const kdsl::vec<double, 2>*>(x);
     // gv = grad_y.vec(L)
@@ -447,7 +448,7 @@ extern "C" __global__ void gelu_backward__f64__256__2(
     // iv = grad_x.vec(L)
     kdsl::vec<double, 2>* iv = reinterpret_cast<kdsl::vec<double, 2>*>(grad_x);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 2);
+    int32_t nv_ = n / 2;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 512 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

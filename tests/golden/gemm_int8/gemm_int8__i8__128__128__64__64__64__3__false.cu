@@ -920,6 +920,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.shared_array(T.vec(16), (STAGES, BM, BK // 16))
     __shared__ kdsl::vec<int8_t, 16> sa[3][128][4];
     // sb = kdsl.shared_array(T.vec(16), (STAGES, BN, BK // 16))
@@ -1016,7 +1017,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::add(K, 63), 64);
     // row_chunks = K // 16
-    int32_t row_chunks = kdsl::floordiv(K, 16);
+    int32_t row_chunks = K / 16;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1034,7 +1035,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // stage = t % STAGES
             int32_t stage = t % 3;
             // k0 = t * BK
-            int32_t k0 = kdsl::mul(t, 64);
+            int32_t k0 = t * 64;
             // for p in kdsl.range_constexpr(BM * BK // 16 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = tid;
@@ -1045,8 +1046,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)),
-                                   q);
+            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1065,7 +1065,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1084,7 +1084,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1103,7 +1103,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1123,7 +1123,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bn + r  [p = 0]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1142,7 +1142,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bn + r  [p = 1]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1161,7 +1161,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bn + r  [p = 2]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1180,7 +1180,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
             // row = bn + r  [p = 3]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1196,7 +1196,7 @@ extern "C" __global__ void gemm_int8__i8__128__128__64__64__64__3__false(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 3);
+            int32_t stage = kt % 3;
             // for kk in kdsl.range_constexpr(BK // 32):
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 0]

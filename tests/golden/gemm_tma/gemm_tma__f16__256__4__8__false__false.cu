@@ -1281,6 +1281,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
         int32_t N,
         int32_t K) {
     extern __shared__ __align__(1024) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.dynamic_shared_array(D.vec(8), STAGES * BM * CHUNKS)
     kdsl::vec<__half, 8>* sa = reinterpret_cast<kdsl::vec<__half, 8>*>(kdsl_dynamic_smem);
     // sb = kdsl.dynamic_shared_array(D.vec(8), STAGES * BN * CHUNKS)
@@ -1295,11 +1296,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
     int32_t group = tid / 128;
     // if EDGE:  [False]; else:
     // tiles_m = M // BM
-    int32_t tiles_m = kdsl::floordiv(M, 128);
+    int32_t tiles_m = M / 128;
     // tiles_n = N // BN
-    int32_t tiles_n = kdsl::floordiv(N, 256);
+    int32_t tiles_n = N / 256;
     // ktiles = K // BK
-    int32_t ktiles = kdsl::floordiv(K, 64);
+    int32_t ktiles = K / 64;
     // if tid == 0:
     if (tid == 0) {
         // for st in kdsl.range_constexpr(STAGES):

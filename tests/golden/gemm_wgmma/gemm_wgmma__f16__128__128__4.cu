@@ -1152,6 +1152,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
         int32_t N,
         int32_t K) {
     extern __shared__ __align__(1024) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.dynamic_shared_array(D.vec(8), STAGES * BM * CHUNKS)
     kdsl::vec<__half, 8>* sa = reinterpret_cast<kdsl::vec<__half, 8>*>(kdsl_dynamic_smem);
     // sb = kdsl.dynamic_shared_array(D.vec(8), STAGES * BN * CHUNKS)
@@ -1167,9 +1168,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     // bn = block_idx.x * BN
     int32_t bn = blockIdx.x * 128;
     // ktiles = K // BK
-    int32_t ktiles = kdsl::floordiv(K, 64);
+    int32_t ktiles = K / 64;
     // row_chunks = K // 8
-    int32_t row_chunks = kdsl::floordiv(K, 8);
+    int32_t row_chunks = K / 8;
     // for t in range(ktiles + AHEAD):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1294,7 +1295,7 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 4);
+            int32_t stage = kt % 4;
             // da = kdsl.wgmma_desc(sa, (stage * BM + group * 64) * CHUNKS)
             uint64_t da = kdsl::wgmma_desc<1, 16, 1024>(&sa[(stage * 128 + group * 64) * 8]);
             // db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)

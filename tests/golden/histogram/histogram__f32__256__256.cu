@@ -456,6 +456,8 @@ extern "C" __global__ void histogram__f32__256__256(
         int32_t n,
         float lo,
         float hi) {
+    // kdsl.assume(n >= 0)
+    // kdsl.assume(grid_dim.x <= 65535)
     // hist = kdsl.shared_array(Int32, BINS)
     __shared__ int32_t hist[256];
     // for b in range(thread_idx.x, BINS, BLOCK):
@@ -470,12 +472,12 @@ extern "C" __global__ void histogram__f32__256__256(
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 4);
+    int32_t nv_ = n / 4;
     // first = block_idx.x * BLOCK + thread_idx.x
     int32_t first = blockIdx.x * 256 + threadIdx.x;
     // for j in range(first, nv, BLOCK * grid_dim.x):
     int32_t j_step = 256 * gridDim.x;
-    for (int32_t j = first; kdsl::in_range(j, nv_, j_step); j += j_step) {
+    for (int32_t j = first; j < nv_; j += j_step) {
         // v = xv[j]
         kdsl::vec<float, 4> v = xv[j];
         // for k in kdsl.range_constexpr(L):

@@ -360,6 +360,7 @@ extern "C" __global__ void matmul__f32__16(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_tile = kdsl.shared_array(D, (TILE, TILE))
     __shared__ float a_tile[16][16];
     // b_tile = kdsl.shared_array(D, (TILE, TILE))

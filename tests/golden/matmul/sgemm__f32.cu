@@ -401,6 +401,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     __shared__ kdsl::vec<float, 4> a_s[2][8][33];
     // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -496,7 +497,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 0]
         col = kdsl::add(n0, b_n);
         // kb = k1 + b_k  [q = 0]
-        int32_t kb = kdsl::add(k1, b_k);
+        int32_t kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
         rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 1]
@@ -508,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 1]
         col = kdsl::add(kdsl::add(n0, b_n), 1);
         // kb = k1 + b_k  [q = 1]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
         rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 2]
@@ -520,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 2]
         col = kdsl::add(kdsl::add(n0, b_n), 2);
         // kb = k1 + b_k  [q = 2]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
         rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 3]
@@ -532,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // col = n0 + b_n + q  [q = 3]
         col = kdsl::add(kdsl::add(n0, b_n), 3);
         // kb = k1 + b_k  [q = 3]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
         rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
@@ -710,7 +711,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -753,7 +754,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -799,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -842,7 +843,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -888,7 +889,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -931,7 +932,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -977,7 +978,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1020,7 +1021,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1067,7 +1068,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1110,7 +1111,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1156,7 +1157,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1199,7 +1200,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1245,7 +1246,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1288,7 +1289,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1334,7 +1335,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
@@ -1377,7 +1378,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {

@@ -401,6 +401,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     __shared__ kdsl::vec<float, 4> a_s[2][16][33];
     // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -422,9 +423,9 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // bv = b.vec(4)
     const kdsl::vec<float, 4>* bv = reinterpret_cast<const kdsl::vec<float, 4>*>(b);
     // kv = K // 4
-    int32_t kv = kdsl::floordiv(K, 4);
+    int32_t kv = K / 4;
     // nv = N // 4
-    int32_t nv_ = kdsl::floordiv(N, 4);
+    int32_t nv_ = N / 4;
     // tid = thread_idx.x
     int32_t tid = threadIdx.x;
     // tx = tid % 16
@@ -468,7 +469,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
             r[0] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
             // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 0]
-            int32_t kb = kdsl::add((t + 1) * 16, bk);
+            int32_t kb = (t + 1) * 16 + bk;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 0]
             r[0] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -482,7 +483,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
             r[1] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
             // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 1]
-            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 4);
+            int32_t kb = (t + 1) * 16 + bk + 4;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 1]
             r[1] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -496,7 +497,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
             r[2] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
             // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 2]
-            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 8);
+            int32_t kb = (t + 1) * 16 + bk + 8;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 2]
             r[2] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -510,14 +511,14 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
             r[3] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
             // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 3]
-            int32_t kb = kdsl::add(kdsl::add((t + 1) * 16, bk), 12);
+            int32_t kb = (t + 1) * 16 + bk + 12;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 3]
             r[3] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
         // if t >= 0:
         if (t >= 0) {
             // cur = t % 2
-            int32_t cur = kdsl::mod(t, 2);
+            int32_t cur = t % 2;
             // for k in kdsl.range(BK, unroll=BK):
             #pragma unroll 16
             for (int32_t k = 0; k < 16; ++k) {

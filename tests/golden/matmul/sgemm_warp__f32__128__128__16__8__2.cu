@@ -442,6 +442,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
     __shared__ kdsl::vec<float, 4> a_s[2][16][32];
     // b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -463,9 +464,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // bv = b.vec(4)
     const kdsl::vec<float, 4>* bv = reinterpret_cast<const kdsl::vec<float, 4>*>(b);
     // kv = K // 4
-    int32_t kv = kdsl::floordiv(K, 4);
+    int32_t kv = K / 4;
     // nv = N // 4
-    int32_t nv_ = kdsl::floordiv(N, 4);
+    int32_t nv_ = N / 4;
     // tiles_m = (M + BM - 1) // BM
     int32_t tiles_m = kdsl::floordiv(kdsl::add(M, 127), 128);
     // tiles_n = (N + BN - 1) // BN
@@ -529,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
         step = kdsl::mul(16, nv_);
     }
     // tiles = K // BK
-    int32_t tiles = kdsl::floordiv(K, 16);
+    int32_t tiles = K / 16;
     // for t0 in range(-1, tiles, UNROLL):
     for (int32_t t0 = -1; t0 < tiles; t0 += 2) {
         // for p in kdsl.range_constexpr(UNROLL):

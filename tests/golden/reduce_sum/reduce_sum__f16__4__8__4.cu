@@ -551,6 +551,7 @@ extern "C" __global__ void reduce_sum__f16__4__8__4(
         float* partials,
         uint32_t* arrived,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // scratch = kdsl.shared_array(Float32, (1, WARPS))
     __shared__ float scratch[1][8];
     // flag = kdsl.shared_array(Int32, 1)
@@ -558,7 +559,7 @@ extern "C" __global__ void reduce_sum__f16__4__8__4(
     // xv = x.vec(VEC)
     const kdsl::vec<__half, 4>* xv = reinterpret_cast<const kdsl::vec<__half, 4>*>(x);
     // nvec = n // VEC
-    int32_t nvec = kdsl::floordiv(n, 4);
+    int32_t nvec = n / 4;
     // stride = grid_dim.x * (WARPS * 32)
     int32_t stride = gridDim.x * 256;
     // i = block_idx.x * (WARPS * 32) + thread_idx.x

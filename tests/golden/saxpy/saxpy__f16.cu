@@ -467,6 +467,8 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 extern "C" __global__ void saxpy__f16(__half a, const __half* x, __half* y, int32_t n) {
+    // kdsl.assume(n >= 0)
+    // kdsl.assume(grid_dim.x <= 65535)
     // xv = x.vec(L)
     const kdsl::vec<__half, 8>* xv = reinterpret_cast<const kdsl::vec<__half, 8>*>(x);
     // yv = y.vec(L)
@@ -474,14 +476,14 @@ extern "C" __global__ void saxpy__f16(__half a, const __half* x, __half* y, int3
     // start = block_idx.x * block_dim.x + thread_idx.x
     int32_t start = blockIdx.x * blockDim.x + threadIdx.x;
     // for j in range(start, n // L, block_dim.x * grid_dim.x):
-    int32_t j_end = kdsl::floordiv(n, 8);
+    int32_t j_end = n / 8;
     int32_t j_step = blockDim.x * gridDim.x;
-    for (int32_t j = start; kdsl::in_range(j, j_end, j_step); j += j_step) {
+    for (int32_t j = start; j < j_end; j += j_step) {
         // yv[j] = a * xv[j] + yv[j]
         yv[j] = kdsl::vmap([a](const __half b, const __half c) { return a * b + c; }, xv[j], yv[j]);
     }
     // t = n // L * L + thread_idx.x
-    int32_t t = kdsl::floordiv(n, 8) * 8 + threadIdx.x;
+    int32_t t = n / 8 * 8 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = a * x[t] + y[t]

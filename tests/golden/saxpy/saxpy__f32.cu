@@ -435,6 +435,8 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 extern "C" __global__ void saxpy__f32(float a, const float* x, float* y, int32_t n) {
+    // kdsl.assume(n >= 0)
+    // kdsl.assume(grid_dim.x <= 65535)
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // yv = y.vec(L)
@@ -442,14 +444,14 @@ extern "C" __global__ void saxpy__f32(float a, const float* x, float* y, int32_t
     // start = block_idx.x * block_dim.x + thread_idx.x
     int32_t start = blockIdx.x * blockDim.x + threadIdx.x;
     // for j in range(start, n // L, block_dim.x * grid_dim.x):
-    int32_t j_end = kdsl::floordiv(n, 4);
+    int32_t j_end = n / 4;
     int32_t j_step = blockDim.x * gridDim.x;
-    for (int32_t j = start; kdsl::in_range(j, j_end, j_step); j += j_step) {
+    for (int32_t j = start; j < j_end; j += j_step) {
         // yv[j] = a * xv[j] + yv[j]
         yv[j] = kdsl::vmap([a](const float b, const float c) { return a * b + c; }, xv[j], yv[j]);
     }
     // t = n // L * L + thread_idx.x
-    int32_t t = kdsl::floordiv(n, 4) * 4 + threadIdx.x;
+    int32_t t = n / 4 * 4 + threadIdx.x;
     // if block_idx.x == 0 and t < n:
     if (int32_t(blockIdx.x) == 0 && t < n) {
         // y[t] = a * x[t] + y[t]

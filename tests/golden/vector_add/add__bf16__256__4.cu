@@ -432,6 +432,7 @@ extern "C" __global__ void add__bf16__256__4(
         const __nv_bfloat16* y,
         __nv_bfloat16* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<__nv_bfloat16, 8>* xv = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(x);
     // yv = y.vec(L)
@@ -439,7 +440,7 @@ extern "C" __global__ void add__bf16__256__4(
     // ov = out.vec(L)
     kdsl::vec<__nv_bfloat16, 8>* ov = reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 8);
+    int32_t nv_ = n / 8;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

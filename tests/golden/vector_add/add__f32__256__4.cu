@@ -396,6 +396,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 // ---- end of kdsl prelude ----
 
 extern "C" __global__ void add__f32__256__4(const float* x, const float* y, float* out, int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // yv = y.vec(L)
@@ -403,7 +404,7 @@ extern "C" __global__ void add__f32__256__4(const float* x, const float* y, floa
     // ov = out.vec(L)
     kdsl::vec<float, 4>* ov = reinterpret_cast<kdsl::vec<float, 4>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 4);
+    int32_t nv_ = n / 4;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -400,6 +400,7 @@ extern "C" __global__ void add__i64__256__4(
         const int64_t* y,
         int64_t* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<int64_t, 2>* xv = reinterpret_cast<const kdsl::vec<int64_t, 2>*>(x);
     // yv = y.vec(L)
@@ -407,7 +408,7 @@ extern "C" __global__ void add__i64__256__4(
     // ov = out.vec(L)
     kdsl::vec<int64_t, 2>* ov = reinterpret_cast<kdsl::vec<int64_t, 2>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 2);
+    int32_t nv_ = n / 2;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -400,6 +400,7 @@ extern "C" __global__ void add__i8__256__4(
         const int8_t* y,
         int8_t* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<int8_t, 16>* xv = reinterpret_cast<const kdsl::vec<int8_t, 16>*>(x);
     // yv = y.vec(L)
@@ -407,7 +408,7 @@ extern "C" __global__ void add__i8__256__4(
     // ov = out.vec(L)
     kdsl::vec<int8_t, 16>* ov = reinterpret_cast<kdsl::vec<int8_t, 16>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 16);
+    int32_t nv_ = n / 16;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

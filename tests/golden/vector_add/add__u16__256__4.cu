@@ -400,6 +400,7 @@ extern "C" __global__ void add__u16__256__4(
         const uint16_t* y,
         uint16_t* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<uint16_t, 8>* xv = reinterpret_cast<const kdsl::vec<uint16_t, 8>*>(x);
     // yv = y.vec(L)
@@ -407,7 +408,7 @@ extern "C" __global__ void add__u16__256__4(
     // ov = out.vec(L)
     kdsl::vec<uint16_t, 8>* ov = reinterpret_cast<kdsl::vec<uint16_t, 8>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 8);
+    int32_t nv_ = n / 8;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -400,6 +400,7 @@ extern "C" __global__ void add__u32__256__4(
         const uint32_t* y,
         uint32_t* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // xv = x.vec(L)
     const kdsl::vec<uint32_t, 4>* xv = reinterpret_cast<const kdsl::vec<uint32_t, 4>*>(x);
     // yv = y.vec(L)
@@ -407,7 +408,7 @@ extern "C" __global__ void add__u32__256__4(
     // ov = out.vec(L)
     kdsl::vec<uint32_t, 4>* ov = reinterpret_cast<kdsl::vec<uint32_t, 4>*>(out);
     // nv = n // L
-    int32_t nv_ = kdsl::floordiv(n, 4);
+    int32_t nv_ = n / 4;
     // first = block_idx.x * (BLOCK * UNROLL) + thread_idx.x
     int32_t first = blockIdx.x * 1024 + threadIdx.x;
     // a = kdsl.local_array(Vector[D, L], UNROLL)

@@ -400,10 +400,11 @@ extern "C" __global__ void vector_add_x4__f32__256(
         const float* y,
         float* out,
         int32_t n) {
+    // kdsl.assume(n >= 0)
     // i = block_idx.x * BLOCK + thread_idx.x
     int32_t i = blockIdx.x * 256 + threadIdx.x;
     // if i < n // 4:
-    if (i < kdsl::floordiv(n, 4)) {
+    if (i < n / 4) {
         // xv = x.vec(4)
         const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
         // yv = y.vec(4)

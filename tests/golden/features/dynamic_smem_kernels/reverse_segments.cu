@@ -416,7 +416,7 @@ extern "C" __global__ void reverse_segments(
     double acc = 0.0;
     // for i in range(t, seg, block_dim.x):
     int32_t i_step = blockDim.x;
-    for (int32_t i = t; kdsl::in_range(i, seg, i_step); i += i_step) {
+    for (int32_t i = t; i < seg; i += i_step) {
         // values[i] = x[base + i]
         values[i] = x[kdsl::add(base, i)];
         // marks[i] = tags[base + i]
@@ -430,7 +430,7 @@ extern "C" __global__ void reverse_segments(
     __syncthreads();
     // for i in range(t, seg, block_dim.x):
     int32_t i_step_2 = blockDim.x;
-    for (int32_t i = t; kdsl::in_range(i, seg, i_step_2); i += i_step_2) {
+    for (int32_t i = t; i < seg; i += i_step_2) {
         // out[base + i] = values[seg - 1 - i]
         out[kdsl::add(base, i)] = values[kdsl::sub(kdsl::sub(seg, 1), i)];
         // out_tags[base + i] = marks[seg - 1 - i]

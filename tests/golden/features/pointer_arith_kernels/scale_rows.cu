@@ -398,7 +398,7 @@ extern "C" __global__ void scale_rows(const float* x, float* out, int32_t cols, 
     float* dst = out + kdsl::mul(int32_t(blockIdx.x), cols);
     // for j in range(thread_idx.x, cols, block_dim.x):
     int32_t j_step = blockDim.x;
-    for (int32_t j = threadIdx.x; kdsl::in_range(j, cols, j_step); j += j_step) {
+    for (int32_t j = threadIdx.x; j < cols; j += j_step) {
         // dst[j] = row[j] * s
         dst[j] = row[j] * s;
     }

@@ -954,6 +954,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         int32_t seq,
         float scale_log2) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(seq >= 0)
     // sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)
     kdsl::vec<__half, 8>* sk = reinterpret_cast<kdsl::vec<__half, 8>*>(kdsl_dynamic_smem);
     // sv = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * CH)

@@ -920,6 +920,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.shared_array(T.vec(16), (STAGES, BM, BK // 16))
     __shared__ kdsl::vec<uint8_t, 16> sa[3][128][4];
     // sb = kdsl.shared_array(T.vec(16), (STAGES, BN, BK // 16))
@@ -1016,7 +1017,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::add(K, 63), 64);
     // row_chunks = K // 16
-    int32_t row_chunks = kdsl::floordiv(K, 16);
+    int32_t row_chunks = K / 16;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1034,7 +1035,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // stage = t % STAGES
             int32_t stage = t % 3;
             // k0 = t * BK
-            int32_t k0 = kdsl::mul(t, 64);
+            int32_t k0 = t * 64;
             // for p in kdsl.range_constexpr(BM * BK // 16 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = tid;
@@ -1045,8 +1046,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)),
-                                   q);
+            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1055,8 +1055,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && k0 + 16 * q < K) ? at : 0],
+                                  row < M && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 128 + tid;
             // r = chunk // (BK // 16)  [p = 1]
@@ -1066,7 +1066,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1075,8 +1075,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 1]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && k0 + 16 * q < K) ? at : 0],
+                                  row < M && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 256 + tid;
             // r = chunk // (BK // 16)  [p = 2]
@@ -1086,7 +1086,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1095,8 +1095,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 2]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && k0 + 16 * q < K) ? at : 0],
+                                  row < M && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 384 + tid;
             // r = chunk // (BK // 16)  [p = 3]
@@ -1106,7 +1106,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1115,8 +1115,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < M and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 3]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(a)[(row < M && k0 + 16 * q < K) ? at : 0],
+                                  row < M && k0 + 16 * q < K);
             // for p in kdsl.range_constexpr(BN * BK // 16 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             chunk = tid;
@@ -1127,7 +1127,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bn + r  [p = 0]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1136,8 +1136,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 0]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < N && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && k0 + 16 * q < K) ? at : 0],
+                                  row < N && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 128 + tid;
             // r = chunk // (BK // 16)  [p = 1]
@@ -1147,7 +1147,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bn + r  [p = 1]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1156,8 +1156,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 1]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < N && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && k0 + 16 * q < K) ? at : 0],
+                                  row < N && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 256 + tid;
             // r = chunk // (BK // 16)  [p = 2]
@@ -1167,7 +1167,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bn + r  [p = 2]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1176,8 +1176,8 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 2]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < N && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && k0 + 16 * q < K) ? at : 0],
+                                  row < N && k0 + 16 * q < K);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 384 + tid;
             // r = chunk // (BK // 16)  [p = 3]
@@ -1187,7 +1187,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bn + r  [p = 3]
             row = kdsl::add(bn, r);
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), kdsl::floordiv(k0, 16)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1196,15 +1196,15 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             //     pred=(row < N and k0 + 16 * q < K) if EDGE else True,
             // )  [p = 3]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && kdsl::add(k0, 16 * q) < K) ? at : 0],
-                                  row < N && kdsl::add(k0, 16 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<uint8_t, 16>*>(bt)[(row < N && k0 + 16 * q < K) ? at : 0],
+                                  row < N && k0 + 16 * q < K);
         }
         // kdsl.cp_async_commit()
         kdsl::cp_async_commit();
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 3);
+            int32_t stage = kt % 3;
             // for kk in kdsl.range_constexpr(BK // 32):
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 0]

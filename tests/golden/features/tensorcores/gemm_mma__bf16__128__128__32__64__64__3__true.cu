@@ -952,6 +952,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
         int32_t M,
         int32_t N,
         int32_t K) {
+    // kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     // sa = kdsl.shared_array(D.vec(8), (STAGES, BM, BK // 8))
     __shared__ kdsl::vec<__nv_bfloat16, 8> sa[3][128][4];
     // sb = kdsl.shared_array(D.vec(8), (STAGES, BK, BN // 8))
@@ -1048,9 +1049,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // ktiles = (K + BK - 1) // BK
     int32_t ktiles = kdsl::floordiv(kdsl::add(K, 31), 32);
     // a_row = K // 8
-    int32_t a_row = kdsl::floordiv(K, 8);
+    int32_t a_row = K / 8;
     // b_row = N // 8
-    int32_t b_row = kdsl::floordiv(N, 8);
+    int32_t b_row = N / 8;
     // for t in range(ktiles + STAGES - 1):
     int32_t t_end = ktiles + 2;
     for (int32_t t = 0; t < t_end; ++t) {
@@ -1068,7 +1069,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // stage = t % STAGES
             int32_t stage = t % 3;
             // k0 = t * BK
-            int32_t k0 = kdsl::mul(t, 32);
+            int32_t k0 = t * 32;
             // for p in kdsl.range_constexpr(BM * BK // 8 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             int32_t chunk = tid;
@@ -1079,7 +1080,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1099,7 +1100,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1119,7 +1120,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1139,7 +1140,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), kdsl::floordiv(k0, 8)), q);
+            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1237,7 +1238,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
         // if kt >= 0:
         if (kt >= 0) {
             // stage = kt % STAGES
-            int32_t stage = kdsl::mod(kt, 3);
+            int32_t stage = kt % 3;
             // for kk in kdsl.range_constexpr(BK // 16):
             // for i in kdsl.range_constexpr(WM // 16):  [kk = 0]
             // r = wm + i * 16 + lane % 16  [kk = 0, i = 0]
