@@ -12,12 +12,22 @@ lane-wise on vectors (``lanewise.py``): these functions see scalars."""
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core.cxx import CExpr, call, infix, number
 from kdsl.transpile.core import arith, lanes, mathfns, values
 from kdsl.transpile.core.promotion import binary_types
-from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32, Vector
+from kdsl.transpile.core.types import (
+    Boolean,
+    Float16,
+    Float32,
+    Int32,
+    Numeric,
+    Vector,
+    VectorMeta,
+)
 from kdsl.transpile.errors import error
 
 
@@ -157,3 +167,53 @@ for _name in ("min", "max"):
         interpret=lambda t, call, args, mask: lanes.select_min_max(call.builtin, *args),
         prelude=("intrinsics.h",),
     )
+
+
+# -- kdsl.contract ----------------------------------------------------------------------
+def _lower_contract(lw, entry, args, kwargs):
+    """``kdsl.contract(expr)``: ``expr`` with its float ``+``/``-`` marked
+    contractible (``ir.BinOp.contract``); the pass ``contract`` fuses those
+    with a product operand into fma (passes/contract.py)."""
+    want_args(entry, args, 1)
+    x = args[0]
+    if arith.is_python_number(x):
+        return x
+    if not isinstance(x, (Numeric, Vector)):
+        raise error("not-numeric", where=f" for {entry.spelled}()", got=lw.describe(x))
+    if x.is_static():
+        return x
+    return type(x)._dynamic(_marked(x.ir_value()))
+
+
+def _marked(e):
+    """``e`` with every float ``+``/``-`` inside it marked (a variable's
+    value is another statement's: it is a leaf here)."""
+    changed = {}
+    for fld in fields(e):
+        value = getattr(e, fld.name)
+        if isinstance(value, ir.Expr):
+            new = _marked(value)
+        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
+            new = tuple(_marked(v) if isinstance(v, ir.Expr) else v for v in value)
+        else:
+            continue
+        changed[fld.name] = new
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-") and _is_float(e.type):
+        changed["contract"] = True
+    return replace(e, **changed) if changed else e
+
+
+def _is_float(t) -> bool:
+    lane = t.dtype if isinstance(t, VectorMeta) else t
+    return getattr(lane, "kind", None) == "float"
+
+
+register(
+    "contract",
+    "`kdsl.contract(expr)`: `expr` with its Float32/Float64 `a * b + c`, "
+    "`c + a * b`, `a * b - c` and `c - a * b` fused into `kdsl.math.fma` by "
+    "kdsl's rule (docs/language.md, Contraction), in a kernel without "
+    "`contract=True`",
+    _lower_contract,
+    kind="syntax",
+)
