@@ -155,9 +155,37 @@ def _fma(t, x, y, z):
     return _round_fraction(exact, _rounding(t))
 
 
-def _fma_lanes(t, x, y, z):  # exactly, one element at a time
+def _fma_lanes(t, x, y, z):
+    """fma on lanes, exactly as :func:`_fma` folds it: for float (and the
+    16-bit types, which go through float) vectorised in float64 by
+    round-to-odd (:func:`_fma_float`); for double one element at a time."""
+    if t.width <= 32:
+        return _fma_float(x, y, z)
     one = np.vectorize(lambda a, b, c: _fma(t, a, b, c), otypes=[np.float64])
     return one(x, y, z) if len(x) else np.zeros(0, np.float64)
+
+
+def _fma_float(x, y, z):
+    """``x * y + z`` of float values (float64 arrays) rounded once to float.
+
+    The product of two floats is exact in double (48 significant bits, far
+    inside double's exponent range), and so is the error of the double sum
+    ``s = p + z`` (TwoSum: no overflow is possible).  ``s`` made odd where
+    the sum was inexact (the neighbour towards the exact value whose last
+    bit is 1) is the sum rounded to odd at 53 bits, and rounding that to
+    float's 24 (or fewer, subnormal) bits is the correct rounding of the
+    exact value: 53 >= 24 + 2 (Boldo and Melquiond's round-to-odd)."""
+    with np.errstate(all="ignore"):
+        p = x * y
+        s = p + z
+        b = s - p
+        err = (p - (s - b)) + (z - b)
+        finite = np.isfinite(x) & np.isfinite(y) & np.isfinite(z) & np.isfinite(s)
+        even = (s.view(np.uint64) & np.uint64(1)) == 0
+        bump = finite & (err != 0) & even
+        toward = np.where(err > 0, np.inf, -np.inf)
+        odd = np.where(bump, np.nextafter(s, toward), s)
+    return odd.astype(np.float32).astype(np.float64)
 
 
 def _erf_lanes(t, x):  # math.erf in double, rounded to the type erff works in

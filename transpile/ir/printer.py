@@ -53,6 +53,8 @@ def format_expr(e: ir.Expr) -> str:
         text = e.name
     elif isinstance(e, (ir.BinOp, ir.Logical)):
         text = f"({format_expr(e.lhs)} {e.op} {format_expr(e.rhs)})"
+        if getattr(e, "contract", False):  # inside kdsl.contract(...)
+            text = f"contract{text}"
     elif isinstance(e, ir.UnaryOp):
         sep = " " if e.op[-1].isalpha() else ""
         text = f"({e.op}{sep}{format_expr(e.operand)})"

@@ -112,8 +112,12 @@ class _Fuser:
                 new = self.expr(value)
             elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
                 new = self.stmts(value)
-            elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
-                new = tuple(self.expr(v) if isinstance(v, ir.Expr) else v for v in value)
+            elif isinstance(value, tuple) and any(
+                isinstance(v, ir.Expr) for v in value
+            ):
+                new = tuple(
+                    self.expr(v) if isinstance(v, ir.Expr) else v for v in value
+                )
                 if all(a is b for a, b in zip(new, value)):
                     new = value
             else:
