@@ -7,6 +7,7 @@ against the exact fold of fma (hypothesis), an NVRTC compile and the
 option's error."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from kdsl import Float16, Float32, Float64, Int32, Pointer, thread_idx
 from kdsl.runtime.nvrtc import compile_to_cubin
 from kdsl.transpile import ir
 from kdsl.transpile.core import mathfns
+
+from contract_kernels import fused
 
 
 @kdsl.kernel(contract=True)
@@ -193,17 +196,6 @@ def test_contract_takes_a_bool():
 
 
 # -- the interpreter computes the fused node exactly like the fold ---------------------
-@kdsl.kernel(contract=True)
-def fused(
-    x: Pointer[Float32], y: Pointer[Float32], z: Pointer[Float32], out: Pointer[Float32]
-):
-    i = thread_idx.x
-    out[4 * i] = x[i] * y[i] + z[i]
-    out[4 * i + 1] = x[i] * y[i] - z[i]
-    out[4 * i + 2] = z[i] - x[i] * y[i]
-    out[4 * i + 3] = kdsl.contract(x[i] * y[i] + z[i] * y[i] + x[i])
-
-
 @kdsl.kernel
 def fused64(
     x: Pointer[Float64], y: Pointer[Float64], z: Pointer[Float64], out: Pointer[Float64]
@@ -265,3 +257,30 @@ def test_a_case_that_rounds_twice_without_fusion():
     fused.interpret[1, 1](x, y, z, out)
     assert out[0] == np.float32(1 + 2**-23)
     assert np.float32(x[0] * y[0]) + z[0] == np.float32(1 + 2**-22)
+
+
+def test_one_function_as_two_kernels_gets_two_sources_through_the_disk_cache(
+    tmp_path, monkeypatch
+):
+    """The runtime's source cache (what launches and the SASS tests read)
+    keys on the kernel's options: the exact and the contracted kernel of
+    one Python function differ (they were one cache entry before)."""
+    import contract_kernels as K
+
+    monkeypatch.setenv("KDSL_CACHE_DIR", str(tmp_path))
+    exact, fused_ = K.nbody_exact.dispatch(), K.nbody_contracted.dispatch()
+    assert exact.name == fused_.name == "nbody_forces__128"
+    exact, fused_ = exact.cached.source, fused_.cached.source
+    assert "fmaf(" not in exact and "ax = fmaf(dx, s, ax);" in fused_
+
+
+GOLDEN = (
+    Path(__file__).resolve().parents[1] / "golden" / "features" / "contract_kernels"
+)
+
+
+def test_golden(golden):
+    """The contracted n-body kernel's file (``fmaf`` where the rule fuses)."""
+    import contract_kernels as K
+
+    golden.check_kernel(K.nbody_contracted, GOLDEN)
