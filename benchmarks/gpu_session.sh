@@ -45,7 +45,7 @@ tests)
         # two minutes with the other groups running; see the file), so one
         # pytest process (each xdist worker would prepare them all again)
         "SERIAL test_fuzz_gpu.py"
-        "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
+        "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py test_contract_gpu.py test_fast_math_gpu.py"
     )
     mkdir -p /tmp/gpu-logs
     i=0
