@@ -24,7 +24,6 @@ from kdsl.transpile.core.types import (
     Float16,
     Float32,
     Int32,
-    Numeric,
     Vector,
     VectorMeta,
 )
@@ -51,6 +50,13 @@ def _lower_math(lw, entry, args, kwargs):
         t = Float32 if t.kind in ("int", "bool") else t
     if t.kind == "narrow":
         raise error("narrow-arithmetic", type=t.__name__, op=f"kdsl.{entry.name}")
+    if mathfns.approximate(fn) and t is not Float32:
+        raise error(
+            "fast-math-type",
+            callee=entry.spelled,
+            got=t.__name__,
+            accurate=_ACCURATE[fn],
+        )
     nums = [
         _exponent(entry, n) if p in spec.ints else arith.convert(n, t)
         for n, p in zip(nums, spec.params)
@@ -60,6 +66,19 @@ def _lower_math(lw, entry, args, kwargs):
         return result._static(mathfns.fold(fn, [n.value for n in nums], t))
     call = ir.BuiltinCall(result, entry.name, tuple(n.ir_value() for n in nums))
     return result._dynamic(call)
+
+
+# what a fast intrinsic approximates, accurately for every float type (E252)
+_ACCURATE = {
+    "fast_exp": "kdsl.math.exp()",
+    "fast_exp2": "kdsl.math.exp2()",
+    "fast_log": "kdsl.math.log()",
+    "fast_log2": "kdsl.math.log2()",
+    "fast_sin": "kdsl.math.sin()",
+    "fast_cos": "kdsl.math.cos()",
+    "fast_div": "x / y",
+    "fast_rsqrt": "kdsl.math.rsqrt()",
+}
 
 
 def _exponent(entry, n):
@@ -110,6 +129,9 @@ def _interpret_math(fn):  # the row's numpy semantics (lanes.math_call)
 
 def _doc(fn: str, signature: str) -> str:
     what = mathfns.spec(fn).what
+    if mathfns.approximate(fn):
+        error = mathfns.spec(fn).error
+        return f"`{signature}`: {what}; Float32, approximate: {error}; never folded"
     if what:
         return f"`{signature}`: {what}; exact, folds at compile time"
     if mathfns.host_fold(fn):
@@ -178,8 +200,8 @@ def _lower_contract(lw, entry, args, kwargs):
     x = args[0]
     if arith.is_python_number(x):
         return x
-    if not isinstance(x, (Numeric, Vector)):
-        raise error("not-numeric", where=f" for {entry.spelled}()", got=lw.describe(x))
+    if not isinstance(x, Vector):
+        x = arith.as_numeric(x)  # a value, or E-not-numeric
     if x.is_static():
         return x
     return type(x)._dynamic(_marked(x.ir_value()))
