@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import kdsl
 from kdsl import Float16, Float32, Float64, Int32, Pointer, thread_idx
+from kdsl.runtime import nvrtc
 from kdsl.runtime.nvrtc import compile_to_cubin
 from kdsl.transpile import ir
 from kdsl.transpile.core import mathfns
@@ -175,6 +176,20 @@ def test_device_functions_contract_by_their_own_option_or_the_kernels():
     assert "return fmaf(a, b, c);" in _function_body(src, "plain_dot")
 
 
+def test_the_ir_printer_shows_the_option_and_the_marks():
+    from kdsl.transpile.ir.printer import format_function
+
+    assert format_function(rules.dispatch().lowered.kernel).startswith("kernel rules(")
+    assert " contract:\n" in format_function(rules.dispatch().lowered.kernel)
+    text = format_function(per_expression.dispatch().lowered.kernel)
+    assert " contract:\n" not in text and "contract((" in text
+
+
+def test_nvrtc_keeps_fmad_false():
+    """kdsl's contraction is its own: NVRTC never contracts."""
+    assert "--fmad=false" in nvrtc.EXACT_OPTIONS
+
+
 def test_nvrtc_compiles_the_contracted_code():
     for k in (rules, per_expression, vectors, calls_both, contracted_caller):
         inst = k.dispatch()
@@ -244,6 +259,34 @@ def test_the_interpreter_equals_the_fold_of_fma_in_float64(triples):
         fused64.interpret[1, len(x)](x, y, z, out)
     for i in range(len(x)):
         assert _same(_fma(x[i], y[i], -z[i], Float64), out[i]), (x[i], y[i], z[i])
+
+
+def test_the_vectorised_float_fma_is_the_exact_fold_near_ties():
+    """The interpreter's float fma (round-to-odd in float64) against the
+    exact rational fold on sums built to land next to a rounding tie of
+    float: ``(1 + a 2**-23) * 2**-24 (1 - a 2**-23) + (1 + c 2**-23)`` and
+    products nearly cancelled by the addend."""
+    rng = np.random.default_rng(7)
+    n = 4000
+    a = rng.integers(1, 1 << 11, n).astype(np.float64)
+    c = 2 * rng.integers(0, 1 << 11, n).astype(np.float64) + 1  # odd: ties go up
+    x = 1 + a * 2.0**-23
+    # the product is 2**-24 (1 - a**2 2**-46): the sum is a float tie plus
+    # less than double's last bit, so a float64 sum lands on the tie
+    y = np.ldexp(1 - a * 2.0**-23, -24)
+    z = 1 + c * 2.0**-23
+    x2 = rng.standard_normal(n).astype(np.float32).astype(np.float64)
+    y2 = rng.standard_normal(n).astype(np.float32).astype(np.float64)
+    z2 = (-(x2 * y2) * (1 + rng.standard_normal(n) * 2.0**-20)).astype(np.float32)
+    xs, ys, zs = (
+        np.concatenate(p) for p in ((x, x2), (y, y2), (z, z2.astype(np.float64)))
+    )
+    got = mathfns._fma_float(xs, ys, zs)
+    for i in range(len(xs)):
+        want = float(np.float32(mathfns._fma(Float32, xs[i], ys[i], zs[i])))
+        assert _same(want, got[i]), (xs[i], ys[i], zs[i])
+    naive = (xs * ys + zs).astype(np.float32)
+    assert (naive != got.astype(np.float32)).any()  # the cases the test is for
 
 
 def test_a_case_that_rounds_twice_without_fusion():

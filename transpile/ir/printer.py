@@ -32,6 +32,7 @@ def format_function(f: ir.Function) -> str:
     params = ", ".join(f"{p.name}: {format_type(p.type)}" for p in f.params)
     kind = "kernel" if f.is_kernel else "device"
     ret = "" if f.ret is None else f" -> {format_type(f.ret)}"
+    ret += " contract" if f.contract else ""  # contract=True: every a*b + c fuses
     return "\n".join([f"{kind} {f.name}({params}){ret}:", *_block(f.body, 1)]) + "\n"
 
 
