@@ -7,9 +7,10 @@ by every instance of a kernel definition), the lowered and verified IR with
 what launching needs (:class:`Lowered`), the functions through the passes
 (:data:`PASSES`, in order: each rewrite verified, then the analyses whose
 results the emitter receives) and the CUDA source.  The CPU interpreter takes
-the lowered IR, the runtime the source and the alignment (:class:`Transpiled`,
-which its disk cache stores), the CLI either; nothing is lowered twice or
-emitted to be thrown away.
+the rewritten IR (what the GPU runs, a contracted fma included), the runtime
+the source and the alignment (:class:`Transpiled`, which its disk cache
+stores), the CLI either; nothing is lowered twice or emitted to be thrown
+away.
 """
 
 from __future__ import annotations
