@@ -53,7 +53,7 @@ tests)
         # one CPU core each to prepare (2026-12-02, the 2-core build machine),
         # so about 100 s of the pool with the other groups running
         "SERIAL test_fuzz_features_gpu.py"
-        "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py"
+        "test_builtins_gpu.py test_autotune_gpu.py test_debug_gpu.py test_device_functions_gpu.py test_dynamic_smem_gpu.py test_grid_sync_gpu.py test_kernel_options_gpu.py test_lang11_gpu.py test_launch_gpu.py test_memory_order_gpu.py test_semantics_gpu.py test_vectors_gpu.py test_warp_gpu.py test_contract_gpu.py test_fast_math_gpu.py test_facts_gpu.py"
     )
     mkdir -p /tmp/gpu-logs
     i=0

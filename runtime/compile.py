@@ -187,6 +187,7 @@ def transpiled(inst) -> Transpiled:
         kernel.fn.__code__.co_filename,  # where its assertions are (a copy moved)
         inst.name,
         "debug" if kernel.debug else "release",
+        repr(kernel.options),  # launch_bounds, contract= … change the source
     )
     entry = cache.SOURCES.get(key, Transpiled.from_json)
     if entry is None:

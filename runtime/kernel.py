@@ -97,8 +97,15 @@ class KernelInstance:
     @user_facing
     def lowered(self) -> Lowered:
         """The verified IR (kernel and device functions) and launch
-        requirements, lowered on first use (what the interpreter runs)."""
+        requirements, lowered on first use."""
         return self.compilation.lowered
+
+    @property
+    @user_facing
+    def rewritten(self) -> Lowered:
+        """:attr:`lowered` after the compiler's rewrites (``contract``
+        included): the IR the GPU runs, and what the interpreter runs."""
+        return self.compilation.rewritten
 
     @property
     @user_facing
@@ -149,12 +156,14 @@ class Kernel:
         launch_bounds=None,
         maxrregcount=None,
         block=None,
+        contract=False,
     ):
         self.definition = KernelDef.of(  # what the compiler reads
             fn,
             debug=debug_build(debug),
             launch_bounds=launch_bounds,
             maxrregcount=maxrregcount,
+            contract=contract,
         )
         self.__doc__ = fn.__doc__
         with self._at("block"):
@@ -723,13 +732,16 @@ def kernel(
     launch_bounds=None,
     maxrregcount=None,
     block=None,
+    contract=False,
     **unknown,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
     debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
-    block="BLOCK")``.  ``block=`` names the Constexpr[int] parameter a block's
+    block="BLOCK", contract=True)``.  ``block=`` names the Constexpr[int] parameter a block's
     thread count follows (``k[grid](...)`` launches with BLOCK threads and
-    any other block is refused), or gives the block of ``k[grid](...)``."""
+    any other block is refused), or gives the block of ``k[grid](...)``;
+    ``contract=True`` fuses ``a * b + c`` into fma by kdsl's rule
+    (docs/language.md, "Contraction")."""
     options = dict(
         dtypes=dtypes,
         backward=backward,
@@ -737,6 +749,7 @@ def kernel(
         launch_bounds=launch_bounds,
         maxrregcount=maxrregcount,
         block=block,
+        contract=contract,
     )
     if unknown:
         return _refuse_option(fn, next(iter(unknown)), list(options))

@@ -632,6 +632,13 @@ register(
         DSLTypeError,
         "{callee}() takes an Int32 exponent, got {got}: convert it with .to(Int32)",
     ),
+    (
+        "fast-math-type",
+        "E252",
+        DSLTypeError,
+        "{callee}() is a Float32 approximation (a CUDA float intrinsic), got {got}: "
+        "convert with .to(Float32), or use the accurate {accurate}",
+    ),
     # E26x: printing and assertions
     (
         "print-argument",

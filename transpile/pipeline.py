@@ -7,9 +7,10 @@ by every instance of a kernel definition), the lowered and verified IR with
 what launching needs (:class:`Lowered`), the functions through the passes
 (:data:`PASSES`, in order: each rewrite verified, then the analyses whose
 results the emitter receives) and the CUDA source.  The CPU interpreter takes
-the lowered IR, the runtime the source and the alignment (:class:`Transpiled`,
-which its disk cache stores), the CLI either; nothing is lowered twice or
-emitted to be thrown away.
+the rewritten IR (what the GPU runs, a contracted fma included), the runtime
+the source and the alignment (:class:`Transpiled`, which its disk cache
+stores), the CLI either; nothing is lowered twice or emitted to be thrown
+away.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from kdsl.transpile import builtins, ir, passes
@@ -36,7 +37,7 @@ from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.lower_expr import AbsentPointer
 from kdsl.transpile.frontend.names import Symbols, entry_name
 from kdsl.transpile.frontend.state import Context, FunctionState
-from kdsl.transpile.passes import Analysis, Facts, Rewrite, pointers, simplify
+from kdsl.transpile.passes import Analysis, Facts, Rewrite, contract, pointers, simplify
 from kdsl.transpile.passes.ranges import Ranges
 from kdsl.transpile.passes.unread import unread
 from kdsl.transpile.passes.verify import verify
@@ -48,6 +49,7 @@ from kdsl.transpile.version import __version__
 # (each fills the field of passes.Facts it is named after).
 PASSES = passes.schedule(
     Rewrite("simplify", simplify.function),
+    Rewrite("contract", contract.function),
     Analysis("readonly", pointers.readonly),
     Analysis("unread", unread),
     Analysis("ranges", lambda f, facts: Ranges(f)),
@@ -184,20 +186,42 @@ class Compilation:
         return lowered
 
     @cached_property
-    def prepared(self) -> tuple[tuple[ir.Function, Facts], ...]:
-        """Each function of :attr:`lowered` (callees first) through
-        :data:`PASSES`, with what the analyses found: what the emitter
-        takes."""
+    def rewritten(self) -> Lowered:
+        """:attr:`lowered` with each function through the rewrites of
+        :data:`PASSES` (each verified): the IR the GPU runs, so what the
+        interpreter runs (a rewrite that changes values, ``contract``, is
+        then the same on both)."""
         lowered = self.lowered
         with _naming(self.name):
-            return tuple(
-                passes.run(
-                    PASSES,
-                    f,
-                    Facts(readonly=lowered.readonly if f.is_kernel else frozenset()),
-                    lambda g, after: verify(g, after, lowered.by_name),
+            done = [
+                passes.rewrite(
+                    PASSES, f, lambda g, after: verify(g, after, lowered.by_name)
                 )
                 for f in lowered.all
+            ]
+        if all(a is b for a, b in zip(done, lowered.all)):
+            return lowered
+        return replace(lowered, kernel=done[-1], functions=tuple(done[:-1]))
+
+    @cached_property
+    def prepared(self) -> tuple[tuple[ir.Function, Facts], ...]:
+        """Each function of :attr:`rewritten` (callees first) through the
+        analyses of :data:`PASSES`, with what they found: what the emitter
+        takes."""
+        rewritten = self.rewritten
+        with _naming(self.name):
+            return tuple(
+                (
+                    f,
+                    passes.analyse(
+                        PASSES,
+                        f,
+                        Facts(
+                            readonly=rewritten.readonly if f.is_kernel else frozenset()
+                        ),
+                    ),
+                )
+                for f in rewritten.all
             )
 
     def explain_arith(self) -> str:
@@ -253,6 +277,7 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
     ctx.symbols = Symbols(entry_name(name))  # no device function takes its name
     ctx.optional = set(sig.optional)
     ctx.debug = kdef.debug
+    ctx.contract = kdef.options.contract
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
@@ -272,7 +297,13 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
             s for s in body if s is not unused
         )
     bounds = kdef.options.launch_bounds
-    kernel = ir.Function(ctx.symbols.entry, params, body, launch_bounds=bounds)
+    kernel = ir.Function(
+        ctx.symbols.entry,
+        params,
+        body,
+        launch_bounds=bounds,
+        contract=kdef.options.contract,
+    )
     memory = [
         info.name
         for info in sig.params

@@ -224,7 +224,7 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
             cap=limits.INTERPRETED_THREADS.value(),
             env=limits.INTERPRETED_THREADS.env,
         )
-    lowered = inst.lowered
+    lowered = inst.rewritten  # what the GPU runs: contracted fmas included
     if shared_mem:
         static = static_shared_bytes(lowered)
         where = "the interpreter, like the largest GPUs,"

@@ -30,6 +30,7 @@ def scale(x: Pointer[Float32], n: Int32):
 def test_the_pipeline_lists_its_passes_rewrites_first():
     assert [(type(p).__name__, p.name) for p in pipeline.PASSES] == [
         ("Rewrite", "simplify"),
+        ("Rewrite", "contract"),
         ("Analysis", "readonly"),
         ("Analysis", "unread"),
         ("Analysis", "ranges"),
@@ -57,8 +58,9 @@ def test_the_pipeline_runs_the_passes_in_order_each_rewrite_verified(monkeypatch
     monkeypatch.setattr(pipeline, "verify", counting_verify)
     c = pipeline.Compilation(scale.definition, "scale", (), {})
     assert "__global__" in c.source()
-    assert seen == ["simplify", "readonly", "unread", "ranges"]
-    assert checked == [("lowering", 0), ("simplify", 1)]  # before any analysis
+    assert seen == ["simplify", "contract", "readonly", "unread", "ranges"]
+    # each rewrite verified, before any analysis
+    assert checked == [("lowering", 0), ("simplify", 1), ("contract", 2)]
 
 
 def test_a_rewrite_that_breaks_the_ir_is_caught_naming_it(monkeypatch):

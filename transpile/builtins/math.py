@@ -12,12 +12,21 @@ lane-wise on vectors (``lanewise.py``): these functions see scalars."""
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 from kdsl.transpile import ir
 from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core.cxx import CExpr, call, infix, number
 from kdsl.transpile.core import arith, lanes, mathfns, values
 from kdsl.transpile.core.promotion import binary_types
-from kdsl.transpile.core.types import Boolean, Float16, Float32, Int32, Vector
+from kdsl.transpile.core.types import (
+    Boolean,
+    Float16,
+    Float32,
+    Int32,
+    Vector,
+    VectorMeta,
+)
 from kdsl.transpile.errors import error
 
 
@@ -41,6 +50,13 @@ def _lower_math(lw, entry, args, kwargs):
         t = Float32 if t.kind in ("int", "bool") else t
     if t.kind == "narrow":
         raise error("narrow-arithmetic", type=t.__name__, op=f"kdsl.{entry.name}")
+    if mathfns.approximate(fn) and t is not Float32:
+        raise error(
+            "fast-math-type",
+            callee=entry.spelled,
+            got=t.__name__,
+            accurate=_ACCURATE[fn],
+        )
     nums = [
         _exponent(entry, n) if p in spec.ints else arith.convert(n, t)
         for n, p in zip(nums, spec.params)
@@ -50,6 +66,19 @@ def _lower_math(lw, entry, args, kwargs):
         return result._static(mathfns.fold(fn, [n.value for n in nums], t))
     call = ir.BuiltinCall(result, entry.name, tuple(n.ir_value() for n in nums))
     return result._dynamic(call)
+
+
+# what a fast intrinsic approximates, accurately for every float type (E252)
+_ACCURATE = {
+    "fast_exp": "kdsl.math.exp()",
+    "fast_exp2": "kdsl.math.exp2()",
+    "fast_log": "kdsl.math.log()",
+    "fast_log2": "kdsl.math.log2()",
+    "fast_sin": "kdsl.math.sin()",
+    "fast_cos": "kdsl.math.cos()",
+    "fast_div": "x / y",
+    "fast_rsqrt": "kdsl.math.rsqrt()",
+}
 
 
 def _exponent(entry, n):
@@ -100,6 +129,9 @@ def _interpret_math(fn):  # the row's numpy semantics (lanes.math_call)
 
 def _doc(fn: str, signature: str) -> str:
     what = mathfns.spec(fn).what
+    if mathfns.approximate(fn):
+        error = mathfns.spec(fn).error
+        return f"`{signature}`: {what}; Float32, approximate: {error}; never folded"
     if what:
         return f"`{signature}`: {what}; exact, folds at compile time"
     if mathfns.host_fold(fn):
@@ -157,3 +189,53 @@ for _name in ("min", "max"):
         interpret=lambda t, call, args, mask: lanes.select_min_max(call.builtin, *args),
         prelude=("intrinsics.h",),
     )
+
+
+# -- kdsl.contract ----------------------------------------------------------------------
+def _lower_contract(lw, entry, args, kwargs):
+    """``kdsl.contract(expr)``: ``expr`` with its float ``+``/``-`` marked
+    contractible (``ir.BinOp.contract``); the pass ``contract`` fuses those
+    with a product operand into fma (passes/contract.py)."""
+    want_args(entry, args, 1)
+    x = args[0]
+    if arith.is_python_number(x):
+        return x
+    if not isinstance(x, Vector):
+        x = arith.as_numeric(x)  # a value, or E-not-numeric
+    if x.is_static():
+        return x
+    return type(x)._dynamic(_marked(x.ir_value()))
+
+
+def _marked(e):
+    """``e`` with every float ``+``/``-`` inside it marked (a variable's
+    value is another statement's: it is a leaf here)."""
+    changed = {}
+    for fld in fields(e):
+        value = getattr(e, fld.name)
+        if isinstance(value, ir.Expr):
+            new = _marked(value)
+        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
+            new = tuple(_marked(v) if isinstance(v, ir.Expr) else v for v in value)
+        else:
+            continue
+        changed[fld.name] = new
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-") and _is_float(e.type):
+        changed["contract"] = True
+    return replace(e, **changed) if changed else e
+
+
+def _is_float(t) -> bool:
+    lane = t.dtype if isinstance(t, VectorMeta) else t
+    return getattr(lane, "kind", None) == "float"
+
+
+register(
+    "contract",
+    "`kdsl.contract(expr)`: `expr` with its Float32/Float64 `a * b + c`, "
+    "`c + a * b`, `a * b - c` and `c - a * b` fused into `kdsl.math.fma` by "
+    "kdsl's rule (docs/language.md, Contraction), in a kernel without "
+    "`contract=True`",
+    _lower_contract,
+    kind="syntax",
+)

@@ -37,7 +37,9 @@ class MathFn:
       (rounded to ``t`` afterwards, by :func:`fold`), or None: never
       folded, CUDA's own result (a transcendental function);
     * ``result``: its result type (None: the float type);
-    * ``what``: for the doc line, what it computes (exact functions).
+    * ``what``: for the doc line, what it computes (exact functions);
+    * ``error``: for an approximate intrinsic (``fast_exp`` …, Float32
+      only, never folded), its documented maximum error.
     """
 
     params: str
@@ -48,6 +50,7 @@ class MathFn:
     result: type | None = None
     ints: str = ""
     what: str = ""
+    error: str = ""
 
 
 def _rounding(t):
@@ -155,9 +158,37 @@ def _fma(t, x, y, z):
     return _round_fraction(exact, _rounding(t))
 
 
-def _fma_lanes(t, x, y, z):  # exactly, one element at a time
+def _fma_lanes(t, x, y, z):
+    """fma on lanes, exactly as :func:`_fma` folds it: for float (and the
+    16-bit types, which go through float) vectorised in float64 by
+    round-to-odd (:func:`_fma_float`); for double one element at a time."""
+    if t.width <= 32:
+        return _fma_float(x, y, z)
     one = np.vectorize(lambda a, b, c: _fma(t, a, b, c), otypes=[np.float64])
     return one(x, y, z) if len(x) else np.zeros(0, np.float64)
+
+
+def _fma_float(x, y, z):
+    """``x * y + z`` of float values (float64 arrays) rounded once to float.
+
+    The product of two floats is exact in double (48 significant bits, far
+    inside double's exponent range), and so is the error of the double sum
+    ``s = p + z`` (TwoSum: no overflow is possible).  ``s`` made odd where
+    the sum was inexact (the neighbour towards the exact value whose last
+    bit is 1) is the sum rounded to odd at 53 bits, and rounding that to
+    float's 24 (or fewer, subnormal) bits is the correct rounding of the
+    exact value: 53 >= 24 + 2 (Boldo and Melquiond's round-to-odd)."""
+    with np.errstate(all="ignore"):
+        p = x * y
+        s = p + z
+        b = s - p
+        err = (p - (s - b)) + (z - b)
+        finite = np.isfinite(x) & np.isfinite(y) & np.isfinite(z) & np.isfinite(s)
+        even = (s.view(np.uint64) & np.uint64(1)) == 0
+        bump = finite & (err != 0) & even
+        toward = np.where(err > 0, np.inf, -np.inf)
+        odd = np.where(bump, np.nextafter(s, toward), s)
+    return odd.astype(np.float32).astype(np.float64)
 
 
 def _erf_lanes(t, x):  # math.erf in double, rounded to the type erff works in
@@ -168,6 +199,55 @@ def _erf_lanes(t, x):  # math.erf in double, rounded to the type erff works in
 
 def _frexp_exponent(t, x):
     return math.frexp(x)[1] if math.isfinite(x) else 0
+
+
+# -- the fast intrinsics (Float32 only, never folded) ---------------------------------
+# What the interpreter computes: the exact function, in float64, rounded once
+# to float (math_call rounds), of the argument the GPU's instruction gets.
+# CUDA's __expf multiplies by log2(e) and __logf by ln(2), each rounded to
+# float (mul.rn.f32 with these constants, then ex2/lg2.approx.f32): modelled
+# exactly, so only the instruction's own approximation is left between the
+# GPU and the interpreter.  __fdividef's documented zero for a divisor
+# beyond 2**126 is modelled too.
+LOG2E_F = float(np.float32(1.4426950408889634))  # 0x3FB8AA3B, __expf's
+LN2_F = float(np.float32(0.6931471805599453))  # 0x3F317218, __logf's
+
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def _to_float(x):
+    """float64 lanes rounded to float, kept as float64."""
+    return _f64(x).astype(np.float32).astype(np.float64)
+
+
+def _fast_exp(t, x):
+    with np.errstate(all="ignore"):
+        return np.exp2(_to_float(_f64(x) * LOG2E_F))
+
+
+def _fast_log(t, x):
+    with np.errstate(all="ignore"):
+        return _to_float(np.log2(_f64(x))) * LN2_F
+
+
+def _fast_div(t, x, y):
+    x, y = _f64(x), _f64(y)
+    with np.errstate(all="ignore"):
+        beyond = (np.abs(y) > 2.0**126) & np.isfinite(y)
+        zero = np.where(np.isinf(x), np.nan, x * 0.0 * np.copysign(1.0, y))
+        return np.where(beyond, zero, x / y)
+
+
+def _in64(fn):
+    """A numpy function computed in float64 as a fast row's ``lanes``."""
+
+    def lanes(t, *x):
+        with np.errstate(all="ignore"):
+            return fn(*(_f64(a) for a in x))
+
+    return lanes
 
 
 # One row per function, in the order the reference lists them.
@@ -290,6 +370,66 @@ _TABLE = {
     ),
     "pow": MathFn("xy", "powf", _np(np.power)),
     "atan2": MathFn("xy", "atan2f", _np(np.arctan2)),
+    "fast_exp": MathFn(
+        "x",
+        "__expf",
+        _fast_exp,
+        what="e**x, CUDA's `__expf`: `ex2.approx.f32` of `x * log2(e)` rounded to float",
+        error="2 + floor(abs(1.173 * x)) ulp; within 2 ulp of `2**y` correctly "
+        "rounded, `y` that product",
+    ),
+    "fast_exp2": MathFn(
+        "x",
+        "kdsl::fast_exp2",
+        _in64(np.exp2),
+        what="2**x, PTX's `ex2.approx.f32`",
+        error="2 ulp, every input",
+    ),
+    "fast_log": MathFn(
+        "x",
+        "__logf",
+        _fast_log,
+        what="ln(x), CUDA's `__logf`: `lg2.approx.f32` times ln(2) rounded to float",
+        error="2**-21.41 absolute for x in [0.5, 2], else 3 ulp",
+    ),
+    "fast_log2": MathFn(
+        "x",
+        "__log2f",
+        _in64(np.log2),
+        what="log2(x), CUDA's `__log2f` (`lg2.approx.f32`)",
+        error="2**-22 absolute for x in [0.5, 2], else 2 ulp",
+    ),
+    "fast_sin": MathFn(
+        "x",
+        "__sinf",
+        _in64(np.sin),
+        what="sin(x), CUDA's `__sinf` (`sin.approx.f32`)",
+        error="2**-21.41 absolute for x in [-pi, pi], 2**-20.5 in [-2 pi, 2 pi], "
+        "2**-14.7 in [-100 pi, 100 pi], none beyond",
+    ),
+    "fast_cos": MathFn(
+        "x",
+        "__cosf",
+        _in64(np.cos),
+        what="cos(x), CUDA's `__cosf` (`cos.approx.f32`)",
+        error="2**-21.19 absolute for x in [-pi, pi], 2**-20.5 in [-2 pi, 2 pi], "
+        "2**-14.7 in [-100 pi, 100 pi], none beyond",
+    ),
+    "fast_div": MathFn(
+        "xy",
+        "__fdividef",
+        _fast_div,
+        what="x / y, CUDA's `__fdividef` (`div.approx.f32`, x times 1/y): "
+        "0 (NaN for an infinite x) where 2**126 < abs(y) < 2**128",
+        error="2 ulp for abs(y) in [2**-126, 2**126]",
+    ),
+    "fast_rsqrt": MathFn(
+        "x",
+        "kdsl::fast_rsqrt",
+        _in64(lambda x: 1.0 / np.sqrt(x)),
+        what="1/sqrt(x), PTX's `rsqrt.approx.f32`",
+        error="2**-22.9 relative, every positive finite x",
+    ),
 }
 
 
@@ -304,8 +444,10 @@ def check(name: str, fn: MathFn) -> None:
         problems.append("it has no CPU semantics (lanes=)")
     if fn.fold is not None and not callable(fn.fold):
         problems.append("its fold is not callable (fold=)")
-    if fn.fold is None and fn.c_float.startswith("kdsl::"):
+    if fn.fold is None and fn.c_float.startswith("kdsl::") and not fn.error:
         problems.append("a function of kdsl's prelude must fold (fold=)")
+    if fn.error and fn.fold is not None:
+        problems.append("an approximate intrinsic never folds (error= and fold=)")
     if problems:
         raise TypeError(f"kdsl.math.{name}: " + "; ".join(problems))
 
@@ -332,6 +474,12 @@ def c_name(name: str, width: int) -> str:
     if width == 64:
         return fn.c_double or fn.c_float[:-1]
     return fn.c_float
+
+
+def approximate(name: str) -> bool:
+    """Whether ``name`` is a fast intrinsic: Float32 only, never folded,
+    within its documented error (``MathFn.error``)."""
+    return bool(_TABLE[name].error)
 
 
 def host_fold(name: str):

@@ -35,15 +35,23 @@ class KernelDef:
 
     @classmethod
     def of(
-        cls, fn, *, debug: bool = False, launch_bounds=None, maxrregcount=None
+        cls,
+        fn,
+        *,
+        debug: bool = False,
+        launch_bounds=None,
+        maxrregcount=None,
+        contract=False,
     ) -> "KernelDef":
         """The definition of ``fn``, its options checked (an error points at
         the decorator keyword, else the ``def``)."""
         site, name = DefSite(fn), fn.__name__
         with located(site, "launch_bounds"):
             kernel_options(name, launch_bounds, None)
+        with located(site, "contract"):
+            kernel_options(name, contract=contract)
         with located(site, "maxrregcount"):
-            options = kernel_options(name, launch_bounds, maxrregcount)
+            options = kernel_options(name, launch_bounds, maxrregcount, contract)
         signature = read_signature(fn, f"kernel '{name}'")
         return cls(fn, name, site, signature, options, bool(debug))
 

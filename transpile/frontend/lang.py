@@ -12,7 +12,8 @@ import sys
 from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.sites import at_caller
+from kdsl.transpile.frontend.options import contract_option
+from kdsl.transpile.sites import DefSite, at_caller
 from kdsl.transpile.tracebacks import for_the_user, user_facing
 from kdsl.transpile.source import Span
 from kdsl.transpile.core.structs import is_struct
@@ -267,10 +268,11 @@ class DeviceFunction:
 
     __kdsl_func__ = True
 
-    def __init__(self, fn):
+    def __init__(self, fn, contract: bool = False):
         self.fn = fn
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
+        self.contract = contract  # fuse its a * b + c (passes/contract.py)
         self._parsed = None
 
     def parsed(self):
@@ -288,6 +290,19 @@ class DeviceFunction:
         return f"<kdsl.func {self.name}>"
 
 
-def func(fn):
-    """Decorator: a device function callable from kernels."""
-    return DeviceFunction(fn)
+def func(fn=None, *, contract=False):
+    """Decorator: a device function callable from kernels, ``@kdsl.func``
+    or ``@kdsl.func(contract=True)`` (its float ``a * b + c`` fused into fma
+    by kdsl's rule, in every kernel; a ``contract=True`` kernel contracts
+    every device function it calls)."""
+    if fn is None:
+        return lambda f: DeviceFunction(f, _checked(f, contract))
+    return DeviceFunction(fn, _checked(fn, contract))
+
+
+def _checked(fn, contract) -> bool:
+    """``contract=`` of ``@kdsl.func``, a bool (E473 at the decorator)."""
+    try:
+        return contract_option(fn.__name__, contract)
+    except DSLError as exc:
+        raise DefSite(fn).locate(exc, keyword="contract") from None

@@ -143,7 +143,12 @@ class DeviceFunctionLowerer(Lowering):
         if sub.state.record is not None:
             self.state.ctx.record_takers.add(name)
         return ir.Function(
-            name, tuple(params), tuple(sub.state.block), ret, is_kernel=False
+            name,
+            tuple(params),
+            tuple(sub.state.block),
+            ret,
+            is_kernel=False,
+            contract=self.state.ctx.contract or f.contract,
         )
 
     def _bind_parameter(self, pname, kind) -> list:

@@ -1,4 +1,5 @@
-"""A kernel's compile options: ``@kdsl.kernel(launch_bounds=..., maxrregcount=...)``.
+"""A kernel's compile options: ``@kdsl.kernel(launch_bounds=..., maxrregcount=...,
+contract=...)``.
 
 ``launch_bounds`` becomes ``__launch_bounds__(threads, min_blocks)`` on the
 kernel's signature (the launch then refuses larger blocks); ``maxrregcount``
@@ -20,6 +21,7 @@ MAX_REGISTERS = 255  # registers a thread, every current GPU
 class KernelOptions:
     launch_bounds: tuple[int, ...] | None = None  # (threads,) or (threads, blocks)
     maxrregcount: int | None = None
+    contract: bool = False  # fuse a * b + c into fma (passes/contract.py)
 
     @property
     def max_threads(self) -> int | None:
@@ -33,8 +35,9 @@ class KernelOptions:
         return (f"--maxrregcount={self.maxrregcount}",)
 
 
-def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None):
+def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None, contract=False):
     """The options of the kernel ``kernel``, checked."""
+    contract = contract_option(kernel, contract)
     bounds = None
     if launch_bounds is not None:
         bounds = launch_bounds if isinstance(launch_bounds, tuple) else (launch_bounds,)
@@ -61,7 +64,20 @@ def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None):
             accepted=f"the most registers a thread, an int from 1 to {MAX_REGISTERS}",
             got=repr(maxrregcount),
         )
-    return KernelOptions(bounds, maxrregcount)
+    return KernelOptions(bounds, maxrregcount, contract)
+
+
+def contract_option(name: str, contract) -> bool:
+    """``contract=`` of the kernel or device function ``name``: a bool."""
+    if not isinstance(contract, bool):
+        raise error(
+            "kernel-option",
+            option="contract",
+            kernel=name,
+            accepted="True (fuse a * b + c into fma, docs/language.md) or False",
+            got=repr(contract),
+        )
+    return contract
 
 
 def _positive_int(value) -> bool:

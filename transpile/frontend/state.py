@@ -63,6 +63,7 @@ class Context:
     # types of the results it returns through references, or None)
     effects: dict = field(default_factory=dict)
     debug: bool = False  # a debug build: assert statements are compiled
+    contract: bool = False  # the kernel's contract=True: its functions fuse a*b + c
     # (span, message) of each assertion, numbered from 1 in this list's order
     assertions: list = field(default_factory=list)
     record_takers: set = field(default_factory=set)  # functions taking the record
@@ -88,6 +89,7 @@ class Context:
             symbols=self.symbols,
             effects=self.effects,
             debug=self.debug,
+            contract=self.contract,
             assertions=self.assertions,
             record_takers=self.record_takers,
             constants=self.constants,

@@ -99,11 +99,15 @@ class Var(Expr):
 
 @dataclass(frozen=True)
 class BinOp(Expr):
-    """``lhs op rhs`` with both operands of the operation's common type."""
+    """``lhs op rhs`` with both operands of the operation's common type.
+    ``contract``: a float ``+``/``-`` written inside ``kdsl.contract(...)``,
+    which the pass ``contract`` may fuse with a product operand into one
+    ``kdsl.math.fma`` (passes/contract.py)."""
 
     op: str
     lhs: Expr
     rhs: Expr
+    contract: bool = False
 
 
 @dataclass(frozen=True)
@@ -550,6 +554,9 @@ class Function:
     is_kernel: bool = True
     # a kernel's __launch_bounds__: (max threads a block[, min blocks an SM])
     launch_bounds: tuple[int, ...] | None = None
+    # ``contract=True`` (the kernel's option, or the device function's): the
+    # pass ``contract`` fuses every float ``a * b + c`` of it into an fma
+    contract: bool = False
 
 
 # -- traversal ------------------------------------------------------------------------

@@ -32,6 +32,7 @@ def format_function(f: ir.Function) -> str:
     params = ", ".join(f"{p.name}: {format_type(p.type)}" for p in f.params)
     kind = "kernel" if f.is_kernel else "device"
     ret = "" if f.ret is None else f" -> {format_type(f.ret)}"
+    ret += " contract" if f.contract else ""  # contract=True: every a*b + c fuses
     return "\n".join([f"{kind} {f.name}({params}){ret}:", *_block(f.body, 1)]) + "\n"
 
 
@@ -53,6 +54,8 @@ def format_expr(e: ir.Expr) -> str:
         text = e.name
     elif isinstance(e, (ir.BinOp, ir.Logical)):
         text = f"({format_expr(e.lhs)} {e.op} {format_expr(e.rhs)})"
+        if getattr(e, "contract", False):  # inside kdsl.contract(...)
+            text = f"contract{text}"
     elif isinstance(e, ir.UnaryOp):
         sep = " " if e.op[-1].isalpha() else ""
         text = f"({e.op}{sep}{format_expr(e.operand)})"

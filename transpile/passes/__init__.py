@@ -66,10 +66,24 @@ def run(passes, f: ir.Function, facts: Facts, check) -> tuple[ir.Function, Facts
     """``f`` through ``passes`` in order, ``check(f, after=name)`` after each
     rewrite; the final function and its :class:`Facts` (from ``facts``, what
     the pipeline knows)."""
+    f = rewrite(passes, f, check)
+    return f, analyse(passes, f, facts)
+
+
+def rewrite(passes, f: ir.Function, check) -> ir.Function:
+    """``f`` through the rewrites of ``passes`` in order, ``check(f,
+    after=name)`` after each."""
     for p in passes:
         if isinstance(p, Rewrite):
             f = p.run(f)
             check(f, after=p.name)
-        else:
+    return f
+
+
+def analyse(passes, f: ir.Function, facts: Facts) -> Facts:
+    """The :class:`Facts` of ``f`` (the final IR): ``facts`` with each
+    analysis of ``passes`` in order filled in."""
+    for p in passes:
+        if isinstance(p, Analysis):
             facts = replace(facts, **{p.name: p.run(f, facts)})
-    return f, facts
+    return facts

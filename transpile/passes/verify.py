@@ -10,7 +10,8 @@ imported, as by the emitter and the interpreter.  What it checks:
   dynamic shared buffer or a loop's variable) in an enclosing scope before it
   is read or assigned, and once per scope; ``break``/``continue`` are inside
   a loop;
-* types: the operands of an operator have one type; a declaration, an
+* types: the operands of an operator have one type (a ``+``/``-`` marked
+  contractible is a float one; an fma's three operands have its type); a declaration, an
   assignment or a store (of a lane too) gives a value of the variable's or
   the element's type; a condition (``if``, ``while``, ``?:``, ``and``/``or``,
   ``assert``) is a Boolean; a ``return`` gives the function's return type;
@@ -109,6 +110,8 @@ class Verifier(Backend):
         self.each((e.lhs, e.rhs))
         if e.lhs.type is not e.rhs.type:
             self.fail(f"operands of '{e.op}' differ: {e.lhs.type!r}, {e.rhs.type!r}")
+        if e.contract and not (e.op in ("+", "-") and _float(e.type)):
+            self.fail(f"a '{e.op}' of {e.type!r} is marked contractible")
 
     def e_UnaryOp(self, e):
         self.expr(e.operand)
@@ -147,6 +150,9 @@ class Verifier(Backend):
             for a in e.args:
                 if not isinstance(_scalar(a.type), NumericMeta):
                     self.fail(f"an operand of {entry.spelled} is a {a.type!r}")
+            if entry.name == "math.fma" and any(a.type is not e.type for a in e.args):
+                got = ", ".join(repr(a.type) for a in e.args)
+                self.fail(f"the operands of a {e.type!r} fma are {got}")
         if entry.collective == "warp" and (not e.args or e.args[0].type is not Uint32):
             self.fail(f"{entry.spelled}'s first operand is not its Uint32 lane mask")
 
@@ -366,3 +372,8 @@ def _memory(t):
 def _scalar(t):
     """A vector type's lane type; any other type itself."""
     return t.dtype if isinstance(t, VectorMeta) else t
+
+
+def _float(t) -> bool:
+    """A float type, or a vector of one."""
+    return isinstance(_scalar(t), NumericMeta) and _scalar(t).kind == "float"
