@@ -144,8 +144,9 @@ def attention_bwd_dkdv(
         r = idx // CH
         c = idx % CH
         dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)
-        kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)
-        kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)
+        at = (head + n0 + r) * CH + c  # 16 bytes of key n0 + r
+        kdsl.cp_async(sk, dst, k.vec(8), at)
+        kdsl.cp_async(sv, dst, v.vec(8), at)
     kdsl.cp_async_commit()
     for i in range(HEAD_DIM // 2):
         dvacc[i] = 0.0
@@ -326,8 +327,9 @@ def attention_bwd_dq(
         r = idx // CH
         c = idx % CH
         dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)
-        kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)
-        kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)
+        at = (head + m0 + r) * CH + c  # 16 bytes of query m0 + r
+        kdsl.cp_async(sq, dst, q.vec(8), at)
+        kdsl.cp_async(sdo, dst, do.vec(8), at)
     kdsl.cp_async_commit()
     for h in kdsl.range_constexpr(2):
         ls[h] = lse[head + row0 + h * 8]

@@ -1206,14 +1206,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     int32_t c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 0]
     int32_t dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 0]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 0]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 0]
+    int32_t at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 0]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 0]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 1]
     idx = 256 + tid;
     // r = idx // CH  [p = 1]
@@ -1222,14 +1220,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 1]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 1]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 1]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 1]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 1]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 1]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 2]
     idx = 512 + tid;
     // r = idx // CH  [p = 2]
@@ -1238,14 +1234,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 2]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 2]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 2]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 2]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 2]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 2]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 3]
     idx = 768 + tid;
     // r = idx // CH  [p = 3]
@@ -1254,14 +1248,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 3]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 3]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 3]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 3]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 3]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 3]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 4]
     idx = 1024 + tid;
     // r = idx // CH  [p = 4]
@@ -1270,14 +1262,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 4]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 4]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 4]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 4]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 4]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 4]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 5]
     idx = 1280 + tid;
     // r = idx // CH  [p = 5]
@@ -1286,14 +1276,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 5]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 5]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 5]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 5]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 5]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 5]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 6]
     idx = 1536 + tid;
     // r = idx // CH  [p = 6]
@@ -1302,14 +1290,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 6]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 6]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 6]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 6]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 6]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 6]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // idx = p * THREADS + tid  [p = 7]
     idx = 1792 + tid;
     // r = idx // CH  [p = 7]
@@ -1318,14 +1304,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     c = idx % 16;
     // dst = (c // 8 * KV_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 7]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sk, dst, k.vec(8), (head + n0 + r) * CH + c)  [p = 7]
-    kdsl::cp_async_cg<16>(&sk[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
-    // kdsl.cp_async(sv, dst, v.vec(8), (head + n0 + r) * CH + c)  [p = 7]
-    kdsl::cp_async_cg<16>(&sv[dst],
-                          &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16),
-                                                                                      c)]);
+    // at = (head + n0 + r) * CH + c  [p = 7]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, n0), r), 16), c);
+    // kdsl.cp_async(sk, dst, k.vec(8), at)  [p = 7]
+    kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[at]);
+    // kdsl.cp_async(sv, dst, v.vec(8), at)  [p = 7]
+    kdsl::cp_async_cg<16>(&sv[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(v)[at]);
     // kdsl.cp_async_commit()
     kdsl::cp_async_commit();
     // for i in range(HEAD_DIM // 2):
@@ -1431,7 +1415,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
             // if tid < BLOCK_M // 2:
             if (tid < 32) {
                 // at = (head + m0) // 2 + tid
-                int32_t at = kdsl::floordiv(kdsl::add(head, m0), 2) + tid;
+                at = kdsl::floordiv(kdsl::add(head, m0), 2) + tid;
                 // kdsl.cp_async(slse, stage * BLOCK_M // 2 + tid, lse.vec(2), at)
                 kdsl::cp_async_ca<8>(&slse[stage * 64 / 2 + tid],
                                      &reinterpret_cast<const kdsl::vec<float, 2>*>(lse)[at]);
@@ -1894,7 +1878,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     }
     // for h in kdsl.range_constexpr(2):
     // at = ((head + key0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, key0), 128), t4 * 2), 2);
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, key0), 128), t4 * 2), 2);
     // for c in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 0]
     float x0 = dvacc[0];
@@ -1915,210 +1899,210 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 1]
     x1 = dvacc[5];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 1]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 4] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 4)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 1]
     y0_ = dkacc[4] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 1]
     y1_ = dkacc[5] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 1]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 4] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 4)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 2]
     x0 = dvacc[8];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 2]
     x1 = dvacc[9];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 2]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 8] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 8)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 2]
     y0_ = dkacc[8] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 2]
     y1_ = dkacc[9] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 2]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 8] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 8)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 3]
     x0 = dvacc[12];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 3]
     x1 = dvacc[13];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 3]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 12] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 12)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 3]
     y0_ = dkacc[12] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 3]
     y1_ = dkacc[13] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 3]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 12] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 12)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 4]
     x0 = dvacc[16];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 4]
     x1 = dvacc[17];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 4]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 16] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 16)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 4]
     y0_ = dkacc[16] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 4]
     y1_ = dkacc[17] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 4]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 16] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 16)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 5]
     x0 = dvacc[20];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 5]
     x1 = dvacc[21];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 5]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 20] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 20)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 5]
     y0_ = dkacc[20] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 5]
     y1_ = dkacc[21] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 5]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 20] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 20)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 6]
     x0 = dvacc[24];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 6]
     x1 = dvacc[25];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 6]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 24] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 24)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 6]
     y0_ = dkacc[24] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 6]
     y1_ = dkacc[25] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 6]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 24] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 24)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 7]
     x0 = dvacc[28];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 7]
     x1 = dvacc[29];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 7]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 28] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 28)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 7]
     y0_ = dkacc[28] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 7]
     y1_ = dkacc[29] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 7]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 28] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 28)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 8]
     x0 = dvacc[32];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 8]
     x1 = dvacc[33];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 8]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 32] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 32)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 8]
     y0_ = dkacc[32] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 8]
     y1_ = dkacc[33] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 8]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 32] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 32)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 9]
     x0 = dvacc[36];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 9]
     x1 = dvacc[37];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 9]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 36] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 36)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 9]
     y0_ = dkacc[36] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 9]
     y1_ = dkacc[37] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 9]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 36] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 36)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 10]
     x0 = dvacc[40];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 10]
     x1 = dvacc[41];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 10]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 40] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 40)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 10]
     y0_ = dkacc[40] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 10]
     y1_ = dkacc[41] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 10]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 40] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 40)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 11]
     x0 = dvacc[44];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 11]
     x1 = dvacc[45];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 11]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 44] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 44)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 11]
     y0_ = dkacc[44] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 11]
     y1_ = dkacc[45] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 11]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 44] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 44)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 12]
     x0 = dvacc[48];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 12]
     x1 = dvacc[49];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 12]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 48] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 48)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 12]
     y0_ = dkacc[48] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 12]
     y1_ = dkacc[49] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 12]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 48] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 48)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 13]
     x0 = dvacc[52];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 13]
     x1 = dvacc[53];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 13]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 52] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 52)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 13]
     y0_ = dkacc[52] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 13]
     y1_ = dkacc[53] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 13]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 52] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 52)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 14]
     x0 = dvacc[56];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 14]
     x1 = dvacc[57];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 14]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 56] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 56)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 14]
     y0_ = dkacc[56] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 14]
     y1_ = dkacc[57] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 14]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 56] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 56)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 0, c = 15]
     x0 = dvacc[60];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 0, c = 15]
     x1 = dvacc[61];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 15]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 60] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 60)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 0, c = 15]
     y0_ = dkacc[60] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 15]
     y1_ = dkacc[61] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 0, c = 15]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 60] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 60)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // at = ((head + key0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, key0), 8), 128), t4 * 2), 2);
@@ -2142,209 +2126,209 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dkdv__f16__12
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 1]
     x1 = dvacc[7];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 1]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 4] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 4)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 1]
     y0_ = dkacc[6] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 1]
     y1_ = dkacc[7] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 1]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 4] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 4)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 2]
     x0 = dvacc[10];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 2]
     x1 = dvacc[11];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 2]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 8] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 8)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 2]
     y0_ = dkacc[10] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 2]
     y1_ = dkacc[11] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 2]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 8] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 8)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 3]
     x0 = dvacc[14];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 3]
     x1 = dvacc[15];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 3]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 12] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 12)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 3]
     y0_ = dkacc[14] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 3]
     y1_ = dkacc[15] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 3]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 12] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 12)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 4]
     x0 = dvacc[18];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 4]
     x1 = dvacc[19];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 4]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 16] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 16)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 4]
     y0_ = dkacc[18] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 4]
     y1_ = dkacc[19] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 4]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 16] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 16)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 5]
     x0 = dvacc[22];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 5]
     x1 = dvacc[23];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 5]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 20] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 20)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 5]
     y0_ = dkacc[22] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 5]
     y1_ = dkacc[23] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 5]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 20] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 20)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 6]
     x0 = dvacc[26];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 6]
     x1 = dvacc[27];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 6]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 24] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 24)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 6]
     y0_ = dkacc[26] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 6]
     y1_ = dkacc[27] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 6]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 24] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 24)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 7]
     x0 = dvacc[30];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 7]
     x1 = dvacc[31];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 7]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 28] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 28)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 7]
     y0_ = dkacc[30] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 7]
     y1_ = dkacc[31] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 7]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 28] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 28)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 8]
     x0 = dvacc[34];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 8]
     x1 = dvacc[35];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 8]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 32] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 32)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 8]
     y0_ = dkacc[34] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 8]
     y1_ = dkacc[35] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 8]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 32] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 32)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 9]
     x0 = dvacc[38];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 9]
     x1 = dvacc[39];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 9]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 36] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 36)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 9]
     y0_ = dkacc[38] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 9]
     y1_ = dkacc[39] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 9]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 36] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 36)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 10]
     x0 = dvacc[42];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 10]
     x1 = dvacc[43];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 10]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 40] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 40)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 10]
     y0_ = dkacc[42] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 10]
     y1_ = dkacc[43] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 10]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 40] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 40)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 11]
     x0 = dvacc[46];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 11]
     x1 = dvacc[47];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 11]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 44] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 44)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 11]
     y0_ = dkacc[46] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 11]
     y1_ = dkacc[47] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 11]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 44] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 44)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 12]
     x0 = dvacc[50];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 12]
     x1 = dvacc[51];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 12]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 48] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 48)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 12]
     y0_ = dkacc[50] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 12]
     y1_ = dkacc[51] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 12]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 48] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 48)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 13]
     x0 = dvacc[54];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 13]
     x1 = dvacc[55];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 13]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 52] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 52)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 13]
     y0_ = dkacc[54] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 13]
     y1_ = dkacc[55] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 13]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 52] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 52)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 14]
     x0 = dvacc[58];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 14]
     x1 = dvacc[59];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 14]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 56] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 56)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 14]
     y0_ = dkacc[58] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 14]
     y1_ = dkacc[59] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 14]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 56] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 56)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
     // x0 = dvacc[4 * c + 2 * h]  [h = 1, c = 15]
     x0 = dvacc[62];
     // x1 = dvacc[4 * c + 2 * h + 1]  [h = 1, c = 15]
     x1 = dvacc[63];
     // dv.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 15]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[at + 60] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dv)[kdsl::add(at, 60)] =
             kdsl::vec<__half, 2>{{__float2half_rn(x0), __float2half_rn(x1)}};
     // y0 = dkacc[4 * c + 2 * h] * scale  [h = 1, c = 15]
     y0_ = dkacc[62] * scale;
     // y1 = dkacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 15]
     y1_ = dkacc[63] * scale;
     // dk.vec(2)[at + c * 4] = D.vec(2)(y0, y1)  [h = 1, c = 15]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[at + 60] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(dk)[kdsl::add(at, 60)] =
             kdsl::vec<__half, 2>{{__float2half_rn(y0_), __float2half_rn(y1_)}};
 }

@@ -1207,14 +1207,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     int32_t c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 0]
     int32_t dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 0]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 0]
+    // at = (head + m0 + r) * CH + c  [p = 0]
+    int32_t at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 0]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 0]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 1]
     idx = 256 + tid;
     // r = idx // CH  [p = 1]
@@ -1223,14 +1222,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 1]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 1]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 1]
+    // at = (head + m0 + r) * CH + c  [p = 1]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 1]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 1]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 2]
     idx = 512 + tid;
     // r = idx // CH  [p = 2]
@@ -1239,14 +1237,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 2]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 2]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 2]
+    // at = (head + m0 + r) * CH + c  [p = 2]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 2]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 2]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 3]
     idx = 768 + tid;
     // r = idx // CH  [p = 3]
@@ -1255,14 +1252,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 3]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 3]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 3]
+    // at = (head + m0 + r) * CH + c  [p = 3]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 3]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 3]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 4]
     idx = 1024 + tid;
     // r = idx // CH  [p = 4]
@@ -1271,14 +1267,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 4]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 4]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 4]
+    // at = (head + m0 + r) * CH + c  [p = 4]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 4]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 4]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 5]
     idx = 1280 + tid;
     // r = idx // CH  [p = 5]
@@ -1287,14 +1282,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 5]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 5]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 5]
+    // at = (head + m0 + r) * CH + c  [p = 5]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 5]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 5]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 6]
     idx = 1536 + tid;
     // r = idx // CH  [p = 6]
@@ -1303,14 +1297,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 6]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 6]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 6]
+    // at = (head + m0 + r) * CH + c  [p = 6]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 6]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 6]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // idx = p * THREADS + tid  [p = 7]
     idx = 1792 + tid;
     // r = idx // CH  [p = 7]
@@ -1319,14 +1312,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     c = idx % 16;
     // dst = (c // 8 * Q_ROWS + r) * 8 + kdsl.swizzle(r, c % 8, 8)  [p = 7]
     dst = kdsl::add((c / 8 * 128 + r) * 8, (c % 8) ^ (r & 7));
-    // kdsl.cp_async(sq, dst, q.vec(8), (head + m0 + r) * CH + c)  [p = 7]
-    kdsl::cp_async_cg<16>(&sq[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                             c)]);
-    // kdsl.cp_async(sdo, dst, do.vec(8), (head + m0 + r) * CH + c)  [p = 7]
+    // at = (head + m0 + r) * CH + c  [p = 7]
+    at = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16), c);
+    // kdsl.cp_async(sq, dst, q.vec(8), at)  [p = 7]
+    kdsl::cp_async_cg<16>(&sq[dst], &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(q)[at]);
+    // kdsl.cp_async(sdo, dst, do.vec(8), at)  [p = 7]
     kdsl::cp_async_cg<16>(&sdo[dst],
-                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, m0), r), 16),
-                                                                                               c)]);
+                          &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(do_)[at]);
     // kdsl.cp_async_commit()
     kdsl::cp_async_commit();
     // for h in kdsl.range_constexpr(2):
@@ -1786,7 +1778,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     }
     // for h in kdsl.range_constexpr(2):
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
+    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
     // for c in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 0]
     float x0 = dqacc[0] * scale;
@@ -1800,105 +1792,105 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 1]
     x1 = dqacc[5] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 4] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 4)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 2]
     x0 = dqacc[8] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 2]
     x1 = dqacc[9] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 8] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 8)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 3]
     x0 = dqacc[12] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 3]
     x1 = dqacc[13] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 12] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 12)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 4]
     x0 = dqacc[16] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 4]
     x1 = dqacc[17] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 16] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 16)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 5]
     x0 = dqacc[20] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 5]
     x1 = dqacc[21] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 20] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 20)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 6]
     x0 = dqacc[24] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 6]
     x1 = dqacc[25] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 24] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 24)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 7]
     x0 = dqacc[28] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 7]
     x1 = dqacc[29] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 28] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 28)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 8]
     x0 = dqacc[32] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 8]
     x1 = dqacc[33] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 8]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 32] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 32)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 9]
     x0 = dqacc[36] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 9]
     x1 = dqacc[37] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 9]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 36] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 36)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 10]
     x0 = dqacc[40] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 10]
     x1 = dqacc[41] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 10]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 40] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 40)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 11]
     x0 = dqacc[44] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 11]
     x1 = dqacc[45] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 11]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 44] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 44)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 12]
     x0 = dqacc[48] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 12]
     x1 = dqacc[49] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 12]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 48] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 48)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 13]
     x0 = dqacc[52] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 13]
     x1 = dqacc[53] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 13]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 52] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 52)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 14]
     x0 = dqacc[56] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 14]
     x1 = dqacc[57] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 14]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 56] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 56)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 0, c = 15]
     x0 = dqacc[60] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 0, c = 15]
     x1 = dqacc[61] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 0, c = 15]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 60] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 60)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
     at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), t4 * 2), 2);
@@ -1915,104 +1907,104 @@ extern "C" __global__ void __launch_bounds__(256, 1) attention_bwd_dq__bf16__128
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 1]
     x1 = dqacc[7] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 4] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 4)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 2]
     x0 = dqacc[10] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 2]
     x1 = dqacc[11] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 8] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 8)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 3]
     x0 = dqacc[14] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 3]
     x1 = dqacc[15] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 12] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 12)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 4]
     x0 = dqacc[18] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 4]
     x1 = dqacc[19] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 16] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 16)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 5]
     x0 = dqacc[22] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 5]
     x1 = dqacc[23] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 20] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 20)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 6]
     x0 = dqacc[26] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 6]
     x1 = dqacc[27] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 24] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 24)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 7]
     x0 = dqacc[30] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 7]
     x1 = dqacc[31] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 28] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 28)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 8]
     x0 = dqacc[34] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 8]
     x1 = dqacc[35] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 8]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 32] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 32)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 9]
     x0 = dqacc[38] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 9]
     x1 = dqacc[39] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 9]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 36] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 36)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 10]
     x0 = dqacc[42] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 10]
     x1 = dqacc[43] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 10]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 40] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 40)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 11]
     x0 = dqacc[46] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 11]
     x1 = dqacc[47] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 11]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 44] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 44)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 12]
     x0 = dqacc[50] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 12]
     x1 = dqacc[51] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 12]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 48] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 48)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 13]
     x0 = dqacc[54] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 13]
     x1 = dqacc[55] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 13]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 52] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 52)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 14]
     x0 = dqacc[58] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 14]
     x1 = dqacc[59] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 14]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 56] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 56)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
     // x0 = dqacc[4 * c + 2 * h] * scale  [h = 1, c = 15]
     x0 = dqacc[62] * scale;
     // x1 = dqacc[4 * c + 2 * h + 1] * scale  [h = 1, c = 15]
     x1 = dqacc[63] * scale;
     // dq.vec(2)[at + c * 4] = D.vec(2)(x0, x1)  [h = 1, c = 15]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[at + 60] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(dq)[kdsl::add(at, 60)] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(x0), __float2bfloat16_rn(x1)}};
 }
