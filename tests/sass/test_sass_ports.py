@@ -53,19 +53,20 @@ KNOWN = {
         "put in the port's source by hand: 163 instructions); needs kdsl.assume "
         "(issue 26)",
     ),
-    ("black_scholes", "BlackScholesGPU"): (
-        1.58,
-        "fast intrinsics: accurate expf, logf and division for the sample's "
-        "__expf, __logf and __fdividef (+77 FFMA of the accurate functions, 10 "
-        "calls of the division slow path against 2); needs kdsl.math.fast_* "
-        "(issue 26)",
-    ),
     ("softmax_forward", "softmax_forward_kernel4"): (
-        1.26,
-        "run-time steps: the four `range(tid, C, block_dim.x)` loops test the "
-        "step's sign in kdsl::in_range (+25 IMAD, +20 ISETP, +16 BRA; the "
-        "original with in_range put in its loops: 449 -> 564 instructions); "
-        "needs block_dim known positive (issue 26)",
+        1.69,
+        "wrapping index arithmetic: the loops are C's now (block_dim.x is known "
+        "positive: no kdsl::in_range left, issue 26's facts), and NVVM unrolls "
+        "them, but each iteration's `idx * C + i` is kdsl's wrapping add/mul "
+        "where the original's signed int arithmetic may not overflow (1.26 "
+        "with the in_range loops, which were not unrolled); a fact that "
+        "`idx * C + C` fits would make it plain, which interval ranges cannot "
+        "prove from the sizes' bounds",
+    ),
+    ("layernorm_forward", "layernorm_forward_kernel5"): (
+        1.16,
+        "as softmax_forward: plain loops now, unrolled, with kdsl's wrapping "
+        "index arithmetic (1.07 before the facts)",
     ),
     ("online_softmax", "softmax_forward_online_kernel2"): (
         1.13,
