@@ -201,7 +201,7 @@ def domains(name: str, x: np.ndarray, y: np.ndarray):
         c = (ax <= 100 * pi) & ~a & ~b
         return [
             ("x in [-pi, pi]", a, "abs", first),
-            ("x in [-2 pi, 2 pi]", b, "abs", 2.0**-20.5),
+            ("x in [-2 pi, 2 pi]", b, "abs", 2.0**-20.4),
             ("x in [-100 pi, 100 pi]", c, "abs", 2.0**-14.7),
             ("beyond 100 pi", finite & ~(a | b | c), "range", 1),
             ("inf, nan", ~finite, "exact", 0),

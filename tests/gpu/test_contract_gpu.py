@@ -26,14 +26,18 @@ def _bodies(n: int, seed: int = 0) -> np.ndarray:
 @pytest.mark.parametrize(
     "kernel", [K.nbody_exact, K.nbody_contracted], ids=["exact", "contract"]
 )
-def test_n_body_gives_the_interpreters_bytes(kernel):
+def test_n_body_agrees_with_the_interpreter(kernel):
+    """Within rsqrt's error, not bit for bit: CUDA's rsqrtf is 2 ulp from the
+    correctly rounded result the interpreter computes (docs/types.md's
+    transcendental carve-out; the H200 differed in the last bits).  The
+    contraction itself is bit-exact: the rule cases below."""
     n = 256
     pos = _bodies(n)
     host = np.zeros(3 * n, np.float32)
     kernel.interpret[n // 128](pos, host, n, np.float32(1e-3))
     out = cp.zeros(3 * n, np.float32)
     kernel[n // 128](cp.asarray(pos), out, n, np.float32(1e-3))
-    assert cp.asnumpy(out).tobytes() == host.tobytes()
+    np.testing.assert_allclose(cp.asnumpy(out), host, rtol=1e-5, atol=1e-6)
 
 
 def test_the_contracted_n_body_rounds_differently_from_the_exact_one():

@@ -404,7 +404,7 @@ _TABLE = {
         "__sinf",
         _in64(np.sin),
         what="sin(x), CUDA's `__sinf` (`sin.approx.f32`)",
-        error="2**-21.41 absolute for x in [-pi, pi], 2**-20.5 in [-2 pi, 2 pi], "
+        error="2**-21.41 absolute for x in [-pi, pi], 2**-20.4 in [-2 pi, 2 pi], "
         "2**-14.7 in [-100 pi, 100 pi], none beyond",
     ),
     "fast_cos": MathFn(
@@ -412,7 +412,7 @@ _TABLE = {
         "__cosf",
         _in64(np.cos),
         what="cos(x), CUDA's `__cosf` (`cos.approx.f32`)",
-        error="2**-21.19 absolute for x in [-pi, pi], 2**-20.5 in [-2 pi, 2 pi], "
+        error="2**-21.19 absolute for x in [-pi, pi], 2**-20.4 in [-2 pi, 2 pi], "
         "2**-14.7 in [-100 pi, 100 pi], none beyond",
     ),
     "fast_div": MathFn(
