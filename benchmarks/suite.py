@@ -180,7 +180,11 @@ def print_table(family: str, cases: list, seconds: float | None = None):
 
 
 def rate(case, name: str) -> float:
-    return case.rate(name) if isinstance(case, Case) else float("nan")
+    """A case's throughput (a Row, which did not run, has none).  By duck
+    type: run as a script, this module is ``__main__`` and the families'
+    cases are ``suite.Case``, another class (session 8's sweep recorded NaN
+    rates so)."""
+    return case.rate(name) if hasattr(case, "rate") else float("nan")
 
 
 def plot(family: str, cases: list, out_dir: Path, sweep: bool = False):

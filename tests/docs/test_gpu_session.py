@@ -12,7 +12,9 @@ def test_every_gpu_test_file_is_in_a_group():
     named = set(re.findall(r"\btest_\w+\.py\b", script))
     files = {p.name for p in (ROOT / "tests" / "gpu").glob("test_*.py")}
     assert files - named == set()
-    assert named - files == set()
+    # the verbs may also name a file of tests/pytorch (its group is the folder)
+    pytorch = {p.name for p in (ROOT / "tests" / "pytorch").glob("test_*.py")}
+    assert named - files - pytorch == set()
 
 
 def _collected(*args):
