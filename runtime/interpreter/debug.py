@@ -51,24 +51,24 @@ class Debug:
                 first &= self.specials[f"{name}.{axis}"] == 0
         return first
 
+    def _where(self, lane: int) -> tuple:
+        """``(thread_idx, block_idx)`` of a lane, as tuples of x, y, z."""
+        return tuple(
+            tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
+            for name in ("thread_idx", "block_idx")
+        )
+
     def s_Assert(self, s, m, frame):
         failed = m & ~self.eval(s.cond, m, frame)
         if failed.any():
-            lane = int(np.argmax(failed))
-            thread, block = (
-                tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
-                for name in ("thread_idx", "block_idx")
-            )
+            thread, block = self._where(int(np.argmax(failed)))
             raise device_assertion(s.span or self.span, s.message, thread, block)
 
     def s_Assume(self, s, m, frame):
         failed = m & ~self.eval(s.cond, m, frame)
         if failed.any():
             lane = int(np.argmax(failed))
-            thread, block = (
-                tuple(int(self.specials[f"{name}.{axis}"][lane]) for axis in "xyz")
-                for name in ("thread_idx", "block_idx")
-            )
+            thread, block = self._where(lane)
             values = [
                 (name, self.eval(v, m, frame)[lane])
                 for name, v in zip(s.names, s.values)

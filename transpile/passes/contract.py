@@ -25,10 +25,11 @@ and the GPU's ``fmaf``/``fma`` round it once, identically."""
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Float32, Float64, VectorMeta
+from kdsl.transpile.passes.walk import rebuilt
 
 FUSED = "math.fma"  # the built-in kdsl.math.fma lowers to
 
@@ -105,23 +106,4 @@ class _Fuser:
 
     def node(self, node):
         """``node`` with its expressions and bodies rewritten."""
-        changed = {}
-        for fld in fields(node):
-            value = getattr(node, fld.name)
-            if isinstance(value, ir.Expr):
-                new = self.expr(value)
-            elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
-                new = self.stmts(value)
-            elif isinstance(value, tuple) and any(
-                isinstance(v, ir.Expr) for v in value
-            ):
-                new = tuple(
-                    self.expr(v) if isinstance(v, ir.Expr) else v for v in value
-                )
-                if all(a is b for a, b in zip(new, value)):
-                    new = value
-            else:
-                continue
-            if new is not value:
-                changed[fld.name] = new
-        return replace(node, **changed) if changed else node
+        return rebuilt(node, self.expr, self.stmts)

@@ -5,12 +5,13 @@ writes is the simpler expression, with the same value for every input)."""
 from __future__ import annotations
 
 import math
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from kdsl.transpile import ir
 from kdsl.transpile.core import values
 from kdsl.transpile.core.types import NumericMeta
 from kdsl.transpile.passes.ranges import is_int
+from kdsl.transpile.passes.walk import rebuilt
 
 
 def function(f: ir.Function) -> ir.Function:
@@ -38,22 +39,7 @@ def _expr(e: ir.Expr) -> ir.Expr:
 
 def _rebuilt(node):
     """``node`` with its expressions and bodies rewritten."""
-    changed = {}
-    for fld in fields(node):
-        value = getattr(node, fld.name)
-        if isinstance(value, ir.Expr):
-            new = _expr(value)
-        elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
-            new = _stmts(value)
-        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
-            new = tuple(_expr(v) if isinstance(v, ir.Expr) else v for v in value)
-            if all(a is b for a, b in zip(new, value)):
-                new = value
-        else:
-            continue
-        if new is not value:
-            changed[fld.name] = new
-    return replace(node, **changed) if changed else node
+    return rebuilt(node, _expr, _stmts)
 
 
 def simplified(e: ir.BinOp):
