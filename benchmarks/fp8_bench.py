@@ -20,9 +20,11 @@ kdsl / torch._scaled_mm and block-scaled / per-tensor.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with -P
+import children  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
@@ -74,37 +76,7 @@ def smoke(todo) -> None:
 def checked(timeout: float) -> list:
     """The configurations that pass, checked in a child; one that hangs is
     reported and left out (the rest are checked in the next child)."""
-    todo, passed = configs(), []
-    while todo:
-        cmd = [sys.executable, "-P", __file__, "--smoke-child", repr(todo)]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-            out, hung = proc.stdout, False
-            if proc.returncode:
-                print(f"check child exited {proc.returncode}: {proc.stderr[-1500:]}")
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            hung = True
-        started, done = None, set()
-        for line in out.splitlines():
-            kind, _, rest = line.partition(" ")
-            key = rest[: rest.index(")") + 1] if ")" in rest else rest
-            if kind == "START":
-                started = key
-            elif kind in ("PASS", "FAIL"):
-                print(f"check {line}", flush=True)
-                done.add(key)
-                if kind == "PASS":
-                    passed.append(eval(key))  # noqa: S307 - our own repr
-        if hung and started is not None and started not in done:
-            print(f"check HUNG {started}: killed after {timeout:.0f} s", flush=True)
-            done.add(started)
-        left = [c for c in todo if repr(c) not in done]
-        if left == todo:
-            print(f"check: no result for {left}")
-            break
-        todo = left
-    return passed
+    return children.checked(configs(), __file__, timeout)
 
 
 def _timer():

@@ -16,11 +16,13 @@ at each size.  A failing candidate prints its error and the sweep goes on.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 import traceback
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with -P
+import children  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
@@ -112,37 +114,7 @@ def smoke(todo) -> None:
 def checked(timeout: float) -> list:
     """The configurations that pass the smoke check, run in children: one
     that hangs is killed and reported, and the next child goes on after it."""
-    todo, passed = configs(), []
-    while todo:
-        cmd = [sys.executable, "-P", __file__, "--smoke-child", repr(todo)]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-            out, hung = proc.stdout, None
-            if proc.returncode:
-                print(f"smoke child exited {proc.returncode}: {proc.stderr[-2000:]}")
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            hung = True
-        started, done = None, set()
-        for line in out.splitlines():
-            kind, _, rest = line.partition(" ")
-            key = rest[: rest.index(")") + 1] if ")" in rest else rest
-            if kind == "START":
-                started = key
-            elif kind in ("PASS", "FAIL"):
-                print(f"check {line}")
-                done.add(key)
-                if kind == "PASS":
-                    passed.append(eval(key))  # noqa: S307 - our own repr
-        if hung and started is not None and started not in done:
-            print(f"check HUNG {started}: killed after {timeout:.0f} s")
-            done.add(started)
-        left = [c for c in todo if repr(c) not in done]
-        if left == todo:  # nothing reported: give up rather than loop
-            print(f"check: no result for {left}")
-            break
-        todo = left
-    return passed
+    return children.checked(configs(), __file__, timeout)
 
 
 def sweep(sizes, passed) -> None:

@@ -115,18 +115,12 @@ class StructLowerer:
         """``v`` as a value of the field ``name`` (of type ``ftype``): of
         that type, or a compile-time number converted to it."""
         if isinstance(ftype, StructMeta):
-            if type(v) is not ftype:
-                raise error(
-                    "struct-field-value",
-                    field=name,
-                    struct=struct,
-                    want=f"a {ftype.__name__}",
-                    got=self.describe(v),
-                )
-            return v
-        if isinstance(v, Struct) or not (
-            isinstance(v, (int, float)) or hasattr(v, "ir_value")
-        ):
+            wrong = type(v) is not ftype
+        else:
+            wrong = isinstance(v, Struct) or not (
+                isinstance(v, (int, float)) or hasattr(v, "ir_value")
+            )
+        if wrong:
             raise error(
                 "struct-field-value",
                 field=name,
@@ -134,6 +128,8 @@ class StructLowerer:
                 want=f"a {ftype.__name__}",
                 got=self.describe(v),
             )
+        if isinstance(ftype, StructMeta):
+            return v
         v = arith.as_numeric(v)
         if type(v) is ftype:
             return v
