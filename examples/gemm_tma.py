@@ -73,6 +73,7 @@ BK = 64  # a tile row: 64 16-bit elements, 128 bytes, 8 chunks of 16 bytes
 CHUNKS = BK // 8
 BOX = 64  # the TMA box: 64 rows x 64 columns (8 KB), for a and bt alike
 THREADS = 384  # a producer warpgroup and two consumers
+SUM_THREADS = 256  # split_sum's block
 
 
 @kdsl.func
@@ -87,11 +88,26 @@ def tile_origin(tile, tiles_m, tiles_n, group_m):
     return first_m + tile % in_group % group_rows, tile % in_group // group_rows
 
 
+@kdsl.func
+def unit_work(unit, tiles, ktiles, split):
+    """Work unit ``unit`` of a GEMM whose ``tiles`` tiles of c are each
+    split into ``split`` slices of their ``ktiles`` k tiles (split-K): its
+    tile, its first k tile and how many.  Slice ``unit // tiles`` of tile
+    ``unit % tiles``, so that the blocks running together take different
+    tiles of the same slice; with ``split`` 1, a unit is a tile."""
+    if split == 1:
+        return unit, 0, ktiles
+    s = unit // tiles
+    first = s * ktiles // split
+    return unit % tiles, first, (s + 1) * ktiles // split - first
+
+
 @kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1))
 def gemm_tma(
     tma_a: kdsl.TensorMap,
     tma_b: kdsl.TensorMap,
     c: Pointer[D],
+    part: Pointer[Float32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -100,6 +116,7 @@ def gemm_tma(
     GROUP_M: Constexpr[int] = 8,
     EDGE: Constexpr[bool] = False,
     B_ROW_MAJOR: Constexpr[bool] = False,
+    SPLIT: Constexpr[int] = 1,
 ):
     kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row 8
@@ -130,25 +147,29 @@ def gemm_tma(
         kdsl.fence_mbarrier_init()
     kdsl.syncthreads()
 
-    # The block's tiles: block_idx.x, then every grid_dim.x-th (one tile a
-    # block when the grid has one block per tile; a persistent grid loops).
-    # The ring runs on across tiles: `it` counts the k tiles this thread has
-    # loaded (or multiplied), and numbers their stage and its round.
+    # The block's units of work (tiles of c, or with SPLIT > 1 slices of
+    # their k tiles: `unit_work`): block_idx.x, then every grid_dim.x-th
+    # (one a block when the grid has one block per unit; a persistent grid
+    # loops). The ring runs on across units: `it` counts the k tiles this
+    # thread has loaded (or multiplied), and numbers their stage and its
+    # round.
     tiles = tiles_m * tiles_n
+    units = tiles * SPLIT
     if group == 0:  # the producer
         kdsl.setmaxnreg(40, inc=False)
         if tid == 0:
-            tile = block_idx.x
+            unit = block_idx.x
             it = 0
-            while tile < tiles:
+            while unit < units:
+                tile, k_first, k_count = unit_work(unit, tiles, ktiles, SPLIT)
                 tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-                for kt in range(ktiles):
+                for kt in range(k_count):
                     s = it % STAGES
                     # wait until round it // STAGES - 1 of stage s was
                     # released (parity 1 in the first round: passes at once)
                     kdsl.mbarrier_wait(empty, s, it // STAGES % 2 ^ 1)
                     kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK * 2)
-                    k0 = kt * BK
+                    k0 = (k_first + kt) * BK
                     for i in kdsl.range_constexpr(BM // BOX):  # A: BM // 64 boxes
                         dst = (s * BM + i * BOX) * CHUNKS
                         kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)
@@ -160,7 +181,7 @@ def gemm_tma(
                         else:  # 64 rows of bt (columns of b) x 64 of k
                             kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)
                     it += 1
-                tile += grid_dim.x
+                unit += grid_dim.x
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
         kdsl.setmaxnreg(232)
         acc = kdsl.local_array(Float32, (BN // 2,))  # set by each tile's first wgmma
@@ -170,11 +191,12 @@ def gemm_tma(
         # down B's (row-major b: MN-major, its 64-column blocks 8 KB apart)
         b_step = 128 if B_ROW_MAJOR else 2
         b_lbo = BOX * 128 if B_ROW_MAJOR else 16
-        tile = block_idx.x
+        unit = block_idx.x
         it = 0
-        while tile < tiles:
+        while unit < units:
+            tile, k_first, k_count = unit_work(unit, tiles, ktiles, SPLIT)
             tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-            for kt in range(ktiles):
+            for kt in range(k_count):
                 stage = it % STAGES
                 kdsl.mbarrier_wait(full, stage, it // STAGES % 2)  # it has landed
                 da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
@@ -199,9 +221,13 @@ def gemm_tma(
 
             # Thread l of warp w (of the warpgroup) holds, for each 8-column
             # block j, rows 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4)
-            # and + 1: two pairs.  (The producer is loading the next tile.)
+            # and + 1: two pairs.  (The producer is loading the next unit.)
+            # With `part`, the sums go there unrounded, slice s of the k
+            # tiles to rows s M .. s M + M - 1 (`split_sum` adds them up).
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
             col0 = tn * BN + lane % 4 * 2
+            if part is not None:
+                past = unit // tiles * M * N // 2  # the slice's first pair
             for j in kdsl.range_constexpr(BN // 8):
                 col = col0 + j * 8  # even, and N is: the pair is in or out
                 at = (row * N + col) // 2
@@ -210,10 +236,32 @@ def gemm_tma(
                 v2 = acc[4 * j + 2]  # row + 8
                 v3 = acc[4 * j + 3]
                 if not EDGE or row < M and col < N:
-                    c.vec(2)[at] = D.vec(2)(v0, v1)
+                    if part is not None:
+                        part.vec(2)[past + at] = Float32.vec(2)(v0, v1)
+                    else:
+                        c.vec(2)[at] = D.vec(2)(v0, v1)
                 if not EDGE or row + 8 < M and col < N:
-                    c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
-            tile += grid_dim.x
+                    if part is not None:
+                        part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)
+                    else:
+                        c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
+            unit += grid_dim.x
+
+
+@kdsl.kernel(dtypes=["bf16", "f16"], block=SUM_THREADS)
+def split_sum(
+    part: Pointer[Float32], c: Pointer[D], pairs: Int32, SPLIT: Constexpr[int] = 2
+):
+    """c = the sum of the SPLIT slices of ``part`` (split-K's Float32 partial
+    sums, SPLIT x M x N), added in slice order and rounded once to D: a
+    thread a pair of elements, ``pairs`` = M N / 2 of them."""
+    kdsl.assume(pairs >= 0)
+    i = block_idx.x * SUM_THREADS + thread_idx.x
+    if i < pairs:
+        total = part.vec(2)[i]
+        for s in kdsl.range_constexpr(1, SPLIT):  # SPLIT loads in flight
+            total += part.vec(2)[s * pairs + i]
+        c.vec(2)[i] = D.vec(2)(total[0], total[1])
 
 
 # -- launching ---------------------------------------------------------------------------
@@ -231,17 +279,49 @@ def shared_mem(BN: int, STAGES: int) -> int:
     return STAGES * (BM + BN) * BK * 2
 
 
+# split-K: the k slices a tile may be cut into (``split_k`` picks one a shape)
+SPLITS = (1, 2, 3, 4, 6, 8)
+MIN_SLICE = 8  # k tiles a slice at least: the ring fills and drains once a slice
+
+
+def split_k(M: int, N: int, K: int, sms: int) -> int:
+    """The k slices a tile for this shape: 1 when the 128 x 128 tiles of c
+    keep half the ``sms`` multiprocessors busy or more; else the most of
+    SPLITS whose slices of every tile still fit one wave, each slice at
+    least MIN_SLICE k tiles (decoding: M 1 .. 128 with N and K large, where
+    a tile a block leaves most SMs idle)."""
+    n = tiles(M, N, 128)
+    ktiles = -(-K // BK)
+    if 2 * n > sms:
+        return 1
+    fit = [s for s in SPLITS if n * s <= sms and ktiles >= MIN_SLICE * s]
+    return max(fit, default=1)
+
+
+def prune_split(configs, args):
+    """The autotuner's prune=: the configurations of ``split_k``'s split."""
+    split = split_k(args["M"], args["N"], args["K"], multiprocessors())
+    return [cfg for cfg in configs if cfg.constexprs["SPLIT"] == split]
+
+
 def _tuned(edge: bool, b_row_major: bool):
     configs = [
-        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major)
+        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major, SPLIT=k)
         for n, s in SHAPES
+        for k in SPLITS
     ]
-    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_tma)
+    return kdsl.autotune(
+        configs=configs,
+        key=["M", "N", "K"],
+        prune=prune_split,
+        restore=[],
+    )(gemm_tma)
 
 
-# (EDGE, B_ROW_MAJOR) -> the autotuned kernel.  EDGE: any M, N even, K a
-# multiple of 8 (TMA's 16-byte row strides; a row-major b: N a multiple of 8
-# too): the edge tiles read zeros past the ends and store only what is in c
+# (EDGE, B_ROW_MAJOR) -> the autotuned kernel, each tile shape with the split
+# ``split_k`` picks.  EDGE: any M, N even, K a multiple of 8 (TMA's 16-byte
+# row strides; a row-major b: N a multiple of 8 too): the edge tiles read
+# zeros past the ends and store only what is in c
 TUNED = {(e, r): _tuned(e, r) for e in (False, True) for r in (False, True)}
 gemm_tuned = TUNED[False, False]
 gemm_edge = TUNED[True, False]
@@ -264,8 +344,8 @@ def grid(M: int, N: int):
 
 def persistent_grid(M: int, N: int, sms: int):
     """One block a multiprocessor (``sms`` of them; one block fits on each),
-    each looping over its tiles."""
-    return lambda m: (min(sms, tiles(M, N, m["BN"])),)
+    each looping over its tiles (or with SPLIT, its units: slices of them)."""
+    return lambda m: (min(sms, tiles(M, N, m["BN"]) * m.get("SPLIT", 1)),)
 
 
 def tensor_maps(a, bt):
@@ -329,9 +409,30 @@ def _launch(a, b, c, maps, b_row_major):
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
     # 8192^3: no block start-up per tile, and the next tile's first loads
     # overlap this tile's epilogue).
+    sms = multiprocessors()
+    split = split_k(M, N, K, sms)
+    if split * M * N >= 2**31:
+        raise ValueError(f"gemm_tma: {split} slices of ({M}, {N}) pass 2^31 elements")
+    part = None if split == 1 else empty_f32(c, split * M * N)
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major]
-    launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
-    launch(tma_a, tma_b, c, M, N, K, shared_mem=config_shared_mem)
+    launch = tuned[persistent_grid(M, N, sms), THREADS]
+    launch(tma_a, tma_b, c, part, M, N, K, shared_mem=config_shared_mem)
+    if part is not None:  # the slices' sums, in slice order, rounded once
+        pairs = M * N // 2
+        sum_grid = (pairs + SUM_THREADS - 1) // SUM_THREADS
+        split_sum[sum_grid](part, c, pairs, SPLIT=split)
+
+
+def empty_f32(like, n: int):
+    """An uninitialised Float32 buffer of ``n`` elements on ``like``'s device,
+    of its library (PyTorch or CuPy): split-K's partial sums."""
+    if type(like).__module__.startswith("torch"):
+        import torch
+
+        return torch.empty(n, dtype=torch.float32, device=like.device)
+    import cupy
+
+    return cupy.empty(n, dtype=cupy.float32)
 
 
 if __name__ == "__main__":
