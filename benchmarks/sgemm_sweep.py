@@ -42,7 +42,10 @@ class Candidate:
     def launch(self, a, b, c):
         M, K = a.shape
         N = b.shape[1]
-        self.kernel[self.grid(M, N), self.block](a, b, c, M, N, K, **self.constexprs)
+        # sgemm and sgemm_vec take split-K's partial sums (None: c, no split)
+        split = (None,) if self.kernel.name in ("sgemm", "sgemm_vec") else ()
+        launch = self.kernel[self.grid(M, N), self.block]
+        launch(a, b, c, *split, M, N, K, **self.constexprs)
 
 
 def candidates():

@@ -56,6 +56,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import multiprocessors
+from matmul import SPLITS, partial_sums, slice_size, sum_slices  # split-K
 from kdsl import (
     Constexpr,
     Float32,
@@ -73,7 +74,6 @@ BK = 64  # a tile row: 64 16-bit elements, 128 bytes, 8 chunks of 16 bytes
 CHUNKS = BK // 8
 BOX = 64  # the TMA box: 64 rows x 64 columns (8 KB), for a and bt alike
 THREADS = 384  # a producer warpgroup and two consumers
-SUM_THREADS = 256  # split_sum's block
 
 
 @kdsl.func
@@ -223,11 +223,12 @@ def gemm_tma(
             # block j, rows 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4)
             # and + 1: two pairs.  (The producer is loading the next unit.)
             # With `part`, the sums go there unrounded, slice s of the k
-            # tiles to rows s M .. s M + M - 1 (`split_sum` adds them up).
+            # tiles to slice s of part (`split_sum` adds them up).
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
             col0 = tn * BN + lane % 4 * 2
             if part is not None:
-                past = unit // tiles * M * N // 2  # the slice's first pair
+                # the slice's first pair
+                past = unit // tiles * (slice_size(M, N) // 2)
             for j in kdsl.range_constexpr(BN // 8):
                 col = col0 + j * 8  # even, and N is: the pair is in or out
                 at = (row * N + col) // 2
@@ -248,22 +249,6 @@ def gemm_tma(
             unit += grid_dim.x
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"], block=SUM_THREADS)
-def split_sum(
-    part: Pointer[Float32], c: Pointer[D], pairs: Int32, SPLIT: Constexpr[int] = 2
-):
-    """c = the sum of the SPLIT slices of ``part`` (split-K's Float32 partial
-    sums, SPLIT x M x N), added in slice order and rounded once to D: a
-    thread a pair of elements, ``pairs`` = M N / 2 of them."""
-    kdsl.assume(pairs >= 0)
-    i = block_idx.x * SUM_THREADS + thread_idx.x
-    if i < pairs:
-        total = part.vec(2)[i]
-        for s in kdsl.range_constexpr(1, SPLIT):  # SPLIT loads in flight
-            total += part.vec(2)[s * pairs + i]
-        c.vec(2)[i] = D.vec(2)(total[0], total[1])
-
-
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): 128- or 256-wide tiles, as deep a ring as shared memory holds.
 SHAPES = [
@@ -280,7 +265,6 @@ def shared_mem(BN: int, STAGES: int) -> int:
 
 
 # split-K: the k slices a tile may be cut into (``split_k`` picks one a shape)
-SPLITS = (1, 2, 3, 4, 6, 8)
 MIN_SLICE = 8  # k tiles a slice at least: the ring fills and drains once a slice
 
 
@@ -294,7 +278,11 @@ def split_k(M: int, N: int, K: int, sms: int) -> int:
     ktiles = -(-K // BK)
     if 2 * n > sms:
         return 1
-    fit = [s for s in SPLITS if n * s <= sms and ktiles >= MIN_SLICE * s]
+    fit = [
+        s
+        for s in SPLITS
+        if n * s <= sms and ktiles >= MIN_SLICE * s and s * M * N < 2**30
+    ]
     return max(fit, default=1)
 
 
@@ -411,28 +399,12 @@ def _launch(a, b, c, maps, b_row_major):
     # overlap this tile's epilogue).
     sms = multiprocessors()
     split = split_k(M, N, K, sms)
-    if split * M * N >= 2**31:
-        raise ValueError(f"gemm_tma: {split} slices of ({M}, {N}) pass 2^31 elements")
-    part = None if split == 1 else empty_f32(c, split * M * N)
+    part = None if split == 1 else partial_sums(c, M, N, split)
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
     launch(tma_a, tma_b, c, part, M, N, K, shared_mem=config_shared_mem)
     if part is not None:  # the slices' sums, in slice order, rounded once
-        pairs = M * N // 2
-        sum_grid = (pairs + SUM_THREADS - 1) // SUM_THREADS
-        split_sum[sum_grid](part, c, pairs, SPLIT=split)
-
-
-def empty_f32(like, n: int):
-    """An uninitialised Float32 buffer of ``n`` elements on ``like``'s device,
-    of its library (PyTorch or CuPy): split-K's partial sums."""
-    if type(like).__module__.startswith("torch"):
-        import torch
-
-        return torch.empty(n, dtype=torch.float32, device=like.device)
-    import cupy
-
-    return cupy.empty(n, dtype=cupy.float32)
+        sum_slices(part, c, M, N, split)
 
 
 if __name__ == "__main__":

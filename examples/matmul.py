@@ -14,8 +14,25 @@ Launch with block (TILE, TILE) and grid (ceil(N/TILE), ceil(M/TILE)).
 Accumulates in Float32 for half types, in the dtype itself otherwise.
 """
 
+import sys
+from pathlib import Path
+
+# the siblings (block_reduce.py) import by name however this file is loaded
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 import kdsl
-from kdsl import Constexpr, Float32, Float32x4, Int32, Pointer, block_idx, thread_idx
+from block_reduce import multiprocessors
+from kdsl import (
+    Constexpr,
+    Float32,
+    Float32x4,
+    Int32,
+    Pointer,
+    block_idx,
+    grid_dim,
+    thread_idx,
+)
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -50,6 +67,86 @@ def matmul(
         kdsl.syncthreads()
     if row < M and col < N:
         c[row * N + col] = acc.to(D)
+
+
+# -- split-K -----------------------------------------------------------------------
+#
+# A GEMM with few tiles of c (a small M, or tiles that fill an SM wave badly)
+# leaves multiprocessors idle; split-K cuts each tile's k tiles into SPLIT
+# slices, each multiplied by a block of its own into a Float32 slice of
+# partial sums (`part`: SPLIT slices of M x N, each starting on a whole
+# Float32x4: `slice_size`), which `split_sum` then adds up in slice order (the same bits every run: no atomics). `sgemm` and
+# `sgemm_vec` take slice `block_idx.z` of `grid_dim.z` (`k_slice`);
+# examples/gemm_tma.py loops over (slice, tile) units.
+
+SUM_THREADS = 256  # split_sum's block
+SPLITS = (1, 2, 3, 4, 6, 8)  # the k slices a tile may be cut into
+
+
+@kdsl.func
+def k_slice(ktiles):
+    """The k tiles of this block's slice, split-K's slice ``block_idx.z`` of
+    ``grid_dim.z``: its first and how many (a grid of depth 1: all of them)."""
+    first = block_idx.z * ktiles // grid_dim.z
+    return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
+
+
+@kdsl.func
+def slice_size(M, N):
+    """Elements from one slice of split-K's partial sums to the next: M N
+    rounded up to whole Float32x4 (16-byte stores into every slice)."""
+    return (M * N + 3) // 4 * 4
+
+
+@kdsl.kernel(dtypes=[Float32, "bf16", "f16"], block=SUM_THREADS)
+def split_sum(
+    part: Pointer[Float32],
+    c: Pointer[D],
+    M: Int32,
+    N: Int32,
+    SPLIT: Constexpr[int] = 2,
+):
+    """c (M x N) = the sum of the SPLIT slices of ``part`` (split-K's Float32
+    partial sums, ``slice_size(M, N)`` apart), added in slice order and
+    rounded once to D: a thread an element."""
+    kdsl.assume(M >= 0 and N >= 0)
+    i = block_idx.x * SUM_THREADS + thread_idx.x
+    if i < M * N:
+        apart = slice_size(M, N)
+        total = part[i]
+        for s in kdsl.range_constexpr(1, SPLIT):  # SPLIT loads in flight
+            total += part[s * apart + i]
+        c[i] = total.to(D)
+
+
+def sum_slices(part, c, M: int, N: int, split: int, stream=None) -> None:
+    """c (M x N) = the sum of ``part``'s ``split`` slices."""
+    grid = (M * N + SUM_THREADS - 1) // SUM_THREADS
+    split_sum[grid](part, c, M, N, SPLIT=split, stream=stream)
+
+
+def partial_sums(like, M: int, N: int, split: int):
+    """Split-K's partial sums: ``split`` slices of M x N Float32, as
+    ``slice_size`` spaces them, on ``like``'s device."""
+    return empty_f32(like, split * ((M * N + 3) // 4 * 4))
+
+
+def empty_f32(like, n: int):
+    """An uninitialised Float32 buffer of ``n`` elements on ``like``'s device,
+    of its library (PyTorch or CuPy; numpy for the interpreter): split-K's
+    partial sums."""
+    kind = type(like).__module__
+    if kind.startswith("torch"):
+        import torch
+
+        return torch.empty(n, dtype=torch.float32, device=like.device)
+    if kind.startswith("cupy"):
+        import cupy
+
+        return cupy.empty(n, dtype=cupy.float32)
+    import numpy
+
+    return numpy.empty(n, dtype=numpy.float32)
 
 
 # -- SGEMM: the fast Float32 kernel ----------------------------------------------
@@ -90,7 +187,15 @@ BK = 8
 
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=256)
-def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: Int32):
+def sgemm(
+    a: Pointer[D],
+    b: Pointer[D],
+    c: Pointer[D],
+    part: Pointer[Float32] | None,
+    M: Int32,
+    N: Int32,
+    K: Int32,
+):
     kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4 + 1))
     b_s = kdsl.shared_array(Float32x4, (2, BK, BN // 4))
@@ -112,21 +217,25 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
     b_n = (tid % (BN // 4)) * 4
     ra = Float32x4.splat(0)
     rb = Float32x4.splat(0)
+    # this block's k tiles (all of them, or a slice with split-K)
+    first, tiles = k_slice((K + BK - 1) // BK)
+    k0 = first * BK
 
     # tile 0 -> registers -> buffer 0
     for p in kdsl.range_constexpr(4):
         row = m0 + a_m + p
-        ra[p] = a[row * K + a_k] if row < M and a_k < K else 0
+        ka = k0 + a_k
+        ra[p] = a[row * K + ka] if row < M and ka < K else 0
         col = n0 + b_n + p
-        rb[p] = b[b_k * N + col] if b_k < K and col < N else 0
+        kb = k0 + b_k
+        rb[p] = b[kb * N + col] if kb < K and col < N else 0
     a_s[0, a_k, a_m // 4] = ra
     b_s[0, b_k, b_n // 4] = rb
     kdsl.syncthreads()
 
-    tiles = (K + BK - 1) // BK
     for t in range(tiles):
         cur = t % 2
-        k1 = (t + 1) * BK
+        k1 = k0 + (t + 1) * BK
         # The next tile's loads, issued before the multiply so that they are
         # in flight during it. Unconditional on purpose: past the last tile
         # the guards read 0 (k >= K) without touching memory, and a load
@@ -155,8 +264,12 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
         b_s[1 - cur, b_k, b_n // 4] = rb
         kdsl.syncthreads()
 
-    # c: row block h (0: rows ty*4.., 1: rows 64+ty*4..), 4 columns at a time
-    cv = c.vec(4)
+    # c (or split-K's slice of partial sums): row block h (0: rows ty*4..,
+    # 1: rows 64+ty*4..), 4 columns at a time
+    dst = c
+    if part is not None:
+        dst = part + block_idx.z * slice_size(M, N)
+    cv = dst.vec(4)
     for h in kdsl.range_constexpr(2):
         for ri in kdsl.range_constexpr(4):
             row = m0 + h * 64 + ty * 4 + ri
@@ -173,7 +286,7 @@ def sgemm(a: Pointer[D], b: Pointer[D], c: Pointer[D], M: Int32, N: Int32, K: In
                     else:
                         for z in kdsl.range_constexpr(4):
                             if col + z < N:
-                                c[row * N + col + z] = out[z]
+                                dst[row * N + col + z] = out[z]
 
 
 # -- SGEMM with 16-byte global loads ---------------------------------------------
@@ -215,6 +328,7 @@ def sgemm_vec(
     a: Pointer[D],
     b: Pointer[D],
     c: Pointer[D],
+    part: Pointer[Float32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -249,8 +363,10 @@ def sgemm_vec(
     bn = n0 // 4 + u % 32
     r = kdsl.local_array(Float32x4, LOADS)  # the vectors in flight
     zero = Float32x4.splat(0)
+    # this block's k tiles (all of them, or a slice with split-K)
+    first, tiles = k_slice((K + BK - 1) // BK)
 
-    for t in range(-1, (K + BK - 1) // BK):
+    for t in range(-1, tiles):
         # t = -1: only the loads of tile 0 and their stores to buffer 0.
         # Else: the loads of tile t + 1, issued before the multiply of tile
         # t so that they are in flight during it (unconditional for the same
@@ -262,10 +378,10 @@ def sgemm_vec(
             for q in kdsl.range_constexpr(4):
                 if loads_a:
                     row = m0 + 4 * g + q
-                    kk = (t + 1) * (BK // 4) + ka + 4 * j
+                    kk = (first + t + 1) * (BK // 4) + ka + 4 * j
                     r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero
                 else:
-                    kb = (t + 1) * BK + bk + 4 * (4 * j + q)
+                    kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)
                     r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero
         if t >= 0:
             cur = t % 2
@@ -294,8 +410,12 @@ def sgemm_vec(
                 b_s[nxt, bk + 4 * q, u % 32] = r[q]
         kdsl.syncthreads()
 
-    # c: as in `sgemm`, whole Float32x4 (N % 4 == 0), rows past M skipped
-    cv = c.vec(4)
+    # c (or split-K's slice of partial sums): as in `sgemm`, whole Float32x4
+    # (N % 4 == 0), rows past M skipped
+    dst = c
+    if part is not None:
+        dst = part + block_idx.z * slice_size(M, N)
+    cv = dst.vec(4)
     for h in kdsl.range_constexpr(2):
         for ri in kdsl.range_constexpr(4):
             row = m0 + h * 64 + ty * 4 + ri
@@ -566,10 +686,47 @@ def sgemm_warp_block(m) -> int:
     return m["BM"] * m["BN"] // 64
 
 
+# split-K for `sgemm` and `sgemm_vec` (one block an SM): the H200's rates
+# that `sgemm_split` weighs a split by
+SGEMM_FLOPS = 45e12  # Float32 fma rate of these kernels, all SMs busy
+BYTES_PER_S = 3e12  # the partial sums' write and read
+LAUNCH_S = 4e-6  # split_sum's launch
+MIN_SLICE_K = 256  # k a slice at least
+H200_SMS = 132
+
+
+def sgemm_split(M: int, N: int, K: int, sms: int) -> int:
+    """The k slices (``grid_dim.z``) for `sgemm` / `sgemm_vec` on ``sms``
+    multiprocessors, one 128 x 128 tile a block and one block an SM: the
+    split of SPLITS with the least time by a model (the waves of blocks
+    times a slice's multiply, plus the partial sums' traffic and
+    `split_sum`'s launch), kept only when it saves a tenth of the time.
+    Few tiles (M 127 with N 4096: 32 blocks for 132 SMs) or a last wave
+    mostly empty are what it fixes."""
+    tiles = -(-M // BM) * -(-N // BN)
+    per_k = 2 * BM * BN / (SGEMM_FLOPS / sms)  # seconds a tile's k step
+
+    def seconds(split: int) -> float:
+        waves = -(-tiles * split // sms)
+        extra = 8 * split * M * N / BYTES_PER_S + LAUNCH_S if split > 1 else 0
+        return waves * -(-K // split) * per_k + extra
+
+    fit = [s for s in SPLITS if s == 1 or K >= s * MIN_SLICE_K and s * M * N < 2**30]
+    best = min(fit, key=seconds)
+    return best if seconds(best) < 0.9 * seconds(1) else 1
+
+
+def multiprocessors_of(x) -> int:
+    """The multiprocessors of the GPU that runs ``x``'s kernels: a numpy
+    array's run in the interpreter, which splits as the H200 would."""
+    return H200_SMS if type(x).__module__.startswith("numpy") else multiprocessors()
+
+
 def launch_sgemm(a, b, c, stream=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
     the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
-    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``."""
+    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``; those two
+    split-K (``sgemm_split``) where the tiles fill the SMs badly."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
@@ -581,9 +738,12 @@ def launch_sgemm(a, b, c, stream=None):
         sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
         return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
-    kernel[((N + BN - 1) // BN, (M + BM - 1) // BM), 256](
-        a, b, c, M, N, K, stream=stream
-    )
+    split = sgemm_split(M, N, K, multiprocessors_of(a))
+    part = None if split == 1 else partial_sums(c, M, N, split)
+    grid = ((N + BN - 1) // BN, (M + BM - 1) // BM, split)
+    kernel[grid, 256](a, b, c, part, M, N, K, stream=stream)
+    if part is not None:
+        sum_slices(part, c, M, N, split, stream)
 
 
 if __name__ == "__main__":

@@ -811,7 +811,7 @@ def gemm_tma(be, t, rng):
         c = be.poison((M, N), t)
         launch = be.launcher(ex.gemm_tma, ((M // ex.BM) * (N // 256),), ex.THREADS)
         with pytest.raises(DSLError, match="E836"):
-            launch(None, None, c, M, N, K, shared_mem=ex.shared_mem(256, 4))
+            launch(None, None, c, None, M, N, K, shared_mem=ex.shared_mem(256, 4))
         return
     # on the GPU in a process of its own: a kernel hung on an mbarrier
     # cannot be interrupted, and would stall every other example's check
@@ -870,7 +870,9 @@ def sgemm(be, t, rng):
         a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
         c = be.poison((M, N), t)
         grid = (_grid(N, mod.BN), _grid(M, mod.BM))
-        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c, M, N, K)
+        be.launcher(mod.sgemm, grid, 256)(
+            be.to_device(a), be.to_device(b), c, None, M, N, K
+        )
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
@@ -886,14 +888,53 @@ def sgemm_vec(be, t, rng):
         c = be.poison((M, N), t)
         grid = (_grid(N, mod.BN), _grid(M, mod.BM))
         be.launcher(mod.sgemm_vec, grid, 256)(
-            be.to_device(a), be.to_device(b), c, M, N, K
+            be.to_device(a), be.to_device(b), c, None, M, N, K
         )
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
         # the same fmas in the same order as sgemm: the same bits
         c0 = be.poison((M, N), t)
-        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        be.launcher(mod.sgemm, grid, 256)(
+            be.to_device(a), be.to_device(b), c0, None, M, N, K
+        )
         np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
+
+
+def split_sum(be, t, rng):
+    """Split-K: ``split_sum`` adds the slices of Float32 partial sums in
+    slice order, rounding once to t (bit for bit the float32 sum); in f32,
+    ``sgemm`` and ``sgemm_vec`` with a grid of depth 3 multiply slice
+    ``block_idx.z`` of the k tiles into slice z of ``part`` (k tiles not a
+    multiple of 3, a partial last one, ragged M and N), whose sum is the
+    product."""
+    mod = EX["matmul"]
+    M, N, S = 5, 7, 3  # slices of 35 elements, 36 apart
+    part = rng.uniform(-4, 4, (S, 36)).astype(np.float32)
+    c = be.poison((M, N), t)
+    launch = be.launcher(mod.split_sum, (_grid(M * N, mod.SUM_THREADS),))
+    launch(be.to_device(part.ravel()), c, M, N, SPLIT=S)
+    want = (part[0] + part[1]) + part[2]  # float32, in slice order
+    got = be.to_host(c).ravel()
+    np.testing.assert_array_equal(got, want[: M * N].astype(t.np_dtype))
+    if t.short != "f32":
+        return
+    # sgemm: 8 k tiles of 8 (the last of 4) in slices of 2, 3, 3; sgemm_vec:
+    # 7 of 16 (the last of 4) in slices of 2, 2, 3
+    for kernel, (M, N, K) in (
+        (mod.sgemm, (130, 67, 60)),
+        (mod.sgemm_vec, (130, 68, 100)),
+    ):
+        a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
+        c = be.poison((M, N), t)
+        part = be.to_device(np.full(S * ((M * N + 3) // 4 * 4), np.nan, np.float32))
+        grid = (_grid(N, mod.BN), _grid(M, mod.BM), S)
+        launch = be.launcher(kernel, grid, 256)
+        launch(be.to_device(a), be.to_device(b), c, part, M, N, K)
+        assert np.isnan(be.to_host(c)).all()  # the slices went to part
+        launch = be.launcher(mod.split_sum, (_grid(M * N, mod.SUM_THREADS),))
+        launch(part, c, M, N, SPLIT=S)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
 
 
 def sgemm_warp(be, t, rng):
@@ -919,7 +960,9 @@ def sgemm_warp(be, t, rng):
         # the same fmas in the same order as sgemm: the same bits
         c0 = be.poison((M, N), t)
         grid = (_grid(N, mod.BN), _grid(M, mod.BM))
-        be.launcher(mod.sgemm, grid, 256)(be.to_device(a), be.to_device(b), c0, M, N, K)
+        be.launcher(mod.sgemm, grid, 256)(
+            be.to_device(a), be.to_device(b), c0, None, M, N, K
+        )
         np.testing.assert_array_equal(be.to_host(c), be.to_host(c0))
 
 
@@ -989,6 +1032,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     sgemm: EX["matmul"].sgemm,
     sgemm_vec: EX["matmul"].sgemm_vec,
     sgemm_warp: EX["matmul"].sgemm_warp,
+    split_sum: EX["matmul"].split_sum,
     smooth: EX["smooth"].smooth,
 }
 

@@ -118,11 +118,28 @@ def test_launch_sgemm_takes_the_warp_tiled_kernel_for_whole_tiles():
     assert mod.warp_path(a, b, c)
     mod.launch_sgemm(a, b, c)
     c0 = np.full((M, N), np.nan, np.float32)
-    mod.sgemm.interpret[(1, 1), 256](a, b, c0, M, N, K)
+    mod.sgemm.interpret[(1, 1), 256](a, b, c0, None, M, N, K)
     np.testing.assert_array_equal(c, c0)  # the same fmas: the same bits
     for shape in ((M, N, 20), (M + 4, N, K), (M, N + 4, K)):  # not whole tiles
         a, b = np.zeros(shape[::2], np.float32), np.zeros(shape[:0:-1], np.float32)
         assert not mod.warp_path(a, b, np.zeros(shape[:2], np.float32))
+
+
+def test_launch_sgemm_splits_k_when_the_tiles_leave_sms_idle():
+    mod = EX["matmul"]
+    # one tile of c on 132 SMs: two slices of k (the most MIN_SLICE_K allows)
+    assert mod.sgemm_split(4, 8, 520, 132) == 2
+    assert mod.sgemm_split(127, 4096, 4096, 132) == 4  # 32 tiles: 128 blocks
+    assert mod.sgemm_split(1000, 1000, 1000, 132) == 2  # 64 tiles
+    assert mod.sgemm_split(4104, 4104, 4104, 132) == 1  # 1089 tiles: no gain
+    assert mod.sgemm_split(127, 4096, 300, 132) == 1  # k too short to split
+    M, N, K = 4, 8, 520
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    mod.launch_sgemm(a, b, c)  # sgemm_vec, grid (1, 1, 2), then split_sum
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
 def test_launch_helpers_refuse_mismatched_shapes():

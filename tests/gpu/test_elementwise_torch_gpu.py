@@ -133,7 +133,7 @@ def test_sgemm_gives_the_interpreters_bits(M, N, K):
     b = rng.standard_normal((K, N)).astype(np.float32)
     host = np.zeros((M, N), np.float32)
     grid = ((N + 127) // 128, (M + 127) // 128)
-    mod.sgemm.interpret[grid, 256](a, b, host, M, N, K)
+    mod.sgemm.interpret[grid, 256](a, b, host, None, M, N, K)
     dev = torch.zeros(M, N, device="cuda")
     mod.launch_sgemm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), dev)
     assert dev.cpu().numpy().tobytes() == host.tobytes()

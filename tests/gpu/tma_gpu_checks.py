@@ -141,7 +141,7 @@ def gemm_config(dtype, M, N, K, bn, stages, blocks=None, row_major_b=False):
     tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
     grid = ((M // G.BM) * (N // bn),) if blocks is None else (blocks,)
     G.gemm_tma[grid, G.THREADS](
-        tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages, B_ROW_MAJOR=row_major_b,
+        tma_a, tma_b, c, None, M, N, K, BN=bn, STAGES=stages, B_ROW_MAJOR=row_major_b,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
     what = f"BN={bn} STAGES={stages} M={M} N={N} K={K} grid={grid[0]}"
@@ -196,7 +196,7 @@ def gemm_ragged(dtype, M, N, K, bn, stages):
     c = buf[:M]
     tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
     G.gemm_tma[(G.tiles(M, N, bn),), G.THREADS](
-        tma_a, tma_b, c, M, N, K, BN=bn, STAGES=stages, EDGE=True,
+        tma_a, tma_b, c, None, M, N, K, BN=bn, STAGES=stages, EDGE=True,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
     what = f"EDGE BN={bn} STAGES={stages} M={M} N={N} K={K}"
