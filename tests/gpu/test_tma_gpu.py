@@ -112,6 +112,25 @@ def test_4_a_row_major_b_read_mn_major(dtype, config):
     _run("gemm_config", dtype, 1280, 768, 1024, bn, stages, 7, True)
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"BN{c[0]}-S{c[1]}")
+@pytest.mark.parametrize(
+    "shape, split, blocks, edge",
+    [
+        ((256, 512, 1024), 3, 7, False),  # 16 k tiles in slices of 5, 5, 6
+        ((100, 776, 1000), 4, 132, True),  # ragged; 16 k tiles (the last of 40)
+        ((16, 512, 520), 8, 5, True),  # decoding rows; slices of 1 and 2 k tiles
+    ],
+)
+def test_4_split_k(shape, split, blocks, edge, config):
+    _run("gemm_split", "bf16", *shape, *config, split, blocks, edge)
+
+
+@pytest.mark.parametrize("shape", [(16, 4096, 4096), (128, 1024, 14336)])
+def test_4_matmul_splits_k_for_few_tiles(shape):
+    assert G.split_k(*shape, 132) > 1
+    _run("matmul_example", "bf16", *shape, timeout=300)
+
+
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 776, 1000)])
 def test_4_matmul_takes_b_as_it_is(shape):
     _run("matmul_example", "bf16", *shape, timeout=300)

@@ -148,6 +148,31 @@ def gemm_config(dtype, M, N, K, bn, stages, blocks=None, row_major_b=False):
     _compare(c, a, bt, dtype, what + (" row-major b" if row_major_b else ""))
 
 
+def gemm_split(dtype, M, N, K, bn, stages, split, blocks, edge):
+    """One configuration split-K: ``split`` slices of each tile's k tiles,
+    ``blocks`` blocks looping over the (slice, tile) units, the Float32
+    partial sums then added by split_sum; c is the first M rows of a NaN
+    buffer 16 rows longer (a store past c shows), and the kernel must leave
+    c alone (its sums go to the slices)."""
+    a, a_dev = _random(13, (M, K), dtype)
+    bt, bt_dev = _random(14, (N, K), dtype)
+    buf = _filled((M + 16, N), np.nan, dtype)
+    c = buf[:M]
+    part = G.partial_sums(c, M, N, split)
+    tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
+    G.gemm_tma[(blocks,), G.THREADS](
+        tma_a, tma_b, c, part, M, N, K, BN=bn, STAGES=stages, EDGE=edge,
+        SPLIT=split, shared_mem=G.shared_mem(bn, stages),
+    )  # fmt: skip
+    untouched = np.isnan(cp.asnumpy(buf).astype(np.float64)).all()
+    assert untouched, "the split kernel wrote c"
+    G.sum_slices(part, c, M, N, split)
+    what = f"BN={bn} STAGES={stages} SPLIT={split} M={M} N={N} K={K} grid={blocks}"
+    _compare(c, a, bt, dtype, what)
+    past = cp.asnumpy(buf[M:]).astype(np.float64)
+    assert np.isnan(past).all(), f"{what}: stores past c's last row"
+
+
 def matmul_example(dtype, M, N, K):
     """matmul(a, b, c): b row-major, autotuned (whole tiles or EDGE)."""
     a, a_dev = _random(11, (M, K), dtype)
