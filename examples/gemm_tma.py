@@ -286,33 +286,26 @@ def split_k(M: int, N: int, K: int, sms: int) -> int:
     return max(fit, default=1)
 
 
-def prune_split(configs, args):
-    """The autotuner's prune=: the configurations of ``split_k``'s split."""
-    split = split_k(args["M"], args["N"], args["K"], multiprocessors())
-    return [cfg for cfg in configs if cfg.constexprs["SPLIT"] == split]
-
-
-def _tuned(edge: bool, b_row_major: bool):
+def _tuned(edge: bool, b_row_major: bool, split: int):
     configs = [
-        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major, SPLIT=k)
+        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major, SPLIT=split)
         for n, s in SHAPES
-        for k in SPLITS
     ]
-    return kdsl.autotune(
-        configs=configs,
-        key=["M", "N", "K"],
-        prune=prune_split,
-        restore=[],
-    )(gemm_tma)
+    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_tma)
 
 
-# (EDGE, B_ROW_MAJOR) -> the autotuned kernel, each tile shape with the split
-# ``split_k`` picks.  EDGE: any M, N even, K a multiple of 8 (TMA's 16-byte
-# row strides; a row-major b: N a multiple of 8 too): the edge tiles read
-# zeros past the ends and store only what is in c
-TUNED = {(e, r): _tuned(e, r) for e in (False, True) for r in (False, True)}
-gemm_tuned = TUNED[False, False]
-gemm_edge = TUNED[True, False]
+# (EDGE, B_ROW_MAJOR, SPLIT) -> the autotuned kernel: the tile shapes, each
+# with split-K's SPLIT slices.  EDGE: any M, N even, K a multiple of 8 (TMA's
+# 16-byte row strides; a row-major b: N a multiple of 8 too): the edge tiles
+# read zeros past the ends and store only what is in c
+TUNED = {
+    (e, r, k): _tuned(e, r, k)
+    for e in (False, True)
+    for r in (False, True)
+    for k in SPLITS
+}
+gemm_tuned = TUNED[False, False, 1]
+gemm_edge = TUNED[True, False, 1]
 
 
 def config_shared_mem(m) -> int:
@@ -374,33 +367,39 @@ def whole_tiles(M: int, N: int, K: int) -> bool:
     return M % BM == 0 and N % 256 == 0 and K % BK == 0
 
 
-def gemm(a, bt, c, maps=None):
+def gemm(a, bt, c, maps=None, split=None):
     """c = a @ bt.T for row-major (M, K) a and (N, K) bt (CuPy arrays or
     PyTorch tensors on an H100/H200), c (M, N) of their dtype.  ``maps``:
     the tensor maps of a and bt, if the caller keeps them (building them
-    costs two driver calls)."""
-    _launch(a, bt, c, maps, b_row_major=False)
+    costs two driver calls).  ``split``: split-K's slices (one of SPLITS;
+    None: ``split_k`` picks, 1: no split-K)."""
+    _launch(a, bt, c, maps, False, split)
 
 
-def matmul(a, b, c, maps=None):
+def matmul(a, b, c, maps=None, split=None):
     """c = a @ b for row-major (M, K) a and (K, N) b, as torch.matmul takes
     them (CuPy arrays or PyTorch tensors on an H100/H200; N and K multiples
     of 8), c (M, N) of their dtype: wgmma reads b MN-major, no transposed
-    copy.  ``maps``: the tensor maps of a and b, if the caller keeps them."""
-    _launch(a, b, c, maps, b_row_major=True)
+    copy.  ``maps``: the tensor maps of a and b, if the caller keeps them;
+    ``split`` as for ``gemm``."""
+    _launch(a, b, c, maps, True, split)
 
 
-def _launch(a, b, c, maps, b_row_major):
+def _launch(a, b, c, maps, b_row_major, split):
     M, N, K = check_shapes(a, b, c, b_row_major)
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
     # A persistent grid: one block a multiprocessor, each looping over its
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
     # 8192^3: no block start-up per tile, and the next tile's first loads
     # overlap this tile's epilogue).
+    if split is not None and (split not in SPLITS or split * M * N >= 2**30):
+        raise ValueError(
+            f"gemm_tma: split-K's split must be one of {SPLITS}, got {split}"
+        )
     sms = multiprocessors()
-    split = split_k(M, N, K, sms)
+    split = split_k(M, N, K, sms) if split is None else split
     part = None if split == 1 else partial_sums(c, M, N, split)
-    tuned = TUNED[not whole_tiles(M, N, K), b_row_major]
+    tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
     launch(tma_a, tma_b, c, part, M, N, K, shared_mem=config_shared_mem)
     if part is not None:  # the slices' sums, in slice order, rounded once

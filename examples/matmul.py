@@ -722,11 +722,12 @@ def multiprocessors_of(x) -> int:
     return H200_SMS if type(x).__module__.startswith("numpy") else multiprocessors()
 
 
-def launch_sgemm(a, b, c, stream=None):
+def launch_sgemm(a, b, c, stream=None, split=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
     the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
     ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``; those two
-    split-K (``sgemm_split``) where the tiles fill the SMs badly."""
+    split-K (``sgemm_split``) where the tiles fill the SMs badly.  ``split``
+    forces their slices (one of SPLITS; 1: no split-K)."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
@@ -738,7 +739,10 @@ def launch_sgemm(a, b, c, stream=None):
         sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
         return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
-    split = sgemm_split(M, N, K, multiprocessors_of(a))
+    if split is None:
+        split = sgemm_split(M, N, K, multiprocessors_of(a))
+    elif split not in SPLITS or split * M * N >= 2**30:
+        raise ValueError(f"sgemm: split-K's split must be one of {SPLITS}, got {split}")
     part = None if split == 1 else partial_sums(c, M, N, split)
     grid = ((N + BN - 1) // BN, (M + BM - 1) // BM, split)
     kernel[grid, 256](a, b, c, part, M, N, K, stream=stream)

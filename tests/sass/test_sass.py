@@ -75,8 +75,13 @@ def test_bf16_gelu_stays_short():
     assert len(sass.instructions) < 520
 
 
-def test_sgemm_is_register_tiled_with_128_bit_shared_reads_and_no_spills():
-    sass = sass_of(EX["matmul"].sgemm.dispatch("f32"))
+# sgemm and sgemm_vec as launched: into c, and split-K into part's slices
+PARTS = {"c": {"part": None}, "split-k": {}}
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_sgemm_is_register_tiled_with_128_bit_shared_reads_and_no_spills(part):
+    sass = sass_of(EX["matmul"].sgemm.dispatch("f32", **PARTS[part]))
     # the unrolled BK = 8 loop: 8 x 8 x 8 fused multiply-adds fed by four
     # Float32x4 shared reads per k (two of a's column, two of b's row)
     assert sass.count(r"^FFMA\s") == 512
@@ -163,8 +168,9 @@ def test_saxpy_moves_16_bytes_per_access(dtype):
     assert sass.spills == 0
 
 
-def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
-    sass = sass_of(EX["matmul"].sgemm_vec.dispatch("f32"))
+@pytest.mark.parametrize("part", PARTS)
+def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole(part):
+    sass = sass_of(EX["matmul"].sgemm_vec.dispatch("f32", **PARTS[part]))
     # the unrolled BK = 16 loop: 16 x 8 x 8 fmas fed by four LDS.128 a k
     assert sass.count(r"^FFMA\s") == 1024
     assert sass.count(r"^LDS\.128") == 64
@@ -182,8 +188,19 @@ def test_sgemm_vec_loads_16_bytes_and_stores_a_transposed_whole():
     assert sass.count(r"STG\.E\.128") == 16
 
 
-def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply():
-    ins = sass_of(EX["matmul"].sgemm_vec.dispatch("f32")).instructions
+def test_split_sum_adds_the_slices_with_their_loads_in_flight():
+    sass = sass_of(EX["matmul"].split_sum.dispatch("bf16", SPLIT=4))
+    # four loads issued before the first add: one round trip, not four
+    ins = sass.instructions
+    loads = [k for k, i in enumerate(ins) if "LDG" in i]
+    adds = [k for k, i in enumerate(ins) if i.startswith("FADD")]
+    assert len(loads) == 4 and len(adds) == 3 and max(loads) < min(adds)
+    assert sass.count(r"\bSTG\.E\.U16\b") == 1 and sass.spills == 0
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply(part):
+    ins = sass_of(EX["matmul"].sgemm_vec.dispatch("f32", **PARTS[part])).instructions
     bar = next(k for k, i in enumerate(ins) if i.startswith("BAR.SYNC"))
     loop = ins[:bar]  # the loads, the multiply and the stores of one tile
     loads = [k for k, i in enumerate(loop) if "LDG" in i]
@@ -196,8 +213,9 @@ def test_sgemm_vec_prefetches_the_next_tile_during_the_multiply():
     assert min(stores) > max(ffmas)
 
 
-def test_sgemm_prefetches_the_next_tile_during_the_multiply():
-    ins = sass_of(EX["matmul"].sgemm.dispatch("f32")).instructions
+@pytest.mark.parametrize("part", PARTS)
+def test_sgemm_prefetches_the_next_tile_during_the_multiply(part):
+    ins = sass_of(EX["matmul"].sgemm.dispatch("f32", **PARTS[part])).instructions
     bars = [k for k, i in enumerate(ins) if i.startswith("BAR.SYNC")]
     body = ins[bars[0] + 1 : bars[1]]  # the main loop: one barrier a tile
     loads = [k for k, i in enumerate(body) if "LDG" in i]

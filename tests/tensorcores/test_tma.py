@@ -248,6 +248,38 @@ def test_the_tma_gemm_hot_loop(shape, dtype, hgmma, edge):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("bn", [128, 256])
+def test_split_k_keeps_the_hot_loop_and_stores_float32_pairs(bn):
+    inst = G.gemm_tma.dispatch("bf16", BN=bn, STAGES=4, B_ROW_MAJOR=True, SPLIT=4)
+    sass = sass_of(inst)
+    assert sass.count(rf"^HGMMA\.64x{bn}x16\.F32\.BF16 .*\.tnspB, ") == G.BK // 16
+    assert sass.count(r"^UTMALDG\.2D\b") == (G.BM + bn) // G.BOX
+    # the unrounded partial sums: a pair of Float32 (8 bytes) for each pair
+    # of bf16 the epilogue stores without split-K
+    assert sass.count(r"\bSTG\.E\.64\b") == bn // 8 * 2
+    assert sass.count(r"F2F|F2FP") == 0  # nothing rounded to bf16
+    assert sass.spills == 0
+
+
+def test_split_k_fills_the_sms_for_few_tiles_only():
+    # decoding: 32 tiles of 128 x 128 on 132 SMs -> 4 slices (128 units)
+    assert G.split_k(16, 4096, 4096, 132) == 4
+    assert G.split_k(128, 1024, 14336, 132) == 8  # 8 tiles, 224 k tiles
+    assert G.split_k(1, 4096, 256, 132) == 1  # 4 k tiles: too few to slice
+    assert G.split_k(16, 4096, 1024, 132) == 2  # slices of 8 k tiles at least
+    for shape in ((64, 14336, 4096), (1009, 4104, 4104), (4096, 4096, 4096)):
+        assert G.split_k(*shape, 132) == 1  # tiles for half the SMs or more
+    with pytest.raises(ValueError, match="split-K"):
+        G._launch(
+            np.zeros((128, 64)),
+            np.zeros((64, 256)),
+            np.zeros((128, 256)),
+            (None, None),
+            True,
+            5,
+        )
+
+
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
 def test_a_row_major_b_is_read_mn_major(dtype, hgmma):
     inst = G.gemm_tma.dispatch(dtype, BN=128, STAGES=6, EDGE=True, B_ROW_MAJOR=True)
