@@ -394,10 +394,27 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
+static __device__ void k_slice__i32(int32_t ktiles, int32_t& result0, int32_t& result1) {
+    // first = block_idx.z * ktiles // grid_dim.z
+    int32_t first = kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z), ktiles), int32_t(gridDim.z));
+    // return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
+    result0 = first;
+    result1 =
+            kdsl::sub(kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z) + 1, ktiles), int32_t(gridDim.z)),
+                      first);
+    return;
+}
+
+static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
+    // return (M * N + 3) // 4 * 4
+    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+}
+
 extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         const float* a,
         const float* b,
-        float* c,
+        const float* c,
+        float* part,
         int32_t M,
         int32_t N,
         int32_t K) {
@@ -440,100 +457,120 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     kdsl::vec<float, 4> ra = kdsl::splat<float, 4>(0.0f);
     // rb = Float32x4.splat(0)
     kdsl::vec<float, 4> rb = kdsl::splat<float, 4>(0.0f);
+    // first, tiles = k_slice((K + BK - 1) // BK)
+    int32_t first;
+    int32_t tiles;
+    k_slice__i32(kdsl::floordiv(kdsl::add(K, 7), 8), first, tiles);
+    // k0 = first * BK
+    int32_t k0 = kdsl::mul(first, 8);
     // for p in kdsl.range_constexpr(4):
     // row = m0 + a_m + p  [p = 0]
     int32_t row = m0 + a_m;
-    // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 0]
-    ra.v[0] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    // ka = k0 + a_k  [p = 0]
+    int32_t ka = kdsl::add(k0, a_k);
+    // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 0]
+    ra.v[0] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
     // col = n0 + b_n + p  [p = 0]
     int32_t col = kdsl::add(n0, b_n);
-    // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 0]
-    rb.v[0] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    // kb = k0 + b_k  [p = 0]
+    int32_t kb = kdsl::add(k0, b_k);
+    // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 0]
+    rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 1]
     row = m0 + a_m + 1;
-    // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 1]
-    ra.v[1] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    // ka = k0 + a_k  [p = 1]
+    ka = kdsl::add(k0, a_k);
+    // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 1]
+    ra.v[1] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
     // col = n0 + b_n + p  [p = 1]
     col = kdsl::add(kdsl::add(n0, b_n), 1);
-    // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 1]
-    rb.v[1] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    // kb = k0 + b_k  [p = 1]
+    kb = kdsl::add(k0, b_k);
+    // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 1]
+    rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 2]
     row = m0 + a_m + 2;
-    // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 2]
-    ra.v[2] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    // ka = k0 + a_k  [p = 2]
+    ka = kdsl::add(k0, a_k);
+    // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 2]
+    ra.v[2] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
     // col = n0 + b_n + p  [p = 2]
     col = kdsl::add(kdsl::add(n0, b_n), 2);
-    // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 2]
-    rb.v[2] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    // kb = k0 + b_k  [p = 2]
+    kb = kdsl::add(k0, b_k);
+    // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 2]
+    rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
     // row = m0 + a_m + p  [p = 3]
     row = m0 + a_m + 3;
-    // ra[p] = a[row * K + a_k] if row < M and a_k < K else 0  [p = 3]
-    ra.v[3] = (row < M && a_k < K) ? a[kdsl::add(kdsl::mul(row, K), a_k)] : 0.0f;
+    // ka = k0 + a_k  [p = 3]
+    ka = kdsl::add(k0, a_k);
+    // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 3]
+    ra.v[3] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
     // col = n0 + b_n + p  [p = 3]
     col = kdsl::add(kdsl::add(n0, b_n), 3);
-    // rb[p] = b[b_k * N + col] if b_k < K and col < N else 0  [p = 3]
-    rb.v[3] = (b_k < K && col < N) ? b[kdsl::add(kdsl::mul(b_k, N), col)] : 0.0f;
+    // kb = k0 + b_k  [p = 3]
+    kb = kdsl::add(k0, b_k);
+    // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 3]
+    rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
     // a_s[0, a_k, a_m // 4] = ra
     a_s[0][a_k][a_m / 4] = ra;
     // b_s[0, b_k, b_n // 4] = rb
     b_s[0][b_k][b_n / 4] = rb;
     // kdsl.syncthreads()
     __syncthreads();
-    // tiles = (K + BK - 1) // BK
-    int32_t tiles = kdsl::floordiv(kdsl::add(K, 7), 8);
     // for t in range(tiles):
     for (int32_t t = 0; t < tiles; ++t) {
         // cur = t % 2
         int32_t cur = t % 2;
-        // k1 = (t + 1) * BK
-        int32_t k1 = (t + 1) * 8;
+        // k1 = k0 + (t + 1) * BK
+        int32_t k1 = kdsl::add(k0, kdsl::mul(t + 1, 8));
         // for q in kdsl.range_constexpr(4):
         // row = m0 + a_m + q  [q = 0]
         row = m0 + a_m;
         // ka = k1 + a_k  [q = 0]
-        int32_t ka = k1 + a_k;
+        ka = kdsl::add(k1, a_k);
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 0]
         ra.v[0] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 0]
         col = kdsl::add(n0, b_n);
         // kb = k1 + b_k  [q = 0]
-        int32_t kb = k1 + b_k;
+        kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
         rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 1]
         row = m0 + a_m + 1;
         // ka = k1 + a_k  [q = 1]
-        ka = k1 + a_k;
+        ka = kdsl::add(k1, a_k);
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 1]
         ra.v[1] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 1]
         col = kdsl::add(kdsl::add(n0, b_n), 1);
         // kb = k1 + b_k  [q = 1]
-        kb = k1 + b_k;
+        kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
         rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 2]
         row = m0 + a_m + 2;
         // ka = k1 + a_k  [q = 2]
-        ka = k1 + a_k;
+        ka = kdsl::add(k1, a_k);
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 2]
         ra.v[2] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 2]
         col = kdsl::add(kdsl::add(n0, b_n), 2);
         // kb = k1 + b_k  [q = 2]
-        kb = k1 + b_k;
+        kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
         rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // row = m0 + a_m + q  [q = 3]
         row = m0 + a_m + 3;
         // ka = k1 + a_k  [q = 3]
-        ka = k1 + a_k;
+        ka = kdsl::add(k1, a_k);
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 3]
         ra.v[3] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
         // col = n0 + b_n + q  [q = 3]
         col = kdsl::add(kdsl::add(n0, b_n), 3);
         // kb = k1 + b_k  [q = 3]
-        kb = k1 + b_k;
+        kb = kdsl::add(k1, b_k);
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
         rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
@@ -688,8 +725,11 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // kdsl.syncthreads()
         __syncthreads();
     }
-    // cv = c.vec(4)
-    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(c);
+    // if part is not None:  [True]
+    // dst = part + block_idx.z * slice_size(M, N)
+    float* dst = part + kdsl::mul(int32_t(blockIdx.z), slice_size__i32_i32(M, N));
+    // cv = dst.vec(4)
+    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(dst);
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 0]
@@ -711,30 +751,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 0]
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -754,30 +794,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 1]
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -800,30 +840,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 0]
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -843,30 +883,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 1]
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -889,30 +929,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 0]
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -932,30 +972,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 1]
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -978,30 +1018,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 0]
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1021,30 +1061,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 1]
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1068,30 +1108,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 0]
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1111,30 +1151,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 1]
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1157,30 +1197,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 0]
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1200,30 +1240,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 1]
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1246,30 +1286,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 0]
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1289,30 +1329,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 1]
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1335,30 +1375,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 0]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 0]
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }
@@ -1378,30 +1418,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 1]
-        if (N % 4 == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
             cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 1]
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 0]
             if (col < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 0]
-                c[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 0]
+                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 1]
             if (kdsl::add(col, 1) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 1]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 1]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 2]
             if (kdsl::add(col, 2) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 2]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 2]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 3]
             if (kdsl::add(col, 3) < N) {
-                // c[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 3]
-                c[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 3]
+                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
             }
         }
     }

@@ -394,10 +394,27 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
+static __device__ void k_slice__i32(int32_t ktiles, int32_t& result0, int32_t& result1) {
+    // first = block_idx.z * ktiles // grid_dim.z
+    int32_t first = kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z), ktiles), int32_t(gridDim.z));
+    // return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
+    result0 = first;
+    result1 =
+            kdsl::sub(kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z) + 1, ktiles), int32_t(gridDim.z)),
+                      first);
+    return;
+}
+
+static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
+    // return (M * N + 3) // 4 * 4
+    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+}
+
 extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         const float* a,
         const float* b,
-        float* c,
+        const float* c,
+        float* part,
         int32_t M,
         int32_t N,
         int32_t K) {
@@ -452,9 +469,12 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     kdsl::vec<float, 4> r[4];
     // zero = Float32x4.splat(0)
     kdsl::vec<float, 4> zero = kdsl::splat<float, 4>(0.0f);
-    // for t in range(-1, (K + BK - 1) // BK):
-    int32_t t_end = kdsl::floordiv(kdsl::add(K, 15), 16);
-    for (int32_t t = -1; t < t_end; ++t) {
+    // first, tiles = k_slice((K + BK - 1) // BK)
+    int32_t first;
+    int32_t tiles;
+    k_slice__i32(kdsl::floordiv(kdsl::add(K, 15), 16), first, tiles);
+    // for t in range(-1, tiles):
+    for (int32_t t = -1; t < tiles; ++t) {
         // nxt = (t + 1) % 2
         int32_t nxt = (t + 1) % 2;
         // for j in kdsl.range_constexpr(BK // 16):
@@ -463,13 +483,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 0]
             int32_t row = m0 + 4 * g;
-            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 0]
-            int32_t kk = (t + 1) * 4 + ka;
+            // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 0]
+            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 0]
             r[0] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 0]
-            int32_t kb = (t + 1) * 16 + bk;
+            // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 0]
+            int32_t kb = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk);
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 0]
             r[0] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -477,13 +497,14 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 1]
             int32_t row = m0 + 4 * g + 1;
-            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 1]
-            int32_t kk = (t + 1) * 4 + ka;
+            // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 1]
+            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 1]
             r[1] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 1]
-            int32_t kb = (t + 1) * 16 + bk + 4;
+            // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 1]
+            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
+                                   4);
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 1]
             r[1] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -491,13 +512,14 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 2]
             int32_t row = m0 + 4 * g + 2;
-            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 2]
-            int32_t kk = (t + 1) * 4 + ka;
+            // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 2]
+            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 2]
             r[2] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 2]
-            int32_t kb = (t + 1) * 16 + bk + 8;
+            // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 2]
+            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
+                                   8);
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 2]
             r[2] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -505,13 +527,14 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 3]
             int32_t row = m0 + 4 * g + 3;
-            // kk = (t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 3]
-            int32_t kk = (t + 1) * 4 + ka;
+            // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 3]
+            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 3]
             r[3] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
         } else {
-            // kb = (t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 3]
-            int32_t kb = (t + 1) * 16 + bk + 12;
+            // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 3]
+            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
+                                   12);
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 3]
             r[3] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
         }
@@ -735,8 +758,11 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
         // kdsl.syncthreads()
         __syncthreads();
     }
-    // cv = c.vec(4)
-    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(c);
+    // if part is not None:  [True]
+    // dst = part + block_idx.z * slice_size(M, N)
+    float* dst = part + kdsl::mul(int32_t(blockIdx.z), slice_size__i32_i32(M, N));
+    // cv = dst.vec(4)
+    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(dst);
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 0]
