@@ -392,9 +392,12 @@ def _launch(a, b, c, maps, b_row_major, split):
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
     # 8192^3: no block start-up per tile, and the next tile's first loads
     # overlap this tile's epilogue).
-    if split is not None and (split not in SPLITS or split * M * N >= 2**30):
+    if split is not None and (
+        split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
+    ):  # every slice at least one k tile (an empty one would free a stage)
         raise ValueError(
-            f"gemm_tma: split-K's split must be one of {SPLITS}, got {split}"
+            f"gemm_tma: split-K's split must be one of {SPLITS} and at most"
+            f" the {-(-K // BK)} k tiles, got {split}"
         )
     sms = multiprocessors()
     split = split_k(M, N, K, sms) if split is None else split

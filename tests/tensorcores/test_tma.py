@@ -269,15 +269,11 @@ def test_split_k_fills_the_sms_for_few_tiles_only():
     assert G.split_k(16, 4096, 1024, 132) == 2  # slices of 8 k tiles at least
     for shape in ((64, 14336, 4096), (1009, 4104, 4104), (4096, 4096, 4096)):
         assert G.split_k(*shape, 132) == 1  # tiles for half the SMs or more
-    with pytest.raises(ValueError, match="split-K"):
-        G._launch(
-            np.zeros((128, 64)),
-            np.zeros((64, 256)),
-            np.zeros((128, 256)),
-            (None, None),
-            True,
-            5,
-        )
+    a, b, c = np.zeros((128, 128)), np.zeros((128, 256)), np.zeros((128, 256))
+    with pytest.raises(ValueError, match="split-K's split must be one of"):
+        G.matmul(a, b, c, (None, None), split=5)
+    with pytest.raises(ValueError, match="at most the 2 k tiles, got 3"):
+        G.matmul(a, b, c, (None, None), split=3)  # a slice without a k tile
 
 
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
