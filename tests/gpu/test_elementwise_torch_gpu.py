@@ -104,8 +104,10 @@ def test_histogram_equals_a_bincount(dtype, n):
     "M,N,K",
     [
         (128, 128, 8),  # sgemm_vec (K % 16 != 0)
-        (1000, 1000, 1000),  # sgemm_vec (ragged tiles)
+        (1000, 1000, 1000),  # sgemm_vec (ragged tiles), split-K in 2
         (3000, 2050, 1500),  # sgemm (N % 4 != 0)
+        (127, 4096, 4096),  # sgemm_vec split-K in 4: 32 tiles
+        (1009, 3001, 2053),  # sgemm split-K in 2, slices M N + 3 apart
         (384, 640, 48),  # sgemm_warp: 3 row tiles, fewer than a group
         (4096, 4096, 4096),  # sgemm_warp, autotuned
         (8192, 8192, 8192),  # sgemm_warp: 8 groups of 8 row tiles
@@ -136,6 +138,26 @@ def test_sgemm_gives_the_interpreters_bits(M, N, K):
     mod.sgemm.interpret[grid, 256](a, b, host, None, M, N, K)
     dev = torch.zeros(M, N, device="cuda")
     mod.launch_sgemm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), dev)
+    assert dev.cpu().numpy().tobytes() == host.tobytes()
+
+
+@pytest.mark.parametrize("M,N,K", [(130, 67, 100), (130, 68, 100)])
+def test_split_k_sgemm_gives_the_interpreters_bits(M, N, K):
+    mod = EX["matmul"]
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    kernel = mod.sgemm_vec if N % 4 == 0 else mod.sgemm
+    part = np.full(2 * ((M * N + 3) // 4 * 4), np.nan, np.float32)
+    host = np.zeros((M, N), np.float32)
+    kernel.interpret[((N + 127) // 128, (M + 127) // 128, 2), 256](
+        a, b, host, part, M, N, K
+    )
+    mod.split_sum.interpret[(M * N + 255) // 256](part, host, M, N, SPLIT=2)
+    dev = torch.zeros(M, N, device="cuda")
+    mod.launch_sgemm(
+        torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), dev, split=2
+    )
     assert dev.cpu().numpy().tobytes() == host.tobytes()
 
 
