@@ -44,6 +44,12 @@ K a multiple of 8: TMA reads zeros past the edges of a and bt, and the
 epilogue stores only the pairs inside c.  The
 tiles live in dynamic shared memory, ``shared_mem(BN, STAGES)`` bytes a
 block; the autotuner launches each configuration with its own.
+
+Split-K (``SPLIT`` > 1, for few tiles: decoding's small M): a unit of work
+is one of the SPLIT slices of a tile's k tiles (``unit_work``), its Float32
+sums stored to that slice of ``part``; matmul.py's ``split_sum`` adds the
+slices in order and rounds once.  ``gemm()`` and ``matmul()`` pick SPLIT
+with ``split_k`` (docs/tensor-cores.md, "Split-K for few tiles").
 """
 
 import sys

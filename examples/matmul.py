@@ -6,7 +6,9 @@ reads, double buffering; further down, with why each trick is there);
 ``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
 multiples of 4; ``sgemm_warp``: the same multiply warp-tiled at 128
 registers (two blocks an SM), for whole tiles, autotuned (``launch_sgemm``
-picks).
+picks). ``sgemm`` and ``sgemm_vec`` split K across the grid's depth when
+the tiles leave SMs idle (``sgemm_split``), their slices' Float32 sums
+added by ``split_sum`` (which gemm_tma.py's split-K uses too).
 
 ``matmul``, tiled in shared memory:
 
