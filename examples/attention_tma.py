@@ -129,6 +129,19 @@ def softmax_tile(sacc, m, l, alpha, n0, row0, t4, diagonal, scale_log2):
 
 
 @kdsl.func
+def rescale(oacc, alpha):
+    """O to the new maximum: elements 4 c, 4 c + 1 are of row g (alpha[0]),
+    4 c + 2, 4 c + 3 of row g + 8 (alpha[1]); skipped where neither row's
+    maximum moved (alpha 1: the products would be O itself), as it mostly
+    stays after the first tiles."""
+    if alpha[0] == 1.0 and alpha[1] == 1.0:
+        return
+    for c in kdsl.range_constexpr(len(oacc) // 4):
+        for i in kdsl.range_constexpr(4):
+            oacc[4 * c + i] = oacc[4 * c + i] * alpha[i // 2]
+
+
+@kdsl.func
 def pack(p, sacc, like):
     """P in 16 bits (the type of ``like``) into p: elements 8 j .. 8 j + 7 of
     S are A's fragment for keys 16 j .. 16 j + 15."""
@@ -175,6 +188,7 @@ def attention_tma(
     BLOCK_N: Constexpr[int] = 128,
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
+    OVERLAP: Constexpr[bool] = True,  # the softmax overlaps P V (see below)
 ):
     kdsl.assume(seq >= 0)
     # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
@@ -258,60 +272,63 @@ def attention_tma(
         dq = kdsl.wgmma_desc(sq, rows * 8)  # this consumer's 64 rows of Q
         # (causal) the first key tile that crosses this consumer's diagonal
         first_diagonal = (m0 + rows) // BLOCK_N
-
-        # FlashAttention-3's intra-warpgroup pipelining: the softmax of key
-        # tile t runs while the tensor cores multiply P V of tile t - 1,
-        # issued right after S = Q K^T of tile t.  Tile 0 first:
         kdsl.mbarrier_wait(qbar, 0, 0)
-        kdsl.mbarrier_wait(full, 0, 0)
-        kdsl.wgmma_fence()
-        scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
-        kdsl.wgmma_wait(0, sacc)
-        softmax_tile(
-            sacc, m, l, alpha, 0, row0, t4, CAUSAL and 0 >= first_diagonal, scale_log2
-        )
-        pack(p, sacc, D(0.0))
-        for t in range(1, ntiles):
-            s = t % STAGES
-            for c in kdsl.range_constexpr(HEAD_DIM // 8):  # O to tile t - 1's maximum
-                for i in kdsl.range_constexpr(4):
-                    oacc[4 * c + i] = oacc[4 * c + i] * alpha[i // 2]
-            kdsl.mbarrier_wait(full, s, t // STAGES % 2)
+        if OVERLAP:
+            # FlashAttention-3's intra-warpgroup pipelining: the softmax of
+            # key tile t runs while the tensor cores multiply P V of tile t -
+            # 1, issued right after S = Q K^T of tile t.  Tile 0 first:
+            kdsl.mbarrier_wait(full, 0, 0)
             kdsl.wgmma_fence()
-            scores(
-                sacc,
-                dq,
-                kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8),
-                D(0.0),
-                BLOCK_N,
-                HEAD_DIM,
-            )
-            values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
-            kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
-            softmax_tile(
-                sacc,
-                m,
-                l,
-                alpha,
-                t * BLOCK_N,
-                row0,
-                t4,
-                CAUSAL and t >= first_diagonal,
-                scale_log2,
-            )
-            kdsl.wgmma_wait(0, oacc)
-            if tid % 128 == 0:  # this consumer is done with tile t - 1
-                kdsl.mbarrier_arrive(empty, (t - 1) % STAGES)
+            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
+            kdsl.wgmma_wait(0, sacc)
+            diagonal = CAUSAL and 0 >= first_diagonal
+            softmax_tile(sacc, m, l, alpha, 0, row0, t4, diagonal, scale_log2)
             pack(p, sacc, D(0.0))
-        # P V of the last tile
-        for c in kdsl.range_constexpr(HEAD_DIM // 8):
-            for i in kdsl.range_constexpr(4):
-                oacc[4 * c + i] = oacc[4 * c + i] * alpha[i // 2]
-        kdsl.wgmma_fence()
-        values(oacc, p, sv, (ntiles - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
-        kdsl.wgmma_wait(0, oacc)
-        if tid % 128 == 0:
-            kdsl.mbarrier_arrive(empty, (ntiles - 1) % STAGES)
+            for t in range(1, ntiles):
+                s = t % STAGES
+                rescale(oacc, alpha)  # to tile t - 1's maximum
+                kdsl.mbarrier_wait(full, s, t // STAGES % 2)
+                kdsl.wgmma_fence()
+                dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
+                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
+                kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
+                diagonal = CAUSAL and t >= first_diagonal
+                softmax_tile(
+                    sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
+                )
+                kdsl.wgmma_wait(0, oacc)
+                if tid % 128 == 0:  # this consumer is done with tile t - 1
+                    kdsl.mbarrier_arrive(empty, (t - 1) % STAGES)
+                pack(p, sacc, D(0.0))
+            # P V of the last tile
+            rescale(oacc, alpha)
+            kdsl.wgmma_fence()
+            values(oacc, p, sv, (ntiles - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
+            kdsl.wgmma_wait(0, oacc)
+            if tid % 128 == 0:
+                kdsl.mbarrier_arrive(empty, (ntiles - 1) % STAGES)
+        else:
+            # each tile in turn: S, the softmax, P V (the two consumers
+            # overlap each other on the tensor cores)
+            for t in range(ntiles):
+                s = t % STAGES
+                kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
+                kdsl.wgmma_fence()
+                dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
+                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                kdsl.wgmma_wait(0, sacc)
+                diagonal = CAUSAL and t >= first_diagonal
+                softmax_tile(
+                    sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
+                )
+                rescale(oacc, alpha)
+                pack(p, sacc, D(0.0))
+                kdsl.wgmma_fence()
+                values(oacc, p, sv, s * COLS * BLOCK_N * 8, D(0.0))
+                kdsl.wgmma_wait(0, oacc)
+                if tid % 128 == 0:  # this consumer is done with the stage
+                    kdsl.mbarrier_arrive(empty, s)
 
         # O / l: each row's sum is spread over its 4 threads. The thread
         # holds columns 8 c + 2 t4, + 1 of rows row0 and row0 + 8: pairs.
@@ -330,14 +347,17 @@ def attention_tma(
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_N, STAGES) per head dim: as deep a ring as shared memory holds
-# (a consumer holds two stages at a time: tile t - 1's V and tile t's K)
+# (BLOCK_N, STAGES, OVERLAP) per head dim, as deep a ring as shared memory
+# holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's V and
+# tile t's K).  At d = 64 the softmax's instructions, not the tensor cores,
+# bound a tile (docs/tensor-cores.md, "Attention on Hopper"): the plain
+# schedule is the faster there, the overlapped one at d = 128.
 SHAPES = {
-    64: [(128, 4), (128, 6), (64, 6)],
-    128: [(128, 3), (128, 2), (64, 4)],
+    64: [(128, 4, False), (128, 2, False), (64, 4, False), (128, 6, True)],
+    128: [(128, 3, True), (128, 2, True), (64, 4, True)],
 }
 HEAD_DIMS = tuple(SHAPES)
-NAMES = ("BLOCK_N", "STAGES")
+NAMES = ("BLOCK_N", "STAGES", "OVERLAP")
 
 
 def config_shared_mem(m) -> int:
@@ -356,7 +376,20 @@ def _tuned(head_dim: int, causal: bool):
         kdsl.Config(**dict(zip(NAMES, s)), HEAD_DIM=head_dim, CAUSAL=causal)
         for s in SHAPES[head_dim]
     ]
-    return kdsl.autotune(configs=configs, key=["seq"], restore=[])(attention_tma)
+    return kdsl.autotune(configs=configs, key=["seq"], prune=_fits, restore=[])(
+        attention_tma
+    )
+
+
+def _fits(configs, args):
+    """The configurations whose key tiles divide seq when every row reads
+    them all (causal blocks stop at the diagonal: a tile past the end is
+    masked, TMA filling rows past the tensor with zeros)."""
+    return [
+        c
+        for c in configs
+        if c.constexprs["CAUSAL"] or args["seq"] % c.constexprs["BLOCK_N"] == 0
+    ]
 
 
 # one autotuned kernel per (head dim, causal): constexprs a config fixes
