@@ -282,7 +282,7 @@ def attention_tma(
             scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
             kdsl.wgmma_wait(0, sacc)
             diagonal = CAUSAL and 0 >= first_diagonal
-            softmax_tile(sacc, m, l, alpha, 0, row0, t4, diagonal, scale_log2)
+            softmax_tile(sacc, m, l, alpha, Int32(0), row0, t4, diagonal, scale_log2)
             pack(p, sacc, D(0.0))
             for t in range(1, ntiles):
                 s = t % STAGES
