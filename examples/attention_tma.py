@@ -27,11 +27,24 @@ warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
   registers and V read MN-major (``trans_b=True``: V is (seq, d) row-major,
   d contiguous).  Then one thread of each consumer releases the stage.
 
-While one consumer computes its softmax the other's wgmma run: the tensor
-cores are shared, and the two warpgroups interleave.  The exponent is
-exp2(s * scale * log2(e) - m) with the scale folded into one kdsl.math.fma
-(no fast math anywhere).  Causal: tiles entirely above the diagonal are
-never loaded, and the blocks of the longest rows start first.
+Two schedules of a consumer (the constexpr OVERLAP):
+
+* **OVERLAP** (FlashAttention-3's intra-warpgroup pipelining): S of tile t
+  and P V of tile t - 1 are issued together; the softmax of tile t runs as
+  soon as S lands, while the tensor cores still multiply P V.  A consumer
+  holds two stages at a time.
+* **plain**: S, the softmax, P V, each tile in turn; only the other
+  consumer's wgmma overlap this one's softmax.
+
+At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP is the faster;
+at 64 the softmax's instructions do (an exp2 is five: the scale's fma and
+the non-.ftz ex2.approx's subnormal fix-up, FSETP, two FMUL and the MUFU),
+and the plain schedule is.  The autotuner picks per seq among SHAPES.  The
+exponent is exp2(s * scale * log2(e) - m) with the scale folded into one
+kdsl.math.fma (kdsl.math.exp2: no fast math anywhere; fast_exp2 compiles to
+the same instructions).  O's rescale is skipped where no row maximum moved.
+Causal: tiles entirely above the diagonal are never loaded, and the blocks
+of the longest rows start first.
 
 ``attention(q, k, v, causal)`` builds the tensor maps and launches the
 autotuned kernel (PyTorch tensors or CuPy arrays on an H100/H200).
