@@ -44,6 +44,24 @@ def time_ms(fn) -> float:
     return float(triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median"))
 
 
+def _inputs(dims, causal, seed):
+    """Random bf16 q, k, v of ``dims`` on the GPU, SDPA's output, the
+    multiply-adds counted (4 b h s^2 d, halved when causal) and SDPA's ms."""
+    import torch
+    import torch.nn.functional as F
+
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = (
+        torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
+        for _ in range(3)
+    )
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    batch, heads, seq, d = dims
+    work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
+    sdpa = time_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    return q, k, v, want, work, sdpa
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1024 tokens")
@@ -52,7 +70,6 @@ def main(argv=None) -> int:
     if args.tma:
         return tma_sweep()
     import torch
-    import torch.nn.functional as F
 
     import attention as A
     from kdsl.runtime import compile as kcompile
@@ -85,16 +102,7 @@ def main(argv=None) -> int:
     for d in A.HEAD_DIMS:
         for causal in (False, True):
             dims = (batch, heads, seq, d)
-            gen = torch.Generator(device="cuda").manual_seed(d + causal)
-            q, k, v = (
-                torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
-                for _ in range(3)
-            )
-            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
-            sdpa = time_ms(
-                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            )
+            q, k, v, want, work, sdpa = _inputs(dims, causal, d + causal)
             rate = lambda ms: work / (ms * 1e-3) / 1e12  # noqa: E731
             case = f"d{d} {'causal' if causal else 'full'} s{seq}"
             for shape in shapes[d]:
@@ -155,7 +163,6 @@ def tma_sweep() -> int:
     SDPA on the suite's sweep shapes, one line each (a wrong result is
     flagged, a failure printed and the sweep goes on)."""
     import torch
-    import torch.nn.functional as F
 
     import attention_tma as A
     from families.attention import SWEEP_SHAPES
@@ -181,16 +188,7 @@ def tma_sweep() -> int:
     for batch, heads, seq, d in SWEEP_SHAPES:
         for causal in (False, True):
             dims = (batch, heads, seq, d)
-            gen = torch.Generator(device="cuda").manual_seed(seq + d + causal)
-            q, k, v = (
-                torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
-                for _ in range(3)
-            )
-            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
-            sdpa = time_ms(
-                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            )
+            q, k, v, want, work, sdpa = _inputs(dims, causal, seq + d + causal)
             maps = A.tensor_maps(q, k, v)
             o = torch.empty_like(q)
             case = f"d{d} {'causal' if causal else 'full'} {batch}x{heads}x{seq}"
