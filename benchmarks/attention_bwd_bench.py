@@ -68,8 +68,8 @@ def precompile(dtype: str) -> float:
         for bn, st in B.DQ_SHAPES[d]:
             m = dict(HEAD_DIM=d, BLOCK_N=bn, STAGES=st, CAUSAL=causal)
             insts.append(B.attention_bwd_dq.dispatch(dtype, **m))
-        for bn, st in A.SHAPES[d]:
-            m = dict(HEAD_DIM=d, BLOCK_N=bn, STAGES=st, CAUSAL=causal)
+        for shape in A.SHAPES[d]:
+            m = dict(zip(A.NAMES, shape), HEAD_DIM=d, CAUSAL=causal)
             insts.append(A.attention_tma.dispatch(dtype, **m))  # (with lse)
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(lambda i: kcompile.cubin_for(i, arch), insts))

@@ -7,6 +7,12 @@ goes on.  From the repo root on the GPU machine:
 
     . benchmarks/device_env.sh && python3 -P benchmarks/attention_sweep.py [--quick]
 
+``--tma``: examples/attention_tma.py instead, every configuration of its
+SHAPES (OVERLAP and plain schedules) and the autotuned host function on
+the suite's sweep shapes (benchmarks/families/attention.py SWEEP_SHAPES:
+head dims 64 and 128, 1024 ... 4096 tokens and 1152), its tensor maps built
+once as the suite's case keeps them.
+
 TFLOP/s counts 4 * batch * heads * seq^2 * head_dim, halved when causal.
 """
 
@@ -22,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 # (BLOCK_M, BLOCK_N, STAGES, WARP_M): after the autotuned list, candidates
 # (WARP_M=2 at head dim 128 fits the registers only with 16-key tiles)
@@ -37,12 +44,32 @@ def time_ms(fn) -> float:
     return float(triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median"))
 
 
+def _inputs(dims, causal, seed):
+    """Random bf16 q, k, v of ``dims`` on the GPU, SDPA's output, the
+    multiply-adds counted (4 b h s^2 d, halved when causal) and SDPA's ms."""
+    import torch
+    import torch.nn.functional as F
+
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = (
+        torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
+        for _ in range(3)
+    )
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    batch, heads, seq, d = dims
+    work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
+    sdpa = time_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    return q, k, v, want, work, sdpa
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1024 tokens")
+    ap.add_argument("--tma", action="store_true", help="attention_tma, sweep shapes")
     args = ap.parse_args(argv)
+    if args.tma:
+        return tma_sweep()
     import torch
-    import torch.nn.functional as F
 
     import attention as A
     from kdsl.runtime import compile as kcompile
@@ -75,16 +102,7 @@ def main(argv=None) -> int:
     for d in A.HEAD_DIMS:
         for causal in (False, True):
             dims = (batch, heads, seq, d)
-            gen = torch.Generator(device="cuda").manual_seed(d + causal)
-            q, k, v = (
-                torch.randn(dims, device="cuda", dtype=torch.bfloat16, generator=gen)
-                for _ in range(3)
-            )
-            want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            work = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
-            sdpa = time_ms(
-                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            )
+            q, k, v, want, work, sdpa = _inputs(dims, causal, d + causal)
             rate = lambda ms: work / (ms * 1e-3) / 1e12  # noqa: E731
             case = f"d{d} {'causal' if causal else 'full'} s{seq}"
             for shape in shapes[d]:
@@ -136,6 +154,83 @@ def main(argv=None) -> int:
                 )
             except Exception as exc:  # noqa: BLE001
                 print(f"{case:24s}{'tuned':>14s}  failed: {type(exc).__name__}: {exc}")
+    print(f"total {time.time() - t0:.1f} s")
+    return 0
+
+
+def tma_sweep() -> int:
+    """attention_tma: each configuration and the tuned host function against
+    SDPA on the suite's sweep shapes, one line each (a wrong result is
+    flagged, a failure printed and the sweep goes on)."""
+    import torch
+
+    import attention_tma as A
+    from families.attention import SWEEP_SHAPES
+    from kdsl.runtime import compile as kcompile
+
+    t0 = time.time()
+    arch = kcompile.device_arch(torch.cuda.current_device())
+    jobs = [
+        dict(zip(A.NAMES, shape), HEAD_DIM=d, CAUSAL=causal)
+        for d in A.HEAD_DIMS
+        for causal in (False, True)
+        for shape in A.SHAPES[d]
+    ]
+
+    def compile_one(m):  # NVRTC releases the GIL: compile side by side
+        kcompile.cubin_for(A.attention_tma.dispatch("bf16", **m), arch)
+
+    with ThreadPoolExecutor(16) as pool:
+        errors = list(pool.map(_capture(compile_one), jobs))
+    print(f"compiled {len(jobs)} instances in {time.time() - t0:.1f} s", flush=True)
+    print(f"{'case':30s}{'config':>12s}{'ms':>9s}{'TFLOP/s':>9s}{'SDPA':>9s}"
+          f"{'ratio':>7s}{'max err':>9s}")  # fmt: skip
+    for batch, heads, seq, d in SWEEP_SHAPES:
+        for causal in (False, True):
+            dims = (batch, heads, seq, d)
+            q, k, v, want, work, sdpa = _inputs(dims, causal, seq + d + causal)
+            maps = A.tensor_maps(q, k, v)
+            o = torch.empty_like(q)
+            case = f"d{d} {'causal' if causal else 'full'} {batch}x{heads}x{seq}"
+            runs = [
+                (
+                    "x".join(str(int(m[n])) for n in A.NAMES),
+                    err,
+                    lambda m=m: A.attention_tma[A.grid(seq, batch * heads), A.THREADS](
+                        *maps, o, None, seq, A.LOG2E / math.sqrt(d), **m,
+                        shared_mem=A.config_shared_mem(m),
+                    ),  # fmt: skip
+                )
+                for m, err in zip(jobs, errors)
+                if m["HEAD_DIM"] == d
+                and m["CAUSAL"] == causal
+                and (causal or seq % m["BLOCK_N"] == 0)  # what A's prune keeps
+            ]
+            runs.append(
+                ("tuned", None, lambda: A.attention(q, k, v, causal, out=o, maps=maps))
+            )
+            for config, err, run in runs:
+                if err is not None:
+                    print(f"{case:30s}{config:>12s}  compile failed: {err}")
+                    continue
+                try:
+                    o.fill_(float("nan"))
+                    run()
+                    torch.cuda.synchronize()
+                    max_err = (o.float() - want.float()).abs().max().item()
+                    ms = time_ms(run)
+                    flag = "" if max_err <= 2e-2 else "  WRONG"
+                    rate = work / (ms * 1e-3) / 1e12
+                    print(
+                        f"{case:30s}{config:>12s}{ms:9.3f}{rate:9.1f}"
+                        f"{work / (sdpa * 1e-3) / 1e12:9.1f}{sdpa / ms:7.2f}"
+                        f"{max_err:9.2e}{flag}",
+                        flush=True,
+                    )
+                except Exception as exc:  # noqa: BLE001 - report and go on
+                    print(
+                        f"{case:30s}{config:>12s}  failed: {type(exc).__name__}: {exc}"
+                    )
     print(f"total {time.time() - t0:.1f} s")
     return 0
 

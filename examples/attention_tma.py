@@ -27,11 +27,24 @@ warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
   registers and V read MN-major (``trans_b=True``: V is (seq, d) row-major,
   d contiguous).  Then one thread of each consumer releases the stage.
 
-While one consumer computes its softmax the other's wgmma run: the tensor
-cores are shared, and the two warpgroups interleave.  The exponent is
-exp2(s * scale * log2(e) - m) with the scale folded into one kdsl.math.fma
-(no fast math anywhere).  Causal: tiles entirely above the diagonal are
-never loaded, and the blocks of the longest rows start first.
+Two schedules of a consumer (the constexpr OVERLAP):
+
+* **OVERLAP** (FlashAttention-3's intra-warpgroup pipelining): S of tile t
+  and P V of tile t - 1 are issued together; the softmax of tile t runs as
+  soon as S lands, while the tensor cores still multiply P V.  A consumer
+  holds two stages at a time.
+* **plain**: S, the softmax, P V, each tile in turn; only the other
+  consumer's wgmma overlap this one's softmax.
+
+At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP is the faster;
+at 64 the softmax's instructions do (an exp2 is five: the scale's fma and
+the non-.ftz ex2.approx's subnormal fix-up, FSETP, two FMUL and the MUFU),
+and the plain schedule is.  The autotuner picks per seq among SHAPES.  The
+exponent is exp2(s * scale * log2(e) - m) with the scale folded into one
+kdsl.math.fma (kdsl.math.exp2: no fast math anywhere; fast_exp2 compiles to
+the same instructions).  O's rescale is skipped where no row maximum moved.
+Causal: tiles entirely above the diagonal are never loaded, and the blocks
+of the longest rows start first.
 
 ``attention(q, k, v, causal)`` builds the tensor maps and launches the
 autotuned kernel (PyTorch tensors or CuPy arrays on an H100/H200).
@@ -55,6 +68,7 @@ from kdsl import (
     Int32,
     Pointer,
     Uint64,
+    Vector,
     block_idx,
     grid_dim,
     thread_idx,
@@ -79,6 +93,97 @@ def _backward(
     )  # fmt: skip
 
 
+@kdsl.func
+def scores(sacc, dq, dk, like, BLOCK_N, HEAD_DIM):
+    """Issues S = Q K^T into sacc: HEAD_DIM / 16 wgmma m64nBLOCK_Nk16 of the
+    type of ``like`` (a dtype has no value in a device function), Q and K
+    through descriptors; k16 step kk is 32 bytes into column block kk // 4
+    (the descriptors count 16 bytes)."""
+    for kk in kdsl.range_constexpr(HEAD_DIM // 16):
+        step_q = kk // 4 * BM * 8 + kk % 4 * 2
+        step_k = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
+        kdsl.wgmma_mma_async(sacc, dq + step_q, dk + step_k, like.dtype, scale_d=kk > 0)
+    kdsl.wgmma_commit()
+
+
+@kdsl.func
+def softmax_tile(sacc, m, l, alpha, n0, row0, t4, diagonal, scale_log2):
+    """One key tile's online softmax on S in sacc, left as P (in 32 bits):
+    masks it (causal tiles across the diagonal), then for rows g (h = 0:
+    elements 4 c, 4 c + 1) and g + 8 (h = 1: 4 c + 2, 4 c + 3), in the log2
+    domain, the new maximum m of the scaled scores, the old sum l rescaled
+    by alpha = exp2(m_old - m) (O is, later), P = exp2(s * scale_log2 - m)."""
+    BLOCK_N = len(sacc) * 2
+    # sacc[i] is row row0 + 8 (i // 2 % 2), key n0 + 8 (i // 4) + 2 t4 + i % 2
+    if diagonal:
+        for i in kdsl.range_constexpr(BLOCK_N // 2):
+            if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:
+                sacc[i] = NEG_INF
+    for h in kdsl.range_constexpr(2):
+        mx = kdsl.math.fmax(sacc[2 * h], sacc[2 * h + 1])
+        for c in kdsl.range_constexpr(1, BLOCK_N // 8):
+            pair = kdsl.math.fmax(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1])
+            mx = kdsl.math.fmax(mx, pair)
+        mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))
+        mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
+        # every row sees key 0 in its first tile: the maximum is finite
+        m_new = kdsl.math.fmax(m[h], mx * scale_log2)
+        alpha[h] = kdsl.math.exp2(m[h] - m_new)  # 0 on the first tile
+        m[h] = m_new
+        total = Float32(0.0)
+        for c in kdsl.range_constexpr(BLOCK_N // 8):
+            for e in kdsl.range_constexpr(2):
+                x = kdsl.math.exp2(
+                    kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+                )
+                sacc[4 * c + 2 * h + e] = x
+                total += x
+        l[h] = l[h] * alpha[h] + total
+
+
+@kdsl.func
+def rescale(oacc, alpha):
+    """O to the new maximum: elements 4 c, 4 c + 1 are of row g (alpha[0]),
+    4 c + 2, 4 c + 3 of row g + 8 (alpha[1]); skipped where neither row's
+    maximum moved (alpha 1: the products would be O itself), as it mostly
+    stays after the first tiles."""
+    if alpha[0] == 1.0 and alpha[1] == 1.0:
+        return
+    for c in kdsl.range_constexpr(len(oacc) // 4):
+        for i in kdsl.range_constexpr(4):
+            oacc[4 * c + i] = oacc[4 * c + i] * alpha[i // 2]
+
+
+@kdsl.func
+def pack(p, sacc, like):
+    """P in 16 bits (the type of ``like``) into p: elements 8 j .. 8 j + 7 of
+    S are A's fragment for keys 16 j .. 16 j + 15."""
+    for j in kdsl.range_constexpr(len(p)):
+        p[j] = Vector[like.dtype, 8](
+            sacc[8 * j],
+            sacc[8 * j + 1],
+            sacc[8 * j + 2],
+            sacc[8 * j + 3],
+            sacc[8 * j + 4],
+            sacc[8 * j + 5],
+            sacc[8 * j + 6],
+            sacc[8 * j + 7],
+        )
+
+
+@kdsl.func
+def values(oacc, p, sv, at, like):
+    """Issues O += P V: 16 keys a wgmma of the type of ``like``, P from the
+    registers, V (the stage at ``at`` of sv) read MN-major, 64 columns to a
+    128-byte row, the next 64 on at the leading byte offset (BLOCK_N rows
+    on); the 16 rows of step j 16 * 128 bytes on."""
+    BLOCK_N = len(p) * 16
+    dv = kdsl.wgmma_desc(sv, at, lbo=BLOCK_N * 128)
+    for j in kdsl.range_constexpr(BLOCK_N // 16):
+        kdsl.wgmma_mma_async(oacc, p[j], dv + j * 128, like.dtype, trans_b=True)
+    kdsl.wgmma_commit()
+
+
 @kdsl.kernel(
     dtypes=["bf16", "f16"],
     launch_bounds=(THREADS, 1),
@@ -96,6 +201,7 @@ def attention_tma(
     BLOCK_N: Constexpr[int] = 128,
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
+    OVERLAP: Constexpr[bool] = True,  # the softmax overlaps P V (see below)
 ):
     kdsl.assume(seq >= 0)
     # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
@@ -155,103 +261,87 @@ def attention_tma(
                         kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)
     else:  # a consumer: rows 64 (group - 1) .. + 63 of the block's
         kdsl.setmaxnreg(240)
-        # registers: S (then P) and O in the accumulator layout, P's A
-        # fragments, and the running maximum m and this thread's part of
-        # the sum l of rows g (h = 0) and g + 8 (h = 1)
+        # registers: S (then P in 32 bits) and O in the accumulator layout,
+        # P's A fragments, and the running maximum m and this thread's part
+        # of the sum l of rows g (h = 0) and g + 8 (h = 1)
         sacc = kdsl.local_array(Float32, (BLOCK_N // 2,))
         oacc = kdsl.local_array(Float32, (HEAD_DIM // 2,))
         p = kdsl.local_array(D.vec(8), (BLOCK_N // 16,))
         m = kdsl.local_array(Float32, (2,))
         l = kdsl.local_array(Float32, (2,))
+        alpha = kdsl.local_array(Float32, (2,))  # the factors that rescale O
         for i in range(HEAD_DIM // 2):  # (a loop ptxas unrolls: registers)
             oacc[i] = 0.0
         for h in kdsl.range_constexpr(2):
             m[h] = NEG_INF
             l[h] = 0.0
+        # (nothing is in flight: this wait keeps the zeros of O before the
+        # first wgmma, where ptxas wants an accumulator's definitions)
+        kdsl.wgmma_wait(0, oacc)
         rows = (group - 1) * 64
         lane = tid % 32
         t4 = lane % 4  # this thread's columns: 2 t4, 2 t4 + 1 of each 8
         row0 = m0 + rows + tid % 128 // 32 * 16 + lane // 4  # its rows: row0, + 8
         dq = kdsl.wgmma_desc(sq, rows * 8)  # this consumer's 64 rows of Q
+        # (causal) the first key tile that crosses this consumer's diagonal
+        first_diagonal = (m0 + rows) // BLOCK_N
         kdsl.mbarrier_wait(qbar, 0, 0)
-        for t in range(ntiles):
-            s = t % STAGES
-            kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
-            dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
-            # V MN-major: 64 columns to a 128-byte row, the next 64 BLOCK_N
-            # rows on (the leading byte offset)
-            dv = kdsl.wgmma_desc(sv, s * COLS * BLOCK_N * 8, lbo=BLOCK_N * 128)
-
-            # S = Q K^T: k16 step kk is 32 bytes into column block kk // 4
-            # (the descriptors count 16 bytes)
+        if OVERLAP:
+            # FlashAttention-3's intra-warpgroup pipelining: the softmax of
+            # key tile t runs while the tensor cores multiply P V of tile t -
+            # 1, issued right after S = Q K^T of tile t.  Tile 0 first:
+            kdsl.mbarrier_wait(full, 0, 0)
             kdsl.wgmma_fence()
-            for kk in kdsl.range_constexpr(HEAD_DIM // 16):
-                step_q = kk // 4 * BM * 8 + kk % 4 * 2
-                step_k = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
-                kdsl.wgmma_mma_async(sacc, dq + step_q, dk + step_k, D, scale_d=kk > 0)
-            kdsl.wgmma_commit()
+            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
             kdsl.wgmma_wait(0, sacc)
-
-            # Causal: mask the keys after each row in the tiles that cross
-            # the diagonal. sacc[i] is row row0 + 8 (i // 2 % 2), key
-            # 8 (i // 4) + 2 t4 + i % 2 of the tile.
-            if CAUSAL:
-                n0 = t * BLOCK_N
-                if n0 + BLOCK_N - 1 > m0 + rows:
-                    for i in kdsl.range_constexpr(BLOCK_N // 2):
-                        key = n0 + i // 4 * 8 + t4 * 2 + i % 2
-                        if key > row0 + i // 2 % 2 * 8:
-                            sacc[i] = NEG_INF
-
-            # The online softmax of rows g (h = 0: elements 4 c, 4 c + 1)
-            # and g + 8 (h = 1: 4 c + 2, 4 c + 3), in the log2 domain: the
-            # new maximum of the scaled scores, O and the old sum rescaled by
-            # exp2(m_old - m), P = exp2(s * scale_log2 - m).
-            for h in kdsl.range_constexpr(2):
-                mx = kdsl.math.fmax(sacc[2 * h], sacc[2 * h + 1])
-                for c in kdsl.range_constexpr(1, BLOCK_N // 8):
-                    pair = kdsl.math.fmax(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1])
-                    mx = kdsl.math.fmax(mx, pair)
-                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 1))
-                mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
-                # every row sees key 0 in its first tile: the maximum is finite
-                m_new = kdsl.math.fmax(m[h], mx * scale_log2)
-                alpha = kdsl.math.exp2(m[h] - m_new)  # 0 on the first tile
-                m[h] = m_new
-                total = Float32(0.0)
-                for c in kdsl.range_constexpr(BLOCK_N // 8):
-                    for e in kdsl.range_constexpr(2):
-                        x = kdsl.math.exp2(
-                            kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
-                        )
-                        sacc[4 * c + 2 * h + e] = x
-                        total += x
-                l[h] = l[h] * alpha + total
-                for c in kdsl.range_constexpr(HEAD_DIM // 8):
-                    for e in kdsl.range_constexpr(2):
-                        oacc[4 * c + 2 * h + e] = oacc[4 * c + 2 * h + e] * alpha
-
-            # O += P V, 16 keys a wgmma: elements 8 j .. 8 j + 7 of S are, in
-            # 16 bits, A's fragment for keys 16 j .. 16 j + 15; V's 16 rows
-            # of them start 16 * 128 bytes further each step
-            for j in kdsl.range_constexpr(BLOCK_N // 16):
-                p[j] = D.vec(8)(
-                    sacc[8 * j],
-                    sacc[8 * j + 1],
-                    sacc[8 * j + 2],
-                    sacc[8 * j + 3],
-                    sacc[8 * j + 4],
-                    sacc[8 * j + 5],
-                    sacc[8 * j + 6],
-                    sacc[8 * j + 7],
+            diagonal = CAUSAL and 0 >= first_diagonal
+            softmax_tile(sacc, m, l, alpha, Int32(0), row0, t4, diagonal, scale_log2)
+            pack(p, sacc, D(0.0))
+            for t in range(1, ntiles):
+                s = t % STAGES
+                rescale(oacc, alpha)  # to tile t - 1's maximum
+                kdsl.mbarrier_wait(full, s, t // STAGES % 2)
+                kdsl.wgmma_fence()
+                dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
+                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
+                kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
+                diagonal = CAUSAL and t >= first_diagonal
+                softmax_tile(
+                    sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
                 )
+                kdsl.wgmma_wait(0, oacc)
+                if tid % 128 == 0:  # this consumer is done with tile t - 1
+                    kdsl.mbarrier_arrive(empty, (t - 1) % STAGES)
+                pack(p, sacc, D(0.0))
+            # P V of the last tile
+            rescale(oacc, alpha)
             kdsl.wgmma_fence()
-            for j in kdsl.range_constexpr(BLOCK_N // 16):
-                kdsl.wgmma_mma_async(oacc, p[j], dv + j * 128, D, trans_b=True)
-            kdsl.wgmma_commit()
+            values(oacc, p, sv, (ntiles - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
             kdsl.wgmma_wait(0, oacc)
-            if tid % 128 == 0:  # this consumer is done with the stage
-                kdsl.mbarrier_arrive(empty, s)
+            if tid % 128 == 0:
+                kdsl.mbarrier_arrive(empty, (ntiles - 1) % STAGES)
+        else:
+            # each tile in turn: S, the softmax, P V (the two consumers
+            # overlap each other on the tensor cores)
+            for t in range(ntiles):
+                s = t % STAGES
+                kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
+                kdsl.wgmma_fence()
+                dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
+                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                kdsl.wgmma_wait(0, sacc)
+                diagonal = CAUSAL and t >= first_diagonal
+                softmax_tile(
+                    sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
+                )
+                rescale(oacc, alpha)
+                pack(p, sacc, D(0.0))
+                kdsl.wgmma_fence()
+                values(oacc, p, sv, s * COLS * BLOCK_N * 8, D(0.0))
+                kdsl.wgmma_wait(0, oacc)
+                if tid % 128 == 0:  # this consumer is done with the stage
+                    kdsl.mbarrier_arrive(empty, s)
 
         # O / l: each row's sum is spread over its 4 threads. The thread
         # holds columns 8 c + 2 t4, + 1 of rows row0 and row0 + 8: pairs.
@@ -270,13 +360,17 @@ def attention_tma(
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_N, STAGES) per head dim: as deep a ring as shared memory holds
+# (BLOCK_N, STAGES, OVERLAP) per head dim, as deep a ring as shared memory
+# holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's V and
+# tile t's K).  At d = 64 the softmax's instructions, not the tensor cores,
+# bound a tile (docs/tensor-cores.md, "Attention on Hopper"): the plain
+# schedule is the faster there, the overlapped one at d = 128.
 SHAPES = {
-    64: [(128, 4), (128, 2), (64, 4)],
-    128: [(128, 2), (64, 4), (64, 2)],
+    64: [(128, 4, False), (128, 2, False), (64, 4, False), (128, 6, True)],
+    128: [(128, 3, True), (128, 2, True), (64, 4, True)],
 }
 HEAD_DIMS = tuple(SHAPES)
-NAMES = ("BLOCK_N", "STAGES")
+NAMES = ("BLOCK_N", "STAGES", "OVERLAP")
 
 
 def config_shared_mem(m) -> int:
@@ -295,7 +389,20 @@ def _tuned(head_dim: int, causal: bool):
         kdsl.Config(**dict(zip(NAMES, s)), HEAD_DIM=head_dim, CAUSAL=causal)
         for s in SHAPES[head_dim]
     ]
-    return kdsl.autotune(configs=configs, key=["seq"], restore=[])(attention_tma)
+    return kdsl.autotune(configs=configs, key=["seq"], prune=_fits, restore=[])(
+        attention_tma
+    )
+
+
+def _fits(configs, args):
+    """The configurations whose key tiles divide seq when every row reads
+    them all (causal blocks stop at the diagonal: a tile past the end is
+    masked, TMA filling rows past the tensor with zeros)."""
+    return [
+        c
+        for c in configs
+        if c.constexprs["CAUSAL"] or args["seq"] % c.constexprs["BLOCK_N"] == 0
+    ]
 
 
 # one autotuned kernel per (head dim, causal): constexprs a config fixes

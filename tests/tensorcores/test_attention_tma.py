@@ -16,28 +16,38 @@ A = example_modules()["attention_tma"]
 @pytest.mark.parametrize(
     "dtype, hgmma, d, shape, causal",
     [
-        ("bf16", r"\.BF16", 128, (128, 2), False),
-        ("bf16", r"\.BF16", 64, (128, 4), True),
-        ("f16", "", 128, (64, 4), True),
+        ("bf16", r"\.BF16", 128, (128, 2, True), False),
+        ("bf16", r"\.BF16", 64, (128, 4, False), True),
+        ("bf16", r"\.BF16", 64, (128, 6, True), False),
+        ("f16", "", 128, (64, 4, True), True),
     ],
 )
 def test_the_hot_loop_is_hgmma_from_registers_without_spills(
     dtype, hgmma, d, shape, causal
 ):
-    block_n, stages = shape
+    block_n, stages, overlap = shape
     inst = A.attention_tma.dispatch(
-        dtype, HEAD_DIM=d, BLOCK_N=block_n, STAGES=stages, CAUSAL=causal
+        dtype, **dict(zip(A.NAMES, shape)), HEAD_DIM=d, CAUSAL=causal
     )
     assert inst.lowered.arch == "sm_90a"
     sass = sass_of(inst)
-    # S = Q K^T: d / 16 wgmma, both operands through descriptors
+    # S = Q K^T: d / 16 wgmma, both operands through descriptors (OVERLAP:
+    # tile 0's before the loop, then the loop's)
     s_pattern = rf"^HGMMA\.64x{block_n}x16\.F32{hgmma} R\d+, gdesc\[UR\d+\], "
-    assert sass.count(s_pattern) == d // 16
+    copies = 2 if overlap else 1
+    assert sass.count(s_pattern) == copies * d // 16
     # O += P V: BLOCK_N / 16 wgmma, P from registers, V MN-major (.tnspB)
+    # (OVERLAP: the loop's, then the last tile's)
     o_pattern = rf"^HGMMA\.64x{d}x16\.F32{hgmma} R\d+, R\d+, gdesc\[UR\d+\]\.tnspB, "
-    assert sass.count(o_pattern) == block_n // 16
-    # each group waited for whole before its accumulator is read
-    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x0\b") == 2
+    assert sass.count(o_pattern) == copies * block_n // 16
+    # ptxas kept the wgmma asynchronous (it serialises every one, a wait
+    # after each, when registers of one in flight are touched): OVERLAP's
+    # loop waits for S with P V of the tile before still in flight (0x1),
+    # then for both; every other wait is for a group whole (and one before
+    # the first, with none in flight, that keeps O's zeros before it)
+    waits = r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x{}\b"
+    assert sass.count(waits.format(1)) == (1 if overlap else 0)
+    assert sass.count(waits.format(0)) == (4 if overlap else 3)
     # the producer: Q's boxes once, then a K and a V box per 64 x 64
     boxes = (A.BM + 2 * block_n) * d // (64 * 64)
     assert sass.count(r"^UTMALDG\.2D\b") == boxes
