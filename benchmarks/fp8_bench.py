@@ -40,12 +40,15 @@ SHAPES = [
 
 
 def configs() -> list:
-    """(BN, STAGES, BLOCK_SCALED) of every configuration."""
+    """(BN, STAGES, BLOCK_SCALED, PROMOTE, GROUP_M) of every configuration."""
     import gemm_fp8
 
-    return [(n, s, False) for n, s in gemm_fp8.SHAPES] + [
-        (n, s, True) for n, s in gemm_fp8.BLOCK_SHAPES
-    ]
+    return (
+        [(n, s, False, 2, 8) for n, s in gemm_fp8.SHAPES]
+        + [(256, 4, False, 2, 16)]
+        + [(n, s, True, 2, 8) for n, s in gemm_fp8.BLOCK_SHAPES + [(128, 7)]]
+        + [(128, 6, True, 1, 8), (128, 6, True, 0, 8)]
+    )
 
 
 def smoke(todo) -> None:
@@ -58,16 +61,26 @@ def smoke(todo) -> None:
     from kdsl.runtime import compile as kcompile
 
     insts = [
-        gemm_fp8.gemm_fp8.dispatch("bf16", BN=n, STAGES=s, BLOCK_SCALED=b)
-        for n, s, b in todo
+        gemm_fp8.gemm_fp8.dispatch(
+            "bf16", BN=n, STAGES=s, BLOCK_SCALED=b, PROMOTE=p, GROUP_M=g
+        )
+        for n, s, b, p, g in todo
     ]
     with ThreadPoolExecutor(8) as pool:  # NVRTC releases the GIL
         list(pool.map(lambda i: kcompile.cubin_for(i, "sm_90"), insts))
-    for n, s, b in todo:
-        key = (n, s, b)
+    for n, s, b, p, g in todo:
+        key = (n, s, b, p, g)
         print(f"START {key}", flush=True)
         try:
-            fp8_gpu_checks.config("bf16", n, s, b, 1024, 3 * n, 1024, False, True)
+            # k tiles: 8, 9 (odd) and 1, tiles looping and one a block
+            for M, N, K, persistent in (
+                (1024, 3 * n, 1024, True),
+                (1024, 3 * n, 1152, True),
+                (128, n, 128, False),
+            ):
+                fp8_gpu_checks.config(
+                    "bf16", n, s, b, M, N, K, False, persistent, PROMOTE=p, GROUP_M=g
+                )
             print(f"PASS {key}", flush=True)
         except Exception as e:  # noqa: BLE001
             print(f"FAIL {key} {type(e).__name__}: {str(e)[:300]}", flush=True)
@@ -134,16 +147,17 @@ def sweep(shapes, passed) -> None:
                 )
                 best["torch"] = tf(ms)
                 print(f"{name} torch._scaled_mm: {tf(ms):.0f} TFLOP/s", flush=True)
-            for bn, s, bs in passed:
+            for bn, s, bs, p, g in passed:
                 if bs != block_scaled or N % bn or M % F.BM or K % F.BK:
                     continue
                 label = f"{'block-scaled' if bs else 'per-tensor'} BN={bn} STAGES={s}"
+                label += f" PROMOTE={p}" if bs else f" GROUP_M={g}"
                 grid = (min(sms, F.tiles(M, N, bn)),)
                 launch = F.gemm_fp8[grid, F.THREADS]
 
-                def run(bn=bn, s=s, bs=bs, launch=launch):
-                    launch(*maps, c, sa, sb, M, N, K, BN=bn, STAGES=s,
-                           BLOCK_SCALED=bs, shared_mem=F.shared_mem(bn, s))  # fmt: skip
+                def run(bn=bn, s=s, bs=bs, p=p, g=g, launch=launch):
+                    launch(*maps, c, sa, sb, M, N, K, BN=bn, STAGES=s, BLOCK_SCALED=bs,
+                           PROMOTE=p, GROUP_M=g, shared_mem=F.shared_mem(bn, s))  # fmt: skip
 
                 try:
                     c.fill_(float("nan"))

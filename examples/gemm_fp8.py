@@ -66,6 +66,61 @@ SCALE_BLOCK = 128  # block-scaled: 1 x 128 scales of a, 128 x 128 of b
 THREADS = 384  # a producer warpgroup and two consumers
 
 
+@kdsl.func
+def issue(part, sa, sb, full, it, rows, bn, stages):
+    """Waits for ring stage ``it % stages`` to fill, then starts the 4 wgmma
+    of its k tile into ``part``: part = A B (no carried sum), one group."""
+    stage = it % stages
+    kdsl.mbarrier_wait(full, stage, it // stages % 2)
+    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+    db = kdsl.wgmma_desc(sb, stage * bn * CHUNKS)
+    kdsl.wgmma_fence()
+    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
+    for kk in kdsl.range_constexpr(1, BK // 32):
+        kdsl.wgmma_mma_async(part, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
+    kdsl.wgmma_commit()
+
+
+@kdsl.func
+def free(empty, stage):
+    """The warpgroup's arrival on ``empty[stage]``: its wgmma have read it."""
+    if thread_idx.x % 128 == 0:
+        kdsl.mbarrier_arrive(empty, stage)
+
+
+@kdsl.func
+def scales(scale_a, scale_b, at0, at8, at_b, kt):
+    """The scales of k block ``kt`` for this thread's two rows (at0, at8:
+    their rows of scale_a; at_b: the tile's row of scale_b)."""
+    s_b = scale_b[at_b + kt]
+    return scale_a[at0 + kt] * s_b, scale_a[at8 + kt] * s_b
+
+
+@kdsl.func
+def promote(acc, part, s0, s8):
+    """acc += part * scale, element by element (one rounding each: fma);
+    elements 4 j, 4 j + 1 are this thread's first row, + 2, + 3 its row + 8."""
+    for j in kdsl.range_constexpr(len(part) // 4):
+        acc[4 * j] = kdsl.math.fma(part[4 * j], s0, acc[4 * j])
+        acc[4 * j + 1] = kdsl.math.fma(part[4 * j + 1], s0, acc[4 * j + 1])
+        acc[4 * j + 2] = kdsl.math.fma(part[4 * j + 2], s8, acc[4 * j + 2])
+        acc[4 * j + 3] = kdsl.math.fma(part[4 * j + 3], s8, acc[4 * j + 3])
+
+
+@kdsl.func
+def step(acc, done, nxt, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, bn, stages):  # fmt: skip
+    """One k tile of the overlapped promotion: k tile ``kt`` (ring index
+    ``it + 1``) issued into ``nxt`` and its scales loaded while ``done`` (k
+    tile kt - 1, ring index ``it``, scales s0, s8) finishes, then ``done``
+    promoted into acc; returns k tile kt's scales."""
+    issue(nxt, sa, sb, full, it + 1, rows, bn, stages)
+    n0, n8 = scales(scale_a, scale_b, at0, at8, at_b, kt)
+    kdsl.wgmma_wait(1, done)
+    free(empty, it % stages)
+    promote(acc, done, s0, s8)
+    return n0, n8
+
+
 @kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
 def gemm_fp8(
     tma_a: kdsl.TensorMap,
@@ -81,6 +136,7 @@ def gemm_fp8(
     GROUP_M: Constexpr[int] = 8,
     EDGE: Constexpr[bool] = False,
     BLOCK_SCALED: Constexpr[bool] = False,
+    PROMOTE: Constexpr[int] = 2,
 ):
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row
     # 128 bytes (8 chunks of 16), in the 128-byte swizzle TMA writes.
@@ -130,7 +186,10 @@ def gemm_fp8(
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
         kdsl.setmaxnreg(232)
         acc = kdsl.local_array(Float32, (BN // 2,))
+        # block-scaled: a k tile's partial sums, two (PROMOTE 2) so that one
+        # is promoted while the next k tile's wgmma write the other
         part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
+        part2 = kdsl.local_array(Float32, (BN // 2 if PROMOTE == 2 else 8,))
         rows = (group - 1) * 64
         lane = tid % 32
         tile = block_idx.x
@@ -144,24 +203,43 @@ def gemm_fp8(
                 at_b = tn * ktiles
                 for i in range(BN // 2):
                     acc[i] = 0.0
-            for kt in range(ktiles):
-                stage = it % STAGES
-                kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
-                da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
-                kdsl.wgmma_fence()
-                if BLOCK_SCALED:  # this k tile alone: part = A B
-                    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
-                    for kk in kdsl.range_constexpr(1, BK // 32):
-                        kdsl.wgmma_mma_async(
-                            part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
-                        )
-                    kdsl.wgmma_commit()
+            if BLOCK_SCALED and PROMOTE == 2:
+                # k tile 0 into part; then each step issues k tile kt into
+                # one partial sum and promotes k tile kt - 1 from the other
+                # (ring index it), two steps a trip
+                issue(part, sa, sb, full, it, rows, BN, STAGES)
+                s0, s8 = scales(scale_a, scale_b, at0, at8, at_b, 0)
+                kt = 1
+                while kt + 1 < ktiles:
+                    s0, s8 = step(acc, part, part2, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, BN, STAGES)  # fmt: skip
+                    s0, s8 = step(acc, part2, part, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it + 1, kt + 1, rows, s0, s8, BN, STAGES)  # fmt: skip
+                    kt += 2
+                    it += 2
+                if kt < ktiles:  # one k tile left: part2 is the last in flight
+                    s0, s8 = step(acc, part, part2, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, BN, STAGES)  # fmt: skip
+                    it += 1
+                    kdsl.wgmma_wait(0, part2)
+                    free(empty, it % STAGES)
+                    promote(acc, part2, s0, s8)
+                else:
                     kdsl.wgmma_wait(0, part)
-                    if tid % 128 == 0:  # the stage is read: free it
-                        kdsl.mbarrier_arrive(empty, stage)
-                    # promote: acc += part * scale_a[row, kt] * scale_b[tn, kt]
-                    # (BN = 128: the tile's columns are one block of b)
+                    free(empty, it % STAGES)
+                    promote(acc, part, s0, s8)
+                it += 1
+            elif BLOCK_SCALED and PROMOTE == 1:
+                for kt in range(ktiles):
+                    s0, s8 = scales(scale_a, scale_b, at0, at8, at_b, kt)
+                    issue(part, sa, sb, full, it, rows, BN, STAGES)
+                    kdsl.wgmma_wait(0, part)
+                    free(empty, it % STAGES)
+                    promote(acc, part, s0, s8)
+                    it += 1
+            elif BLOCK_SCALED:
+                for kt in range(ktiles):
+                    stage = it % STAGES
+                    issue(part, sa, sb, full, it, rows, BN, STAGES)
+                    kdsl.wgmma_wait(0, part)
+                    free(empty, stage)
                     s_b = scale_b[at_b + kt]
                     s0 = scale_a[at0 + kt] * s_b
                     s8 = scale_a[at8 + kt] * s_b
@@ -170,7 +248,15 @@ def gemm_fp8(
                         acc[4 * j + 1] += part[4 * j + 1] * s0
                         acc[4 * j + 2] += part[4 * j + 2] * s8
                         acc[4 * j + 3] += part[4 * j + 3] * s8
-                else:  # kt 0: D = A B; then D += A B
+                    it += 1
+            else:
+                for kt in range(ktiles):
+                    stage = it % STAGES
+                    kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
+                    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                    db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+                    kdsl.wgmma_fence()
+                    # kt 0: D = A B; then D += A B
                     kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
                     for kk in kdsl.range_constexpr(1, BK // 32):
                         kdsl.wgmma_mma_async(
@@ -180,7 +266,7 @@ def gemm_fp8(
                     kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done
                     if kt > 0 and tid % 128 == 0:  # ... so its stage is free
                         kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                it += 1
+                    it += 1
             scale = Float32(1.0)
             if not BLOCK_SCALED:
                 kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
