@@ -14,9 +14,14 @@ warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
   ``c[m, n] = sum_kb (sum_{k in kb} a[m, k] b[k, n]) scale_a[m, kb]
   scale_b[n // 128, kb]``.  Each 128-deep k tile is multiplied into a
   Float32 partial accumulator by 4 wgmma (D = A B, no carried sum), which
-  is then scaled and added into the Float32 accumulator in registers (the
-  "promotion" every 128 of K that DeepGEMM does: the tensor cores' own sum
-  of 8-bit products keeps fewer bits than f32, docs/tensor-cores.md "fp8").
+  is then scaled and added into the Float32 accumulator in registers, one
+  fma an element (the "promotion" every 128 of K that DeepGEMM does: the
+  tensor cores' own sum of 8-bit products keeps fewer bits than f32,
+  docs/tensor-cores.md "fp8").  Two partial accumulators take turns: k tile
+  kt's wgmma are issued into one before k tile kt - 1's, in the other, is
+  waited for (``wgmma_wait(1)``) and promoted, so the tensor cores work
+  through each promotion; each k block's scales are loaded two k tiles
+  before they are used, their latency hidden too.
 
 A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
 producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
@@ -89,14 +94,6 @@ def free(empty, stage):
 
 
 @kdsl.func
-def scales(scale_a, scale_b, at0, at8, at_b, kt):
-    """The scales of k block ``kt`` for this thread's two rows (at0, at8:
-    their rows of scale_a; at_b: the tile's row of scale_b)."""
-    s_b = scale_b[at_b + kt]
-    return scale_a[at0 + kt] * s_b, scale_a[at8 + kt] * s_b
-
-
-@kdsl.func
 def promote(acc, part, s0, s8):
     """acc += part * scale, element by element (one rounding each: fma);
     elements 4 j, 4 j + 1 are this thread's first row, + 2, + 3 its row + 8."""
@@ -108,17 +105,17 @@ def promote(acc, part, s0, s8):
 
 
 @kdsl.func
-def step(acc, done, nxt, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, bn, stages):  # fmt: skip
-    """One k tile of the overlapped promotion: k tile ``kt`` (ring index
-    ``it + 1``) issued into ``nxt`` and its scales loaded while ``done`` (k
-    tile kt - 1, ring index ``it``, scales s0, s8) finishes, then ``done``
-    promoted into acc; returns k tile kt's scales."""
-    issue(nxt, sa, sb, full, it + 1, rows, bn, stages)
-    n0, n8 = scales(scale_a, scale_b, at0, at8, at_b, kt)
+def retire(acc, done, empty, it, s0, s8, pa0, pa8, pb, kn, stages):
+    """With the next k tile's wgmma issued (into the other partial sum): k
+    block ``kn``'s scales loaded (two k tiles before their promotion), then
+    ``done`` (ring index ``it``, scales s0, s8) waited for, its stage freed
+    and promoted into acc while the next k tile's wgmma run.  Returns the
+    scales loaded, (a0, a8, b)."""
+    a0, a8, b = pa0[kn], pa8[kn], pb[kn]
     kdsl.wgmma_wait(1, done)
     free(empty, it % stages)
     promote(acc, done, s0, s8)
-    return n0, n8
+    return a0, a8, b
 
 
 @kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
@@ -136,7 +133,6 @@ def gemm_fp8(
     GROUP_M: Constexpr[int] = 8,
     EDGE: Constexpr[bool] = False,
     BLOCK_SCALED: Constexpr[bool] = False,
-    PROMOTE: Constexpr[int] = 2,
 ):
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row
     # 128 bytes (8 chunks of 16), in the 128-byte swizzle TMA writes.
@@ -186,10 +182,6 @@ def gemm_fp8(
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
         kdsl.setmaxnreg(232)
         acc = kdsl.local_array(Float32, (BN // 2,))
-        # block-scaled: a k tile's partial sums, two (PROMOTE 2) so that one
-        # is promoted while the next k tile's wgmma write the other
-        part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
-        part2 = kdsl.local_array(Float32, (BN // 2 if PROMOTE == 2 else 8,))
         rows = (group - 1) * 64
         lane = tid % 32
         tile = block_idx.x
@@ -197,58 +189,53 @@ def gemm_fp8(
         while tile < tiles:
             tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
-            if BLOCK_SCALED:  # this thread's rows' scales (rows past M: M - 1's)
-                at0 = min(row, M - 1) * ktiles
-                at8 = min(row + 8, M - 1) * ktiles
-                at_b = tn * ktiles
+            if BLOCK_SCALED:
+                # this thread's rows of scale_a (rows past M: M - 1's) and the
+                # tile's row of scale_b (BN = 128: its columns are one block
+                # of b): k block kt's scales are pa0[kt], pa8[kt], pb[kt]
+                pa0 = scale_a + min(row, M - 1) * ktiles
+                pa8 = scale_a + min(row + 8, M - 1) * ktiles
+                pb = scale_b + tn * ktiles
                 for i in range(BN // 2):
                     acc[i] = 0.0
-            if BLOCK_SCALED and PROMOTE == 2:
-                # k tile 0 into part; then each step issues k tile kt into
-                # one partial sum and promotes k tile kt - 1 from the other
-                # (ring index it), two steps a trip
+                # two partial sums: one k tile's wgmma write one while the k
+                # tile before, in the other, is promoted
+                part = kdsl.local_array(Float32, (BN // 2,))
+                part2 = kdsl.local_array(Float32, (BN // 2,))
+                # k tile 0 into part; then k tile kt is issued into one partial
+                # sum and k tile kt - 1 (ring index it) promoted from the
+                # other, two k tiles a trip.  s: the scales of the k tile
+                # promoted next; n: of the one after (past the end: the last
+                # k tile's, unused)
+                s0, s8, sb_ = pa0[0], pa8[0], pb[0]
+                k1 = min(1, ktiles - 1)
+                n0, n8, nb = pa0[k1], pa8[k1], pb[k1]
                 issue(part, sa, sb, full, it, rows, BN, STAGES)
-                s0, s8 = scales(scale_a, scale_b, at0, at8, at_b, 0)
                 kt = 1
                 while kt + 1 < ktiles:
-                    s0, s8 = step(acc, part, part2, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, BN, STAGES)  # fmt: skip
-                    s0, s8 = step(acc, part2, part, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it + 1, kt + 1, rows, s0, s8, BN, STAGES)  # fmt: skip
+                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
+                    kn = min(kt + 1, ktiles - 1)
+                    m0, m8, mb = retire(acc, part, empty, it, s0 * sb_, s8 * sb_, pa0, pa8, pb, kn, STAGES)  # fmt: skip
+                    issue(part, sa, sb, full, it + 2, rows, BN, STAGES)
+                    kn = min(kt + 2, ktiles - 1)
+                    n0, n8, nb = retire(acc, part2, empty, it + 1, n0 * nb, n8 * nb, pa0, pa8, pb, kn, STAGES)  # fmt: skip
+                    s0, s8, sb_ = m0, m8, mb
                     kt += 2
                     it += 2
-                if kt < ktiles:  # one k tile left: part2 is the last in flight
-                    s0, s8 = step(acc, part, part2, sa, sb, full, empty, scale_a, scale_b, at0, at8, at_b, it, kt, rows, s0, s8, BN, STAGES)  # fmt: skip
+                if kt < ktiles:  # one k tile left, into part2
+                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
+                    kdsl.wgmma_wait(1, part)
+                    free(empty, it % STAGES)
+                    promote(acc, part, s0 * sb_, s8 * sb_)
                     it += 1
                     kdsl.wgmma_wait(0, part2)
                     free(empty, it % STAGES)
-                    promote(acc, part2, s0, s8)
-                else:
+                    promote(acc, part2, n0 * nb, n8 * nb)
+                else:  # part holds the last k tile
                     kdsl.wgmma_wait(0, part)
                     free(empty, it % STAGES)
-                    promote(acc, part, s0, s8)
+                    promote(acc, part, s0 * sb_, s8 * sb_)
                 it += 1
-            elif BLOCK_SCALED and PROMOTE == 1:
-                for kt in range(ktiles):
-                    s0, s8 = scales(scale_a, scale_b, at0, at8, at_b, kt)
-                    issue(part, sa, sb, full, it, rows, BN, STAGES)
-                    kdsl.wgmma_wait(0, part)
-                    free(empty, it % STAGES)
-                    promote(acc, part, s0, s8)
-                    it += 1
-            elif BLOCK_SCALED:
-                for kt in range(ktiles):
-                    stage = it % STAGES
-                    issue(part, sa, sb, full, it, rows, BN, STAGES)
-                    kdsl.wgmma_wait(0, part)
-                    free(empty, stage)
-                    s_b = scale_b[at_b + kt]
-                    s0 = scale_a[at0 + kt] * s_b
-                    s8 = scale_a[at8 + kt] * s_b
-                    for j in kdsl.range_constexpr(BN // 8):
-                        acc[4 * j] += part[4 * j] * s0
-                        acc[4 * j + 1] += part[4 * j + 1] * s0
-                        acc[4 * j + 2] += part[4 * j + 2] * s8
-                        acc[4 * j + 3] += part[4 * j + 3] * s8
-                    it += 1
             else:
                 for kt in range(ktiles):
                     stage = it % STAGES
@@ -299,10 +286,13 @@ def gemm_fp8(
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
 # memory holds; block-scaled BN = 128 only — the kernel reads one scale of b
-# a tile (its columns one 128-block of b), and two f32 accumulators a thread
-# of BN = 256 would need 256 registers for them alone)
+# a tile (its columns one 128-block of b), and its three f32 accumulators
+# (the sum and two partial sums) take 192 registers a thread at BN = 128.
+# Block-scaled rings of 3-5 stages: 6 and 7 measured slower on the H200,
+# most at long K (likely: the L1 left beside a deep ring no longer holds the
+# rows of scale_a a tile reads)
+BLOCK_SHAPES = [(128, 4), (128, 3), (128, 5)]
 SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
-BLOCK_SHAPES = [(128, 6), (128, 4)]
 
 
 def shared_mem(BN: int, STAGES: int) -> int:

@@ -1,6 +1,7 @@
 """examples/gemm_fp8.py without a GPU: every configuration of both variants
 compiles for sm_90a to the pipeline it describes (4 QGMMA.64xBNx32 with the
-e4m3 types a k tile — ptxas's 8-bit HGMMA —, one wgmma wait a k tile, the
+e4m3 types a k tile — ptxas's 8-bit HGMMA —, the wgmma waits that keep one
+k tile's group in flight, block-scaled's promotions one FFMA an element, the
 TMA boxes, setmaxnreg, no local memory), the host functions' shape and dtype
 checks, the float64 references the GPU tests hold it to, the GPU checks'
 tolerance on CPU tensors, and the kdsl.torch operator's shape inference.
@@ -34,12 +35,20 @@ def test_each_configuration_is_the_pipeline_it_describes(
     )
     assert inst.lowered.arch == "sm_90a"
     sass = sass_of(inst)
-    assert sass.count(rf"^QGMMA\.64x{bn}x32\.F32\.E4M3\.E4M3 R\d+, gdesc") == 4
+    # 4 a k tile; block-scaled issues from 4 places (k tile 0, the loop's
+    # two partial sums, the odd last k tile)
+    sites = 4 if block_scaled else 1
+    qgmma = rf"^QGMMA\.64x{bn}x32\.F32\.E4M3\.E4M3 R\d+, gdesc"
+    assert sass.count(qgmma) == 4 * sites
     assert sass.count(r"^HGMMA\b") == 0
-    # per-tensor: the k tile before is waited for (one group in flight);
-    # block-scaled: this one, before its partial sum is promoted
-    depth = "0x0" if block_scaled else "0x1"
-    assert sass.count(rf"^WARPGROUP\.DEPBAR\.LE gsb0, {depth}\b") >= 1
+    # the k tile before is waited for with this one's group in flight (a
+    # wait, or a promotion, overlaps the next k tile's wgmma)
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == (
+        3 if block_scaled else 1
+    )
+    if block_scaled:  # each promotion one FFMA an element (5 places)
+        assert sass.count(r"^FFMA\b") == 5 * bn // 2
+        assert sass.count(r"^FADD\b") == 0
     assert sass.count(r"^UTMALDG\.2D\b") == (F.BM + bn) // F.BOX
     assert sass.count(r"^USETMAXREG\b") == 2
     assert sass.spills == 0
