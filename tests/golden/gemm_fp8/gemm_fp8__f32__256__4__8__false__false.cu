@@ -1407,8 +1407,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
         kdsl::setmaxnreg_inc<232>();
         // acc = kdsl.local_array(Float32, (BN // 2,))
         float acc[128];
-        // part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
-        float part[8];
         // rows = (group - 1) * 64
         int32_t rows = (group - 1) * 64;
         // lane = tid % 32
@@ -1427,6 +1425,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             int32_t row =
                     kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm, 128), rows), tid % 128 / 32 * 16),
                               lane / 4);
+            // if BLOCK_SCALED:  [False]; else:
             // for kt in range(ktiles):
             for (int32_t kt = 0; kt < ktiles; ++kt) {
                 // stage = it % STAGES
@@ -1439,7 +1438,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
                 uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
                 // kdsl.wgmma_fence()
                 kdsl::wgmma_fence();
-                // if BLOCK_SCALED:  [False]; else:
                 // kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da, db, kt > 0);
                 // for kk in kdsl.range_constexpr(1, BK // 32):
