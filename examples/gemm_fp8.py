@@ -50,12 +50,14 @@ import kdsl
 from block_reduce import multiprocessors
 from gemm_tma import persistent_grid, tile_origin, tiles
 from kdsl import (
+    BFloat16,
     Constexpr,
     Float8E4M3FN,
     Float32,
     Int32,
     Pointer,
     Uint8,
+    Uint32,
     Uint64,
     block_idx,
     grid_dim,
@@ -116,6 +118,43 @@ def retire(acc, done, empty, it, s0, s8, pa0, pa8, pb, kn, stages):
     free(empty, it % stages)
     promote(acc, done, s0, s8)
     return a0, a8, b
+
+
+@kdsl.func
+def word(v):
+    """A pair's bits, to shuffle and select whole: bf16 as Uint32, f32 as
+    Uint64."""
+    if v.dtype == BFloat16:
+        return v.bitcast(Uint32)
+    return v.bitcast(Uint64)
+
+
+@kdsl.func
+def row8(w0, w1, w2, w3):
+    """Four pairs' bits (``word``) as the 8 elements they hold, in order."""
+    if w0.dtype == Uint32:
+        return Uint32.vec(4)(w0, w1, w2, w3).bitcast(BFloat16.vec(8))
+    return Uint64.vec(4)(w0, w1, w2, w3).bitcast(Float32.vec(8))
+
+
+@kdsl.func
+def quad_transpose(v0, v1, v2, v3, q):
+    """The 4 x 4 transpose across each 4 lanes: lane q (``lane % 4``, 0-3)
+    returns element q of lanes 0, 1, 2 and 3.  Two rounds of exchanges with
+    the lane whose q differs in bit 0, then bit 1: each sends the elements
+    whose index differs from its q in that bit and takes the partner's in
+    their place."""
+    odd = q % 2 == 1
+    r01 = kdsl.shfl_xor(v0 if odd else v1, 1)
+    r23 = kdsl.shfl_xor(v2 if odd else v3, 1)
+    v0, v1 = r01 if odd else v0, v1 if odd else r01
+    v2, v3 = r23 if odd else v2, v3 if odd else r23
+    high = q >= 2
+    r02 = kdsl.shfl_xor(v0 if high else v2, 2)
+    r13 = kdsl.shfl_xor(v1 if high else v3, 2)
+    v0, v2 = r02 if high else v0, v2 if high else r02
+    v1, v3 = r13 if high else v1, v3 if high else r13
+    return v0, v1, v2, v3
 
 
 @kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
@@ -257,29 +296,40 @@ def gemm_fp8(
             scale = Float32(1.0)
             if not BLOCK_SCALED:
                 kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
-                if tid % 128 == 0:
-                    kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                free(empty, (it - 1) % STAGES)
                 scale = scale_a[0] * scale_b[0]
 
             # Thread l of warp w holds, for each 8-column block j, rows
             # 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and + 1.
-            col0 = tn * BN + lane % 4 * 2
-            for j in kdsl.range_constexpr(BN // 8):
-                col = col0 + j * 8  # even, and N is: the pair is in or out
-                at = (row * N + col) // 2
-                v0 = acc[4 * j]
-                v1 = acc[4 * j + 1]
-                v2 = acc[4 * j + 2]  # row + 8
-                v3 = acc[4 * j + 3]
-                if not BLOCK_SCALED:
-                    v0 = v0 * scale
-                    v1 = v1 * scale
-                    v2 = v2 * scale
-                    v3 = v3 * scale
-                if not EDGE or row < M and col < N:
-                    c.vec(2)[at] = O.vec(2)(v0, v1)
-                if not EDGE or row + 8 < M and col < N:
-                    c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)
+            if EDGE:  # each pair stored if inside c
+                col0 = tn * BN + lane % 4 * 2
+                for j in kdsl.range_constexpr(BN // 8):
+                    col = col0 + j * 8  # even, and N is: the pair is in or out
+                    at = (row * N + col) // 2
+                    v0 = acc[4 * j] * scale
+                    v1 = acc[4 * j + 1] * scale
+                    v2 = acc[4 * j + 2] * scale  # row + 8
+                    v3 = acc[4 * j + 3] * scale
+                    if row < M and col < N:
+                        c.vec(2)[at] = O.vec(2)(v0, v1)
+                    if row + 8 < M and col < N:
+                        c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)
+            else:  # whole tiles: the pairs of 4 blocks transposed across each
+                # 4 lanes, lane q holding all 8 columns of block 4 g + q of its
+                # row: one 16-byte store (f32: 32) where there were 4 of pairs
+                for g in kdsl.range_constexpr(BN // 32):
+                    for h in kdsl.range_constexpr(2):  # rows row, row + 8
+                        i = 16 * g + 2 * h  # block 4 g + b's pair: acc[i + 4 b], + 1
+                        p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)
+                        p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)
+                        p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)
+                        p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)
+                        w0, w1, w2, w3 = quad_transpose(
+                            word(p0), word(p1), word(p2), word(p3), lane % 4
+                        )
+                        col = tn * BN + 32 * g + lane % 4 * 8
+                        at = ((row + 8 * h) * N + col) // 8
+                        c.vec(8)[at] = row8(w0, w1, w2, w3)
             tile += grid_dim.x
 
 

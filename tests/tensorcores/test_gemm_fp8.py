@@ -191,3 +191,27 @@ def test_the_interpreted_gemm_compiles_to_qgmma():
         sass = sass_of(W.scaled_gemm.dispatch(BLOCK_SCALED=block_scaled))
         assert sass.count(r"^QGMMA\.64x128x32\.F32\.E4M3\.E4M3 ") == 4
         assert sass.spills == 0
+
+
+@pytest.mark.parametrize("out", ["bf16", "f32"])
+def test_the_whole_tile_epilogue_transposes_each_4_lanes(out):
+    """The pairs a thread holds (block b's columns 8 b + 2 (l % 4), + 1)
+    land, after quad_transpose, as whole 8-column rows: c equals the
+    matrix the pairs came from (interpreter; the shuffles and selects on
+    the pairs' bits, Uint32 for bf16 and Uint64 for f32)."""
+    import numpy as np
+
+    import wgmma_fp8_kernels as W
+
+    want = np.arange(8 * 32, dtype=np.float32).reshape(8, 32) - 100.5
+    acc_in = np.empty(32 * 8, np.float32)  # thread l, pair b, element e
+    for lane in range(32):
+        for b in range(4):
+            for e in range(2):
+                acc_in[8 * lane + 2 * b + e] = want[
+                    lane // 4, 8 * b + 2 * (lane % 4) + e
+                ]
+    dtype = {"bf16": torch.bfloat16, "f32": torch.float32}[out]
+    c = torch.full((8, 32), float("nan"), dtype=dtype)
+    W.epilogue_rows.interpret[1, 32](acc_in, c)
+    assert torch.equal(c, torch.from_numpy(want).to(dtype))

@@ -306,3 +306,25 @@ def scaled_gemm(
 
 
 SCALED_GEMM_SHARED = (64 + 128) * 128
+
+
+# the whole-tile epilogue's pieces of examples/gemm_fp8.py
+_F = example_modules()["gemm_fp8"]
+word, row8, quad_transpose = _F.word, _F.row8, _F.quad_transpose
+O = kdsl.TypeVar("O", bound=kdsl.Float)
+
+
+@kdsl.kernel(dtypes=["bf16", "f32"])
+def epilogue_rows(acc_in: Pointer[Float32], c: Pointer[O]):
+    """One warp's 4 x 8-column blocks of two rows per lane group, as
+    gemm_fp8's whole-tile epilogue stores them: thread l's pairs (b 0-3:
+    acc_in[8 l + 2 b], + 1, columns 8 b + 2 (l % 4), + 1 of row l // 4)
+    transposed across each 4 lanes (quad_transpose), then lane l writes
+    the 8 columns of block l % 4 of row l // 4 with one store: c is 8 x 32."""
+    lane = thread_idx.x
+    p0 = O.vec(2)(acc_in[8 * lane], acc_in[8 * lane + 1])
+    p1 = O.vec(2)(acc_in[8 * lane + 2], acc_in[8 * lane + 3])
+    p2 = O.vec(2)(acc_in[8 * lane + 4], acc_in[8 * lane + 5])
+    p3 = O.vec(2)(acc_in[8 * lane + 6], acc_in[8 * lane + 7])
+    w0, w1, w2, w3 = quad_transpose(word(p0), word(p1), word(p2), word(p3), lane % 4)
+    c.vec(8)[(lane // 4 * 32 + lane % 4 * 8) // 8] = row8(w0, w1, w2, w3)
