@@ -156,9 +156,14 @@ def sweep(shapes, passed, rounds: int = 3) -> None:
                 launch = F.gemm_fp8[grid, F.THREADS]
 
                 def run(
-                    bn=bn, s=s, bs=bs, e=False, launch=launch, args=(*maps, c, sa, sb)
+                    bn=bn,
+                    s=s,
+                    bs=bs,
+                    edge=False,
+                    launch=launch,
+                    args=(*maps, c, sa, sb),
                 ):
-                    launch(*args, M, N, K, BN=bn, STAGES=s, BLOCK_SCALED=bs, EDGE=e,
+                    launch(*args, M, N, K, BN=bn, STAGES=s, BLOCK_SCALED=bs, EDGE=edge,
                            shared_mem=F.shared_mem(bn, s))  # fmt: skip
 
                 try:
@@ -177,7 +182,7 @@ def sweep(shapes, passed, rounds: int = 3) -> None:
             # storing pairs (4-byte bf16) where whole tiles store 16 bytes
             key = "block" if block_scaled else "kdsl"
             if key in best:
-                pairs = functools.partial(best[key][1], e=True)
+                pairs = functools.partial(best[key][1], edge=True)
                 c.fill_(float("nan"))
                 pairs()
                 C._check(c, a, b, sa, sb, "bf16", block_scaled, f"{key} EDGE {name}")
