@@ -16,7 +16,9 @@ before it is timed (triton.testing.do_bench medians, or CUDA events); each
 configuration gets a line, then the best of each variant and the ratios:
 kdsl / torch._scaled_mm and block-scaled / per-tensor, from the best of
 each timed again in turns (three rounds, medians), so that the ratios
-compare timings taken together.
+compare timings taken together.  The best of each is also timed with
+EDGE=True (same tiles, the epilogue storing 4-byte pairs where whole tiles
+store 16-byte rows): what the wide stores gain.
 """
 
 from __future__ import annotations
