@@ -2,7 +2,9 @@
 compiles for sm_90a to the pipeline it describes (4 QGMMA.64xBNx32 with the
 e4m3 types a k tile — ptxas's 8-bit HGMMA —, the wgmma waits that keep one
 k tile's group in flight, block-scaled's promotions one FFMA an element, the
-TMA boxes, setmaxnreg, no local memory), the host functions' shape and dtype
+whole-tile epilogue's 16-byte stores, the TMA boxes, setmaxnreg, no local
+memory), the whole-tile epilogue's transpose in the interpreter, the host
+functions' shape and dtype
 checks, the float64 references the GPU tests hold it to, the GPU checks'
 tolerance on CPU tensors, and the kdsl.torch operator's shape inference.
 The kernel itself runs only on an H100/H200 (the interpreter refuses its
@@ -52,6 +54,12 @@ def test_each_configuration_is_the_pipeline_it_describes(
     assert sass.count(r"^UTMALDG\.2D\b") == (F.BM + bn) // F.BOX
     assert sass.count(r"^USETMAXREG\b") == 2
     assert sass.spills == 0
+    # whole tiles: one 16-byte store a row and 4 column blocks (after
+    # quad_transpose's 4 shuffles); edges: a 4-byte store a pair
+    wide = sass.count(r"^STG\.E\.128\b")
+    assert wide == (0 if edge else 2 * bn // 32)
+    assert sass.count(r"^SHFL\.BFLY\b") == (0 if edge else 4 * 2 * bn // 32)
+    assert sass.count(r"^(@!?U?P\d+ )?STG\.E\b(?!\.)") == (bn // 4 if edge else 0)
 
 
 def test_the_f32_output_compiles_too():
