@@ -14,9 +14,14 @@ warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
   ``c[m, n] = sum_kb (sum_{k in kb} a[m, k] b[k, n]) scale_a[m, kb]
   scale_b[n // 128, kb]``.  Each 128-deep k tile is multiplied into a
   Float32 partial accumulator by 4 wgmma (D = A B, no carried sum), which
-  is then scaled and added into the Float32 accumulator in registers (the
-  "promotion" every 128 of K that DeepGEMM does: the tensor cores' own sum
-  of 8-bit products keeps fewer bits than f32, docs/tensor-cores.md "fp8").
+  is then scaled and added into the Float32 accumulator in registers, one
+  fma an element (the "promotion" every 128 of K that DeepGEMM does: the
+  tensor cores' own sum of 8-bit products keeps fewer bits than f32,
+  docs/tensor-cores.md "fp8").  Two partial accumulators take turns: k tile
+  kt's wgmma are issued into one before k tile kt - 1's, in the other, is
+  waited for (``wgmma_wait(1)``) and promoted, so the tensor cores work
+  through each promotion; each k block's scales are loaded two k tiles
+  before they are used, their latency hidden too.
 
 A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
 producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
@@ -45,12 +50,14 @@ import kdsl
 from block_reduce import multiprocessors
 from gemm_tma import persistent_grid, tile_origin, tiles
 from kdsl import (
+    BFloat16,
     Constexpr,
     Float8E4M3FN,
     Float32,
     Int32,
     Pointer,
     Uint8,
+    Uint32,
     Uint64,
     block_idx,
     grid_dim,
@@ -64,6 +71,90 @@ CHUNKS = BK // 16  # 16-byte chunks a tile row
 BOX = 64  # the TMA box: 64 rows x 128 bytes (8 KB), for a and bt alike
 SCALE_BLOCK = 128  # block-scaled: 1 x 128 scales of a, 128 x 128 of b
 THREADS = 384  # a producer warpgroup and two consumers
+
+
+@kdsl.func
+def issue(part, sa, sb, full, it, rows, bn, stages):
+    """Waits for ring stage ``it % stages`` to fill, then starts the 4 wgmma
+    of its k tile into ``part``: part = A B (no carried sum), one group."""
+    stage = it % stages
+    kdsl.mbarrier_wait(full, stage, it // stages % 2)
+    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+    db = kdsl.wgmma_desc(sb, stage * bn * CHUNKS)
+    kdsl.wgmma_fence()
+    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
+    for kk in kdsl.range_constexpr(1, BK // 32):
+        kdsl.wgmma_mma_async(part, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
+    kdsl.wgmma_commit()
+
+
+@kdsl.func
+def free(empty, stage):
+    """The warpgroup's arrival on ``empty[stage]``: its wgmma have read it."""
+    if thread_idx.x % 128 == 0:
+        kdsl.mbarrier_arrive(empty, stage)
+
+
+@kdsl.func
+def promote(acc, part, s0, s8):
+    """acc += part * scale, element by element (one rounding each: fma);
+    elements 4 j, 4 j + 1 are this thread's first row, + 2, + 3 its row + 8."""
+    for j in kdsl.range_constexpr(len(part) // 4):
+        acc[4 * j] = kdsl.math.fma(part[4 * j], s0, acc[4 * j])
+        acc[4 * j + 1] = kdsl.math.fma(part[4 * j + 1], s0, acc[4 * j + 1])
+        acc[4 * j + 2] = kdsl.math.fma(part[4 * j + 2], s8, acc[4 * j + 2])
+        acc[4 * j + 3] = kdsl.math.fma(part[4 * j + 3], s8, acc[4 * j + 3])
+
+
+@kdsl.func
+def retire(acc, done, empty, it, s0, s8, pa0, pa8, pb, kn, stages):
+    """With the next k tile's wgmma issued (into the other partial sum): k
+    block ``kn``'s scales loaded (two k tiles before their promotion), then
+    ``done`` (ring index ``it``, scales s0, s8) waited for, its stage freed
+    and promoted into acc while the next k tile's wgmma run.  Returns the
+    scales loaded, (a0, a8, b)."""
+    a0, a8, b = pa0[kn], pa8[kn], pb[kn]
+    kdsl.wgmma_wait(1, done)
+    free(empty, it % stages)
+    promote(acc, done, s0, s8)
+    return a0, a8, b
+
+
+@kdsl.func
+def word(v):
+    """A pair's bits, to shuffle and select whole: bf16 as Uint32, f32 as
+    Uint64."""
+    if v.dtype == BFloat16:
+        return v.bitcast(Uint32)
+    return v.bitcast(Uint64)
+
+
+@kdsl.func
+def row8(w0, w1, w2, w3):
+    """Four pairs' bits (``word``) as the 8 elements they hold, in order."""
+    if w0.dtype == Uint32:
+        return Uint32.vec(4)(w0, w1, w2, w3).bitcast(BFloat16.vec(8))
+    return Uint64.vec(4)(w0, w1, w2, w3).bitcast(Float32.vec(8))
+
+
+@kdsl.func
+def quad_transpose(v0, v1, v2, v3, q):
+    """The 4 x 4 transpose across each 4 lanes: lane q (``lane % 4``, 0-3)
+    returns element q of lanes 0, 1, 2 and 3.  Two rounds of exchanges with
+    the lane whose q differs in bit 0, then bit 1: each sends the elements
+    whose index differs from its q in that bit and takes the partner's in
+    their place."""
+    odd = q % 2 == 1
+    r01 = kdsl.shfl_xor(v0 if odd else v1, 1)
+    r23 = kdsl.shfl_xor(v2 if odd else v3, 1)
+    v0, v1 = r01 if odd else v0, v1 if odd else r01
+    v2, v3 = r23 if odd else v2, v3 if odd else r23
+    high = q >= 2
+    r02 = kdsl.shfl_xor(v0 if high else v2, 2)
+    r13 = kdsl.shfl_xor(v1 if high else v3, 2)
+    v0, v2 = r02 if high else v0, v2 if high else r02
+    v1, v3 = r13 if high else v1, v3 if high else r13
+    return v0, v1, v2, v3
 
 
 @kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
@@ -130,7 +221,6 @@ def gemm_fp8(
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
         kdsl.setmaxnreg(232)
         acc = kdsl.local_array(Float32, (BN // 2,))
-        part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
         rows = (group - 1) * 64
         lane = tid % 32
         tile = block_idx.x
@@ -138,39 +228,61 @@ def gemm_fp8(
         while tile < tiles:
             tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
-            if BLOCK_SCALED:  # this thread's rows' scales (rows past M: M - 1's)
-                at0 = min(row, M - 1) * ktiles
-                at8 = min(row + 8, M - 1) * ktiles
-                at_b = tn * ktiles
+            if BLOCK_SCALED:
+                # this thread's rows of scale_a (rows past M: M - 1's) and the
+                # tile's row of scale_b (BN = 128: its columns are one block
+                # of b): k block kt's scales are pa0[kt], pa8[kt], pb[kt]
+                pa0 = scale_a + min(row, M - 1) * ktiles
+                pa8 = scale_a + min(row + 8, M - 1) * ktiles
+                pb = scale_b + tn * ktiles
                 for i in range(BN // 2):
                     acc[i] = 0.0
-            for kt in range(ktiles):
-                stage = it % STAGES
-                kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
-                da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
-                kdsl.wgmma_fence()
-                if BLOCK_SCALED:  # this k tile alone: part = A B
-                    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
-                    for kk in kdsl.range_constexpr(1, BK // 32):
-                        kdsl.wgmma_mma_async(
-                            part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
-                        )
-                    kdsl.wgmma_commit()
+                # two partial sums: one k tile's wgmma write one while the k
+                # tile before, in the other, is promoted
+                part = kdsl.local_array(Float32, (BN // 2,))
+                part2 = kdsl.local_array(Float32, (BN // 2,))
+                # k tile 0 into part; then k tile kt is issued into one partial
+                # sum and k tile kt - 1 (ring index it) promoted from the
+                # other, two k tiles a trip.  s: the scales of the k tile
+                # promoted next; n: of the one after (past the end: the last
+                # k tile's, unused)
+                s0, s8, sb_ = pa0[0], pa8[0], pb[0]
+                k1 = min(1, ktiles - 1)
+                n0, n8, nb = pa0[k1], pa8[k1], pb[k1]
+                issue(part, sa, sb, full, it, rows, BN, STAGES)
+                kt = 1
+                while kt + 1 < ktiles:
+                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
+                    kn = min(kt + 1, ktiles - 1)
+                    m0, m8, mb = retire(acc, part, empty, it, s0 * sb_, s8 * sb_, pa0, pa8, pb, kn, STAGES)  # fmt: skip
+                    issue(part, sa, sb, full, it + 2, rows, BN, STAGES)
+                    kn = min(kt + 2, ktiles - 1)
+                    n0, n8, nb = retire(acc, part2, empty, it + 1, n0 * nb, n8 * nb, pa0, pa8, pb, kn, STAGES)  # fmt: skip
+                    s0, s8, sb_ = m0, m8, mb
+                    kt += 2
+                    it += 2
+                if kt < ktiles:  # one k tile left, into part2
+                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
+                    kdsl.wgmma_wait(1, part)
+                    free(empty, it % STAGES)
+                    promote(acc, part, s0 * sb_, s8 * sb_)
+                    it += 1
+                    kdsl.wgmma_wait(0, part2)
+                    free(empty, it % STAGES)
+                    promote(acc, part2, n0 * nb, n8 * nb)
+                else:  # part holds the last k tile
                     kdsl.wgmma_wait(0, part)
-                    if tid % 128 == 0:  # the stage is read: free it
-                        kdsl.mbarrier_arrive(empty, stage)
-                    # promote: acc += part * scale_a[row, kt] * scale_b[tn, kt]
-                    # (BN = 128: the tile's columns are one block of b)
-                    s_b = scale_b[at_b + kt]
-                    s0 = scale_a[at0 + kt] * s_b
-                    s8 = scale_a[at8 + kt] * s_b
-                    for j in kdsl.range_constexpr(BN // 8):
-                        acc[4 * j] += part[4 * j] * s0
-                        acc[4 * j + 1] += part[4 * j + 1] * s0
-                        acc[4 * j + 2] += part[4 * j + 2] * s8
-                        acc[4 * j + 3] += part[4 * j + 3] * s8
-                else:  # kt 0: D = A B; then D += A B
+                    free(empty, it % STAGES)
+                    promote(acc, part, s0 * sb_, s8 * sb_)
+                it += 1
+            else:
+                for kt in range(ktiles):
+                    stage = it % STAGES
+                    kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
+                    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                    db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
+                    kdsl.wgmma_fence()
+                    # kt 0: D = A B; then D += A B
                     kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
                     for kk in kdsl.range_constexpr(1, BK // 32):
                         kdsl.wgmma_mma_async(
@@ -180,43 +292,57 @@ def gemm_fp8(
                     kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done
                     if kt > 0 and tid % 128 == 0:  # ... so its stage is free
                         kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                it += 1
+                    it += 1
             scale = Float32(1.0)
             if not BLOCK_SCALED:
                 kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
-                if tid % 128 == 0:
-                    kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                free(empty, (it - 1) % STAGES)
                 scale = scale_a[0] * scale_b[0]
 
             # Thread l of warp w holds, for each 8-column block j, rows
             # 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and + 1.
-            col0 = tn * BN + lane % 4 * 2
-            for j in kdsl.range_constexpr(BN // 8):
-                col = col0 + j * 8  # even, and N is: the pair is in or out
-                at = (row * N + col) // 2
-                v0 = acc[4 * j]
-                v1 = acc[4 * j + 1]
-                v2 = acc[4 * j + 2]  # row + 8
-                v3 = acc[4 * j + 3]
-                if not BLOCK_SCALED:
-                    v0 = v0 * scale
-                    v1 = v1 * scale
-                    v2 = v2 * scale
-                    v3 = v3 * scale
-                if not EDGE or row < M and col < N:
-                    c.vec(2)[at] = O.vec(2)(v0, v1)
-                if not EDGE or row + 8 < M and col < N:
-                    c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)
+            if EDGE:  # each pair stored if inside c
+                col0 = tn * BN + lane % 4 * 2
+                for j in kdsl.range_constexpr(BN // 8):
+                    col = col0 + j * 8  # even, and N is: the pair is in or out
+                    at = (row * N + col) // 2
+                    v0 = acc[4 * j] * scale
+                    v1 = acc[4 * j + 1] * scale
+                    v2 = acc[4 * j + 2] * scale  # row + 8
+                    v3 = acc[4 * j + 3] * scale
+                    if row < M and col < N:
+                        c.vec(2)[at] = O.vec(2)(v0, v1)
+                    if row + 8 < M and col < N:
+                        c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)
+            else:  # whole tiles: the pairs of 4 blocks transposed across each
+                # 4 lanes, lane q holding all 8 columns of block 4 g + q of its
+                # row: one 16-byte store (f32: 32) where there were 4 of pairs
+                for g in kdsl.range_constexpr(BN // 32):
+                    for h in kdsl.range_constexpr(2):  # rows row, row + 8
+                        i = 16 * g + 2 * h  # block 4 g + b's pair: acc[i + 4 b], + 1
+                        p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)
+                        p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)
+                        p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)
+                        p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)
+                        w0, w1, w2, w3 = quad_transpose(
+                            word(p0), word(p1), word(p2), word(p3), lane % 4
+                        )
+                        col = tn * BN + 32 * g + lane % 4 * 8
+                        at = ((row + 8 * h) * N + col) // 8
+                        c.vec(8)[at] = row8(w0, w1, w2, w3)
             tile += grid_dim.x
 
 
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
 # memory holds; block-scaled BN = 128 only — the kernel reads one scale of b
-# a tile (its columns one 128-block of b), and two f32 accumulators a thread
-# of BN = 256 would need 256 registers for them alone)
+# a tile (its columns one 128-block of b), and its three f32 accumulators
+# (the sum and two partial sums) take 192 registers a thread at BN = 128.
+# Block-scaled rings of 3-5 stages: 6 and 7 measured slower on the H200,
+# most at long K (likely: the L1 left beside a deep ring no longer holds the
+# rows of scale_a a tile reads)
+BLOCK_SHAPES = [(128, 4), (128, 3), (128, 5)]
 SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
-BLOCK_SHAPES = [(128, 6), (128, 4)]
 
 
 def shared_mem(BN: int, STAGES: int) -> int:

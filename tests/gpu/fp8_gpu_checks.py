@@ -66,10 +66,11 @@ def _check(c, a, b, sa, sb, out, block_scaled, what, factor=1.0):
     return worst
 
 
-def config(out, bn, stages, block_scaled, M, N, K, edge, persistent):
+def config(out, bn, stages, block_scaled, M, N, K, edge, persistent, **constexprs):
     """One configuration, launched directly: a block a tile or a persistent
     grid of 7 blocks (each loops, the ring running on); c the first M rows
-    of a NaN buffer 16 rows longer, so stores past its end show."""
+    of a NaN buffer 16 rows longer, so stores past its end show.
+    ``constexprs``: the kernel's others (GROUP_M, PROMOTE)."""
     a, b, sa, sb = operands(M, N, K, seed=bn + stages + M, block_scaled=block_scaled)
     buf = torch.full((M + 16, N), float("nan"), device="cuda", dtype=OUT[out])
     c = buf[:M]
@@ -78,10 +79,10 @@ def config(out, bn, stages, block_scaled, M, N, K, edge, persistent):
     grid = min(7, tiles) if persistent else tiles
     F.gemm_fp8[(grid,), F.THREADS](
         tma_a, tma_b, c, sa, sb, M, N, K, BN=bn, STAGES=stages, EDGE=edge,
-        BLOCK_SCALED=block_scaled, shared_mem=F.shared_mem(bn, stages),
+        BLOCK_SCALED=block_scaled, shared_mem=F.shared_mem(bn, stages), **constexprs,
     )  # fmt: skip
     torch.cuda.synchronize()
-    what = f"{out} BN={bn} STAGES={stages} block_scaled={block_scaled} M={M} N={N} K={K} EDGE={edge} grid={grid}"
+    what = f"{out} BN={bn} STAGES={stages} block_scaled={block_scaled} M={M} N={N} K={K} EDGE={edge} grid={grid} {constexprs}"
     _check(c, a, b, sa, sb, out, block_scaled, what)
     assert torch.isnan(buf[M:]).all(), f"{what}: stores past c's last row"
 

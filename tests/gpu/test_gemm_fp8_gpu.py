@@ -55,11 +55,6 @@ def _passes(check, *args, timeout=120):
     assert failure is None, failure
 
 
-CONFIGS = [(n, s, False) for n, s in F.SHAPES] + [
-    (n, s, True) for n, s in F.BLOCK_SHAPES
-]
-
-
 @pytest.mark.parametrize("bn, stages, block_scaled", CONFIGS, ids=str)
 def test_each_configuration(bn, stages, block_scaled):
     _passes("configuration", bn, stages, block_scaled)

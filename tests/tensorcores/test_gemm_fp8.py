@@ -1,7 +1,10 @@
 """examples/gemm_fp8.py without a GPU: every configuration of both variants
 compiles for sm_90a to the pipeline it describes (4 QGMMA.64xBNx32 with the
-e4m3 types a k tile — ptxas's 8-bit HGMMA —, one wgmma wait a k tile, the
-TMA boxes, setmaxnreg, no local memory), the host functions' shape and dtype
+e4m3 types a k tile — ptxas's 8-bit HGMMA —, the wgmma waits that keep one
+k tile's group in flight, block-scaled's promotions one FFMA an element, the
+whole-tile epilogue's 16-byte stores, the TMA boxes, setmaxnreg, no local
+memory), the whole-tile epilogue's transpose in the interpreter, the host
+functions' shape and dtype
 checks, the float64 references the GPU tests hold it to, the GPU checks'
 tolerance on CPU tensors, and the kdsl.torch operator's shape inference.
 The kernel itself runs only on an H100/H200 (the interpreter refuses its
@@ -34,15 +37,29 @@ def test_each_configuration_is_the_pipeline_it_describes(
     )
     assert inst.lowered.arch == "sm_90a"
     sass = sass_of(inst)
-    assert sass.count(rf"^QGMMA\.64x{bn}x32\.F32\.E4M3\.E4M3 R\d+, gdesc") == 4
+    # 4 a k tile; block-scaled issues from 4 places (k tile 0, the loop's
+    # two partial sums, the odd last k tile)
+    sites = 4 if block_scaled else 1
+    qgmma = rf"^QGMMA\.64x{bn}x32\.F32\.E4M3\.E4M3 R\d+, gdesc"
+    assert sass.count(qgmma) == 4 * sites
     assert sass.count(r"^HGMMA\b") == 0
-    # per-tensor: the k tile before is waited for (one group in flight);
-    # block-scaled: this one, before its partial sum is promoted
-    depth = "0x0" if block_scaled else "0x1"
-    assert sass.count(rf"^WARPGROUP\.DEPBAR\.LE gsb0, {depth}\b") >= 1
+    # the k tile before is waited for with this one's group in flight (a
+    # wait, or a promotion, overlaps the next k tile's wgmma)
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == (
+        3 if block_scaled else 1
+    )
+    if block_scaled:  # each promotion one FFMA an element (5 places)
+        assert sass.count(r"^FFMA\b") == 5 * bn // 2
+        assert sass.count(r"^FADD\b") == 0
     assert sass.count(r"^UTMALDG\.2D\b") == (F.BM + bn) // F.BOX
     assert sass.count(r"^USETMAXREG\b") == 2
     assert sass.spills == 0
+    # whole tiles: one 16-byte store a row and 4 column blocks (after
+    # quad_transpose's 4 shuffles); edges: a 4-byte store a pair
+    wide = sass.count(r"^STG\.E\.128\b")
+    assert wide == (0 if edge else 2 * bn // 32)
+    assert sass.count(r"^SHFL\.BFLY\b") == (0 if edge else 4 * 2 * bn // 32)
+    assert sass.count(r"^(@!?U?P\d+ )?STG\.E\b(?!\.)") == (bn // 4 if edge else 0)
 
 
 def test_the_f32_output_compiles_too():
@@ -182,3 +199,27 @@ def test_the_interpreted_gemm_compiles_to_qgmma():
         sass = sass_of(W.scaled_gemm.dispatch(BLOCK_SCALED=block_scaled))
         assert sass.count(r"^QGMMA\.64x128x32\.F32\.E4M3\.E4M3 ") == 4
         assert sass.spills == 0
+
+
+@pytest.mark.parametrize("out", ["bf16", "f32"])
+def test_the_whole_tile_epilogue_transposes_each_4_lanes(out):
+    """The pairs a thread holds (block b's columns 8 b + 2 (l % 4), + 1)
+    land, after quad_transpose, as whole 8-column rows: c equals the
+    matrix the pairs came from (interpreter; the shuffles and selects on
+    the pairs' bits, Uint32 for bf16 and Uint64 for f32)."""
+    import numpy as np
+
+    import wgmma_fp8_kernels as W
+
+    want = np.arange(8 * 32, dtype=np.float32).reshape(8, 32) - 100.5
+    acc_in = np.empty(32 * 8, np.float32)  # thread l, pair b, element e
+    for lane in range(32):
+        for b in range(4):
+            for e in range(2):
+                acc_in[8 * lane + 2 * b + e] = want[
+                    lane // 4, 8 * b + 2 * (lane % 4) + e
+                ]
+    dtype = {"bf16": torch.bfloat16, "f32": torch.float32}[out]
+    c = torch.full((8, 32), float("nan"), dtype=dtype)
+    W.epilogue_rows.interpret[1, 32](acc_in, c)
+    assert torch.equal(c, torch.from_numpy(want).to(dtype))

@@ -52,6 +52,32 @@ def test_the_copies_and_barriers_compile_to_tma_and_syncs():
     assert sass.count(r"^UTMALDG\.2D\b") == sass.count(r"^UTMASTG\.2D\b") == 3
 
 
+@kdsl.func
+def wait_for(bars, i):
+    kdsl.mbarrier_wait(bars, i, 0)
+
+
+def test_a_device_function_that_only_waits_takes_the_barriers_writable():
+    """kdsl::mbarrier_wait takes a uint64_t*: a function whose barrier array
+    is only waited on must not declare it const (NVRTC refused that)."""
+
+    @kdsl.kernel
+    def k(p: Pointer[Float32]):
+        bars = kdsl.shared_array(Uint64, (2,))
+        if thread_idx.x == 0:
+            kdsl.mbarrier_init(bars, 1, 1)
+            kdsl.fence_mbarrier_init()
+        kdsl.syncthreads()
+        if thread_idx.x == 0:
+            kdsl.mbarrier_arrive(bars, 1)
+        wait_for(bars, 1)
+        p[thread_idx.x] = 1.0
+
+    inst = k.dispatch()
+    assert "void wait_for__s2u64_c1(uint64_t (&bars)[2])" in inst.source
+    assert sass_of(inst).count(r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b") >= 1
+
+
 def test_the_prelude_part_is_included_only_when_used():
     source = G.gemm_tma.dispatch("bf16").source
     assert source.count("#ifndef KDSL_TMA_H") == 1

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kdsl
-from kdsl import Float8E4M3FN, Float32, Pointer, Uint8x16
+from kdsl import Float8E4M3FN, Float32, Pointer, Uint8x16, thread_idx
 from kdsl.transpile.builtins import wgmma
 from sass import sass_of
 from wgmma_fp8_kernels import (
@@ -89,6 +89,36 @@ def odd_width_16_bit(out: Pointer[Float32]):
     acc = kdsl.local_array(Float32, (12,))
     d = kdsl.wgmma_desc(a, 0)
     kdsl.wgmma_mma_async(acc, d, d, kdsl.BFloat16)
+
+
+@kdsl.func
+def finish(acc, out):
+    """Waits for the group writing ``acc``, then reads it (never writes it)."""
+    kdsl.wgmma_wait(0, acc)
+    for i in kdsl.range_constexpr(len(acc)):
+        out[thread_idx.x * len(acc) + i] = acc[i]
+
+
+@kdsl.kernel
+def waited_in_a_function(out: Pointer[Float32]):
+    a = kdsl.dynamic_shared_array(Uint8x16, 64 * 8)
+    acc = kdsl.local_array(Float32, (8,))
+    d = kdsl.wgmma_desc(a, 0)
+    kdsl.wgmma_fence()
+    kdsl.wgmma_mma_async(acc, d, d, Float8E4M3FN, scale_d=False)
+    kdsl.wgmma_commit()
+    finish(acc, out)
+
+
+def test_a_device_function_waiting_on_an_accumulator_takes_it_writable():
+    """The wait's helper takes a float* (its register holds write the
+    accumulator): a function that only waits on and reads one must not
+    declare it const (NVRTC refused that)."""
+    inst = waited_in_a_function.dispatch()
+    assert "void finish__l8f32_pf32(float (&acc)[8], float* out)" in inst.source
+    sass = sass_of(inst)
+    assert sass.count(r"^QGMMA\.64x16x32\.F32\.E4M3\.E4M3 ") == 1
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x0") == 1
 
 
 def test_located_errors():

@@ -16,6 +16,7 @@ fragment (mma.sync m16n8k32's A layout, wgmma.a_fragment_layout(True))."""
 import numpy as np
 
 import kdsl
+from examples_index import example_modules
 from kdsl import (
     Constexpr,
     Float8E4M3FN,
@@ -28,6 +29,10 @@ from kdsl import (
     thread_idx,
 )
 from kdsl.transpile.builtins import wgmma
+
+# the block-scaled promotion of examples/gemm_fp8.py itself (acc += part *
+# scale, one fma an element), so that the interpreter runs its arithmetic
+promote = example_modules()["gemm_fp8"].promote
 
 FP8 = ["f8e4m3fn", "f8e5m2"]
 TA = kdsl.TypeVar("TA", bound=kdsl.Float)
@@ -237,8 +242,8 @@ def scaled_gemm(
     Per-tensor: one accumulator over the whole of K, times scale_a[0]
     scale_b[0] at the end.  Block-scaled: each k tile's product in ``part``
     (scale_d=False), promoted into ``acc`` times scale_a[row, kt]
-    scale_b[column block, kt] — the example's promotion, its scales laid
-    out as its host functions take them."""
+    scale_b[column block, kt] by the example's own ``promote``, its scales
+    laid out as its host functions take them."""
     sa = kdsl.dynamic_shared_array(Uint8.vec(16), 64 * 8)
     sb = kdsl.dynamic_shared_array(Uint8.vec(16), 128 * 8)
     acc = kdsl.local_array(Float32, (64,))
@@ -281,11 +286,7 @@ def scaled_gemm(
             s_b = scale_b[block_idx.y * ktiles + kt]
             s0 = scale_a[row * ktiles + kt] * s_b
             s8 = scale_a[(row + 8) * ktiles + kt] * s_b
-            for j in kdsl.range_constexpr(16):
-                acc[4 * j] += part[4 * j] * s0
-                acc[4 * j + 1] += part[4 * j + 1] * s0
-                acc[4 * j + 2] += part[4 * j + 2] * s8
-                acc[4 * j + 3] += part[4 * j + 3] * s8
+            promote(acc, part, s0, s8)
         else:
             for kk in kdsl.range_constexpr(4):
                 kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
@@ -305,3 +306,25 @@ def scaled_gemm(
 
 
 SCALED_GEMM_SHARED = (64 + 128) * 128
+
+
+# the whole-tile epilogue's pieces of examples/gemm_fp8.py
+_F = example_modules()["gemm_fp8"]
+word, row8, quad_transpose = _F.word, _F.row8, _F.quad_transpose
+O = kdsl.TypeVar("O", bound=kdsl.Float)
+
+
+@kdsl.kernel(dtypes=["bf16", "f32"])
+def epilogue_rows(acc_in: Pointer[Float32], c: Pointer[O]):
+    """One warp's 4 x 8-column blocks of two rows per lane group, as
+    gemm_fp8's whole-tile epilogue stores them: thread l's pairs (b 0-3:
+    acc_in[8 l + 2 b], + 1, columns 8 b + 2 (l % 4), + 1 of row l // 4)
+    transposed across each 4 lanes (quad_transpose), then lane l writes
+    the 8 columns of block l % 4 of row l // 4 with one store: c is 8 x 32."""
+    lane = thread_idx.x
+    p0 = O.vec(2)(acc_in[8 * lane], acc_in[8 * lane + 1])
+    p1 = O.vec(2)(acc_in[8 * lane + 2], acc_in[8 * lane + 3])
+    p2 = O.vec(2)(acc_in[8 * lane + 4], acc_in[8 * lane + 5])
+    p3 = O.vec(2)(acc_in[8 * lane + 6], acc_in[8 * lane + 7])
+    w0, w1, w2, w3 = quad_transpose(word(p0), word(p1), word(p2), word(p3), lane % 4)
+    c.vec(8)[(lane // 4 * 32 + lane % 4 * 8) // 8] = row8(w0, w1, w2, w3)

@@ -129,6 +129,9 @@ def _lower_wait(lw, entry, args, kwargs):
     want_args(entry, args, 3)
     bars, index, parity = args
     address = _barrier(lw, entry, bars, index)
+    # the prelude's wait takes a non-const uint64_t*: a device function
+    # that only waits on a barrier array still takes it writable
+    lw.mark_written(bars)
     emit_statement(
         lw, entry, (address, _integer(lw, entry, parity, "the parity", Uint32))
     )

@@ -568,6 +568,9 @@ def _lower_wait(lw, entry, args, kwargs):
     operands, options = (), (("n", n),)
     if len(args) == 2:
         address, width, kind = _accumulator(lw, entry, args[1], f16=True)
+        # the wait's register holds ("+f") write the accumulator: a device
+        # function that only waits on one and reads it takes it writable
+        lw.mark_written(args[1])
         count = width // 2 if kind == "f32" else width // 4
         operands, options = (address,), options + (("count", count),)
         if kind == "f16":

@@ -1282,6 +1282,70 @@ static __device__ void tile_origin__i32_i32_i32_c8(
     return;
 }
 
+static __device__ void free__s4u64_i32(uint64_t (&empty)[4], int32_t stage) {
+    // if thread_idx.x % 128 == 0:
+    if (int32_t(threadIdx.x) % 128 == 0) {
+        // kdsl.mbarrier_arrive(empty, stage)
+        kdsl::mbarrier_arrive(&empty[stage]);
+    }
+}
+
+static __device__ uint64_t word__f32x2(kdsl::vec<float, 2> v) {
+    // return v.bitcast(Uint64)
+    return kdsl::bitcast<uint64_t>(v);
+}
+
+static __device__ void quad_transpose__u64_u64_u64_u64_i32(
+        uint64_t v0,
+        uint64_t v1,
+        uint64_t v2,
+        uint64_t v3,
+        int32_t q,
+        uint64_t& result0,
+        uint64_t& result1,
+        uint64_t& result2,
+        uint64_t& result3) {
+    // odd = q % 2 == 1
+    bool odd = kdsl::mod(q, 2) == 1;
+    // r01 = kdsl.shfl_xor(v0 if odd else v1, 1)
+    uint64_t r01 = __shfl_xor_sync(0xffffffffu, odd ? v0 : v1, 1, 32);
+    // r23 = kdsl.shfl_xor(v2 if odd else v3, 1)
+    uint64_t r23 = __shfl_xor_sync(0xffffffffu, odd ? v2 : v3, 1, 32);
+    // v0, v1 = r01 if odd else v0, v1 if odd else r01
+    v0 = odd ? r01 : v0;
+    v1 = odd ? v1 : r01;
+    // v2, v3 = r23 if odd else v2, v3 if odd else r23
+    v2 = odd ? r23 : v2;
+    v3 = odd ? v3 : r23;
+    // high = q >= 2
+    bool high = q >= 2;
+    // r02 = kdsl.shfl_xor(v0 if high else v2, 2)
+    uint64_t r02 = __shfl_xor_sync(0xffffffffu, high ? v0 : v2, 2, 32);
+    // r13 = kdsl.shfl_xor(v1 if high else v3, 2)
+    uint64_t r13 = __shfl_xor_sync(0xffffffffu, high ? v1 : v3, 2, 32);
+    // v0, v2 = r02 if high else v0, v2 if high else r02
+    v0 = high ? r02 : v0;
+    v2 = high ? v2 : r02;
+    // v1, v3 = r13 if high else v1, v3 if high else r13
+    v1 = high ? r13 : v1;
+    v3 = high ? v3 : r13;
+    // return v0, v1, v2, v3
+    result0 = v0;
+    result1 = v1;
+    result2 = v2;
+    result3 = v3;
+    return;
+}
+
+static __device__ kdsl::vec<float, 8> row8__u64_u64_u64_u64(
+        uint64_t w0,
+        uint64_t w1,
+        uint64_t w2,
+        uint64_t w3) {
+    // return Uint64.vec(4)(w0, w1, w2, w3).bitcast(Float32.vec(8))
+    return kdsl::bitcast<kdsl::vec<float, 8>>(kdsl::vec<uint64_t, 4>{{w0, w1, w2, w3}});
+}
+
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__false__false(
         const __grid_constant__ kdsl::TensorMap tma_a,
         const __grid_constant__ kdsl::TensorMap tma_b,
@@ -1407,8 +1471,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
         kdsl::setmaxnreg_inc<232>();
         // acc = kdsl.local_array(Float32, (BN // 2,))
         float acc[128];
-        // part = kdsl.local_array(Float32, (BN // 2 if BLOCK_SCALED else 8,))
-        float part[8];
         // rows = (group - 1) * 64
         int32_t rows = (group - 1) * 64;
         // lane = tid % 32
@@ -1427,6 +1489,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             int32_t row =
                     kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm, 128), rows), tid % 128 / 32 * 16),
                               lane / 4);
+            // if BLOCK_SCALED:  [False]; else:
             // for kt in range(ktiles):
             for (int32_t kt = 0; kt < ktiles; ++kt) {
                 // stage = it % STAGES
@@ -1439,7 +1502,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
                 uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
                 // kdsl.wgmma_fence()
                 kdsl::wgmma_fence();
-                // if BLOCK_SCALED:  [False]; else:
                 // kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da, db, kt > 0);
                 // for kk in kdsl.range_constexpr(1, BK // 32):
@@ -1464,912 +1526,455 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             // if not BLOCK_SCALED:  [True]
             // kdsl.wgmma_wait(0, acc)
             kdsl::wgmma_wait<0, 128>(&acc[0]);
-            // if tid % 128 == 0:
-            if (tid % 128 == 0) {
-                // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                kdsl::mbarrier_arrive(&empty[kdsl::mod(kdsl::sub(it, 1), 4)]);
-            }
+            // free(empty, (it - 1) % STAGES)
+            free__s4u64_i32(empty, kdsl::mod(kdsl::sub(it, 1), 4));
             // scale = scale_a[0] * scale_b[0]
             float scale = scale_a[0] * scale_b[0];
-            // col0 = tn * BN + lane % 4 * 2
-            int32_t col0 = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 2);
-            // for j in kdsl.range_constexpr(BN // 8):
-            // col = col0 + j * 8  [j = 0]
-            int32_t col = col0;
-            // at = (row * N + col) // 2  [j = 0]
-            int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 0]
-            float v0 = acc[0];
-            // v1 = acc[4 * j + 1]  [j = 0]
-            float v1 = acc[1];
-            // v2 = acc[4 * j + 2]  [j = 0]
-            float v2 = acc[2];
-            // v3 = acc[4 * j + 3]  [j = 0]
-            float v3 = acc[3];
-            // if not BLOCK_SCALED:  [j = 0]  [True]
-            // v0 = v0 * scale  [j = 0]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 0]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 0]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 0]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 0]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 0]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 1]
-            col = kdsl::add(col0, 8);
-            // at = (row * N + col) // 2  [j = 1]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 1]
-            v0 = acc[4];
-            // v1 = acc[4 * j + 1]  [j = 1]
-            v1 = acc[5];
-            // v2 = acc[4 * j + 2]  [j = 1]
-            v2 = acc[6];
-            // v3 = acc[4 * j + 3]  [j = 1]
-            v3 = acc[7];
-            // if not BLOCK_SCALED:  [j = 1]  [True]
-            // v0 = v0 * scale  [j = 1]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 1]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 1]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 1]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 1]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 1]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 2]
-            col = kdsl::add(col0, 16);
-            // at = (row * N + col) // 2  [j = 2]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 2]
-            v0 = acc[8];
-            // v1 = acc[4 * j + 1]  [j = 2]
-            v1 = acc[9];
-            // v2 = acc[4 * j + 2]  [j = 2]
-            v2 = acc[10];
-            // v3 = acc[4 * j + 3]  [j = 2]
-            v3 = acc[11];
-            // if not BLOCK_SCALED:  [j = 2]  [True]
-            // v0 = v0 * scale  [j = 2]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 2]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 2]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 2]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 2]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 2]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 3]
-            col = kdsl::add(col0, 24);
-            // at = (row * N + col) // 2  [j = 3]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 3]
-            v0 = acc[12];
-            // v1 = acc[4 * j + 1]  [j = 3]
-            v1 = acc[13];
-            // v2 = acc[4 * j + 2]  [j = 3]
-            v2 = acc[14];
-            // v3 = acc[4 * j + 3]  [j = 3]
-            v3 = acc[15];
-            // if not BLOCK_SCALED:  [j = 3]  [True]
-            // v0 = v0 * scale  [j = 3]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 3]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 3]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 3]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 3]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 3]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 4]
-            col = kdsl::add(col0, 32);
-            // at = (row * N + col) // 2  [j = 4]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 4]
-            v0 = acc[16];
-            // v1 = acc[4 * j + 1]  [j = 4]
-            v1 = acc[17];
-            // v2 = acc[4 * j + 2]  [j = 4]
-            v2 = acc[18];
-            // v3 = acc[4 * j + 3]  [j = 4]
-            v3 = acc[19];
-            // if not BLOCK_SCALED:  [j = 4]  [True]
-            // v0 = v0 * scale  [j = 4]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 4]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 4]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 4]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 4]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 4]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 5]
-            col = kdsl::add(col0, 40);
-            // at = (row * N + col) // 2  [j = 5]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 5]
-            v0 = acc[20];
-            // v1 = acc[4 * j + 1]  [j = 5]
-            v1 = acc[21];
-            // v2 = acc[4 * j + 2]  [j = 5]
-            v2 = acc[22];
-            // v3 = acc[4 * j + 3]  [j = 5]
-            v3 = acc[23];
-            // if not BLOCK_SCALED:  [j = 5]  [True]
-            // v0 = v0 * scale  [j = 5]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 5]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 5]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 5]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 5]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 5]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 6]
-            col = kdsl::add(col0, 48);
-            // at = (row * N + col) // 2  [j = 6]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 6]
-            v0 = acc[24];
-            // v1 = acc[4 * j + 1]  [j = 6]
-            v1 = acc[25];
-            // v2 = acc[4 * j + 2]  [j = 6]
-            v2 = acc[26];
-            // v3 = acc[4 * j + 3]  [j = 6]
-            v3 = acc[27];
-            // if not BLOCK_SCALED:  [j = 6]  [True]
-            // v0 = v0 * scale  [j = 6]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 6]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 6]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 6]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 6]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 6]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 7]
-            col = kdsl::add(col0, 56);
-            // at = (row * N + col) // 2  [j = 7]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 7]
-            v0 = acc[28];
-            // v1 = acc[4 * j + 1]  [j = 7]
-            v1 = acc[29];
-            // v2 = acc[4 * j + 2]  [j = 7]
-            v2 = acc[30];
-            // v3 = acc[4 * j + 3]  [j = 7]
-            v3 = acc[31];
-            // if not BLOCK_SCALED:  [j = 7]  [True]
-            // v0 = v0 * scale  [j = 7]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 7]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 7]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 7]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 7]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 7]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 8]
-            col = kdsl::add(col0, 64);
-            // at = (row * N + col) // 2  [j = 8]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 8]
-            v0 = acc[32];
-            // v1 = acc[4 * j + 1]  [j = 8]
-            v1 = acc[33];
-            // v2 = acc[4 * j + 2]  [j = 8]
-            v2 = acc[34];
-            // v3 = acc[4 * j + 3]  [j = 8]
-            v3 = acc[35];
-            // if not BLOCK_SCALED:  [j = 8]  [True]
-            // v0 = v0 * scale  [j = 8]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 8]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 8]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 8]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 8]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 8]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 9]
-            col = kdsl::add(col0, 72);
-            // at = (row * N + col) // 2  [j = 9]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 9]
-            v0 = acc[36];
-            // v1 = acc[4 * j + 1]  [j = 9]
-            v1 = acc[37];
-            // v2 = acc[4 * j + 2]  [j = 9]
-            v2 = acc[38];
-            // v3 = acc[4 * j + 3]  [j = 9]
-            v3 = acc[39];
-            // if not BLOCK_SCALED:  [j = 9]  [True]
-            // v0 = v0 * scale  [j = 9]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 9]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 9]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 9]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 9]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 9]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 10]
-            col = kdsl::add(col0, 80);
-            // at = (row * N + col) // 2  [j = 10]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 10]
-            v0 = acc[40];
-            // v1 = acc[4 * j + 1]  [j = 10]
-            v1 = acc[41];
-            // v2 = acc[4 * j + 2]  [j = 10]
-            v2 = acc[42];
-            // v3 = acc[4 * j + 3]  [j = 10]
-            v3 = acc[43];
-            // if not BLOCK_SCALED:  [j = 10]  [True]
-            // v0 = v0 * scale  [j = 10]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 10]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 10]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 10]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 10]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 10]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 11]
-            col = kdsl::add(col0, 88);
-            // at = (row * N + col) // 2  [j = 11]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 11]
-            v0 = acc[44];
-            // v1 = acc[4 * j + 1]  [j = 11]
-            v1 = acc[45];
-            // v2 = acc[4 * j + 2]  [j = 11]
-            v2 = acc[46];
-            // v3 = acc[4 * j + 3]  [j = 11]
-            v3 = acc[47];
-            // if not BLOCK_SCALED:  [j = 11]  [True]
-            // v0 = v0 * scale  [j = 11]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 11]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 11]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 11]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 11]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 11]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 12]
-            col = kdsl::add(col0, 96);
-            // at = (row * N + col) // 2  [j = 12]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 12]
-            v0 = acc[48];
-            // v1 = acc[4 * j + 1]  [j = 12]
-            v1 = acc[49];
-            // v2 = acc[4 * j + 2]  [j = 12]
-            v2 = acc[50];
-            // v3 = acc[4 * j + 3]  [j = 12]
-            v3 = acc[51];
-            // if not BLOCK_SCALED:  [j = 12]  [True]
-            // v0 = v0 * scale  [j = 12]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 12]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 12]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 12]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 12]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 12]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 13]
-            col = kdsl::add(col0, 104);
-            // at = (row * N + col) // 2  [j = 13]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 13]
-            v0 = acc[52];
-            // v1 = acc[4 * j + 1]  [j = 13]
-            v1 = acc[53];
-            // v2 = acc[4 * j + 2]  [j = 13]
-            v2 = acc[54];
-            // v3 = acc[4 * j + 3]  [j = 13]
-            v3 = acc[55];
-            // if not BLOCK_SCALED:  [j = 13]  [True]
-            // v0 = v0 * scale  [j = 13]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 13]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 13]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 13]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 13]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 13]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 14]
-            col = kdsl::add(col0, 112);
-            // at = (row * N + col) // 2  [j = 14]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 14]
-            v0 = acc[56];
-            // v1 = acc[4 * j + 1]  [j = 14]
-            v1 = acc[57];
-            // v2 = acc[4 * j + 2]  [j = 14]
-            v2 = acc[58];
-            // v3 = acc[4 * j + 3]  [j = 14]
-            v3 = acc[59];
-            // if not BLOCK_SCALED:  [j = 14]  [True]
-            // v0 = v0 * scale  [j = 14]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 14]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 14]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 14]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 14]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 14]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 15]
-            col = kdsl::add(col0, 120);
-            // at = (row * N + col) // 2  [j = 15]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 15]
-            v0 = acc[60];
-            // v1 = acc[4 * j + 1]  [j = 15]
-            v1 = acc[61];
-            // v2 = acc[4 * j + 2]  [j = 15]
-            v2 = acc[62];
-            // v3 = acc[4 * j + 3]  [j = 15]
-            v3 = acc[63];
-            // if not BLOCK_SCALED:  [j = 15]  [True]
-            // v0 = v0 * scale  [j = 15]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 15]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 15]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 15]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 15]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 15]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 16]
-            col = kdsl::add(col0, 128);
-            // at = (row * N + col) // 2  [j = 16]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 16]
-            v0 = acc[64];
-            // v1 = acc[4 * j + 1]  [j = 16]
-            v1 = acc[65];
-            // v2 = acc[4 * j + 2]  [j = 16]
-            v2 = acc[66];
-            // v3 = acc[4 * j + 3]  [j = 16]
-            v3 = acc[67];
-            // if not BLOCK_SCALED:  [j = 16]  [True]
-            // v0 = v0 * scale  [j = 16]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 16]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 16]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 16]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 16]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 16]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 17]
-            col = kdsl::add(col0, 136);
-            // at = (row * N + col) // 2  [j = 17]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 17]
-            v0 = acc[68];
-            // v1 = acc[4 * j + 1]  [j = 17]
-            v1 = acc[69];
-            // v2 = acc[4 * j + 2]  [j = 17]
-            v2 = acc[70];
-            // v3 = acc[4 * j + 3]  [j = 17]
-            v3 = acc[71];
-            // if not BLOCK_SCALED:  [j = 17]  [True]
-            // v0 = v0 * scale  [j = 17]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 17]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 17]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 17]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 17]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 17]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 18]
-            col = kdsl::add(col0, 144);
-            // at = (row * N + col) // 2  [j = 18]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 18]
-            v0 = acc[72];
-            // v1 = acc[4 * j + 1]  [j = 18]
-            v1 = acc[73];
-            // v2 = acc[4 * j + 2]  [j = 18]
-            v2 = acc[74];
-            // v3 = acc[4 * j + 3]  [j = 18]
-            v3 = acc[75];
-            // if not BLOCK_SCALED:  [j = 18]  [True]
-            // v0 = v0 * scale  [j = 18]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 18]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 18]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 18]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 18]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 18]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 19]
-            col = kdsl::add(col0, 152);
-            // at = (row * N + col) // 2  [j = 19]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 19]
-            v0 = acc[76];
-            // v1 = acc[4 * j + 1]  [j = 19]
-            v1 = acc[77];
-            // v2 = acc[4 * j + 2]  [j = 19]
-            v2 = acc[78];
-            // v3 = acc[4 * j + 3]  [j = 19]
-            v3 = acc[79];
-            // if not BLOCK_SCALED:  [j = 19]  [True]
-            // v0 = v0 * scale  [j = 19]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 19]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 19]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 19]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 19]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 19]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 20]
-            col = kdsl::add(col0, 160);
-            // at = (row * N + col) // 2  [j = 20]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 20]
-            v0 = acc[80];
-            // v1 = acc[4 * j + 1]  [j = 20]
-            v1 = acc[81];
-            // v2 = acc[4 * j + 2]  [j = 20]
-            v2 = acc[82];
-            // v3 = acc[4 * j + 3]  [j = 20]
-            v3 = acc[83];
-            // if not BLOCK_SCALED:  [j = 20]  [True]
-            // v0 = v0 * scale  [j = 20]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 20]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 20]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 20]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 20]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 20]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 21]
-            col = kdsl::add(col0, 168);
-            // at = (row * N + col) // 2  [j = 21]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 21]
-            v0 = acc[84];
-            // v1 = acc[4 * j + 1]  [j = 21]
-            v1 = acc[85];
-            // v2 = acc[4 * j + 2]  [j = 21]
-            v2 = acc[86];
-            // v3 = acc[4 * j + 3]  [j = 21]
-            v3 = acc[87];
-            // if not BLOCK_SCALED:  [j = 21]  [True]
-            // v0 = v0 * scale  [j = 21]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 21]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 21]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 21]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 21]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 21]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 22]
-            col = kdsl::add(col0, 176);
-            // at = (row * N + col) // 2  [j = 22]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 22]
-            v0 = acc[88];
-            // v1 = acc[4 * j + 1]  [j = 22]
-            v1 = acc[89];
-            // v2 = acc[4 * j + 2]  [j = 22]
-            v2 = acc[90];
-            // v3 = acc[4 * j + 3]  [j = 22]
-            v3 = acc[91];
-            // if not BLOCK_SCALED:  [j = 22]  [True]
-            // v0 = v0 * scale  [j = 22]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 22]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 22]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 22]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 22]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 22]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 23]
-            col = kdsl::add(col0, 184);
-            // at = (row * N + col) // 2  [j = 23]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 23]
-            v0 = acc[92];
-            // v1 = acc[4 * j + 1]  [j = 23]
-            v1 = acc[93];
-            // v2 = acc[4 * j + 2]  [j = 23]
-            v2 = acc[94];
-            // v3 = acc[4 * j + 3]  [j = 23]
-            v3 = acc[95];
-            // if not BLOCK_SCALED:  [j = 23]  [True]
-            // v0 = v0 * scale  [j = 23]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 23]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 23]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 23]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 23]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 23]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 24]
-            col = kdsl::add(col0, 192);
-            // at = (row * N + col) // 2  [j = 24]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 24]
-            v0 = acc[96];
-            // v1 = acc[4 * j + 1]  [j = 24]
-            v1 = acc[97];
-            // v2 = acc[4 * j + 2]  [j = 24]
-            v2 = acc[98];
-            // v3 = acc[4 * j + 3]  [j = 24]
-            v3 = acc[99];
-            // if not BLOCK_SCALED:  [j = 24]  [True]
-            // v0 = v0 * scale  [j = 24]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 24]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 24]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 24]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 24]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 24]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 25]
-            col = kdsl::add(col0, 200);
-            // at = (row * N + col) // 2  [j = 25]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 25]
-            v0 = acc[100];
-            // v1 = acc[4 * j + 1]  [j = 25]
-            v1 = acc[101];
-            // v2 = acc[4 * j + 2]  [j = 25]
-            v2 = acc[102];
-            // v3 = acc[4 * j + 3]  [j = 25]
-            v3 = acc[103];
-            // if not BLOCK_SCALED:  [j = 25]  [True]
-            // v0 = v0 * scale  [j = 25]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 25]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 25]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 25]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 25]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 25]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 26]
-            col = kdsl::add(col0, 208);
-            // at = (row * N + col) // 2  [j = 26]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 26]
-            v0 = acc[104];
-            // v1 = acc[4 * j + 1]  [j = 26]
-            v1 = acc[105];
-            // v2 = acc[4 * j + 2]  [j = 26]
-            v2 = acc[106];
-            // v3 = acc[4 * j + 3]  [j = 26]
-            v3 = acc[107];
-            // if not BLOCK_SCALED:  [j = 26]  [True]
-            // v0 = v0 * scale  [j = 26]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 26]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 26]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 26]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 26]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 26]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 27]
-            col = kdsl::add(col0, 216);
-            // at = (row * N + col) // 2  [j = 27]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 27]
-            v0 = acc[108];
-            // v1 = acc[4 * j + 1]  [j = 27]
-            v1 = acc[109];
-            // v2 = acc[4 * j + 2]  [j = 27]
-            v2 = acc[110];
-            // v3 = acc[4 * j + 3]  [j = 27]
-            v3 = acc[111];
-            // if not BLOCK_SCALED:  [j = 27]  [True]
-            // v0 = v0 * scale  [j = 27]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 27]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 27]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 27]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 27]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 27]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 28]
-            col = kdsl::add(col0, 224);
-            // at = (row * N + col) // 2  [j = 28]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 28]
-            v0 = acc[112];
-            // v1 = acc[4 * j + 1]  [j = 28]
-            v1 = acc[113];
-            // v2 = acc[4 * j + 2]  [j = 28]
-            v2 = acc[114];
-            // v3 = acc[4 * j + 3]  [j = 28]
-            v3 = acc[115];
-            // if not BLOCK_SCALED:  [j = 28]  [True]
-            // v0 = v0 * scale  [j = 28]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 28]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 28]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 28]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 28]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 28]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 29]
-            col = kdsl::add(col0, 232);
-            // at = (row * N + col) // 2  [j = 29]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 29]
-            v0 = acc[116];
-            // v1 = acc[4 * j + 1]  [j = 29]
-            v1 = acc[117];
-            // v2 = acc[4 * j + 2]  [j = 29]
-            v2 = acc[118];
-            // v3 = acc[4 * j + 3]  [j = 29]
-            v3 = acc[119];
-            // if not BLOCK_SCALED:  [j = 29]  [True]
-            // v0 = v0 * scale  [j = 29]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 29]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 29]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 29]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 29]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 29]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 30]
-            col = kdsl::add(col0, 240);
-            // at = (row * N + col) // 2  [j = 30]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 30]
-            v0 = acc[120];
-            // v1 = acc[4 * j + 1]  [j = 30]
-            v1 = acc[121];
-            // v2 = acc[4 * j + 2]  [j = 30]
-            v2 = acc[122];
-            // v3 = acc[4 * j + 3]  [j = 30]
-            v3 = acc[123];
-            // if not BLOCK_SCALED:  [j = 30]  [True]
-            // v0 = v0 * scale  [j = 30]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 30]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 30]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 30]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 30]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 30]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
-            // col = col0 + j * 8  [j = 31]
-            col = kdsl::add(col0, 248);
-            // at = (row * N + col) // 2  [j = 31]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
-            // v0 = acc[4 * j]  [j = 31]
-            v0 = acc[124];
-            // v1 = acc[4 * j + 1]  [j = 31]
-            v1 = acc[125];
-            // v2 = acc[4 * j + 2]  [j = 31]
-            v2 = acc[126];
-            // v3 = acc[4 * j + 3]  [j = 31]
-            v3 = acc[127];
-            // if not BLOCK_SCALED:  [j = 31]  [True]
-            // v0 = v0 * scale  [j = 31]
-            v0 = v0 * scale;
-            // v1 = v1 * scale  [j = 31]
-            v1 = v1 * scale;
-            // v2 = v2 * scale  [j = 31]
-            v2 = v2 * scale;
-            // v3 = v3 * scale  [j = 31]
-            v3 = v3 * scale;
-            // if not EDGE or row < M and col < N:  [j = 31]  [True]
-            // c.vec(2)[at] = O.vec(2)(v0, v1)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[at] = kdsl::vec<float, 2>{{v0, v1}};
-            // if not EDGE or row + 8 < M and col < N:  [j = 31]  [True]
-            // c.vec(2)[at + 4 * N] = O.vec(2)(v2, v3)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // if EDGE:  [False]; else:
+            // for g in kdsl.range_constexpr(BN // 32):
+            // for h in kdsl.range_constexpr(2):  [g = 0]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 0]
+            kdsl::vec<float, 2> p0 = kdsl::vec<float, 2>{{acc[0] * scale, acc[1] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 0]
+            kdsl::vec<float, 2> p1 = kdsl::vec<float, 2>{{acc[4] * scale, acc[5] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 0, h = 0]
+            kdsl::vec<float, 2> p2 = kdsl::vec<float, 2>{{acc[8] * scale, acc[9] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 0, h = 0]
+            kdsl::vec<float, 2> p3 = kdsl::vec<float, 2>{{acc[12] * scale, acc[13] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 0, h = 0]
+            uint64_t w0;
+            uint64_t w1;
+            uint64_t w2;
+            uint64_t w3;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0, w1, w2, w3);
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 0, h = 0]
+            int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
+            int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[2] * scale, acc[3] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[6] * scale, acc[7] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 0, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[10] * scale, acc[11] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 0, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[14] * scale, acc[15] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 0, h = 1]
+            uint64_t w0_2;
+            uint64_t w1_2;
+            uint64_t w2_2;
+            uint64_t w3_2;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_2, w1_2, w2_2, w3_2);
+            w0 = w0_2;
+            w1 = w1_2;
+            w2 = w2_2;
+            w3 = w3_2;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 0, h = 1]
+            col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 1]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[16] * scale, acc[17] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 1, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[20] * scale, acc[21] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 1, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[24] * scale, acc[25] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 1, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[28] * scale, acc[29] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 1, h = 0]
+            uint64_t w0_3;
+            uint64_t w1_3;
+            uint64_t w2_3;
+            uint64_t w3_3;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_3, w1_3, w2_3, w3_3);
+            w0 = w0_3;
+            w1 = w1_3;
+            w2 = w2_3;
+            w3 = w3_3;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 1, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[18] * scale, acc[19] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 1, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[22] * scale, acc[23] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 1, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[26] * scale, acc[27] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 1, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[30] * scale, acc[31] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 1, h = 1]
+            uint64_t w0_4;
+            uint64_t w1_4;
+            uint64_t w2_4;
+            uint64_t w3_4;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_4, w1_4, w2_4, w3_4);
+            w0 = w0_4;
+            w1 = w1_4;
+            w2 = w2_4;
+            w3 = w3_4;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 1, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 2]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[32] * scale, acc[33] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 2, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[36] * scale, acc[37] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 2, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[40] * scale, acc[41] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 2, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[44] * scale, acc[45] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 2, h = 0]
+            uint64_t w0_5;
+            uint64_t w1_5;
+            uint64_t w2_5;
+            uint64_t w3_5;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_5, w1_5, w2_5, w3_5);
+            w0 = w0_5;
+            w1 = w1_5;
+            w2 = w2_5;
+            w3 = w3_5;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 2, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[34] * scale, acc[35] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 2, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[38] * scale, acc[39] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 2, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[42] * scale, acc[43] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 2, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[46] * scale, acc[47] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 2, h = 1]
+            uint64_t w0_6;
+            uint64_t w1_6;
+            uint64_t w2_6;
+            uint64_t w3_6;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_6, w1_6, w2_6, w3_6);
+            w0 = w0_6;
+            w1 = w1_6;
+            w2 = w2_6;
+            w3 = w3_6;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 2, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 3]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[48] * scale, acc[49] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 3, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[52] * scale, acc[53] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 3, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[56] * scale, acc[57] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 3, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[60] * scale, acc[61] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 3, h = 0]
+            uint64_t w0_7;
+            uint64_t w1_7;
+            uint64_t w2_7;
+            uint64_t w3_7;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_7, w1_7, w2_7, w3_7);
+            w0 = w0_7;
+            w1 = w1_7;
+            w2 = w2_7;
+            w3 = w3_7;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 3, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[50] * scale, acc[51] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 3, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[54] * scale, acc[55] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 3, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[58] * scale, acc[59] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 3, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[62] * scale, acc[63] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 3, h = 1]
+            uint64_t w0_8;
+            uint64_t w1_8;
+            uint64_t w2_8;
+            uint64_t w3_8;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_8, w1_8, w2_8, w3_8);
+            w0 = w0_8;
+            w1 = w1_8;
+            w2 = w2_8;
+            w3 = w3_8;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 3, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 4]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[64] * scale, acc[65] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 4, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[68] * scale, acc[69] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 4, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[72] * scale, acc[73] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 4, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[76] * scale, acc[77] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 4, h = 0]
+            uint64_t w0_9;
+            uint64_t w1_9;
+            uint64_t w2_9;
+            uint64_t w3_9;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_9, w1_9, w2_9, w3_9);
+            w0 = w0_9;
+            w1 = w1_9;
+            w2 = w2_9;
+            w3 = w3_9;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 4, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[66] * scale, acc[67] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 4, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[70] * scale, acc[71] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 4, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[74] * scale, acc[75] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 4, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[78] * scale, acc[79] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 4, h = 1]
+            uint64_t w0_10;
+            uint64_t w1_10;
+            uint64_t w2_10;
+            uint64_t w3_10;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_10, w1_10, w2_10,
+                                                w3_10);
+            w0 = w0_10;
+            w1 = w1_10;
+            w2 = w2_10;
+            w3 = w3_10;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 4, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 5]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[80] * scale, acc[81] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 5, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[84] * scale, acc[85] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 5, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[88] * scale, acc[89] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 5, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[92] * scale, acc[93] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 5, h = 0]
+            uint64_t w0_11;
+            uint64_t w1_11;
+            uint64_t w2_11;
+            uint64_t w3_11;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_11, w1_11, w2_11,
+                                                w3_11);
+            w0 = w0_11;
+            w1 = w1_11;
+            w2 = w2_11;
+            w3 = w3_11;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 5, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[82] * scale, acc[83] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 5, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[86] * scale, acc[87] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 5, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[90] * scale, acc[91] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 5, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[94] * scale, acc[95] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 5, h = 1]
+            uint64_t w0_12;
+            uint64_t w1_12;
+            uint64_t w2_12;
+            uint64_t w3_12;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_12, w1_12, w2_12,
+                                                w3_12);
+            w0 = w0_12;
+            w1 = w1_12;
+            w2 = w2_12;
+            w3 = w3_12;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 5, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 6]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[96] * scale, acc[97] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 6, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[100] * scale, acc[101] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 6, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[104] * scale, acc[105] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 6, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[108] * scale, acc[109] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 6, h = 0]
+            uint64_t w0_13;
+            uint64_t w1_13;
+            uint64_t w2_13;
+            uint64_t w3_13;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_13, w1_13, w2_13,
+                                                w3_13);
+            w0 = w0_13;
+            w1 = w1_13;
+            w2 = w2_13;
+            w3 = w3_13;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 6, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[98] * scale, acc[99] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 6, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[102] * scale, acc[103] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 6, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[106] * scale, acc[107] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 6, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[110] * scale, acc[111] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 6, h = 1]
+            uint64_t w0_14;
+            uint64_t w1_14;
+            uint64_t w2_14;
+            uint64_t w3_14;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_14, w1_14, w2_14,
+                                                w3_14);
+            w0 = w0_14;
+            w1 = w1_14;
+            w2 = w2_14;
+            w3 = w3_14;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 6, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // for h in kdsl.range_constexpr(2):  [g = 7]
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
+            p0 = kdsl::vec<float, 2>{{acc[112] * scale, acc[113] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 7, h = 0]
+            p1 = kdsl::vec<float, 2>{{acc[116] * scale, acc[117] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 7, h = 0]
+            p2 = kdsl::vec<float, 2>{{acc[120] * scale, acc[121] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 7, h = 0]
+            p3 = kdsl::vec<float, 2>{{acc[124] * scale, acc[125] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 7, h = 0]
+            uint64_t w0_15;
+            uint64_t w1_15;
+            uint64_t w2_15;
+            uint64_t w3_15;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_15, w1_15, w2_15,
+                                                w3_15);
+            w0 = w0_15;
+            w1 = w1_15;
+            w2 = w2_15;
+            w3 = w3_15;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 7, h = 0]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
+            p0 = kdsl::vec<float, 2>{{acc[114] * scale, acc[115] * scale}};
+            // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 7, h = 1]
+            p1 = kdsl::vec<float, 2>{{acc[118] * scale, acc[119] * scale}};
+            // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 7, h = 1]
+            p2 = kdsl::vec<float, 2>{{acc[122] * scale, acc[123] * scale}};
+            // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 7, h = 1]
+            p3 = kdsl::vec<float, 2>{{acc[126] * scale, acc[127] * scale}};
+            // w0, w1, w2, w3 = quad_transpose(
+            //     word(p0), word(p1), word(p2), word(p3), lane % 4
+            // )  [g = 7, h = 1]
+            uint64_t w0_16;
+            uint64_t w1_16;
+            uint64_t w2_16;
+            uint64_t w3_16;
+            quad_transpose__u64_u64_u64_u64_i32(word__f32x2(p0), word__f32x2(p1), word__f32x2(p2),
+                                                word__f32x2(p3), lane % 4, w0_16, w1_16, w2_16,
+                                                w3_16);
+            w0 = w0_16;
+            w1 = w1_16;
+            w2 = w2_16;
+            w3 = w3_16;
+            // col = tn * BN + 32 * g + lane % 4 * 8  [g = 7, h = 1]
+            col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
+            // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
+            at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }
