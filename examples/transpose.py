@@ -174,6 +174,108 @@ def transpose_tiled(
                 out[out_row * rows + out_col] = tile[tx + c2, ty + i2]
 
 
+@kdsl.kernel(dtypes=VEC_DTYPES)
+def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+    """``out = a.T`` for contiguous ``a`` (rows, cols) of any shape with
+    16-byte aligned pointers and fewer than 2**31 elements: 16-byte global
+    loads and stores where the rows start anywhere (an odd width), the
+    path for the sizes ``transpose_vec`` cannot take.
+
+    A block of 256 threads moves a SIDE x SIDE tile, SIDE = 15 L (L = 16
+    bytes / element size: 120 x 120 BFloat16, 60 x 60 Float32). Wherever a
+    row of the tile starts, the 16 aligned 16-byte vectors from the one
+    holding its first element cover it: 16 threads load them (one 256-byte
+    run a row, every load issued before any is used), and the tile keeps
+    each row's window whole, the row's elements from its offset ``shift``
+    (0 .. L-1) on. ``out``'s rows start anywhere too: out row i's vectors
+    are the aligned ones from the one holding its first element (offset
+    ``t``); a vector all of whose lanes lie in the tile is built from L
+    tile reads and stored as one 16-byte store, and the L elements of the
+    two partial vectors at the row's ends (none when ``t`` is 0) are
+    stored one by one in a pass of their own, so that no warp runs both.
+    Loads read clamped rows and vectors (never predicated); the last
+    ``rows * cols % L`` elements, past a's last whole vector, are put into
+    the tile from scalar loads by the block or blocks that hold them.
+    Launch with 256 threads, grid (ceil(cols / SIDE), ceil(rows / SIDE))."""
+    L = 128 // D.width  # lanes of a 16-byte vector
+    LOG = 3 if D.width == 16 else 2 if D.width == 32 else 1  # log2(L)
+    SIDE = 15 * L
+    PASSES = (SIDE + 15) // 16  # a block's 16 rows of 16 vectors a pass
+    # tile[r, j]: element j of the window of a's row r0 + r; rows padded to
+    # an odd number of 4-byte words (the column reads below: fewer conflicts)
+    tile = kdsl.shared_array(D, (SIDE, 16 * L + max(1, 32 // D.width)))
+    av = a.vec(L)
+    ov = out.vec(L)
+    n = rows * cols
+    last = n // L - 1  # a's last whole vector
+    tid = thread_idx.x
+    k = tid % 16  # this thread's vector of a window
+    r0 = block_idx.y * SIDE  # the tile's first row and column of a
+    c0 = block_idx.x * SIDE
+    f0 = r0 * cols + c0
+    hv = min(SIDE, rows - r0)  # rows (out's columns) of the tile in a
+    wv = min(SIDE, cols - c0)  # columns (out's rows) of the tile in a
+
+    # 1. the windows: every load issued first (clamped: none predicated)
+    blk = kdsl.local_array(Vector[D, L], PASSES)
+    for p in kdsl.range_constexpr(PASSES):
+        r = min(tid // 16 + 16 * p, SIDE - 1)
+        f = min(r0 + r, rows - 1) * cols + c0
+        blk[p] = av[min((f >> LOG) + k, last)]
+    for p2 in kdsl.range_constexpr(PASSES):
+        r = tid // 16 + 16 * p2
+        if r < SIDE:
+            v = blk[p2]
+            for lane in kdsl.range_constexpr(L):
+                tile[r, k * L + lane] = v[lane]
+    tail = n % L  # the elements past a's last whole vector
+    if tail > 0 and r0 + SIDE > (n - tail) // cols:
+        kdsl.syncthreads()  # (the block-wide condition: every thread here)
+        if tid < tail:
+            e = n - tail + tid
+            r = e // cols - r0
+            i = e % cols - c0
+            if 0 <= r and r < SIDE and 0 <= i and i < SIDE:
+                tile[r, ((f0 + r * cols) & (L - 1)) + i] = a[e]
+    kdsl.syncthreads()
+
+    # 2. out's whole vectors: thread (i, k) builds out row c0 + i's vector k
+    #    (lanes r = k L + lane - t of the tile's row) when all its lanes
+    #    are in the tile
+    for p3 in kdsl.range_constexpr(PASSES):
+        i = tid // 16 + 16 * p3
+        g = (c0 + i) * rows + r0  # out's element (c0 + i, r0)
+        t = g & (L - 1)
+        lo = k * L - t  # the tile row of lane 0
+        inner = (k > 0 and k < 15) or t == 0
+        if i < wv and inner:
+            w = Vector[D, L].splat(0)
+            whole = lo >= 0 and lo + L <= hv
+            for lane2 in kdsl.range_constexpr(L):
+                r = lo + lane2
+                rr = min(r, hv - 1)
+                w[lane2] = tile[rr, ((f0 + rr * cols) & (L - 1)) + i]
+            if whole:
+                ov[(g >> LOG) + k] = w
+            else:  # a ragged edge tile (fewer than SIDE rows)
+                for lane3 in kdsl.range_constexpr(L):
+                    if lo + lane3 >= 0 and lo + lane3 < hv:
+                        out[g + lo + lane3] = w[lane3]
+
+    # 3. the lanes of the two partial vectors of each out row (offset t > 0):
+    #    lane j of the first (j >= t) is tile row j - t, of the last (j < t)
+    #    row SIDE + j - t
+    for p4 in kdsl.range_constexpr((SIDE * L + 255) // 256):
+        item = tid + 256 * p4
+        i = item // L
+        j = item % L
+        g = (c0 + i) * rows + r0
+        t = g & (L - 1)
+        r = j - t if j >= t else SIDE + j - t
+        if i < wv and t > 0 and r < hv:
+            out[g + r] = tile[r, ((f0 + r * cols) & (L - 1)) + i]
+
+
 # TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)
 TRANSPOSE_CONFIGS = [kdsl.Config(TILES=t) for t in (1, 2, 4)]
 # out is only written: nothing to save and restore around the search

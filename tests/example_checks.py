@@ -277,20 +277,27 @@ def softmax_online(be, t, rng):
         # warp: a whole batch and a ragged one, vectors past the row), and
         # the 16 the host function takes for scalars
         layouts = ((8, 1), (1, 4), (2, 16))
-        for cache, (warps, unroll) in itertools.product(
-            (True, False) if fits else (False,), layouts
-        ):
+        # kept in shared memory: the whole row, none of it, or a part (PART:
+        # the first `keep` vectors, the rest read again; 5 vectors: a part
+        # that ends inside a thread's batch)
+        nvec = cols // vec
+        caching = [(True, False, nvec), (False, False, 0), (True, True, 5)]
+        if not fits:
+            caching = caching[1:]
+        for (cache, part, keep), (warps, unroll) in itertools.product(caching, layouts):
             y = be.poison((rows, cols), t)
-            shared = cols * t.np_dtype.itemsize if cache else 0
+            shared = (keep if part else cols // vec) * vec * t.np_dtype.itemsize
             be.launcher(mod.softmax_online, rows, 32 * warps)(
                 be.to_device(x),
                 y,
                 cols,
+                keep,
                 VEC=vec,
                 WARPS=warps,
                 CACHE=cache,
                 UNROLL=unroll,
-                shared_mem=shared,
+                PART=part,
+                shared_mem=shared if cache else 0,
             )
             _close(be, y, want, _f32_inside(t))
 

@@ -12,7 +12,7 @@ that loses one fails here.
 import pytest
 
 from examples_index import example_modules
-from sass import sass_of
+from sass import registers_of, sass_of
 
 EX = example_modules()
 PRED = r"^(@!?P\d )?"  # an instruction may be predicated (a masked access)
@@ -69,6 +69,21 @@ def test_softmax_online_keeps_unroll_loads_in_flight(dtype, vec, cache):
     assert ldg128(s) == (4 if cache else 8) and stg128(s) == 4
     assert scalar_global(s) == 0 and s.spills == 0
     assert s.count(r"^(LDL|STL)") == 0
+
+
+@pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
+def test_softmax_online_part_keeps_two_blocks_an_sm(dtype, vec):
+    """A part of the row in shared memory (PART): the first pass stores it
+    (STS.128, masked), the second reads it or memory, all 128-bit; and the
+    registers leave room for two blocks of 512 threads an SM (64 a thread)."""
+    inst = EX["softmax"].softmax_online.dispatch(
+        dtype, VEC=vec, WARPS=16, CACHE=True, UNROLL=4, PART=True
+    )
+    s = sass_of(inst)
+    assert ldg128(s) == 8 and stg128(s) == 4
+    assert s.count(PRED + r"STS\.128") == 4 and s.count(PRED + r"LDS\.128") >= 4
+    assert scalar_global(s) == 0 and s.spills == 0
+    assert registers_of(inst) <= 64
 
 
 @pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
