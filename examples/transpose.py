@@ -323,6 +323,29 @@ def vector_path(a, out) -> bool:
     )
 
 
+def odd_path(a, out) -> bool:
+    """Whether ``transpose_odd`` can move ``a`` into ``out``: 2-, 4- or
+    8-byte elements, both contiguous and 16-byte aligned, fewer than 2**31
+    elements and at most 65535 tiles down ``a`` (any shape)."""
+    size = _itemsize(a)
+    if size not in (2, 4, 8) or _itemsize(out) != size:
+        return False
+    rows, cols = a.shape
+    return (
+        rows * cols < 2**31
+        and -(-rows // odd_side(size)) <= 65535
+        and _contiguous(a)
+        and _contiguous(out)
+        and _ptr(a) % 16 == 0
+        and _ptr(out) % 16 == 0
+    )
+
+
+def odd_side(size: int) -> int:
+    """``transpose_odd``'s tile side for ``size``-byte elements: 15 vectors."""
+    return 15 * (16 // size)
+
+
 TILED_SIDE = 64  # transpose_tiled's TILE: 16 elements a thread each way
 
 
@@ -343,8 +366,9 @@ def tiled_path(a, out) -> bool:
 def launch_transpose(a, out, stream=None):
     """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors):
     ``transpose_vec`` (16-byte accesses) where ``vector_path`` allows it,
-    else ``transpose_tiled`` (contiguous, any shape), else ``transpose``
-    (any strides, one element an access)."""
+    else ``transpose_odd`` (16-byte accesses, any shape: ``odd_path``), else
+    ``transpose_tiled`` (contiguous, any shape and alignment, 1-byte types),
+    else ``transpose`` (any strides, one element an access)."""
     rows, cols = a.shape
     if tuple(out.shape) != (cols, rows):
         raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
@@ -355,6 +379,11 @@ def launch_transpose(a, out, stream=None):
             lambda m: (8, 8 * m["TILES"]),
         )
         transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
+        return
+    if odd_path(a, out):
+        t = odd_side(_itemsize(a))
+        grid = ((cols + t - 1) // t, (rows + t - 1) // t)
+        transpose_odd[grid, 256](a, out, rows, cols, stream=stream)
         return
     if tiled_path(a, out):
         t = TILED_SIDE
