@@ -201,9 +201,18 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     LOG = 3 if D.width == 16 else 2 if D.width == 32 else 1  # log2(L)
     SIDE = 15 * L
     PASSES = (SIDE + 15) // 16  # a block's 16 rows of 16 vectors a pass
-    # tile[r, j]: element j of the window of a's row r0 + r; rows padded to
-    # an odd number of 4-byte words (the column reads below: fewer conflicts)
-    tile = kdsl.shared_array(D, (SIDE, 16 * L + max(1, 32 // D.width)))
+    # tile[r, skew(r) + j]: element j of the window of a's row r0 + r. The
+    # reads of step 2 take one column of rows L apart in 16 threads (so
+    # rows L apart must start in different banks): rows of an odd number of
+    # 4-byte words (16-, 32-bit) and a skew of whole words that grows every
+    # 32 rows (every 16 for 64-bit types) spread them over all the banks
+    SKS = 4 if D.width == 64 else 5  # skew(r) = ((r >> SKS) & SKM) * SKW
+    SKM = 3 if D.width == 16 else 1
+    SKW = 2 if D.width == 16 else 1
+    # (16 PASSES rows: those past SIDE take the loads of the last pass's
+    # idle threads, so that no store to the tile, and no load, waits on a
+    # condition)
+    tile = kdsl.shared_array(D, (16 * PASSES, 16 * L + SKM * SKW))
     av = a.vec(L)
     ov = out.vec(L)
     n = rows * cols
@@ -224,10 +233,10 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
         blk[p] = av[min((f >> LOG) + k, last)]
     for p2 in kdsl.range_constexpr(PASSES):
         r = tid // 16 + 16 * p2
-        if r < SIDE:
-            v = blk[p2]
-            for lane in kdsl.range_constexpr(L):
-                tile[r, k * L + lane] = v[lane]
+        v = blk[p2]
+        at = ((r >> SKS) & SKM) * SKW + k * L
+        for lane in kdsl.range_constexpr(L):
+            tile[r, at + lane] = v[lane]
     tail = n % L  # the elements past a's last whole vector
     if tail > 0 and r0 + SIDE > (n - tail) // cols:
         kdsl.syncthreads()  # (the block-wide condition: every thread here)
@@ -236,31 +245,33 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
             r = e // cols - r0
             i = e % cols - c0
             if 0 <= r and r < SIDE and 0 <= i and i < SIDE:
-                tile[r, ((f0 + r * cols) & (L - 1)) + i] = a[e]
+                at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
+                tile[r, at + i] = a[e]
     kdsl.syncthreads()
 
-    # 2. out's whole vectors: thread (i, k) builds out row c0 + i's vector k
-    #    (lanes r = k L + lane - t of the tile's row) when all its lanes
-    #    are in the tile
+    # 2. out's inner vectors: thread (i, k) builds vector k of out row c0 + i
+    #    (offset t: lanes from tile rows lo = k L - t on), k = 1 .. 14, and
+    #    k = 0 where the row starts aligned; one 16-byte store where all L
+    #    lanes are rows of a (always but in the tiles at a's last rows)
     for p3 in kdsl.range_constexpr(PASSES):
         i = tid // 16 + 16 * p3
         g = (c0 + i) * rows + r0  # out's element (c0 + i, r0)
         t = g & (L - 1)
-        lo = k * L - t  # the tile row of lane 0
-        inner = (k > 0 and k < 15) or t == 0
-        if i < wv and inner:
-            w = Vector[D, L].splat(0)
-            whole = lo >= 0 and lo + L <= hv
-            for lane2 in kdsl.range_constexpr(L):
-                r = lo + lane2
-                rr = min(r, hv - 1)
-                w[lane2] = tile[rr, ((f0 + rr * cols) & (L - 1)) + i]
-            if whole:
+        lo = k * L - t  # the tile row of lane 0 (>= 0 here)
+        if i < wv and k < 15 and (k > 0 or t == 0):
+            if lo + L <= hv:
+                w = Vector[D, L].splat(0)
+                for lane2 in kdsl.range_constexpr(L):
+                    r = lo + lane2
+                    at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
+                    w[lane2] = tile[r, at + i]
                 ov[(g >> LOG) + k] = w
-            else:  # a ragged edge tile (fewer than SIDE rows)
+            else:  # past a's last row: the lanes that are in it, one by one
                 for lane3 in kdsl.range_constexpr(L):
-                    if lo + lane3 >= 0 and lo + lane3 < hv:
-                        out[g + lo + lane3] = w[lane3]
+                    r = lo + lane3
+                    if r < hv:
+                        at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
+                        out[g + r] = tile[r, at + i]
 
     # 3. the lanes of the two partial vectors of each out row (offset t > 0):
     #    lane j of the first (j >= t) is tile row j - t, of the last (j < t)
@@ -273,7 +284,8 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
         t = g & (L - 1)
         r = j - t if j >= t else SIDE + j - t
         if i < wv and t > 0 and r < hv:
-            out[g + r] = tile[r, ((f0 + r * cols) & (L - 1)) + i]
+            at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
+            out[g + r] = tile[r, at + i]
 
 
 # TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)

@@ -89,14 +89,32 @@ TILED = [
 ]
 
 
-@pytest.mark.parametrize("dtype,shape", TILED + [(np.float32, (12289, 5003))])
-def test_transpose_tiled_odd_shapes(dtype, shape):
-    """``transpose_tiled`` through ``launch_transpose`` (odd sizes: no
-    16-byte path), every element checked against numpy's transpose."""
+@pytest.mark.parametrize(
+    "dtype,shape",
+    TILED
+    + [
+        (np.float32, (12289, 5003)),
+        (np.float16, (12289, 5003)),
+        (np.float16, (50257, 768)),
+    ],
+)
+def test_transpose_odd_shapes(dtype, shape):
+    """Odd sizes through ``launch_transpose``: ``transpose_odd`` (16-byte
+    accesses at any offset) for 2-, 4- and 8-byte types, ``transpose_tiled``
+    for 1-byte ones and when a is one element off 16-byte alignment; every
+    element checked against numpy's transpose."""
     mod = EX["transpose"]
     a = np.random.default_rng(4).integers(0, 250, shape).astype(dtype)
     da = cp.asarray(a)
     out = cp.full(shape[::-1], 7, dtype)
-    assert mod.tiled_path(da, out) and not mod.vector_path(da, out)
+    wide = a.itemsize > 1
+    assert mod.odd_path(da, out) is wide and not mod.vector_path(da, out)
     mod.launch_transpose(da, out)
     np.testing.assert_array_equal(cp.asnumpy(out), a.T)
+    if shape == (4097, 31):
+        shifted = cp.zeros(a.size + 1, dtype)[1:].reshape(shape)
+        shifted[...] = da
+        out[...] = 7
+        assert not mod.odd_path(shifted, out) and mod.tiled_path(shifted, out)
+        mod.launch_transpose(shifted, out)
+        np.testing.assert_array_equal(cp.asnumpy(out), a.T)
