@@ -74,14 +74,14 @@ def softmaxes():
             if path == "online":
                 vec = p["VEC"]
                 nvec = cols // vec
-                for label, keep, part in (
-                    ("whole", nvec, False),  # the session-8 kernel: all or nothing
-                    ("k200", min(nvec, 200 * 1024 // (vec * size)), True),
-                    ("k112", min(nvec, 112 * 1024 // (vec * size)), True),
-                    ("k96", min(nvec, 96 * 1024 // (vec * size)), True),
+                for label, keep, part, widths in (
+                    ("whole", nvec, False, (16, 32)),  # session 8: all or nothing
+                    ("k200", min(nvec, 200 * 1024 // (vec * size)), True, (16,)),
+                    ("k112", min(nvec, 112 * 1024 // (vec * size)), True, (16, 32)),
+                    ("k96", min(nvec, 96 * 1024 // (vec * size)), True, (16,)),
                 ):
                     cache = keep * vec * size <= 200 * 1024
-                    for warps in (16, 32):
+                    for warps in widths:
 
                         def run(keep=keep, part=part, warps=warps, cache=cache):
                             sm.softmax_online[rows, 32 * warps](
