@@ -40,7 +40,7 @@ def transposes():
                 tr.transpose_tiled[grid, (32, 8)](x, out, rows, cols, TILE=t)
 
             def odd():
-                t = tr.odd_side(x.element_size())
+                t = tr.ODD_SIDE
                 grid = (-(-cols // t), -(-rows // t))
                 tr.transpose_odd[grid, 256](x, out, rows, cols)
 

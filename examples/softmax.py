@@ -21,11 +21,8 @@ Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
   the maximum grows), ``UNROLL`` 16-byte loads in flight a thread, keeping
   the row in dynamic shared memory when ``CACHE`` (``shared_mem=`` bytes at
   launch, up to 200 KB) so that the second pass does not read memory again:
-  a copy's bytes, one read and one write. With ``PART`` only the row's first
-  ``keep`` vectors are kept and the rest is read again (just read: mostly
-  from L2): past 200 KB, and for rows past 112 KB when there are more rows
-  than SMs, so that two blocks share an SM (one reading its row while the
-  other writes).
+  a copy's bytes, one read and one write. A row past 200 KB is read twice
+  (the second read mostly from L2).
 * ``softmax_split``: few wide rows (at most half as many as SMs: decoding,
   a handful of vocabulary rows). A block a row would leave most SMs idle,
   so each row is split over ``splits`` blocks, one an SM: each reads its
@@ -241,32 +238,22 @@ def softmax_online(
     x: Pointer[D],
     y: Pointer[D],
     cols: Int32,
-    keep: Int32,
     VEC: Constexpr[int] = 4,
     WARPS: Constexpr[int] = 8,
     CACHE: Constexpr[bool] = True,
     UNROLL: Constexpr[int] = 1,
-    PART: Constexpr[bool] = False,
 ):
-    """A block a row. ``CACHE``: the row as read is kept in dynamic shared
-    memory for the second pass; with ``PART`` only its first ``keep``
-    vectors (``keep * VEC`` elements of ``shared_mem``), the rest read again
-    from memory (just read: mostly from L2). A part of the row is what lets
-    two blocks share an SM when the whole row would fill its shared memory
-    (128 KB of Float32 at 32000 columns): one block streams its row in while
-    the other writes its own out. ``keep`` is unused otherwise."""
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (1, WARPS))
     nvec = cols // VEC
     base = block_idx.x * nvec  # one row per block
     step = WARPS * 32
     v = kdsl.local_array(C, (UNROLL, VEC))  # UNROLL vectors' lanes, in registers
-    if CACHE:  # the row as read (its first keep vectors): shared_mem bytes
-        kept = keep if PART else nvec
+    if CACHE:  # the row as read: cols * D's size bytes of shared_mem
         if VEC == 1:
-            row = kdsl.dynamic_shared_array(D, kept)
+            row = kdsl.dynamic_shared_array(D, cols)
         else:
-            row = kdsl.dynamic_shared_array(Vector[D, VEC], kept)
+            row = kdsl.dynamic_shared_array(Vector[D, VEC], nvec)
 
     # 1. one pass: the running maximum m and the sum s of exp(x - m). Each
     #    thread issues UNROLL loads back to back (bytes in flight: a block of
@@ -282,12 +269,12 @@ def softmax_online(
             if u == 0 or j < nvec:  # the first vector is in the row
                 if VEC == 1:  # an odd width: scalar accesses
                     raw = x[base + j]
-                    if CACHE and (not PART or j < keep):
+                    if CACHE:
                         row[j] = raw
                     v[u, 0] = raw.to(C)
                 else:
                     raw = x.vec(VEC)[base + j]
-                    if CACHE and (not PART or j < keep):
+                    if CACHE:
                         row[j] = raw
                     for k2 in kdsl.range_constexpr(VEC):
                         v[u, k2] = raw[k2].to(C)
@@ -298,22 +285,15 @@ def softmax_online(
     inv = 1.0 / total
 
     # 3. normalise, from shared memory when the row is cached: the UNROLL
-    #    vectors are read before any is stored (a store to y could alias x);
-    #    with PART, those past ``keep`` from memory
+    #    vectors are read before any is stored (a store to y could alias x)
     for j0 in range(thread_idx.x, nvec, step * UNROLL):
         for u in kdsl.range_constexpr(UNROLL):
             j = j0 + u * step
             if u == 0 or j < nvec:
                 if VEC == 1:
-                    if CACHE and (not PART or j < keep):
-                        v[u, 0] = row[j].to(C)
-                    else:
-                        v[u, 0] = x[base + j].to(C)
+                    v[u, 0] = (row[j] if CACHE else x[base + j]).to(C)
                 else:
-                    if CACHE and (not PART or j < keep):
-                        raw = row[j]
-                    else:
-                        raw = x.vec(VEC)[base + j]
+                    raw = row[j] if CACHE else x.vec(VEC)[base + j]
                     for k in kdsl.range_constexpr(VEC):
                         v[u, k] = raw[k].to(C)
         for u2 in kdsl.range_constexpr(UNROLL):
@@ -471,9 +451,6 @@ def longest_in_registers(cols: int, size: int) -> int:
 
 
 SHARED_LIMIT = 200 * 1024  # bytes of a row or chunk cached a block (227 KB on an H200)
-# bytes of a row each of two blocks an SM keeps (228 KB an SM on an H200, 1 KB
-# of it reserved a block, and the scratch)
-PAIR_LIMIT = 112 * 1024
 
 
 def cached_in_shared(cols: int, size: int) -> bool:
@@ -488,6 +465,15 @@ def unroll(vec: int, size: int) -> int:
     return min(16, max(1, 64 // (vec * size)))
 
 
+def online_warps(size: int) -> int:
+    """``softmax_online``'s warps a block: 32 for Float32 (1024 threads:
+    twice the bytes in flight of 16 warps while an SM holds one block, its
+    row filling the shared memory: 4096 x 32000 in 292 us against 326 on
+    the H200, 1024 x 50257 in 161 against 179), 16 for 16-bit types (32 are
+    slower: 1024 x 50257 BFloat16 in 132 us against 108) and Float64."""
+    return 32 if size == 4 else 16
+
+
 def plan(rows: int, cols: int, size: int, sms: int, online=None):
     """The kernel ``softmax`` launches for a (rows, cols) matrix of
     ``size``-byte elements on a GPU of ``sms`` multiprocessors, and its
@@ -496,11 +482,9 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
     the GPU (at most half as many as SMs): each row over ``splits`` blocks
     of ``chunk`` vectors, one block an SM, the chunk in shared memory where
     it fits (``CACHE``);
-    ``("online", {...})`` otherwise: a block a row, the row kept in shared
-    memory where it fits, else its first ``keep`` vectors (``PART``): 200 KB,
-    or 112 KB when there are more rows than SMs and the row is longer (two
-    blocks an SM instead of one). ``online`` True/False forces/forbids the
-    wide-row kernels."""
+    ``("online", {...})`` otherwise: a block a row, cached in shared memory
+    when the row fits. ``online`` True/False forces/forbids the wide-row
+    kernels."""
     vec = vector_lanes(cols, size)
     if online is None:
         online = cols > longest_in_registers(cols, size)
@@ -518,20 +502,9 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
             CACHE=cache,
             UNROLL=unroll(vec, size),
         )
-    row = cols * size
-    # the part of the row kept in shared memory: all of it where it fits;
-    # with more rows than SMs, a part small enough for two blocks an SM
-    # when the whole row would leave room for one (one block streams its
-    # row in while the other writes); past 200 KB, the first 200 KB
-    limit = PAIR_LIMIT if rows > sms and row > PAIR_LIMIT else SHARED_LIMIT
-    keep = min(nvec, limit // (vec * size))
+    cache = cached_in_shared(cols, size)
     return "online", dict(
-        VEC=vec,
-        WARPS=16,
-        CACHE=True,
-        UNROLL=unroll(vec, size),
-        PART=keep < nvec,
-        keep=keep,
+        VEC=vec, WARPS=online_warps(size), CACHE=cache, UNROLL=unroll(vec, size)
     )
 
 
@@ -593,18 +566,12 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
         )
     else:
         kernel = softmax_online.interpret if interpret else softmax_online
-        keep = p["keep"]
         kernel[rows, 32 * p["WARPS"]](
             x,
             y,
             cols,
-            keep,
-            VEC=p["VEC"],
-            WARPS=p["WARPS"],
-            CACHE=p["CACHE"],
-            UNROLL=p["UNROLL"],
-            PART=p["PART"],
-            shared_mem=keep * p["VEC"] * size,
+            shared_mem=cols * size if p["CACHE"] else 0,
+            **p,
         )
 
 

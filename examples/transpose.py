@@ -174,20 +174,26 @@ def transpose_tiled(
                 out[out_row * rows + out_col] = tile[tx + c2, ty + i2]
 
 
-@kdsl.kernel(dtypes=VEC_DTYPES)
-def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
-    """``out = a.T`` for contiguous ``a`` (rows, cols) of any shape with
-    16-byte aligned pointers and fewer than 2**31 elements: 16-byte global
-    loads and stores where the rows start anywhere (an odd width), the
-    path for the sizes ``transpose_vec`` cannot take.
+# 16-bit elements: where 16-byte accesses pay at odd sizes (measured on the
+# H200: 1.1x transpose_tiled for BFloat16, none for Float32; RESULTS.md)
+ODD_DTYPES = ["i16", "u16", "f16", "bf16"]
 
-    A block of 256 threads moves a SIDE x SIDE tile, SIDE = 15 L (L = 16
-    bytes / element size: 120 x 120 BFloat16, 60 x 60 Float32). Wherever a
-    row of the tile starts, the 16 aligned 16-byte vectors from the one
-    holding its first element cover it: 16 threads load them (one 256-byte
-    run a row, every load issued before any is used), and the tile keeps
-    each row's window whole, the row's elements from its offset ``shift``
-    (0 .. L-1) on. ``out``'s rows start anywhere too: out row i's vectors
+
+@kdsl.kernel(dtypes=ODD_DTYPES)
+def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+    """``out = a.T`` for contiguous ``a`` (rows, cols) of 16-bit elements,
+    any shape, 16-byte aligned pointers and fewer than 2**31 elements:
+    16-byte global loads and stores where the rows start anywhere (an odd
+    width), instead of the one 2-byte access an element of
+    ``transpose_tiled``.
+
+    A block of 256 threads moves a SIDE x SIDE tile, SIDE = 15 L = 120 (L =
+    8 lanes of a 16-byte vector). Wherever a row of the tile starts, the 16
+    aligned 16-byte vectors from the one holding its first element cover it:
+    16 threads load them (one 256-byte run a row, all the loads of a
+    thread issued before the first is used), and the tile keeps each row's
+    window whole, the row's elements from its offset ``shift`` (0 .. L-1)
+    on. ``out``'s rows start anywhere too: out row i's vectors
     are the aligned ones from the one holding its first element (offset
     ``t``); a vector all of whose lanes lie in the tile is built from L
     tile reads and stored as one 16-byte store, and the L elements of the
@@ -197,18 +203,17 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     ``rows * cols % L`` elements, past a's last whole vector, are put into
     the tile from scalar loads by the block or blocks that hold them.
     Launch with 256 threads, grid (ceil(cols / SIDE), ceil(rows / SIDE))."""
-    L = 128 // D.width  # lanes of a 16-byte vector
-    LOG = 3 if D.width == 16 else 2 if D.width == 32 else 1  # log2(L)
+    L = 8  # lanes of a 16-byte vector
+    LOG = 3  # log2(L)
     SIDE = 15 * L
-    PASSES = (SIDE + 15) // 16  # a block's 16 rows of 16 vectors a pass
+    PASSES = 8  # a block's 16 rows of 16 vectors a pass: 128 >= SIDE rows
     # tile[r, skew(r) + j]: element j of the window of a's row r0 + r. The
-    # reads of step 2 take one column of rows L apart in 16 threads (so
-    # rows L apart must start in different banks): rows of an odd number of
-    # 4-byte words (16-, 32-bit) and a skew of whole words that grows every
-    # 32 rows (every 16 for 64-bit types) spread them over all the banks
-    SKS = 4 if D.width == 64 else 5  # skew(r) = ((r >> SKS) & SKM) * SKW
-    SKM = 3 if D.width == 16 else 1
-    SKW = 2 if D.width == 16 else 1
+    # reads of step 2 take one column of rows L apart in 16 threads, so
+    # rows L apart must start in different banks: rows of 67 4-byte words
+    # (an odd number) and a skew of a word more every 32 rows
+    SKS = 5  # skew(r) = ((r >> SKS) & SKM) * SKW elements
+    SKM = 3
+    SKW = 2
     # (16 PASSES rows: those past SIDE take the loads of the last pass's
     # idle threads, so that no store to the tile, and no load, waits on a
     # condition)
@@ -335,27 +340,27 @@ def vector_path(a, out) -> bool:
     )
 
 
+ODD_SIDE = 120  # transpose_odd's tile: 15 vectors of 8 lanes each way
+
+
 def odd_path(a, out) -> bool:
-    """Whether ``transpose_odd`` can move ``a`` into ``out``: 2-, 4- or
-    8-byte elements, both contiguous and 16-byte aligned, fewer than 2**31
-    elements and at most 65535 tiles down ``a`` (any shape)."""
-    size = _itemsize(a)
-    if size not in (2, 4, 8) or _itemsize(out) != size:
+    """Whether ``launch_transpose`` takes ``transpose_odd``: 2-byte
+    elements, both arrays contiguous and 16-byte aligned, fewer than 2**31
+    elements, and both sides at least 4 tiles (a thin matrix makes few
+    blocks of 120 x 120: ``transpose_tiled``'s 64 x 64 tiles are faster
+    there, 1.0x a copy against 0.44x at 31 x 4097)."""
+    if _itemsize(a) != 2 or _itemsize(out) != 2:
         return False
     rows, cols = a.shape
     return (
         rows * cols < 2**31
-        and -(-rows // odd_side(size)) <= 65535
+        and min(rows, cols) >= 4 * ODD_SIDE
+        and -(-rows // ODD_SIDE) <= 65535
         and _contiguous(a)
         and _contiguous(out)
         and _ptr(a) % 16 == 0
         and _ptr(out) % 16 == 0
     )
-
-
-def odd_side(size: int) -> int:
-    """``transpose_odd``'s tile side for ``size``-byte elements: 15 vectors."""
-    return 15 * (16 // size)
 
 
 TILED_SIDE = 64  # transpose_tiled's TILE: 16 elements a thread each way
@@ -378,9 +383,9 @@ def tiled_path(a, out) -> bool:
 def launch_transpose(a, out, stream=None):
     """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors):
     ``transpose_vec`` (16-byte accesses) where ``vector_path`` allows it,
-    else ``transpose_odd`` (16-byte accesses, any shape: ``odd_path``), else
-    ``transpose_tiled`` (contiguous, any shape and alignment, 1-byte types),
-    else ``transpose`` (any strides, one element an access)."""
+    else ``transpose_odd`` (16-byte accesses at any offset, 2-byte types:
+    ``odd_path``), else ``transpose_tiled`` (contiguous, any shape and
+    alignment), else ``transpose`` (any strides, one element an access)."""
     rows, cols = a.shape
     if tuple(out.shape) != (cols, rows):
         raise ValueError(f"transpose: out is {tuple(out.shape)}, a.T is {(cols, rows)}")
@@ -393,7 +398,7 @@ def launch_transpose(a, out, stream=None):
         transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
         return
     if odd_path(a, out):
-        t = odd_side(_itemsize(a))
+        t = ODD_SIDE
         grid = ((cols + t - 1) // t, (rows + t - 1) // t)
         transpose_odd[grid, 256](a, out, rows, cols, stream=stream)
         return

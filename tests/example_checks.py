@@ -277,27 +277,20 @@ def softmax_online(be, t, rng):
         # warp: a whole batch and a ragged one, vectors past the row), and
         # the 16 the host function takes for scalars
         layouts = ((8, 1), (1, 4), (2, 16))
-        # kept in shared memory: the whole row, none of it, or a part (PART:
-        # the first `keep` vectors, the rest read again; 5 vectors: a part
-        # that ends inside a thread's batch)
-        nvec = cols // vec
-        caching = [(True, False, nvec), (False, False, 0), (True, True, 5)]
-        if not fits:
-            caching = caching[1:]
-        for (cache, part, keep), (warps, unroll) in itertools.product(caching, layouts):
+        for cache, (warps, unroll) in itertools.product(
+            (True, False) if fits else (False,), layouts
+        ):
             y = be.poison((rows, cols), t)
-            shared = (keep if part else cols // vec) * vec * t.np_dtype.itemsize
+            shared = cols * t.np_dtype.itemsize if cache else 0
             be.launcher(mod.softmax_online, rows, 32 * warps)(
                 be.to_device(x),
                 y,
                 cols,
-                keep,
                 VEC=vec,
                 WARPS=warps,
                 CACHE=cache,
                 UNROLL=unroll,
-                PART=part,
-                shared_mem=shared if cache else 0,
+                shared_mem=shared,
             )
             _close(be, y, want, _f32_inside(t))
 
@@ -595,8 +588,8 @@ def transpose_odd(be, t, rng):
     covers a row and the next), a whole tile, fewer rows than a vector, and
     sizes whose last elements lie past a's last whole vector (the tail fixed
     from scalar loads), in one tile or over two rows of tiles."""
-    side = EX["transpose"].odd_side(t.np_dtype.itemsize)
-    lanes = 16 // t.np_dtype.itemsize
+    side = EX["transpose"].ODD_SIDE
+    lanes = 8
     sizes = [
         (be.size(1031, side + 3), be.size(777, side - 1)),
         (be.size(4097, 2 * side + 1), 3),

@@ -40,26 +40,18 @@ def test_softmax_plans_its_kernel_by_shape():
     assert path == "split" and p["splits"] == 18 and 7 * p["splits"] <= 132
     assert p["chunk"] * p["splits"] >= 128256 // 4 > p["chunk"] * (p["splits"] - 1)
     # many rows: a block a row, the row cached in shared memory up to 200 KB
-    # (past 112 KB with more rows than SMs: its first 112 KB, two blocks an SM)
-    assert plan(100, 32000, 4, 132) == (
-        "online",
-        dict(VEC=4, WARPS=16, CACHE=True, UNROLL=4, PART=False, keep=8000),
-    )
     assert plan(1024, 32000, 4, 132) == (
         "online",
-        dict(VEC=4, WARPS=16, CACHE=True, UNROLL=4, PART=True, keep=7168),
+        dict(VEC=4, WARPS=32, CACHE=True, UNROLL=4),
     )
-    assert plan(1024, 50257, 2, 132)[1]["PART"] is False  # 100 KB: two an SM
+    assert plan(1024, 50257, 2, 132)[1]["WARPS"] == 16  # 16-bit: 16 warps
     assert plan(7, 128256, 4, 132)[1]["CACHE"] is True
-    # past 200 KB: the first 200 KB kept (one block an SM), or 112 KB (two)
-    assert plan(100, 128256, 4, 132)[1]["keep"] * 16 == 200 * 1024
-    assert plan(1024, 128256, 4, 132)[1]["keep"] * 16 == 112 * 1024
+    assert plan(1024, 128256, 4, 132)[1]["CACHE"] is False
     # 64 rows of 128256 Float32: 2 chunks a row, too large for shared
     # memory: read again after the barrier (32 MB in all: from L2)
     path, p = plan(64, 128256, 4, 132)
     assert path == "split" and p["splits"] == 2 and p["CACHE"] is False
     assert plan(67, 128256, 4, 132)[0] == "online"  # past half the SMs
-    assert plan(67, 128256, 4, 132)[1]["PART"] is True
     # an odd width: scalar loads, 16 in flight a thread (64 bytes: 4 vectors)
     assert plan(3, 50257, 2, 132)[1]["VEC"] == 1
     assert plan(3, 50257, 2, 132)[1]["UNROLL"] == 16

@@ -47,22 +47,13 @@ def test_softmax_matches_torch(dtype, cols):
     assert _max_err(y, want) <= SOFTMAX_TOL[dtype]
 
 
-@pytest.mark.parametrize("cache,part", [(True, False), (False, False), (True, True)])
-def test_softmax_online_matches_torch(cache, part):
+@pytest.mark.parametrize("cache", [True, False])
+def test_softmax_online_matches_torch(cache):
     x = torch.randn(64, 8192, device="cuda", dtype=torch.bfloat16)
     y = torch.full_like(x, float("nan"))
     mod = EX["softmax"]
-    keep = 333 if part else 1024  # vectors of 8 kept in shared memory
     mod.softmax_online[64, 256](
-        x,
-        y,
-        8192,
-        keep,
-        VEC=8,
-        WARPS=8,
-        CACHE=cache,
-        PART=part,
-        shared_mem=keep * 8 * 2 if cache else 0,
+        x, y, 8192, VEC=8, WARPS=8, CACHE=cache, shared_mem=8192 * 2 if cache else 0
     )
     want = torch.softmax(x.float(), dim=1).to(x.dtype)
     assert _max_err(y, want) <= SOFTMAX_TOL["bf16"]

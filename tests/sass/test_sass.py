@@ -127,12 +127,11 @@ def test_transpose_tiled_issues_its_loads_unpredicated(dtype):
     assert sass.spills == 0 and sass.count(r"\b(LDL|STL)\b") == 0
 
 
-@pytest.mark.parametrize(
-    "dtype,passes", [("bf16", 8), ("u16", 8), ("f32", 4), ("f64", 2)]
-)
-def test_transpose_odd_moves_16_bytes_per_access_at_any_offset(dtype, passes):
+@pytest.mark.parametrize("dtype", ["bf16", "u16"])
+def test_transpose_odd_moves_16_bytes_per_access_at_any_offset(dtype):
+    passes = 8
     sass = sass_of(EX["transpose"].transpose_odd.dispatch(dtype))
-    # a 15 L x 15 L tile, 16 threads a row: 16 rows a pass, one 128-bit load
+    # a 120 x 120 tile, 16 threads a row: 16 rows a pass, one 128-bit load
     # of a's window and one 128-bit store of out's vector a pass and thread;
     # the loads read clamped vectors (none predicated) and are in flight
     # together: half of them at least (64 bytes a thread for 16-bit types,
