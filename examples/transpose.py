@@ -1,6 +1,7 @@
 """transpose: out = a.T for a (rows, cols) array, for every dtype: a fast
-path with 16-byte accesses (``transpose_vec``), one for contiguous arrays
-of any shape and element size (``transpose_tiled``) and a general one
+path with 16-byte accesses (``transpose_vec``), 16-byte accesses at odd
+sizes for 2-byte types (``transpose_odd``), one for contiguous arrays of
+any shape and element size (``transpose_tiled``) and a general one
 (``transpose``: any strides); ``launch_transpose`` picks.
 
 A transpose moves every byte once each way; the target is the speed of a
@@ -23,8 +24,8 @@ device-to-device copy. What that takes:
 ceil(rows / TILE)); any shape (edges are guarded), any strides.
 ``transpose_tiled``: contiguous arrays of any shape, scalar accesses with 16
 loads in flight a thread and edge tiles as cheap as interior ones (the
-path for sizes no multiple of the vectors). ``transpose_vec``: see its
-docstring.
+path for sizes no multiple of the vectors). ``transpose_vec``,
+``transpose_odd``: see their docstrings.
 """
 
 import kdsl
