@@ -436,8 +436,19 @@ def fits_in_registers(configs, args):
     return kept
 
 
+# the forward's own layouts past 16 warps x 8 vectors, for rows read 4 lanes
+# at a time (Float32): up to 16 chunks, 64 values a thread in 95 registers
+# (no spill; one block of 512 threads an SM, the layout of Triton's fused
+# softmax), where softmax_online's shared-memory row is slower (Float32 4096
+# x 32000: 0.89x Triton's time with 32 warps)
+WIDE_CHUNKS = 16
+WIDE_CONFIGS = [
+    kdsl.Config(VEC=4, WARPS=16, ROWS=1, CHUNKS=chunks)
+    for chunks in range(9, WIDE_CHUNKS + 1)
+]
+
 softmax_rows_tuned = kdsl.autotune(
-    configs=REGISTER_CONFIGS, key=["cols"], prune=fits_in_registers
+    configs=REGISTER_CONFIGS + WIDE_CONFIGS, key=["cols"], prune=fits_in_registers
 )(softmax_rows)
 
 
@@ -448,6 +459,16 @@ def longest_in_registers(cols: int, size: int) -> int:
     """The longest row of ``size``-byte elements the register kernels take,
     in the vectors a row of ``cols`` is read with."""
     return LONGEST_IN_REGISTERS * vector_lanes(cols, size)
+
+
+def softmax_in_registers(cols: int, size: int) -> int:
+    """The longest row ``softmax_rows`` takes in ``softmax``: 16 warps x
+    16 vectors of 4 lanes where the row is read 4 lanes at a time (32768
+    Float32 columns), else ``longest_in_registers`` (the norms and the
+    backward, which holds two rows, stay there)."""
+    if vector_lanes(cols, size) == 4:
+        return 16 * 32 * WIDE_CHUNKS * 4
+    return longest_in_registers(cols, size)
 
 
 SHARED_LIMIT = 200 * 1024  # bytes of a row or chunk cached a block (227 KB on an H200)
@@ -487,7 +508,7 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
     kernels."""
     vec = vector_lanes(cols, size)
     if online is None:
-        online = cols > longest_in_registers(cols, size)
+        online = cols > softmax_in_registers(cols, size)
     if not online:
         return "rows", {}
     nvec = cols // vec
@@ -540,7 +561,7 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
     rows, cols = check_rows(x, y)
     size = itemsize(x)
     if online is None:
-        online = cols > longest_in_registers(cols, size)
+        online = cols > softmax_in_registers(cols, size)
     if online and sms is None:  # the SM count matters to wide rows only
         sms = 8 if interpret or not _on_gpu(x) else multiprocessors()
     path, p = _plan(rows, cols, size, sms or 0, online)

@@ -33,7 +33,13 @@ def scalar_global(s):
 
 @pytest.mark.parametrize(
     "dtype,vec,warps,chunks",
-    [("bf16", 8, 4, 2), ("f16", 8, 16, 8), ("f32", 4, 16, 8), ("f32", 4, 1, 8)],
+    [
+        ("bf16", 8, 4, 2),
+        ("f16", 8, 16, 8),
+        ("f32", 4, 16, 8),
+        ("f32", 4, 1, 8),
+        ("f32", 4, 16, 16),  # softmax.WIDE_CONFIGS' widest: 64 values a thread
+    ],
 )
 def test_softmax_rows_keeps_the_row_in_registers_with_128_bit_accesses(
     dtype, vec, warps, chunks
@@ -42,6 +48,9 @@ def test_softmax_rows_keeps_the_row_in_registers_with_128_bit_accesses(
         dtype, VEC=vec, WARPS=warps, ROWS=1, CHUNKS=chunks
     )
     s = sass_of(inst)
+    # a block of 32 warps at most fits the registers (16 warps x 16 chunks:
+    # 95 a thread, one block an SM)
+    assert registers_of(inst) <= 65536 // (32 * warps)
     assert ldg128(s) == chunks and stg128(s) == chunks
     assert scalar_global(s) == 0
     assert s.spills == 0
