@@ -14,8 +14,11 @@ Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
   time (so it lives in registers), ``WARPS`` warps per row and ``ROWS`` rows
   per block (short rows: several rows per block keep the block at 128+
   threads, so enough warps stay resident to hide memory latency). The
-  autotuner picks among the configurations that cover the row.
-* ``softmax_online``: rows too long for registers (vocabulary-sized: 32000
+  autotuner picks among the configurations that cover the row. Rows read 4
+  lanes at a time (Float32) go up to 16 vectors a thread (32768 columns,
+  ``WIDE_CONFIGS``: 64 values in 95 registers, one block an SM), the rest
+  up to 8.
+* ``softmax_online``: rows too long for registers (vocabulary-sized: 50257
   to 128256 wide), as many rows as SMs or more. One block per row walks it
   once with the online softmax (a running maximum and a sum rescaled when
   the maximum grows), ``UNROLL`` 16-byte loads in flight a thread, keeping
