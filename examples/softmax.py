@@ -16,8 +16,8 @@ Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
   threads, so enough warps stay resident to hide memory latency). The
   autotuner picks among the configurations that cover the row. Rows read 4
   lanes at a time (Float32) go up to 16 vectors a thread (32768 columns,
-  ``WIDE_CONFIGS``: 64 values in 95 registers, one block an SM), the rest
-  up to 8.
+  ``WIDE_CONFIGS``: 64 values in 95 registers, one block an SM) when there
+  are more rows than half the SMs, the rest up to 8.
 * ``softmax_online``: rows too long for registers (vocabulary-sized: 50257
   to 128256 wide), as many rows as SMs or more. One block per row walks it
   once with the online softmax (a running maximum and a sum rescaled when
@@ -507,11 +507,14 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
     of ``chunk`` vectors, one block an SM, the chunk in shared memory where
     it fits (``CACHE``);
     ``("online", {...})`` otherwise: a block a row, cached in shared memory
-    when the row fits. ``online`` True/False forces/forbids the wide-row
-    kernels."""
+    when the row fits; but ``("rows", {})`` again for rows of up to 16
+    vectors a thread (``softmax_in_registers``: 32768 Float32) unless the
+    wide-row kernels are forced. ``online`` True/False forces/forbids the
+    wide-row kernels."""
     vec = vector_lanes(cols, size)
+    forced = online is True
     if online is None:
-        online = cols > softmax_in_registers(cols, size)
+        online = cols > longest_in_registers(cols, size)
     if not online:
         return "rows", {}
     nvec = cols // vec
@@ -526,6 +529,8 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
             CACHE=cache,
             UNROLL=unroll(vec, size),
         )
+    if not forced and cols <= softmax_in_registers(cols, size):
+        return "rows", {}  # 16 vectors a thread (WIDE_CONFIGS)
     cache = cached_in_shared(cols, size)
     return "online", dict(
         VEC=vec, WARPS=online_warps(size), CACHE=cache, UNROLL=unroll(vec, size)
@@ -563,9 +568,9 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
     interpreter)."""
     rows, cols = check_rows(x, y)
     size = itemsize(x)
-    if online is None:
-        online = cols > softmax_in_registers(cols, size)
-    if online and sms is None:  # the SM count matters to wide rows only
+    wide = cols > longest_in_registers(cols, size)
+    if (online or (online is None and wide)) and sms is None:
+        # the SM count matters to wide rows only
         sms = 8 if interpret or not _on_gpu(x) else multiprocessors()
     path, p = _plan(rows, cols, size, sms or 0, online)
     if path == "rows":
