@@ -7,6 +7,7 @@ first, then medians of ``triton.testing.do_bench``; a table last.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def softmaxes():
 
 def main():
     rows = []
-    for label, times, note in list(transposes()) + list(softmaxes()):
+    for label, times, note in itertools.chain(transposes(), softmaxes()):
         cells = " ".join(f"{k}={v * 1e3:.1f}" for k, v in times.items())
         rows.append(f"{label}: {cells} us | {note}")
         print(rows[-1], flush=True)
