@@ -17,10 +17,40 @@ sys.path.insert(0, str(ROOT / "examples"))
 import torch  # noqa: E402
 import triton.testing  # noqa: E402
 
+import kdsl  # noqa: E402
+from kdsl import Int32, Pointer, block_idx, thread_idx  # noqa: E402
+
 import softmax as sm  # noqa: E402
 import transpose as tr  # noqa: E402
 
 DT = {"f32": torch.float32, "bf16": torch.bfloat16}
+D = kdsl.TypeVar("D", bound=kdsl.Num)
+
+
+@kdsl.kernel
+def tile_copy(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+    """``out = a`` (both (rows, cols)) moved as ``transpose_tiled`` moves
+    bytes, without the transpose: 64 x 64 tiles, 16 clamped loads a thread,
+    each of the tile's rows written as a 64-element run by one block, the
+    block that writes the run beside it ``ceil(rows / 64)`` blocks later in
+    launch order (grid (ceil(rows / 64), ceil(cols / 64)), block (32, 8)).
+    At odd widths every run starts and ends inside a 32-byte sector that
+    another block writes: timed against a copy, it says whether those
+    shared sectors, rather than the transpose, cost the odd shapes."""
+    v = kdsl.local_array(D, 16)
+    r0 = block_idx.x * 64
+    c0 = block_idx.y * 64
+    for i in kdsl.range_constexpr(8):
+        for c in kdsl.range_constexpr(2):
+            row = min(r0 + thread_idx.y + 8 * i, rows - 1)
+            col = min(c0 + thread_idx.x + 32 * c, cols - 1)
+            v[2 * i + c] = a[row * cols + col]
+    for i2 in kdsl.range_constexpr(8):
+        for c2 in kdsl.range_constexpr(2):
+            row = r0 + thread_idx.y + 8 * i2
+            col = c0 + thread_idx.x + 32 * c2
+            if row < rows and col < cols:
+                out[row * cols + col] = v[2 * i2 + c2]
 
 
 def bench(fn) -> float:
@@ -64,6 +94,23 @@ def transposes():
             path = "odd" if tr.odd_path(x, out) else "tiled"
             ratios = " ".join(f"{k} {best / times[k]:.2f}" for k, _ in runs)
             yield (f"transpose {d} {rows}x{cols} ({path})", times, ratios)
+
+
+def tile_copies():
+    """tile_copy at odd and power-of-two widths, against a copy."""
+    for d in ("f32", "bf16"):
+        for rows, cols in ((4097, 4097), (4096, 4096), (12289, 5003)):
+            x = torch.randn(rows, cols, device="cuda", dtype=DT[d])
+            out = torch.empty_like(x)
+            grid = (-(-rows // 64), -(-cols // 64))
+            run = lambda: tile_copy[grid, (32, 8)](x, out, rows, cols)  # noqa: E731
+            out.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            assert torch.equal(out, x), (d, rows, cols)
+            times = {"tile_copy": bench(run), "copy": bench(lambda: out.copy_(x))}
+            ratio = times["copy"] / times["tile_copy"]
+            yield f"tile_copy {d} {rows}x{cols}", times, f"of a copy {ratio:.2f}"
 
 
 def softmaxes():
@@ -122,7 +169,7 @@ def softmaxes():
 
 def main():
     rows = []
-    for label, times, note in itertools.chain(transposes(), softmaxes()):
+    for label, times, note in itertools.chain(transposes(), tile_copies(), softmaxes()):
         cells = " ".join(f"{k}={v * 1e3:.1f}" for k, v in times.items())
         rows.append(f"{label}: {cells} us | {note}")
         print(rows[-1], flush=True)
