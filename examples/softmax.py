@@ -14,8 +14,11 @@ Three forward kernels, and ``softmax(x, y)`` on the host picks one by shape
   time (so it lives in registers), ``WARPS`` warps per row and ``ROWS`` rows
   per block (short rows: several rows per block keep the block at 128+
   threads, so enough warps stay resident to hide memory latency). The
-  autotuner picks among the configurations that cover the row.
-* ``softmax_online``: rows too long for registers (vocabulary-sized: 32000
+  autotuner picks among the configurations that cover the row. Rows read 4
+  lanes at a time (Float32) go up to 16 vectors a thread (32768 columns,
+  ``WIDE_CONFIGS``: 64 values in 95 registers, one block an SM) when there
+  are more rows than half the SMs, the rest up to 8.
+* ``softmax_online``: rows too long for registers (vocabulary-sized: 50257
   to 128256 wide), as many rows as SMs or more. One block per row walks it
   once with the online softmax (a running maximum and a sum rescaled when
   the maximum grows), ``UNROLL`` 16-byte loads in flight a thread, keeping
@@ -436,8 +439,19 @@ def fits_in_registers(configs, args):
     return kept
 
 
+# the forward's own layouts past 16 warps x 8 vectors, for rows read 4 lanes
+# at a time (Float32): up to 16 chunks, 64 values a thread in 95 registers
+# (no spill; one block of 512 threads an SM, the layout of Triton's fused
+# softmax), where softmax_online's shared-memory row is slower (Float32 4096
+# x 32000: 0.89x Triton's time with 32 warps)
+WIDE_CHUNKS = 16
+WIDE_CONFIGS = [
+    kdsl.Config(VEC=4, WARPS=16, ROWS=1, CHUNKS=chunks)
+    for chunks in range(9, WIDE_CHUNKS + 1)
+]
+
 softmax_rows_tuned = kdsl.autotune(
-    configs=REGISTER_CONFIGS, key=["cols"], prune=fits_in_registers
+    configs=REGISTER_CONFIGS + WIDE_CONFIGS, key=["cols"], prune=fits_in_registers
 )(softmax_rows)
 
 
@@ -448,6 +462,16 @@ def longest_in_registers(cols: int, size: int) -> int:
     """The longest row of ``size``-byte elements the register kernels take,
     in the vectors a row of ``cols`` is read with."""
     return LONGEST_IN_REGISTERS * vector_lanes(cols, size)
+
+
+def softmax_in_registers(cols: int, size: int) -> int:
+    """The longest row ``softmax_rows`` takes in ``softmax``: 16 warps x
+    16 vectors of 4 lanes where the row is read 4 lanes at a time (32768
+    Float32 columns), else ``longest_in_registers`` (the norms and the
+    backward, which holds two rows, stay there)."""
+    if vector_lanes(cols, size) == 4:
+        return 16 * 32 * WIDE_CHUNKS * 4
+    return longest_in_registers(cols, size)
 
 
 SHARED_LIMIT = 200 * 1024  # bytes of a row or chunk cached a block (227 KB on an H200)
@@ -465,6 +489,15 @@ def unroll(vec: int, size: int) -> int:
     return min(16, max(1, 64 // (vec * size)))
 
 
+def online_warps(size: int) -> int:
+    """``softmax_online``'s warps a block: 32 for Float32 (1024 threads:
+    twice the bytes in flight of 16 warps while an SM holds one block, its
+    row filling the shared memory: 4096 x 32000 in 292 us against 326 on
+    the H200, 1024 x 50257 in 161 against 179), 16 for 16-bit types (32 are
+    slower: 1024 x 50257 BFloat16 in 132 us against 108) and Float64."""
+    return 32 if size == 4 else 16
+
+
 def plan(rows: int, cols: int, size: int, sms: int, online=None):
     """The kernel ``softmax`` launches for a (rows, cols) matrix of
     ``size``-byte elements on a GPU of ``sms`` multiprocessors, and its
@@ -474,9 +507,12 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
     of ``chunk`` vectors, one block an SM, the chunk in shared memory where
     it fits (``CACHE``);
     ``("online", {...})`` otherwise: a block a row, cached in shared memory
-    when the row fits. ``online`` True/False forces/forbids the wide-row
-    kernels."""
+    when the row fits; but ``("rows", {})`` again for rows of up to 16
+    vectors a thread (``softmax_in_registers``: 32768 Float32) unless the
+    wide-row kernels are forced. ``online`` True/False forces/forbids the
+    wide-row kernels."""
     vec = vector_lanes(cols, size)
+    forced = online is True
     if online is None:
         online = cols > longest_in_registers(cols, size)
     if not online:
@@ -493,8 +529,12 @@ def plan(rows: int, cols: int, size: int, sms: int, online=None):
             CACHE=cache,
             UNROLL=unroll(vec, size),
         )
+    if not forced and cols <= softmax_in_registers(cols, size):
+        return "rows", {}  # 16 vectors a thread (WIDE_CONFIGS)
     cache = cached_in_shared(cols, size)
-    return "online", dict(VEC=vec, WARPS=16, CACHE=cache, UNROLL=unroll(vec, size))
+    return "online", dict(
+        VEC=vec, WARPS=online_warps(size), CACHE=cache, UNROLL=unroll(vec, size)
+    )
 
 
 _plan = functools.lru_cache(maxsize=4096)(plan)  # softmax's: a few us a call saved
@@ -528,9 +568,9 @@ def softmax(x, y, *, interpret=False, online=None, sms=None):
     interpreter)."""
     rows, cols = check_rows(x, y)
     size = itemsize(x)
-    if online is None:
-        online = cols > longest_in_registers(cols, size)
-    if online and sms is None:  # the SM count matters to wide rows only
+    wide = cols > longest_in_registers(cols, size)
+    if (online or (online is None and wide)) and sms is None:
+        # the SM count matters to wide rows only
         sms = 8 if interpret or not _on_gpu(x) else multiprocessors()
     path, p = _plan(rows, cols, size, sms or 0, online)
     if path == "rows":

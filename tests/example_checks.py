@@ -582,6 +582,32 @@ def transpose_tiled(be, t, rng):
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
+def transpose_odd(be, t, rng):
+    """16-byte accesses at any offset: odd and prime sizes (rows start
+    anywhere in a vector, ragged tiles both ways), a thin matrix (one window
+    covers a row and the next), a whole tile, fewer rows than a vector, and
+    sizes whose last elements lie past a's last whole vector (the tail fixed
+    from scalar loads), in one tile or over two rows of tiles."""
+    side = EX["transpose"].ODD_SIDE
+    lanes = 8
+    sizes = [
+        (be.size(1031, side + 3), be.size(777, side - 1)),
+        (be.size(4097, 2 * side + 1), 3),
+        (3, be.size(4097, 2 * side + 5)),
+        (side, side),
+        (1, lanes + 1),
+        (side + 1, 1),
+    ]
+    for rows, cols in sizes:
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, side), _grid(rows, side))
+        be.launcher(EX["transpose"].transpose_odd, grid, 256)(
+            be.to_device(a), out, rows, cols
+        )
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
 def transpose_vec(be, t, rng):
     """The 16-byte path: dimensions multiples of the lanes, tiles ragged
     (a partial tile in each direction) and whole, 1, 2 and 4 tiles a block."""
@@ -1020,6 +1046,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     transpose: EX["transpose"].transpose,
     transpose_tiled: EX["transpose"].transpose_tiled,
     transpose_vec: EX["transpose"].transpose_vec,
+    transpose_odd: EX["transpose"].transpose_odd,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,

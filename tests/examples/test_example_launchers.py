@@ -41,23 +41,40 @@ def test_launch_gelu_and_backward():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8, np.float64])
-def test_launch_transpose_picks_the_tiled_kernel_for_ragged_sizes(dtype, monkeypatch):
+def test_launch_transpose_picks_the_odd_kernel_for_ragged_sizes(dtype, monkeypatch):
     mod = EX["transpose"]
     launched = []
-    for name in ("transpose", "transpose_tiled", "transpose_vec_tuned"):
+    for name in (
+        "transpose",
+        "transpose_tiled",
+        "transpose_odd",
+        "transpose_vec_tuned",
+    ):
         kernel = getattr(mod, name)
         monkeypatch.setattr(mod, name, _Spy(kernel, name, launched))
-    a = RNG.integers(0, 100, (67, 131)).astype(dtype)  # prime width: ragged tiles
-    out = np.zeros((131, 67), dtype)
-    assert mod.tiled_path(a, out) and not mod.vector_path(a, out)
+    # prime sizes, ragged tiles: 16-byte accesses for 2-byte types from 4
+    # tiles of 120 a side on
+    shape = (487, 491) if np.dtype(dtype).itemsize == 2 else (67, 131)
+    a = RNG.integers(0, 100, shape).astype(dtype)
+    out = np.zeros(shape[::-1], dtype)
+    wide = np.dtype(dtype).itemsize == 2
+    assert mod.odd_path(a, out) is wide and not mod.vector_path(a, out)
+    assert not mod.odd_path(a[:300], np.zeros(shape[::-1], dtype)[:, :300])
     mod.launch_transpose(a, out)
+    np.testing.assert_array_equal(out, a.T)
+    # one element off 16-byte alignment: the tiled kernel (scalar accesses)
+    shifted = np.zeros(a.size + 1, dtype)[1:].reshape(shape)
+    shifted[...] = a
+    assert not mod.odd_path(shifted, out) and mod.tiled_path(shifted, out)
+    mod.launch_transpose(shifted, out)
     np.testing.assert_array_equal(out, a.T)
     strided = a[:, ::2]
     out = np.zeros(strided.shape[::-1], dtype)
-    assert not mod.tiled_path(strided, out)
+    assert not mod.tiled_path(strided, out) and not mod.odd_path(strided, out)
     mod.launch_transpose(strided, out)
     np.testing.assert_array_equal(out, strided.T)
-    assert launched == ["transpose_tiled", "transpose"]
+    first = "transpose_odd" if wide else "transpose_tiled"
+    assert launched == [first, "transpose_tiled", "transpose"]
 
 
 class _Spy:

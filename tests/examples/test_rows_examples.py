@@ -22,6 +22,21 @@ def test_softmax_host_function(cols, online):
     np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), atol=1e-3)
 
 
+def test_softmax_keeps_float32_rows_of_16_vectors_a_thread_in_registers():
+    """Past 16 warps x 8 vectors of 4 lanes (16384 Float32), 16 chunks: the
+    host function takes softmax_rows with a WIDE_CONFIGS layout."""
+    mod = EX["softmax"]
+    cols = 16 * 32 * 4 * 8 + 4 * 17  # 8 chunks and some: 9 chunks of 2048
+    assert mod.plan(2, cols, 4, 2) == ("rows", {})  # more rows than SMs / 2
+    x = RNG.standard_normal((2, cols)).astype(np.float32)
+    x[1, :] = -30.0
+    x[1, -1] = 5.0  # the maximum in the last chunk's last vector
+    y = np.full_like(x, np.nan)
+    mod.softmax(x, y, interpret=True, sms=2)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-9)
+
+
 def test_softmax_picks_the_online_kernel_past_the_registers():
     mod = EX["softmax"]
     assert mod.LONGEST_IN_REGISTERS == 16 * 32 * 8  # vectors a row
@@ -39,11 +54,20 @@ def test_softmax_plans_its_kernel_by_shape():
     path, p = plan(7, 128256, 4, 132)
     assert path == "split" and p["splits"] == 18 and 7 * p["splits"] <= 132
     assert p["chunk"] * p["splits"] >= 128256 // 4 > p["chunk"] * (p["splits"] - 1)
+    # Float32 rows read 4 lanes at a time stay in registers up to 32768
+    # (16 warps x 16 vectors a thread) when they are many; few are split
+    assert plan(4096, 32000, 4, 132) == ("rows", {})
+    assert plan(67, 32000, 4, 132) == ("rows", {})
+    assert plan(7, 32000, 4, 132)[0] == "split"
+    assert plan(4096, 32000, 4, 132, online=True)[0] == "online"  # forced
+    assert plan(4096, 32772, 4, 132)[0] == "online"
+    assert plan(4096, 32002, 4, 132)[0] == "online"  # 2 lanes: 8 vectors, 16384
     # many rows: a block a row, the row cached in shared memory up to 200 KB
-    assert plan(1024, 32000, 4, 132) == (
+    assert plan(1024, 50000, 4, 132) == (
         "online",
-        dict(VEC=4, WARPS=16, CACHE=True, UNROLL=4),
+        dict(VEC=4, WARPS=32, CACHE=True, UNROLL=4),
     )
+    assert plan(1024, 50257, 2, 132)[1]["WARPS"] == 16  # 16-bit: 16 warps
     assert plan(7, 128256, 4, 132)[1]["CACHE"] is True
     assert plan(1024, 128256, 4, 132)[1]["CACHE"] is False
     # 64 rows of 128256 Float32: 2 chunks a row, too large for shared

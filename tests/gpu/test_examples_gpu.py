@@ -55,13 +55,17 @@ def _softmax_rtol(x, y, rtol):
 # vocabulary rows, a few (split over the SMs: 18 chunks of 1782 vectors; 4
 # chunks of 128 KB of shared memory a block; 2 chunks of 256 KB, read again
 # after the barrier; 50257 odd: scalar accesses) and many (a block a row,
-# cached in shared memory up to 200 KB, else read twice)
+# cached in shared memory up to 200 KB, else read twice; Float32 rows up to
+# 32768 in registers, 16 vectors a thread)
 WIDE_ROWS = [
     (7, 128256, "f32", "split"),
     (33, 128256, "f32", "split"),
     (64, 128256, "f32", "split"),
     (1, 50257, "bf16", "split"),
-    (300, 32000, "f32", "online"),
+    (7, 32000, "f32", "split"),
+    (300, 32000, "f32", "rows"),
+    (300, 50000, "f32", "online"),
+    (300, 50257, "f32", "online"),
     (100, 128256, "f32", "online"),
     (200, 50257, "bf16", "online"),
 ]
@@ -89,14 +93,32 @@ TILED = [
 ]
 
 
-@pytest.mark.parametrize("dtype,shape", TILED + [(np.float32, (12289, 5003))])
-def test_transpose_tiled_odd_shapes(dtype, shape):
-    """``transpose_tiled`` through ``launch_transpose`` (odd sizes: no
-    16-byte path), every element checked against numpy's transpose."""
+@pytest.mark.parametrize(
+    "dtype,shape",
+    TILED
+    + [
+        (np.float32, (12289, 5003)),
+        (np.float16, (12289, 5003)),
+        (np.float16, (50257, 768)),
+    ],
+)
+def test_transpose_odd_shapes(dtype, shape):
+    """Odd sizes through ``launch_transpose``: ``transpose_odd`` (16-byte
+    accesses at any offset) for 2-byte types, ``transpose_tiled`` for the
+    others, thin matrices and when a is one element off 16-byte alignment;
+    every element checked against numpy's transpose."""
     mod = EX["transpose"]
     a = np.random.default_rng(4).integers(0, 250, shape).astype(dtype)
     da = cp.asarray(a)
     out = cp.full(shape[::-1], 7, dtype)
-    assert mod.tiled_path(da, out) and not mod.vector_path(da, out)
+    wide = a.itemsize == 2 and min(shape) >= 4 * mod.ODD_SIDE
+    assert mod.odd_path(da, out) is wide and not mod.vector_path(da, out)
     mod.launch_transpose(da, out)
     np.testing.assert_array_equal(cp.asnumpy(out), a.T)
+    if shape == (4097, 4097):
+        shifted = cp.zeros(a.size + 1, dtype)[1:].reshape(shape)
+        shifted[...] = da
+        out[...] = 7
+        assert not mod.odd_path(shifted, out) and mod.tiled_path(shifted, out)
+        mod.launch_transpose(shifted, out)
+        np.testing.assert_array_equal(cp.asnumpy(out), a.T)

@@ -25,8 +25,9 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SOFTMAX_TOL = {"f32": 2e-6, "f16": 1e-3, "bf16": 8e-3}
 NORM_TOL = {"f32": 1e-5, "f16": 1e-3, "bf16": 8e-3}
 # widths of the benchmark, ragged and odd ones (narrower vectors, masked
-# threads), and one past the register kernel (online softmax)
-WIDTHS = [1024, 4096, 16384, 3000, 1000, 333, 24, 70_000]
+# threads), one past the register kernel (online softmax) and a vocabulary
+# (32000: softmax's 16 chunks a thread for Float32)
+WIDTHS = [1024, 4096, 16384, 3000, 1000, 333, 24, 70_000, 32000]
 
 
 def _max_err(got, want):

@@ -132,6 +132,30 @@ def test_transpose_tiled_issues_its_loads_unpredicated(dtype):
     assert sass.spills == 0 and sass.count(r"\b(LDL|STL)\b") == 0
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "u16"])
+def test_transpose_odd_moves_16_bytes_per_access_at_any_offset(dtype):
+    passes = 8
+    sass = sass_of(EX["transpose"].transpose_odd.dispatch(dtype))
+    # a 120 x 120 tile, 16 threads a row: 16 rows a pass, one 128-bit load
+    # of a's window and one 128-bit store of out's vector a pass and thread;
+    # the loads read clamped vectors (none predicated) and are in flight
+    # together: half of them at least (64 bytes a thread for 16-bit types,
+    # 16 KB a block) before the first shared store
+    loads = [i for i in sass.instructions if re.search(r"\bLDG\.E\.128", i)]
+    assert len(loads) == passes and not any(i.startswith("@") for i in loads)
+    first_sts = next(
+        n for n, i in enumerate(sass.instructions) if re.search(r"\bSTS", i)
+    )
+    before = [
+        i for i in sass.instructions[:first_sts] if re.search(r"\bLDG\.E\.128", i)
+    ]
+    assert len(before) >= passes // 2
+    assert sass.count(r"\bLDG\.") == passes + 1  # and the tail's scalar load
+    assert sass.count(r"\bSTG\.E\.128") == passes
+    assert sass.count(r"\bBAR\.SYNC") == 2  # the tail's barrier: its tiles only
+    assert sass.spills == 0
+
+
 @pytest.mark.parametrize("tiles", [1, 4])
 @pytest.mark.parametrize("dtype", ["f16", "bf16", "i16", "f32", "i32", "f64", "i64"])
 def test_transpose_vec_moves_16_bytes_per_access(dtype, tiles):

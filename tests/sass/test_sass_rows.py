@@ -12,7 +12,7 @@ that loses one fails here.
 import pytest
 
 from examples_index import example_modules
-from sass import sass_of
+from sass import registers_of, sass_of
 
 EX = example_modules()
 PRED = r"^(@!?P\d )?"  # an instruction may be predicated (a masked access)
@@ -33,7 +33,13 @@ def scalar_global(s):
 
 @pytest.mark.parametrize(
     "dtype,vec,warps,chunks",
-    [("bf16", 8, 4, 2), ("f16", 8, 16, 8), ("f32", 4, 16, 8), ("f32", 4, 1, 8)],
+    [
+        ("bf16", 8, 4, 2),
+        ("f16", 8, 16, 8),
+        ("f32", 4, 16, 8),
+        ("f32", 4, 1, 8),
+        ("f32", 4, 16, 16),  # softmax.WIDE_CONFIGS' widest: 64 values a thread
+    ],
 )
 def test_softmax_rows_keeps_the_row_in_registers_with_128_bit_accesses(
     dtype, vec, warps, chunks
@@ -42,6 +48,9 @@ def test_softmax_rows_keeps_the_row_in_registers_with_128_bit_accesses(
         dtype, VEC=vec, WARPS=warps, ROWS=1, CHUNKS=chunks
     )
     s = sass_of(inst)
+    # a block of 32 warps at most fits the registers (16 warps x 16 chunks:
+    # 95 a thread, one block an SM)
+    assert registers_of(inst) <= 65536 // (32 * warps)
     assert ldg128(s) == chunks and stg128(s) == chunks
     assert scalar_global(s) == 0
     assert s.spills == 0
@@ -69,6 +78,20 @@ def test_softmax_online_keeps_unroll_loads_in_flight(dtype, vec, cache):
     assert ldg128(s) == (4 if cache else 8) and stg128(s) == 4
     assert scalar_global(s) == 0 and s.spills == 0
     assert s.count(r"^(LDL|STL)") == 0
+
+
+@pytest.mark.parametrize("vec,cache", [(4, True), (4, False), (1, True)])
+def test_softmax_online_fits_1024_threads_for_float32(vec, cache):
+    """softmax.plan launches 32 warps a block for Float32 rows: 64
+    registers a thread at most, or the launch fails."""
+    mod = EX["softmax"]
+    warps = mod.online_warps(4)
+    assert warps == 32
+    inst = mod.softmax_online.dispatch(
+        "f32", VEC=vec, WARPS=warps, CACHE=cache, UNROLL=mod.unroll(vec, 4)
+    )
+    assert registers_of(inst) <= 65536 // (32 * warps)
+    assert sass_of(inst).spills == 0
 
 
 @pytest.mark.parametrize("dtype,vec", [("bf16", 8), ("f32", 4)])
