@@ -37,12 +37,14 @@ Two schedules of a consumer (the constexpr OVERLAP):
   consumer's wgmma overlap this one's softmax.
 
 At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP is the faster;
-at 64 the softmax's instructions do (an exp2 is five: the scale's fma and
-the non-.ftz ex2.approx's subnormal fix-up, FSETP, two FMUL and the MUFU),
-and the plain schedule is.  The autotuner picks per seq among SHAPES.  The
-exponent is exp2(s * scale * log2(e) - m) with the scale folded into one
-kdsl.math.fma (kdsl.math.exp2: no fast math anywhere; fast_exp2 compiles to
-the same instructions).  O's rescale is skipped where no row maximum moved.
+at 64 the softmax's instructions do, and the plain schedule is.  The
+autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
+log2(e) - m) with the scale folded into one kdsl.math.fma, and the exp2 is
+kdsl.math.fast_exp2_ftz, asked for by name: FlashAttention's exp2, one
+MUFU.EX2, where exp2 (subnormal results kept) adds a compare and two
+multiplies around it (docs/types.md, "Fast intrinsics"); a probability
+below 2**-126 of its row's maximum is 0.  O's rescale is skipped where no
+row maximum moved.
 Causal: tiles entirely above the diagonal are never loaded, and the blocks
 of the longest rows start first.
 
@@ -128,12 +130,12 @@ def softmax_tile(sacc, m, l, alpha, n0, row0, t4, diagonal, scale_log2):
         mx = kdsl.math.fmax(mx, kdsl.shfl_xor(mx, 2))
         # every row sees key 0 in its first tile: the maximum is finite
         m_new = kdsl.math.fmax(m[h], mx * scale_log2)
-        alpha[h] = kdsl.math.exp2(m[h] - m_new)  # 0 on the first tile
+        alpha[h] = kdsl.math.fast_exp2_ftz(m[h] - m_new)  # 0 on the first tile
         m[h] = m_new
         total = Float32(0.0)
         for c in kdsl.range_constexpr(BLOCK_N // 8):
             for e in kdsl.range_constexpr(2):
-                x = kdsl.math.exp2(
+                x = kdsl.math.fast_exp2_ftz(
                     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
                 )
                 sacc[4 * c + 2 * h + e] = x

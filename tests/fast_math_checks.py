@@ -2,7 +2,7 @@
 (docs/types.md, "Fast intrinsics"), shared by the CPU test
 (tests/lowering/test_fast_math.py: the interpreter) and the GPU test
 (tests/gpu/test_fast_math_gpu.py: the GPU, and the GPU against the
-interpreter): the kernel that computes all eight, the inputs (edge cases,
+interpreter): the kernel that computes all nine, the inputs (edge cases,
 every binade, the ranges the bounds name) and the checker."""
 
 from __future__ import annotations
@@ -23,23 +23,25 @@ FUNCTIONS = (
     "fast_cos",
     "fast_div",
     "fast_rsqrt",
+    "fast_exp2_ftz",
 )
 
 
 @kdsl.kernel
 def fast_all(x: Pointer[Float32], y: Pointer[Float32], out: Pointer[Float32], n: Int32):
-    """``out[8 i + k]``: the k-th function of FUNCTIONS at ``x[i]``
+    """``out[9 i + k]``: the k-th function of FUNCTIONS at ``x[i]``
     (``fast_div``: ``x[i] / y[i]``)."""
     i = block_idx.x * 256 + thread_idx.x
     if i < n:
-        out[8 * i] = kdsl.math.fast_exp(x[i])
-        out[8 * i + 1] = kdsl.math.fast_exp2(x[i])
-        out[8 * i + 2] = kdsl.math.fast_log(x[i])
-        out[8 * i + 3] = kdsl.math.fast_log2(x[i])
-        out[8 * i + 4] = kdsl.math.fast_sin(x[i])
-        out[8 * i + 5] = kdsl.math.fast_cos(x[i])
-        out[8 * i + 6] = kdsl.math.fast_div(x[i], y[i])
-        out[8 * i + 7] = kdsl.math.fast_rsqrt(x[i])
+        out[9 * i] = kdsl.math.fast_exp(x[i])
+        out[9 * i + 1] = kdsl.math.fast_exp2(x[i])
+        out[9 * i + 2] = kdsl.math.fast_log(x[i])
+        out[9 * i + 3] = kdsl.math.fast_log2(x[i])
+        out[9 * i + 4] = kdsl.math.fast_sin(x[i])
+        out[9 * i + 5] = kdsl.math.fast_cos(x[i])
+        out[9 * i + 6] = kdsl.math.fast_div(x[i], y[i])
+        out[9 * i + 7] = kdsl.math.fast_rsqrt(x[i])
+        out[9 * i + 8] = kdsl.math.fast_exp2_ftz(x[i])
 
 
 SPECIAL = [
@@ -125,12 +127,12 @@ def inputs(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_interpreter(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The interpreter's results, ``(n, 8)``."""
+    """The interpreter's results, ``(n, 9)``."""
     n = len(x)
-    out = np.zeros(8 * n, np.float32)
+    out = np.zeros(9 * n, np.float32)
     with np.errstate(all="ignore"):
         fast_all.interpret[(n + 255) // 256, 256](x, y, out, n)
-    return out.reshape(n, 8)
+    return out.reshape(n, 9)
 
 
 def reference(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -142,6 +144,9 @@ def reference(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             beyond = (np.abs(y64) > 2.0**126) & np.isfinite(y64)
             zero = np.where(np.isinf(x64), np.nan, x64 * 0.0 * np.copysign(1.0, y64))
             return np.where(beyond, zero, x64 / y64)
+        if name == "fast_exp2_ftz":  # subnormals in and out are zeros
+            r = np.exp2(np.where(np.abs(x64) < 2.0**-126, 0.0, x64))
+            return np.where(r < 2.0**-126, 0.0, r)
         return {
             "fast_exp": np.exp,
             "fast_exp2": np.exp2,
@@ -181,6 +186,13 @@ def domains(name: str, x: np.ndarray, y: np.ndarray):
         ]
     if name == "fast_exp2":
         return [("every x", finite, "ulp", 2), ("inf, nan", ~finite, "exact", 0)]
+    if name == "fast_exp2_ftz":
+        normal = finite & (x64 >= -126)
+        return [
+            ("2**x >= 2**-126", normal, "ulp", 2),
+            ("2**x < 2**-126: +0", finite & ~normal, "exact", 0),
+            ("inf, nan", ~finite, "exact", 0),
+        ]
     if name in ("fast_log", "fast_log2"):
         near = (x64 >= 0.5) & (x64 <= 2.0)
         other = (x64 > 0) & finite & ~near

@@ -2,7 +2,8 @@
 // two results of C's frexpf/frexp (x == m * 2**e, 0.5 <= |m| < 1; for 0, inf
 // and NaN, m is x and e is 0) as one function each; kdsl.math.fast_exp2 and
 // fast_rsqrt, the PTX approximations themselves (subnormals kept), whatever
-// a CUDA version makes of exp2f and rsqrtf.
+// a CUDA version makes of exp2f and rsqrtf; fast_exp2_ftz, the one asked-for
+// instruction that flushes subnormals to zero.
 #ifndef KDSL_MATHFNS_H
 #define KDSL_MATHFNS_H
 
@@ -38,6 +39,13 @@ __device__ __forceinline__ float fast_exp2(float x)
 {
     float r;
     asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float fast_exp2_ftz(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
 

@@ -34,6 +34,7 @@ SPELLING = {
     "fast_cos": "__cosf(x[i])",
     "fast_div": "__fdividef(x[i], y[i])",
     "fast_rsqrt": "kdsl::fast_rsqrt(x[i])",
+    "fast_exp2_ftz": "kdsl::fast_exp2_ftz(x[i])",
 }
 
 
@@ -43,17 +44,18 @@ def test_each_renders_as_cudas_intrinsic_or_the_ptx_one():
     for name in F.FUNCTIONS:  # in order, whatever the index looks like
         at = src.index(f"] = {SPELLING[name]};", at)
     assert 'asm("ex2.approx.f32 %0, %1;"' in src  # the prelude's, not .ftz
+    assert 'asm("ex2.approx.ftz.f32 %0, %1;"' in src  # fast_exp2_ftz's
     assert 'asm("rsqrt.approx.f32 %0, %1;"' in src
     assert compile_to_cubin(src, F.fast_all.dispatch().name)
 
 
 def test_the_ptx_is_the_instruction_the_interpreter_models():
-    """No .ftz anywhere (subnormals kept); __expf is one multiply by
+    """No .ftz but fast_exp2_ftz's (subnormals kept); __expf is one multiply by
     log2(e) rounded to float, then ex2.approx; __logf is lg2.approx, then a
     multiply by ln(2) rounded to float."""
     inst = F.fast_all.dispatch()
     ptx = ptx_of(inst.source, inst.name)
-    assert ".ftz" not in ptx
+    assert re.findall(r"\S+\.ftz\S*", ptx) == ["ex2.approx.ftz.f32"]
     log2e = f"0f{np.float32(mathfns.LOG2E_F).view(np.uint32):08X}"
     ln2 = f"0f{np.float32(mathfns.LN2_F).view(np.uint32):08X}"
     assert log2e == "0f3FB8AA3B" and ln2 == "0f3F317218"
@@ -154,3 +156,13 @@ def test_what_the_interpreter_models_exactly():
     # subnormals are kept, not flushed
     assert got[3, 7] == np.float32(1 / np.sqrt(2.0**-140))
     assert got[4, 3] == -149.0
+
+
+def test_fast_exp2_ftz_flushes_where_fast_exp2_keeps_subnormals():
+    x = np.array([-149.5, -126.5, -126.0, 2.0**-140, -(2.0**-149), 3.0], np.float32)
+    got = F.run_interpreter(x, np.ones_like(x))
+    kept, flushed = got[:, 1], got[:, 8]
+    assert kept[0] == np.float32(2.0**-149) and kept[1] == np.float32(2.0**-126.5)
+    assert list(flushed[:2]) == [0.0, 0.0] and not np.signbit(flushed[:2]).any()
+    assert flushed[2] == np.float32(2.0**-126)  # the smallest normal stays
+    assert list(flushed[3:]) == [1.0, 1.0, 8.0]  # subnormal arguments read as 0

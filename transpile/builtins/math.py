@@ -72,6 +72,7 @@ def _lower_math(lw, entry, args, kwargs):
 _ACCURATE = {
     "fast_exp": "kdsl.math.exp()",
     "fast_exp2": "kdsl.math.exp2()",
+    "fast_exp2_ftz": "kdsl.math.exp2()",
     "fast_log": "kdsl.math.log()",
     "fast_log2": "kdsl.math.log2()",
     "fast_sin": "kdsl.math.sin()",

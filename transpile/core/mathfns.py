@@ -250,6 +250,22 @@ def _in64(fn):
     return lanes
 
 
+def _in64_ftz(fn):
+    """A fast row's ``lanes`` for a ``.ftz`` instruction: a subnormal
+    argument is read as zero (of its sign) and a subnormal result is +0."""
+
+    def lanes(t, *x):
+        with np.errstate(all="ignore"):
+            args = [_f64(a) for a in x]
+            args = [np.where(np.abs(a) < _FLT_MIN, 0.0 * a, a) for a in args]
+            r = fn(*args)
+            return np.where(np.abs(r) < _FLT_MIN, 0.0, r)
+
+    return lanes
+
+
+_FLT_MIN = 2.0**-126
+
 # One row per function, in the order the reference lists them.
 _TABLE = {
     "exp": MathFn("x", "expf", _np(np.exp)),
@@ -384,6 +400,14 @@ _TABLE = {
         _in64(np.exp2),
         what="2**x, PTX's `ex2.approx.f32`",
         error="2 ulp, every input",
+    ),
+    "fast_exp2_ftz": MathFn(
+        "x",
+        "kdsl::fast_exp2_ftz",
+        _in64_ftz(np.exp2),
+        what="2**x, PTX's `ex2.approx.ftz.f32`: a subnormal argument is read as "
+        "0 and a result below 2**-126 is +0 (FlashAttention's exp2)",
+        error="2 ulp where 2**x >= 2**-126; +0 below",
     ),
     "fast_log": MathFn(
         "x",

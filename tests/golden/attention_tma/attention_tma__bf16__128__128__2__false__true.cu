@@ -385,6 +385,67 @@ __device__ __forceinline__ __nv_bfloat16 pow(__nv_bfloat16 a, __nv_bfloat16 b)
 }  // namespace kdsl
 
 #endif  // KDSL_BFLOAT16_H
+// kdsl prelude, math part: kdsl.math.frexp_mantissa and frexp_exponent, the
+// two results of C's frexpf/frexp (x == m * 2**e, 0.5 <= |m| < 1; for 0, inf
+// and NaN, m is x and e is 0) as one function each; kdsl.math.fast_exp2 and
+// fast_rsqrt, the PTX approximations themselves (subnormals kept), whatever
+// a CUDA version makes of exp2f and rsqrtf; fast_exp2_ftz, the one asked-for
+// instruction that flushes subnormals to zero.
+#ifndef KDSL_MATHFNS_H
+#define KDSL_MATHFNS_H
+
+namespace kdsl {
+
+__device__ __forceinline__ float frexp_mantissa(float x)
+{
+    int e;
+    return frexpf(x, &e);
+}
+
+__device__ __forceinline__ double frexp_mantissa(double x)
+{
+    int e;
+    return frexp(x, &e);
+}
+
+__device__ __forceinline__ int32_t frexp_exponent(float x)
+{
+    int e;
+    frexpf(x, &e);
+    return e;
+}
+
+__device__ __forceinline__ int32_t frexp_exponent(double x)
+{
+    int e;
+    frexp(x, &e);
+    return e;
+}
+
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float r;
+    asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float fast_exp2_ftz(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float fast_rsqrt(float x)
+{
+    float r;
+    asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+}  // namespace kdsl
+
+#endif  // KDSL_MATHFNS_H
 // kdsl prelude, vector part: Vector[T, N] as an aligned array, so that a
 // 16-byte vector load or store is one 128-bit instruction.  A vector
 // expression is one scalar lambda (kdsl's exact scalar semantics) applied
@@ -1645,215 +1706,279 @@ static __device__ void softmax_tile__l64f32_l2f32_l2f32_l2f32_i32_i32_i32_bool_f
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2, 32));
     // m_new = kdsl.math.fmax(m[h], mx * scale_log2)  [h = 0]
     float m_new = fmaxf(m[0], mx * scale_log2);
-    // alpha[h] = kdsl.math.exp2(m[h] - m_new)  [h = 0]
-    alpha[0] = exp2f(m[0] - m_new);
+    // alpha[h] = kdsl.math.fast_exp2_ftz(m[h] - m_new)  [h = 0]
+    alpha[0] = kdsl::fast_exp2_ftz(m[0] - m_new);
     // m[h] = m_new  [h = 0]
     m[0] = m_new;
     // for c in kdsl.range_constexpr(BLOCK_N // 8):  [h = 0]
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 0]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 0, e = 0]
-    float x = exp2f(fmaf(sacc[0], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 0, e = 0]
+    float x = kdsl::fast_exp2_ftz(fmaf(sacc[0], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 0]
     sacc[0] = x;
     // total += x  [h = 0, c = 0, e = 0]
     float total = 0.0f + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 0, e = 1]
-    x = exp2f(fmaf(sacc[1], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 0, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[1], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 0, e = 1]
     sacc[1] = x;
     // total += x  [h = 0, c = 0, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 1]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 1, e = 0]
-    x = exp2f(fmaf(sacc[4], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 1, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[4], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 1, e = 0]
     sacc[4] = x;
     // total += x  [h = 0, c = 1, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 1, e = 1]
-    x = exp2f(fmaf(sacc[5], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 1, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[5], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 1, e = 1]
     sacc[5] = x;
     // total += x  [h = 0, c = 1, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 2]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 2, e = 0]
-    x = exp2f(fmaf(sacc[8], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 2, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[8], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 2, e = 0]
     sacc[8] = x;
     // total += x  [h = 0, c = 2, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 2, e = 1]
-    x = exp2f(fmaf(sacc[9], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 2, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[9], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 2, e = 1]
     sacc[9] = x;
     // total += x  [h = 0, c = 2, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 3]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 3, e = 0]
-    x = exp2f(fmaf(sacc[12], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 3, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[12], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 3, e = 0]
     sacc[12] = x;
     // total += x  [h = 0, c = 3, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 3, e = 1]
-    x = exp2f(fmaf(sacc[13], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 3, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[13], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 3, e = 1]
     sacc[13] = x;
     // total += x  [h = 0, c = 3, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 4]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 4, e = 0]
-    x = exp2f(fmaf(sacc[16], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 4, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[16], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 4, e = 0]
     sacc[16] = x;
     // total += x  [h = 0, c = 4, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 4, e = 1]
-    x = exp2f(fmaf(sacc[17], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 4, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[17], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 4, e = 1]
     sacc[17] = x;
     // total += x  [h = 0, c = 4, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 5]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 5, e = 0]
-    x = exp2f(fmaf(sacc[20], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 5, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[20], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 5, e = 0]
     sacc[20] = x;
     // total += x  [h = 0, c = 5, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 5, e = 1]
-    x = exp2f(fmaf(sacc[21], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 5, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[21], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 5, e = 1]
     sacc[21] = x;
     // total += x  [h = 0, c = 5, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 6]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 6, e = 0]
-    x = exp2f(fmaf(sacc[24], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 6, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[24], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 6, e = 0]
     sacc[24] = x;
     // total += x  [h = 0, c = 6, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 6, e = 1]
-    x = exp2f(fmaf(sacc[25], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 6, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[25], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 6, e = 1]
     sacc[25] = x;
     // total += x  [h = 0, c = 6, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 7]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 7, e = 0]
-    x = exp2f(fmaf(sacc[28], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 7, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[28], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 7, e = 0]
     sacc[28] = x;
     // total += x  [h = 0, c = 7, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 7, e = 1]
-    x = exp2f(fmaf(sacc[29], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 7, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[29], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 7, e = 1]
     sacc[29] = x;
     // total += x  [h = 0, c = 7, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 8]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 8, e = 0]
-    x = exp2f(fmaf(sacc[32], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 8, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[32], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 8, e = 0]
     sacc[32] = x;
     // total += x  [h = 0, c = 8, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 8, e = 1]
-    x = exp2f(fmaf(sacc[33], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 8, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[33], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 8, e = 1]
     sacc[33] = x;
     // total += x  [h = 0, c = 8, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 9]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 9, e = 0]
-    x = exp2f(fmaf(sacc[36], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 9, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[36], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 9, e = 0]
     sacc[36] = x;
     // total += x  [h = 0, c = 9, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 9, e = 1]
-    x = exp2f(fmaf(sacc[37], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 9, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[37], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 9, e = 1]
     sacc[37] = x;
     // total += x  [h = 0, c = 9, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 10]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 10, e = 0]
-    x = exp2f(fmaf(sacc[40], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 10, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[40], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 10, e = 0]
     sacc[40] = x;
     // total += x  [h = 0, c = 10, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 10, e = 1]
-    x = exp2f(fmaf(sacc[41], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 10, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[41], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 10, e = 1]
     sacc[41] = x;
     // total += x  [h = 0, c = 10, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 11]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 11, e = 0]
-    x = exp2f(fmaf(sacc[44], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 11, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[44], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 11, e = 0]
     sacc[44] = x;
     // total += x  [h = 0, c = 11, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 11, e = 1]
-    x = exp2f(fmaf(sacc[45], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 11, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[45], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 11, e = 1]
     sacc[45] = x;
     // total += x  [h = 0, c = 11, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 12]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 12, e = 0]
-    x = exp2f(fmaf(sacc[48], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 12, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[48], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 12, e = 0]
     sacc[48] = x;
     // total += x  [h = 0, c = 12, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 12, e = 1]
-    x = exp2f(fmaf(sacc[49], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 12, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[49], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 12, e = 1]
     sacc[49] = x;
     // total += x  [h = 0, c = 12, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 13]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 13, e = 0]
-    x = exp2f(fmaf(sacc[52], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 13, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[52], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 13, e = 0]
     sacc[52] = x;
     // total += x  [h = 0, c = 13, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 13, e = 1]
-    x = exp2f(fmaf(sacc[53], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 13, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[53], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 13, e = 1]
     sacc[53] = x;
     // total += x  [h = 0, c = 13, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 14]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 14, e = 0]
-    x = exp2f(fmaf(sacc[56], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 14, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[56], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 14, e = 0]
     sacc[56] = x;
     // total += x  [h = 0, c = 14, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 14, e = 1]
-    x = exp2f(fmaf(sacc[57], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 14, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[57], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 14, e = 1]
     sacc[57] = x;
     // total += x  [h = 0, c = 14, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 0, c = 15]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 15, e = 0]
-    x = exp2f(fmaf(sacc[60], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 15, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[60], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 15, e = 0]
     sacc[60] = x;
     // total += x  [h = 0, c = 15, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 0, c = 15, e = 1]
-    x = exp2f(fmaf(sacc[61], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 0, c = 15, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[61], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 0, c = 15, e = 1]
     sacc[61] = x;
     // total += x  [h = 0, c = 15, e = 1]
@@ -1929,217 +2054,281 @@ static __device__ void softmax_tile__l64f32_l2f32_l2f32_l2f32_i32_i32_i32_bool_f
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2, 32));
     // m_new = kdsl.math.fmax(m[h], mx * scale_log2)  [h = 1]
     m_new = fmaxf(m[1], mx * scale_log2);
-    // alpha[h] = kdsl.math.exp2(m[h] - m_new)  [h = 1]
-    alpha[1] = exp2f(m[1] - m_new);
+    // alpha[h] = kdsl.math.fast_exp2_ftz(m[h] - m_new)  [h = 1]
+    alpha[1] = kdsl::fast_exp2_ftz(m[1] - m_new);
     // m[h] = m_new  [h = 1]
     m[1] = m_new;
     // total = Float32(0.0)  [h = 1]
     total = 0.0f;
     // for c in kdsl.range_constexpr(BLOCK_N // 8):  [h = 1]
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 0]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 0, e = 0]
-    x = exp2f(fmaf(sacc[2], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 0, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[2], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 0]
     sacc[2] = x;
     // total += x  [h = 1, c = 0, e = 0]
     total = 0.0f + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 0, e = 1]
-    x = exp2f(fmaf(sacc[3], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 0, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[3], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 0, e = 1]
     sacc[3] = x;
     // total += x  [h = 1, c = 0, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 1]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 1, e = 0]
-    x = exp2f(fmaf(sacc[6], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 1, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[6], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 1, e = 0]
     sacc[6] = x;
     // total += x  [h = 1, c = 1, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 1, e = 1]
-    x = exp2f(fmaf(sacc[7], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 1, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[7], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 1, e = 1]
     sacc[7] = x;
     // total += x  [h = 1, c = 1, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 2]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 2, e = 0]
-    x = exp2f(fmaf(sacc[10], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 2, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[10], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 2, e = 0]
     sacc[10] = x;
     // total += x  [h = 1, c = 2, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 2, e = 1]
-    x = exp2f(fmaf(sacc[11], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 2, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[11], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 2, e = 1]
     sacc[11] = x;
     // total += x  [h = 1, c = 2, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 3]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 3, e = 0]
-    x = exp2f(fmaf(sacc[14], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 3, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[14], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 3, e = 0]
     sacc[14] = x;
     // total += x  [h = 1, c = 3, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 3, e = 1]
-    x = exp2f(fmaf(sacc[15], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 3, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[15], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 3, e = 1]
     sacc[15] = x;
     // total += x  [h = 1, c = 3, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 4]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 4, e = 0]
-    x = exp2f(fmaf(sacc[18], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 4, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[18], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 4, e = 0]
     sacc[18] = x;
     // total += x  [h = 1, c = 4, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 4, e = 1]
-    x = exp2f(fmaf(sacc[19], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 4, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[19], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 4, e = 1]
     sacc[19] = x;
     // total += x  [h = 1, c = 4, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 5]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 5, e = 0]
-    x = exp2f(fmaf(sacc[22], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 5, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[22], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 5, e = 0]
     sacc[22] = x;
     // total += x  [h = 1, c = 5, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 5, e = 1]
-    x = exp2f(fmaf(sacc[23], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 5, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[23], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 5, e = 1]
     sacc[23] = x;
     // total += x  [h = 1, c = 5, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 6]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 6, e = 0]
-    x = exp2f(fmaf(sacc[26], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 6, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[26], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 6, e = 0]
     sacc[26] = x;
     // total += x  [h = 1, c = 6, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 6, e = 1]
-    x = exp2f(fmaf(sacc[27], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 6, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[27], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 6, e = 1]
     sacc[27] = x;
     // total += x  [h = 1, c = 6, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 7]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 7, e = 0]
-    x = exp2f(fmaf(sacc[30], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 7, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[30], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 7, e = 0]
     sacc[30] = x;
     // total += x  [h = 1, c = 7, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 7, e = 1]
-    x = exp2f(fmaf(sacc[31], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 7, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[31], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 7, e = 1]
     sacc[31] = x;
     // total += x  [h = 1, c = 7, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 8]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 8, e = 0]
-    x = exp2f(fmaf(sacc[34], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 8, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[34], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 8, e = 0]
     sacc[34] = x;
     // total += x  [h = 1, c = 8, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 8, e = 1]
-    x = exp2f(fmaf(sacc[35], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 8, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[35], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 8, e = 1]
     sacc[35] = x;
     // total += x  [h = 1, c = 8, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 9]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 9, e = 0]
-    x = exp2f(fmaf(sacc[38], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 9, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[38], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 9, e = 0]
     sacc[38] = x;
     // total += x  [h = 1, c = 9, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 9, e = 1]
-    x = exp2f(fmaf(sacc[39], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 9, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[39], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 9, e = 1]
     sacc[39] = x;
     // total += x  [h = 1, c = 9, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 10]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 10, e = 0]
-    x = exp2f(fmaf(sacc[42], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 10, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[42], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 10, e = 0]
     sacc[42] = x;
     // total += x  [h = 1, c = 10, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 10, e = 1]
-    x = exp2f(fmaf(sacc[43], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 10, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[43], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 10, e = 1]
     sacc[43] = x;
     // total += x  [h = 1, c = 10, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 11]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 11, e = 0]
-    x = exp2f(fmaf(sacc[46], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 11, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[46], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 11, e = 0]
     sacc[46] = x;
     // total += x  [h = 1, c = 11, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 11, e = 1]
-    x = exp2f(fmaf(sacc[47], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 11, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[47], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 11, e = 1]
     sacc[47] = x;
     // total += x  [h = 1, c = 11, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 12]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 12, e = 0]
-    x = exp2f(fmaf(sacc[50], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 12, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[50], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 12, e = 0]
     sacc[50] = x;
     // total += x  [h = 1, c = 12, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 12, e = 1]
-    x = exp2f(fmaf(sacc[51], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 12, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[51], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 12, e = 1]
     sacc[51] = x;
     // total += x  [h = 1, c = 12, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 13]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 13, e = 0]
-    x = exp2f(fmaf(sacc[54], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 13, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[54], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 13, e = 0]
     sacc[54] = x;
     // total += x  [h = 1, c = 13, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 13, e = 1]
-    x = exp2f(fmaf(sacc[55], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 13, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[55], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 13, e = 1]
     sacc[55] = x;
     // total += x  [h = 1, c = 13, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 14]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 14, e = 0]
-    x = exp2f(fmaf(sacc[58], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 14, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[58], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 14, e = 0]
     sacc[58] = x;
     // total += x  [h = 1, c = 14, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 14, e = 1]
-    x = exp2f(fmaf(sacc[59], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 14, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[59], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 14, e = 1]
     sacc[59] = x;
     // total += x  [h = 1, c = 14, e = 1]
     total = total + x;
     // for e in kdsl.range_constexpr(2):  [h = 1, c = 15]
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 15, e = 0]
-    x = exp2f(fmaf(sacc[62], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 15, e = 0]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[62], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 15, e = 0]
     sacc[62] = x;
     // total += x  [h = 1, c = 15, e = 0]
     total = total + x;
-    // x = kdsl.math.exp2(kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new))  [h = 1, c = 15, e = 1]
-    x = exp2f(fmaf(sacc[63], scale_log2, -m_new));
+    // x = kdsl.math.fast_exp2_ftz(
+    //     kdsl.math.fma(sacc[4 * c + 2 * h + e], scale_log2, -m_new)
+    // )  [h = 1, c = 15, e = 1]
+    x = kdsl::fast_exp2_ftz(fmaf(sacc[63], scale_log2, -m_new));
     // sacc[4 * c + 2 * h + e] = x  [h = 1, c = 15, e = 1]
     sacc[63] = x;
     // total += x  [h = 1, c = 15, e = 1]
