@@ -45,17 +45,27 @@ from kdsl.runtime import launch as lmod  # noqa: E402
 
 
 class _NoLaunch:
+    ptr = 0  # the CUfunction the driver-level launch is given
+
     def __call__(self, grid, block, args, shared_mem, stream, **kw):
         pass
 
 
-def stub_gpu():
+def stub_gpu(cupy_launch=False):
+    """A device -1 whose launches do nothing; ``cupy_launch``: the launch
+    functions call CuPy's ``Function`` (stubbed) rather than the driver's
+    ``cuLaunchKernel`` (stubbed), so the two packings can be compared."""
+    from cupy.cuda import driver
+
     device = lambda: -1  # noqa: E731
     for module in (lmod, kmod, at):
         module.current_device = device
     lmod._get_device = device
     lmod._several_gpus = lambda: True  # the packer compares get_device() to -1
     lmod.torch_stream = lambda d: None
+    lmod.raw_stream_query = lambda torch: lambda d: 0
+    lmod._is_cupy_function = lambda f: not cupy_launch
+    driver.launchKernel = lambda *args: None
     lmod._LIMITS[-1] = 1024
     lmod._BLOCK_DIMS[-1] = (1024, 1024, 64)
     kcompile.load_function = lambda inst, d: _NoLaunch()
@@ -74,8 +84,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--cupy-launch",
+        action="store_true",
+        help="launch through CuPy's Function (stubbed), not the driver's call",
+    )
     args = parser.parse_args()
-    stub_gpu()
+    stub_gpu(args.cupy_launch)
     import gelu as G
 
     spec = importlib.util.spec_from_file_location(
