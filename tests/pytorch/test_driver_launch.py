@@ -182,3 +182,89 @@ def test_cupy_launch_requested_by_the_environment(driver, monkeypatch):
     axpy[1, 8](x, y, 1.0, 8, 1, 0.0)
     (call,) = driver
     assert call[0] == "cupy"
+
+
+# -- on the GPU ------------------------------------------------------------------------
+gpu = pytest.mark.gpu
+
+
+@kdsl.kernel
+def scale_add(x: Pointer[D], y: Pointer[D], a: Float32, n: Int32, b: Float64):
+    i = kdsl.block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (a * x[i].to(Float32) + b.to(Float32)).to(D)
+
+
+def _source(launcher) -> str:
+    return launcher.last[2].__kdsl_source__
+
+
+@gpu
+def test_gpu_the_driver_launch_writes_what_the_reference_does():
+    """Tensors, CuPy arrays, a given stream, another thread (no context
+    made there yet) and a CUDA graph capture, each through the driver."""
+    n = 1000
+    x = torch.randn(n, device="cuda")
+    want = (0.5 * x + 0.25).cpu()
+    y = torch.empty_like(x)
+    launcher = scale_add[(n + 63) // 64, 64]
+    launcher(x, y, 0.5, n, 0.25)
+    assert "_launch_kernel" in _source(launcher)
+    torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)
+    cx, cy = cupy.asarray(x), cupy.empty(n, dtype=cupy.float32)
+    launcher(cx, cy, 0.5, n, 0.25)
+    torch.testing.assert_close(torch.as_tensor(cy.get()), want, rtol=0, atol=1e-6)
+    side = torch.cuda.Stream()
+    y.zero_()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # PyTorch's current stream
+        launcher(x, y, 0.5, n, 0.25)
+    side.synchronize()
+    torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)
+    y.zero_()
+    launcher(x, y, 0.5, n, 0.25, stream=side)  # a given stream
+    side.synchronize()
+    torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)
+    y.zero_()
+    torch.cuda.synchronize()
+    errors = []
+
+    def elsewhere():
+        try:
+            launcher(x, y, 0.5, n, 0.25)
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join()
+    assert not errors, errors
+    torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)
+    y.zero_()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        launcher(x, y, 0.5, n, 0.25)
+    x2 = torch.randn(n, device="cuda")
+    x.copy_(x2)
+    graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y.cpu(), (0.5 * x2 + 0.25).cpu(), rtol=0, atol=1e-6)
+
+
+@gpu
+def test_gpu_the_driver_and_cupy_launch_agree_bit_for_bit(monkeypatch):
+    n = 777
+    x = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    outs = []
+    for cupy_launch in ("0", "1"):
+        monkeypatch.setenv("KDSL_CUPY_LAUNCH", cupy_launch)
+        monkeypatch.setattr(scale_add, "_plans", {})
+        monkeypatch.setattr(scale_add, "_launchers", {})
+        y = torch.empty_like(x)
+        launcher = scale_add[(n + 63) // 64, 64]
+        launcher(x, y, 1.0 / 3.0, n, -0.1)
+        assert ("_launch_kernel" in _source(launcher)) == (cupy_launch == "0")
+        outs.append(y)
+    assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
