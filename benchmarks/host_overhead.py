@@ -16,6 +16,8 @@ PyTorch's own CPU work out of the forward + backward row):
   op dispatcher    ops.gelu.op(x): through torch.library
   op fwd (grad)    ops.gelu(x) on an input that requires grad
   op fwd+bwd       ops.gelu(x).sum().backward() (Float32)
+  op softmax       ops.softmax(x), x 64 x 1024 bf16 (softmax_rows)
+  op layer norm    ops.layer_norm(x, w, None, 1e-5), the same x
   torch fwd+bwd    F.gelu(x, approximate="tanh").sum().backward() (Float32,
                    on the CPU: PyTorch's own CPU kernels, for scale only)
 
@@ -116,6 +118,18 @@ def main():
     searched(x)
     xg = torch.randn(64, 16, requires_grad=True)
     searched(xg)
+    import layer_norm as LN
+    import softmax as S
+
+    rows = torch.randn(64, 1024, dtype=torch.bfloat16)
+    weight = torch.randn(1024, dtype=torch.bfloat16)
+    out = torch.empty_like(rows)
+    for tuned, a in (
+        (S.softmax_rows_tuned, (rows, out, 64, 1024)),
+        (LN.layer_norm_tuned, (rows, weight, None, out, 64, 1024, 1e-5)),
+    ):
+        key = tuned._key(a)
+        tuned.searches[key] = Search(key, best=0)
     config = G.gelu_tuned.configs[0].constexprs
     grid_fn, block_fn = G._grid_of(n, x.itemsize)
     meta = {**G.gelu_tuned._defaults(), **config}
@@ -130,6 +144,8 @@ def main():
         "op fwd (grad)": lambda: ops.gelu(xg),
         "op fwd+bwd": lambda: ops.gelu(xg).sum().backward(),
         "torch fwd+bwd": lambda: F.gelu(xg, approximate="tanh").sum().backward(),
+        "op softmax": lambda: ops.softmax(rows),
+        "op layer norm": lambda: ops.layer_norm(rows, weight, None, 1e-5),
     }
     best = {name: float("inf") for name in paths}
     for fn in paths.values():
