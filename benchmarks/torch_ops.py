@@ -348,11 +348,11 @@ def launch_steps(shape, dtype) -> dict:
     config = G.gelu_tuned.best_config(x, y, n).constexprs
     grid_fn, block_fn = G._grid_of(n, x.itemsize)
     meta = {**G.gelu_tuned._defaults(), **config}
-    grid, block = (grid_fn(meta),), (block_fn(meta),)
-    launcher = G.gelu[grid, block]
+    launcher = G.gelu[grid_fn(meta), block_fn(meta)]
     launcher(x, y, n, **config)
-    launches = {launch for launch, _ in launcher.plans.values()}
-    (plan,) = [p for p in G.gelu._plans.values() if p.launch in launches]
+    ((launch, block),) = launcher.plans.values()  # what the launcher calls
+    grid = launcher.grid
+    (plan,) = [p for p in G.gelu._plans.values() if p.launch is launch]
     os.environ["KDSL_CUPY_LAUNCH"] = "1"
     try:  # the same plan's launch function as CuPy's Function launched it
         via_cupy = lmod._generate(
@@ -391,7 +391,7 @@ def launch_steps(shape, dtype) -> dict:
         paths[label]()
         err = (y.float() - F.gelu(x.float(), approximate="tanh")).abs().max().item()
         if not err < 2e-2 * max(1.0, x.float().abs().max().item()):
-            raise SystemExit(f"launch steps: {label} wrote a wrong result ({err})")
+            raise RuntimeError(f"launch steps: {label} wrote a wrong result ({err})")
     return timed(paths, "cuda", 2000)
 
 
@@ -444,6 +444,10 @@ def verdicts(results: dict) -> list:
                     r = rows[a][0] / rows[b][0]
                     ok = "met" if r <= limit else "NOT met"
                     lines.append(f"{name:10s} {what:32s} {r:5.2f} (<= {limit}) {ok}")
+            if "triton op compiled" in rows and "empty compiled" in rows:
+                d = rows["triton op compiled"][0] - rows["empty compiled"][0]
+                what = "triton_op compiled overhead"
+                lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"
                 if a in rows and b in rows:
