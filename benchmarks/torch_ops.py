@@ -352,7 +352,8 @@ def launch_steps(shape, dtype) -> dict:
     launcher(x, y, n, **config)
     ((launch, block),) = launcher.plans.values()  # what the launcher calls
     grid = launcher.grid
-    (plan,) = [p for p in G.gelu._plans.values() if p.launch is launch]
+    # (one plan may be kept under several keys)
+    plan = next(p for p in G.gelu._plans.values() if p.launch is launch)
     os.environ["KDSL_CUPY_LAUNCH"] = "1"
     try:  # the same plan's launch function as CuPy's Function launched it
         via_cupy = lmod._generate(
