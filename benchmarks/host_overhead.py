@@ -16,6 +16,8 @@ PyTorch's own CPU work out of the forward + backward row):
   op dispatcher    ops.gelu.op(x): through torch.library
   op fwd (grad)    ops.gelu(x) on an input that requires grad
   op fwd+bwd       ops.gelu(x).sum().backward() (Float32)
+  op softmax       ops.softmax(x), x 64 x 1024 bf16 (softmax_rows)
+  op layer norm    ops.layer_norm(x, w, None, 1e-5), the same x
   torch fwd+bwd    F.gelu(x, approximate="tanh").sum().backward() (Float32,
                    on the CPU: PyTorch's own CPU kernels, for scale only)
 
@@ -45,17 +47,27 @@ from kdsl.runtime import launch as lmod  # noqa: E402
 
 
 class _NoLaunch:
+    ptr = 0  # the CUfunction the driver-level launch is given
+
     def __call__(self, grid, block, args, shared_mem, stream, **kw):
         pass
 
 
-def stub_gpu():
+def stub_gpu(cupy_launch=False):
+    """A device -1 whose launches do nothing; ``cupy_launch``: the launch
+    functions call CuPy's ``Function`` (stubbed) rather than the driver's
+    ``cuLaunchKernel`` (stubbed), so the two packings can be compared."""
+    from cupy.cuda import driver
+
     device = lambda: -1  # noqa: E731
     for module in (lmod, kmod, at):
         module.current_device = device
     lmod._get_device = device
     lmod._several_gpus = lambda: True  # the packer compares get_device() to -1
     lmod.torch_stream = lambda d: None
+    lmod.raw_stream_query = lambda torch: lambda d: 0
+    lmod._is_cupy_function = lambda f: not cupy_launch
+    driver.launchKernel = lambda *args: None
     lmod._LIMITS[-1] = 1024
     lmod._BLOCK_DIMS[-1] = (1024, 1024, 64)
     kcompile.load_function = lambda inst, d: _NoLaunch()
@@ -74,8 +86,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--cupy-launch",
+        action="store_true",
+        help="launch through CuPy's Function (stubbed), not the driver's call",
+    )
     args = parser.parse_args()
-    stub_gpu()
+    stub_gpu(args.cupy_launch)
     import gelu as G
 
     spec = importlib.util.spec_from_file_location(
@@ -101,6 +118,18 @@ def main():
     searched(x)
     xg = torch.randn(64, 16, requires_grad=True)
     searched(xg)
+    import layer_norm as LN
+    import softmax as S
+
+    rows = torch.randn(64, 1024, dtype=torch.bfloat16)
+    weight = torch.randn(1024, dtype=torch.bfloat16)
+    out = torch.empty_like(rows)
+    for tuned, a in (
+        (S.softmax_rows_tuned, (rows, out, 64, 1024)),
+        (LN.layer_norm_tuned, (rows, weight, None, out, 64, 1024, 1e-5)),
+    ):
+        key = tuned._key(a)
+        tuned.searches[key] = Search(key, best=0)
     config = G.gelu_tuned.configs[0].constexprs
     grid_fn, block_fn = G._grid_of(n, x.itemsize)
     meta = {**G.gelu_tuned._defaults(), **config}
@@ -115,6 +144,8 @@ def main():
         "op fwd (grad)": lambda: ops.gelu(xg),
         "op fwd+bwd": lambda: ops.gelu(xg).sum().backward(),
         "torch fwd+bwd": lambda: F.gelu(xg, approximate="tanh").sum().backward(),
+        "op softmax": lambda: ops.softmax(rows),
+        "op layer norm": lambda: ops.layer_norm(rows, weight, None, 1e-5),
     }
     best = {name: float("inf") for name in paths}
     for fn in paths.values():

@@ -17,12 +17,20 @@ result is checked against PyTorch's first, then timed:
   kdsl host fn     the example's host function (its checks, then the tuned launch)
   kdsl op          the kdsl.torch operator, eager (the fast path)
   kdsl dispatcher  the same operator through torch.library (op.op(...))
+  kdsl torch.ops   torch.ops.kdsl_examples.<op>.default(x) under no_grad: the
+                   call a compiled graph makes (the dispatcher crossing alone)
+  triton op        a torch.library.triton_op of the Triton kernel (gelu), and
+                   'triton op compiled', its torch.compile, beside kdsl's
   kdsl compiled    torch.compile(fullgraph=True) of the operator (small only);
                    'overhead' is that graph less the same graph without it
   kdsl graph       the operator captured in a CUDA graph, replayed
 
 and forward + backward (``op(x).sum().backward()``, Float32) for torch,
-kdsl op and kdsl dispatcher.  Host microseconds per call: many calls in a
+kdsl op and kdsl dispatcher.  For gelu, small, the steps of one launch are
+timed alone ("launch steps"): PyTorch's stream queries, CuPy's device
+query, an output allocation, the plan's packing and launch through the
+driver (kdsl's launch) and through CuPy's ``Function`` (the launch before
+it, ``KDSL_CUPY_LAUNCH=1``), and ``cuLaunchKernel`` alone.  Host microseconds per call: many calls in a
 loop, synchronised at the end, rounds interleaved, median of the rounds;
 GPU microseconds per call: CUDA events around the same loop (for small
 tensors the loop is host-bound and the two agree).  Prints a table and the
@@ -154,7 +162,21 @@ def triton_kernels():
         rows, cols = x.shape
         softmax_k[(rows,)](x, y, cols, BLOCK=triton.next_power_of_2(cols))
 
-    return {"gelu": gelu, "softmax": softmax}
+    kernels = {"gelu": gelu, "softmax": softmax}
+    try:  # the same gelu kernel as an operator Inductor launches itself
+        from torch.library import triton_op, wrap_triton
+
+        @triton_op("kdsl_bench::triton_gelu", mutates_args=())
+        def triton_gelu(x: torch.Tensor) -> torch.Tensor:
+            y = torch.empty_like(x)
+            n = x.numel()
+            wrap_triton(gelu_k)[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+            return y
+
+        kernels["gelu op"] = triton_gelu
+    except Exception as e:  # noqa: BLE001 - an older PyTorch: no triton_op
+        print(f"no triton_op: {e}")
+    return kernels
 
 
 # -- the three operators -----------------------------------------------------------------
@@ -247,6 +269,14 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
         "kdsl op": lambda: op(x, w),
         "kdsl dispatcher": lambda: via(x, w),
     }
+    inductor_call = getattr(torch.ops.kdsl_examples, name).default
+    args = (x, w, None, 1e-5) if name == "layer_norm" else (x,)
+
+    def torch_ops():
+        with torch.no_grad():
+            return inductor_call(*args)
+
+    paths["kdsl torch.ops"] = torch_ops
     small = shape == SIZES["small"]
     compiled = {}
     if device == "cuda":
@@ -255,6 +285,8 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
         if name in triton:
             yt = torch.empty_like(x)
             paths["triton"] = lambda: triton[name](x, yt)
+        if f"{name} op" in triton:
+            paths["triton op"] = (lambda t: lambda: t(x))(triton[f"{name} op"])
         paths["kdsl graph"] = graphed(lambda: op(x, w), device)
         paths["torch graph"] = graphed(lambda: reference(name, x, w), device)
         if small and compiling_allowed():
@@ -267,6 +299,11 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
                 ),
                 "empty compiled": torch.compile(lambda v, u: v * 2.0, fullgraph=True),
             }
+            if f"{name} op" in triton:
+                compiled["triton op compiled"] = torch.compile(
+                    (lambda t: lambda v, u: t(v) * 2.0)(triton[f"{name} op"]),
+                    fullgraph=True,
+                )
             if name == "gelu":
                 compiled["kdsl compiled ro"] = torch.compile(
                     lambda v, u: op(v, u) * 2.0, fullgraph=True, mode="reduce-overhead"
@@ -288,13 +325,75 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
             got = y
         elif label == "triton":
             got = yt  # noqa: F821 - set with the path
-        if label.endswith("compiled") or label.endswith("ro"):
+        if "compiled" in label:
             got = got / 2.0
         err = (got.float() - want).abs().max().item()
         if err > tol * max(1.0, scale):
             raise SystemExit(f"{name} {shape} {label}: max error {err} (tol {tol})")
     calls = 20 if smoke else (2000 if small else 20)
     return timed(paths, device, calls, rounds=3 if smoke else 5)
+
+
+def launch_steps(shape, dtype) -> dict:
+    """The steps of one gelu launch on PyTorch tensors, each timed alone."""
+    import numpy as np
+    import cupy
+    from cupy.cuda import driver
+    from kdsl.runtime import launch as lmod
+
+    x = torch.randn(*shape, device="cuda", dtype=dtype)
+    y = torch.empty_like(x)
+    n = x.numel()
+    G.launch_gelu(x, y)  # searched, compiled, loaded
+    config = G.gelu_tuned.best_config(x, y, n).constexprs
+    grid_fn, block_fn = G._grid_of(n, x.itemsize)
+    meta = {**G.gelu_tuned._defaults(), **config}
+    launcher = G.gelu[grid_fn(meta), block_fn(meta)]
+    launcher(x, y, n, **config)
+    ((launch, block),) = launcher.plans.values()  # what the launcher calls
+    grid = launcher.grid
+    # (one plan may be kept under several keys)
+    plan = next(p for p in G.gelu._plans.values() if p.launch is launch)
+    os.environ["KDSL_CUPY_LAUNCH"] = "1"
+    try:  # the same plan's launch function as CuPy's Function launched it
+        via_cupy = lmod._generate(
+            plan.kernel,
+            plan.instance,
+            plan.device,
+            plan.function,
+            plan.alignment,
+            plan.loaded,
+        )
+    finally:
+        del os.environ["KDSL_CUPY_LAUNCH"]
+    driven = plan.launch
+    values, addresses = driven.__globals__["_parameters"].buffer
+    stream = torch.cuda.current_stream().cuda_stream
+    fptr, g, b = plan.loaded.ptr, (*grid, 1, 1)[:3], (*block, 1, 1)[:3]
+    args = (x, y, n)
+    packed = (np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.int32(n))
+    cupy_stream = lmod._external_stream(stream)
+    paths = {
+        "torch raw stream": lambda: torch._C._cuda_getCurrentRawStream(0),
+        "torch current_stream()": lambda: torch.cuda.current_stream(),
+        "cupy getDevice": cupy.cuda.runtime.getDevice,
+        "torch.empty_like": lambda: torch.empty_like(x),
+        "plan launch, driver": lambda: driven(grid, block, args, None, 0),
+        "plan launch, CuPy": lambda: via_cupy(grid, block, args, None, 0),
+        "CuPy Function call": lambda: plan.loaded(grid, block, packed, 0, cupy_stream),
+        "cuLaunchKernel alone": lambda: driver.launchKernel(
+            fptr, *g, *b, 0, stream, addresses, 0
+        ),
+        "bare launch": lambda: launcher(x, y, n, **config),
+        "torch gelu": lambda: F.gelu(x, approximate="tanh"),
+    }
+    for label in ("plan launch, driver", "plan launch, CuPy", "CuPy Function call"):
+        y.fill_(float("nan"))
+        paths[label]()
+        err = (y.float() - F.gelu(x.float(), approximate="tanh")).abs().max().item()
+        if not err < 2e-2 * max(1.0, x.float().abs().max().item()):
+            raise RuntimeError(f"launch steps: {label} wrote a wrong result ({err})")
+    return timed(paths, "cuda", 2000)
 
 
 def backward_rows(name, shape, device, smoke):
@@ -338,7 +437,7 @@ TARGETS = [
 def verdicts(results: dict) -> list:
     lines = []
     for (name, size, part), rows in results.items():
-        if size != "small":
+        if size != "small" or part == "launch steps":
             continue
         if part == "forward":
             for what, a, b, limit in TARGETS:
@@ -346,6 +445,10 @@ def verdicts(results: dict) -> list:
                     r = rows[a][0] / rows[b][0]
                     ok = "met" if r <= limit else "NOT met"
                     lines.append(f"{name:10s} {what:32s} {r:5.2f} (<= {limit}) {ok}")
+            if "triton op compiled" in rows and "empty compiled" in rows:
+                d = rows["triton op compiled"][0] - rows["empty compiled"][0]
+                what = "triton_op compiled overhead"
+                lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"
                 if a in rows and b in rows:
@@ -407,6 +510,13 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = {}
+    if device == "cuda" and "small" in args.sizes:
+        try:
+            steps = launch_steps(SIZES["small"], dtype)
+            results[("gelu", "small", "launch steps")] = steps
+        except Exception as e:  # noqa: BLE001 - the other rows still run
+            print(f"launch steps failed: {type(e).__name__}: {e}")
+        print(f"[{time.perf_counter() - START:6.1f} s] launch steps", flush=True)
     for size in args.sizes.split(","):
         shape = SIZES[size]
         for name in ("gelu", "softmax", "layer_norm"):

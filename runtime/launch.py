@@ -332,8 +332,17 @@ def torch_stream(device: int):
     import cupy
     import torch
 
-    ptr = torch._C._cuda_getCurrentRawStream(device)
+    ptr = raw_stream_query(torch)(device)
     return cupy.cuda.Stream.null if ptr == 0 else _external_stream(ptr)
+
+
+def raw_stream_query(torch):
+    """PyTorch's ``device -> its current stream's CUstream`` (a C function;
+    ``torch.cuda.current_stream()`` makes a Python object each call)."""
+    query = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if query is None:  # a build without CUDA: no tensor of it reaches a launch
+        return lambda device: torch.cuda.current_stream(device).cuda_stream
+    return query
 
 
 _LIMITS: dict = {}
@@ -630,6 +639,18 @@ _CUPY_FAST = """\
         (p{i},) = _array({i}, {a}){tflag}
 """
 
+# The driver's launch takes addresses as plain ints: PyTorch's tensors
+# first (kdsl.torch's case), no numpy scalar made.
+_DRIVER_FAST = """\
+    if type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {tdev} and {a}.is_contiguous(){talign_check}:
+        p{i} = {a}.data_ptr()
+        torch_args = True
+    elif type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig}{cdev}{align_check}:
+        p{i} = {a}.data.ptr
+    else:
+        (p{i},) = _array({i}, {a}){tflag}
+"""
+
 
 def _several_gpus() -> bool:
     import cupy
@@ -658,6 +679,8 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         _CONTIGUOUS = _contiguous_attribute()
     dtype_map = dict(zip((tv.name for tv in kernel.signature.typevars), inst.dtypes))
     written = inst.cached.written
+    fields = _driver_fields(kernel, inst, dtype_map, function, loaded)
+    driver = fields is not None  # a leaner launch: the driver's, see _driver_fields
     env = {
         "_cupy_ndarray": cupy.ndarray,
         "_torch_tensor": torch_tensor,
@@ -673,6 +696,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
     ]
     if torch is not None:  # tensors launch on PyTorch's current stream
         env["_torch_stream"] = functools.partial(torch_stream, device)
+        env["_raw_stream"] = raw_stream_query(torch)
         lines.append("    torch_args = False")
     params = kernel.signature.runtime
     names = [f"a{i}" for i in range(len(params))]
@@ -723,16 +747,19 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             continue
         if info.kind == "scalar":
             env[f"_scalar{i}"] = _bind(check_scalar, info.name, t)
+            # (the driver's launch: the checked value itself, written into
+            # a field of the parameter's C type)
+            conv = f"{a}" if driver else f"_conv{i}({a})"
             if t.kind == "int" and t.width <= 64:
                 env[f"_conv{i}"] = scalar_packer(t)
                 lines.append(
-                    f"    p{i} = _conv{i}({a}) if type({a}) is int and {t.min()} <= {a} <= {t.max()} "
+                    f"    p{i} = {conv} if type({a}) is int and {t.min()} <= {a} <= {t.max()} "
                     f"else _scalar{i}({a})"
                 )
             elif t.kind == "float" and t.__name__ != "BFloat16":
                 env[f"_conv{i}"] = t.np_dtype.type
                 lines.append(
-                    f"    p{i} = _conv{i}({a}) if type({a}) is float else _scalar{i}({a})"
+                    f"    p{i} = {conv} if type({a}) is float else _scalar{i}({a})"
                 )
             else:
                 lines.append(f"    p{i} = _scalar{i}({a})")
@@ -756,7 +783,8 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         align_check = f" and {a}.data.ptr % {align} == 0" if align > 1 else ""
         talign_check = f" and {a}.data_ptr() % {align} == 0" if align > 1 else ""
         lines.append(
-            _CUPY_FAST.format(
+            (_DRIVER_FAST if driver else _CUPY_FAST)
+            .format(
                 a=a,
                 i=i,
                 contig=_CONTIGUOUS,
@@ -779,15 +807,139 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         )
         packed.append(f"p{i}")
     args = ", ".join(packed) + ("," if len(packed) == 1 else "")
-    if torch is not None:
-        lines.append("    if stream is None and torch_args:")
-        lines.append("        stream = _torch_stream()")
-    lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
+    if driver:
+        lines += _driver_launch(env, fields, packed, device, torch is not None, loaded)
+    else:
+        if torch is not None:
+            lines.append("    if stream is None and torch_args:")
+            lines.append("        stream = _torch_stream()")
+        lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
     code = "\n".join(lines) + "\n"
     exec(compile(code, f"<kdsl launch {inst.name}>", "exec"), env)  # noqa: S102
     launch = env["launch"]
     launch.__kdsl_source__ = code
     return launch
+
+
+def _driver_fields(kernel, inst, dtype_map, function, loaded):
+    """The ctypes type of each argument the kernel is passed, when the plan
+    can launch through the driver itself (``cuLaunchKernel`` on a
+    parameter buffer kept per thread, which CuPy's ``Function`` would build
+    anew at each call, wrapping each argument in an object of its own):
+    a plain loaded function (no assertion record, not cooperative) whose
+    parameters are pointers, integers of 8 to 64 bits, Float32 or Float64.
+    None otherwise (CuPy's ``Function`` launches), or when
+    ``KDSL_CUPY_LAUNCH=1`` asks for CuPy's launch."""
+    import ctypes
+
+    if function is not loaded or not _is_cupy_function(loaded):
+        return None
+    if _ENVIRON.get("KDSL_CUPY_LAUNCH") == "1":
+        return None
+    fields = []
+    for info in kernel.signature.runtime:
+        if info.optional and info.name in inst.absent:
+            continue
+        elem = getattr(info.spec, "elem", info.spec)
+        t = elem if isinstance(elem, NumericMeta) else dtype_map.get(elem.name)
+        if info.kind == "pointer" and isinstance(t, NumericMeta):
+            fields.append(ctypes.c_uint64)
+        elif info.kind == "scalar" and t is not None and _driver_scalar(t):
+            fields.append(np.ctypeslib.as_ctypes_type(t.np_dtype))
+        else:  # arrays (shape and strides), structs, tensor maps, halves
+            return None
+    return fields
+
+
+def _is_cupy_function(function) -> bool:
+    """Whether ``function`` is a CuPy ``Function`` (whose ``ptr`` is the
+    ``CUfunction`` the driver launches)."""
+    from cupy.cuda.function import Function
+
+    return isinstance(function, Function)
+
+
+def _driver_scalar(t) -> bool:
+    if t.kind == "int":
+        return 8 <= t.width <= 64
+    return t.kind == "float" and np.dtype(t.np_dtype) in (np.float32, np.float64)
+
+
+class _Parameters(threading.local):
+    """A plan's parameter buffer, one per thread (the driver reads it after
+    the launch call has let go of the GIL): a ctypes structure of the
+    arguments' C types and the array of their addresses, which is what
+    ``cuLaunchKernel`` takes."""
+
+    def __init__(self, fields):
+        import ctypes
+
+        class Arguments(ctypes.Structure):
+            _fields_ = [(f"a{i}", t) for i, t in enumerate(fields)]
+
+        values = Arguments()
+        start = ctypes.addressof(values)
+        offsets = [getattr(Arguments, f"a{i}").offset for i in range(len(fields))]
+        addresses = (ctypes.c_void_p * max(1, len(fields)))(
+            *[start + o for o in offsets]
+        )
+        self.buffer = (values, ctypes.addressof(addresses) if fields else 0)
+        self.keep = addresses
+
+
+def _driver_launch(env, fields, packed, device, knows_torch, loaded) -> list:
+    """The end of a launch function that launches through the driver: the
+    stream (PyTorch's current one for tensors, CuPy's otherwise), the
+    arguments written into this thread's parameter buffer, ``cuLaunchKernel``.
+    A thread where CUDA has no context yet (CuPy's launch makes it) gets
+    one, and the launch is tried once more."""
+    from cupy.cuda import driver, get_current_stream, runtime
+
+    env["_parameters"] = _Parameters(fields)
+    env["_launch_kernel"] = driver.launchKernel
+    env["_function_ptr"] = loaded.ptr
+    env["_current_stream"] = get_current_stream
+    env["_DriverError"] = driver.CUDADriverError
+    env["_with_context"] = _with_context(device, runtime)
+    lines = ["    if stream is not None:", "        stream = stream.ptr"]
+    if knows_torch:
+        lines.append("    elif torch_args:")
+        lines.append(f"        stream = _raw_stream({device})")
+    lines += [
+        "    else:",
+        "        stream = _current_stream().ptr",
+        "    values, addresses = _parameters.buffer",
+    ]
+    lines += [f"    values.a{k} = {p}" for k, p in enumerate(packed)]
+    lines += [
+        "    gx, gy, gz = grid if len(grid) == 3 else (*grid, 1, 1)[:3]",
+        "    bx, by, bz = block if len(block) == 3 else (*block, 1, 1)[:3]",
+        "    try:",
+        "        _launch_kernel(_function_ptr, gx, gy, gz, bx, by, bz, shared_mem,"
+        " stream, addresses, 0)",
+        "    except _DriverError as e:",
+        "        _with_context(e)",
+        "        _launch_kernel(_function_ptr, gx, gy, gz, bx, by, bz, shared_mem,"
+        " stream, addresses, 0)",
+    ]
+    return lines
+
+
+_INVALID_CONTEXT = 201  # CUDA_ERROR_INVALID_CONTEXT
+
+
+def _with_context(device, runtime):
+    """Re-raise a driver error, unless it says this thread has no current
+    context: then make the device's primary context current (as CuPy's
+    launch does) so that the caller can launch again."""
+
+    def ensure(exc):
+        if getattr(exc, "status", None) != _INVALID_CONTEXT:
+            raise exc
+        runtime.setDevice(device)
+        runtime.free(0)  # the runtime makes the primary context current
+
+    return ensure
 
 
 def _contiguous_attribute():

@@ -33,24 +33,28 @@ from block_reduce import itemsize  # noqa: E402
 @kdsl.torch.op("kdsl_examples::gelu")
 def gelu(x: torch.Tensor) -> torch.Tensor:
     """GELU (tanh approximation), tuned per size; backward: gelu_backward."""
+    x = x.contiguous()  # (so is the output: empty_like keeps x's strides)
     y = torch.empty_like(x)
-    _gelu.launch_gelu(x.contiguous(), y)
+    _gelu.launch_gelu(x, y)
     return y
 
 
 def _rows(x: torch.Tensor, what: str) -> tuple:
     """``(x as a (rows, cols) view, its output, the output's view)``: the row
-    kernels keep a row in registers, up to 16 warps x 8 vectors of 16 bytes."""
-    if x.dim() == 0 or x.numel() == 0:
-        raise ValueError(
-            f"{what}: expected at least one row, got shape {tuple(x.shape)}"
-        )
-    cols = x.shape[-1]
+    kernels keep a row in registers, up to 16 warps x 8 vectors of 16 bytes.
+    A contiguous matrix is its own view (a view is a tensor made per call)."""
+    shape = x.shape
+    if not shape or x.numel() == 0:
+        raise ValueError(f"{what}: expected at least one row, got shape {tuple(shape)}")
+    cols = shape[-1]
     widest = _softmax.longest_in_registers(cols, itemsize(x))
     if cols > widest:
         raise ValueError(f"{what}: rows of {cols} elements, at most {widest} here")
-    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    return x.contiguous().view(-1, cols), y, y.view(-1, cols)
+    x = x.contiguous()
+    y = torch.empty_like(x)  # contiguous, as x now is
+    if len(shape) == 2:
+        return x, y, y
+    return x.view(-1, cols), y, y.view(-1, cols)
 
 
 @kdsl.torch.op("kdsl_examples::softmax")

@@ -48,6 +48,21 @@ def test_gelu_under_torch_compile_on_the_cpu():
     torch.testing.assert_close(x.grad, xr.grad)
 
 
+def test_the_row_ops_and_gelu_take_a_transposed_input_on_the_cpu():
+    """A dense but not contiguous input (a transpose): each operator's
+    output is a new contiguous tensor the kernel can write (gelu's was
+    allocated with the input's strides, which its pointer refused)."""
+    x = torch.randn(24, 16, dtype=torch.float64).t()
+    w = torch.randn(24, dtype=torch.float64)
+    for got, want in (
+        (ops.gelu(x), F.gelu(x, approximate="tanh")),
+        (ops.softmax(x), torch.softmax(x, dim=-1)),
+        (ops.layer_norm(x, w, None, 1e-5), F.layer_norm(x, (24,), w, None, 1e-5)),
+    ):
+        assert got.is_contiguous() and got.shape == x.shape
+        torch.testing.assert_close(got, want)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype,tol", [(torch.bfloat16, 1.6e-2), (torch.float32, 2e-6)])
 def test_gelu_on_the_gpu_compiled_against_pytorch(dtype, tol):
