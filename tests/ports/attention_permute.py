@@ -16,7 +16,7 @@ import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def permute_kernel(
     q: Pointer[Float32],
     k: Pointer[Float32],
@@ -27,6 +27,7 @@ def permute_kernel(
     NH: Int32,
     d: Int32,
 ):
+    kdsl.assume(B > 0 and N > 0 and NH > 0 and d > 0)
     idx = block_idx.x * block_dim.x + thread_idx.x
     # Q[b][nh_][n][d_] = inp[b][n][0][nh_][d_]
     if idx < B * NH * N * d:

@@ -41,7 +41,7 @@ def warp_reduce_max(x):
     return x
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def quantize_q8_1(
     x: Pointer[Float32], vy: Pointer[block_q8_1], kx: Int64, kx0_padded: Int64
 ):

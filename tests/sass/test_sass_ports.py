@@ -46,13 +46,6 @@ SLACK = 0.02  # another NVRTC release moves the counts a little
 
 # (port module, original kernel) -> (port / original when recorded, the cause)
 KNOWN = {
-    ("attention_permute", "permute_kernel"): (
-        2.06,
-        "floordiv: `//` and `%` by the run-time sizes go through kdsl::floordiv "
-        "and kdsl::mod (+45 IMAD, +33 ISETP, 13 branches against 1; C's / and % "
-        "put in the port's source by hand: 163 instructions); needs kdsl.assume "
-        "(issue 26)",
-    ),
     ("softmax_forward", "softmax_forward_kernel4"): (
         1.69,
         "wrapping index arithmetic: the loops are C's now (block_dim.x is known "

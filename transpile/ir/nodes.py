@@ -557,6 +557,11 @@ class Function:
     # ``contract=True`` (the kernel's option, or the device function's): the
     # pass ``contract`` fuses every float ``a * b + c`` of it into an fma
     contract: bool = False
+    # ``no_overflow=True``: a stated precondition that the exact result of
+    # every signed integer ``+ - *`` and negation of it fits its type (the
+    # range analysis clamps to the type instead of wrapping; the
+    # interpreter checks each operation)
+    no_overflow: bool = False
 
 
 # -- traversal ------------------------------------------------------------------------
