@@ -88,6 +88,22 @@ _PY_COMPARE = values.COMPARE
 _PY_INT_BITS = 1 << 16
 
 
+def _refuse_static_overflow(op, a, b, out):
+    """A signed ``a op b`` folded at compile time in a ``no_overflow=True``
+    function: its exact value must fit (E354), as at run time (E903)."""
+    t = type(out)
+    if not (isinstance(out, Numeric) and out.is_static() and t.kind == "int"):
+        return
+    if not t.signed or t.width > 64:
+        return
+    x, y = (int(v._value) if isinstance(v, Numeric) else int(v) for v in (a, b))
+    exact = x + y if op == "+" else x - y if op == "-" else x * y
+    if exact != int(out._value):
+        raise error(
+            "static-overflow", lhs=x, op=op, rhs=y, exact=exact, type=t.__name__
+        )
+
+
 def _check_python_int_size(op, a, b) -> None:
     if op not in ("**", "<<") or not all(isinstance(v, int) for v in (a, b)):
         return
@@ -246,7 +262,10 @@ class ExprLowerer(Lowering):
                 raise error(
                     "not-numeric", where=f" for operator '{op}'", got=kind_of(v)
                 )
-        return arith.binary(op, a, b, self.state.parsed.span(node))
+        out = arith.binary(op, a, b, self.state.parsed.span(node))
+        if self.state.ctx.no_overflow and op in ("+", "-", "*"):
+            _refuse_static_overflow(op, a, b, out)
+        return out
 
     def _expr_UnaryOperation(self, node):
         v = self.expr(node.expression)
