@@ -7,7 +7,11 @@ run-time sizes (``b = idx / (NH * N * d)`` …).  Blocks of
 
 No differences from the original: C's ``/`` and ``%`` are Python's ``//``
 and ``%`` (the same on the non-negative indices here); the
-``0 * NH * d`` term of the input index is kept as written.
+``0 * NH * d`` term of the input index is kept as written.  The port
+states what the original's C takes for granted: the sizes are positive
+(``kdsl.assume``) and its ``int`` arithmetic does not overflow
+(``no_overflow=True``, which the interpreter checks), so the generated
+index arithmetic is the original's plain ``/``, ``%``, ``*`` and ``+``.
 """
 
 import numpy as np

@@ -10,6 +10,12 @@ The output is a ``Pointer[block_q8_1]`` as in the original (the launch may
 pass the blocks' bytes as a uint8 array); the two ``reinterpret_cast<half&>``
 stores into ``ds`` are lane stores ``vy[ib].ds[0] = ...``.  No differences
 from the original but the template parameters (one layout, no fused ops).
+``no_overflow=True`` states what C takes for granted of its ``int64_t``
+indices (the interpreter checks it); with ``ix0 < kx0_padded`` after the
+early return, the block and quant indices ``i_padded // 32`` and
+``i_padded % 32`` are C's ``/`` and ``%`` on a non-negative index.  The
+Float32 -> Int8 conversion saturates (NaN gives 0) as PTX's ``cvt.rzi.s8.f32``
+does: one instruction.
 """
 
 import numpy as np

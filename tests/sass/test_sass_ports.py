@@ -130,6 +130,24 @@ def test_the_ports_sass_is_about_as_long_as_the_originals(name, kernel):
     assert ratio > WITHIN, f"{got}: now within 10 %, remove it from KNOWN"
 
 
+# ports whose facts are stated (kdsl.assume, no_overflow=True, issue 26): their
+# index arithmetic is C's, with no wrapping helper left
+STATED = {
+    "attention_permute": "permute_kernel",
+    "quantize_q8_1": "quantize_q8_1",
+}
+
+
+@pytest.mark.parametrize("name", list(STATED))
+def test_a_port_with_its_facts_stated_keeps_no_wrapping_helper(name):
+    source = port_instance(name, STATED[name]).source
+    code = source[source.index('extern "C"') :]  # (the prelude defines them)
+    helpers = re.findall(r"kdsl::(floordiv|mod|in_range|add|sub|mul|neg)\(", code)
+    assert not helpers, f"{name}: {helpers}"
+    original, port = counts(name, STATED[name])
+    assert port <= WITHIN * original, (name, port, original)
+
+
 def test_every_cuda_port_has_an_original():
     ports = {p.stem for p in bench.PORTS.glob("*.py") if not p.stem.startswith("test")}
     assert set(NOT_BENCHED) <= ports
