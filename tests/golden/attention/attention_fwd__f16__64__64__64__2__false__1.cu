@@ -1003,57 +1003,55 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
     // head = block_idx.y * seq
     int32_t head = blockIdx.y * seq;
     // row0 = m0 + warp * (16 * WARP_M) + g
-    int32_t row0 = kdsl::add(kdsl::add(m0, warp * 16), g);
+    int32_t row0 = m0 + warp * 16 + g;
     // if CAUSAL:  [False]; else:
     // ntiles = seq // BLOCK_N
     int32_t ntiles = seq / 64;
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
-    int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 32), t4);
+    int32_t qrow = (head + row0) * 32 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 0]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 0]
     kdsl::vec<__half, 2> x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x1 =
-            reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 256)];
+    kdsl::vec<__half, 2> x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 256];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 4)];
+    kdsl::vec<__half, 2> x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x3 =
-            reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 260)];
+    kdsl::vec<__half, 2> x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 260];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 0]
     qf[0][0] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 264)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 264];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 268)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 268];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 1]
     qf[0][1] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 272)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 272];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 276)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 276];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 2]
     qf[0][2] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 280)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 280];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 284)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 284];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 3]
     qf[0][3] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
@@ -1107,9 +1105,9 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
             // c = idx % CH  [p = 0]
             int32_t c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
-            int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            int32_t src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
-            int32_t dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            int32_t dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 0]
@@ -1121,9 +1119,9 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
             // c = idx % CH  [p = 1]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 1]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 1]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 1]
@@ -1135,9 +1133,9 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
             // c = idx % CH  [p = 2]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 2]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 2]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 2]
@@ -1149,9 +1147,9 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
             // c = idx % CH  [p = 3]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 3]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 3]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 3]
@@ -1191,7 +1189,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
         int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
-        kdsl::vec<__half, 8> kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kdsl::vec<__half, 8> kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 0]
         kdsl::vec<__half, 4> kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 0]
@@ -1206,7 +1204,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 1]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 1]
@@ -1221,7 +1219,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 2]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 2]
@@ -1236,7 +1234,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 3]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 3]
@@ -1252,7 +1250,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 0]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 0]
@@ -1267,7 +1265,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 1]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 1]
@@ -1282,7 +1280,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 2]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 2]
@@ -1297,7 +1295,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 3]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 3]
@@ -1313,7 +1311,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 0]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 0]
@@ -1328,7 +1326,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 1]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 1]
@@ -1343,7 +1341,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 2]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 2]
@@ -1358,7 +1356,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 3]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 3]
@@ -1374,7 +1372,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 0]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 0]
@@ -1389,7 +1387,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 1]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 1]
@@ -1404,7 +1402,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 2]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 2]
@@ -1419,7 +1417,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 3]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 3]
@@ -1784,8 +1782,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
-        kdsl::vec<__half, 8> vb =
-                kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kdsl::vec<__half, 8> vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
         kdsl::vec<__half, 4> vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 0]
@@ -1800,7 +1797,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 1]
@@ -1815,7 +1812,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 2]
@@ -1830,7 +1827,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 3]
@@ -1856,7 +1853,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 0]
@@ -1871,7 +1868,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 1]
@@ -1886,7 +1883,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 2]
@@ -1901,7 +1898,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 3]
@@ -1927,7 +1924,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 0]
@@ -1942,7 +1939,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 1]
@@ -1957,7 +1954,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 2]
@@ -1972,7 +1969,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 3]
@@ -1998,7 +1995,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 0]
@@ -2013,7 +2010,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 1]
@@ -2028,7 +2025,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 2]
@@ -2043,7 +2040,7 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 3]
@@ -2066,10 +2063,10 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
     // if t4 == 0:  [i = 0, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
-        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+        lse[head + row0] = m[0][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
+    int32_t at = ((head + row0) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
     float first = acc[0][0].v[0] * inv;
@@ -2137,10 +2134,10 @@ extern "C" __global__ void attention_fwd__f16__64__64__64__2__false__1(
     // if t4 == 0:  [i = 0, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+        lse[head + row0 + 8] = m[0][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
+    at = ((head + row0 + 8) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
     first = acc[0][0].v[2] * inv;

@@ -496,7 +496,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -521,7 +521,7 @@ extern "C" __global__ void gelu__bf16__256__2(const __nv_bfloat16* x, __nv_bfloa
                 gelu_value__f32x8(v));
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // v = a[u].to(C)  [u = 1]

@@ -496,7 +496,7 @@ extern "C" __global__ void gelu__f16__256__2(const __half* x, __half* y, int32_t
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -513,7 +513,7 @@ extern "C" __global__ void gelu__f16__256__2(const __half* x, __half* y, int32_t
         yv[j] = kdsl::vmap([](const float a) { return __float2half_rn(a); }, gelu_value__f32x8(v));
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // v = a[u].to(C)  [u = 1]

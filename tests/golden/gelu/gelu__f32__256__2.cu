@@ -464,7 +464,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -481,7 +481,7 @@ extern "C" __global__ void gelu__f32__256__2(const float* x, float* y, int32_t n
         yv[j] = gelu_value__f32x4(v);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // v = a[u].to(C)  [u = 1]

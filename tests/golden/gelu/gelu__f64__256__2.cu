@@ -464,7 +464,7 @@ extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t
         a[0] = xv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -481,7 +481,7 @@ extern "C" __global__ void gelu__f64__256__2(const double* x, double* y, int32_t
         yv[j] = gelu_value__f64x2(v);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // v = a[u].to(C)  [u = 1]

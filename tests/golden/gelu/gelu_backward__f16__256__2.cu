@@ -514,7 +514,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
         g[0] = gv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -541,7 +541,7 @@ extern "C" __global__ void gelu_backward__f16__256__2(
                 g[0], dy);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 1]

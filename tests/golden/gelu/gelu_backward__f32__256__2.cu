@@ -482,7 +482,7 @@ extern "C" __global__ void gelu_backward__f32__256__2(
         g[0] = gv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -501,7 +501,7 @@ extern "C" __global__ void gelu_backward__f32__256__2(
         iv[j] = kdsl::vmap([](const float a, const float dy) { return a * dy; }, g[0], dy);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // dy = gelu_slope(a[u].to(C))  [u = 1]

@@ -1215,9 +1215,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 0]
             int32_t q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-            int32_t at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            int32_t at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 0]
-            int32_t src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            int32_t src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sa[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 1]
@@ -1227,9 +1227,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 1]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 1]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sa[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 2]
@@ -1239,9 +1239,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 2]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 2]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sa[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[src]);
             // chunk = p * THREADS + tid  [p = 3]
@@ -1251,9 +1251,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 3]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 3]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sa[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(a)[src]);
             // for p in kdsl.range_constexpr(BN * CHUNKS // THREADS):
@@ -1264,9 +1264,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 0]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 0]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sb[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 1]
@@ -1276,9 +1276,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 1]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 1]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sb[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 2]
@@ -1288,9 +1288,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 2]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 2]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sb[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(bt)[src]);
             // chunk = p * THREADS + tid  [p = 3]
@@ -1300,9 +1300,9 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
             // q = chunk % CHUNKS  [p = 3]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 3]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sb[at], &reinterpret_cast<const kdsl::vec<__half, 8>*>(bt)[src]);
         }
@@ -1340,10 +1340,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     // row = bm + group * 64 + tid % 128 // 32 * 16 + lane // 4
     int32_t row = bm + group * 64 + tid % 128 / 32 * 16 + lane / 4;
     // col0 = bn + lane % 4 * 2
-    int32_t col0 = kdsl::add(bn, lane % 4 * 2);
+    int32_t col0 = bn + lane % 4 * 2;
     // for j in kdsl.range_constexpr(BN // 8):
     // at = (row * N + col0 + j * 8) // 2  [j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
+    int32_t at = (row * N + col0) / 2;
     // v0 = acc[4 * j]  [j = 0]
     float v0 = acc[0];
     // v1 = acc[4 * j + 1]  [j = 0]
@@ -1356,10 +1356,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
+    at = (row * N + col0 + 8) / 2;
     // v0 = acc[4 * j]  [j = 1]
     v0 = acc[4];
     // v1 = acc[4 * j + 1]  [j = 1]
@@ -1372,10 +1372,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
+    at = (row * N + col0 + 16) / 2;
     // v0 = acc[4 * j]  [j = 2]
     v0 = acc[8];
     // v1 = acc[4 * j + 1]  [j = 2]
@@ -1388,10 +1388,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
+    at = (row * N + col0 + 24) / 2;
     // v0 = acc[4 * j]  [j = 3]
     v0 = acc[12];
     // v1 = acc[4 * j + 1]  [j = 3]
@@ -1404,10 +1404,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
+    at = (row * N + col0 + 32) / 2;
     // v0 = acc[4 * j]  [j = 4]
     v0 = acc[16];
     // v1 = acc[4 * j + 1]  [j = 4]
@@ -1420,10 +1420,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
+    at = (row * N + col0 + 40) / 2;
     // v0 = acc[4 * j]  [j = 5]
     v0 = acc[20];
     // v1 = acc[4 * j + 1]  [j = 5]
@@ -1436,10 +1436,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
+    at = (row * N + col0 + 48) / 2;
     // v0 = acc[4 * j]  [j = 6]
     v0 = acc[24];
     // v1 = acc[4 * j + 1]  [j = 6]
@@ -1452,10 +1452,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
+    at = (row * N + col0 + 56) / 2;
     // v0 = acc[4 * j]  [j = 7]
     v0 = acc[28];
     // v1 = acc[4 * j + 1]  [j = 7]
@@ -1468,10 +1468,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 8]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
+    at = (row * N + col0 + 64) / 2;
     // v0 = acc[4 * j]  [j = 8]
     v0 = acc[32];
     // v1 = acc[4 * j + 1]  [j = 8]
@@ -1484,10 +1484,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 9]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
+    at = (row * N + col0 + 72) / 2;
     // v0 = acc[4 * j]  [j = 9]
     v0 = acc[36];
     // v1 = acc[4 * j + 1]  [j = 9]
@@ -1500,10 +1500,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 10]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
+    at = (row * N + col0 + 80) / 2;
     // v0 = acc[4 * j]  [j = 10]
     v0 = acc[40];
     // v1 = acc[4 * j + 1]  [j = 10]
@@ -1516,10 +1516,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 11]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
+    at = (row * N + col0 + 88) / 2;
     // v0 = acc[4 * j]  [j = 11]
     v0 = acc[44];
     // v1 = acc[4 * j + 1]  [j = 11]
@@ -1532,10 +1532,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 12]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
+    at = (row * N + col0 + 96) / 2;
     // v0 = acc[4 * j]  [j = 12]
     v0 = acc[48];
     // v1 = acc[4 * j + 1]  [j = 12]
@@ -1548,10 +1548,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 13]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
+    at = (row * N + col0 + 104) / 2;
     // v0 = acc[4 * j]  [j = 13]
     v0 = acc[52];
     // v1 = acc[4 * j + 1]  [j = 13]
@@ -1564,10 +1564,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 14]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
+    at = (row * N + col0 + 112) / 2;
     // v0 = acc[4 * j]  [j = 14]
     v0 = acc[56];
     // v1 = acc[4 * j + 1]  [j = 14]
@@ -1580,10 +1580,10 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 15]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
+    at = (row * N + col0 + 120) / 2;
     // v0 = acc[4 * j]  [j = 15]
     v0 = acc[60];
     // v1 = acc[4 * j + 1]  [j = 15]
@@ -1596,6 +1596,6 @@ extern "C" __global__ void gemm_wgmma__f16__128__128__4(
     reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at] =
             kdsl::vec<__half, 2>{{__float2half_rn(v0), __float2half_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
-    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__half, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__half, 2>{{__float2half_rn(v2), __float2half_rn(v3)}};
 }

@@ -533,14 +533,15 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // vals = kdsl.local_array(C, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
@@ -563,7 +564,7 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
                 [](const __nv_bfloat16 a) {
                     return __bfloat162float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = v[lane]  [c = 0, lane = 0]
         vals[0][0] = v.v[0];
@@ -602,7 +603,7 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
                 [](const __nv_bfloat16 a) {
                     return __bfloat162float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = v[lane]  [c = 1, lane = 0]
         vals[1][0] = v.v[0];
@@ -701,7 +702,7 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2bfloat16_rn(out);
                 },
@@ -738,7 +739,7 @@ extern "C" __global__ void layer_norm__bf16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2bfloat16_rn(out);
                 },

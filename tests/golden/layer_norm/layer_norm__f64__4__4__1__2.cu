@@ -501,14 +501,15 @@ extern "C" __global__ void layer_norm__f64__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ double scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // vals = kdsl.local_array(C, (CHUNKS, VEC))
     double vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
@@ -527,8 +528,7 @@ extern "C" __global__ void layer_norm__f64__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
         // v = x.vec(VEC)[base + j].to(C)  [c = 0]
-        kdsl::vec<double, 4> v =
-                reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<double, 4> v = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = v[lane]  [c = 0, lane = 0]
         vals[0][0] = v.v[0];
@@ -563,8 +563,7 @@ extern "C" __global__ void layer_norm__f64__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
         // v = x.vec(VEC)[base + j].to(C)  [c = 1]
-        kdsl::vec<double, 4> v =
-                reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<double, 4> v = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = v[lane]  [c = 1, lane = 0]
         vals[1][0] = v.v[0];
@@ -663,7 +662,7 @@ extern "C" __global__ void layer_norm__f64__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<double, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 0]
-        reinterpret_cast<kdsl::vec<double, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<double, 4>*>(y)[base + j] = out;
     }
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
     j = 128 + threadIdx.x;
@@ -696,6 +695,6 @@ extern "C" __global__ void layer_norm__f64__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<double, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 1]
-        reinterpret_cast<kdsl::vec<double, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<double, 4>*>(y)[base + j] = out;
     }
 }

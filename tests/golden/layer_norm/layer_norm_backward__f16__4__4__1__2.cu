@@ -535,14 +535,15 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // xs = kdsl.local_array(C, (CHUNKS, VEC))
     float xs[2][4];
     // gs = kdsl.local_array(C, (CHUNKS, VEC))
@@ -577,13 +578,13 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j]);
         // gv = grad_y.vec(VEC)[base + j].to(C)  [c = 0]
         kdsl::vec<float, 4> gv = kdsl::vmap(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // xs[c, lane] = xv[lane]  [c = 0, lane = 0]
         xs[0][0] = xv.v[0];
@@ -638,13 +639,13 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j]);
         // gv = grad_y.vec(VEC)[base + j].to(C)  [c = 1]
         kdsl::vec<float, 4> gv = kdsl::vmap(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // xs[c, lane] = xv[lane]  [c = 1, lane = 0]
         xs[1][0] = xv.v[0];
@@ -860,7 +861,7 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         // out[lane] = dx.to(D)  [c = 0, lane = 3]
         out.v[3] = __float2half_rn(dx);
         // grad_x.vec(VEC)[base + j] = out  [c = 0]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[base + j] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 0]
         // if grad_weight is not None:  [c = 0, k = 0]  [True]
         // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 0]
@@ -912,7 +913,7 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         // out[lane] = dx.to(D)  [c = 1, lane = 3]
         out.v[3] = __float2half_rn(dx);
         // grad_x.vec(VEC)[base + j] = out  [c = 1]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[base + j] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 1]
         // if grad_weight is not None:  [c = 1, k = 0]  [True]
         // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 0]

@@ -525,10 +525,11 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
         int32_t cols,
         float eps) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(cols >= 0)
     // scratch = kdsl.shared_array(C, (1, WARPS))
     __shared__ float scratch[1][16];
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = block_idx.x * nvec
     int32_t base = blockIdx.x * nvec;
     // if CACHE:  [True]
@@ -545,8 +546,7 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
         // if u == 0 or j < nvec:  [u = 0]  [True]
         // if VEC == 1:  [u = 0]  [False]; else:
         // raw = x.vec(VEC)[base + j]  [u = 0]
-        kdsl::vec<float, 4> raw =
-                reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
         // if CACHE:  [u = 0]  [True]
         // row[j] = raw  [u = 0]
         row[j] = raw;
@@ -565,7 +565,7 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 1]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 1]
-            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if CACHE:  [u = 1]  [True]
             // row[j] = raw  [u = 1]
             row[j] = raw;
@@ -585,7 +585,7 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 2]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 2]
-            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if CACHE:  [u = 2]  [True]
             // row[j] = raw  [u = 2]
             row[j] = raw;
@@ -605,7 +605,7 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 3]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 3]
-            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if CACHE:  [u = 3]  [True]
             // row[j] = raw  [u = 3]
             row[j] = raw;
@@ -680,6 +680,6 @@ extern "C" __global__ void layer_norm_wide__f32__4__16__true__4(
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)
-        reinterpret_cast<kdsl::vec<float, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<float, 4>*>(y)[base + j] = out;
     }
 }

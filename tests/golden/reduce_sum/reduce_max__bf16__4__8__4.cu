@@ -583,18 +583,18 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
     // acc = Vector[Float32, VEC].splat(NEG_INF)
     kdsl::vec<float, 4> acc = kdsl::splat<float, 4>(-INFINITY);
     // while i + (UNROLL - 1) * stride < nvec:
-    while (kdsl::add(i, kdsl::mul(3, stride)) < nvec) {
+    while (i + 3 * stride < nvec) {
         // loaded = kdsl.local_array(Vector[D, VEC], UNROLL)
         kdsl::vec<__nv_bfloat16, 4> loaded[4];
         // for u in kdsl.range_constexpr(UNROLL):
         // loaded[u] = xv[i + u * stride]  [u = 0]
         loaded[0] = xv[i + 0 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 1]
-        loaded[1] = xv[kdsl::add(i, stride)];
+        loaded[1] = xv[i + stride];
         // loaded[u] = xv[i + u * stride]  [u = 2]
-        loaded[2] = xv[kdsl::add(i, kdsl::mul(2, stride))];
+        loaded[2] = xv[i + 2 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 3]
-        loaded[3] = xv[kdsl::add(i, kdsl::mul(3, stride))];
+        loaded[3] = xv[i + 3 * stride];
         // for u in kdsl.range_constexpr(UNROLL):
         // acc = max(acc, loaded[u].to(Float32))  [u = 0]
         acc = kdsl::vmap(
@@ -621,7 +621,7 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
                 },
                 loaded[3], acc);
         // i += UNROLL * stride
-        i = kdsl::add(i, kdsl::mul(4, stride));
+        i = i + 4 * stride;
     }
     // while i < nvec:
     while (i < nvec) {
@@ -632,7 +632,7 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
                 },
                 xv[i], acc);
         // i += stride
-        i = kdsl::add(i, stride);
+        i = i + stride;
     }
     // best = acc[0]
     float best = acc.v[0];

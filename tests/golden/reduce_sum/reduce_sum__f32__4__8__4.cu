@@ -551,18 +551,18 @@ extern "C" __global__ void reduce_sum__f32__4__8__4(
     // acc = Vector[Float32, VEC].splat(0)
     kdsl::vec<float, 4> acc = kdsl::splat<float, 4>(0.0f);
     // while i + (UNROLL - 1) * stride < nvec:
-    while (kdsl::add(i, kdsl::mul(3, stride)) < nvec) {
+    while (i + 3 * stride < nvec) {
         // loaded = kdsl.local_array(Vector[D, VEC], UNROLL)
         kdsl::vec<float, 4> loaded[4];
         // for u in kdsl.range_constexpr(UNROLL):
         // loaded[u] = xv[i + u * stride]  [u = 0]
         loaded[0] = xv[i + 0 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 1]
-        loaded[1] = xv[kdsl::add(i, stride)];
+        loaded[1] = xv[i + stride];
         // loaded[u] = xv[i + u * stride]  [u = 2]
-        loaded[2] = xv[kdsl::add(i, kdsl::mul(2, stride))];
+        loaded[2] = xv[i + 2 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 3]
-        loaded[3] = xv[kdsl::add(i, kdsl::mul(3, stride))];
+        loaded[3] = xv[i + 3 * stride];
         // for u in kdsl.range_constexpr(UNROLL):
         // acc = acc + loaded[u].to(Float32)  [u = 0]
         acc = kdsl::vmap([](const float acc, const float a) { return acc + a; }, acc, loaded[0]);
@@ -573,14 +573,14 @@ extern "C" __global__ void reduce_sum__f32__4__8__4(
         // acc = acc + loaded[u].to(Float32)  [u = 3]
         acc = kdsl::vmap([](const float acc, const float a) { return acc + a; }, acc, loaded[3]);
         // i += UNROLL * stride
-        i = kdsl::add(i, kdsl::mul(4, stride));
+        i = i + 4 * stride;
     }
     // while i < nvec:
     while (i < nvec) {
         // acc = acc + xv[i].to(Float32)
         acc = kdsl::vmap([](const float acc, const float a) { return acc + a; }, acc, xv[i]);
         // i += stride
-        i = kdsl::add(i, stride);
+        i = i + stride;
     }
     // total = acc[0]
     float total = acc.v[0];

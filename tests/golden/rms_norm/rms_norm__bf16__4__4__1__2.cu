@@ -533,14 +533,15 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // vals = kdsl.local_array(Float32, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
@@ -560,11 +561,11 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
         // if VEC == 1:  [c = 0]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 0]
         kdsl::vec<__nv_bfloat16, 4> hv =
-                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
         // if residual is not None:  [c = 0]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 0]
         kdsl::vec<__nv_bfloat16, 4> rv =
-                reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+                reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 0]
         hv = kdsl::vmap(
                 [](const __nv_bfloat16 hv, const __nv_bfloat16 rv) {
@@ -572,7 +573,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
                 },
                 hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 0, lane = 0]
         vals[0][0] = __bfloat162float(hv.v[0]);
@@ -608,11 +609,11 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
         // if VEC == 1:  [c = 1]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 1]
         kdsl::vec<__nv_bfloat16, 4> hv =
-                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+                reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
         // if residual is not None:  [c = 1]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 1]
         kdsl::vec<__nv_bfloat16, 4> rv =
-                reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+                reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 1]
         hv = kdsl::vmap(
                 [](const __nv_bfloat16 hv, const __nv_bfloat16 rv) {
@@ -620,7 +621,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
                 },
                 hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 1, lane = 0]
         vals[1][0] = __bfloat162float(hv.v[0]);
@@ -667,7 +668,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2bfloat16_rn(out);
                 },
@@ -697,7 +698,7 @@ extern "C" __global__ void rms_norm__bf16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2bfloat16_rn(out);
                 },

@@ -501,14 +501,15 @@ extern "C" __global__ void rms_norm__f32__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // vals = kdsl.local_array(Float32, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
@@ -527,16 +528,14 @@ extern "C" __global__ void rms_norm__f32__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 0]
-        kdsl::vec<float, 4> hv =
-                reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> hv = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
         // if residual is not None:  [c = 0]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 0]
-        kdsl::vec<float, 4> rv =
-                reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> rv = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 0]
         hv = kdsl::vmap([](const float hv, const float rv) { return hv + rv; }, hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 0]
-        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 0, lane = 0]
         vals[0][0] = hv.v[0];
@@ -571,16 +570,14 @@ extern "C" __global__ void rms_norm__f32__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 1]
-        kdsl::vec<float, 4> hv =
-                reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> hv = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
         // if residual is not None:  [c = 1]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 1]
-        kdsl::vec<float, 4> rv =
-                reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+        kdsl::vec<float, 4> rv = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 1]
         hv = kdsl::vmap([](const float hv, const float rv) { return hv + rv; }, hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 1]
-        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 1, lane = 0]
         vals[1][0] = hv.v[0];
@@ -627,7 +624,7 @@ extern "C" __global__ void rms_norm__f32__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 0]
-        reinterpret_cast<kdsl::vec<float, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<float, 4>*>(y)[base + j] = out;
     }
     // j = c * (WARPS * 32) + thread_idx.x  [c = 1]
     j = 128 + threadIdx.x;
@@ -653,6 +650,6 @@ extern "C" __global__ void rms_norm__f32__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 1]
-        reinterpret_cast<kdsl::vec<float, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<float, 4>*>(y)[base + j] = out;
     }
 }

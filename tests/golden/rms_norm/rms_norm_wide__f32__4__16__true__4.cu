@@ -525,10 +525,11 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
         int32_t cols,
         float eps) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(cols >= 0)
     // scratch = kdsl.shared_array(Float32, (1, WARPS))
     __shared__ float scratch[1][16];
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = block_idx.x * nvec
     int32_t base = blockIdx.x * nvec;
     // if CACHE:  [True]
@@ -550,20 +551,20 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
         // if u == 0 or j < nvec:  [u = 0]  [True]
         // if VEC == 1:  [u = 0]  [False]; else:
         // xs[u] = x.vec(VEC)[base + j]  [u = 0]
-        xs[0] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+        xs[0] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
         // if residual is not None:  [u = 0]  [True]
         // rs[u] = residual.vec(VEC)[base + j]  [u = 0]
-        rs[0] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+        rs[0] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         // j = j0 + u * step  [u = 1]
         j = j0_ + 512;
         // if u == 0 or j < nvec:  [u = 1]
         if (j < nvec) {
             // if VEC == 1:  [u = 1]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 1]
-            xs[1] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            xs[1] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if residual is not None:  [u = 1]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 1]
-            rs[1] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+            rs[1] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         }
         // j = j0 + u * step  [u = 2]
         j = j0_ + 1024;
@@ -571,10 +572,10 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 2]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 2]
-            xs[2] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            xs[2] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if residual is not None:  [u = 2]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 2]
-            rs[2] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+            rs[2] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         }
         // j = j0 + u * step  [u = 3]
         j = j0_ + 1536;
@@ -582,10 +583,10 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 3]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 3]
-            xs[3] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[kdsl::add(base, j)];
+            xs[3] = reinterpret_cast<const kdsl::vec<float, 4>*>(x)[base + j];
             // if residual is not None:  [u = 3]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 3]
-            rs[3] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)];
+            rs[3] = reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j];
         }
         // for u2 in kdsl.range_constexpr(UNROLL):
         // j = j0 + u2 * step  [u2 = 0]
@@ -598,7 +599,7 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
         h = kdsl::vmap([](const float h, const float a) { return h + a; }, h, rs[0]);
         // if VEC == 1:  [u2 = 0]  [False]; else:
         // residual.vec(VEC)[base + j] = h  [u2 = 0]
-        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = h;
+        reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = h;
         // if CACHE:  [u2 = 0]  [True]
         // row[j] = h  [u2 = 0]
         row[j] = h;
@@ -623,7 +624,7 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
             h = kdsl::vmap([](const float h, const float a) { return h + a; }, h, rs[1]);
             // if VEC == 1:  [u2 = 1]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 1]
-            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 1]  [True]
             // row[j] = h  [u2 = 1]
             row[j] = h;
@@ -649,7 +650,7 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
             h = kdsl::vmap([](const float h, const float a) { return h + a; }, h, rs[2]);
             // if VEC == 1:  [u2 = 2]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 2]
-            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 2]  [True]
             // row[j] = h  [u2 = 2]
             row[j] = h;
@@ -675,7 +676,7 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
             h = kdsl::vmap([](const float h, const float a) { return h + a; }, h, rs[3]);
             // if VEC == 1:  [u2 = 3]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 3]
-            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<float, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 3]  [True]
             // row[j] = h  [u2 = 3]
             row[j] = h;
@@ -708,6 +709,6 @@ extern "C" __global__ void rms_norm_wide__f32__4__16__true__4(
                 },
                 out, reinterpret_cast<const kdsl::vec<float, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)
-        reinterpret_cast<kdsl::vec<float, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<float, 4>*>(y)[base + j] = out;
     }
 }

@@ -382,13 +382,13 @@ extern "C" __global__ void smooth__256(const float* x, float* out, int32_t n) {
     // first = block_idx.x * BLOCK - RADIUS
     int32_t first = blockIdx.x * 256 - 4;
     // j = first + t
-    int32_t j = kdsl::add(first, t);
+    int32_t j = first + t;
     // window[t] = x[j] if j >= 0 and j < n else Float32(0)
     window[t] = (j >= 0 && j < n) ? x[j] : 0.0f;
     // if t < 2 * RADIUS:
     if (t < 8) {
         // j = first + BLOCK + t
-        j = kdsl::add(kdsl::add(first, 256), t);
+        j = first + 256 + t;
         // window[BLOCK + t] = x[j] if j < n else Float32(0)
         window[256 + t] = (j < n) ? x[j] : 0.0f;
     }

@@ -449,6 +449,7 @@ extern "C" __global__ void add__f16__256__4(
         __half* out,
         int32_t n) {
     // kdsl.assume(n >= 0)
+    // kdsl.assume(grid_dim.x <= (1 << 31) // (BLOCK * UNROLL * L))
     // xv = x.vec(L)
     const kdsl::vec<__half, 8>* xv = reinterpret_cast<const kdsl::vec<__half, 8>*>(x);
     // yv = y.vec(L)
@@ -474,7 +475,7 @@ extern "C" __global__ void add__f16__256__4(
         b[0] = yv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -483,7 +484,7 @@ extern "C" __global__ void add__f16__256__4(
         b[1] = yv[j];
     }
     // j = first + u * BLOCK  [u = 2]
-    j = kdsl::add(first, 512);
+    j = first + 512;
     // if j < nv:  [u = 2]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 2]
@@ -492,7 +493,7 @@ extern "C" __global__ void add__f16__256__4(
         b[2] = yv[j];
     }
     // j = first + u * BLOCK  [u = 3]
-    j = kdsl::add(first, 768);
+    j = first + 768;
     // if j < nv:  [u = 3]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 3]
@@ -509,21 +510,21 @@ extern "C" __global__ void add__f16__256__4(
         ov[j] = kdsl::vmap([](const __half c, const __half d) { return c + d; }, a[0], b[0]);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 1]
         ov[j] = kdsl::vmap([](const __half c, const __half d) { return c + d; }, a[1], b[1]);
     }
     // j = first + u * BLOCK  [u = 2]
-    j = kdsl::add(first, 512);
+    j = first + 512;
     // if j < nv:  [u = 2]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 2]
         ov[j] = kdsl::vmap([](const __half c, const __half d) { return c + d; }, a[2], b[2]);
     }
     // j = first + u * BLOCK  [u = 3]
-    j = kdsl::add(first, 768);
+    j = first + 768;
     // if j < nv:  [u = 3]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 3]

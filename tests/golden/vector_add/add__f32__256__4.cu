@@ -413,6 +413,7 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 
 extern "C" __global__ void add__f32__256__4(const float* x, const float* y, float* out, int32_t n) {
     // kdsl.assume(n >= 0)
+    // kdsl.assume(grid_dim.x <= (1 << 31) // (BLOCK * UNROLL * L))
     // xv = x.vec(L)
     const kdsl::vec<float, 4>* xv = reinterpret_cast<const kdsl::vec<float, 4>*>(x);
     // yv = y.vec(L)
@@ -438,7 +439,7 @@ extern "C" __global__ void add__f32__256__4(const float* x, const float* y, floa
         b[0] = yv[j];
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 1]
@@ -447,7 +448,7 @@ extern "C" __global__ void add__f32__256__4(const float* x, const float* y, floa
         b[1] = yv[j];
     }
     // j = first + u * BLOCK  [u = 2]
-    j = kdsl::add(first, 512);
+    j = first + 512;
     // if j < nv:  [u = 2]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 2]
@@ -456,7 +457,7 @@ extern "C" __global__ void add__f32__256__4(const float* x, const float* y, floa
         b[2] = yv[j];
     }
     // j = first + u * BLOCK  [u = 3]
-    j = kdsl::add(first, 768);
+    j = first + 768;
     // if j < nv:  [u = 3]
     if (j < nv_) {
         // a[u] = xv[j]  [u = 3]
@@ -473,21 +474,21 @@ extern "C" __global__ void add__f32__256__4(const float* x, const float* y, floa
         ov[j] = kdsl::vmap([](const float c, const float d) { return c + d; }, a[0], b[0]);
     }
     // j = first + u * BLOCK  [u = 1]
-    j = kdsl::add(first, 256);
+    j = first + 256;
     // if j < nv:  [u = 1]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 1]
         ov[j] = kdsl::vmap([](const float c, const float d) { return c + d; }, a[1], b[1]);
     }
     // j = first + u * BLOCK  [u = 2]
-    j = kdsl::add(first, 512);
+    j = first + 512;
     // if j < nv:  [u = 2]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 2]
         ov[j] = kdsl::vmap([](const float c, const float d) { return c + d; }, a[2], b[2]);
     }
     // j = first + u * BLOCK  [u = 3]
-    j = kdsl::add(first, 768);
+    j = first + 768;
     // if j < nv:  [u = 3]
     if (j < nv_) {
         // ov[j] = a[u] + b[u]  [u = 3]
