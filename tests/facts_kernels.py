@@ -277,3 +277,10 @@ def break_fact(out: Pointer[Int32], x: Pointer[Int32], n: Int32):
         if v < 0 or v > 1000:
             break
         out[t] = v // 4
+
+
+@kdsl.kernel(debug=True, no_overflow=True)
+def scaled_checked(out: Pointer[Int32], wide: Pointer[Int64], a: Int32, b: Int32):
+    """A debug build checks each signed + - * on the GPU."""
+    out[0] = a * b + 1
+    wide[0] = Int64(a) * b - 1

@@ -85,6 +85,20 @@ def test_narrow_types_clamp_too_and_unsigned_ones_wrap():
     assert Ranges(f).of(neg) == (-127, 127)  # -(-128) does not happen
 
 
+def test_a_debug_build_checks_each_operation_on_the_gpu():
+    inst = fk.scaled_checked.dispatch()
+    lines = code(fk.scaled_checked)
+    assert (
+        "out[0] = kdsl::checked_add(kdsl::checked_mul(a, b, kdsl_assert, 1), 1, "
+        "kdsl_assert, 2);"
+    ) in lines
+    messages = [m for _, m in inst.transpiled.assertions]
+    assert messages[0] == "a * b overflows Int32 (the function states no_overflow=True)"
+    assert messages[3].startswith("Int64(a) * b - 1 overflows Int64")
+    compile_to_cubin(inst.source, inst.name)
+    assert "checked_" not in fk.scaled.dispatch().source  # a release build: plain
+
+
 # -- facts after an if that leaves -----------------------------------------------------
 def test_an_if_that_returns_states_the_negated_condition_after_it():
     lines = code(fk.early_return)

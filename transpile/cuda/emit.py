@@ -394,6 +394,8 @@ class Emitter(Backend):
             return False
         if isinstance(e, (ir.Special, ir.Var, ir.Const)):
             return True
+        if isinstance(e, ir.BinOp) and e.check is not None:
+            return False  # (a debug build's checked operation: signed operands)
         return isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS and self._plain(e)
 
     def _e_Const(self, e):
@@ -419,6 +421,12 @@ class Emitter(Backend):
         if _lanewise(e):
             return self._vmap(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if e.check is not None:  # a debug build's no_overflow=True: checked
+            record, site = e.check
+            name_ = {"+": "add", "-": "sub", "*": "mul"}[e.op]
+            return call(
+                f"kdsl::checked_{name_}", a, b, self.expr(record), number(str(site))
+            )
         if self._plain(e):
             return cexpr.plain(e.op, e.lhs.type, a, b)
         out = cexpr.binary(e.op, e.lhs.type, e.type, a, b)

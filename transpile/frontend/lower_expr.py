@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -265,7 +265,27 @@ class ExprLowerer(Lowering):
         out = arith.binary(op, a, b, self.state.parsed.span(node))
         if self.state.ctx.no_overflow and op in ("+", "-", "*"):
             _refuse_static_overflow(op, a, b, out)
+            if self.state.ctx.debug:
+                out = self._checked(out, node)
         return out
+
+    def _checked(self, out, node):
+        """A debug build's signed ``+ - *`` of 32 or 64 bits stated not to
+        overflow: checked on the GPU, an assertion of its own."""
+        e = out.ir_value() if isinstance(out, Numeric) else None
+        t = type(out)
+        if not isinstance(e, ir.BinOp) or out.is_static():
+            return out
+        if not (t.kind == "int" and t.signed and t.width in (32, 64)):
+            return out
+        site = len(self.state.ctx.assertions) + 1
+        text = " ".join(self.state.parsed.code(node).split())
+        message = (
+            f"{text} overflows {t.__name__} (the function states no_overflow=True)"
+        )
+        self.state.ctx.assertions.append((e.span, message))
+        checked = replace(e, check=(self.assert_record(), site))
+        return t._dynamic(checked)
 
     def _expr_UnaryOperation(self, node):
         v = self.expr(node.expression)

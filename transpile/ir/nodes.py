@@ -102,12 +102,17 @@ class BinOp(Expr):
     """``lhs op rhs`` with both operands of the operation's common type.
     ``contract``: a float ``+``/``-`` written inside ``kdsl.contract(...)``,
     which the pass ``contract`` may fuse with a product operand into one
-    ``kdsl.math.fma`` (passes/contract.py)."""
+    ``kdsl.math.fma`` (passes/contract.py).  ``check``: in a debug build, a
+    signed ``+ - *`` of a ``no_overflow=True`` function, which records its
+    assertion site on the GPU where the exact result leaves the type."""
 
     op: str
     lhs: Expr
     rhs: Expr
     contract: bool = False
+    # a debug build's check of a signed + - * stated not to overflow
+    # (``no_overflow=True``): (the assertion record, the assertion's number)
+    check: tuple | None = None
 
 
 @dataclass(frozen=True)
