@@ -14,8 +14,9 @@ from the original but the template parameters (one layout, no fused ops).
 indices (the interpreter checks it); with ``ix0 < kx0_padded`` after the
 early return, the block and quant indices ``i_padded // 32`` and
 ``i_padded % 32`` are C's ``/`` and ``%`` on a non-negative index.  The
-Float32 -> Int8 conversion saturates (NaN gives 0) as PTX's ``cvt.rzi.s8.f32``
-does: one instruction.
+Float32 -> Int8 conversion (``kdsl::to_i8``: saturating, NaN gives 0) is
+one F2I and a clamp (the original's C conversion, undefined out of range,
+is the F2I alone).
 """
 
 import numpy as np
