@@ -60,6 +60,13 @@ def test_the_option_reaches_device_functions_from_the_kernel_or_their_own():
     assert "return r * C + c;" in code(fk.kernel_states_it_for_funcs)
 
 
+def test_explain_arith_lists_what_the_facts_leave():
+    assert fk.permute_no_overflow.dispatch().compilation.explain_arith() == ""
+    assert fk.scaled.dispatch().compilation.explain_arith() == ""
+    report = fk.scaled_wrapping.dispatch().compilation.explain_arith()
+    assert "kdsl::mul(a, b): a in [-2147483648, 2147483647] * b" in report
+
+
 def test_positive_sizes_make_a_positive_product():
     n, c = ir.Var(Int32, "n"), ir.Var(Int32, "c")
     product = ir.BinOp(Int32, "*", n, c)
