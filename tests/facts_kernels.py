@@ -177,34 +177,6 @@ def calls_func(out: Pointer[Int32], n: Int32):
 
 # -- no_overflow=True: signed + - * stated not to overflow -------------------------------
 @kdsl.kernel(no_overflow=True)
-def permute_no_overflow(
-    q: Pointer[Float32],
-    k: Pointer[Float32],
-    v: Pointer[Float32],
-    inp: Pointer[Float32],
-    B: Int32,
-    N: Int32,
-    NH: Int32,
-    d: Int32,
-):
-    """llm.c's permute as written there, one thread an element: the sizes
-    are positive and, as in C, the index arithmetic does not overflow."""
-    kdsl.assume(B > 0 and N > 0 and NH > 0 and d > 0)
-    idx = block_idx.x * block_dim.x + thread_idx.x
-    if idx < B * NH * N * d:
-        b = idx // (NH * N * d)
-        rest = idx % (NH * N * d)
-        nh_ = rest // (N * d)
-        rest = rest % (N * d)
-        n = rest // d
-        d_ = rest % d
-        at = b * N * 3 * NH * d + n * 3 * NH * d + nh_ * d + d_
-        q[idx] = inp[at]
-        k[idx] = inp[at + NH * d]
-        v[idx] = inp[at + 2 * NH * d]
-
-
-@kdsl.kernel(no_overflow=True)
 def scaled(out: Pointer[Int32], a: Int32, b: Int32, c: Int32):
     """``a * b + c``, ``-a`` and ``a - b`` of any sign: plain C++."""
     out[0] = a * b + c

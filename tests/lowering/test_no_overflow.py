@@ -4,6 +4,9 @@ with and without them, the range analysis's clamped intervals, the
 interpreter's check of every operation (E903), folding's (E354), and a
 property test that the interpreter's check finds exactly the overflows."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +19,9 @@ from kdsl.runtime.nvrtc import compile_to_cubin
 from kdsl.transpile import ir
 from kdsl.transpile.core.types import Int8, Int32, Int64
 from kdsl.transpile.passes.ranges import Ranges
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ports"))
+from attention_permute import permute_kernel  # noqa: E402  (llm.c's, as written)
 
 
 def code(kernel) -> list:
@@ -43,12 +49,12 @@ def test_signed_arithmetic_is_plain_where_it_is_stated_not_to_overflow():
 
 
 def test_the_permute_kernel_is_cs_arithmetic_with_its_sizes_positive():
-    lines = code(fk.permute_no_overflow)
+    lines = code(permute_kernel)
     text = "\n".join(lines)
     assert "kdsl::" not in text
     assert "int32_t b = idx / (NH * N * d);" in lines
     assert "int32_t d_ = rest % d;" in lines
-    for kernel in (fk.permute_no_overflow, fk.scaled, fk.wide_scaled):
+    for kernel in (permute_kernel, fk.scaled, fk.wide_scaled):
         inst = kernel.dispatch()
         compile_to_cubin(inst.source, inst.name)
 
@@ -61,7 +67,7 @@ def test_the_option_reaches_device_functions_from_the_kernel_or_their_own():
 
 
 def test_explain_arith_lists_what_the_facts_leave():
-    assert fk.permute_no_overflow.dispatch().compilation.explain_arith() == ""
+    assert permute_kernel.dispatch().compilation.explain_arith() == ""
     assert fk.scaled.dispatch().compilation.explain_arith() == ""
     report = fk.scaled_wrapping.dispatch().compilation.explain_arith()
     assert "kdsl::mul(a, b): a in [-2147483648, 2147483647] * b" in report
@@ -159,11 +165,11 @@ def test_the_permute_kernel_gives_the_wrapping_kernels_result():
     B, N, NH, d = 2, 5, 3, 4
     inp = np.arange(B * N * 3 * NH * d, dtype=np.float32)
     outs = {}
-    for kernel in (fk.permute_no_overflow, fk.permute):
+    for kernel in (permute_kernel, fk.permute):
         qkv = [np.zeros(B * NH * N * d, np.float32) for _ in range(3)]
         kernel.interpret[2, 64](*qkv, inp, B, N, NH, d)
         outs[kernel] = qkv
-    for x, y in zip(outs[fk.permute_no_overflow], outs[fk.permute]):
+    for x, y in zip(outs[permute_kernel], outs[fk.permute]):
         assert np.array_equal(x, y)
     want = inp.reshape(B, N, 3, NH, d)[:, :, 0].transpose(0, 2, 1, 3).ravel()
     assert np.array_equal(outs[fk.permute][0], want)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.frontend.options import contract_option, no_overflow_option
+from kdsl.transpile.frontend.options import flag_option
 from kdsl.transpile.sites import DefSite, at_caller
 from kdsl.transpile.tracebacks import for_the_user, user_facing
 from kdsl.transpile.source import Span
@@ -302,16 +302,16 @@ def func(fn=None, *, contract=False, no_overflow=False):
     def make(f):
         return DeviceFunction(
             f,
-            _checked(f, "contract", contract_option, contract),
-            _checked(f, "no_overflow", no_overflow_option, no_overflow),
+            _checked(f, "contract", contract),
+            _checked(f, "no_overflow", no_overflow),
         )
 
     return make if fn is None else make(fn)
 
 
-def _checked(fn, keyword, check, value) -> bool:
-    """An option of ``@kdsl.func``, a bool (E473 at the decorator)."""
+def _checked(fn, keyword, value) -> bool:
+    """A Boolean option of ``@kdsl.func`` (E473 at the decorator)."""
     try:
-        return check(fn.__name__, value)
+        return flag_option(fn.__name__, keyword, value)
     except DSLError as exc:
         raise DefSite(fn).locate(exc, keyword=keyword) from None

@@ -45,8 +45,8 @@ def kernel_options(
     no_overflow=False,
 ):
     """The options of the kernel ``kernel``, checked."""
-    contract = contract_option(kernel, contract)
-    no_overflow = no_overflow_option(kernel, no_overflow)
+    contract = flag_option(kernel, "contract", contract)
+    no_overflow = flag_option(kernel, "no_overflow", no_overflow)
     bounds = None
     if launch_bounds is not None:
         bounds = launch_bounds if isinstance(launch_bounds, tuple) else (launch_bounds,)
@@ -76,31 +76,26 @@ def kernel_options(
     return KernelOptions(bounds, maxrregcount, contract, no_overflow)
 
 
-def contract_option(name: str, contract) -> bool:
-    """``contract=`` of the kernel or device function ``name``: a bool."""
-    if not isinstance(contract, bool):
-        raise error(
-            "kernel-option",
-            option="contract",
-            kernel=name,
-            accepted="True (fuse a * b + c into fma, docs/language.md) or False",
-            got=repr(contract),
-        )
-    return contract
+# the Boolean options of a kernel or device function: what True does
+FLAGS = {
+    "contract": "fuse a * b + c into fma, docs/language.md",
+    "no_overflow": "signed + - * never overflow, checked by the interpreter: "
+    "docs/language.md",
+}
 
 
-def no_overflow_option(name: str, no_overflow) -> bool:
-    """``no_overflow=`` of the kernel or device function ``name``: a bool."""
-    if not isinstance(no_overflow, bool):
+def flag_option(name: str, option: str, value) -> bool:
+    """The Boolean option ``option=`` of the kernel or device function
+    ``name`` (``FLAGS``)."""
+    if not isinstance(value, bool):
         raise error(
             "kernel-option",
-            option="no_overflow",
+            option=option,
             kernel=name,
-            accepted="True (signed + - * never overflow, checked by the "
-            "interpreter: docs/language.md) or False",
-            got=repr(no_overflow),
+            accepted=f"True ({FLAGS[option]}) or False",
+            got=repr(value),
         )
-    return no_overflow
+    return value
 
 
 def _positive_int(value) -> bool:
