@@ -67,7 +67,9 @@ def _backward(q, k, v, o, lse, grad_o, grad_q, grad_k, grad_v, CAUSAL):
     attention_backward(q, k, v, o, lse, grad_o, CAUSAL, dq=grad_q, dk=grad_k, dv=grad_v)
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"], backward=kdsl.host_backward(_backward))
+@kdsl.kernel(
+    dtypes=["bf16", "f16"], backward=kdsl.host_backward(_backward), no_overflow=True
+)
 def attention_fwd(
     q: Pointer[D],
     k: Pointer[D],

@@ -72,7 +72,7 @@ def gelu_slope(v):
     return kdsl.math.fma(0.5 * v * kdsl.math.fma(-t, t, 1.0), du, 0.5 + 0.5 * t)
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def gelu_backward(
     x: Pointer[D],
     grad_y: Pointer[D],
@@ -107,7 +107,7 @@ def gelu_backward(
         grad_x[t] = (grad_y[t].to(C) * slope).to(D)
 
 
-@kdsl.kernel(backward=gelu_backward)
+@kdsl.kernel(backward=gelu_backward, no_overflow=True)
 def gelu(
     x: Pointer[D],
     y: Pointer[D],

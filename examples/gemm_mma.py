@@ -20,7 +20,7 @@ from kdsl import Constexpr, Float32x4, Int32, Pointer, block_idx, thread_idx
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"])
+@kdsl.kernel(dtypes=["bf16", "f16"], no_overflow=True)
 def gemm_mma(
     a: Pointer[D],
     b: Pointer[D],

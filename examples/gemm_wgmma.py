@@ -31,7 +31,7 @@ BK = 64  # a tile row: 64 16-bit elements, 128 bytes, 8 chunks of 16 bytes
 CHUNKS = BK // 8
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"])
+@kdsl.kernel(dtypes=["bf16", "f16"], no_overflow=True)
 def gemm_wgmma(
     a: Pointer[D],
     bt: Pointer[D],

@@ -68,7 +68,7 @@ D = kdsl.TypeVar("D", bound=kdsl.Float)
 DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32, kdsl.Float64]
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def layer_norm_backward(
     x: Pointer[D],
     weight: Pointer[D] | None,
@@ -84,6 +84,7 @@ def layer_norm_backward(
     ROWS: Constexpr[int] = 1,
     CHUNKS: Constexpr[int] = 2,
 ):
+    kdsl.assume(rows >= 0 and cols >= 0)
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (ROWS, WARPS))
     row = block_idx.x * ROWS + thread_idx.y
@@ -165,7 +166,7 @@ def layer_norm_backward(
                     kdsl.atomic_add(grad_bias, j * VEC + k, gs[c, k].to(Float64))
 
 
-@kdsl.kernel(dtypes=DTYPES, backward=layer_norm_backward)
+@kdsl.kernel(dtypes=DTYPES, backward=layer_norm_backward, no_overflow=True)
 def layer_norm(
     x: Pointer[D],
     weight: Pointer[D] | None,
@@ -179,6 +180,7 @@ def layer_norm(
     ROWS: Constexpr[int] = 1,
     CHUNKS: Constexpr[int] = 2,
 ):
+    kdsl.assume(rows >= 0 and cols >= 0)
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (ROWS, WARPS))
     row = block_idx.x * ROWS + thread_idx.y
@@ -240,7 +242,7 @@ def layer_norm(
                 y.vec(VEC)[base + j] = out.to(D)
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def layer_norm_wide(
     x: Pointer[D],
     weight: Pointer[D] | None,
@@ -260,6 +262,7 @@ def layer_norm_wide(
     the mean and the output then read shared memory, not the row again
     (uncached rows, past 200 KB, are read three times, mostly from L2).
     Launch with grid ``rows``, block ``32 * WARPS``."""
+    kdsl.assume(cols >= 0)
     C = Float64 if D.width == 64 else Float32  # the type computed in
     scratch = kdsl.shared_array(C, (1, WARPS))
     nvec = cols // VEC

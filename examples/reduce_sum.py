@@ -58,7 +58,7 @@ def last_block(partials, arrived, value, flag):
     return flag[0] == 1
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def reduce_sum(
     x: Pointer[D],
     out: Pointer[Float32],
@@ -104,7 +104,7 @@ def reduce_sum(
             out[0] = total
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def reduce_max(
     x: Pointer[D],
     out: Pointer[Float32],

@@ -35,7 +35,7 @@ D = kdsl.TypeVar("D", bound=kdsl.Float)
 DTYPES = [kdsl.Float16, kdsl.BFloat16, kdsl.Float32]
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def rms_norm(
     x: Pointer[D],
     residual: Pointer[D] | None,
@@ -49,6 +49,7 @@ def rms_norm(
     ROWS: Constexpr[int] = 1,
     CHUNKS: Constexpr[int] = 2,
 ):
+    kdsl.assume(rows >= 0 and cols >= 0)
     scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
     row = block_idx.x * ROWS + thread_idx.y
     nvec = cols // VEC  # vectors per row: the host picks a VEC that divides cols
@@ -101,7 +102,7 @@ def rms_norm(
                 y.vec(VEC)[base + j] = out.to(D)
 
 
-@kdsl.kernel(dtypes=DTYPES)
+@kdsl.kernel(dtypes=DTYPES, no_overflow=True)
 def rms_norm_wide(
     x: Pointer[D],
     residual: Pointer[D] | None,
@@ -120,6 +121,7 @@ def rms_norm_wide(
     shared memory when ``CACHE`` (``cols`` elements of ``shared_mem``); the
     output reads it there (uncached: ``h`` again from memory). Launch with
     grid ``rows``, block ``32 * WARPS``."""
+    kdsl.assume(cols >= 0)
     scratch = kdsl.shared_array(Float32, (1, WARPS))
     nvec = cols // VEC
     base = block_idx.x * nvec  # one row per block

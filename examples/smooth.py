@@ -33,7 +33,7 @@ _g = np.exp(-0.5 * (_k / 2.0) ** 2)
 TAPS = (_g / _g.sum()).astype(np.float32)  # sigma 2, normalised: sums to ~1
 
 
-@kdsl.kernel(block="BLOCK")
+@kdsl.kernel(block="BLOCK", no_overflow=True)
 def smooth(
     x: Pointer[Float32], out: Pointer[Float32], n: Int32, BLOCK: Constexpr[int] = 256
 ):

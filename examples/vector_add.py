@@ -33,7 +33,7 @@ autotuned ``add_tuned[grid]`` launches each config with its BLOCK.
 """
 
 import kdsl
-from kdsl import Constexpr, Int32, Pointer, Vector, block_idx, thread_idx
+from kdsl import Constexpr, Int32, Pointer, Vector, block_idx, grid_dim, thread_idx
 
 D = kdsl.TypeVar("D", bound=kdsl.Num)
 
@@ -47,7 +47,7 @@ def vector_add(
         out[i] = x[i] + y[i]
 
 
-@kdsl.kernel(dtypes=[kdsl.Float32], block="BLOCK")
+@kdsl.kernel(dtypes=[kdsl.Float32], block="BLOCK", no_overflow=True)
 def vector_add_x4(
     x: Pointer[D], y: Pointer[D], out: Pointer[D], n: Int32, BLOCK: Constexpr[int] = 256
 ):
@@ -73,6 +73,8 @@ def add(
 ):
     kdsl.assume(n >= 0)
     L = 128 // D.width  # lanes in 16 bytes
+    # no more blocks than n < 2**31 elements need (add_grid): indices fit
+    kdsl.assume(grid_dim.x <= (1 << 31) // (BLOCK * UNROLL * L))
     xv = x.vec(L)
     yv = y.vec(L)
     ov = out.vec(L)

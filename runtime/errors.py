@@ -52,11 +52,16 @@ class DeviceAssertionError(DSLError, AssertionError):
 
 def device_assertion(span, message, thread, block) -> DeviceAssertionError:
     """The error of the assert at ``span`` failed in ``thread`` of ``block``."""
-    import linecache
-
     err = error(
         "device-assertion", thread=f"thread {thread} of block {block}", message=message
     )
+    return _in_thread(err, span, thread, block)
+
+
+def _in_thread(err, span, thread, block):
+    """``err`` of ``thread`` of ``block``, located at ``span`` (with its line)."""
+    import linecache
+
     err.thread, err.block = tuple(thread), tuple(block)
     if span is not None:
         line = linecache.getline(span.path, span.line).rstrip("\n") or None
@@ -76,8 +81,6 @@ class AssumptionError(DeviceAssertionError):
 def false_assumption(span, text, values, thread, block) -> AssumptionError:
     """The error of the assumption ``text`` at ``span``, false in ``thread``
     of ``block`` with ``values`` (``(name, value)`` pairs)."""
-    import linecache
-
     shown = ", ".join(f"{name} = {value}" for name, value in values)
     err = error(
         "interpret-assume-false",
@@ -85,11 +88,26 @@ def false_assumption(span, text, values, thread, block) -> AssumptionError:
         values=f": {shown}" if shown else "",
         thread=f"thread {thread} of block {block}",
     )
-    err.thread, err.block = tuple(thread), tuple(block)
-    if span is not None:
-        line = linecache.getline(span.path, span.line).rstrip("\n") or None
-        err.locate(span, line)
-    return err
+    return _in_thread(err, span, thread, block)
+
+
+def overflow(span, op, values, t, thread, block) -> AssumptionError:
+    """The error of a signed ``op`` (of ``values``, one: a negation) whose
+    exact result leaves type ``t`` in a ``no_overflow=True`` function."""
+    if len(values) == 1:
+        text, exact = f"-({values[0]})", -values[0]
+    else:
+        a, b = values
+        exact = a + b if op == "+" else a - b if op == "-" else a * b
+        text = f"{a} {op} {b}"
+    err = error(
+        "interpret-overflow",
+        text=text,
+        exact=exact,
+        type=t.__name__,
+        thread=f"thread {thread} of block {block}",
+    )
+    return _in_thread(err, span, thread, block)
 
 
 register(
@@ -479,6 +497,14 @@ register(
         AssumptionError,
         "{text} is false{values} (in {thread}); the kernel's code after it "
         "counts on it",
+    ),
+    (
+        "interpret-overflow",
+        "E903",
+        AssumptionError,
+        "{text} is {exact}, outside {type} (in {thread}): the function is "
+        "compiled with no_overflow=True, which states that its signed + - * "
+        "never overflow",
     ),
     (
         "interpret-pointer-diverged",

@@ -157,6 +157,7 @@ class Kernel:
         maxrregcount=None,
         block=None,
         contract=False,
+        no_overflow=False,
     ):
         self.definition = KernelDef.of(  # what the compiler reads
             fn,
@@ -164,6 +165,7 @@ class Kernel:
             launch_bounds=launch_bounds,
             maxrregcount=maxrregcount,
             contract=contract,
+            no_overflow=no_overflow,
         )
         self.__doc__ = fn.__doc__
         with self._at("block"):
@@ -733,15 +735,18 @@ def kernel(
     maxrregcount=None,
     block=None,
     contract=False,
+    no_overflow=False,
     **unknown,
 ):
     """Decorator: ``@kdsl.kernel`` or ``@kdsl.kernel(dtypes=[...], backward=k,
     debug=True, launch_bounds=(threads, min_blocks), maxrregcount=n,
-    block="BLOCK", contract=True)``.  ``block=`` names the Constexpr[int] parameter a block's
+    block="BLOCK", contract=True, no_overflow=True)``.  ``block=`` names the Constexpr[int] parameter a block's
     thread count follows (``k[grid](...)`` launches with BLOCK threads and
     any other block is refused), or gives the block of ``k[grid](...)``;
     ``contract=True`` fuses ``a * b + c`` into fma by kdsl's rule
-    (docs/language.md, "Contraction")."""
+    (docs/language.md, "Contraction"); ``no_overflow=True`` states that
+    its signed ``+ - *`` never overflow, as C's int arithmetic may not
+    (docs/language.md, "Facts"; checked by the interpreter)."""
     options = dict(
         dtypes=dtypes,
         backward=backward,
@@ -750,6 +755,7 @@ def kernel(
         maxrregcount=maxrregcount,
         block=block,
         contract=contract,
+        no_overflow=no_overflow,
     )
     if unknown:
         return _refuse_option(fn, next(iter(unknown)), list(options))

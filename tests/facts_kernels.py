@@ -173,3 +173,86 @@ def halve(n):
 @kdsl.kernel
 def calls_func(out: Pointer[Int32], n: Int32):
     out[0] = halve(n)
+
+
+# -- no_overflow=True: signed + - * stated not to overflow -------------------------------
+@kdsl.kernel(no_overflow=True)
+def scaled(out: Pointer[Int32], a: Int32, b: Int32, c: Int32):
+    """``a * b + c``, ``-a`` and ``a - b`` of any sign: plain C++."""
+    out[0] = a * b + c
+    out[1] = -a
+    out[2] = a - b
+
+
+@kdsl.kernel
+def scaled_wrapping(out: Pointer[Int32], a: Int32, b: Int32, c: Int32):
+    out[0] = a * b + c
+    out[1] = -a
+    out[2] = a - b
+
+
+@kdsl.kernel(no_overflow=True)
+def wide_scaled(out: Pointer[Int64], a: Int64, b: Int64):
+    out[0] = a * b
+    out[1] = a + b
+    out[2] = a - b
+
+
+@kdsl.func(no_overflow=True)
+def flat(r, C, c):
+    return r * C + c
+
+
+@kdsl.kernel
+def calls_no_overflow_func(out: Pointer[Int32], r: Int32, C: Int32, c: Int32):
+    """A ``no_overflow=True`` device function in a kernel without it."""
+    out[0] = flat(r, C, c)
+    out[1] = r * C + c
+
+
+@kdsl.func
+def flat_plain(r, C, c):
+    return r * C + c
+
+
+@kdsl.kernel(no_overflow=True)
+def kernel_states_it_for_funcs(out: Pointer[Int32], r: Int32, C: Int32, c: Int32):
+    """A ``no_overflow=True`` kernel states it for the functions it calls."""
+    out[0] = flat_plain(r, C, c)
+
+
+@kdsl.kernel
+def early_return(out: Pointer[Int32], i: Int32, n: Int32):
+    """``if i >= n: return`` or ``if i < 0: return`` state ``i < n`` and
+    ``i >= 0`` below them."""
+    if i < 0:
+        return
+    out[0] = i // 8
+    if i >= n:
+        return
+    out[1] = n // 8  # n > i >= 0
+
+
+@kdsl.kernel
+def no_early_return(out: Pointer[Int32], i: Int32, n: Int32):
+    """An ``if`` that does not leave states nothing after it."""
+    if i < 0:
+        out[2] = 0
+    out[0] = i // 8
+
+
+@kdsl.kernel
+def break_fact(out: Pointer[Int32], x: Pointer[Int32], n: Int32):
+    """``if v < 0: break`` in a loop: ``v >= 0`` in the rest of its body."""
+    for t in range(n):
+        v = x[t]
+        if v < 0 or v > 1000:
+            break
+        out[t] = v // 4
+
+
+@kdsl.kernel(debug=True, no_overflow=True)
+def scaled_checked(out: Pointer[Int32], wide: Pointer[Int64], a: Int32, b: Int32):
+    """A debug build checks each signed + - * on the GPU."""
+    out[0] = a * b + 1
+    wide[0] = Int64(a) * b - 1

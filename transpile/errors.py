@@ -1052,6 +1052,14 @@ register(
         "{text} is false at compile time: nothing after it could run",
     ),
     (
+        "static-overflow",
+        "E354",
+        DSLValueError,
+        "{lhs} {op} {rhs} is {exact}, outside {type}, in a function compiled "
+        "with no_overflow=True (its signed + - * never overflow); compute it "
+        "in a wider type, or unsigned where wrapping is meant",
+    ),
+    (
         "kernel-block-option",
         "E125",
         DSLTypeError,

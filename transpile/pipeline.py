@@ -278,6 +278,7 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
     ctx.optional = set(sig.optional)
     ctx.debug = kdef.debug
     ctx.contract = kdef.options.contract
+    ctx.no_overflow = kdef.options.no_overflow
     state = FunctionState.start(kdef.parsed, ctx)
     lw = Lowerer(state)
     params = lw.bind_params(sig, dtype_map)
@@ -303,6 +304,7 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
         body,
         launch_bounds=bounds,
         contract=kdef.options.contract,
+        no_overflow=kdef.options.no_overflow,
     )
     memory = [
         info.name

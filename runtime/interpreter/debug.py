@@ -10,7 +10,9 @@ the GPU the order between threads is unspecified.)  An assertion that fails
 in any running thread raises :class:`DeviceAssertionError` at once, naming
 the first such thread in thread order.  So does an assumption
 (``kdsl.assume``) that is false, in every build: :class:`AssumptionError`
-names the values its condition reads in that thread.
+names the values its condition reads in that thread; and so does, in a
+function compiled with ``no_overflow=True``, a signed ``+ - *`` or
+negation whose exact result leaves its type (E903, naming the operands).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import sys
 
 import numpy as np
 
-from kdsl.runtime.errors import device_assertion, false_assumption
+from kdsl.runtime.errors import device_assertion, false_assumption, overflow
 from kdsl.transpile.core import printf
+from kdsl.transpile.passes.ranges import is_int
 
 
 class Debug:
@@ -74,3 +77,38 @@ class Debug:
                 for name, v in zip(s.names, s.values)
             ]
             raise false_assumption(s.span or self.span, s.text, values, thread, block)
+
+    def check_overflow(self, e, m, operands, result, t):
+        """The lanes ``m`` of a signed ``+ - *`` or negation ``e`` of a
+        function stated not to overflow (``no_overflow=True``): E903 at the
+        first lane whose exact result leaves ``t`` (``result`` is wrapped)."""
+        if not (is_int(t) and t.signed and e.op in ("+", "-", "*")):
+            return
+        bad = m & _overflowed(e.op, operands, result, t)
+        if bad.any():
+            lane = int(np.argmax(bad))
+            thread, block = self._where(lane)
+            values = [int(x[lane]) for x in operands]
+            raise overflow(self.threads.where(e), e.op, values, t, thread, block)
+
+
+def _overflowed(op, operands, r, t):
+    """Where the exact ``op`` of ``operands`` (one: a negation) is not the
+    wrapped result ``r`` of signed type ``t``."""
+    if len(operands) == 1:
+        return operands[0] == np.iinfo(np.int64).min >> (64 - t.width)
+    a, b = operands
+    if t.width <= 32:  # exact in 64 bits
+        x, y = a.astype(np.int64), b.astype(np.int64)
+        exact = x + y if op == "+" else x - y if op == "-" else x * y
+        return exact != r.astype(np.int64)
+    if op == "+":
+        return ((a ^ r) & (b ^ r)) < 0
+    if op == "-":
+        return ((a ^ b) & (a ^ r)) < 0
+    least = np.iinfo(np.int64).min  # a * b: r // a == b exactly when it fits
+    plain = (a != 0) & (a != -1)
+    with np.errstate(all="ignore"):
+        back = np.floor_divide(r, np.where(plain, a, 1))
+        rem = np.remainder(r, np.where(plain, a, 1))
+    return np.where(plain, (back != b) | (rem != 0), (a == -1) & (b == least))

@@ -147,6 +147,7 @@ class Batch(Debug, StructOps, Backend):
         self.who, self.where = g.who, threads.where
         self.consts: dict = {}
         self.kernel_frame = None
+        self.no_overflow = False  # the running function's no_overflow=True
         self.steps = _Steps(limits.INTERPRETED_STEPS.value())  # (run(): the launch's)
 
     # the thread state's, by the names the handlers use
@@ -173,6 +174,7 @@ class Batch(Debug, StructOps, Backend):
                 env[p.name] = lanes.full(self.n, value, p.type)
         returned = self.threads.returned  # the kernel's lanes that returned
         self.kernel_frame = frame = _Frame(env, self.n, returned=returned)
+        self.no_overflow = self.kernel.no_overflow  # (the running function's)
         self.block(self.kernel.body, np.ones(self.n, np.bool_), frame)
 
     def _race(self, clash, mem, node, verb):
@@ -431,14 +433,26 @@ class Batch(Debug, StructOps, Backend):
         a, b = self.eval(e.lhs, m, frame), self.eval(e.rhs, m, frame)
         t = e.lhs.type
         if isinstance(t, VectorMeta):
-            return tuple(lanes.binary(e.op, x, y, t.dtype) for x, y in zip(a, b))
-        return lanes.binary(e.op, a, b, t)
+            out = tuple(lanes.binary(e.op, x, y, t.dtype) for x, y in zip(a, b))
+            for x, y, r in zip(a, b, out) if self.no_overflow else ():
+                self.check_overflow(e, m, (x, y), r, t.dtype)
+            return out
+        out = lanes.binary(e.op, a, b, t)
+        if self.no_overflow:
+            self.check_overflow(e, m, (a, b), out, t)
+        return out
 
     def e_UnaryOp(self, e, m, frame):
         a = self.eval(e.operand, m, frame)
         if isinstance(e.type, VectorMeta):
-            return tuple(lanes.unary(e.op, x, e.type.dtype) for x in a)
-        return lanes.unary(e.op, a, e.type)
+            out = tuple(lanes.unary(e.op, x, e.type.dtype) for x in a)
+            for x, r in zip(a, out) if self.no_overflow else ():
+                self.check_overflow(e, m, (x,), r, e.type.dtype)
+            return out
+        out = lanes.unary(e.op, a, e.type)
+        if self.no_overflow:
+            self.check_overflow(e, m, (a,), out, e.type)
+        return out
 
     def e_Convert(self, e, m, frame):
         a = self.eval(e.operand, m, frame)
@@ -645,8 +659,9 @@ class Batch(Debug, StructOps, Backend):
         """Run a device function for the lanes ``m``: (its result, its frame)."""
         callee = _Frame({p.name: a for p, a in zip(function.params, args)}, self.n, m)
         span = self.span  # the calling statement's, for errors after the call
+        caller, self.no_overflow = self.no_overflow, function.no_overflow
         self.block(function.body, m, callee)
-        self.span = span
+        self.span, self.no_overflow = span, caller
         if callee.result is None and function.ret is not None:
             return self._zeros(function.ret), callee  # no lane ran (an untaken arm)
         return callee.result, callee

@@ -31,6 +31,51 @@ __device__ __noinline__ void assert_failed(int32_t* record, int32_t site)
     asm volatile("exit;");
 }
 
+// checked_add, checked_sub, checked_mul: a debug build's signed + - * of a
+// function compiled with no_overflow=True: the wrapped result, after
+// assert_failed(record, site) where the exact one leaves the type.
+__device__ __forceinline__ int32_t checked32(int64_t r, int32_t* record, int32_t site)
+{
+    if (r != int64_t(int32_t(r))) {
+        assert_failed(record, site);
+    }
+    return int32_t(r);
+}
+__device__ __forceinline__ int32_t checked_add(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) + b, record, site);
+}
+__device__ __forceinline__ int32_t checked_sub(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) - b, record, site);
+}
+__device__ __forceinline__ int32_t checked_mul(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) * b, record, site);
+}
+__device__ __forceinline__ int64_t checked64(bool overflows, int64_t r, int32_t* record, int32_t site)
+{
+    if (overflows) {
+        assert_failed(record, site);
+    }
+    return r;
+}
+__device__ __forceinline__ int64_t checked_add(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) + uint64_t(b));
+    return checked64(((a ^ r) & (b ^ r)) < 0, r, record, site);
+}
+__device__ __forceinline__ int64_t checked_sub(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) - uint64_t(b));
+    return checked64(((a ^ b) & (a ^ r)) < 0, r, record, site);
+}
+__device__ __forceinline__ int64_t checked_mul(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) * uint64_t(b));
+    return checked64(__mul64hi(a, b) != (r >> 63), r, record, site);
+}
+
 }  // namespace kdsl
 
 #endif  // KDSL_DEBUG_H

@@ -16,6 +16,9 @@ cp = pytest.importorskip("cupy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import facts_kernels as fk  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ports"))
+from attention_permute import permute_kernel  # noqa: E402
+
 
 def test_permute_with_facts_gives_the_interpreters_result():
     B, N, NH, d = 2, 33, 3, 16
@@ -52,3 +55,27 @@ def test_a_debug_build_raises_at_a_false_assumption():
         fk.checked[1, 1](out, -3)
     fk.checked[1, 1](out, 8)  # the context is still usable
     assert out.get().tolist() == [2]
+
+
+def test_a_no_overflow_permute_gives_the_interpreters_result():
+    B, N, NH, d = 2, 33, 3, 16
+    inp = np.arange(B * N * 3 * NH * d, dtype=np.float32)
+    total = B * N * NH * d
+    want = [np.zeros(total, np.float32) for _ in range(3)]
+    permute_kernel.interpret[-(-total // 128), 128](*want, inp, B, N, NH, d)
+    got = [cp.zeros(total, cp.float32) for _ in range(3)]
+    permute_kernel[-(-total // 128), 128](*got, cp.asarray(inp), B, N, NH, d)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.get(), w)
+
+
+def test_a_debug_build_raises_at_an_overflow_stated_not_to_happen():
+    out, wide = cp.zeros(1, cp.int32), cp.zeros(1, cp.int64)
+    fk.scaled_checked[1, 1](out, wide, -7, 3)
+    assert out.get().tolist() == [-20] and wide.get().tolist() == [-22]
+    with pytest.raises(kdsl.DeviceAssertionError, match=r"a \* b overflows Int32"):
+        fk.scaled_checked[1, 1](out, wide, 1 << 16, 1 << 15)
+    with pytest.raises(kdsl.DeviceAssertionError, match=r"a \* b \+ 1 overflows"):
+        fk.scaled_checked[1, 1](out, wide, (1 << 31) - 1, 1)
+    fk.scaled_checked[1, 1](out, wide, 5, 5)  # the context is still usable
+    assert out.get().tolist() == [26]

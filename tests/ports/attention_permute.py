@@ -7,7 +7,11 @@ run-time sizes (``b = idx / (NH * N * d)`` …).  Blocks of
 
 No differences from the original: C's ``/`` and ``%`` are Python's ``//``
 and ``%`` (the same on the non-negative indices here); the
-``0 * NH * d`` term of the input index is kept as written.
+``0 * NH * d`` term of the input index is kept as written.  The port
+states what the original's C takes for granted: the sizes are positive
+(``kdsl.assume``) and its ``int`` arithmetic does not overflow
+(``no_overflow=True``, which the interpreter checks), so the generated
+index arithmetic is the original's plain ``/``, ``%``, ``*`` and ``+``.
 """
 
 import numpy as np
@@ -16,7 +20,7 @@ import kdsl
 from kdsl import Float32, Int32, Pointer, block_dim, block_idx, thread_idx
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def permute_kernel(
     q: Pointer[Float32],
     k: Pointer[Float32],
@@ -27,6 +31,7 @@ def permute_kernel(
     NH: Int32,
     d: Int32,
 ):
+    kdsl.assume(B > 0 and N > 0 and NH > 0 and d > 0)
     idx = block_idx.x * block_dim.x + thread_idx.x
     # Q[b][nh_][n][d_] = inp[b][n][0][nh_][d_]
     if idx < B * NH * N * d:

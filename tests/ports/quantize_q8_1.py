@@ -10,6 +10,13 @@ The output is a ``Pointer[block_q8_1]`` as in the original (the launch may
 pass the blocks' bytes as a uint8 array); the two ``reinterpret_cast<half&>``
 stores into ``ds`` are lane stores ``vy[ib].ds[0] = ...``.  No differences
 from the original but the template parameters (one layout, no fused ops).
+``no_overflow=True`` states what C takes for granted of its ``int64_t``
+indices (the interpreter checks it); with ``ix0 < kx0_padded`` after the
+early return, the block and quant indices ``i_padded // 32`` and
+``i_padded % 32`` are C's ``/`` and ``%`` on a non-negative index.  The
+Float32 -> Int8 conversion (``kdsl::to_i8``: saturating, NaN gives 0) is
+one F2I and a clamp (the original's C conversion, undefined out of range,
+is the F2I alone).
 """
 
 import numpy as np
@@ -41,7 +48,7 @@ def warp_reduce_max(x):
     return x
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def quantize_q8_1(
     x: Pointer[Float32], vy: Pointer[block_q8_1], kx: Int64, kx0_padded: Int64
 ):

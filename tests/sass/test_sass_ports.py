@@ -46,13 +46,6 @@ SLACK = 0.02  # another NVRTC release moves the counts a little
 
 # (port module, original kernel) -> (port / original when recorded, the cause)
 KNOWN = {
-    ("attention_permute", "permute_kernel"): (
-        2.06,
-        "floordiv: `//` and `%` by the run-time sizes go through kdsl::floordiv "
-        "and kdsl::mod (+45 IMAD, +33 ISETP, 13 branches against 1; C's / and % "
-        "put in the port's source by hand: 163 instructions); needs kdsl.assume "
-        "(issue 26)",
-    ),
     ("softmax_forward", "softmax_forward_kernel4"): (
         1.69,
         "wrapping index arithmetic: the loops are C's now (block_dim.x is known "
@@ -135,6 +128,24 @@ def test_the_ports_sass_is_about_as_long_as_the_originals(name, kernel):
     recorded, cause = KNOWN[(name, kernel)]
     assert ratio <= recorded + SLACK, f"{got}, worse than recorded {recorded}: {cause}"
     assert ratio > WITHIN, f"{got}: now within 10 %, remove it from KNOWN"
+
+
+# ports whose facts are stated (kdsl.assume, no_overflow=True, issue 26): their
+# index arithmetic is C's, with no wrapping helper left
+STATED = {
+    "attention_permute": "permute_kernel",
+    "quantize_q8_1": "quantize_q8_1",
+}
+
+
+@pytest.mark.parametrize("name", list(STATED))
+def test_a_port_with_its_facts_stated_keeps_no_wrapping_helper(name):
+    source = port_instance(name, STATED[name]).source
+    code = source[source.index('extern "C"') :]  # (the prelude defines them)
+    helpers = re.findall(r"kdsl::(floordiv|mod|in_range|add|sub|mul|neg)\(", code)
+    assert not helpers, f"{name}: {helpers}"
+    original, port = counts(name, STATED[name])
+    assert port <= WITHIN * original, (name, port, original)
 
 
 def test_every_cuda_port_has_an_original():

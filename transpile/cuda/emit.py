@@ -394,6 +394,8 @@ class Emitter(Backend):
             return False
         if isinstance(e, (ir.Special, ir.Var, ir.Const)):
             return True
+        if isinstance(e, ir.BinOp) and e.check is not None:
+            return False  # (a debug build's checked operation: signed operands)
         return isinstance(e, ir.BinOp) and e.op in _UNSIGNED_OPS and self._plain(e)
 
     def _e_Const(self, e):
@@ -419,6 +421,12 @@ class Emitter(Backend):
         if _lanewise(e):
             return self._vmap(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if e.check is not None:  # a debug build's no_overflow=True: checked
+            record, site = e.check
+            name_ = {"+": "add", "-": "sub", "*": "mul"}[e.op]
+            return call(
+                f"kdsl::checked_{name_}", a, b, self.expr(record), number(str(site))
+            )
         if self._plain(e):
             return cexpr.plain(e.op, e.lhs.type, a, b)
         out = cexpr.binary(e.op, e.lhs.type, e.type, a, b)
@@ -455,7 +463,8 @@ class Emitter(Backend):
         """Whether a plain C++ operator computes integer operation ``e``
         exactly (``cexpr.plain``): the range analysis proves no overflow,
         and non-negative operands where C++ and Python differ (``//``,
-        ``%``, shifts); or, in an ``Int32`` value read on unsigned CUDA
+        ``%``, shifts); a signed ``+ - *`` of a function stated not to
+        overflow (``no_overflow=True``); or, in an ``Int32`` value read on unsigned CUDA
         indices (``_value``), ``+ - *`` with an unsigned operand, which C++
         computes modulo 2**32 as kdsl does."""
         t = e.lhs.type
@@ -463,6 +472,8 @@ class Emitter(Backend):
             return False
         if self._unsigned_ok and e.op in "+-*" and self._unsigned_operand(e):
             return True
+        if e.op in "+-*" and t.signed and self.ranges.no_overflow:
+            return True  # stated not to overflow (no_overflow=True): C's rule
         a, b = self.range_of(e.lhs), self.range_of(e.rhs)
         if e.op in ("//", "%", ">>", "<<") and (a[0] < 0 or b[0] < 0):
             return False
@@ -487,7 +498,7 @@ class Emitter(Backend):
         a = self.expr(e.operand)
         if e.op == "-" and is_int(e.type) and e.type.width >= 32 and e.type.signed:
             lo, hi = self.range_of(e.operand)
-            if within((-hi, -lo), e.type):  # no overflow: plain negation
+            if within((-hi, -lo), e.type) or self.ranges.no_overflow:
                 return atom(prefix("-", a))
             out = cexpr.unary(e.op, e.type, a)
             why = (

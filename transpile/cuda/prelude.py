@@ -48,6 +48,8 @@ def needs(functions) -> tuple[list[str], list[str]]:
                 parts.add("debug.h")  # kdsl::assert_failed, kdsl::first_thread
         for e in ir.expressions(f.body):
             types.add(e.type)
+            if isinstance(e, ir.BinOp) and e.check is not None:
+                parts.add("debug.h")  # kdsl::checked_add ... (no_overflow=True)
             name = e.builtin if isinstance(e, ir.BuiltinCall) else None
             name = e.name if isinstance(e, ir.Special) else name
             if name is not None:

@@ -42,6 +42,7 @@ class KernelDef:
         launch_bounds=None,
         maxrregcount=None,
         contract=False,
+        no_overflow=False,
     ) -> "KernelDef":
         """The definition of ``fn``, its options checked (an error points at
         the decorator keyword, else the ``def``)."""
@@ -50,8 +51,12 @@ class KernelDef:
             kernel_options(name, launch_bounds, None)
         with located(site, "contract"):
             kernel_options(name, contract=contract)
+        with located(site, "no_overflow"):
+            kernel_options(name, no_overflow=no_overflow)
         with located(site, "maxrregcount"):
-            options = kernel_options(name, launch_bounds, maxrregcount, contract)
+            options = kernel_options(
+                name, launch_bounds, maxrregcount, contract, no_overflow
+            )
         signature = read_signature(fn, f"kernel '{name}'")
         return cls(fn, name, site, signature, options, bool(debug))
 

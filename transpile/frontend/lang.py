@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from kdsl.transpile.errors import DSLError, error
-from kdsl.transpile.frontend.options import contract_option
+from kdsl.transpile.frontend.options import flag_option
 from kdsl.transpile.sites import DefSite, at_caller
 from kdsl.transpile.tracebacks import for_the_user, user_facing
 from kdsl.transpile.source import Span
@@ -268,11 +268,12 @@ class DeviceFunction:
 
     __kdsl_func__ = True
 
-    def __init__(self, fn, contract: bool = False):
+    def __init__(self, fn, contract: bool = False, no_overflow: bool = False):
         self.fn = fn
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
         self.contract = contract  # fuse its a * b + c (passes/contract.py)
+        self.no_overflow = no_overflow  # its signed + - * never overflow
         self._parsed = None
 
     def parsed(self):
@@ -290,19 +291,27 @@ class DeviceFunction:
         return f"<kdsl.func {self.name}>"
 
 
-def func(fn=None, *, contract=False):
+def func(fn=None, *, contract=False, no_overflow=False):
     """Decorator: a device function callable from kernels, ``@kdsl.func``
     or ``@kdsl.func(contract=True)`` (its float ``a * b + c`` fused into fma
     by kdsl's rule, in every kernel; a ``contract=True`` kernel contracts
-    every device function it calls)."""
-    if fn is None:
-        return lambda f: DeviceFunction(f, _checked(f, contract))
-    return DeviceFunction(fn, _checked(fn, contract))
+    every device function it calls); ``no_overflow=True`` states that its
+    signed ``+ - *`` never overflow (so does a ``no_overflow=True`` kernel
+    for every device function it calls)."""
+
+    def make(f):
+        return DeviceFunction(
+            f,
+            _checked(f, "contract", contract),
+            _checked(f, "no_overflow", no_overflow),
+        )
+
+    return make if fn is None else make(fn)
 
 
-def _checked(fn, contract) -> bool:
-    """``contract=`` of ``@kdsl.func``, a bool (E473 at the decorator)."""
+def _checked(fn, keyword, value) -> bool:
+    """A Boolean option of ``@kdsl.func`` (E473 at the decorator)."""
     try:
-        return contract_option(fn.__name__, contract)
+        return flag_option(fn.__name__, keyword, value)
     except DSLError as exc:
-        raise DefSite(fn).locate(exc, keyword="contract") from None
+        raise DefSite(fn).locate(exc, keyword=keyword) from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -86,6 +86,22 @@ _PY_COMPARE = values.COMPARE
 # the widest Python integer compile-time arithmetic may build (bits): 10**5000
 # is fine (and then too large for any type, E275); 10**10**9 would take minutes
 _PY_INT_BITS = 1 << 16
+
+
+def _refuse_static_overflow(op, a, b, out):
+    """A signed ``a op b`` folded at compile time in a ``no_overflow=True``
+    function: its exact value must fit (E354), as at run time (E903)."""
+    t = type(out)
+    if not (isinstance(out, Numeric) and out.is_static() and t.kind == "int"):
+        return
+    if not t.signed or t.width > 64:
+        return
+    x, y = (int(v._value) if isinstance(v, Numeric) else int(v) for v in (a, b))
+    exact = x + y if op == "+" else x - y if op == "-" else x * y
+    if exact != int(out._value):
+        raise error(
+            "static-overflow", lhs=x, op=op, rhs=y, exact=exact, type=t.__name__
+        )
 
 
 def _check_python_int_size(op, a, b) -> None:
@@ -246,7 +262,30 @@ class ExprLowerer(Lowering):
                 raise error(
                     "not-numeric", where=f" for operator '{op}'", got=kind_of(v)
                 )
-        return arith.binary(op, a, b, self.state.parsed.span(node))
+        out = arith.binary(op, a, b, self.state.parsed.span(node))
+        if self.state.ctx.no_overflow and op in ("+", "-", "*"):
+            _refuse_static_overflow(op, a, b, out)
+            if self.state.ctx.debug:
+                out = self._checked(out, node)
+        return out
+
+    def _checked(self, out, node):
+        """A debug build's signed ``+ - *`` of 32 or 64 bits stated not to
+        overflow: checked on the GPU, an assertion of its own."""
+        e = out.ir_value() if isinstance(out, Numeric) else None
+        t = type(out)
+        if not isinstance(e, ir.BinOp) or out.is_static():
+            return out
+        if not (t.kind == "int" and t.signed and t.width in (32, 64)):
+            return out
+        site = len(self.state.ctx.assertions) + 1
+        text = " ".join(self.state.parsed.code(node).split())
+        message = (
+            f"{text} overflows {t.__name__} (the function states no_overflow=True)"
+        )
+        self.state.ctx.assertions.append((e.span, message))
+        checked = replace(e, check=(self.assert_record(), site))
+        return t._dynamic(checked)
 
     def _expr_UnaryOperation(self, node):
         v = self.expr(node.expression)

@@ -149,6 +149,7 @@ class DeviceFunctionLowerer(Lowering):
             ret,
             is_kernel=False,
             contract=self.state.ctx.contract or f.contract,
+            no_overflow=self.state.ctx.no_overflow or f.no_overflow,
         )
 
     def _bind_parameter(self, pname, kind) -> list:

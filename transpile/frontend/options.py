@@ -1,5 +1,5 @@
 """A kernel's compile options: ``@kdsl.kernel(launch_bounds=..., maxrregcount=...,
-contract=...)``.
+contract=..., no_overflow=...)``.
 
 ``launch_bounds`` becomes ``__launch_bounds__(threads, min_blocks)`` on the
 kernel's signature (the launch then refuses larger blocks); ``maxrregcount``
@@ -22,6 +22,8 @@ class KernelOptions:
     launch_bounds: tuple[int, ...] | None = None  # (threads,) or (threads, blocks)
     maxrregcount: int | None = None
     contract: bool = False  # fuse a * b + c into fma (passes/contract.py)
+    # signed + - * never overflow: a stated precondition (passes/ranges.py)
+    no_overflow: bool = False
 
     @property
     def max_threads(self) -> int | None:
@@ -35,9 +37,16 @@ class KernelOptions:
         return (f"--maxrregcount={self.maxrregcount}",)
 
 
-def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None, contract=False):
+def kernel_options(
+    kernel: str,
+    launch_bounds=None,
+    maxrregcount=None,
+    contract=False,
+    no_overflow=False,
+):
     """The options of the kernel ``kernel``, checked."""
-    contract = contract_option(kernel, contract)
+    contract = flag_option(kernel, "contract", contract)
+    no_overflow = flag_option(kernel, "no_overflow", no_overflow)
     bounds = None
     if launch_bounds is not None:
         bounds = launch_bounds if isinstance(launch_bounds, tuple) else (launch_bounds,)
@@ -64,20 +73,29 @@ def kernel_options(kernel: str, launch_bounds=None, maxrregcount=None, contract=
             accepted=f"the most registers a thread, an int from 1 to {MAX_REGISTERS}",
             got=repr(maxrregcount),
         )
-    return KernelOptions(bounds, maxrregcount, contract)
+    return KernelOptions(bounds, maxrregcount, contract, no_overflow)
 
 
-def contract_option(name: str, contract) -> bool:
-    """``contract=`` of the kernel or device function ``name``: a bool."""
-    if not isinstance(contract, bool):
+# the Boolean options of a kernel or device function: what True does
+FLAGS = {
+    "contract": "fuse a * b + c into fma, docs/language.md",
+    "no_overflow": "signed + - * never overflow, checked by the interpreter: "
+    "docs/language.md",
+}
+
+
+def flag_option(name: str, option: str, value) -> bool:
+    """The Boolean option ``option=`` of the kernel or device function
+    ``name`` (``FLAGS``)."""
+    if not isinstance(value, bool):
         raise error(
             "kernel-option",
-            option="contract",
+            option=option,
             kernel=name,
-            accepted="True (fuse a * b + c into fma, docs/language.md) or False",
-            got=repr(contract),
+            accepted=f"True ({FLAGS[option]}) or False",
+            got=repr(value),
         )
-    return contract
+    return value
 
 
 def _positive_int(value) -> bool:

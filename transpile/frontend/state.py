@@ -64,6 +64,8 @@ class Context:
     effects: dict = field(default_factory=dict)
     debug: bool = False  # a debug build: assert statements are compiled
     contract: bool = False  # the kernel's contract=True: its functions fuse a*b + c
+    # the kernel's no_overflow=True: its functions' signed + - * never overflow
+    no_overflow: bool = False
     # (span, message) of each assertion, numbered from 1 in this list's order
     assertions: list = field(default_factory=list)
     record_takers: set = field(default_factory=set)  # functions taking the record
@@ -90,6 +92,7 @@ class Context:
             effects=self.effects,
             debug=self.debug,
             contract=self.contract,
+            no_overflow=self.no_overflow,
             assertions=self.assertions,
             record_takers=self.record_takers,
             constants=self.constants,

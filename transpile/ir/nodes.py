@@ -102,12 +102,17 @@ class BinOp(Expr):
     """``lhs op rhs`` with both operands of the operation's common type.
     ``contract``: a float ``+``/``-`` written inside ``kdsl.contract(...)``,
     which the pass ``contract`` may fuse with a product operand into one
-    ``kdsl.math.fma`` (passes/contract.py)."""
+    ``kdsl.math.fma`` (passes/contract.py).  ``check``: in a debug build, a
+    signed ``+ - *`` of a ``no_overflow=True`` function, which records its
+    assertion site on the GPU where the exact result leaves the type."""
 
     op: str
     lhs: Expr
     rhs: Expr
     contract: bool = False
+    # a debug build's check of a signed + - * stated not to overflow
+    # (``no_overflow=True``): (the assertion record, the assertion's number)
+    check: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -557,6 +562,11 @@ class Function:
     # ``contract=True`` (the kernel's option, or the device function's): the
     # pass ``contract`` fuses every float ``a * b + c`` of it into an fma
     contract: bool = False
+    # ``no_overflow=True``: a stated precondition that the exact result of
+    # every signed integer ``+ - *`` and negation of it fits its type (the
+    # range analysis clamps to the type instead of wrapping; the
+    # interpreter checks each operation)
+    no_overflow: bool = False
 
 
 # -- traversal ------------------------------------------------------------------------

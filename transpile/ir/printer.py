@@ -33,6 +33,7 @@ def format_function(f: ir.Function) -> str:
     kind = "kernel" if f.is_kernel else "device"
     ret = "" if f.ret is None else f" -> {format_type(f.ret)}"
     ret += " contract" if f.contract else ""  # contract=True: every a*b + c fuses
+    ret += " no_overflow" if f.no_overflow else ""  # signed + - * never overflow
     return "\n".join([f"{kind} {f.name}({params}){ret}:", *_block(f.body, 1)]) + "\n"
 
 

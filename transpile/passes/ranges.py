@@ -30,7 +30,10 @@ bounds it.
 Facts (``Fact``) narrow ranges where they hold:
 
 * ``kdsl.assume(cond)`` (an :class:`ir.Assume`), the condition of an ``if``
-  in its ``then`` block, and of a ``while`` in its body: each comparison
+  in its ``then`` block, and of a ``while`` in its body; after an ``if``
+  whose ``then`` block ends in ``return``, ``break`` or ``continue``, the
+  condition's negation (``if i >= n: return`` states ``i < n`` below it),
+  and the condition after one whose ``else`` block does: each comparison
   ``a op b`` of ``cond`` (comparisons joined by ``and``) bounds ``a`` by
   ``b``'s range and ``b`` by ``a``'s, where ``a``, ``b`` is a variable, a
   special register or arithmetic on them (never a load or a call: memory
@@ -48,7 +51,13 @@ Facts (``Fact``) narrow ranges where they hold:
   negative) bounds its counter as a constant step does.
 
 A fact bounds the value as kdsl computes it (wrapped): ``kdsl.assume(a * b
-> 0)`` on Int32 says nothing about the exact product.  ``Ranges.of(e)`` is
+> 0)`` on Int32 says nothing about the exact product.
+
+In a function compiled with ``no_overflow=True`` (the kernel's option, or
+the device function's), the exact result of every signed ``+ - *`` and
+negation is stated to fit its type (C's rule for ``int``; the interpreter
+checks it), so their range is the exact one clamped to the type's instead
+of the whole type: a product of positive sizes stays positive.  ``Ranges.of(e)`` is
 the range of ``e`` under the facts at ``e``'s place in the function (found
 by the node's identity; a node built elsewhere gets no facts).
 """
@@ -84,6 +93,8 @@ _CALLS = {"lane_id": (0, 31)}
 _BELOW = {"thread_idx": "block_dim", "block_idx": "grid_dim"}
 _COMPARE = {"<", "<=", ">", ">=", "=="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+_JUMPS = (nodes.Return, nodes.Break, nodes.Continue)
 
 _ROUNDS = 8  # rounds before a still-growing variable gets its type's range
 
@@ -164,6 +175,7 @@ class Ranges:
 
     def __init__(self, f: nodes.Function):
         self.f = f  # (the nodes whose identity ``of`` reads stay alive)
+        self.no_overflow = f.no_overflow  # signed + - * stated not to overflow
         self.env: dict = {}  # variable -> its range (None: no value yet)
         self._scopes: dict = {}  # id(expression) -> the facts in force there
         self._at: dict = {}  # id(statement) -> the facts in force at it
@@ -238,21 +250,42 @@ class Ranges:
                         yield from self._placed(value, scope)
             if isinstance(s, nodes.Assume):
                 scope = scope | self._facts(s.cond, scope)
+            elif isinstance(s, nodes.If):  # if n < 0: return -> n >= 0 after it
+                scope = scope | self._exit_facts(s, scope, assigned)
 
-    def _facts(self, cond, scope) -> frozenset:
-        """The facts a true ``cond`` states (its comparisons joined by &&)."""
-        if isinstance(cond, nodes.Logical) and cond.op == "&&":
-            return self._facts(cond.lhs, scope) | self._facts(cond.rhs, scope)
+    def _exit_facts(self, s, scope, assigned) -> frozenset:
+        """What holds after ``if`` statement ``s`` because one of its
+        branches ends in a jump (``return``, ``break``, ``continue``): the
+        other branch's condition, about variables neither branch assigns."""
+        facts = _NONE
+        if _jumps(s.then):
+            facts = self._facts(s.cond, scope, negated=True)
+        if _jumps(s.orelse):
+            facts = facts | self._facts(s.cond, scope)
+        return frozenset(x for x in facts if not x.reads & assigned)
+
+    def _facts(self, cond, scope, negated=False) -> frozenset:
+        """The facts a true ``cond`` (a false one: ``negated``) states: its
+        comparisons joined by && (by || when false), ``not`` flipping."""
+        if isinstance(cond, nodes.Logical) and cond.op == ("||" if negated else "&&"):
+            return self._facts(cond.lhs, scope, negated) | self._facts(
+                cond.rhs, scope, negated
+            )
+        if isinstance(cond, nodes.UnaryOp) and cond.op == "~":
+            return self._facts(cond.operand, scope, not negated)
         if not (
             isinstance(cond, nodes.BinOp)
-            and cond.op in _COMPARE
+            and cond.op in _NEGATE
             and is_int(cond.lhs.type)
         ):
             return _NONE
+        op = _NEGATE[cond.op] if negated else cond.op
+        if op not in _COMPARE:  # (a != b states nothing here)
+            return _NONE
         out = set()
         for subject, op, bound in (
-            (cond.lhs, cond.op, cond.rhs),
-            (cond.rhs, _FLIP[cond.op], cond.lhs),
+            (cond.lhs, op, cond.rhs),
+            (cond.rhs, _FLIP[op], cond.lhs),
         ):
             subject = _lossless(subject)
             reads = _reads(subject)
@@ -394,14 +427,12 @@ class Ranges:
             a, b = self._eval(e.lhs, scope), self._eval(e.rhs, scope)
             if a is None or b is None:
                 return None
-            r = exact(e.op, a, b)
-            return r if within(r, t) else full
+            return self._fits(exact(e.op, a, b), t, e.op in "+-*")
         if isinstance(e, nodes.UnaryOp) and e.op == "-":
             r = self._eval(e.operand, scope)
             if r is None:
                 return None
-            r = (-r[1], -r[0])
-            return r if within(r, t) else full
+            return self._fits((-r[1], -r[0]), t, True)
         if isinstance(e, nodes.UnaryOp) and e.op == "+":
             return self._eval(e.operand, scope)
         if isinstance(e, nodes.Select):
@@ -410,6 +441,20 @@ class Ranges:
                 return None
             return _union(a, b)
         return full
+
+    def _fits(self, r, t, checked: bool) -> Range:
+        """The range of an operation of type ``t`` whose exact range is
+        ``r``: ``r`` where it fits; where it may not, the whole type, or,
+        for a signed ``+ - *`` or negation (``checked``) stated not to
+        overflow (``no_overflow``), ``r`` clamped to the type."""
+        if within(r, t):
+            return r
+        lo, hi = type_range(t)
+        if r is None or not (checked and self.no_overflow and t.signed):
+            return (lo, hi)
+        if r[0] > hi or r[1] < lo:  # it always overflows: never run, or an error
+            return (lo, hi)
+        return (max(lo, r[0]), min(hi, r[1]))
 
 
 def _assigned(s) -> frozenset:
@@ -426,6 +471,12 @@ def _assigned(s) -> frozenset:
                 if isinstance(y, nodes.FuncCall):
                     out.update(a.name for a in y.args if isinstance(a, nodes.Var))
     return frozenset(out)
+
+
+def _jumps(block) -> bool:
+    """Whether ``block`` ends in ``return``, ``break`` or ``continue``."""
+    last = [s for s in block if not isinstance(s, nodes.Comment)][-1:]
+    return bool(last) and isinstance(last[0], _JUMPS)
 
 
 _PURE = (

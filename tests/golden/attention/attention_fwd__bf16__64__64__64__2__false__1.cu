@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -989,58 +996,58 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
     // head = block_idx.y * seq
     int32_t head = blockIdx.y * seq;
     // row0 = m0 + warp * (16 * WARP_M) + g
-    int32_t row0 = kdsl::add(kdsl::add(m0, warp * 16), g);
+    int32_t row0 = m0 + warp * 16 + g;
     // if CAUSAL:  [False]; else:
     // ntiles = seq // BLOCK_N
     int32_t ntiles = seq / 64;
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
-    int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 32), t4);
+    int32_t qrow = (head + row0) * 32 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 0]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x1 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 256)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 256];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x2 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 4)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x3 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 260)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 260];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 0]
     qf[0][0] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 264)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 264];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 268)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 268];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 1]
     qf[0][1] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 272)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 272];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 276)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 276];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 2]
     qf[0][2] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 280)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 280];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 284)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 284];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 3]
     qf[0][3] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
@@ -1094,9 +1101,9 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
             // c = idx % CH  [p = 0]
             int32_t c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
-            int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            int32_t src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
-            int32_t dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            int32_t dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1110,9 +1117,9 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
             // c = idx % CH  [p = 1]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 1]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 1]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1126,9 +1133,9 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
             // c = idx % CH  [p = 2]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 2]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 2]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1142,9 +1149,9 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
             // c = idx % CH  [p = 3]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 3]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 3]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1160,7 +1167,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
             continue;
         }
         // kv0 = kt % STAGES * BLOCK_N
-        int32_t kv0 = kdsl::mod(kt, 2) * 64;
+        int32_t kv0 = kt % 2 * 64;
         // for i in kdsl.range_constexpr(WARP_M):
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0]
         // s[i, j] = Float32x4(0.0)  [i = 0, j = 0]
@@ -1186,8 +1193,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
         int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
-        kdsl::vec<__nv_bfloat16, 8> kb =
-                kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kdsl::vec<__nv_bfloat16, 8> kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> kb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
@@ -1204,7 +1210,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 1]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 1]
@@ -1219,7 +1225,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 2]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 2]
@@ -1234,7 +1240,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 3]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 3]
@@ -1250,7 +1256,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 0]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 0]
@@ -1265,7 +1271,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 1]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 1]
@@ -1280,7 +1286,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 2]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 2]
@@ -1295,7 +1301,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 3]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 3]
@@ -1311,7 +1317,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 0]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 0]
@@ -1326,7 +1332,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 1]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 1]
@@ -1341,7 +1347,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 2]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 2]
@@ -1356,7 +1362,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 3]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 3]
@@ -1372,7 +1378,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 0]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 0]
@@ -1387,7 +1393,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 1]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 1]
@@ -1402,7 +1408,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 2]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 2]
@@ -1417,7 +1423,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 3]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 3]
@@ -1787,7 +1793,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
-                kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+                kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> vb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -1804,7 +1810,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 1]
@@ -1819,7 +1825,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 2]
@@ -1834,7 +1840,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 3]
@@ -1864,7 +1870,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 0]
@@ -1879,7 +1885,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 1]
@@ -1894,7 +1900,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 2]
@@ -1909,7 +1915,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 3]
@@ -1939,7 +1945,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 0]
@@ -1954,7 +1960,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 1]
@@ -1969,7 +1975,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 2]
@@ -1984,7 +1990,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 3]
@@ -2014,7 +2020,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 0]
@@ -2029,7 +2035,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 1]
@@ -2044,7 +2050,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 2]
@@ -2059,7 +2065,7 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 3]
@@ -2082,10 +2088,10 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
     // if t4 == 0:  [i = 0, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
-        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+        lse[head + row0] = m[0][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
+    int32_t at = ((head + row0) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
     float first = acc[0][0].v[0] * inv;
@@ -2153,10 +2159,10 @@ extern "C" __global__ void attention_fwd__bf16__64__64__64__2__false__1(
     // if t4 == 0:  [i = 0, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+        lse[head + row0 + 8] = m[0][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
+    at = ((head + row0 + 8) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
     first = acc[0][0].v[2] * inv;

@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -1047,7 +1054,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // acc[i, j] = Float32x4(0.0)  [i = 3, j = 7]
     acc[3][7] = kdsl::splat<float, 4>(0.0f);
     // ktiles = (K + BK - 1) // BK
-    int32_t ktiles = kdsl::floordiv(kdsl::add(K, 31), 32);
+    int32_t ktiles = (K + 31) / 32;
     // a_row = K // 8
     int32_t a_row = K / 8;
     // b_row = N // 8
@@ -1080,7 +1087,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            int32_t at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1099,7 +1106,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1118,7 +1125,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1137,7 +1144,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1155,9 +1162,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // q = chunk % (BN // 8)  [p = 0]
             q = chunk % 16;
             // row = k0 + r  [p = 0]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1174,9 +1181,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // q = chunk % (BN // 8)  [p = 1]
             q = chunk % 16;
             // row = k0 + r  [p = 1]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1193,9 +1200,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // q = chunk % (BN // 8)  [p = 2]
             q = chunk % 16;
             // row = k0 + r  [p = 2]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1212,9 +1219,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
             // q = chunk % (BN // 8)  [p = 3]
             q = chunk % 16;
             // row = k0 + r  [p = 3]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1555,7 +1562,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // g = lane // 4
     int32_t g = lane / 4;
     // col0 = bn + wn + lane % 4 * 2
-    int32_t col0 = kdsl::add(kdsl::add(bn, wn), lane % 4 * 2);
+    int32_t col0 = bn + wn + lane % 4 * 2;
     // for i in kdsl.range_constexpr(WM // 16):
     // for j in kdsl.range_constexpr(WN // 8):  [i = 0]
     // v = acc[i, j]  [i = 0, j = 0]
@@ -1565,126 +1572,126 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = col0;
     // at = (row * N + col) // 2  [i = 0, j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    int32_t at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 0]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 1]
     v = acc[0][1];
     // row = bm + wm + i * 16 + g  [i = 0, j = 1]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 0, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 2]
     v = acc[0][2];
     // row = bm + wm + i * 16 + g  [i = 0, j = 2]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 0, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 3]
     v = acc[0][3];
     // row = bm + wm + i * 16 + g  [i = 0, j = 3]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 0, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 4]
     v = acc[0][4];
     // row = bm + wm + i * 16 + g  [i = 0, j = 4]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 0, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 5]
     v = acc[0][5];
     // row = bm + wm + i * 16 + g  [i = 0, j = 5]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 0, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 6]
     v = acc[0][6];
     // row = bm + wm + i * 16 + g  [i = 0, j = 6]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 0, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 0, j = 7]
     v = acc[0][7];
     // row = bm + wm + i * 16 + g  [i = 0, j = 7]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 0, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
     // v = acc[i, j]  [i = 1, j = 0]
@@ -1694,126 +1701,126 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // col = col0 + j * 8  [i = 1, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 1, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 0]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 1]
     v = acc[1][1];
     // row = bm + wm + i * 16 + g  [i = 1, j = 1]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 1, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 2]
     v = acc[1][2];
     // row = bm + wm + i * 16 + g  [i = 1, j = 2]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 1, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 3]
     v = acc[1][3];
     // row = bm + wm + i * 16 + g  [i = 1, j = 3]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 1, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 4]
     v = acc[1][4];
     // row = bm + wm + i * 16 + g  [i = 1, j = 4]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 1, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 5]
     v = acc[1][5];
     // row = bm + wm + i * 16 + g  [i = 1, j = 5]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 1, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 6]
     v = acc[1][6];
     // row = bm + wm + i * 16 + g  [i = 1, j = 6]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 1, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 1, j = 7]
     v = acc[1][7];
     // row = bm + wm + i * 16 + g  [i = 1, j = 7]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 1, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
     // v = acc[i, j]  [i = 2, j = 0]
@@ -1823,126 +1830,126 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // col = col0 + j * 8  [i = 2, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 2, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 0]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 1]
     v = acc[2][1];
     // row = bm + wm + i * 16 + g  [i = 2, j = 1]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 2, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 2]
     v = acc[2][2];
     // row = bm + wm + i * 16 + g  [i = 2, j = 2]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 2, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 3]
     v = acc[2][3];
     // row = bm + wm + i * 16 + g  [i = 2, j = 3]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 2, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 4]
     v = acc[2][4];
     // row = bm + wm + i * 16 + g  [i = 2, j = 4]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 2, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 5]
     v = acc[2][5];
     // row = bm + wm + i * 16 + g  [i = 2, j = 5]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 2, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 6]
     v = acc[2][6];
     // row = bm + wm + i * 16 + g  [i = 2, j = 6]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 2, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 2, j = 7]
     v = acc[2][7];
     // row = bm + wm + i * 16 + g  [i = 2, j = 7]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 2, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     // v = acc[i, j]  [i = 3, j = 0]
@@ -1952,125 +1959,125 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__false(
     // col = col0 + j * 8  [i = 3, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 3, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 0]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 0]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 1]
     v = acc[3][1];
     // row = bm + wm + i * 16 + g  [i = 3, j = 1]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 3, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 1]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 2]
     v = acc[3][2];
     // row = bm + wm + i * 16 + g  [i = 3, j = 2]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 3, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 2]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 3]
     v = acc[3][3];
     // row = bm + wm + i * 16 + g  [i = 3, j = 3]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 3, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 3]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 4]
     v = acc[3][4];
     // row = bm + wm + i * 16 + g  [i = 3, j = 4]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 3, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 4]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 5]
     v = acc[3][5];
     // row = bm + wm + i * 16 + g  [i = 3, j = 5]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 3, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 5]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 6]
     v = acc[3][6];
     // row = bm + wm + i * 16 + g  [i = 3, j = 6]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 3, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 6]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     // v = acc[i, j]  [i = 3, j = 7]
     v = acc[3][7];
     // row = bm + wm + i * 16 + g  [i = 3, j = 7]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 3, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]  [True]
     // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 7]
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
 }

@@ -337,10 +337,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -350,6 +350,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -1201,9 +1208,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 0]
             int32_t q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-            int32_t at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            int32_t at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 0]
-            int32_t src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            int32_t src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sa[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
@@ -1214,9 +1221,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 1]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 1]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sa[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
@@ -1227,9 +1234,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 2]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 2]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sa[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
@@ -1240,9 +1247,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 3]
             q = chunk % 8;
             // at = (stage * BM + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bm + r) * row_chunks + k0 + q  [p = 3]
-            src = kdsl::add(kdsl::add(kdsl::mul(bm + r, row_chunks), k0), q);
+            src = (bm + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sa, at, a.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sa[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[src]);
@@ -1254,9 +1261,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 0]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 0]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 0]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sb[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
@@ -1267,9 +1274,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 1]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 1]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 1]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sb[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
@@ -1280,9 +1287,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 2]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 2]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 2]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sb[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
@@ -1293,9 +1300,9 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
             // q = chunk % CHUNKS  [p = 3]
             q = chunk % 8;
             // at = (stage * BN + r) * CHUNKS + kdsl.swizzle(r, q, CHUNKS)  [p = 3]
-            at = kdsl::add((stage * 128 + r) * 8, q ^ (r & 7));
+            at = (stage * 128 + r) * 8 + (q ^ (r & 7));
             // src = (bn + r) * row_chunks + k0 + q  [p = 3]
-            src = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(bn, r), row_chunks), k0), q);
+            src = (bn + r) * row_chunks + k0 + q;
             // kdsl.cp_async(sb, at, bt.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sb[at],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(bt)[src]);
@@ -1334,10 +1341,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     // row = bm + group * 64 + tid % 128 // 32 * 16 + lane // 4
     int32_t row = bm + group * 64 + tid % 128 / 32 * 16 + lane / 4;
     // col0 = bn + lane % 4 * 2
-    int32_t col0 = kdsl::add(bn, lane % 4 * 2);
+    int32_t col0 = bn + lane % 4 * 2;
     // for j in kdsl.range_constexpr(BN // 8):
     // at = (row * N + col0 + j * 8) // 2  [j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col0), 2);
+    int32_t at = (row * N + col0) / 2;
     // v0 = acc[4 * j]  [j = 0]
     float v0 = acc[0];
     // v1 = acc[4 * j + 1]  [j = 0]
@@ -1350,10 +1357,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 0]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 8), 2);
+    at = (row * N + col0 + 8) / 2;
     // v0 = acc[4 * j]  [j = 1]
     v0 = acc[4];
     // v1 = acc[4 * j + 1]  [j = 1]
@@ -1366,10 +1373,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 1]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 16), 2);
+    at = (row * N + col0 + 16) / 2;
     // v0 = acc[4 * j]  [j = 2]
     v0 = acc[8];
     // v1 = acc[4 * j + 1]  [j = 2]
@@ -1382,10 +1389,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 2]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 24), 2);
+    at = (row * N + col0 + 24) / 2;
     // v0 = acc[4 * j]  [j = 3]
     v0 = acc[12];
     // v1 = acc[4 * j + 1]  [j = 3]
@@ -1398,10 +1405,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 3]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 32), 2);
+    at = (row * N + col0 + 32) / 2;
     // v0 = acc[4 * j]  [j = 4]
     v0 = acc[16];
     // v1 = acc[4 * j + 1]  [j = 4]
@@ -1414,10 +1421,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 4]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 40), 2);
+    at = (row * N + col0 + 40) / 2;
     // v0 = acc[4 * j]  [j = 5]
     v0 = acc[20];
     // v1 = acc[4 * j + 1]  [j = 5]
@@ -1430,10 +1437,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 5]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 48), 2);
+    at = (row * N + col0 + 48) / 2;
     // v0 = acc[4 * j]  [j = 6]
     v0 = acc[24];
     // v1 = acc[4 * j + 1]  [j = 6]
@@ -1446,10 +1453,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 6]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 56), 2);
+    at = (row * N + col0 + 56) / 2;
     // v0 = acc[4 * j]  [j = 7]
     v0 = acc[28];
     // v1 = acc[4 * j + 1]  [j = 7]
@@ -1462,10 +1469,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 7]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 8]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 64), 2);
+    at = (row * N + col0 + 64) / 2;
     // v0 = acc[4 * j]  [j = 8]
     v0 = acc[32];
     // v1 = acc[4 * j + 1]  [j = 8]
@@ -1478,10 +1485,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 8]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 9]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 72), 2);
+    at = (row * N + col0 + 72) / 2;
     // v0 = acc[4 * j]  [j = 9]
     v0 = acc[36];
     // v1 = acc[4 * j + 1]  [j = 9]
@@ -1494,10 +1501,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 9]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 10]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 80), 2);
+    at = (row * N + col0 + 80) / 2;
     // v0 = acc[4 * j]  [j = 10]
     v0 = acc[40];
     // v1 = acc[4 * j + 1]  [j = 10]
@@ -1510,10 +1517,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 10]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 11]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 88), 2);
+    at = (row * N + col0 + 88) / 2;
     // v0 = acc[4 * j]  [j = 11]
     v0 = acc[44];
     // v1 = acc[4 * j + 1]  [j = 11]
@@ -1526,10 +1533,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 11]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 12]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 96), 2);
+    at = (row * N + col0 + 96) / 2;
     // v0 = acc[4 * j]  [j = 12]
     v0 = acc[48];
     // v1 = acc[4 * j + 1]  [j = 12]
@@ -1542,10 +1549,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 12]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 13]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 104), 2);
+    at = (row * N + col0 + 104) / 2;
     // v0 = acc[4 * j]  [j = 13]
     v0 = acc[52];
     // v1 = acc[4 * j + 1]  [j = 13]
@@ -1558,10 +1565,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 13]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 14]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 112), 2);
+    at = (row * N + col0 + 112) / 2;
     // v0 = acc[4 * j]  [j = 14]
     v0 = acc[56];
     // v1 = acc[4 * j + 1]  [j = 14]
@@ -1574,10 +1581,10 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 14]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
     // at = (row * N + col0 + j * 8) // 2  [j = 15]
-    at = kdsl::floordiv(kdsl::add(kdsl::add(kdsl::mul(row, N), col0), 120), 2);
+    at = (row * N + col0 + 120) / 2;
     // v0 = acc[4 * j]  [j = 15]
     v0 = acc[60];
     // v1 = acc[4 * j + 1]  [j = 15]
@@ -1590,6 +1597,6 @@ extern "C" __global__ void gemm_wgmma__bf16__128__128__4(
     reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v0), __float2bfloat16_rn(v1)}};
     // c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)  [j = 15]
-    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
             kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v2), __float2bfloat16_rn(v3)}};
 }

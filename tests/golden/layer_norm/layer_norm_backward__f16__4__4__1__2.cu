@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -519,14 +526,15 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(C, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // xs = kdsl.local_array(C, (CHUNKS, VEC))
     float xs[2][4];
     // gs = kdsl.local_array(C, (CHUNKS, VEC))
@@ -561,13 +569,13 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j]);
         // gv = grad_y.vec(VEC)[base + j].to(C)  [c = 0]
         kdsl::vec<float, 4> gv = kdsl::vmap(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // xs[c, lane] = xv[lane]  [c = 0, lane = 0]
         xs[0][0] = xv.v[0];
@@ -622,13 +630,13 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j]);
         // gv = grad_y.vec(VEC)[base + j].to(C)  [c = 1]
         kdsl::vec<float, 4> gv = kdsl::vmap(
                 [](const __half a) {
                     return __half2float(a);
                 },
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[kdsl::add(base, j)]);
+                reinterpret_cast<const kdsl::vec<__half, 4>*>(grad_y)[base + j]);
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // xs[c, lane] = xv[lane]  [c = 1, lane = 0]
         xs[1][0] = xv.v[0];
@@ -844,7 +852,7 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         // out[lane] = dx.to(D)  [c = 0, lane = 3]
         out.v[3] = __float2half_rn(dx);
         // grad_x.vec(VEC)[base + j] = out  [c = 0]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[base + j] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 0]
         // if grad_weight is not None:  [c = 0, k = 0]  [True]
         // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 0, k = 0]
@@ -896,7 +904,7 @@ extern "C" __global__ void layer_norm_backward__f16__4__4__1__2(
         // out[lane] = dx.to(D)  [c = 1, lane = 3]
         out.v[3] = __float2half_rn(dx);
         // grad_x.vec(VEC)[base + j] = out  [c = 1]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(grad_x)[base + j] = out;
         // for k in kdsl.range_constexpr(VEC):  [c = 1]
         // if grad_weight is not None:  [c = 1, k = 0]  [True]
         // kdsl.atomic_add(grad_weight, j * VEC + k, (gs[c, k] * xs[c, k]).to(Float64))  [c = 1, k = 0]

@@ -334,10 +334,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -347,6 +347,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -509,10 +516,11 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
         int32_t cols,
         float eps) {
     extern __shared__ __align__(32) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(cols >= 0)
     // scratch = kdsl.shared_array(C, (1, WARPS))
     __shared__ double scratch[1][16];
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = block_idx.x * nvec
     int32_t base = blockIdx.x * nvec;
     // if CACHE:  [True]
@@ -529,8 +537,7 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
         // if u == 0 or j < nvec:  [u = 0]  [True]
         // if VEC == 1:  [u = 0]  [False]; else:
         // raw = x.vec(VEC)[base + j]  [u = 0]
-        kdsl::vec<double, 4> raw =
-                reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<double, 4> raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
         // if CACHE:  [u = 0]  [True]
         // row[j] = raw  [u = 0]
         row[j] = raw;
@@ -549,7 +556,7 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 1]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 1]
-            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
             // if CACHE:  [u = 1]  [True]
             // row[j] = raw  [u = 1]
             row[j] = raw;
@@ -569,7 +576,7 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 2]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 2]
-            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
             // if CACHE:  [u = 2]  [True]
             // row[j] = raw  [u = 2]
             row[j] = raw;
@@ -589,7 +596,7 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 3]  [False]; else:
             // raw = x.vec(VEC)[base + j]  [u = 3]
-            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[kdsl::add(base, j)];
+            raw = reinterpret_cast<const kdsl::vec<double, 4>*>(x)[base + j];
             // if CACHE:  [u = 3]  [True]
             // row[j] = raw  [u = 3]
             row[j] = raw;
@@ -664,6 +671,6 @@ extern "C" __global__ void layer_norm_wide__f64__4__16__true__4(
                 },
                 out, reinterpret_cast<const kdsl::vec<double, 4>*>(bias)[j]);
         // y.vec(VEC)[base + j] = out.to(D)
-        reinterpret_cast<kdsl::vec<double, 4>*>(y)[kdsl::add(base, j)] = out;
+        reinterpret_cast<kdsl::vec<double, 4>*>(y)[base + j] = out;
     }
 }

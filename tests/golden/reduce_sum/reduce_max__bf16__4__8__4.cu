@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -567,18 +574,18 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
     // acc = Vector[Float32, VEC].splat(NEG_INF)
     kdsl::vec<float, 4> acc = kdsl::splat<float, 4>(-INFINITY);
     // while i + (UNROLL - 1) * stride < nvec:
-    while (kdsl::add(i, kdsl::mul(3, stride)) < nvec) {
+    while (i + 3 * stride < nvec) {
         // loaded = kdsl.local_array(Vector[D, VEC], UNROLL)
         kdsl::vec<__nv_bfloat16, 4> loaded[4];
         // for u in kdsl.range_constexpr(UNROLL):
         // loaded[u] = xv[i + u * stride]  [u = 0]
         loaded[0] = xv[i + 0 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 1]
-        loaded[1] = xv[kdsl::add(i, stride)];
+        loaded[1] = xv[i + stride];
         // loaded[u] = xv[i + u * stride]  [u = 2]
-        loaded[2] = xv[kdsl::add(i, kdsl::mul(2, stride))];
+        loaded[2] = xv[i + 2 * stride];
         // loaded[u] = xv[i + u * stride]  [u = 3]
-        loaded[3] = xv[kdsl::add(i, kdsl::mul(3, stride))];
+        loaded[3] = xv[i + 3 * stride];
         // for u in kdsl.range_constexpr(UNROLL):
         // acc = max(acc, loaded[u].to(Float32))  [u = 0]
         acc = kdsl::vmap(
@@ -605,7 +612,7 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
                 },
                 loaded[3], acc);
         // i += UNROLL * stride
-        i = kdsl::add(i, kdsl::mul(4, stride));
+        i = i + 4 * stride;
     }
     // while i < nvec:
     while (i < nvec) {
@@ -616,7 +623,7 @@ extern "C" __global__ void reduce_max__bf16__4__8__4(
                 },
                 xv[i], acc);
         // i += stride
-        i = kdsl::add(i, stride);
+        i = i + stride;
     }
     // best = acc[0]
     float best = acc.v[0];

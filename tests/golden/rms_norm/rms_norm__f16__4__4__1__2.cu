@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -517,14 +524,15 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
         int32_t rows,
         int32_t cols,
         float eps) {
+    // kdsl.assume(rows >= 0 and cols >= 0)
     // scratch = kdsl.shared_array(Float32, (ROWS, WARPS))
     __shared__ float scratch[1][4];
     // row = block_idx.x * ROWS + thread_idx.y
     int32_t row = blockIdx.x + threadIdx.y;
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = row * nvec
-    int32_t base = kdsl::mul(row, nvec);
+    int32_t base = row * nvec;
     // vals = kdsl.local_array(Float32, (CHUNKS, VEC))
     float vals[2][4];
     // for c in kdsl.range_constexpr(CHUNKS):
@@ -543,12 +551,10 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 0]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 0]
-        kdsl::vec<__half, 4> hv =
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<__half, 4> hv = reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j];
         // if residual is not None:  [c = 0]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 0]
-        kdsl::vec<__half, 4> rv =
-                reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[kdsl::add(base, j)];
+        kdsl::vec<__half, 4> rv = reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 0]
         hv = kdsl::vmap(
                 [](const __half hv, const __half rv) {
@@ -556,7 +562,7 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
                 },
                 hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 0]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 0]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 0, lane = 0]
         vals[0][0] = __half2float(hv.v[0]);
@@ -591,12 +597,10 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
     if (row < rows && j < nvec) {
         // if VEC == 1:  [c = 1]  [False]; else:
         // hv = x.vec(VEC)[base + j]  [c = 1]
-        kdsl::vec<__half, 4> hv =
-                reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[kdsl::add(base, j)];
+        kdsl::vec<__half, 4> hv = reinterpret_cast<const kdsl::vec<__half, 4>*>(x)[base + j];
         // if residual is not None:  [c = 1]  [True]
         // rv = residual.vec(VEC)[base + j]  [c = 1]
-        kdsl::vec<__half, 4> rv =
-                reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[kdsl::add(base, j)];
+        kdsl::vec<__half, 4> rv = reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[base + j];
         // hv = (hv.to(Float32) + rv.to(Float32)).to(D)  [c = 1]
         hv = kdsl::vmap(
                 [](const __half hv, const __half rv) {
@@ -604,7 +608,7 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
                 },
                 hv, rv);
         // residual.vec(VEC)[base + j] = hv  [c = 1]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[kdsl::add(base, j)] = hv;
+        reinterpret_cast<kdsl::vec<__half, 4>*>(residual)[base + j] = hv;
         // for lane in kdsl.range_constexpr(VEC):  [c = 1]
         // vals[c, lane] = hv[lane].to(Float32)  [c = 1, lane = 0]
         vals[1][0] = __half2float(hv.v[0]);
@@ -651,7 +655,7 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__half, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 0]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__half, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2half_rn(out);
                 },
@@ -681,7 +685,7 @@ extern "C" __global__ void rms_norm__f16__4__4__1__2(
                 },
                 out, reinterpret_cast<const kdsl::vec<__half, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)  [c = 1]
-        reinterpret_cast<kdsl::vec<__half, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__half, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2half_rn(out);
                 },

@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -541,10 +548,11 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
         int32_t cols,
         float eps) {
     extern __shared__ __align__(16) unsigned char kdsl_dynamic_smem[];
+    // kdsl.assume(cols >= 0)
     // scratch = kdsl.shared_array(Float32, (1, WARPS))
     __shared__ float scratch[1][16];
     // nvec = cols // VEC
-    int32_t nvec = kdsl::floordiv(cols, 4);
+    int32_t nvec = cols / 4;
     // base = block_idx.x * nvec
     int32_t base = blockIdx.x * nvec;
     // if CACHE:  [True]
@@ -567,20 +575,20 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
         // if u == 0 or j < nvec:  [u = 0]  [True]
         // if VEC == 1:  [u = 0]  [False]; else:
         // xs[u] = x.vec(VEC)[base + j]  [u = 0]
-        xs[0] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+        xs[0] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
         // if residual is not None:  [u = 0]  [True]
         // rs[u] = residual.vec(VEC)[base + j]  [u = 0]
-        rs[0] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+        rs[0] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         // j = j0 + u * step  [u = 1]
         j = j0_ + 512;
         // if u == 0 or j < nvec:  [u = 1]
         if (j < nvec) {
             // if VEC == 1:  [u = 1]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 1]
-            xs[1] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+            xs[1] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
             // if residual is not None:  [u = 1]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 1]
-            rs[1] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+            rs[1] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         }
         // j = j0 + u * step  [u = 2]
         j = j0_ + 1024;
@@ -588,10 +596,10 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 2]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 2]
-            xs[2] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+            xs[2] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
             // if residual is not None:  [u = 2]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 2]
-            rs[2] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+            rs[2] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         }
         // j = j0 + u * step  [u = 3]
         j = j0_ + 1536;
@@ -599,10 +607,10 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
         if (j < nvec) {
             // if VEC == 1:  [u = 3]  [False]; else:
             // xs[u] = x.vec(VEC)[base + j]  [u = 3]
-            xs[3] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[kdsl::add(base, j)];
+            xs[3] = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(x)[base + j];
             // if residual is not None:  [u = 3]  [True]
             // rs[u] = residual.vec(VEC)[base + j]  [u = 3]
-            rs[3] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)];
+            rs[3] = reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j];
         }
         // for u2 in kdsl.range_constexpr(UNROLL):
         // j = j0 + u2 * step  [u2 = 0]
@@ -619,7 +627,7 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
                 h, rs[0]);
         // if VEC == 1:  [u2 = 0]  [False]; else:
         // residual.vec(VEC)[base + j] = h  [u2 = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = h;
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = h;
         // if CACHE:  [u2 = 0]  [True]
         // row[j] = h  [u2 = 0]
         row[j] = h;
@@ -648,7 +656,7 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
                     h, rs[1]);
             // if VEC == 1:  [u2 = 1]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 1]
-            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 1]  [True]
             // row[j] = h  [u2 = 1]
             row[j] = h;
@@ -678,7 +686,7 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
                     h, rs[2]);
             // if VEC == 1:  [u2 = 2]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 2]
-            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 2]  [True]
             // row[j] = h  [u2 = 2]
             row[j] = h;
@@ -708,7 +716,7 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
                     h, rs[3]);
             // if VEC == 1:  [u2 = 3]  [False]; else:
             // residual.vec(VEC)[base + j] = h  [u2 = 3]
-            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[kdsl::add(base, j)] = h;
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(residual)[base + j] = h;
             // if CACHE:  [u2 = 3]  [True]
             // row[j] = h  [u2 = 3]
             row[j] = h;
@@ -745,7 +753,7 @@ extern "C" __global__ void rms_norm_wide__bf16__4__16__true__4(
                 },
                 out, reinterpret_cast<const kdsl::vec<__nv_bfloat16, 4>*>(weight)[j]);
         // y.vec(VEC)[base + j] = out.to(D)
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[kdsl::add(base, j)] = kdsl::vmap(
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 4>*>(y)[base + j] = kdsl::vmap(
                 [](const float out) {
                     return __float2bfloat16_rn(out);
                 },

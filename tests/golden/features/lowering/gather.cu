@@ -334,10 +334,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -347,6 +347,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -382,6 +389,51 @@ __device__ __noinline__ void assert_failed(int32_t* record, int32_t site)
         record[6] = blockIdx.z;
     }
     asm volatile("exit;");
+}
+
+// checked_add, checked_sub, checked_mul: a debug build's signed + - * of a
+// function compiled with no_overflow=True: the wrapped result, after
+// assert_failed(record, site) where the exact one leaves the type.
+__device__ __forceinline__ int32_t checked32(int64_t r, int32_t* record, int32_t site)
+{
+    if (r != int64_t(int32_t(r))) {
+        assert_failed(record, site);
+    }
+    return int32_t(r);
+}
+__device__ __forceinline__ int32_t checked_add(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) + b, record, site);
+}
+__device__ __forceinline__ int32_t checked_sub(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) - b, record, site);
+}
+__device__ __forceinline__ int32_t checked_mul(int32_t a, int32_t b, int32_t* record, int32_t site)
+{
+    return checked32(int64_t(a) * b, record, site);
+}
+__device__ __forceinline__ int64_t checked64(bool overflows, int64_t r, int32_t* record, int32_t site)
+{
+    if (overflows) {
+        assert_failed(record, site);
+    }
+    return r;
+}
+__device__ __forceinline__ int64_t checked_add(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) + uint64_t(b));
+    return checked64(((a ^ r) & (b ^ r)) < 0, r, record, site);
+}
+__device__ __forceinline__ int64_t checked_sub(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) - uint64_t(b));
+    return checked64(((a ^ b) & (a ^ r)) < 0, r, record, site);
+}
+__device__ __forceinline__ int64_t checked_mul(int64_t a, int64_t b, int32_t* record, int32_t site)
+{
+    int64_t r = int64_t(uint64_t(a) * uint64_t(b));
+    return checked64(__mul64hi(a, b) != (r >> 63), r, record, site);
 }
 
 }  // namespace kdsl

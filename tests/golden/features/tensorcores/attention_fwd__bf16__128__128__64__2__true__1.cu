@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -989,102 +996,102 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
     // head = block_idx.y * seq
     int32_t head = blockIdx.y * seq;
     // row0 = m0 + warp * (16 * WARP_M) + g
-    int32_t row0 = kdsl::add(kdsl::add(m0, warp * 16), g);
+    int32_t row0 = m0 + warp * 16 + g;
     // if CAUSAL:  [True]
     // ntiles = (m0 + BLOCK_M + BLOCK_N - 1) // BLOCK_N
-    int32_t ntiles = kdsl::floordiv(kdsl::add(m0, 191), 64);
+    int32_t ntiles = kdsl::floordiv(m0 + 191, 64);
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
-    int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4);
+    int32_t qrow = (head + row0) * 64 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 0]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x1 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 512)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 512];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x2 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 4)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x3 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 516)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 516];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 0]
     qf[0][0] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 520)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 520];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 524)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 524];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 1]
     qf[0][1] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 528)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 528];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 532)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 532];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 2]
     qf[0][2] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 536)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 536];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 540)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 540];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 3]
     qf[0][3] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 4]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 32)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 32];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 4]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 544)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 544];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 4]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 36)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 36];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 4]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 548)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 548];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 4]
     qf[0][4] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 5]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 40)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 40];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 5]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 552)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 552];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 5]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 44)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 44];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 5]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 556)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 556];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 5]
     qf[0][5] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 6]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 48)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 48];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 6]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 560)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 560];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 6]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 52)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 52];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 6]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 564)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 564];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 6]
     qf[0][6] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 7]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 56)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 56];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 7]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 568)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 568];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 7]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 60)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 60];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 7]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 572)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 572];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 7]
     qf[0][7] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
@@ -1154,9 +1161,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // c = idx % CH  [p = 0]
             int32_t c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
-            int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            int32_t src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
-            int32_t dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            int32_t dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1170,9 +1177,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // c = idx % CH  [p = 1]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 1]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 1]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1186,9 +1193,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // c = idx % CH  [p = 2]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 2]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 2]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1202,9 +1209,9 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // c = idx % CH  [p = 3]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 3]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 3]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1220,7 +1227,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             continue;
         }
         // kv0 = kt % STAGES * BLOCK_N
-        int32_t kv0 = kdsl::mod(kt, 2) * 64;
+        int32_t kv0 = kt % 2 * 64;
         // for i in kdsl.range_constexpr(WARP_M):
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0]
         // s[i, j] = Float32x4(0.0)  [i = 0, j = 0]
@@ -1246,8 +1253,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
         int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
-        kdsl::vec<__nv_bfloat16, 8> kb =
-                kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kdsl::vec<__nv_bfloat16, 8> kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> kb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
@@ -1264,7 +1270,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 1]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 1]
@@ -1279,7 +1285,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 2]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 2]
@@ -1294,7 +1300,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 3]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 3]
@@ -1310,7 +1316,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 0]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 0]
@@ -1325,7 +1331,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 1]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 1]
@@ -1340,7 +1346,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 2]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 2]
@@ -1355,7 +1361,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 3]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 3]
@@ -1371,7 +1377,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 0]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 0]
@@ -1386,7 +1392,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 1]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 1]
@@ -1401,7 +1407,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 2]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 2]
@@ -1416,7 +1422,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 3]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 3]
@@ -1432,7 +1438,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 0]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 0]
@@ -1447,7 +1453,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 1]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 1]
@@ -1462,7 +1468,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 2]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 2]
@@ -1477,7 +1483,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 3]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 3]
@@ -1493,7 +1499,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 0]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 0]
@@ -1508,7 +1514,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 1]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 1]
@@ -1523,7 +1529,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 2]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 2]
@@ -1538,7 +1544,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 3]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 3]
@@ -1554,7 +1560,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 0]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 0]
@@ -1569,7 +1575,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 1]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 1]
@@ -1584,7 +1590,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 2]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 2]
@@ -1599,7 +1605,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 3]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 3]
@@ -1615,7 +1621,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 0]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 0]
@@ -1630,7 +1636,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 1]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 1]
@@ -1645,7 +1651,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 2]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 2]
@@ -1660,7 +1666,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 3]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 3]
@@ -1676,7 +1682,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 0]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 0]
@@ -1691,7 +1697,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 1]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 1]
@@ -1706,7 +1712,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 2]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 2]
@@ -1721,7 +1727,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 3]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 3]
@@ -1756,14 +1762,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 0, e = 2]
             key = n0 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 0, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 0, e = 2]
                 s[0][0].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 0, e = 3]
             key = n0 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 0, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 0, e = 3]
                 s[0][0].v[3] = -INFINITY;
             }
@@ -1785,14 +1791,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 1, e = 2]
             key = n0 + 8 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 1, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 1, e = 2]
                 s[0][1].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 1, e = 3]
             key = n0 + 8 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 1, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 1, e = 3]
                 s[0][1].v[3] = -INFINITY;
             }
@@ -1814,14 +1820,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 2, e = 2]
             key = n0 + 16 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 2, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 2, e = 2]
                 s[0][2].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 2, e = 3]
             key = n0 + 16 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 2, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 2, e = 3]
                 s[0][2].v[3] = -INFINITY;
             }
@@ -1843,14 +1849,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 3, e = 2]
             key = n0 + 24 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 3, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 3, e = 2]
                 s[0][3].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 3, e = 3]
             key = n0 + 24 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 3, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 3, e = 3]
                 s[0][3].v[3] = -INFINITY;
             }
@@ -1872,14 +1878,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 4, e = 2]
             key = n0 + 32 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 4, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 4, e = 2]
                 s[0][4].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 4, e = 3]
             key = n0 + 32 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 4, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 4, e = 3]
                 s[0][4].v[3] = -INFINITY;
             }
@@ -1901,14 +1907,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 5, e = 2]
             key = n0 + 40 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 5, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 5, e = 2]
                 s[0][5].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 5, e = 3]
             key = n0 + 40 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 5, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 5, e = 3]
                 s[0][5].v[3] = -INFINITY;
             }
@@ -1930,14 +1936,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 6, e = 2]
             key = n0 + 48 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 6, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 6, e = 2]
                 s[0][6].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 6, e = 3]
             key = n0 + 48 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 6, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 6, e = 3]
                 s[0][6].v[3] = -INFINITY;
             }
@@ -1959,14 +1965,14 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 7, e = 2]
             key = n0 + 56 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 7, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 7, e = 2]
                 s[0][7].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 7, e = 3]
             key = n0 + 56 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 7, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 7, e = 3]
                 s[0][7].v[3] = -INFINITY;
             }
@@ -2394,7 +2400,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
-                kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+                kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> vb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2411,7 +2417,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 1]
@@ -2426,7 +2432,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 2]
@@ -2441,7 +2447,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 3]
@@ -2456,7 +2462,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 4]
@@ -2471,7 +2477,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 5]
@@ -2486,7 +2492,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 6]
@@ -2501,7 +2507,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 7]
@@ -2531,7 +2537,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 0]
@@ -2546,7 +2552,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 1]
@@ -2561,7 +2567,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 2]
@@ -2576,7 +2582,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 3]
@@ -2591,7 +2597,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 4]
@@ -2606,7 +2612,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 5]
@@ -2621,7 +2627,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 6]
@@ -2636,7 +2642,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 7]
@@ -2666,7 +2672,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 0]
@@ -2681,7 +2687,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 1]
@@ -2696,7 +2702,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 2]
@@ -2711,7 +2717,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 3]
@@ -2726,7 +2732,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 4]
@@ -2741,7 +2747,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 5]
@@ -2756,7 +2762,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 6]
@@ -2771,7 +2777,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 7]
@@ -2801,7 +2807,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 0]
@@ -2816,7 +2822,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 1]
@@ -2831,7 +2837,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 2]
@@ -2846,7 +2852,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 3]
@@ -2861,7 +2867,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 4]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 4]
@@ -2876,7 +2882,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 5]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 5]
@@ -2891,7 +2897,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 6]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 6]
@@ -2906,7 +2912,7 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 7]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 7]
@@ -2929,10 +2935,10 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
     // if t4 == 0:  [i = 0, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
-        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+        lse[head + row0] = m[0][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
+    int32_t at = kdsl::floordiv((head + row0) * 128 + t4 * 2, 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
     float first = acc[0][0].v[0] * inv;
@@ -3056,10 +3062,10 @@ extern "C" __global__ void attention_fwd__bf16__128__128__64__2__true__1(
     // if t4 == 0:  [i = 0, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+        lse[head + row0 + 8] = m[0][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), t4 * 2), 2);
+    at = kdsl::floordiv((head + row0 + 8) * 128 + t4 * 2, 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
     first = acc[0][0].v[2] * inv;

@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -989,58 +996,58 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // head = block_idx.y * seq
     int32_t head = blockIdx.y * seq;
     // row0 = m0 + warp * (16 * WARP_M) + g
-    int32_t row0 = kdsl::add(kdsl::add(m0, warp * 32), g);
+    int32_t row0 = m0 + warp * 32 + g;
     // if CAUSAL:  [False]; else:
     // ntiles = seq // BLOCK_N
     int32_t ntiles = seq / 64;
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
-    int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 32), t4);
+    int32_t qrow = (head + row0) * 32 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 0]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x1 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 256)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 256];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x2 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 4)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 0]
     kdsl::vec<__nv_bfloat16, 2> x3 =
-            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 260)];
+            reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 260];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 0]
     qf[0][0] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 264)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 264];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 268)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 268];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 1]
     qf[0][1] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 272)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 272];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 276)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 276];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 2]
     qf[0][2] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 280)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 280];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 284)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 284];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 3]
     qf[0][3] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
@@ -1071,49 +1078,49 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // l[i, h] = 0.0  [i = 0, h = 1]
     l[0][1] = 0.0f;
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 1]
-    qrow = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 16), 32), t4);
+    qrow = (head + row0 + 16) * 32 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 1]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 1, kk = 0]
     x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 1, kk = 0]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 256)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 256];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 1, kk = 0]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 4)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 1, kk = 0]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 260)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 260];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 1, kk = 0]
     qf[1][0] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 1, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 1, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 264)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 264];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 1, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 1, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 268)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 268];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 1, kk = 1]
     qf[1][1] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 1, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 1, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 272)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 272];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 1, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 1, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 276)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 276];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 1, kk = 2]
     qf[1][2] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 1, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 1, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 280)];
+    x1 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 280];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 1, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 1, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[kdsl::add(qrow, 284)];
+    x3 = reinterpret_cast<const kdsl::vec<__nv_bfloat16, 2>*>(q)[qrow + 284];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 1, kk = 3]
     qf[1][3] = kdsl::vec<__nv_bfloat16, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1],
                                             x3.v[0], x3.v[1]}};
@@ -1167,9 +1174,9 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
             // c = idx % CH  [p = 0]
             int32_t c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
-            int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            int32_t src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
-            int32_t dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            int32_t dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1183,9 +1190,9 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
             // c = idx % CH  [p = 1]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 1]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 1]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1199,9 +1206,9 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
             // c = idx % CH  [p = 2]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 2]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 2]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1215,9 +1222,9 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
             // c = idx % CH  [p = 3]
             c = idx % 8;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 3]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 8), c);
+            src = (head + t * 64 + r) * 8 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 3]
-            dst = kdsl::add((stage * 64 + r) * 8, c ^ (r & 7));
+            dst = (stage * 64 + r) * 8 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sk[dst],
                                   &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(k)[src]);
@@ -1233,7 +1240,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
             continue;
         }
         // kv0 = kt % STAGES * BLOCK_N
-        int32_t kv0 = kdsl::mod(kt, 2) * 64;
+        int32_t kv0 = kt % 2 * 64;
         // for i in kdsl.range_constexpr(WARP_M):
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0]
         // s[i, j] = Float32x4(0.0)  [i = 0, j = 0]
@@ -1276,8 +1283,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
         int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
-        kdsl::vec<__nv_bfloat16, 8> kb =
-                kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kdsl::vec<__nv_bfloat16, 8> kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> kb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
@@ -1298,7 +1304,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 1]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 1]
@@ -1317,7 +1323,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 2]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 2]
@@ -1336,7 +1342,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 3]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 3]
@@ -1356,7 +1362,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 0]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 0]
@@ -1375,7 +1381,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 1]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 1]
@@ -1394,7 +1400,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 2]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 2]
@@ -1413,7 +1419,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 3]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 3]
@@ -1433,7 +1439,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 0]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 0]
@@ -1452,7 +1458,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 1]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 1]
@@ -1471,7 +1477,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 2]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 2]
@@ -1490,7 +1496,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 3]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 3]
@@ -1510,7 +1516,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 0]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 0]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 0]
@@ -1529,7 +1535,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 1]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 1]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 1]
@@ -1548,7 +1554,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 2]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 2]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 2]
@@ -1567,7 +1573,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 3]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 3]
         kb0 = kdsl::vec<__nv_bfloat16, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 3]
@@ -2293,7 +2299,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 8> vb =
-                kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+                kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
         kdsl::vec<__nv_bfloat16, 4> vb0 =
                 kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
@@ -2314,7 +2320,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 1]
@@ -2333,7 +2339,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 2]
@@ -2352,7 +2358,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 3]
@@ -2399,7 +2405,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 0]
@@ -2418,7 +2424,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 1]
@@ -2437,7 +2443,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 2]
@@ -2456,7 +2462,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 3]
@@ -2503,7 +2509,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 0]
@@ -2522,7 +2528,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 1]
@@ -2541,7 +2547,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 2]
@@ -2560,7 +2566,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 3]
@@ -2607,7 +2613,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 0]
@@ -2626,7 +2632,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 1]
@@ -2645,7 +2651,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 2]
@@ -2664,7 +2670,7 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 8, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 8 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__nv_bfloat16, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 3]
@@ -2691,10 +2697,10 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // if t4 == 0:  [i = 0, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
-        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+        lse[head + row0] = m[0][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4 * 2), 2);
+    int32_t at = ((head + row0) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
     float first = acc[0][0].v[0] * inv;
@@ -2762,10 +2768,10 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // if t4 == 0:  [i = 0, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+        lse[head + row0 + 8] = m[0][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 64), t4 * 2), 2);
+    at = ((head + row0 + 8) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
     first = acc[0][0].v[2] * inv;
@@ -2834,10 +2840,10 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // if t4 == 0:  [i = 1, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 1, h = 0]
-        lse[kdsl::add(kdsl::add(head, row0), 16)] = m[1][0] + log2f(total);
+        lse[head + row0 + 16] = m[1][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 16), 64), t4 * 2), 2);
+    at = ((head + row0 + 16) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 1, h = 0, j = 0]
     first = acc[1][0].v[0] * inv;
@@ -2905,10 +2911,10 @@ extern "C" __global__ void attention_fwd__bf16__64__128__64__2__false__2(
     // if t4 == 0:  [i = 1, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 1, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 24)] = m[1][1] + log2f(total);
+        lse[head + row0 + 24] = m[1][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 1, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 24), 64), t4 * 2), 2);
+    at = ((head + row0 + 24) * 64 + t4 * 2) / 2;
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 1, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 1, h = 1, j = 0]
     first = acc[1][0].v[2] * inv;

@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -987,101 +994,99 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
     // head = block_idx.y * seq
     int32_t head = blockIdx.y * seq;
     // row0 = m0 + warp * (16 * WARP_M) + g
-    int32_t row0 = kdsl::add(kdsl::add(m0, warp * 16), g);
+    int32_t row0 = m0 + warp * 16 + g;
     // if CAUSAL:  [True]
     // ntiles = (m0 + BLOCK_M + BLOCK_N - 1) // BLOCK_N
-    int32_t ntiles = kdsl::floordiv(kdsl::add(m0, 191), 64);
+    int32_t ntiles = kdsl::floordiv(m0 + 191, 64);
     // for i in kdsl.range_constexpr(WARP_M):
     // qrow = (head + row0 + i * 16) * (HEAD_DIM // 2) + t4  [i = 0]
-    int32_t qrow = kdsl::add(kdsl::mul(kdsl::add(head, row0), 64), t4);
+    int32_t qrow = (head + row0) * 64 + t4;
     // for kk in kdsl.range_constexpr(HEAD_DIM // 16):  [i = 0]
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 0]
     kdsl::vec<__half, 2> x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x1 =
-            reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 512)];
+    kdsl::vec<__half, 2> x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 512];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 4)];
+    kdsl::vec<__half, 2> x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 4];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 0]
-    kdsl::vec<__half, 2> x3 =
-            reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 516)];
+    kdsl::vec<__half, 2> x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 516];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 0]
     qf[0][0] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 1]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 8)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 8];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 1]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 520)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 520];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 1]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 12)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 12];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 1]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 524)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 524];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 1]
     qf[0][1] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 2]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 16)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 16];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 2]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 528)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 528];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 2]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 20)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 20];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 2]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 532)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 532];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 2]
     qf[0][2] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 3]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 24)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 24];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 3]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 536)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 536];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 3]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 28)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 28];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 3]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 540)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 540];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 3]
     qf[0][3] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 4]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 32)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 32];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 4]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 544)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 544];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 4]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 36)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 36];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 4]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 548)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 548];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 4]
     qf[0][4] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 5]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 40)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 40];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 5]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 552)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 552];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 5]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 44)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 44];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 5]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 556)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 556];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 5]
     qf[0][5] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 6]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 48)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 48];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 6]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 560)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 560];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 6]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 52)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 52];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 6]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 564)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 564];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 6]
     qf[0][6] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
     // x0 = q.vec(2)[qrow + kk * 8]  [i = 0, kk = 7]
-    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 56)];
+    x0 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 56];
     // x1 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM]  [i = 0, kk = 7]
-    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 568)];
+    x1 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 568];
     // x2 = q.vec(2)[qrow + kk * 8 + 4]  [i = 0, kk = 7]
-    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 60)];
+    x2 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 60];
     // x3 = q.vec(2)[qrow + kk * 8 + 4 * HEAD_DIM + 4]  [i = 0, kk = 7]
-    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[kdsl::add(qrow, 572)];
+    x3 = reinterpret_cast<const kdsl::vec<__half, 2>*>(q)[qrow + 572];
     // qf[i, kk] = D.vec(8)(x0[0], x0[1], x1[0], x1[1], x2[0], x2[1], x3[0], x3[1])  [i = 0, kk = 7]
     qf[0][7] = kdsl::vec<__half, 8>{{x0.v[0], x0.v[1], x1.v[0], x1.v[1], x2.v[0], x2.v[1], x3.v[0],
                                      x3.v[1]}};
@@ -1151,9 +1156,9 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // c = idx % CH  [p = 0]
             int32_t c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 0]
-            int32_t src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            int32_t src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 0]
-            int32_t dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            int32_t dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 0]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 0]
@@ -1165,9 +1170,9 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // c = idx % CH  [p = 1]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 1]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 1]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 1]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 1]
@@ -1179,9 +1184,9 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // c = idx % CH  [p = 2]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 2]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 2]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 2]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 2]
@@ -1193,9 +1198,9 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // c = idx % CH  [p = 3]
             c = idx % 16;
             // src = (head + t * BLOCK_N + r) * CH + c  [p = 3]
-            src = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, t * 64), r), 16), c);
+            src = (head + t * 64 + r) * 16 + c;
             // dst = (stage * BLOCK_N + r) * CH + kdsl.swizzle(r, c, CH)  [p = 3]
-            dst = kdsl::add((stage * 64 + r) * 16, c ^ (r & 7));
+            dst = (stage * 64 + r) * 16 + (c ^ (r & 7));
             // kdsl.cp_async(sk, dst, k.vec(8), src)  [p = 3]
             kdsl::cp_async_cg<16>(&sk[dst], &reinterpret_cast<const kdsl::vec<__half, 8>*>(k)[src]);
             // kdsl.cp_async(sv, dst, v.vec(8), src)  [p = 3]
@@ -1209,7 +1214,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             continue;
         }
         // kv0 = kt % STAGES * BLOCK_N
-        int32_t kv0 = kdsl::mod(kt, 2) * 64;
+        int32_t kv0 = kt % 2 * 64;
         // for i in kdsl.range_constexpr(WARP_M):
         // for j in kdsl.range_constexpr(BLOCK_N // 8):  [i = 0]
         // s[i, j] = Float32x4(0.0)  [i = 0, j = 0]
@@ -1235,7 +1240,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 0]
         int32_t c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 0]
-        kdsl::vec<__half, 8> kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kdsl::vec<__half, 8> kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 0]
         kdsl::vec<__half, 4> kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 0]
@@ -1250,7 +1255,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 1]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 1]
@@ -1265,7 +1270,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 2]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 2]
@@ -1280,7 +1285,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 0, jp = 3]
         c = lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 0, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 0, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 0, jp = 3]
@@ -1296,7 +1301,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 0]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 0]
@@ -1311,7 +1316,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 1]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 1]
@@ -1326,7 +1331,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 2]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 2]
@@ -1341,7 +1346,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 1, jp = 3]
         c = 2 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 1, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 1, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 1, jp = 3]
@@ -1357,7 +1362,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 0]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 0]
@@ -1372,7 +1377,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 1]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 1]
@@ -1387,7 +1392,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 2]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 2]
@@ -1402,7 +1407,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 2, jp = 3]
         c = 4 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 2, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 2, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 2, jp = 3]
@@ -1418,7 +1423,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 0]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 0]
@@ -1433,7 +1438,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 1]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 1]
@@ -1448,7 +1453,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 2]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 2]
@@ -1463,7 +1468,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 3, jp = 3]
         c = 6 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 3, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 3, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 3, jp = 3]
@@ -1479,7 +1484,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 0]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 0]
@@ -1494,7 +1499,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 1]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 1]
@@ -1509,7 +1514,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 2]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 2]
@@ -1524,7 +1529,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 4, jp = 3]
         c = 8 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 4, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 4, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 4, jp = 3]
@@ -1540,7 +1545,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 0]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 0]
@@ -1555,7 +1560,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 1]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 1]
@@ -1570,7 +1575,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 2]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 2]
@@ -1585,7 +1590,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 5, jp = 3]
         c = 10 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 5, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 5, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 5, jp = 3]
@@ -1601,7 +1606,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 0]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 0]
@@ -1616,7 +1621,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 1]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 1]
@@ -1631,7 +1636,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 2]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 2]
@@ -1646,7 +1651,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 6, jp = 3]
         c = 12 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 6, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 6, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 6, jp = 3]
@@ -1662,7 +1667,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 0]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 0]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 0]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 0]
@@ -1677,7 +1682,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 1]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 1]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 1]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 1]
@@ -1692,7 +1697,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 2]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 2]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 2]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 2]
@@ -1707,7 +1712,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = kk * 2 + lane // 8 % 2  [kk = 7, jp = 3]
         c = 14 + lane / 8 % 2;
         // kb = kdsl.ldmatrix(sk, (kv0 + r) * CH + kdsl.swizzle(r, c, CH))  [kk = 7, jp = 3]
-        kb = kdsl::ldmatrix_x4(&sk[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kb = kdsl::ldmatrix_x4(&sk[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // kb0 = D.vec(4)(kb[0], kb[1], kb[2], kb[3])  [kk = 7, jp = 3]
         kb0 = kdsl::vec<__half, 4>{{kb.v[0], kb.v[1], kb.v[2], kb.v[3]}};
         // kb1 = D.vec(4)(kb[4], kb[5], kb[6], kb[7])  [kk = 7, jp = 3]
@@ -1742,14 +1747,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 0, e = 2]
             key = n0 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 0, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 0, e = 2]
                 s[0][0].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 0, e = 3]
             key = n0 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 0, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 0, e = 3]
                 s[0][0].v[3] = -INFINITY;
             }
@@ -1771,14 +1776,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 1, e = 2]
             key = n0 + 8 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 1, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 1, e = 2]
                 s[0][1].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 1, e = 3]
             key = n0 + 8 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 1, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 1, e = 3]
                 s[0][1].v[3] = -INFINITY;
             }
@@ -1800,14 +1805,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 2, e = 2]
             key = n0 + 16 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 2, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 2, e = 2]
                 s[0][2].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 2, e = 3]
             key = n0 + 16 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 2, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 2, e = 3]
                 s[0][2].v[3] = -INFINITY;
             }
@@ -1829,14 +1834,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 3, e = 2]
             key = n0 + 24 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 3, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 3, e = 2]
                 s[0][3].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 3, e = 3]
             key = n0 + 24 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 3, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 3, e = 3]
                 s[0][3].v[3] = -INFINITY;
             }
@@ -1858,14 +1863,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 4, e = 2]
             key = n0 + 32 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 4, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 4, e = 2]
                 s[0][4].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 4, e = 3]
             key = n0 + 32 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 4, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 4, e = 3]
                 s[0][4].v[3] = -INFINITY;
             }
@@ -1887,14 +1892,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 5, e = 2]
             key = n0 + 40 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 5, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 5, e = 2]
                 s[0][5].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 5, e = 3]
             key = n0 + 40 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 5, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 5, e = 3]
                 s[0][5].v[3] = -INFINITY;
             }
@@ -1916,14 +1921,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 6, e = 2]
             key = n0 + 48 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 6, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 6, e = 2]
                 s[0][6].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 6, e = 3]
             key = n0 + 48 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 6, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 6, e = 3]
                 s[0][6].v[3] = -INFINITY;
             }
@@ -1945,14 +1950,14 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 7, e = 2]
             key = n0 + 56 + t4 * 2;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 7, e = 2]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 7, e = 2]
                 s[0][7].v[2] = -INFINITY;
             }
             // key = n0 + j * 8 + t4 * 2 + e % 2  [i = 0, j = 7, e = 3]
             key = n0 + 56 + t4 * 2 + 1;
             // if key > row0 + i * 16 + e // 2 * 8:  [i = 0, j = 7, e = 3]
-            if (key > kdsl::add(row0, 8)) {
+            if (key > row0 + 8) {
                 // s[i, j][e] = NEG_INF  [i = 0, j = 7, e = 3]
                 s[0][7].v[3] = -INFINITY;
             }
@@ -2375,8 +2380,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 0]
-        kdsl::vec<__half, 8> vb =
-                kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        kdsl::vec<__half, 8> vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 0]
         kdsl::vec<__half, 4> vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 0]
@@ -2391,7 +2395,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 1]
@@ -2406,7 +2410,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 2]
@@ -2421,7 +2425,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 3]
@@ -2436,7 +2440,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 4]
@@ -2451,7 +2455,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 5]
@@ -2466,7 +2470,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 6]
@@ -2481,7 +2485,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 0, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 0, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 0, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 0, jp = 7]
@@ -2507,7 +2511,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 0]
@@ -2522,7 +2526,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 1]
@@ -2537,7 +2541,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 2]
@@ -2552,7 +2556,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 3]
@@ -2567,7 +2571,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 4]
@@ -2582,7 +2586,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 5]
@@ -2597,7 +2601,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 6]
@@ -2612,7 +2616,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 1, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 1, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 1, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 1, jp = 7]
@@ -2638,7 +2642,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 0]
@@ -2653,7 +2657,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 1]
@@ -2668,7 +2672,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 2]
@@ -2683,7 +2687,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 3]
@@ -2698,7 +2702,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 4]
@@ -2713,7 +2717,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 5]
@@ -2728,7 +2732,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 6]
@@ -2743,7 +2747,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 2, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 2, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 2, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 2, jp = 7]
@@ -2769,7 +2773,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 0]
         c = lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 0]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 0]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 0]
@@ -2784,7 +2788,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 1]
         c = 2 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 1]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 1]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 1]
@@ -2799,7 +2803,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 2]
         c = 4 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 2]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 2]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 2]
@@ -2814,7 +2818,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 3]
         c = 6 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 3]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 3]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 3]
@@ -2829,7 +2833,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 4]
         c = 8 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 4]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 4]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 4]
@@ -2844,7 +2848,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 5]
         c = 10 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 5]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 5]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 5]
@@ -2859,7 +2863,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 6]
         c = 12 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 6]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 6]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 6]
@@ -2874,7 +2878,7 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
         // c = jp * 2 + lane // 16  [kk = 3, jp = 7]
         c = 14 + lane / 16;
         // vb = kdsl.ldmatrix(sv, (kv0 + r) * CH + kdsl.swizzle(r, c, CH), trans=True)  [kk = 3, jp = 7]
-        vb = kdsl::ldmatrix_x4_trans(&sv[kdsl::add((kv0 + r) * 16, c ^ (r & 7))]);
+        vb = kdsl::ldmatrix_x4_trans(&sv[(kv0 + r) * 16 + (c ^ (r & 7))]);
         // vb0 = D.vec(4)(vb[0], vb[1], vb[2], vb[3])  [kk = 3, jp = 7]
         vb0 = kdsl::vec<__half, 4>{{vb.v[0], vb.v[1], vb.v[2], vb.v[3]}};
         // vb1 = D.vec(4)(vb[4], vb[5], vb[6], vb[7])  [kk = 3, jp = 7]
@@ -2897,10 +2901,10 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
     // if t4 == 0:  [i = 0, h = 0]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 0]
-        lse[kdsl::add(head, row0)] = m[0][0] + log2f(total);
+        lse[head + row0] = m[0][0] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), t4 * 2), 2);
+    int32_t at = kdsl::floordiv((head + row0) * 128 + t4 * 2, 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 0]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 0, j = 0]
     float first = acc[0][0].v[0] * inv;
@@ -3024,10 +3028,10 @@ extern "C" __global__ void attention_fwd__f16__128__128__64__2__true__1(
     // if t4 == 0:  [i = 0, h = 1]
     if (t4 == 0) {
         // lse[head + row0 + i * 16 + h * 8] = m[i, h] + kdsl.math.log2(total)  [i = 0, h = 1]
-        lse[kdsl::add(kdsl::add(head, row0), 8)] = m[0][1] + log2f(total);
+        lse[head + row0 + 8] = m[0][1] + log2f(total);
     }
     // at = ((head + row0 + i * 16 + h * 8) * HEAD_DIM + t4 * 2) // 2  [i = 0, h = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), t4 * 2), 2);
+    at = kdsl::floordiv((head + row0 + 8) * 128 + t4 * 2, 2);
     // for j in kdsl.range_constexpr(HEAD_DIM // 8):  [i = 0, h = 1]
     // first = acc[i, j][2 * h] * inv  [i = 0, h = 1, j = 0]
     first = acc[0][0].v[2] * inv;

@@ -335,10 +335,10 @@ __device__ __forceinline__ double mod(double a, double b)
 // conversions behind __float2int_rz and friends saturate, but give 0 for NaN
 // only from float to a 32-bit integer (double and 64-bit results give
 // 0x80...0), so NaN is tested first; narrower results clamp the 32-bit one.
+// From float to int8_t and int16_t the 32-bit conversion's 0 for NaN stands
+// (KDSL_FLOAT_TO_NARROW: one F2I and a clamp).
 #define KDSL_FLOAT_TO_INT(F, TO_I32, TO_U32, TO_I64, TO_U64)                                                          \
     __device__ __forceinline__ int8_t to_i4(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -8, 7); }           \
-    __device__ __forceinline__ int8_t to_i8(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -128, 127); }       \
-    __device__ __forceinline__ int16_t to_i16(F x) { return isnan(x) ? 0 : detail::clamp(TO_I32(x), -32768, 32767); } \
     __device__ __forceinline__ int32_t to_i32(F x) { return isnan(x) ? 0 : TO_I32(x); }                               \
     __device__ __forceinline__ int64_t to_i64(F x) { return isnan(x) ? 0 : TO_I64(x); }                               \
     __device__ __forceinline__ uint8_t to_u8(F x) { return isnan(x) ? 0u : detail::clamp(TO_U32(x), 0u, 255u); }      \
@@ -348,6 +348,13 @@ __device__ __forceinline__ double mod(double a, double b)
 
 KDSL_FLOAT_TO_INT(float, __float2int_rz, __float2uint_rz, __float2ll_rz, __float2ull_rz)
 KDSL_FLOAT_TO_INT(double, __double2int_rz, __double2uint_rz, __double2ll_rz, __double2ull_rz)
+
+#define KDSL_FLOAT_TO_NARROW(T, name, lo, hi)                                                                   \
+    __device__ __forceinline__ T name(float x) { return detail::clamp(__float2int_rz(x), lo, hi); }             \
+    __device__ __forceinline__ T name(double x) { return isnan(x) ? 0 : detail::clamp(__double2int_rz(x), lo, hi); }
+
+KDSL_FLOAT_TO_NARROW(int8_t, to_i8, -128, 127)
+KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 }  // namespace kdsl
 
@@ -1047,7 +1054,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // acc[i, j] = Float32x4(0.0)  [i = 3, j = 7]
     acc[3][7] = kdsl::splat<float, 4>(0.0f);
     // ktiles = (K + BK - 1) // BK
-    int32_t ktiles = kdsl::floordiv(kdsl::add(K, 31), 32);
+    int32_t ktiles = (K + 31) / 32;
     // a_row = K // 8
     int32_t a_row = K / 8;
     // b_row = N // 8
@@ -1080,7 +1087,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            int32_t at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1089,8 +1096,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
             // )  [p = 0]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 8 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && k0 + 8 * q < K) ? at : 0],
+                                  row < M && k0 + 8 * q < K);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 128 + tid;
             // r = chunk // (BK // 8)  [p = 1]
@@ -1100,7 +1107,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1109,8 +1116,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
             // )  [p = 1]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 8 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && k0 + 8 * q < K) ? at : 0],
+                                  row < M && k0 + 8 * q < K);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 256 + tid;
             // r = chunk // (BK // 8)  [p = 2]
@@ -1120,7 +1127,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1129,8 +1136,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
             // )  [p = 2]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 8 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && k0 + 8 * q < K) ? at : 0],
+                                  row < M && k0 + 8 * q < K);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 384 + tid;
             // r = chunk // (BK // 8)  [p = 3]
@@ -1140,7 +1147,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * a_row + k0 // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, a_row), k0 / 8), q);
+            at = row * a_row + k0 / 8 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 8)),
@@ -1149,8 +1156,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < M and k0 + 8 * q < K) if EDGE else True,
             // )  [p = 3]
             kdsl::cp_async_cg<16>(&sa[stage][r][q ^ ((r / 2) & 3)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && kdsl::add(k0, 8 * q) < K) ? at : 0],
-                                  row < M && kdsl::add(k0, 8 * q) < K);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(a)[(row < M && k0 + 8 * q < K) ? at : 0],
+                                  row < M && k0 + 8 * q < K);
             // for p in kdsl.range_constexpr(BK * BN // 8 // THREADS):
             // chunk = p * THREADS + tid  [p = 0]
             chunk = tid;
@@ -1159,9 +1166,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // q = chunk % (BN // 8)  [p = 0]
             q = chunk % 16;
             // row = k0 + r  [p = 0]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1170,8 +1177,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
             // )  [p = 0]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
-                                  row < K && kdsl::add(bn, 8 * q) < N);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && bn + 8 * q < N) ? at : 0],
+                                  row < K && bn + 8 * q < N);
             // chunk = p * THREADS + tid  [p = 1]
             chunk = 128 + tid;
             // r = chunk // (BN // 8)  [p = 1]
@@ -1179,9 +1186,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // q = chunk % (BN // 8)  [p = 1]
             q = chunk % 16;
             // row = k0 + r  [p = 1]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1190,8 +1197,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
             // )  [p = 1]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
-                                  row < K && kdsl::add(bn, 8 * q) < N);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && bn + 8 * q < N) ? at : 0],
+                                  row < K && bn + 8 * q < N);
             // chunk = p * THREADS + tid  [p = 2]
             chunk = 256 + tid;
             // r = chunk // (BN // 8)  [p = 2]
@@ -1199,9 +1206,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // q = chunk % (BN // 8)  [p = 2]
             q = chunk % 16;
             // row = k0 + r  [p = 2]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1210,8 +1217,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
             // )  [p = 2]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
-                                  row < K && kdsl::add(bn, 8 * q) < N);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && bn + 8 * q < N) ? at : 0],
+                                  row < K && bn + 8 * q < N);
             // chunk = p * THREADS + tid  [p = 3]
             chunk = 384 + tid;
             // r = chunk // (BN // 8)  [p = 3]
@@ -1219,9 +1226,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             // q = chunk % (BN // 8)  [p = 3]
             q = chunk % 16;
             // row = k0 + r  [p = 3]
-            row = kdsl::add(k0, r);
+            row = k0 + r;
             // at = row * b_row + bn // 8 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, b_row), kdsl::floordiv(bn, 8)), q);
+            at = row * b_row + bn / 8 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BN // 8)),
@@ -1230,8 +1237,8 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
             //     pred=(row < K and bn + 8 * q < N) if EDGE else True,
             // )  [p = 3]
             kdsl::cp_async_cg<16>(&sb[stage][r][q ^ (r & 7)],
-                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && kdsl::add(bn, 8 * q) < N) ? at : 0],
-                                  row < K && kdsl::add(bn, 8 * q) < N);
+                                  &reinterpret_cast<const kdsl::vec<__nv_bfloat16, 8>*>(b)[(row < K && bn + 8 * q < N) ? at : 0],
+                                  row < K && bn + 8 * q < N);
         }
         // kdsl.cp_async_commit()
         kdsl::cp_async_commit();
@@ -1563,7 +1570,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // g = lane // 4
     int32_t g = lane / 4;
     // col0 = bn + wn + lane % 4 * 2
-    int32_t col0 = kdsl::add(kdsl::add(bn, wn), lane % 4 * 2);
+    int32_t col0 = bn + wn + lane % 4 * 2;
     // for i in kdsl.range_constexpr(WM // 16):
     // for j in kdsl.range_constexpr(WN // 8):  [i = 0]
     // v = acc[i, j]  [i = 0, j = 0]
@@ -1573,7 +1580,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = col0;
     // at = (row * N + col) // 2  [i = 0, j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    int32_t at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
@@ -1581,9 +1588,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 1]
@@ -1591,9 +1598,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 1]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 0, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 1]
@@ -1601,9 +1608,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 2]
@@ -1611,9 +1618,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 2]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 0, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 2]
@@ -1621,9 +1628,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 3]
@@ -1631,9 +1638,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 3]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 0, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 3]
@@ -1641,9 +1648,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 4]
@@ -1651,9 +1658,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 4]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 0, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 4]
@@ -1661,9 +1668,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 5]
@@ -1671,9 +1678,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 5]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 0, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 5]
@@ -1681,9 +1688,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 6]
@@ -1691,9 +1698,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 6]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 0, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 6]
@@ -1701,9 +1708,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 7]
@@ -1711,9 +1718,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 7]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 0, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 7]
@@ -1721,9 +1728,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
@@ -1734,7 +1741,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // col = col0 + j * 8  [i = 1, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 1, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 0]
@@ -1742,9 +1749,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 1]
@@ -1752,9 +1759,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 1]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 1, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 1]
@@ -1762,9 +1769,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 2]
@@ -1772,9 +1779,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 2]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 1, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 2]
@@ -1782,9 +1789,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 3]
@@ -1792,9 +1799,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 3]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 1, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 3]
@@ -1802,9 +1809,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 4]
@@ -1812,9 +1819,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 4]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 1, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 4]
@@ -1822,9 +1829,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 5]
@@ -1832,9 +1839,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 5]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 1, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 5]
@@ -1842,9 +1849,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 6]
@@ -1852,9 +1859,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 6]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 1, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 6]
@@ -1862,9 +1869,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 7]
@@ -1872,9 +1879,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 7]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 1, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 7]
@@ -1882,9 +1889,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
@@ -1895,7 +1902,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // col = col0 + j * 8  [i = 2, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 2, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 0]
@@ -1903,9 +1910,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 1]
@@ -1913,9 +1920,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 1]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 2, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 1]
@@ -1923,9 +1930,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 2]
@@ -1933,9 +1940,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 2]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 2, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 2]
@@ -1943,9 +1950,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 3]
@@ -1953,9 +1960,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 3]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 2, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 3]
@@ -1963,9 +1970,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 4]
@@ -1973,9 +1980,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 4]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 2, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 4]
@@ -1983,9 +1990,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 5]
@@ -1993,9 +2000,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 5]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 2, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 5]
@@ -2003,9 +2010,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 6]
@@ -2013,9 +2020,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 6]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 2, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 6]
@@ -2023,9 +2030,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 7]
@@ -2033,9 +2040,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 7]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 2, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 7]
@@ -2043,9 +2050,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
@@ -2056,7 +2063,7 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // col = col0 + j * 8  [i = 3, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 3, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 0]
@@ -2064,9 +2071,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 0]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 1]
@@ -2074,9 +2081,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 1]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 3, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 1]
@@ -2084,9 +2091,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 1]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 2]
@@ -2094,9 +2101,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 2]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 3, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 2]
@@ -2104,9 +2111,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 2]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 3]
@@ -2114,9 +2121,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 3]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 3, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 3]
@@ -2124,9 +2131,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 3]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 4]
@@ -2134,9 +2141,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 4]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 3, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 4]
@@ -2144,9 +2151,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 4]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 5]
@@ -2154,9 +2161,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 5]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 3, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 5]
@@ -2164,9 +2171,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 5]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 6]
@@ -2174,9 +2181,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 6]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 3, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 6]
@@ -2184,9 +2191,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 6]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 7]
@@ -2194,9 +2201,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 7]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 3, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 7]
@@ -2204,9 +2211,9 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 7]
-        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
     }
 }
