@@ -10,6 +10,9 @@
 #   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
 #   bash benchmarks/gpu_session.sh ports   # tests/ports/ against their CUDA originals (< 2 min)
 #   bash benchmarks/gpu_session.sh sweep   # every family over its shape sweep (~6 min)
+#   bash benchmarks/gpu_session.sh progress # the open issues' numbers in one call (< 9.5 min):
+#                                          # ports, fp8, torch ops (small), the GEMM shapes,
+#                                          # the attention/transpose/softmax sweeps
 # Logs, bench.json, suite.json and the plots land in $OUT.
 . benchmarks/device_env.sh
 set -o pipefail
@@ -137,6 +140,25 @@ fp8)
     timeout 300 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf --durations=5 \
         -n 3 tests/gpu/test_gemm_fp8_gpu.py 2>&1 | tee "$OUT/fp8-gemm-tests.log" | tail -30
     timeout 200 python3 -P benchmarks/fp8_bench.py "${@:2}" 2>&1 | tee "$OUT/fp8_bench.log"
+    ;;
+progress)
+    # each step bounded, so that the whole fits one 10-minute device command;
+    # the logs come back as one archive, and the tables' ends are printed
+    mkdir -p /tmp/progress/suite
+    P=/tmp/progress
+    timeout 110 python3 -P benchmarks/ports.py --json $P/ports.json >$P/ports.log 2>&1
+    timeout 110 python3 -P benchmarks/fp8_bench.py >$P/fp8_bench.log 2>&1
+    timeout 80 python3 -P benchmarks/torch_ops.py --sizes small --out $P/torch \
+        >$P/torch_ops.log 2>&1
+    timeout 100 python3 -P benchmarks/gemm_shapes.py >$P/gemm_shapes.log 2>&1
+    OUT=$P/suite timeout 120 python3 -P benchmarks/suite.py --sweep \
+        --family attention transpose softmax --budget 100 >$P/suite-sweep.log 2>&1
+    python3 -P benchmarks/report.py $P/suite/suite.json >$P/sweep-tables.md 2>&1
+    tar czf "$OUT/progress.tgz" -C $P .
+    for f in ports fp8_bench torch_ops gemm_shapes suite-sweep; do
+        echo "== $f"
+        tail -30 "$P/$f.log"
+    done
     ;;
 ports)
     # ports.json and the table land in $OUT
