@@ -190,6 +190,7 @@ def values(oacc, p, sv, at, like):
     dtypes=["bf16", "f16"],
     launch_bounds=(THREADS, 1),
     backward=kdsl.host_backward(_backward),
+    no_overflow=True,
 )
 def attention_tma(
     tma_q: kdsl.TensorMap,

@@ -108,7 +108,7 @@ def unit_work(unit, tiles, ktiles, split):
     return unit % tiles, first, (s + 1) * ktiles // split - first
 
 
-@kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1))
+@kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1), no_overflow=True)
 def gemm_tma(
     tma_a: kdsl.TensorMap,
     tma_b: kdsl.TensorMap,

@@ -39,7 +39,7 @@ from kdsl import (
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
 
-@kdsl.kernel
+@kdsl.kernel(no_overflow=True)
 def matmul(
     a: Pointer[D],
     b: Pointer[D],
@@ -100,7 +100,7 @@ def slice_size(M, N):
     return (M * N + 3) // 4 * 4
 
 
-@kdsl.kernel(dtypes=[Float32, "bf16", "f16"], block=SUM_THREADS)
+@kdsl.kernel(dtypes=[Float32, "bf16", "f16"], block=SUM_THREADS, no_overflow=True)
 def split_sum(
     part: Pointer[Float32],
     c: Pointer[D],
@@ -188,7 +188,7 @@ BN = 128
 BK = 8
 
 
-@kdsl.kernel(dtypes=[Float32], launch_bounds=256)
+@kdsl.kernel(dtypes=[Float32], launch_bounds=256, no_overflow=True)
 def sgemm(
     a: Pointer[D],
     b: Pointer[D],
@@ -325,7 +325,7 @@ def sgemm(
 BKV = 16
 
 
-@kdsl.kernel(dtypes=[Float32], launch_bounds=256)
+@kdsl.kernel(dtypes=[Float32], launch_bounds=256, no_overflow=True)
 def sgemm_vec(
     a: Pointer[D],
     b: Pointer[D],
@@ -467,7 +467,7 @@ def sgemm_vec(
 # (`sgemm_warp_grid`, `sgemm_warp_block`).
 
 
-@kdsl.kernel(dtypes=[Float32], launch_bounds=512)
+@kdsl.kernel(dtypes=[Float32], launch_bounds=512, no_overflow=True)
 def sgemm_warp(
     a: Pointer[D],
     b: Pointer[D],

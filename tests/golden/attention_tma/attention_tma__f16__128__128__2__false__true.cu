@@ -1323,322 +1323,322 @@ static __device__ void softmax_tile__l64f32_l2f32_l2f32_l2f32_i32_i32_i32_bool_f
     if (diagonal) {
         // for i in kdsl.range_constexpr(BLOCK_N // 2):
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 0]
-        if (kdsl::add(n0, kdsl::mul(t4, 2)) > row0) {
+        if (n0 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 0]
             sacc[0] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 1]
-        if (kdsl::add(kdsl::add(n0, kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 1]
             sacc[1] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 2]
-        if (kdsl::add(n0, kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 2]
             sacc[2] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 3]
-        if (kdsl::add(kdsl::add(n0, kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 3]
             sacc[3] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 4]
-        if (kdsl::add(kdsl::add(n0, 8), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 8 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 4]
             sacc[4] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 5]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 8), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 8 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 5]
             sacc[5] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 6]
-        if (kdsl::add(kdsl::add(n0, 8), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 8 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 6]
             sacc[6] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 7]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 8), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 8 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 7]
             sacc[7] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 8]
-        if (kdsl::add(kdsl::add(n0, 16), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 16 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 8]
             sacc[8] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 9]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 16), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 16 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 9]
             sacc[9] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 10]
-        if (kdsl::add(kdsl::add(n0, 16), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 16 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 10]
             sacc[10] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 11]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 16), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 16 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 11]
             sacc[11] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 12]
-        if (kdsl::add(kdsl::add(n0, 24), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 24 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 12]
             sacc[12] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 13]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 24), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 24 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 13]
             sacc[13] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 14]
-        if (kdsl::add(kdsl::add(n0, 24), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 24 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 14]
             sacc[14] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 15]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 24), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 24 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 15]
             sacc[15] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 16]
-        if (kdsl::add(kdsl::add(n0, 32), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 32 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 16]
             sacc[16] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 17]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 32), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 32 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 17]
             sacc[17] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 18]
-        if (kdsl::add(kdsl::add(n0, 32), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 32 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 18]
             sacc[18] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 19]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 32), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 32 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 19]
             sacc[19] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 20]
-        if (kdsl::add(kdsl::add(n0, 40), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 40 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 20]
             sacc[20] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 21]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 40), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 40 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 21]
             sacc[21] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 22]
-        if (kdsl::add(kdsl::add(n0, 40), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 40 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 22]
             sacc[22] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 23]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 40), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 40 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 23]
             sacc[23] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 24]
-        if (kdsl::add(kdsl::add(n0, 48), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 48 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 24]
             sacc[24] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 25]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 48), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 48 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 25]
             sacc[25] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 26]
-        if (kdsl::add(kdsl::add(n0, 48), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 48 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 26]
             sacc[26] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 27]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 48), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 48 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 27]
             sacc[27] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 28]
-        if (kdsl::add(kdsl::add(n0, 56), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 56 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 28]
             sacc[28] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 29]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 56), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 56 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 29]
             sacc[29] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 30]
-        if (kdsl::add(kdsl::add(n0, 56), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 56 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 30]
             sacc[30] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 31]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 56), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 56 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 31]
             sacc[31] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 32]
-        if (kdsl::add(kdsl::add(n0, 64), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 64 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 32]
             sacc[32] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 33]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 64), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 64 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 33]
             sacc[33] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 34]
-        if (kdsl::add(kdsl::add(n0, 64), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 64 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 34]
             sacc[34] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 35]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 64), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 64 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 35]
             sacc[35] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 36]
-        if (kdsl::add(kdsl::add(n0, 72), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 72 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 36]
             sacc[36] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 37]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 72), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 72 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 37]
             sacc[37] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 38]
-        if (kdsl::add(kdsl::add(n0, 72), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 72 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 38]
             sacc[38] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 39]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 72), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 72 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 39]
             sacc[39] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 40]
-        if (kdsl::add(kdsl::add(n0, 80), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 80 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 40]
             sacc[40] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 41]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 80), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 80 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 41]
             sacc[41] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 42]
-        if (kdsl::add(kdsl::add(n0, 80), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 80 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 42]
             sacc[42] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 43]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 80), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 80 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 43]
             sacc[43] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 44]
-        if (kdsl::add(kdsl::add(n0, 88), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 88 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 44]
             sacc[44] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 45]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 88), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 88 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 45]
             sacc[45] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 46]
-        if (kdsl::add(kdsl::add(n0, 88), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 88 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 46]
             sacc[46] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 47]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 88), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 88 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 47]
             sacc[47] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 48]
-        if (kdsl::add(kdsl::add(n0, 96), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 96 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 48]
             sacc[48] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 49]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 96), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 96 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 49]
             sacc[49] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 50]
-        if (kdsl::add(kdsl::add(n0, 96), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 96 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 50]
             sacc[50] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 51]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 96), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 96 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 51]
             sacc[51] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 52]
-        if (kdsl::add(kdsl::add(n0, 104), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 104 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 52]
             sacc[52] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 53]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 104), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 104 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 53]
             sacc[53] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 54]
-        if (kdsl::add(kdsl::add(n0, 104), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 104 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 54]
             sacc[54] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 55]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 104), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 104 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 55]
             sacc[55] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 56]
-        if (kdsl::add(kdsl::add(n0, 112), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 112 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 56]
             sacc[56] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 57]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 112), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 112 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 57]
             sacc[57] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 58]
-        if (kdsl::add(kdsl::add(n0, 112), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 112 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 58]
             sacc[58] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 59]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 112), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 112 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 59]
             sacc[59] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 60]
-        if (kdsl::add(kdsl::add(n0, 120), kdsl::mul(t4, 2)) > row0) {
+        if (n0 + 120 + t4 * 2 > row0) {
             // sacc[i] = NEG_INF  [i = 60]
             sacc[60] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 61]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 120), kdsl::mul(t4, 2)), 1) > row0) {
+        if (n0 + 120 + t4 * 2 + 1 > row0) {
             // sacc[i] = NEG_INF  [i = 61]
             sacc[61] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 62]
-        if (kdsl::add(kdsl::add(n0, 120), kdsl::mul(t4, 2)) > kdsl::add(row0, 8)) {
+        if (n0 + 120 + t4 * 2 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 62]
             sacc[62] = -INFINITY;
         }
         // if n0 + i // 4 * 8 + t4 * 2 + i % 2 > row0 + i // 2 % 2 * 8:  [i = 63]
-        if (kdsl::add(kdsl::add(kdsl::add(n0, 120), kdsl::mul(t4, 2)), 1) > kdsl::add(row0, 8)) {
+        if (n0 + 120 + t4 * 2 + 1 > row0 + 8) {
             // sacc[i] = NEG_INF  [i = 63]
             sacc[63] = -INFINITY;
         }
@@ -2708,14 +2708,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
             // for j in kdsl.range_constexpr(COLS):
             // for i in kdsl.range_constexpr(BM // BOX):  [j = 0]
             // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 0, i = 0]
-            kdsl::tma_load_2d(&sq[0], &tma_q, 0, kdsl::add(head, m0), &qbar[0]);
+            kdsl::tma_load_2d(&sq[0], &tma_q, 0, head + m0, &qbar[0]);
             // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 0, i = 1]
-            kdsl::tma_load_2d(&sq[512], &tma_q, 0, kdsl::add(kdsl::add(head, m0), 64), &qbar[0]);
+            kdsl::tma_load_2d(&sq[512], &tma_q, 0, head + m0 + 64, &qbar[0]);
             // for i in kdsl.range_constexpr(BM // BOX):  [j = 1]
             // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 1, i = 0]
-            kdsl::tma_load_2d(&sq[1024], &tma_q, 64, kdsl::add(head, m0), &qbar[0]);
+            kdsl::tma_load_2d(&sq[1024], &tma_q, 64, head + m0, &qbar[0]);
             // kdsl.tma_load(sq, dst, tma_q, (j * 64, head + m0 + i * BOX), qbar, 0)  [j = 1, i = 1]
-            kdsl::tma_load_2d(&sq[1536], &tma_q, 64, kdsl::add(kdsl::add(head, m0), 64), &qbar[0]);
+            kdsl::tma_load_2d(&sq[1536], &tma_q, 64, head + m0 + 64, &qbar[0]);
             // dst = (j * BM + i * BOX) * 8  [j = 0, i = 0]
             int32_t dst = 1536;
             // for t in range(ntiles):
@@ -2731,7 +2731,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
                 // dst = ((s * COLS + j) * BLOCK_N + i * BOX) * 8  [j = 0, i = 0]
                 dst = s * 2 * 128 * 8;
                 // row = head + t * BLOCK_N + i * BOX  [j = 0, i = 0]
-                int32_t row = kdsl::add(head, t * 128);
+                int32_t row = head + t * 128;
                 // kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)  [j = 0, i = 0]
                 kdsl::tma_load_2d(&sk[dst], &tma_k, 0, row, &full[s]);
                 // kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)  [j = 0, i = 0]
@@ -2739,7 +2739,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
                 // dst = ((s * COLS + j) * BLOCK_N + i * BOX) * 8  [j = 0, i = 1]
                 dst = (s * 2 * 128 + 64) * 8;
                 // row = head + t * BLOCK_N + i * BOX  [j = 0, i = 1]
-                row = kdsl::add(kdsl::add(head, t * 128), 64);
+                row = head + t * 128 + 64;
                 // kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)  [j = 0, i = 1]
                 kdsl::tma_load_2d(&sk[dst], &tma_k, 0, row, &full[s]);
                 // kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)  [j = 0, i = 1]
@@ -2748,7 +2748,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
                 // dst = ((s * COLS + j) * BLOCK_N + i * BOX) * 8  [j = 1, i = 0]
                 dst = (s * 2 + 1) * 128 * 8;
                 // row = head + t * BLOCK_N + i * BOX  [j = 1, i = 0]
-                row = kdsl::add(head, t * 128);
+                row = head + t * 128;
                 // kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)  [j = 1, i = 0]
                 kdsl::tma_load_2d(&sk[dst], &tma_k, 64, row, &full[s]);
                 // kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)  [j = 1, i = 0]
@@ -2756,7 +2756,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
                 // dst = ((s * COLS + j) * BLOCK_N + i * BOX) * 8  [j = 1, i = 1]
                 dst = ((s * 2 + 1) * 128 + 64) * 8;
                 // row = head + t * BLOCK_N + i * BOX  [j = 1, i = 1]
-                row = kdsl::add(kdsl::add(head, t * 128), 64);
+                row = head + t * 128 + 64;
                 // kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)  [j = 1, i = 1]
                 kdsl::tma_load_2d(&sk[dst], &tma_k, 64, row, &full[s]);
                 // kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)  [j = 1, i = 1]
@@ -2801,7 +2801,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         // t4 = lane % 4
         int32_t t4 = lane % 4;
         // row0 = m0 + rows + tid % 128 // 32 * 16 + lane // 4
-        int32_t row0 = kdsl::add(kdsl::add(kdsl::add(m0, rows), tid % 128 / 32 * 16), lane / 4);
+        int32_t row0 = m0 + rows + tid % 128 / 32 * 16 + lane / 4;
         // dq = kdsl.wgmma_desc(sq, rows * 8)
         uint64_t dq = kdsl::wgmma_desc<1, 16, 1024>(&sq[rows * 8]);
         // first_diagonal = (m0 + rows) // BLOCK_N
@@ -2884,12 +2884,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         // if t4 == 0:  [h = 0]
         if (t4 == 0) {
             // lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)  [h = 0]
-            lse[kdsl::add(head, row0)] = m[0] + log2f(total);
+            lse[head + row0] = m[0] + log2f(total);
         }
         // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 0]
-        int32_t at =
-                kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(head, row0), 128), kdsl::mul(t4, 2)),
-                               2);
+        int32_t at = kdsl::floordiv((head + row0) * 128 + t4 * 2, 2);
         // for c in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 0]
         // x0 = oacc[4 * c + 2 * h] * inv  [h = 0, c = 0]
         float x0 = oacc[0] * inv;
@@ -3013,11 +3011,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__12
         // if t4 == 0:  [h = 1]
         if (t4 == 0) {
             // lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)  [h = 1]
-            lse[kdsl::add(kdsl::add(head, row0), 8)] = m[1] + log2f(total);
+            lse[head + row0 + 8] = m[1] + log2f(total);
         }
         // at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  [h = 1]
-        at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(head, row0), 8), 128), kdsl::mul(t4, 2)),
-                            2);
+        at = kdsl::floordiv((head + row0 + 8) * 128 + t4 * 2, 2);
         // for c in kdsl.range_constexpr(HEAD_DIM // 8):  [h = 1]
         // x0 = oacc[4 * c + 2 * h] * inv  [h = 1, c = 0]
         x0 = oacc[2] * inv;

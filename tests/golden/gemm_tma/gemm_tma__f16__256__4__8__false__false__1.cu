@@ -1284,20 +1284,20 @@ static __device__ void tile_origin__i32_i32_i32_c8(
         int32_t& result0,
         int32_t& result1) {
     // in_group = group_m * tiles_n
-    int32_t in_group = kdsl::mul(8, tiles_n);
+    int32_t in_group = 8 * tiles_n;
     // first_m = tile // in_group * group_m
-    int32_t first_m = kdsl::mul(kdsl::floordiv(tile, in_group), 8);
+    int32_t first_m = kdsl::floordiv(tile, in_group) * 8;
     // group_rows = min(tiles_m - first_m, group_m)
-    int32_t group_rows = kdsl::min(kdsl::sub(tiles_m, first_m), 8);
+    int32_t group_rows = kdsl::min(tiles_m - first_m, 8);
     // return first_m + tile % in_group % group_rows, tile % in_group // group_rows
-    result0 = kdsl::add(first_m, kdsl::mod(kdsl::mod(tile, in_group), group_rows));
+    result0 = first_m + kdsl::mod(kdsl::mod(tile, in_group), group_rows);
     result1 = kdsl::floordiv(kdsl::mod(tile, in_group), group_rows);
     return;
 }
 
 static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
     // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+    return kdsl::floordiv(M * N + 3, 4) * 4;
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__false__false__1(
@@ -1354,7 +1354,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
     // kdsl.syncthreads()
     __syncthreads();
     // tiles = tiles_m * tiles_n
-    int32_t tiles = kdsl::mul(tiles_m, tiles_n);
+    int32_t tiles = tiles_m * tiles_n;
     // units = tiles * SPLIT
     int32_t units = tiles;
     // if group == 0:
@@ -1388,48 +1388,47 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
                     // kdsl.mbarrier_arrive_expect_tx(full, s, (BM + BN) * BK * 2)
                     kdsl::mbarrier_arrive_expect_tx(&full[s], 49152);
                     // k0 = (k_first + kt) * BK
-                    int32_t k0 = kdsl::mul(kdsl::add(k_first, kt), 64);
+                    int32_t k0 = (k_first + kt) * 64;
                     // for i in kdsl.range_constexpr(BM // BOX):
                     // dst = (s * BM + i * BOX) * CHUNKS  [i = 0]
                     int32_t dst = s * 128 * 8;
                     // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 0]
-                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::mul(tm, 128), &full[s]);
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, tm * 128, &full[s]);
                     // dst = (s * BM + i * BOX) * CHUNKS  [i = 1]
                     dst = (s * 128 + 64) * 8;
                     // kdsl.tma_load(sa, dst, tma_a, (k0, tm * BM + i * BOX), full, s)  [i = 1]
-                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, kdsl::add(kdsl::mul(tm, 128), 64),
-                                      &full[s]);
+                    kdsl::tma_load_2d(&sa[dst], &tma_a, k0, tm * 128 + 64, &full[s]);
                     // for i in kdsl.range_constexpr(BN // BOX):
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 0]
                     dst = s * 256 * 8;
                     // n0 = tn * BN + i * BOX  [i = 0]
-                    int32_t n0 = kdsl::mul(tn, 256);
+                    int32_t n0 = tn * 256;
                     // if B_ROW_MAJOR:  [i = 0]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 0]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 1]
                     dst = (s * 256 + 64) * 8;
                     // n0 = tn * BN + i * BOX  [i = 1]
-                    n0 = kdsl::add(kdsl::mul(tn, 256), 64);
+                    n0 = tn * 256 + 64;
                     // if B_ROW_MAJOR:  [i = 1]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 1]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 2]
                     dst = (s * 256 + 128) * 8;
                     // n0 = tn * BN + i * BOX  [i = 2]
-                    n0 = kdsl::add(kdsl::mul(tn, 256), 128);
+                    n0 = tn * 256 + 128;
                     // if B_ROW_MAJOR:  [i = 2]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 2]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // dst = (s * BN + i * BOX) * CHUNKS  [i = 3]
                     dst = (s * 256 + 192) * 8;
                     // n0 = tn * BN + i * BOX  [i = 3]
-                    n0 = kdsl::add(kdsl::mul(tn, 256), 192);
+                    n0 = tn * 256 + 192;
                     // if B_ROW_MAJOR:  [i = 3]  [False]; else:
                     // kdsl.tma_load(sb, dst, tma_b, (k0, n0), full, s)  [i = 3]
                     kdsl::tma_load_2d(&sb[dst], &tma_b, k0, n0, &full[s]);
                     // it += 1
-                    it = kdsl::add(it, 1);
+                    it = it + 1;
                 }
                 // unit += grid_dim.x
                 unit = unit + gridDim.x;
@@ -1487,33 +1486,31 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
                 // if kt > 0 and tid % 128 == 0:
                 if (kt > 0 && tid % 128 == 0) {
                     // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                    kdsl::mbarrier_arrive(&empty[kdsl::mod(kdsl::sub(it, 1), 4)]);
+                    kdsl::mbarrier_arrive(&empty[kdsl::mod(it - 1, 4)]);
                 }
                 // it += 1
-                it = kdsl::add(it, 1);
+                it = it + 1;
             }
             // kdsl.wgmma_wait(0, acc)
             kdsl::wgmma_wait<0, 128>(&acc[0]);
             // if tid % 128 == 0:
             if (tid % 128 == 0) {
                 // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                kdsl::mbarrier_arrive(&empty[kdsl::mod(kdsl::sub(it, 1), 4)]);
+                kdsl::mbarrier_arrive(&empty[kdsl::mod(it - 1, 4)]);
             }
             // row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
-            int32_t row =
-                    kdsl::add(kdsl::add(kdsl::add(kdsl::mul(tm, 128), rows), tid % 128 / 32 * 16),
-                              lane / 4);
+            int32_t row = tm * 128 + rows + tid % 128 / 32 * 16 + lane / 4;
             // col0 = tn * BN + lane % 4 * 2
-            int32_t col0 = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 2);
+            int32_t col0 = tn * 256 + lane % 4 * 2;
             // if part is not None:  [True]
             // past = unit // tiles * (slice_size(M, N) // 2)
-            int32_t past = kdsl::mul(kdsl::floordiv(unit, tiles),
-                                     kdsl::floordiv(slice_size__i32_i32(M, N), 2));
+            int32_t past =
+                    kdsl::floordiv(unit, tiles) * kdsl::floordiv(slice_size__i32_i32(M, N), 2);
             // for j in kdsl.range_constexpr(BN // 8):
             // col = col0 + j * 8  [j = 0]
             int32_t col = col0;
             // at = (row * N + col) // 2  [j = 0]
-            int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            int32_t at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 0]
             float v0 = acc[0];
             // v1 = acc[4 * j + 1]  [j = 0]
@@ -1525,17 +1522,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 0]  [True]
             // if part is not None:  [j = 0]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 0]  [True]
             // if part is not None:  [j = 0]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 1]
-            col = kdsl::add(col0, 8);
+            col = col0 + 8;
             // at = (row * N + col) // 2  [j = 1]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 1]
             v0 = acc[4];
             // v1 = acc[4 * j + 1]  [j = 1]
@@ -1547,17 +1543,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 1]  [True]
             // if part is not None:  [j = 1]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 1]  [True]
             // if part is not None:  [j = 1]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 2]
-            col = kdsl::add(col0, 16);
+            col = col0 + 16;
             // at = (row * N + col) // 2  [j = 2]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 2]
             v0 = acc[8];
             // v1 = acc[4 * j + 1]  [j = 2]
@@ -1569,17 +1564,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 2]  [True]
             // if part is not None:  [j = 2]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 2]  [True]
             // if part is not None:  [j = 2]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 3]
-            col = kdsl::add(col0, 24);
+            col = col0 + 24;
             // at = (row * N + col) // 2  [j = 3]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 3]
             v0 = acc[12];
             // v1 = acc[4 * j + 1]  [j = 3]
@@ -1591,17 +1585,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 3]  [True]
             // if part is not None:  [j = 3]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 3]  [True]
             // if part is not None:  [j = 3]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 4]
-            col = kdsl::add(col0, 32);
+            col = col0 + 32;
             // at = (row * N + col) // 2  [j = 4]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 4]
             v0 = acc[16];
             // v1 = acc[4 * j + 1]  [j = 4]
@@ -1613,17 +1606,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 4]  [True]
             // if part is not None:  [j = 4]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 4]  [True]
             // if part is not None:  [j = 4]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 5]
-            col = kdsl::add(col0, 40);
+            col = col0 + 40;
             // at = (row * N + col) // 2  [j = 5]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 5]
             v0 = acc[20];
             // v1 = acc[4 * j + 1]  [j = 5]
@@ -1635,17 +1627,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 5]  [True]
             // if part is not None:  [j = 5]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 5]  [True]
             // if part is not None:  [j = 5]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 6]
-            col = kdsl::add(col0, 48);
+            col = col0 + 48;
             // at = (row * N + col) // 2  [j = 6]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 6]
             v0 = acc[24];
             // v1 = acc[4 * j + 1]  [j = 6]
@@ -1657,17 +1648,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 6]  [True]
             // if part is not None:  [j = 6]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 6]  [True]
             // if part is not None:  [j = 6]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 7]
-            col = kdsl::add(col0, 56);
+            col = col0 + 56;
             // at = (row * N + col) // 2  [j = 7]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 7]
             v0 = acc[28];
             // v1 = acc[4 * j + 1]  [j = 7]
@@ -1679,17 +1669,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 7]  [True]
             // if part is not None:  [j = 7]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 7]  [True]
             // if part is not None:  [j = 7]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 8]
-            col = kdsl::add(col0, 64);
+            col = col0 + 64;
             // at = (row * N + col) // 2  [j = 8]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 8]
             v0 = acc[32];
             // v1 = acc[4 * j + 1]  [j = 8]
@@ -1701,17 +1690,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 8]  [True]
             // if part is not None:  [j = 8]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 8]  [True]
             // if part is not None:  [j = 8]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 9]
-            col = kdsl::add(col0, 72);
+            col = col0 + 72;
             // at = (row * N + col) // 2  [j = 9]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 9]
             v0 = acc[36];
             // v1 = acc[4 * j + 1]  [j = 9]
@@ -1723,17 +1711,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 9]  [True]
             // if part is not None:  [j = 9]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 9]  [True]
             // if part is not None:  [j = 9]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 10]
-            col = kdsl::add(col0, 80);
+            col = col0 + 80;
             // at = (row * N + col) // 2  [j = 10]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 10]
             v0 = acc[40];
             // v1 = acc[4 * j + 1]  [j = 10]
@@ -1745,17 +1732,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 10]  [True]
             // if part is not None:  [j = 10]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 10]  [True]
             // if part is not None:  [j = 10]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 11]
-            col = kdsl::add(col0, 88);
+            col = col0 + 88;
             // at = (row * N + col) // 2  [j = 11]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 11]
             v0 = acc[44];
             // v1 = acc[4 * j + 1]  [j = 11]
@@ -1767,17 +1753,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 11]  [True]
             // if part is not None:  [j = 11]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 11]  [True]
             // if part is not None:  [j = 11]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 12]
-            col = kdsl::add(col0, 96);
+            col = col0 + 96;
             // at = (row * N + col) // 2  [j = 12]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 12]
             v0 = acc[48];
             // v1 = acc[4 * j + 1]  [j = 12]
@@ -1789,17 +1774,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 12]  [True]
             // if part is not None:  [j = 12]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 12]  [True]
             // if part is not None:  [j = 12]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 13]
-            col = kdsl::add(col0, 104);
+            col = col0 + 104;
             // at = (row * N + col) // 2  [j = 13]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 13]
             v0 = acc[52];
             // v1 = acc[4 * j + 1]  [j = 13]
@@ -1811,17 +1795,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 13]  [True]
             // if part is not None:  [j = 13]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 13]  [True]
             // if part is not None:  [j = 13]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 14]
-            col = kdsl::add(col0, 112);
+            col = col0 + 112;
             // at = (row * N + col) // 2  [j = 14]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 14]
             v0 = acc[56];
             // v1 = acc[4 * j + 1]  [j = 14]
@@ -1833,17 +1816,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 14]  [True]
             // if part is not None:  [j = 14]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 14]  [True]
             // if part is not None:  [j = 14]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 15]
-            col = kdsl::add(col0, 120);
+            col = col0 + 120;
             // at = (row * N + col) // 2  [j = 15]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 15]
             v0 = acc[60];
             // v1 = acc[4 * j + 1]  [j = 15]
@@ -1855,17 +1837,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 15]  [True]
             // if part is not None:  [j = 15]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 15]  [True]
             // if part is not None:  [j = 15]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 16]
-            col = kdsl::add(col0, 128);
+            col = col0 + 128;
             // at = (row * N + col) // 2  [j = 16]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 16]
             v0 = acc[64];
             // v1 = acc[4 * j + 1]  [j = 16]
@@ -1877,17 +1858,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 16]  [True]
             // if part is not None:  [j = 16]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 16]  [True]
             // if part is not None:  [j = 16]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 17]
-            col = kdsl::add(col0, 136);
+            col = col0 + 136;
             // at = (row * N + col) // 2  [j = 17]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 17]
             v0 = acc[68];
             // v1 = acc[4 * j + 1]  [j = 17]
@@ -1899,17 +1879,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 17]  [True]
             // if part is not None:  [j = 17]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 17]  [True]
             // if part is not None:  [j = 17]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 18]
-            col = kdsl::add(col0, 144);
+            col = col0 + 144;
             // at = (row * N + col) // 2  [j = 18]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 18]
             v0 = acc[72];
             // v1 = acc[4 * j + 1]  [j = 18]
@@ -1921,17 +1900,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 18]  [True]
             // if part is not None:  [j = 18]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 18]  [True]
             // if part is not None:  [j = 18]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 19]
-            col = kdsl::add(col0, 152);
+            col = col0 + 152;
             // at = (row * N + col) // 2  [j = 19]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 19]
             v0 = acc[76];
             // v1 = acc[4 * j + 1]  [j = 19]
@@ -1943,17 +1921,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 19]  [True]
             // if part is not None:  [j = 19]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 19]  [True]
             // if part is not None:  [j = 19]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 20]
-            col = kdsl::add(col0, 160);
+            col = col0 + 160;
             // at = (row * N + col) // 2  [j = 20]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 20]
             v0 = acc[80];
             // v1 = acc[4 * j + 1]  [j = 20]
@@ -1965,17 +1942,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 20]  [True]
             // if part is not None:  [j = 20]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 20]  [True]
             // if part is not None:  [j = 20]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 21]
-            col = kdsl::add(col0, 168);
+            col = col0 + 168;
             // at = (row * N + col) // 2  [j = 21]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 21]
             v0 = acc[84];
             // v1 = acc[4 * j + 1]  [j = 21]
@@ -1987,17 +1963,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 21]  [True]
             // if part is not None:  [j = 21]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 21]  [True]
             // if part is not None:  [j = 21]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 22]
-            col = kdsl::add(col0, 176);
+            col = col0 + 176;
             // at = (row * N + col) // 2  [j = 22]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 22]
             v0 = acc[88];
             // v1 = acc[4 * j + 1]  [j = 22]
@@ -2009,17 +1984,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 22]  [True]
             // if part is not None:  [j = 22]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 22]  [True]
             // if part is not None:  [j = 22]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 23]
-            col = kdsl::add(col0, 184);
+            col = col0 + 184;
             // at = (row * N + col) // 2  [j = 23]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 23]
             v0 = acc[92];
             // v1 = acc[4 * j + 1]  [j = 23]
@@ -2031,17 +2005,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 23]  [True]
             // if part is not None:  [j = 23]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 23]  [True]
             // if part is not None:  [j = 23]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 24]
-            col = kdsl::add(col0, 192);
+            col = col0 + 192;
             // at = (row * N + col) // 2  [j = 24]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 24]
             v0 = acc[96];
             // v1 = acc[4 * j + 1]  [j = 24]
@@ -2053,17 +2026,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 24]  [True]
             // if part is not None:  [j = 24]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 24]  [True]
             // if part is not None:  [j = 24]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 25]
-            col = kdsl::add(col0, 200);
+            col = col0 + 200;
             // at = (row * N + col) // 2  [j = 25]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 25]
             v0 = acc[100];
             // v1 = acc[4 * j + 1]  [j = 25]
@@ -2075,17 +2047,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 25]  [True]
             // if part is not None:  [j = 25]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 25]  [True]
             // if part is not None:  [j = 25]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 26]
-            col = kdsl::add(col0, 208);
+            col = col0 + 208;
             // at = (row * N + col) // 2  [j = 26]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 26]
             v0 = acc[104];
             // v1 = acc[4 * j + 1]  [j = 26]
@@ -2097,17 +2068,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 26]  [True]
             // if part is not None:  [j = 26]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 26]  [True]
             // if part is not None:  [j = 26]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 27]
-            col = kdsl::add(col0, 216);
+            col = col0 + 216;
             // at = (row * N + col) // 2  [j = 27]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 27]
             v0 = acc[108];
             // v1 = acc[4 * j + 1]  [j = 27]
@@ -2119,17 +2089,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 27]  [True]
             // if part is not None:  [j = 27]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 27]  [True]
             // if part is not None:  [j = 27]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 28]
-            col = kdsl::add(col0, 224);
+            col = col0 + 224;
             // at = (row * N + col) // 2  [j = 28]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 28]
             v0 = acc[112];
             // v1 = acc[4 * j + 1]  [j = 28]
@@ -2141,17 +2110,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 28]  [True]
             // if part is not None:  [j = 28]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 28]  [True]
             // if part is not None:  [j = 28]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 29]
-            col = kdsl::add(col0, 232);
+            col = col0 + 232;
             // at = (row * N + col) // 2  [j = 29]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 29]
             v0 = acc[116];
             // v1 = acc[4 * j + 1]  [j = 29]
@@ -2163,17 +2131,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 29]  [True]
             // if part is not None:  [j = 29]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 29]  [True]
             // if part is not None:  [j = 29]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 30]
-            col = kdsl::add(col0, 240);
+            col = col0 + 240;
             // at = (row * N + col) // 2  [j = 30]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 30]
             v0 = acc[120];
             // v1 = acc[4 * j + 1]  [j = 30]
@@ -2185,17 +2152,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 30]  [True]
             // if part is not None:  [j = 30]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 30]  [True]
             // if part is not None:  [j = 30]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // col = col0 + j * 8  [j = 31]
-            col = kdsl::add(col0, 248);
+            col = col0 + 248;
             // at = (row * N + col) // 2  [j = 31]
-            at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+            at = kdsl::floordiv(row * N + col, 2);
             // v0 = acc[4 * j]  [j = 31]
             v0 = acc[124];
             // v1 = acc[4 * j + 1]  [j = 31]
@@ -2207,12 +2173,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__f16__256__4__8__f
             // if not EDGE or row < M and col < N:  [j = 31]  [True]
             // if part is not None:  [j = 31]  [True]
             // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(past, at)] =
-                    kdsl::vec<float, 2>{{v0, v1}};
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
             // if not EDGE or row + 8 < M and col < N:  [j = 31]  [True]
             // if part is not None:  [j = 31]  [True]
             // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[kdsl::add(kdsl::add(past, at), kdsl::mul(4, N))] =
+            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
                     kdsl::vec<float, 2>{{v2, v3}};
             // unit += grid_dim.x
             unit = unit + gridDim.x;

@@ -385,13 +385,9 @@ extern "C" __global__ void matmul__f64__16(
     // for k0 in range(0, K, TILE):
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
         // a_tile[ty, tx] = a[row * K + k0 + tx] if row < M and k0 + tx < K else D(0)
-        a_tile[ty][tx] = (row < M && kdsl::add(k0, tx) < K)
-                ? a[kdsl::add(kdsl::add(kdsl::mul(row, K), k0), tx)]
-                : 0.0;
+        a_tile[ty][tx] = (row < M && k0 + tx < K) ? a[row * K + k0 + tx] : 0.0;
         // b_tile[ty, tx] = b[(k0 + ty) * N + col] if k0 + ty < K and col < N else D(0)
-        b_tile[ty][tx] = (kdsl::add(k0, ty) < K && col < N)
-                ? b[kdsl::add(kdsl::mul(kdsl::add(k0, ty), N), col)]
-                : 0.0;
+        b_tile[ty][tx] = (k0 + ty < K && col < N) ? b[(k0 + ty) * N + col] : 0.0;
         // kdsl.syncthreads()
         __syncthreads();
         // for k in kdsl.range_constexpr(TILE):
@@ -433,6 +429,6 @@ extern "C" __global__ void matmul__f64__16(
     // if row < M and col < N:
     if (row < M && col < N) {
         // c[row * N + col] = acc.to(D)
-        c[kdsl::add(kdsl::mul(row, N), col)] = acc;
+        c[row * N + col] = acc;
     }
 }

@@ -403,18 +403,16 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 
 static __device__ void k_slice__i32(int32_t ktiles, int32_t& result0, int32_t& result1) {
     // first = block_idx.z * ktiles // grid_dim.z
-    int32_t first = kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z), ktiles), int32_t(gridDim.z));
+    int32_t first = kdsl::floordiv(int32_t(blockIdx.z) * ktiles, int32_t(gridDim.z));
     // return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
     result0 = first;
-    result1 =
-            kdsl::sub(kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z) + 1, ktiles), int32_t(gridDim.z)),
-                      first);
+    result1 = kdsl::floordiv((int32_t(blockIdx.z) + 1) * ktiles, int32_t(gridDim.z)) - first;
     return;
 }
 
 static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
     // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+    return kdsl::floordiv(M * N + 3, 4) * 4;
 }
 
 extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
@@ -467,58 +465,58 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // first, tiles = k_slice((K + BK - 1) // BK)
     int32_t first;
     int32_t tiles;
-    k_slice__i32(kdsl::floordiv(kdsl::add(K, 7), 8), first, tiles);
+    k_slice__i32((K + 7) / 8, first, tiles);
     // k0 = first * BK
-    int32_t k0 = kdsl::mul(first, 8);
+    int32_t k0 = first * 8;
     // for p in kdsl.range_constexpr(4):
     // row = m0 + a_m + p  [p = 0]
     int32_t row = m0 + a_m;
     // ka = k0 + a_k  [p = 0]
-    int32_t ka = kdsl::add(k0, a_k);
+    int32_t ka = k0 + a_k;
     // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 0]
-    ra.v[0] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+    ra.v[0] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
     // col = n0 + b_n + p  [p = 0]
-    int32_t col = kdsl::add(n0, b_n);
+    int32_t col = n0 + b_n;
     // kb = k0 + b_k  [p = 0]
-    int32_t kb = kdsl::add(k0, b_k);
+    int32_t kb = k0 + b_k;
     // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 0]
-    rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+    rb.v[0] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
     // row = m0 + a_m + p  [p = 1]
     row = m0 + a_m + 1;
     // ka = k0 + a_k  [p = 1]
-    ka = kdsl::add(k0, a_k);
+    ka = k0 + a_k;
     // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 1]
-    ra.v[1] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+    ra.v[1] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
     // col = n0 + b_n + p  [p = 1]
-    col = kdsl::add(kdsl::add(n0, b_n), 1);
+    col = n0 + b_n + 1;
     // kb = k0 + b_k  [p = 1]
-    kb = kdsl::add(k0, b_k);
+    kb = k0 + b_k;
     // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 1]
-    rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+    rb.v[1] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
     // row = m0 + a_m + p  [p = 2]
     row = m0 + a_m + 2;
     // ka = k0 + a_k  [p = 2]
-    ka = kdsl::add(k0, a_k);
+    ka = k0 + a_k;
     // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 2]
-    ra.v[2] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+    ra.v[2] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
     // col = n0 + b_n + p  [p = 2]
-    col = kdsl::add(kdsl::add(n0, b_n), 2);
+    col = n0 + b_n + 2;
     // kb = k0 + b_k  [p = 2]
-    kb = kdsl::add(k0, b_k);
+    kb = k0 + b_k;
     // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 2]
-    rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+    rb.v[2] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
     // row = m0 + a_m + p  [p = 3]
     row = m0 + a_m + 3;
     // ka = k0 + a_k  [p = 3]
-    ka = kdsl::add(k0, a_k);
+    ka = k0 + a_k;
     // ra[p] = a[row * K + ka] if row < M and ka < K else 0  [p = 3]
-    ra.v[3] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+    ra.v[3] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
     // col = n0 + b_n + p  [p = 3]
-    col = kdsl::add(kdsl::add(n0, b_n), 3);
+    col = n0 + b_n + 3;
     // kb = k0 + b_k  [p = 3]
-    kb = kdsl::add(k0, b_k);
+    kb = k0 + b_k;
     // rb[p] = b[kb * N + col] if kb < K and col < N else 0  [p = 3]
-    rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+    rb.v[3] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
     // a_s[0, a_k, a_m // 4] = ra
     a_s[0][a_k][a_m / 4] = ra;
     // b_s[0, b_k, b_n // 4] = rb
@@ -530,56 +528,56 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
         // cur = t % 2
         int32_t cur = t % 2;
         // k1 = k0 + (t + 1) * BK
-        int32_t k1 = kdsl::add(k0, kdsl::mul(t + 1, 8));
+        int32_t k1 = k0 + (t + 1) * 8;
         // for q in kdsl.range_constexpr(4):
         // row = m0 + a_m + q  [q = 0]
         row = m0 + a_m;
         // ka = k1 + a_k  [q = 0]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 0]
-        ra.v[0] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[0] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
         // col = n0 + b_n + q  [q = 0]
-        col = kdsl::add(n0, b_n);
+        col = n0 + b_n;
         // kb = k1 + b_k  [q = 0]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 0]
-        rb.v[0] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[0] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
         // row = m0 + a_m + q  [q = 1]
         row = m0 + a_m + 1;
         // ka = k1 + a_k  [q = 1]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 1]
-        ra.v[1] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[1] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
         // col = n0 + b_n + q  [q = 1]
-        col = kdsl::add(kdsl::add(n0, b_n), 1);
+        col = n0 + b_n + 1;
         // kb = k1 + b_k  [q = 1]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 1]
-        rb.v[1] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[1] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
         // row = m0 + a_m + q  [q = 2]
         row = m0 + a_m + 2;
         // ka = k1 + a_k  [q = 2]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 2]
-        ra.v[2] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[2] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
         // col = n0 + b_n + q  [q = 2]
-        col = kdsl::add(kdsl::add(n0, b_n), 2);
+        col = n0 + b_n + 2;
         // kb = k1 + b_k  [q = 2]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 2]
-        rb.v[2] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[2] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
         // row = m0 + a_m + q  [q = 3]
         row = m0 + a_m + 3;
         // ka = k1 + a_k  [q = 3]
-        ka = kdsl::add(k1, a_k);
+        ka = k1 + a_k;
         // ra[q] = a[row * K + ka] if row < M and ka < K else 0  [q = 3]
-        ra.v[3] = (row < M && ka < K) ? a[kdsl::add(kdsl::mul(row, K), ka)] : 0.0f;
+        ra.v[3] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
         // col = n0 + b_n + q  [q = 3]
-        col = kdsl::add(kdsl::add(n0, b_n), 3);
+        col = n0 + b_n + 3;
         // kb = k1 + b_k  [q = 3]
-        kb = kdsl::add(k1, b_k);
+        kb = k1 + b_k;
         // rb[q] = b[kb * N + col] if kb < K and col < N else 0  [q = 3]
-        rb.v[3] = (kb < K && col < N) ? b[kdsl::add(kdsl::mul(kb, N), col)] : 0.0f;
+        rb.v[3] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
         // for k in kdsl.range(BK, unroll=BK):
         #pragma unroll 8
         for (int32_t k = 0; k < 8; ++k) {
@@ -734,7 +732,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     }
     // if part is not None:  [True]
     // dst = part + block_idx.z * slice_size(M, N)
-    float* dst = part + kdsl::mul(int32_t(blockIdx.z), slice_size__i32_i32(M, N));
+    float* dst = part + int32_t(blockIdx.z) * slice_size__i32_i32(M, N);
     // cv = dst.vec(4)
     kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(dst);
     // for h in kdsl.range_constexpr(2):
@@ -743,7 +741,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + ty * 4;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 0, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, w = 0]
     kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 0]
@@ -758,35 +756,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 0]
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 0, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 1]
@@ -801,30 +799,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 0, w = 1]
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 0, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 0, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -832,7 +830,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + ty * 4 + 1;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 1]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 1, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 0]
@@ -847,35 +845,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 0]
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 1, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 1]
@@ -890,30 +888,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 1, w = 1]
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 1, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 1, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -921,7 +919,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + ty * 4 + 2;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 2]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 2, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 0]
@@ -936,35 +934,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 0]
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 2, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 1]
@@ -979,30 +977,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 2, w = 1]
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 2, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 2, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -1010,7 +1008,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + ty * 4 + 3;
     // for w in kdsl.range_constexpr(2):  [h = 0, ri = 3]
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 3, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 0]
@@ -1025,35 +1023,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 0]
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 0, ri = 3, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 1]
@@ -1068,30 +1066,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 0, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 0, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 0, ri = 3, w = 1]
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 0, ri = 3, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 0, ri = 3, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -1100,7 +1098,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + 64 + ty * 4;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 0]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 0, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 0]
@@ -1115,35 +1113,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 0]
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 0, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 1]
@@ -1158,30 +1156,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 0, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 0, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 0, w = 1]
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 0, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 0, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -1189,7 +1187,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + 64 + ty * 4 + 1;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 1]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 1, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 0]
@@ -1204,35 +1202,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 0]
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 1, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 1]
@@ -1247,30 +1245,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 1, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 1, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 1, w = 1]
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 1, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 1, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -1278,7 +1276,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + 64 + ty * 4 + 2;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 2]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 2, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 0]
@@ -1293,35 +1291,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 0]
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 2, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 1]
@@ -1336,30 +1334,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 2, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 2, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 2, w = 1]
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 2, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 2, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
@@ -1367,7 +1365,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     row = m0 + 64 + ty * 4 + 3;
     // for w in kdsl.range_constexpr(2):  [h = 1, ri = 3]
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 3, w = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, w = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 0]
@@ -1382,35 +1380,35 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 0]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 0]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 0]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 0]
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 0, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 0, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }
     // col = n0 + w * 64 + tx * 4  [h = 1, ri = 3, w = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, w = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 1]
@@ -1425,30 +1423,30 @@ extern "C" __global__ void __launch_bounds__(256) sgemm__f32(
     // if row < M:  [h = 1, ri = 3, w = 1]
     if (row < M) {
         // if (N % 4 == 0 and col + 3 < N):  [h = 1, ri = 3, w = 1]
-        if (kdsl::mod(N, 4) == 0 && kdsl::add(col, 3) < N) {
+        if (kdsl::mod(N, 4) == 0 && col + 3 < N) {
             // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, w = 1]
-            cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+            cv[(row * N + col) / 4] = out;
         } else {
             // for z in kdsl.range_constexpr(4):  [h = 1, ri = 3, w = 1]
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 0]
             if (col < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 0]
-                dst[kdsl::add(kdsl::mul(row, N), col)] = out.v[0];
+                dst[row * N + col] = out.v[0];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 1]
-            if (kdsl::add(col, 1) < N) {
+            if (col + 1 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 1]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 1)] = out.v[1];
+                dst[row * N + col + 1] = out.v[1];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 2]
-            if (kdsl::add(col, 2) < N) {
+            if (col + 2 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 2]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 2)] = out.v[2];
+                dst[row * N + col + 2] = out.v[2];
             }
             // if col + z < N:  [h = 1, ri = 3, w = 1, z = 3]
-            if (kdsl::add(col, 3) < N) {
+            if (col + 3 < N) {
                 // dst[row * N + col + z] = out[z]  [h = 1, ri = 3, w = 1, z = 3]
-                dst[kdsl::add(kdsl::add(kdsl::mul(row, N), col), 3)] = out.v[3];
+                dst[row * N + col + 3] = out.v[3];
             }
         }
     }

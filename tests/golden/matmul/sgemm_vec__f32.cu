@@ -403,18 +403,16 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 
 static __device__ void k_slice__i32(int32_t ktiles, int32_t& result0, int32_t& result1) {
     // first = block_idx.z * ktiles // grid_dim.z
-    int32_t first = kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z), ktiles), int32_t(gridDim.z));
+    int32_t first = kdsl::floordiv(int32_t(blockIdx.z) * ktiles, int32_t(gridDim.z));
     // return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
     result0 = first;
-    result1 =
-            kdsl::sub(kdsl::floordiv(kdsl::mul(int32_t(blockIdx.z) + 1, ktiles), int32_t(gridDim.z)),
-                      first);
+    result1 = kdsl::floordiv((int32_t(blockIdx.z) + 1) * ktiles, int32_t(gridDim.z)) - first;
     return;
 }
 
 static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
     // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+    return kdsl::floordiv(M * N + 3, 4) * 4;
 }
 
 extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
@@ -471,7 +469,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // bk = u // 32
     int32_t bk = kdsl::floordiv(u, 32);
     // bn = n0 // 4 + u % 32
-    int32_t bn = kdsl::floordiv(n0, 4) + kdsl::mod(u, 32);
+    int32_t bn = n0 / 4 + kdsl::mod(u, 32);
     // r = kdsl.local_array(Float32x4, LOADS)
     kdsl::vec<float, 4> r[4];
     // zero = Float32x4.splat(0)
@@ -479,7 +477,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // first, tiles = k_slice((K + BK - 1) // BK)
     int32_t first;
     int32_t tiles;
-    k_slice__i32(kdsl::floordiv(kdsl::add(K, 15), 16), first, tiles);
+    k_slice__i32((K + 15) / 16, first, tiles);
     // for t in range(-1, tiles):
     for (int32_t t = -1; t < tiles; ++t) {
         // nxt = (t + 1) % 2
@@ -491,59 +489,56 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
             // row = m0 + 4 * g + q  [j = 0, q = 0]
             int32_t row = m0 + 4 * g;
             // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 0]
-            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
+            int32_t kk = (first + t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 0]
-            r[0] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
+            r[0] = (row < M && kk < kv) ? av[row * kv + kk] : zero;
         } else {
             // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 0]
-            int32_t kb = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk);
+            int32_t kb = (first + t + 1) * 16 + bk;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 0]
-            r[0] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
+            r[0] = (kb < K && bn < nv_) ? bv[kb * nv_ + bn] : zero;
         }
         // if loads_a:  [j = 0, q = 1]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 1]
             int32_t row = m0 + 4 * g + 1;
             // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 1]
-            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
+            int32_t kk = (first + t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 1]
-            r[1] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
+            r[1] = (row < M && kk < kv) ? av[row * kv + kk] : zero;
         } else {
             // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 1]
-            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
-                                   4);
+            int32_t kb = (first + t + 1) * 16 + bk + 4;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 1]
-            r[1] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
+            r[1] = (kb < K && bn < nv_) ? bv[kb * nv_ + bn] : zero;
         }
         // if loads_a:  [j = 0, q = 2]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 2]
             int32_t row = m0 + 4 * g + 2;
             // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 2]
-            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
+            int32_t kk = (first + t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 2]
-            r[2] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
+            r[2] = (row < M && kk < kv) ? av[row * kv + kk] : zero;
         } else {
             // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 2]
-            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
-                                   8);
+            int32_t kb = (first + t + 1) * 16 + bk + 8;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 2]
-            r[2] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
+            r[2] = (kb < K && bn < nv_) ? bv[kb * nv_ + bn] : zero;
         }
         // if loads_a:  [j = 0, q = 3]
         if (loads_a) {
             // row = m0 + 4 * g + q  [j = 0, q = 3]
             int32_t row = m0 + 4 * g + 3;
             // kk = (first + t + 1) * (BK // 4) + ka + 4 * j  [j = 0, q = 3]
-            int32_t kk = kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 4), ka);
+            int32_t kk = (first + t + 1) * 4 + ka;
             // r[4 * j + q] = av[row * kv + kk] if row < M and kk < kv else zero  [j = 0, q = 3]
-            r[3] = (row < M && kk < kv) ? av[kdsl::add(kdsl::mul(row, kv), kk)] : zero;
+            r[3] = (row < M && kk < kv) ? av[row * kv + kk] : zero;
         } else {
             // kb = (first + t + 1) * BK + bk + 4 * (4 * j + q)  [j = 0, q = 3]
-            int32_t kb = kdsl::add(kdsl::add(kdsl::mul(kdsl::add(kdsl::add(first, t), 1), 16), bk),
-                                   12);
+            int32_t kb = (first + t + 1) * 16 + bk + 12;
             // r[4 * j + q] = bv[kb * nv + bn] if kb < K and bn < nv else zero  [j = 0, q = 3]
-            r[3] = (kb < K && bn < nv_) ? bv[kdsl::add(kdsl::mul(kb, nv_), bn)] : zero;
+            r[3] = (kb < K && bn < nv_) ? bv[kb * nv_ + bn] : zero;
         }
         // if t >= 0:
         if (t >= 0) {
@@ -767,7 +762,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     }
     // if part is not None:  [True]
     // dst = part + block_idx.z * slice_size(M, N)
-    float* dst = part + kdsl::mul(int32_t(blockIdx.z), slice_size__i32_i32(M, N));
+    float* dst = part + int32_t(blockIdx.z) * slice_size__i32_i32(M, N);
     // cv = dst.vec(4)
     kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(dst);
     // for h in kdsl.range_constexpr(2):
@@ -776,7 +771,7 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     int32_t row = m0 + ty * 4;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 0, v = 0]
-    int32_t col = kdsl::add(n0, tx * 4);
+    int32_t col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, v = 0]
     kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, v = 0]
@@ -791,10 +786,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 0, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 0, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, v = 1]
@@ -809,13 +804,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 0, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 1]
     row = m0 + ty * 4 + 1;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 1]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 1, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, v = 0]
@@ -830,10 +825,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 1, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 1, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, v = 1]
@@ -848,13 +843,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 1, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 2]
     row = m0 + ty * 4 + 2;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 2]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 2, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, v = 0]
@@ -869,10 +864,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 2, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 2, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, v = 1]
@@ -887,13 +882,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 2, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 0, ri = 3]
     row = m0 + ty * 4 + 3;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 3]
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 3, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, v = 0]
@@ -908,10 +903,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 3, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 0, ri = 3, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, v = 1]
@@ -926,14 +921,14 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 0, ri = 3, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // for ri in kdsl.range_constexpr(4):  [h = 1]
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 0]
     row = m0 + 64 + ty * 4;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 0]
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 0, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, v = 0]
@@ -948,10 +943,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 0, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 0, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, v = 1]
@@ -966,13 +961,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 0, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 1]
     row = m0 + 64 + ty * 4 + 1;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 1]
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 1, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, v = 0]
@@ -987,10 +982,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 1, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 1, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, v = 1]
@@ -1005,13 +1000,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 1, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 2]
     row = m0 + 64 + ty * 4 + 2;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 2]
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 2, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, v = 0]
@@ -1026,10 +1021,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 2, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 2, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, v = 1]
@@ -1044,13 +1039,13 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 2, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // row = m0 + h * 64 + ty * 4 + ri  [h = 1, ri = 3]
     row = m0 + 64 + ty * 4 + 3;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 3]
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 3, v = 0]
-    col = kdsl::add(n0, tx * 4);
+    col = n0 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, v = 0]
@@ -1065,10 +1060,10 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 3, v = 0]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, v = 0]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
     // col = n0 + v * 64 + tx * 4  [h = 1, ri = 3, v = 1]
-    col = kdsl::add(kdsl::add(n0, 64), tx * 4);
+    col = n0 + 64 + tx * 4;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, v = 1]
@@ -1083,6 +1078,6 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vec__f32(
     // if row < M and col < N:  [h = 1, ri = 3, v = 1]
     if (row < M && col < N) {
         // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, v = 1]
-        cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+        cv[(row * N + col) / 4] = out;
     }
 }

@@ -475,21 +475,21 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // nv = N // 4
     int32_t nv_ = N / 4;
     // tiles_m = (M + BM - 1) // BM
-    int32_t tiles_m = kdsl::floordiv(kdsl::add(M, 127), 128);
+    int32_t tiles_m = (M + 127) / 128;
     // tiles_n = (N + BN - 1) // BN
-    int32_t tiles_n = kdsl::floordiv(kdsl::add(N, 127), 128);
+    int32_t tiles_n = (N + 127) / 128;
     // pid = block_idx.x
     int32_t pid = blockIdx.x;
     // in_group = GROUP * tiles_n
     int32_t in_group = 8 * tiles_n;
     // first_m = pid // in_group * GROUP
-    int32_t first_m = kdsl::mul(kdsl::floordiv(pid, in_group), 8);
+    int32_t first_m = kdsl::floordiv(pid, in_group) * 8;
     // rows_here = min(tiles_m - first_m, GROUP)
-    int32_t rows_here = kdsl::min(kdsl::sub(tiles_m, first_m), 8);
+    int32_t rows_here = kdsl::min(tiles_m - first_m, 8);
     // m0 = (first_m + pid % in_group % rows_here) * BM
-    int32_t m0 = kdsl::mul(kdsl::add(first_m, kdsl::mod(kdsl::mod(pid, in_group), rows_here)), 128);
+    int32_t m0 = (first_m + kdsl::mod(kdsl::mod(pid, in_group), rows_here)) * 128;
     // n0 = pid % in_group // rows_here * BN
-    int32_t n0 = kdsl::mul(kdsl::floordiv(kdsl::mod(pid, in_group), rows_here), 128);
+    int32_t n0 = kdsl::floordiv(kdsl::mod(pid, in_group), rows_here) * 128;
     // tid = thread_idx.x
     int32_t tid = threadIdx.x;
     // warp = tid // 32
@@ -523,18 +523,18 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // if loads_a:
     if (loads_a) {
         // at = (m0 + 4 * g) * kv + ka
-        at = kdsl::add(kdsl::mul(kdsl::add(m0, 4 * g), kv), ka);
+        at = (m0 + 4 * g) * kv + ka;
         // apart = kv
         apart = kv;
         // step = KC
         step = 4;
     } else {
         // at = br * nv + n0 // 4 + bc
-        at = kdsl::add(br * nv_ + kdsl::floordiv(n0, 4), bc);
+        at = br * nv_ + kdsl::floordiv(n0, 4) + bc;
         // apart = STEP * nv
         apart = 4 * nv_;
         // step = BK * nv
-        step = kdsl::mul(16, nv_);
+        step = 16 * nv_;
     }
     // tiles = K // BK
     int32_t tiles = K / 16;
@@ -550,27 +550,27 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
             // r[q] = av[at + q * apart]  [p = 0, q = 0]
             r[0] = av[at + 0 * apart];
             // r[q] = av[at + q * apart]  [p = 0, q = 1]
-            r[1] = av[kdsl::add(at, apart)];
+            r[1] = av[at + apart];
             // r[q] = av[at + q * apart]  [p = 0, q = 2]
-            r[2] = av[kdsl::add(at, kdsl::mul(2, apart))];
+            r[2] = av[at + 2 * apart];
             // r[q] = av[at + q * apart]  [p = 0, q = 3]
-            r[3] = av[kdsl::add(at, kdsl::mul(3, apart))];
+            r[3] = av[at + 3 * apart];
         // elif loads_b:  [p = 0]
         } else if (loads_b) {
             // for q in kdsl.range_constexpr(4):  [p = 0]
             // r[q] = bv[at + q * apart]  [p = 0, q = 0]
             r[0] = bv[at + 0 * apart];
             // r[q] = bv[at + q * apart]  [p = 0, q = 1]
-            r[1] = bv[kdsl::add(at, apart)];
+            r[1] = bv[at + apart];
             // r[q] = bv[at + q * apart]  [p = 0, q = 2]
-            r[2] = bv[kdsl::add(at, kdsl::mul(2, apart))];
+            r[2] = bv[at + 2 * apart];
             // r[q] = bv[at + q * apart]  [p = 0, q = 3]
-            r[3] = bv[kdsl::add(at, kdsl::mul(3, apart))];
+            r[3] = bv[at + 3 * apart];
         }
         // if t + 2 < tiles:  [p = 0]
         if (t + 2 < tiles) {
             // at += step  [p = 0]
-            at = kdsl::add(at, step);
+            at = at + step;
         }
         // if p == 1 or t >= 0:  [p = 0]
         if (t >= 0) {
@@ -799,27 +799,27 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
                 // r[q] = av[at + q * apart]  [p = 1, q = 0]
                 r[0] = av[at + 0 * apart];
                 // r[q] = av[at + q * apart]  [p = 1, q = 1]
-                r[1] = av[kdsl::add(at, apart)];
+                r[1] = av[at + apart];
                 // r[q] = av[at + q * apart]  [p = 1, q = 2]
-                r[2] = av[kdsl::add(at, kdsl::mul(2, apart))];
+                r[2] = av[at + 2 * apart];
                 // r[q] = av[at + q * apart]  [p = 1, q = 3]
-                r[3] = av[kdsl::add(at, kdsl::mul(3, apart))];
+                r[3] = av[at + 3 * apart];
             // elif loads_b:  [p = 1]
             } else if (loads_b) {
                 // for q in kdsl.range_constexpr(4):  [p = 1]
                 // r[q] = bv[at + q * apart]  [p = 1, q = 0]
                 r[0] = bv[at + 0 * apart];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 1]
-                r[1] = bv[kdsl::add(at, apart)];
+                r[1] = bv[at + apart];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 2]
-                r[2] = bv[kdsl::add(at, kdsl::mul(2, apart))];
+                r[2] = bv[at + 2 * apart];
                 // r[q] = bv[at + q * apart]  [p = 1, q = 3]
-                r[3] = bv[kdsl::add(at, kdsl::mul(3, apart))];
+                r[3] = bv[at + 3 * apart];
             }
             // if t + 2 < tiles:  [p = 1]
             if (t + 2 < tiles) {
                 // at += step  [p = 1]
-                at = kdsl::add(at, step);
+                at = at + step;
             }
             // if p == 1 or t >= 0:  [p = 1]  [True]
             // for k in kdsl.range(BK, unroll=BK):  [p = 1]
@@ -1043,10 +1043,10 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + 4 * am + 16 * h + ri  [h = 0, ri = 0]
-    int32_t row = kdsl::add(m0, 4 * am);
+    int32_t row = m0 + 4 * am;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 0]
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 0, v = 0]
-    int32_t col = kdsl::add(n0, 4 * bn);
+    int32_t col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, v = 0]
     kdsl::vec<float, 4> out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, v = 0]
@@ -1059,9 +1059,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 0, v = 0, e = 3]
     out.v[3] = acc[0][3];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 0, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 0, ri = 0, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 0, v = 1]
@@ -1074,12 +1074,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 0, v = 1, e = 3]
     out.v[3] = acc[0][7];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 0, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 0, ri = 1]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 1);
+    row = m0 + 4 * am + 1;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 1]
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 1, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, v = 0]
@@ -1092,9 +1092,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 1, v = 0, e = 3]
     out.v[3] = acc[1][3];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 1, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 0, ri = 1, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 1, v = 1]
@@ -1107,12 +1107,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 1, v = 1, e = 3]
     out.v[3] = acc[1][7];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 1, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 0, ri = 2]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 2);
+    row = m0 + 4 * am + 2;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 2]
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 2, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, v = 0]
@@ -1125,9 +1125,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 2, v = 0, e = 3]
     out.v[3] = acc[2][3];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 2, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 0, ri = 2, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 2, v = 1]
@@ -1140,12 +1140,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 2, v = 1, e = 3]
     out.v[3] = acc[2][7];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 2, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 0, ri = 3]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 3);
+    row = m0 + 4 * am + 3;
     // for v in kdsl.range_constexpr(2):  [h = 0, ri = 3]
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 3, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, v = 0]
@@ -1158,9 +1158,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 3, v = 0, e = 3]
     out.v[3] = acc[3][3];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 0, ri = 3, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 0, ri = 3, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 0, ri = 3, v = 1]
@@ -1173,13 +1173,13 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 0, ri = 3, v = 1, e = 3]
     out.v[3] = acc[3][7];
     // cv[(row * N + col) // 4] = out  [h = 0, ri = 3, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // for ri in kdsl.range_constexpr(4):  [h = 1]
     // row = m0 + 4 * am + 16 * h + ri  [h = 1, ri = 0]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 16);
+    row = m0 + 4 * am + 16;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 0]
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 0, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, v = 0]
@@ -1192,9 +1192,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 0, v = 0, e = 3]
     out.v[3] = acc[4][3];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 0, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 1, ri = 0, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 0, v = 1]
@@ -1207,12 +1207,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 0, v = 1, e = 3]
     out.v[3] = acc[4][7];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 0, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 1, ri = 1]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 17);
+    row = m0 + 4 * am + 17;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 1]
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 1, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, v = 0]
@@ -1225,9 +1225,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 1, v = 0, e = 3]
     out.v[3] = acc[5][3];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 1, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 1, ri = 1, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 1, v = 1]
@@ -1240,12 +1240,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 1, v = 1, e = 3]
     out.v[3] = acc[5][7];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 1, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 1, ri = 2]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 18);
+    row = m0 + 4 * am + 18;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 2]
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 2, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, v = 0]
@@ -1258,9 +1258,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 2, v = 0, e = 3]
     out.v[3] = acc[6][3];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 2, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 1, ri = 2, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 2, v = 1]
@@ -1273,12 +1273,12 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 2, v = 1, e = 3]
     out.v[3] = acc[6][7];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 2, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // row = m0 + 4 * am + 16 * h + ri  [h = 1, ri = 3]
-    row = kdsl::add(kdsl::add(m0, 4 * am), 19);
+    row = m0 + 4 * am + 19;
     // for v in kdsl.range_constexpr(2):  [h = 1, ri = 3]
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 3, v = 0]
-    col = kdsl::add(n0, 4 * bn);
+    col = n0 + 4 * bn;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, v = 0]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, v = 0]
@@ -1291,9 +1291,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 3, v = 0, e = 3]
     out.v[3] = acc[7][3];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, v = 0]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
     // col = n0 + 4 * bn + 32 * v  [h = 1, ri = 3, v = 1]
-    col = kdsl::add(kdsl::add(n0, 4 * bn), 32);
+    col = n0 + 4 * bn + 32;
     // out = Float32x4.splat(0)  [h = 1, ri = 3, v = 1]
     out = kdsl::splat<float, 4>(0.0f);
     // for e in kdsl.range_constexpr(4):  [h = 1, ri = 3, v = 1]
@@ -1306,5 +1306,5 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // out[e] = acc[h * 4 + ri, v * 4 + e]  [h = 1, ri = 3, v = 1, e = 3]
     out.v[3] = acc[7][7];
     // cv[(row * N + col) // 4] = out  [h = 1, ri = 3, v = 1]
-    cv[kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 4)] = out;
+    cv[kdsl::floordiv(row * N + col, 4)] = out;
 }

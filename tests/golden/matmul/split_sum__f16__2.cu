@@ -394,7 +394,7 @@ __device__ __forceinline__ __half pow(__half a, __half b)
 
 static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
     // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+    return kdsl::floordiv(M * N + 3, 4) * 4;
 }
 
 extern "C" __global__ void split_sum__f16__2(const float* part, __half* c, int32_t M, int32_t N) {
@@ -402,14 +402,14 @@ extern "C" __global__ void split_sum__f16__2(const float* part, __half* c, int32
     // i = block_idx.x * SUM_THREADS + thread_idx.x
     int32_t i = blockIdx.x * 256 + threadIdx.x;
     // if i < M * N:
-    if (i < kdsl::mul(M, N)) {
+    if (i < M * N) {
         // apart = slice_size(M, N)
         int32_t apart = slice_size__i32_i32(M, N);
         // total = part[i]
         float total = part[i];
         // for s in kdsl.range_constexpr(1, SPLIT):
         // total += part[s * apart + i]  [s = 1]
-        total = total + part[kdsl::add(apart, i)];
+        total = total + part[apart + i];
         // c[i] = total.to(D)
         c[i] = __float2half_rn(total);
     }

@@ -362,7 +362,7 @@ KDSL_FLOAT_TO_NARROW(int16_t, to_i16, -32768, 32767)
 
 static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
     // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(kdsl::add(kdsl::mul(M, N), 3), 4) * 4;
+    return kdsl::floordiv(M * N + 3, 4) * 4;
 }
 
 extern "C" __global__ void split_sum__f32__2(const float* part, float* c, int32_t M, int32_t N) {
@@ -370,14 +370,14 @@ extern "C" __global__ void split_sum__f32__2(const float* part, float* c, int32_
     // i = block_idx.x * SUM_THREADS + thread_idx.x
     int32_t i = blockIdx.x * 256 + threadIdx.x;
     // if i < M * N:
-    if (i < kdsl::mul(M, N)) {
+    if (i < M * N) {
         // apart = slice_size(M, N)
         int32_t apart = slice_size__i32_i32(M, N);
         // total = part[i]
         float total = part[i];
         // for s in kdsl.range_constexpr(1, SPLIT):
         // total += part[s * apart + i]  [s = 1]
-        total = total + part[kdsl::add(apart, i)];
+        total = total + part[apart + i];
         // c[i] = total.to(D)
         c[i] = total;
     }
