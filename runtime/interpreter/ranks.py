@@ -76,6 +76,9 @@ class World:
     def _pass_turn(self, rank: int) -> None:
         """Give the turn to the next rank after ``rank`` (itself last) that
         can run, or find the deadlock."""
+        if self.deadlock is not None:  # found: the ranks are stopping
+            self.cond.notify_all()
+            return
         for k in range(1, self.size + 1):
             r = (rank + k) % self.size
             if self.state[r] == "run" or (
