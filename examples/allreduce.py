@@ -168,3 +168,30 @@ def launch_all_reduce(kernel, launcher, bufs, buf, pads, pad, out, rank, world, 
         raise ValueError(f"the signal pad holds {pad.shape[0]} words: {PAD_WORDS}")
     n = out.shape[0]
     launcher(kernel, grid, 512)(bufs, buf, pads, pad, out, n, rank, world)
+
+
+def torch_all_reduce(x, tables, kernel=None, grid=MAX_BLOCKS):
+    """``x`` (this rank's CUDA tensor) summed over the ranks of ``tables``
+    (``kdsl.distributed.peer_tables`` of a symmetric buffer at least as
+    large): copied into the symmetric buffer, reduced by ``kernel`` (by
+    default the one-shot) on the current stream; a new tensor.  Every rank
+    calls it with the same shape, kernel and grid."""
+    import torch
+
+    kernel = all_reduce_one_shot if kernel is None else kernel
+    n = x.numel()
+    tables.buffer[:n].copy_(x.reshape(-1))
+    out = torch.empty(n, dtype=x.dtype, device=x.device)
+    launch_all_reduce(
+        kernel,
+        lambda k, g, b: k[g, b],
+        tables.buffers,
+        tables.buffer,
+        tables.pads,
+        tables.pad,
+        out,
+        tables.rank,
+        tables.world,
+        grid,
+    )
+    return out.view(x.shape)
