@@ -98,3 +98,37 @@ def test_importing_kdsl_distributed_does_not_import_torch():
     code = "import sys, kdsl.distributed; print('torch' in sys.modules)"
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert got.stdout.strip() == "False", got.stderr
+
+
+def test_the_benchmark_checks_run_on_one_cpu_rank(tmp_path):
+    """benchmarks/allreduce_bench.py's check (both kernels bit for bit
+    against the rank-order sum, NCCL's path through torch.distributed) on a
+    one-rank gloo group, the kernels interpreted (KDSL_INTERPRET=1)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = f"""
+import os, sys
+sys.path[:0] = [{str(root / "tests")!r}, {str(root / "tests" / "pytorch")!r},
+                {str(root / "benchmarks")!r}]
+import torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="file://{tmp_path}/store", rank=0,
+                        world_size=1)
+import allreduce_bench as bench
+from test_distributed import _handles
+from kdsl.distributed import peer_tables
+for short in ("f32", "bf16"):
+    t = peer_tables(_handles(1)[0], bench.DTYPES[short], 300, bench.ar.PAD_WORDS)
+    bench.check(torch.randn(300).to(bench.DTYPES[short]), t, 1, short + " 1200 B")
+print("checked", os.environ["NCCL_NVLS_ENABLE"],
+      os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"])
+dist.destroy_process_group()
+"""
+    env = dict(os.environ, KDSL_INTERPRET="1")
+    got = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert got.stdout.strip() == "checked 0 1", got.stderr[-3000:]
