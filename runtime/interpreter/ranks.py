@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 from kdsl.runtime.interpreter.memory import Memory, fault
+from kdsl.transpile.errors import CATALOG
 
 _local = threading.local()  # .world and .rank in a rank's thread; .solo else
 
@@ -126,7 +127,7 @@ def run_ranks(size: int, launch) -> None:
         t.join()
     # an error that stopped a rank first; a deadlock it caused after it
     failed = sorted(
-        (getattr(e, "code", None) == "E762", rank)
+        (getattr(e, "code", None) == CATALOG["interpret-deadlock"].code, rank)
         for rank, e in enumerate(errors)
         if e is not None
     )

@@ -18,22 +18,24 @@ others run; a wait no rank can end is a located error.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from kdsl.transpile import ir
-from kdsl.transpile.builtins.atomics import SCOPES, _c_scope
+from kdsl.transpile.builtins.atomics import SCOPES, _c_scope, _operand
 from kdsl.transpile.builtins.registry import register, want_args
 from kdsl.transpile.core import arith, lanes
 from kdsl.transpile.core.cxx import call, template
 from kdsl.transpile.core.types import NumericMeta, Uint32, Uint64
 from kdsl.transpile.errors import error
-from kdsl.transpile.frontend.memory import PointerValue
 
 
 def _lower_peer(lw, entry, args, kwargs):
     want_args(entry, args, 2)
     address, like = args
-    if type(like) is not PointerValue or like.expr.type.space != "global":
+    pointer = lw.is_memory(like) and getattr(like, "shape", None) is None
+    if not pointer or like.expr.type.space != "global":
         raise error("peer-like", callee=entry.spelled, got=lw.describe(like))
     if not isinstance(like.elem, NumericMeta):
         raise error("peer-like", callee=entry.spelled, got=lw.describe(like))
@@ -42,9 +44,8 @@ def _lower_peer(lw, entry, args, kwargs):
         raise error("peer-address", callee=entry.spelled, got=lw.describe(address))
     value = arith.convert(address, Uint64).ir_value()
     ptype = ir.PointerType(like.elem)
-    return PointerValue(
-        ir.BuiltinCall(ptype, entry.name, (value,)), like.elem, like.name
-    )
+    # the pointer `like` is (its Python name: what stores mark written)
+    return replace(like, expr=ir.BuiltinCall(ptype, entry.name, (value,)))
 
 
 def _cuda_peer(r, c, args):
@@ -52,9 +53,7 @@ def _cuda_peer(r, c, args):
 
 
 def _interpret_peer(t, c, args, mask):
-    from kdsl.runtime.interpreter import ranks
-
-    return ranks.peer_memory(t, c, args[0], mask)
+    return t.peer(c, args[0], mask)
 
 
 register(
@@ -88,12 +87,7 @@ def _lower_wait(lw, entry, args, kwargs):
     indices = index if isinstance(index, tuple) else (index,)
     base, flat = lw.address(target, indices)
     slot = ir.Address(ir.PointerType(t, space=base.type.space), base, flat)
-    value = arith.as_numeric(value)
-    if not (arith.is_python_number(value) or value.is_static() or value.dtype is t):
-        raise error(
-            "store-type", value=value.dtype.__name__, target=entry.name, elem=t.__name__
-        )
-    operand = arith.convert(value, t).ir_value()
+    operand = _operand(entry.name, value, t)
     call_ = ir.BuiltinCall(
         None, entry.name, (slot, operand), options=(("scope", scope),)
     )
@@ -107,8 +101,6 @@ def _cuda_wait(r, c, args):
 
 
 def _interpret_wait(t, c, args, mask):
-    from kdsl.runtime.interpreter import ranks
-
     slot, value = args
     elem = c.args[0].type.elem
     wanted = value[mask].astype(np.uint64)
@@ -127,7 +119,7 @@ def _interpret_wait(t, c, args, mask):
             f"which holds {int(now[k])}"
         )
 
-    ranks.wait(t, c, arrived, found)
+    t.wait(c, arrived, found)
 
 
 register(
