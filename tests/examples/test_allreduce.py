@@ -117,3 +117,24 @@ def test_launch_checks_the_pad_layout():
     small = (buf_table, bufs[0], pad_table, pads[0][:10], np.zeros(8, np.float32), 0)
     with pytest.raises(ValueError, match="signal pad holds 10 words"):
         AR.launch_all_reduce(kernel, _interpret, *small, 2, grid=1)
+
+
+def test_the_docs_run_ranks_example_runs(tmp_path, monkeypatch):
+    import re
+    import runpy
+
+    from examples_index import EXAMPLES, ROOT
+
+    text = (ROOT / "docs" / "distributed.md").read_text()
+    (code,) = [
+        b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "run_ranks" in b
+    ]
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    script = tmp_path / "ranks_doc.py"
+    script.write_text(code)
+    env = runpy.run_path(str(script))
+    want = env["xs"][0].copy()
+    for x in env["xs"][1:]:
+        want = want + x
+    for out in env["outs"]:
+        assert out.tobytes() == want.tobytes()
