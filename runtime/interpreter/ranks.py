@@ -141,7 +141,8 @@ def run_ranks(size: int, launch) -> None:
 
 # -- what the interpreter calls ----------------------------------------------------------
 def new_launch() -> None:
-    """A launch outside ``run_ranks`` starts with only its own arrays."""
+    """Forget the arrays of a launch outside ``run_ranks`` (called as one
+    starts and ends: its peers are its own arrays, and only while it runs)."""
     if getattr(_local, "world", None) is None:
         _local.solo = {}
 
