@@ -138,3 +138,19 @@ def test_the_docs_run_ranks_example_runs(tmp_path, monkeypatch):
         want = want + x
     for out in env["outs"]:
         assert out.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_each_barrier_fences_once_and_signals_at_system_scope_in_sass(kernel):
+    """A barrier costs one system fence, not one per peer (a release store
+    per peer would fence each); the signals and the waits are strong
+    system-scope accesses; no multicast instruction."""
+    from sass import sass_of_source
+
+    inst = kernel.dispatch("f32")
+    text = sass_of_source(inst.source, inst.name).text
+    barriers = 2 if kernel is AR.all_reduce_one_shot else 3
+    assert text.count("MEMBAR.SC.SYS") == barriers
+    assert text.count("MEMBAR") == barriers
+    assert text.count("LD.E.STRONG.SYS") == barriers  # each barrier's spin loop
+    assert "ST.E.STRONG.SYS" in text and "MULTIMEM" not in text
