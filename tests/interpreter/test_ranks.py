@@ -200,3 +200,24 @@ def test_peer_pointer_and_wait_signal_errors_are_located():
     assert "E760" in _lower_error(peer_like_number)
     assert "E230" in _lower_error(wait_on_float)
     assert "E336" in _lower_error(wait_bad_scope)
+
+
+@kdsl.kernel
+def wide_signal(flags: Pointer[Uint64], x: Pointer[Float32], peers: Pointer[Uint64]):
+    """A Uint64 signal at device scope, and a peer typed like a moved pointer."""
+    if thread_idx.x == 0:
+        kdsl.atomic_store(flags, 1, flags[0] + 1, scope="device")
+        kdsl.wait_signal(flags, 1, flags[0] + 1, scope="device")
+    kdsl.syncthreads()
+    p = kdsl.peer_pointer(peers[0], x + 4)
+    p[thread_idx.x] = 2.0
+
+
+def test_a_uint64_device_scope_signal_and_a_moved_like():
+    flags, x = np.array([5, 0], np.uint64), np.zeros(8, np.float32)
+    wide_signal.interpret[1, 4](flags, x, _tables([x]))
+    np.testing.assert_array_equal(flags, [5, 6])
+    np.testing.assert_array_equal(x, [2, 2, 2, 2, 0, 0, 0, 0])  # the address's array
+    source = wide_signal.dispatch().source
+    assert "kdsl::wait_signal<__NV_THREAD_SCOPE_DEVICE>(&flags[1]" in source
+    assert "reinterpret_cast<float*>(peers[0])" in source
