@@ -82,6 +82,7 @@ from kdsl.runtime.kernel import (
 )
 from kdsl.runtime.autotune import AutotuneWarning, Config, autotune
 from kdsl.runtime.tensormap import tensor_map
+from kdsl.runtime.interpreter.ranks import run_ranks
 from kdsl.runtime.errors import (
     AssumptionError,
     DeviceAssertionError,

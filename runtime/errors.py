@@ -809,4 +809,29 @@ register(
         "config's constexprs, e.g. {how}[lambda m: (n + m['BLOCK'] - 1) // "
         "m['BLOCK'], lambda m: m['BLOCK']](...){tied}",
     ),
+    (
+        "interpret-deadlock",
+        "E762",
+        InterpretError,
+        "{callee}() waits forever: {waiting}; no rank can run on to raise the "
+        "signal{note}",
+    ),
+    (
+        "interpret-peer-address",
+        "E763",
+        InterpretError,
+        "{callee}() in {thread} got the address {address:#x}, which is not where an "
+        "array of {type} that a launch of {ranks} was given starts: in the "
+        "interpreter a peer address is that of an array some rank's launch takes "
+        "(e.g. its array.ctypes.data){note}",
+    ),
+    (
+        "interpret-peer-diverged",
+        "E764",
+        InterpretError,
+        "{callee}() in {thread} got the address {address:#x} while {other} got "
+        "{other_address:#x}: the interpreter runs one array per pointer for all "
+        "threads, so threads that choose different peers run on the GPU only; "
+        "choose the peer in a loop every thread runs alike",
+    ),
 )

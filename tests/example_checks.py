@@ -1027,6 +1027,36 @@ def smooth(be, t, rng):
         _close(be, out, want, t, scale=np.abs(x).astype(np.float64).max())
 
 
+def _all_reduce_one_rank(kernel_name):
+    """An all-reduce of one rank (its peer table holds its own buffer, so
+    one GPU runs it): the sum is the input, bit for bit, run twice (the
+    second barrier generation).  tests/examples/test_allreduce.py runs 2, 4
+    and 8 ranks in the interpreter."""
+
+    def check(be, t, rng):
+        ar = EX["allreduce"]
+        kernel = getattr(ar, kernel_name)
+        for n in (be.size(1_000_003, 700), 1):
+            x = _random(rng, n, t)
+            buf, pad = be.to_device(x), be.to_device(np.zeros(ar.PAD_WORDS, np.uint32))
+            bufs = be.to_device(ar.address_table([buf], np))
+            pads = be.to_device(ar.address_table([pad], np))
+            for _ in range(2):
+                out = be.poison(n, t)
+                ar.launch_all_reduce(
+                    kernel, be.launcher, bufs, buf, pads, pad, out, 0, 1, grid=3
+                )
+                got = be.to_host(out)
+                np.testing.assert_array_equal(got.view(np.uint8), x.view(np.uint8))
+
+    check.__name__ = kernel_name
+    return check
+
+
+all_reduce_one_shot = _all_reduce_one_rank("all_reduce_one_shot")
+all_reduce_two_shot = _all_reduce_one_rank("all_reduce_two_shot")
+
+
 CHECKS = {  # check -> the kernel whose dtypes it runs
     vector_add: EX["vector_add"].vector_add,
     vector_add_x4: EX["vector_add"].vector_add_x4,
@@ -1061,6 +1091,8 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     sgemm_warp: EX["matmul"].sgemm_warp,
     split_sum: EX["matmul"].split_sum,
     smooth: EX["smooth"].smooth,
+    all_reduce_one_shot: EX["allreduce"].all_reduce_one_shot,
+    all_reduce_two_shot: EX["allreduce"].all_reduce_two_shot,
 }
 
 

@@ -1601,4 +1601,20 @@ register(
         "s.field), is assigned, stored, passed and returned whole",
     ),
     ("internal", "E999", DSLError, "internal compiler error: {what}"),
+    (
+        "peer-like",
+        "E760",
+        DSLTypeError,
+        "{callee}(address, like) takes its type from `like`, a pointer to global "
+        "memory of scalars (a Pointer[T] parameter or one moved from it), got "
+        "{got}: e.g. {callee}(peers[r], x)",
+    ),
+    (
+        "peer-address",
+        "E761",
+        DSLTypeError,
+        "{callee}(address, like) needs a Uint64 address (an element of a "
+        "Pointer[Uint64] table of peer addresses), got {got}: e.g. "
+        "{callee}(peers[r], x)",
+    ),
 )

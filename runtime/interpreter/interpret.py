@@ -42,7 +42,7 @@ from kdsl.runtime.checks import (
     shared_mem_bytes,
     struct_record,
 )
-from kdsl.runtime.interpreter import simt
+from kdsl.runtime.interpreter import ranks, simt
 from kdsl.runtime.interpreter.memory import Memory
 
 __all__ = ["InterpretError", "bind_arguments", "interpret"]
@@ -86,6 +86,7 @@ def bind_arguments(kernel, inst, kernel_ir, args):
             env[p.name] = values.from_python(scalar_value(info.name, t, value), t)
             continue
         host, back, address = _host_array(info.name, value, t)
+        ranks.register(value, host, info.name)  # a peer's array (kdsl.peer_pointer)
         if back is not None:
             write_backs.append(back)
         if any(stride % host.itemsize for stride in host.strides):
@@ -229,22 +230,26 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
         static = static_shared_bytes(lowered)
         where = "the interpreter, like the largest GPUs,"
         check_shared_mem(kernel.name, shared_mem, MAX_SHARED_MEM, static, where)
-    env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
-    if lowered.assertions:  # a failed assert raises at once: nothing reads it
-        record = lowered.kernel.params[-1].name
-        env[record] = Memory(np.zeros(8, np.int32), Int32, "the assertion record")
-    simt.run(
-        lowered.kernel,
-        lowered.by_name,
-        grid,
-        block,
-        env,
-        lowered.cooperative,
-        shared_mem,
-        {t.cname: Memory(t.values, t.elem, t.name) for t in lowered.constants},
-    )
-    for back in write_backs:
-        back()
+    ranks.new_launch()  # outside kdsl.run_ranks: its own arrays are its peers
+    try:
+        env, write_backs = bind_arguments(kernel, inst, lowered.kernel, args)
+        if lowered.assertions:  # a failed assert raises at once: nothing reads it
+            record = lowered.kernel.params[-1].name
+            env[record] = Memory(np.zeros(8, np.int32), Int32, "the assertion record")
+        simt.run(
+            lowered.kernel,
+            lowered.by_name,
+            grid,
+            block,
+            env,
+            lowered.cooperative,
+            shared_mem,
+            {t.cname: Memory(t.values, t.elem, t.name) for t in lowered.constants},
+        )
+        for back in write_backs:
+            back()
+    finally:
+        ranks.new_launch()  # and only while it runs
 
 
 def static_shared_bytes(lowered) -> int:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kdsl.transpile.core import lanes
+from kdsl.runtime.interpreter import ranks
 from kdsl.runtime.interpreter.memory import BatchMemory, fault
 
 WARP = 32
@@ -304,6 +305,16 @@ class Threads:
         out = np.zeros(self.n, vals.dtype)
         out[idx] = reduced[group]
         return out
+
+    def wait(self, e, arrived, describe):
+        """The threads wait until ``arrived()`` (another rank signals):
+        ``ranks.wait``, E762 if no rank can."""
+        ranks.wait(self, e, arrived, describe)
+
+    def peer(self, e, address, m):
+        """The array at ``address`` (the same in every thread of ``m``):
+        one a launch of some rank was given (``ranks.peer_memory``)."""
+        return ranks.peer_memory(self, e, address, m)
 
     def gpu_only(self, e, what):
         """Refuse a built-in the interpreter does not model (E362)."""

@@ -8,6 +8,7 @@ from kdsl.transpile.builtins import mma  # noqa: F401
 from kdsl.transpile.builtins import wgmma  # noqa: F401
 from kdsl.transpile.builtins import tma  # noqa: F401
 from kdsl.transpile.builtins import atomics  # noqa: F401
+from kdsl.transpile.builtins import peers  # noqa: F401
 from kdsl.transpile.builtins import bits  # noqa: F401
 from kdsl.transpile.builtins import integers  # noqa: F401
 from kdsl.transpile.builtins import dotprod  # noqa: F401

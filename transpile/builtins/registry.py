@@ -222,6 +222,16 @@ class Threads(Protocol):
         pass the same lane mask in ``members`` (and the same ``key``, if
         given); 0 in the other threads."""
 
+    def wait(self, call, arrived, describe) -> None:
+        """The threads wait until ``arrived()`` (a signal of another rank,
+        which runs meanwhile); ``describe()`` says what they wait for, in
+        the located error (E762) of a wait no rank can end."""
+
+    def peer(self, call, address, mask) -> Any:
+        """The memory at the Uint64 ``address`` (one for every thread of
+        ``mask``): an array some rank's launch was given, typed as the
+        call's pointer (E763, E764 otherwise)."""
+
     def gpu_only(self, call, what: str) -> None:
         """Raise the located error (E362) of a built-in the interpreter
         does not model (``what``: what it would need)."""

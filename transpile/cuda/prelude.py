@@ -18,6 +18,7 @@ ORDER = (
     "narrow_floats.h",
     "intrinsics.h",
     "atomics.h",
+    "signals.h",
     "cache.h",
     "warp.h",
     "mathfns.h",
