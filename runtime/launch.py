@@ -841,7 +841,9 @@ def _driver_fields(kernel, inst, dtype_map, function, loaded):
         if info.optional and info.name in inst.absent:
             continue
         elem = getattr(info.spec, "elem", info.spec)
-        t = elem if isinstance(elem, NumericMeta) else dtype_map.get(elem.name)
+        # a number type, or a dtype parameter's (a struct's or a tensor
+        # map's type names no dtype)
+        t = elem if isinstance(elem, NumericMeta) else dtype_map.get(_dtype_name(elem))
         if info.kind == "pointer" and isinstance(t, NumericMeta):
             fields.append(ctypes.c_uint64)
         elif info.kind == "scalar" and t is not None and _driver_scalar(t):
@@ -849,6 +851,12 @@ def _driver_fields(kernel, inst, dtype_map, function, loaded):
         else:  # arrays (shape and strides), structs, tensor maps, halves
             return None
     return fields
+
+
+def _dtype_name(spec):
+    """The name of the dtype parameter ``spec`` is, or None."""
+    name = getattr(spec, "name", None)
+    return name if isinstance(name, str) else None
 
 
 def _is_cupy_function(function) -> bool:

@@ -38,6 +38,18 @@ def bytes_in(x: Pointer[Uint8], h: kdsl.Float16):
         x[thread_idx.x] = x[thread_idx.x]
 
 
+@kdsl.struct
+class Block:
+    scale: Float32
+    q: kdsl.Int8[4]
+
+
+@kdsl.kernel
+def blocks_in(x: Pointer[Block], n: Int32):
+    if thread_idx.x < n:
+        x[thread_idx.x].scale = Float32(1.0)
+
+
 class Function:
     """Stands in for CuPy's Function (``_is_cupy_function`` says it is one)."""
 
@@ -94,7 +106,7 @@ def driver(monkeypatch):
 
     launches.fail = []
     monkeypatch.setattr(cupy.cuda.driver, "launchKernel", launch)
-    for k in (axpy, bytes_in):
+    for k in (axpy, bytes_in, blocks_in):
         monkeypatch.setattr(k, "_plans", {})
         monkeypatch.setattr(k, "_launchers", {})
     return launches
@@ -174,6 +186,18 @@ def test_kernels_the_driver_path_cannot_pack_launch_through_cupy(driver):
     assert call[0] == "cupy" and call[3][0] == x.data_ptr()
     source = bytes_in[1, 8].last[2].__kdsl_source__
     assert "_launch_kernel" not in source and "_function(grid" in source
+
+
+def test_a_pointer_to_structs_launches_through_cupy(driver):
+    """A struct's type (like a tensor map's) names no dtype: the plan falls
+    back to CuPy's launch (the H200 run found AttributeError: type object
+    'block_q8_0' has no attribute 'name')."""
+    loaded = Function(driver)
+    inst = blocks_in.dispatch()
+    assert lmod._driver_fields(blocks_in, inst, {}, loaded, loaded) is None
+    inst = axpy.dispatch("f32")
+    fields = lmod._driver_fields(axpy, inst, {"D": Float32}, loaded, loaded)
+    assert fields[0] is ctypes.c_uint64 and len(fields) == 6
 
 
 def test_cupy_launch_requested_by_the_environment(driver, monkeypatch):
