@@ -152,8 +152,10 @@ def test_rms_norm_is_one_block_sum_and_vector_accesses(residual):
 def test_reductions_keep_unroll_vector_loads_in_flight(name, dtype, vec):
     kernel = getattr(EX["reduce_sum"], name)
     s = sass_of(kernel.dispatch(dtype, VEC=vec, WARPS=8, UNROLL=4))
-    # UNROLL loads in the main loop, one in the remainder loop
-    assert ldg128(s) == 5
+    # UNROLL loads in the main loop, one in the remainder loop (which ptxas
+    # may unroll UNROLL times too: reduce_sum states no_overflow=True, and
+    # the f32 remainder loop's bound is plain C++)
+    assert ldg128(s) in (4 + 1, 4 + 4 + 1)
     assert s.spills == 0
     assert s.count(r"^SHFL\.BFLY") == 10  # the block's value, then the partials'
     assert s.count(r"^ATOM") == 1  # one counter per block, no atomic on data

@@ -122,9 +122,9 @@ class Doc:
         ]
 
     def group_ending(self, start: int, end: int) -> Group | None:
-        """The ``(`` or ``[`` group closed by the span's last character."""
+        """The ``(``, ``[`` or ``{`` group closed by the span's last character."""
         g = self.closing.get(end - 1)
-        if g is None or g.open < start or g.char not in "([":
+        if g is None or g.open < start or g.char not in "([{":
             return None
         return g
 

@@ -1576,16 +1576,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             // for h in kdsl.range_constexpr(2):  [g = 0]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 0]
             kdsl::vec<__nv_bfloat16, 2> p0 =
-                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0] * scale), __float2bfloat16_rn(acc[1] * scale)}};
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0] * scale),
+                                                 __float2bfloat16_rn(acc[1] * scale)}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 0]
             kdsl::vec<__nv_bfloat16, 2> p1 =
-                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4] * scale), __float2bfloat16_rn(acc[5] * scale)}};
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4] * scale),
+                                                 __float2bfloat16_rn(acc[5] * scale)}};
             // p2 = O.vec(2)(acc[i + 8] * scale, acc[i + 9] * scale)  [g = 0, h = 0]
             kdsl::vec<__nv_bfloat16, 2> p2 =
-                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8] * scale), __float2bfloat16_rn(acc[9] * scale)}};
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8] * scale),
+                                                 __float2bfloat16_rn(acc[9] * scale)}};
             // p3 = O.vec(2)(acc[i + 12] * scale, acc[i + 13] * scale)  [g = 0, h = 0]
             kdsl::vec<__nv_bfloat16, 2> p3 =
-                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12] * scale), __float2bfloat16_rn(acc[13] * scale)}};
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12] * scale),
+                                                 __float2bfloat16_rn(acc[13] * scale)}};
             // w0, w1, w2, w3 = quad_transpose(
             //     word(p0), word(p1), word(p2), word(p3), lane % 4
             // )  [g = 0, h = 0]
