@@ -271,7 +271,13 @@ def shared_mem(BN: int, STAGES: int) -> int:
 
 
 # split-K: the k slices a tile may be cut into (``split_k`` picks one a shape)
-MIN_SLICE = 8  # k tiles a slice at least: the ring fills and drains once a slice
+# k tiles a slice at least: the ring fills and drains once a slice, and the
+# split adds a launch and the Float32 partial sums.  Measured on the
+# H200 (benchmarks/RESULTS.md, session 9): slices of 16 k tiles (K 4096,
+# SPLIT 4) made 1 x 4096 x 4096 and 16 x 4096 x 4096 slower through matmul()
+# (45-47 us against 27-30 unsplit), slices of 56 (K 14336) made 128 x 4096 x 14336
+# faster (54 us against 74).
+MIN_SLICE = 48
 
 
 def split_k(M: int, N: int, K: int, sms: int) -> int:

@@ -1585,13 +1585,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 1]
     v = acc[0][1];
@@ -1605,13 +1607,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 2]
     v = acc[0][2];
@@ -1625,13 +1629,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 3]
     v = acc[0][3];
@@ -1645,13 +1651,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 4]
     v = acc[0][4];
@@ -1665,13 +1673,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 5]
     v = acc[0][5];
@@ -1685,13 +1695,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 6]
     v = acc[0][6];
@@ -1705,13 +1717,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 0, j = 7]
     v = acc[0][7];
@@ -1725,13 +1739,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 0, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 0, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
     // v = acc[i, j]  [i = 1, j = 0]
@@ -1746,13 +1762,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 1]
     v = acc[1][1];
@@ -1766,13 +1784,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 2]
     v = acc[1][2];
@@ -1786,13 +1806,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 3]
     v = acc[1][3];
@@ -1806,13 +1828,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 4]
     v = acc[1][4];
@@ -1826,13 +1850,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 5]
     v = acc[1][5];
@@ -1846,13 +1872,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 6]
     v = acc[1][6];
@@ -1866,13 +1894,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 1, j = 7]
     v = acc[1][7];
@@ -1886,13 +1916,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 1, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 1, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
     // v = acc[i, j]  [i = 2, j = 0]
@@ -1907,13 +1939,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 1]
     v = acc[2][1];
@@ -1927,13 +1961,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 2]
     v = acc[2][2];
@@ -1947,13 +1983,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 3]
     v = acc[2][3];
@@ -1967,13 +2005,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 4]
     v = acc[2][4];
@@ -1987,13 +2027,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 5]
     v = acc[2][5];
@@ -2007,13 +2049,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 6]
     v = acc[2][6];
@@ -2027,13 +2071,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 2, j = 7]
     v = acc[2][7];
@@ -2047,13 +2093,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 2, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 2, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     // v = acc[i, j]  [i = 3, j = 0]
@@ -2068,13 +2116,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 0]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 1]
     v = acc[3][1];
@@ -2088,13 +2138,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 1]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 2]
     v = acc[3][2];
@@ -2108,13 +2160,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 2]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 3]
     v = acc[3][3];
@@ -2128,13 +2182,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 3]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 4]
     v = acc[3][4];
@@ -2148,13 +2204,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 4]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 5]
     v = acc[3][5];
@@ -2168,13 +2226,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 5]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 6]
     v = acc[3][6];
@@ -2188,13 +2248,15 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 6]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
     // v = acc[i, j]  [i = 3, j = 7]
     v = acc[3][7];
@@ -2208,12 +2270,14 @@ extern "C" __global__ void gemm_mma__bf16__128__128__32__64__64__3__true(
     if (row < M && col < N) {
         // c.vec(2)[at] = D.vec(2)(v[0], v[1])  [i = 3, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]), __float2bfloat16_rn(v.v[1])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[0]),
+                                             __float2bfloat16_rn(v.v[1])}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]
     if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = D.vec(2)(v[2], v[3])  [i = 3, j = 7]
         reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
-                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]), __float2bfloat16_rn(v.v[3])}};
+                kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(v.v[2]),
+                                             __float2bfloat16_rn(v.v[3])}};
     }
 }
