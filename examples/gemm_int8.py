@@ -20,7 +20,7 @@ from kdsl import Constexpr, Int32, Int32x4, Pointer, block_idx, thread_idx
 T = kdsl.TypeVar("T", bound=kdsl.Int)
 
 
-@kdsl.kernel(dtypes=["i8", "u8"])
+@kdsl.kernel(dtypes=["i8", "u8"], no_overflow=True)
 def gemm_int8(
     a: Pointer[T],
     bt: Pointer[T],

@@ -1022,7 +1022,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // acc[i, j] = Int32x4(0)  [i = 3, j = 7]
     acc[3][7] = kdsl::splat<int32_t, 4>(0);
     // ktiles = (K + BK - 1) // BK
-    int32_t ktiles = kdsl::floordiv(kdsl::add(K, 63), 64);
+    int32_t ktiles = (K + 63) / 64;
     // row_chunks = K // 16
     int32_t row_chunks = K / 16;
     // for t in range(ktiles + STAGES - 1):
@@ -1053,7 +1053,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            int32_t at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1072,7 +1072,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1091,7 +1091,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1110,7 +1110,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1128,9 +1128,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // q = chunk % (BK // 16)  [p = 0]
             q = chunk % 4;
             // row = bn + r  [p = 0]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1147,9 +1147,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // q = chunk % (BK // 16)  [p = 1]
             q = chunk % 4;
             // row = bn + r  [p = 1]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1166,9 +1166,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // q = chunk % (BK // 16)  [p = 2]
             q = chunk % 4;
             // row = bn + r  [p = 2]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1185,9 +1185,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
             // q = chunk % (BK // 16)  [p = 3]
             q = chunk % 4;
             // row = bn + r  [p = 3]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1496,7 +1496,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // g = lane // 4
     int32_t g = lane / 4;
     // col0 = bn + wn + lane % 4 * 2
-    int32_t col0 = kdsl::add(kdsl::add(bn, wn), lane % 4 * 2);
+    int32_t col0 = bn + wn + lane % 4 * 2;
     // for i in kdsl.range_constexpr(WM // 16):
     // for j in kdsl.range_constexpr(WN // 8):  [i = 0]
     // v = acc[i, j]  [i = 0, j = 0]
@@ -1506,118 +1506,118 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = col0;
     // at = (row * N + col) // 2  [i = 0, j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    int32_t at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 0]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 1]
     v = acc[0][1];
     // row = bm + wm + i * 16 + g  [i = 0, j = 1]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 0, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 1]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 2]
     v = acc[0][2];
     // row = bm + wm + i * 16 + g  [i = 0, j = 2]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 0, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 2]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 3]
     v = acc[0][3];
     // row = bm + wm + i * 16 + g  [i = 0, j = 3]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 0, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 3]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 4]
     v = acc[0][4];
     // row = bm + wm + i * 16 + g  [i = 0, j = 4]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 0, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 4]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 5]
     v = acc[0][5];
     // row = bm + wm + i * 16 + g  [i = 0, j = 5]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 0, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 5]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 6]
     v = acc[0][6];
     // row = bm + wm + i * 16 + g  [i = 0, j = 6]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 0, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 6]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 0, j = 7]
     v = acc[0][7];
     // row = bm + wm + i * 16 + g  [i = 0, j = 7]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 0, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 7]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
     // v = acc[i, j]  [i = 1, j = 0]
@@ -1627,118 +1627,118 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // col = col0 + j * 8  [i = 1, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 1, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 0]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 1]
     v = acc[1][1];
     // row = bm + wm + i * 16 + g  [i = 1, j = 1]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 1, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 1]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 2]
     v = acc[1][2];
     // row = bm + wm + i * 16 + g  [i = 1, j = 2]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 1, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 2]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 3]
     v = acc[1][3];
     // row = bm + wm + i * 16 + g  [i = 1, j = 3]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 1, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 3]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 4]
     v = acc[1][4];
     // row = bm + wm + i * 16 + g  [i = 1, j = 4]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 1, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 4]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 5]
     v = acc[1][5];
     // row = bm + wm + i * 16 + g  [i = 1, j = 5]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 1, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 5]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 6]
     v = acc[1][6];
     // row = bm + wm + i * 16 + g  [i = 1, j = 6]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 1, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 6]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 1, j = 7]
     v = acc[1][7];
     // row = bm + wm + i * 16 + g  [i = 1, j = 7]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 1, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 7]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
     // v = acc[i, j]  [i = 2, j = 0]
@@ -1748,118 +1748,118 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // col = col0 + j * 8  [i = 2, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 2, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 0]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 1]
     v = acc[2][1];
     // row = bm + wm + i * 16 + g  [i = 2, j = 1]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 2, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 1]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 2]
     v = acc[2][2];
     // row = bm + wm + i * 16 + g  [i = 2, j = 2]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 2, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 2]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 3]
     v = acc[2][3];
     // row = bm + wm + i * 16 + g  [i = 2, j = 3]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 2, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 3]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 4]
     v = acc[2][4];
     // row = bm + wm + i * 16 + g  [i = 2, j = 4]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 2, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 4]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 5]
     v = acc[2][5];
     // row = bm + wm + i * 16 + g  [i = 2, j = 5]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 2, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 5]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 6]
     v = acc[2][6];
     // row = bm + wm + i * 16 + g  [i = 2, j = 6]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 2, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 6]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 2, j = 7]
     v = acc[2][7];
     // row = bm + wm + i * 16 + g  [i = 2, j = 7]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 2, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 7]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
     // v = acc[i, j]  [i = 3, j = 0]
@@ -1869,117 +1869,117 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__false(
     // col = col0 + j * 8  [i = 3, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 3, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 0]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 0]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 1]
     v = acc[3][1];
     // row = bm + wm + i * 16 + g  [i = 3, j = 1]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 3, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 1]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 1]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 2]
     v = acc[3][2];
     // row = bm + wm + i * 16 + g  [i = 3, j = 2]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 3, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 2]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 2]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 3]
     v = acc[3][3];
     // row = bm + wm + i * 16 + g  [i = 3, j = 3]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 3, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 3]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 3]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 4]
     v = acc[3][4];
     // row = bm + wm + i * 16 + g  [i = 3, j = 4]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 3, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 4]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 4]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 5]
     v = acc[3][5];
     // row = bm + wm + i * 16 + g  [i = 3, j = 5]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 3, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 5]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 5]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 6]
     v = acc[3][6];
     // row = bm + wm + i * 16 + g  [i = 3, j = 6]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 3, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 6]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 6]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     // v = acc[i, j]  [i = 3, j = 7]
     v = acc[3][7];
     // row = bm + wm + i * 16 + g  [i = 3, j = 7]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 3, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]  [True]
     // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 7]
     reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]  [True]
     // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 7]
-    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+    reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
             kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
 }

@@ -1022,7 +1022,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // acc[i, j] = Int32x4(0)  [i = 3, j = 7]
     acc[3][7] = kdsl::splat<int32_t, 4>(0);
     // ktiles = (K + BK - 1) // BK
-    int32_t ktiles = kdsl::floordiv(kdsl::add(K, 63), 64);
+    int32_t ktiles = (K + 63) / 64;
     // row_chunks = K // 16
     int32_t row_chunks = K / 16;
     // for t in range(ktiles + STAGES - 1):
@@ -1053,7 +1053,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 0]
             int32_t row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            int32_t at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            int32_t at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1073,7 +1073,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 1]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1093,7 +1093,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 2]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1113,7 +1113,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // row = bm + r  [p = 3]
             row = bm + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sa,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1132,9 +1132,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // q = chunk % (BK // 16)  [p = 0]
             q = chunk % 4;
             // row = bn + r  [p = 0]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 0]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1152,9 +1152,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // q = chunk % (BK // 16)  [p = 1]
             q = chunk % 4;
             // row = bn + r  [p = 1]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 1]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1172,9 +1172,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // q = chunk % (BK // 16)  [p = 2]
             q = chunk % 4;
             // row = bn + r  [p = 2]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 2]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1192,9 +1192,9 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
             // q = chunk % (BK // 16)  [p = 3]
             q = chunk % 4;
             // row = bn + r  [p = 3]
-            row = kdsl::add(bn, r);
+            row = bn + r;
             // at = row * row_chunks + k0 // 16 + q  [p = 3]
-            at = kdsl::add(kdsl::add(kdsl::mul(row, row_chunks), k0 / 16), q);
+            at = row * row_chunks + k0 / 16 + q;
             // kdsl.cp_async(
             //     sb,
             //     (stage, r, kdsl.swizzle(r, q, BK // 16)),
@@ -1504,7 +1504,7 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // g = lane // 4
     int32_t g = lane / 4;
     // col0 = bn + wn + lane % 4 * 2
-    int32_t col0 = kdsl::add(kdsl::add(bn, wn), lane % 4 * 2);
+    int32_t col0 = bn + wn + lane % 4 * 2;
     // for i in kdsl.range_constexpr(WM // 16):
     // for j in kdsl.range_constexpr(WN // 8):  [i = 0]
     // v = acc[i, j]  [i = 0, j = 0]
@@ -1514,16 +1514,16 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // col = col0 + j * 8  [i = 0, j = 0]
     int32_t col = col0;
     // at = (row * N + col) // 2  [i = 0, j = 0]
-    int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    int32_t at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 0]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 0]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 1]
@@ -1531,18 +1531,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 1]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 0, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 1]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 1]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 2]
@@ -1550,18 +1550,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 2]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 0, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 2]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 2]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 3]
@@ -1569,18 +1569,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 3]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 0, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 3]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 3]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 4]
@@ -1588,18 +1588,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 4]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 0, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 4]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 4]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 5]
@@ -1607,18 +1607,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 5]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 0, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 5]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 5]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 6]
@@ -1626,18 +1626,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 6]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 0, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 6]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 6]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 0, j = 7]
@@ -1645,18 +1645,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 0, j = 7]
     row = bm + wm + g;
     // col = col0 + j * 8  [i = 0, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 0, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 0, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 0, j = 7]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 0, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 0, j = 7]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 1]
@@ -1667,16 +1667,16 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // col = col0 + j * 8  [i = 1, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 1, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 0]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 0]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 1]
@@ -1684,18 +1684,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 1]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 1, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 1]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 1]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 2]
@@ -1703,18 +1703,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 2]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 1, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 2]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 2]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 3]
@@ -1722,18 +1722,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 3]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 1, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 3]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 3]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 4]
@@ -1741,18 +1741,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 4]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 1, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 4]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 4]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 5]
@@ -1760,18 +1760,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 5]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 1, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 5]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 5]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 6]
@@ -1779,18 +1779,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 6]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 1, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 6]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 6]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 1, j = 7]
@@ -1798,18 +1798,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 1, j = 7]
     row = bm + wm + 16 + g;
     // col = col0 + j * 8  [i = 1, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 1, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 1, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 1, j = 7]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 1, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 1, j = 7]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 2]
@@ -1820,16 +1820,16 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // col = col0 + j * 8  [i = 2, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 2, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 0]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 0]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 1]
@@ -1837,18 +1837,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 1]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 2, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 1]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 1]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 2]
@@ -1856,18 +1856,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 2]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 2, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 2]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 2]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 3]
@@ -1875,18 +1875,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 3]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 2, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 3]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 3]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 4]
@@ -1894,18 +1894,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 4]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 2, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 4]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 4]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 5]
@@ -1913,18 +1913,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 5]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 2, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 5]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 5]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 6]
@@ -1932,18 +1932,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 6]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 2, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 6]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 6]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 2, j = 7]
@@ -1951,18 +1951,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 2, j = 7]
     row = bm + wm + 32 + g;
     // col = col0 + j * 8  [i = 2, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 2, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 2, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 2, j = 7]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 2, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 2, j = 7]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // for j in kdsl.range_constexpr(WN // 8):  [i = 3]
@@ -1973,16 +1973,16 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // col = col0 + j * 8  [i = 3, j = 0]
     col = col0;
     // at = (row * N + col) // 2  [i = 3, j = 0]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 0]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 0]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 0]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 0]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 1]
@@ -1990,18 +1990,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 1]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 1]
-    col = kdsl::add(col0, 8);
+    col = col0 + 8;
     // at = (row * N + col) // 2  [i = 3, j = 1]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 1]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 1]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 1]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 1]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 2]
@@ -2009,18 +2009,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 2]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 2]
-    col = kdsl::add(col0, 16);
+    col = col0 + 16;
     // at = (row * N + col) // 2  [i = 3, j = 2]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 2]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 2]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 2]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 2]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 3]
@@ -2028,18 +2028,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 3]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 3]
-    col = kdsl::add(col0, 24);
+    col = col0 + 24;
     // at = (row * N + col) // 2  [i = 3, j = 3]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 3]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 3]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 3]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 3]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 4]
@@ -2047,18 +2047,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 4]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 4]
-    col = kdsl::add(col0, 32);
+    col = col0 + 32;
     // at = (row * N + col) // 2  [i = 3, j = 4]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 4]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 4]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 4]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 4]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 5]
@@ -2066,18 +2066,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 5]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 5]
-    col = kdsl::add(col0, 40);
+    col = col0 + 40;
     // at = (row * N + col) // 2  [i = 3, j = 5]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 5]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 5]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 5]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 5]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 6]
@@ -2085,18 +2085,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 6]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 6]
-    col = kdsl::add(col0, 48);
+    col = col0 + 48;
     // at = (row * N + col) // 2  [i = 3, j = 6]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 6]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 6]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 6]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 6]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
     // v = acc[i, j]  [i = 3, j = 7]
@@ -2104,18 +2104,18 @@ extern "C" __global__ void gemm_int8__u8__128__128__64__64__64__3__true(
     // row = bm + wm + i * 16 + g  [i = 3, j = 7]
     row = bm + wm + 48 + g;
     // col = col0 + j * 8  [i = 3, j = 7]
-    col = kdsl::add(col0, 56);
+    col = col0 + 56;
     // at = (row * N + col) // 2  [i = 3, j = 7]
-    at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 2);
+    at = (row * N + col) / 2;
     // if not EDGE or row < M and col < N:  [i = 3, j = 7]
     if (row < M && col < N) {
         // c.vec(2)[at] = Int32.vec(2)(v[0], v[1])  [i = 3, j = 7]
         reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at] = kdsl::vec<int32_t, 2>{{v.v[0], v.v[1]}};
     }
     // if not EDGE or row + 8 < M and col < N:  [i = 3, j = 7]
-    if (kdsl::add(row, 8) < M && col < N) {
+    if (row + 8 < M && col < N) {
         // c.vec(2)[at + 4 * N] = Int32.vec(2)(v[2], v[3])  [i = 3, j = 7]
-        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[kdsl::add(at, kdsl::mul(4, N))] =
+        reinterpret_cast<kdsl::vec<int32_t, 2>*>(c)[at + 4 * N] =
                 kdsl::vec<int32_t, 2>{{v.v[2], v.v[3]}};
     }
 }
