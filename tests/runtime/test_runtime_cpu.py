@@ -1015,8 +1015,12 @@ def test_a_struct_array_needs_its_alignment_not_its_size():
     with pytest.raises(kdsl.DSLError) as info:
         check_layout("s", K.Segment, 0x10008, (4,), (48,), False)
     assert info.value.code == "E816" and "16-byte" in info.value.message
-    blocks = np.zeros(8 * 34 + 2, np.uint8)[2:].view(K.BlockQ8_0.dtype)
-    assert blocks.ctypes.data % 34  # between two 34-byte elements, 2-aligned
+    # an address between two 34-byte elements, 2-aligned: of the first two
+    # even offsets into the buffer, at most one is a multiple of 34
+    raw = np.zeros(8 * 34 + 4, np.uint8)
+    skip = 2 if (raw.ctypes.data + 2) % 34 else 4
+    blocks = raw[skip : skip + 8 * 34].view(K.BlockQ8_0.dtype)
+    assert blocks.ctypes.data % 34 and blocks.ctypes.data % 2 == 0
     blocks["d"] = 1.0
     blocks["qs"] = 3
     y = np.zeros(8 * 32, np.float32)
