@@ -72,13 +72,15 @@ def smoke(todo) -> None:
         key = (n, s, b)
         print(f"START {key}", flush=True)
         try:
-            # k tiles: 8, 9 (odd) and 1, tiles looping and one a block
-            for M, N, K, persistent in (
-                (1024, 3 * n, 1024, True),
-                (1024, 3 * n, 1152, True),
-                (128, n, 128, False),
+            # k tiles: 8, 9 (odd) and 1, tiles looping and one a block; then
+            # ragged both ways (EDGE: the scales' rows past M and N clamped)
+            for M, N, K, edge, persistent in (
+                (1024, 3 * n, 1024, False, True),
+                (1024, 3 * n, 1152, False, True),
+                (128, n, 128, False, False),
+                (1000, 5 * n + 2, 1040, True, True),
             ):
-                fp8_gpu_checks.config("bf16", n, s, b, M, N, K, False, persistent)
+                fp8_gpu_checks.config("bf16", n, s, b, M, N, K, edge, persistent)
             print(f"PASS {key}", flush=True)
         except Exception as e:  # noqa: BLE001
             print(f"FAIL {key} {type(e).__name__}: {str(e)[:300]}", flush=True)

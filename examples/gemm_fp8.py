@@ -17,20 +17,21 @@ warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
   is then scaled and added into the Float32 accumulator in registers, one
   fma an element (the "promotion" every 128 of K that DeepGEMM does: the
   tensor cores' own sum of 8-bit products keeps fewer bits than f32,
-  docs/tensor-cores.md "fp8").  Two partial accumulators take turns: k tile
-  kt's wgmma are issued into one before k tile kt - 1's, in the other, is
-  waited for (``wgmma_wait(1)``) and promoted, so the tensor cores work
-  through each promotion; each k block's scales are loaded two k tiles
-  before they are used, their latency hidden too.
+  docs/tensor-cores.md "fp8").  BN = 256: each consumer multiplies its 64
+  rows by the tile's two 128-column halves in turn (b's two column blocks,
+  each its own scale), one 64 x 128 partial sum, waited for
+  (``wgmma_wait(0)``) and promoted while the other consumer's wgmma run;
+  each k block's scales are loaded one k tile before they are used.
 
 A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
 producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
 tiles with TMA (boxes of 64 rows x 128 bytes, the 128-byte swizzle: one
 swizzled row is 128 fp8 elements of K); consumers 1 and 2 each multiply
 64 rows of it with m64nBNk32 wgmma (4 a k tile, the descriptor 32 bytes on
-each).  The tile order, the full/empty mbarrier ring running on across the
-tiles of a persistent grid and the epilogue's pairs are gemm_tma's (its
-``tile_origin``, ``persistent_grid``, ``tiles``).
+each; block-scaled: m64n128k32, 4 for each 128 columns).  The tile order,
+the full/empty mbarrier ring running on across the tiles of a persistent
+grid and the epilogue's pairs are gemm_tma's (its ``tile_origin``,
+``persistent_grid``, ``tiles``).
 
 TMA copies bytes: the maps are built on ``Uint8`` views of the fp8
 tensors (TMA has no fp8 element type; the bytes are the same).  With
@@ -74,21 +75,6 @@ THREADS = 384  # a producer warpgroup and two consumers
 
 
 @kdsl.func
-def issue(part, sa, sb, full, it, rows, bn, stages):
-    """Waits for ring stage ``it % stages`` to fill, then starts the 4 wgmma
-    of its k tile into ``part``: part = A B (no carried sum), one group."""
-    stage = it % stages
-    kdsl.mbarrier_wait(full, stage, it // stages % 2)
-    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-    db = kdsl.wgmma_desc(sb, stage * bn * CHUNKS)
-    kdsl.wgmma_fence()
-    kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
-    for kk in kdsl.range_constexpr(1, BK // 32):
-        kdsl.wgmma_mma_async(part, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
-    kdsl.wgmma_commit()
-
-
-@kdsl.func
 def free(empty, stage):
     """The warpgroup's arrival on ``empty[stage]``: its wgmma have read it."""
     if thread_idx.x % 128 == 0:
@@ -96,28 +82,17 @@ def free(empty, stage):
 
 
 @kdsl.func
-def promote(acc, part, s0, s8):
-    """acc += part * scale, element by element (one rounding each: fma);
-    elements 4 j, 4 j + 1 are this thread's first row, + 2, + 3 its row + 8."""
+def promote(acc, part, s0, s8, at):
+    """acc[at + i] += part[i] * scale, element by element (one rounding
+    each: fma); elements 4 j, 4 j + 1 are this thread's first row, + 2, + 3
+    its row + 8 (scales s0, s8).  ``at``: where part's columns start in acc
+    (a multiple of 4, a compile-time constant)."""
     for j in kdsl.range_constexpr(len(part) // 4):
-        acc[4 * j] = kdsl.math.fma(part[4 * j], s0, acc[4 * j])
-        acc[4 * j + 1] = kdsl.math.fma(part[4 * j + 1], s0, acc[4 * j + 1])
-        acc[4 * j + 2] = kdsl.math.fma(part[4 * j + 2], s8, acc[4 * j + 2])
-        acc[4 * j + 3] = kdsl.math.fma(part[4 * j + 3], s8, acc[4 * j + 3])
-
-
-@kdsl.func
-def retire(acc, done, empty, it, s0, s8, pa0, pa8, pb, kn, stages):
-    """With the next k tile's wgmma issued (into the other partial sum): k
-    block ``kn``'s scales loaded (two k tiles before their promotion), then
-    ``done`` (ring index ``it``, scales s0, s8) waited for, its stage freed
-    and promoted into acc while the next k tile's wgmma run.  Returns the
-    scales loaded, (a0, a8, b)."""
-    a0, a8, b = pa0[kn], pa8[kn], pb[kn]
-    kdsl.wgmma_wait(1, done)
-    free(empty, it % stages)
-    promote(acc, done, s0, s8)
-    return a0, a8, b
+        i = at + 4 * j
+        acc[i] = kdsl.math.fma(part[4 * j], s0, acc[i])
+        acc[i + 1] = kdsl.math.fma(part[4 * j + 1], s0, acc[i + 1])
+        acc[i + 2] = kdsl.math.fma(part[4 * j + 2], s8, acc[i + 2])
+        acc[i + 3] = kdsl.math.fma(part[4 * j + 3], s8, acc[i + 3])
 
 
 @kdsl.func
@@ -230,51 +205,49 @@ def gemm_fp8(
             row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
             if BLOCK_SCALED:
                 # this thread's rows of scale_a (rows past M: M - 1's) and the
-                # tile's row of scale_b (BN = 128: its columns are one block
-                # of b): k block kt's scales are pa0[kt], pa8[kt], pb[kt]
+                # rows of scale_b of the tile's column blocks 2 tn, 2 tn + 1
+                # (BN = 256; past N: the last): k block kt's scales are
+                # pa0[kt], pa8[kt], pb[kt] and pb_hi[kt]
                 pa0 = scale_a + min(row, M - 1) * ktiles
                 pa8 = scale_a + min(row + 8, M - 1) * ktiles
-                pb = scale_b + tn * ktiles
+                nb_last = (N + SCALE_BLOCK - 1) // SCALE_BLOCK - 1
+                pb = scale_b + min(tn * (BN // 128), nb_last) * ktiles
+                pb_hi = (
+                    scale_b + min(tn * (BN // 128) + BN // 128 - 1, nb_last) * ktiles
+                )
                 for i in range(BN // 2):
                     acc[i] = 0.0
-                # two partial sums: one k tile's wgmma write one while the k
-                # tile before, in the other, is promoted
-                part = kdsl.local_array(Float32, (BN // 2,))
-                part2 = kdsl.local_array(Float32, (BN // 2,))
-                # k tile 0 into part; then k tile kt is issued into one partial
-                # sum and k tile kt - 1 (ring index it) promoted from the
-                # other, two k tiles a trip.  s: the scales of the k tile
-                # promoted next; n: of the one after (past the end: the last
-                # k tile's, unused)
-                s0, s8, sb_ = pa0[0], pa8[0], pb[0]
-                k1 = min(1, ktiles - 1)
-                n0, n8, nb = pa0[k1], pa8[k1], pb[k1]
-                issue(part, sa, sb, full, it, rows, BN, STAGES)
-                kt = 1
-                while kt + 1 < ktiles:
-                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
+                # one partial sum: a 64 x 128 piece of the tile's k tile
+                part = kdsl.local_array(Float32, (64,))
+                # k tile kt's scales; the next k tile's loaded before its wgmma
+                a0, a8, b0, b1 = pa0[0], pa8[0], pb[0], pb_hi[0]
+                for kt in range(ktiles):
                     kn = min(kt + 1, ktiles - 1)
-                    m0, m8, mb = retire(acc, part, empty, it, s0 * sb_, s8 * sb_, pa0, pa8, pb, kn, STAGES)  # fmt: skip
-                    issue(part, sa, sb, full, it + 2, rows, BN, STAGES)
-                    kn = min(kt + 2, ktiles - 1)
-                    n0, n8, nb = retire(acc, part2, empty, it + 1, n0 * nb, n8 * nb, pa0, pa8, pb, kn, STAGES)  # fmt: skip
-                    s0, s8, sb_ = m0, m8, mb
-                    kt += 2
-                    it += 2
-                if kt < ktiles:  # one k tile left, into part2
-                    issue(part2, sa, sb, full, it + 1, rows, BN, STAGES)
-                    kdsl.wgmma_wait(1, part)
-                    free(empty, it % STAGES)
-                    promote(acc, part, s0 * sb_, s8 * sb_)
+                    n0, n8, nb0, nb1 = pa0[kn], pa8[kn], pb[kn], pb_hi[kn]
+                    stage = it % STAGES
+                    kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
+                    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                    # columns 128 h .. + 127 (b's column block 2 tn + h): part =
+                    # A B by 4 m64n128k32 wgmma, waited for, promoted into acc;
+                    # the other consumer's wgmma may run meanwhile (measured,
+                    # the promotion still costs about a fifth of the time:
+                    # docs/tensor-cores.md "fp8")
+                    for h in kdsl.range_constexpr(BN // 128):
+                        db = kdsl.wgmma_desc(sb, (stage * BN + 128 * h) * CHUNKS)
+                        kdsl.wgmma_fence()
+                        kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
+                        for kk in kdsl.range_constexpr(1, BK // 32):
+                            kdsl.wgmma_mma_async(
+                                part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
+                            )
+                        kdsl.wgmma_commit()
+                        kdsl.wgmma_wait(0, part)
+                        if h == BN // 128 - 1:  # the k tile's stage is read
+                            free(empty, stage)
+                        bh = b0 if h == 0 else b1
+                        promote(acc, part, a0 * bh, a8 * bh, 64 * h)
+                    a0, a8, b0, b1 = n0, n8, nb0, nb1
                     it += 1
-                    kdsl.wgmma_wait(0, part2)
-                    free(empty, it % STAGES)
-                    promote(acc, part2, n0 * nb, n8 * nb)
-                else:  # part holds the last k tile
-                    kdsl.wgmma_wait(0, part)
-                    free(empty, it % STAGES)
-                    promote(acc, part, s0 * sb_, s8 * sb_)
-                it += 1
             else:
                 for kt in range(ktiles):
                     stage = it % STAGES
@@ -335,13 +308,15 @@ def gemm_fp8(
 
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
-# memory holds; block-scaled BN = 128 only — the kernel reads one scale of b
-# a tile (its columns one 128-block of b), and its three f32 accumulators
-# (the sum and two partial sums) take 192 registers a thread at BN = 128.
-# Block-scaled rings of 3-5 stages: 6 and 7 measured slower on the H200,
-# most at long K (likely: the L1 left beside a deep ring no longer holds the
-# rows of scale_a a tile reads)
-BLOCK_SHAPES = [(128, 4), (128, 3), (128, 5)]
+# memory holds.  Block-scaled BN = 256: the sum (128 f32 a thread) and one
+# 64 x 128 partial sum (64) take 192 registers.  Measured on the H200
+# (session 10): 1.06-1.08x the earlier BN = 128 with two partial sums taking
+# turns (a k tile's wgmma in flight while the one before was promoted) at
+# the 4 benchmark shapes timed in turns (0.96-1.08x in a sweep timing each
+# once); the two consumers' pieces issued strictly in turn (ping-pong
+# through an mbarrier pair) measured slower, its hand-over costing more
+# than the overlap it bought (docs/tensor-cores.md "fp8")
+BLOCK_SHAPES = [(256, 3), (256, 4)]
 SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
 
 

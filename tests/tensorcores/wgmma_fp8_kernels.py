@@ -286,7 +286,7 @@ def scaled_gemm(
             s_b = scale_b[block_idx.y * ktiles + kt]
             s0 = scale_a[row * ktiles + kt] * s_b
             s8 = scale_a[(row + 8) * ktiles + kt] * s_b
-            promote(acc, part, s0, s8)
+            promote(acc, part, s0, s8, 0)
         else:
             for kk in kdsl.range_constexpr(4):
                 kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)
