@@ -43,8 +43,9 @@ An eager call that nothing traces, fakes or records (``_direct``) skips the
 dispatcher: it runs the function itself, or, when a gradient is needed, one
 ``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
 per input signature.  Below autograd, the operator's CUDA and CPU kernels
-are the function itself (what a compiled graph calls).  docs/pytorch.md,
-"What a call costs".
+are the function itself; a graph Inductor compiles calls the function
+without the dispatcher (_inductor_call).  docs/pytorch.md, "What a call
+costs".
 """
 
 from __future__ import annotations
@@ -860,10 +861,12 @@ def _inductor_register() -> None:
     registry = getattr(module, "CUSTOM_EXTERN_KERNEL_CODEGEN", None)
     if registry is None:
         return
-    while _INDUCTOR_PENDING:
-        registry.setdefault(
-            _INDUCTOR_PENDING.pop(), module.CustomCodegen(python=_inductor_call)
-        )
+    while True:
+        try:  # (another thread's fake implementation may register them too)
+            name = _INDUCTOR_PENDING.pop()
+        except IndexError:
+            return
+        registry.setdefault(name, module.CustomCodegen(python=_inductor_call))
 
 
 _DEVICE_CALLS = {"cuda": "_kdsl_cuda", "cpu": "_kdsl_cpu"}
