@@ -77,9 +77,10 @@ def stub_gpu(cupy_launch=False):
 
     kt._on_host = lambda args: False  # CPU tensors launch on the stub
     kt._interpret = None  # (the CPU kernels and the fast path's CPU branch too)
-    if hasattr(kt, "_direct"):
-        direct = kt._direct
-        kt._direct = lambda a, k: "cuda" if direct(a, k) else None
+    for name in ("_direct", "_plain"):  # (the CPU tensors as the stub's)
+        if hasattr(kt, name):
+            test = getattr(kt, name)
+            setattr(kt, name, lambda a, k, test=test: "cuda" if test(a, k) else None)
 
 
 def main():

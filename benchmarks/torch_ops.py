@@ -26,7 +26,9 @@ result is checked against PyTorch's first, then timed:
   kdsl graph       the operator captured in a CUDA graph, replayed
 
 and forward + backward (``op(x).sum().backward()``, Float32) for torch,
-kdsl op and kdsl dispatcher.  For gelu, small, the steps of one launch are
+kdsl op and kdsl dispatcher, the forward alone on inputs that require grad
+('torch forward', 'kdsl op forward') and, on the GPU, forward + backward
+with the autograd engine on the calling thread ('... 1 thread').  For gelu, small, the steps of one launch are
 timed alone ("launch steps"): PyTorch's stream queries, CuPy's device
 query, an output allocation, the plan's packing and launch through the
 driver (kdsl's launch) and through CuPy's ``Function`` (the launch before
@@ -421,10 +423,28 @@ def backward_rows(name, shape, device, smoke):
         "torch": step(lambda v, u: reference(name, v, u)),
         "kdsl op": step(op),
         "kdsl dispatcher": step(via),
+        # the forward alone (saving for the backward), and both with the
+        # autograd engine's backward on this thread (not its CUDA device
+        # thread): where the difference is
+        "torch forward": lambda: reference(name, x, w),
+        "kdsl op forward": lambda: op(x, w),
     }
+    if device == "cuda" and hasattr(torch.autograd, "set_multithreading_enabled"):
+        for label in ("torch", "kdsl op"):
+            paths[f"{label} 1 thread"] = on_this_thread(paths[label])
     small = shape == SIZES["small"]
     calls = 10 if smoke else (500 if small else 10)
     return timed(paths, device, calls, rounds=3 if smoke else 5)
+
+
+def on_this_thread(run):
+    """``run`` with the autograd engine's backward on the calling thread."""
+
+    def inner():
+        with torch.autograd.set_multithreading_enabled(False):
+            run()
+
+    return inner
 
 
 # -- the report ------------------------------------------------------------------------
@@ -448,6 +468,10 @@ def verdicts(results: dict) -> list:
             if "triton op compiled" in rows and "empty compiled" in rows:
                 d = rows["triton op compiled"][0] - rows["empty compiled"][0]
                 what = "triton_op compiled overhead"
+                lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
+            if "kdsl compiled" in rows and "torch compiled" in rows:
+                d = rows["kdsl compiled"][0] - rows["torch compiled"][0]
+                what = "compiled: kdsl op - torch's"
                 lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"

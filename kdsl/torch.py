@@ -43,14 +43,16 @@ An eager call that nothing traces, fakes or records (``_direct``) skips the
 dispatcher: it runs the function itself, or, when a gradient is needed, one
 ``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
 per input signature.  Below autograd, the operator's CUDA and CPU kernels
-are the function itself (what a compiled graph calls).  docs/pytorch.md,
-"What a call costs".
+are the function itself; a graph Inductor compiles calls the function
+without the dispatcher (_inductor_call).  docs/pytorch.md, "What a call
+costs".
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -473,6 +475,9 @@ class Op:
             return _run(fn, *args, **kwargs)
 
         self.op = torch.library.custom_op(name, mutates_args=mutates_args)(forward)
+        # (what a traced call holds: the overload itself, fewer guards than
+        # custom_op's wrapper around it)
+        self.overload = self.op._opoverload
 
         self.op.register_fake(self._fake)
         self.backward_op = torch.library.custom_op(f"{name}_backward", mutates_args=())(
@@ -502,8 +507,15 @@ class Op:
         if layer is not None and not mutates_args:
             for key, call in (("AutogradCUDA", fn), ("AutogradCPU", _interpreted(fn))):
                 self.lib.impl(opname, _short_cut(layer, call), key, with_keyset=True)
+        # Under torch.compile, Inductor's generated code calls these same
+        # functions itself, not the operator (_inductor_call)
+        if not mutates_args:
+            _direct_calls(self.op._opoverload, fn)
+        _direct_calls(self.backward_op._opoverload, _backward_launch)
 
     def _fake(self, *args, **kwargs):
+        if _INDUCTOR_PENDING:  # (tracing: Inductor may lower the operator next)
+            _inductor_register()
         outs, _ = _recorded(self.fn, args, kwargs)
         return outs if len(outs) > 1 else outs[0]
 
@@ -528,8 +540,10 @@ class Op:
         return tuple(out)
 
     def __call__(self, *args, **kwargs):
-        device = _direct(args, kwargs) if self.direct else None
-        if device is None:  # traced, faked, compiled, in a mode: the operator
+        if _compiling():  # a constant under dynamo: the graph holds the operator
+            return self.overload(*args, **kwargs)
+        device = _plain(args, kwargs) if self.direct else None
+        if device is None:  # traced, faked, in a mode: the operator
             return self.op(*args, **kwargs)
         if torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs):
             if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
@@ -621,30 +635,40 @@ def _direct(args, kwargs):
     FakeTensor, DTensor or functional tensor) or a plain scalar, the tensors
     all on CUDA or all on the CPU.  ``torch.compiler.is_compiling()`` comes
     first: under dynamo it is a constant, and the rest is not traced."""
-    if (
-        torch.compiler.is_compiling()
-        or _C._is_torch_function_mode_enabled()
-        or _C._len_torch_dispatch_stack()
-        or _C._are_functorch_transforms_active()
-        or _C._autograd._profiler_enabled()
-        or _C._get_tracing_state() is not None
-    ):
+    if _compiling():
+        return None
+    return _plain(args, kwargs)
+
+
+_compiling = torch.compiler.is_compiling
+_modes = (
+    _C._is_torch_function_mode_enabled,
+    _C._len_torch_dispatch_stack,
+    _C._are_functorch_transforms_active,
+    _C._autograd._profiler_enabled,
+)
+_tracing = _C._get_tracing_state
+
+
+def _plain(args, kwargs):
+    """_direct less its ``is_compiling()`` (which Op.__call__ asks first)."""
+    mode, stack, functorch, profiler = _modes
+    if mode() or stack() or functorch() or profiler() or _tracing() is not None:
         return None
     cuda = cpu = False
-    for values in (args, kwargs.values()):
-        for a in values:
-            t = type(a)
-            if t is torch.Tensor or t is torch.nn.Parameter:
-                if _wrapped(a) or _functional(a):  # wrappers (functorch's,
-                    return None  # functionalization's) of a plain type
-                if a.is_cuda:
-                    cuda = True
-                elif a.is_cpu:
-                    cpu = True
-                else:  # meta, another device: the operator says what it makes of it
-                    return None
-            elif t not in _SCALARS:  # lists, SymInts, anything else
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        t = type(a)
+        if t is torch.Tensor or t is torch.nn.Parameter:
+            if _wrapped(a) or _functional(a):  # wrappers (functorch's,
+                return None  # functionalization's) of a plain type
+            if a.is_cuda:
+                cuda = True
+            elif a.is_cpu:
+                cpu = True
+            else:  # meta, another device: the operator says what it makes of it
                 return None
+        elif t not in _SCALARS:  # lists, SymInts, anything else
+            return None
     if cuda is cpu:  # both, or no tensor at all
         return None
     return "cuda" if cuda else "cpu"
@@ -793,7 +817,86 @@ def _backward_op_body(
 
 
 def _backward_op_fake(saved, grads, plan, ints, floats):
+    if _INDUCTOR_PENDING:
+        _inductor_register()
     return [torch.empty_like(saved[i]) for i in _BY_NUMBER[plan].new_like]
+
+
+# -- torch.compile: Inductor calls the function, not the operator ----------------------
+# Inductor calls an operator it has no lowering for through PyTorch's
+# dispatcher (``torch.ops.ns.name.default(buf)``: a Python kernel reached from
+# C++, its arguments boxed and unboxed, then this module's Autograd-key test).
+# A kdsl operator's overload carries the functions its kernels are
+# (``_kdsl_cuda``: the function; ``_kdsl_cpu``: the function with its
+# launches interpreted), and Inductor's wrapper code generation is given a
+# line for it that calls the one of the node's device directly.  What a
+# compiled graph holds is unchanged (the operator, its fake implementation,
+# its backward operator); a graph compiled before, or a PyTorch without this
+# hook, calls the operator as before.
+_INDUCTOR_PENDING: list = []  # overloads' Inductor names not yet registered
+_INDUCTOR_CODEGEN = "torch._inductor.codegen.custom_extern_kernel_codegen"
+
+
+def _kernel_name(overload) -> str:
+    """The name Inductor's generated code calls ``overload`` by."""
+    return f"{overload.__module__.replace('._ops.', '.ops.')}.{overload.__name__}"
+
+
+def _direct_calls(overload, fn) -> None:
+    """Give ``overload`` the functions a compiled graph calls for it (kept on
+    the overload: code Inductor generated and cached in an earlier process
+    finds them once the operator is defined again)."""
+    overload._kdsl_cuda = fn
+    overload._kdsl_cpu = _interpreted(fn)
+    _INDUCTOR_PENDING.append(_kernel_name(overload))
+    _inductor_register()
+
+
+def _inductor_register() -> None:
+    """Register the pending operators' call lines with Inductor, once its
+    code generation is imported (importing it here would cost seconds to
+    programs that never compile; tracing for it runs the fake
+    implementations, which call this)."""
+    module = sys.modules.get(_INDUCTOR_CODEGEN)
+    registry = getattr(module, "CUSTOM_EXTERN_KERNEL_CODEGEN", None)
+    if registry is None:
+        return
+    while True:
+        try:  # (another thread's fake implementation may register them too)
+            name = _INDUCTOR_PENDING.pop()
+        except IndexError:
+            return
+        registry.setdefault(name, module.CustomCodegen(python=_inductor_call))
+
+
+_DEVICE_CALLS = {"cuda": "_kdsl_cuda", "cpu": "_kdsl_cpu"}
+
+
+def _inductor_call(node, writeline) -> None:
+    """Inductor's wrapper line for a kdsl operator's node: its device's
+    function called with the arguments the operator would get (Python
+    wrapper code; a C++ or FX wrapper gets Inductor's own line)."""
+    from torch._inductor.virtualized import V
+
+    graph = V.graph
+    if getattr(graph, "cpp_wrapper", False) or getattr(graph, "fx_wrapper", False):
+        from torch._inductor.codegen.wrapper import ExternKernelAllocLine
+
+        writeline(ExternKernelAllocLine(graph.wrapper_code, node))
+        return
+    device = node.get_device()
+    attr = _DEVICE_CALLS.get(getattr(device, "type", None))
+    args = ", ".join([*node.codegen_args(), *node.codegen_kwargs()])
+    target = (
+        node.python_kernel_name
+        if attr is None
+        else (f"{node.python_kernel_name}.{attr}")
+    )
+    call = f"{target}({args})"
+    if type(node.layout).__name__ == "NoneLayout":  # nothing returned
+        writeline(call)
+    else:
+        writeline(f"{node.get_name()} = {call}")
 
 
 def op(name: str, *, mutates_args=()):

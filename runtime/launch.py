@@ -640,11 +640,11 @@ _CUPY_FAST = """\
 """
 
 # The driver's launch takes addresses as plain ints: PyTorch's tensors
-# first (kdsl.torch's case), no numpy scalar made.
+# first (kdsl.torch's case), no numpy scalar made, the address read once
+# (in the alignment test where there is one).
 _DRIVER_FAST = """\
-    if type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {tdev} and {a}.is_contiguous(){talign_check}:
-        p{i} = {a}.data_ptr()
-        torch_args = True
+    if type({a}) is _torch_tensor and {a}.dtype is _tdt{i} and {tdev} and {a}.is_contiguous(){tptr_check}:
+{tptr}        torch_args = True
     elif type({a}) is _cupy_ndarray and {a}.dtype is _dt{i} and {a}.{contig}{cdev}{align_check}:
         p{i} = {a}.data.ptr
     else:
@@ -794,6 +794,10 @@ def _generate(kernel, inst, device, function, alignment, loaded):
                 tdev=f"{a}.get_device() == {device}" if multi else f"{a}.is_cuda",
                 align_check=align_check,
                 talign_check=talign_check,
+                tptr_check=(
+                    f" and (p{i} := {a}.data_ptr()) % {align} == 0" if align > 1 else ""
+                ),
+                tptr="" if align > 1 else f"        p{i} = {a}.data_ptr()\n",
                 # a subclass (nn.Parameter) or a tensor the check converts
                 # still launches on PyTorch's current stream
                 tflag=(

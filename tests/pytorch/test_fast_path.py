@@ -214,6 +214,60 @@ def test_torch_compile_still_gets_the_operator_in_one_graph():
     assert "kdsl_fast.mul.default" in targets
 
 
+def _inductor_code(run, *args):
+    """``(run(*args), the wrapper code Inductor generated meanwhile)``, with
+    nothing cached (the code is generated here)."""
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+
+    torch._dynamo.reset()
+    with config.patch(force_disable_caches=True):
+        out, codes = run_and_get_code(run, *args)
+    return out, "\n".join(codes)
+
+
+def test_inductor_calls_the_function_not_the_operator():
+    """A compiled graph's call of the operator is the function itself
+    (``_kdsl_cpu`` on CPU tensors: its launches interpreted), not a call
+    through the dispatcher; the backward operator's too."""
+    x = torch.randn(40, dtype=torch.float64)
+    w = torch.randn(40, dtype=torch.float64)
+    forward = torch.compile(lambda a, b: mul_op(a, b) + 1.0, fullgraph=True)
+    y, code = _inductor_code(forward, x, w)
+    assert torch.equal(y, x * w + 1.0)
+    assert "torch.ops.kdsl_fast.mul.default._kdsl_cpu(" in code
+    assert "torch.ops.kdsl_fast.mul.default(" not in code
+    assert torch.ops.kdsl_fast.mul.default._kdsl_cuda is mul_op.fn
+
+    xg = x.clone().requires_grad_()
+    loss = torch.compile(lambda a, b: (mul_op(a, b) * 2.0).sum(), fullgraph=True)
+    _, code = _inductor_code(lambda: loss(xg, w).backward())
+    torch.testing.assert_close(xg.grad, 2.0 * w)
+    assert "torch.ops.kdsl_fast.mul_backward.default._kdsl_cpu(" in code
+
+
+@kt.op("kdsl_fast::mul_two")
+def mul_two_op(
+    x: torch.Tensor, w: torch.Tensor, *, twice: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(x * w, w * w), or (x * w, x * w) when ``twice``: two outputs and a
+    keyword-only argument."""
+    y, z = torch.empty_like(x), torch.empty_like(x)
+    n = x.numel()
+    mul[kt.blocks(n, 64), 64](x, w, y, n)
+    mul[kt.blocks(n, 64), 64](x if twice else w, w, z, n)
+    return y, z
+
+
+def test_inductor_calls_a_function_of_two_outputs_and_a_keyword():
+    x = torch.randn(40, dtype=torch.float64)
+    w = torch.randn(40, dtype=torch.float64)
+    both = torch.compile(lambda a, b: mul_two_op(a, b, twice=False), fullgraph=True)
+    (y, z), code = _inductor_code(both, x, w)
+    assert torch.equal(y, x * w) and torch.equal(z, w * w)
+    assert "mul_two.default._kdsl_cpu(arg0_1, arg1_1, twice=False)" in code
+
+
 def test_the_dispatcher_path_runs_the_function_directly():
     """Below autograd the operator's kernels are the function itself (CPU:
     its launches interpreted), not custom_op's generic wrapper."""
@@ -277,8 +331,11 @@ def stub_gpu(monkeypatch):
     for k in (mul, mul_backward):
         monkeypatch.setattr(k, "_plans", {})
         monkeypatch.setattr(k, "_launchers", {})
-    direct = kt._direct
-    monkeypatch.setattr(kt, "_direct", lambda a, k: "cuda" if direct(a, k) else None)
+    for name in ("_direct", "_plain"):  # the short cut's test, Op.__call__'s
+        test = getattr(kt, name)
+        monkeypatch.setattr(
+            kt, name, lambda a, k, test=test: "cuda" if test(a, k) else None
+        )
     mul_op.plans.clear()
     return calls
 
