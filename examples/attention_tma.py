@@ -77,10 +77,11 @@ from kdsl import (
 )
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
-BM = 128  # query rows a block: 64 for each consumer warpgroup
 BOX = 64  # the TMA box: 64 rows x 64 columns (128-byte rows, 8 KB)
-THREADS = 384  # a producer warpgroup and two consumers
-SEQ_MULTIPLE = BM  # seq must be a multiple of it (every BLOCK_N divides it)
+THREADS = 384  # the default block: a producer warpgroup and two consumers
+SEQ_MULTIPLE = 128  # seq must be a multiple of it (every BLOCK_N but 192 divides it)
+REGISTERS = 64 * 1024  # an SM's registers, all of them the block's
+PRODUCER_REGS = 24  # what the producer warpgroup keeps (setmaxnreg)
 
 
 def _backward(
@@ -96,11 +97,12 @@ def _backward(
 
 
 @kdsl.func
-def scores(sacc, dq, dk, like, BLOCK_N, HEAD_DIM):
+def scores(sacc, dq, dk, like, THREADS, BLOCK_N, HEAD_DIM):
     """Issues S = Q K^T into sacc: HEAD_DIM / 16 wgmma m64nBLOCK_Nk16 of the
-    type of ``like`` (a dtype has no value in a device function), Q and K
-    through descriptors; k16 step kk is 32 bytes into column block kk // 4
-    (the descriptors count 16 bytes)."""
+    type of ``like`` (a dtype has no value in a device function), Q (BM rows
+    a column block, 64 a consumer) and K through descriptors; k16 step kk is
+    32 bytes into column block kk // 4 (the descriptors count 16 bytes)."""
+    BM = 64 * (THREADS // 128 - 1)
     for kk in kdsl.range_constexpr(HEAD_DIM // 16):
         step_q = kk // 4 * BM * 8 + kk % 4 * 2
         step_k = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
@@ -188,7 +190,7 @@ def values(oacc, p, sv, at, like):
 
 @kdsl.kernel(
     dtypes=["bf16", "f16"],
-    launch_bounds=(THREADS, 1),
+    launch_bounds=("THREADS", 1),
     backward=kdsl.host_backward(_backward),
     no_overflow=True,
 )
@@ -205,13 +207,19 @@ def attention_tma(
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
     OVERLAP: Constexpr[bool] = True,  # the softmax overlaps P V (see below)
+    THREADS: Constexpr[int] = 384,  # 384: two consumer warpgroups, 512: three
 ):
     kdsl.assume(seq >= 0)
+    CONSUMERS = THREADS // 128 - 1  # consumer warpgroups, 64 query rows each
+    BM = 64 * CONSUMERS  # the block's query rows
+    # each consumer's registers: what the producer leaves of the SM's, in
+    # steps of 8, at most 240 (two consumers: 240, three: 160)
+    REGS = min(240, (REGISTERS - 128 * PRODUCER_REGS) // (128 * CONSUMERS) // 8 * 8)
     # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
     # chunks of 16 bytes), block j of a tile of R rows R * 64 elements on: Q
     # (BM rows), then STAGES tiles of K and of V (BLOCK_N rows each), and
     # the mbarriers: q (Q has landed), full (a stage's K and V have), empty
-    # (both consumers are done with a stage).
+    # (every consumer is done with a stage).
     COLS = HEAD_DIM // 64  # blocks of 64 columns in a row
     sq = kdsl.dynamic_shared_array(D.vec(8), BM * HEAD_DIM // 8)
     sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * HEAD_DIM // 8)
@@ -221,7 +229,7 @@ def attention_tma(
     empty = kdsl.shared_array(Uint64, (STAGES,))
 
     tid = thread_idx.x
-    group = tid // 128  # 0: the producer; 1, 2: the consumers
+    group = tid // 128  # 0: the producer; 1 .. CONSUMERS: the consumers
     if CAUSAL:  # the blocks with the most key tiles first
         m0 = (grid_dim.x - 1 - block_idx.x) * BM
     else:
@@ -229,19 +237,21 @@ def attention_tma(
     head = block_idx.y * seq  # the first row of this (batch, head)
     if CAUSAL:  # key tiles up to the diagonal
         ntiles = (m0 + BM + BLOCK_N - 1) // BLOCK_N
+        if BM % 128 != 0:  # (the last block's rows past seq need none past it)
+            ntiles = min(ntiles, (seq + BLOCK_N - 1) // BLOCK_N)
     else:
         ntiles = seq // BLOCK_N
 
-    if tid == 0:  # one arrival (with bytes) fills Q or a stage, two free one
+    if tid == 0:  # one arrival (with bytes) fills Q or a stage, CONSUMERS free one
         kdsl.mbarrier_init(qbar, 0, 1)
         for st in kdsl.range_constexpr(STAGES):
             kdsl.mbarrier_init(full, st, 1)
-            kdsl.mbarrier_init(empty, st, 2)
+            kdsl.mbarrier_init(empty, st, CONSUMERS)
         kdsl.fence_mbarrier_init()
     kdsl.syncthreads()
 
     if group == 0:  # the producer
-        kdsl.setmaxnreg(24, inc=False)
+        kdsl.setmaxnreg(PRODUCER_REGS, inc=False)
         if tid == 0:
             kdsl.mbarrier_arrive_expect_tx(qbar, 0, BM * HEAD_DIM * 2)
             for j in kdsl.range_constexpr(COLS):
@@ -263,7 +273,7 @@ def attention_tma(
                         kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)
                         kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)
     else:  # a consumer: rows 64 (group - 1) .. + 63 of the block's
-        kdsl.setmaxnreg(240)
+        kdsl.setmaxnreg(REGS)
         # registers: S (then P in 32 bits) and O in the accumulator layout,
         # P's A fragments, and the running maximum m and this thread's part
         # of the sum l of rows g (h = 0) and g + 8 (h = 1)
@@ -295,7 +305,7 @@ def attention_tma(
             # 1, issued right after S = Q K^T of tile t.  Tile 0 first:
             kdsl.mbarrier_wait(full, 0, 0)
             kdsl.wgmma_fence()
-            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
+            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), THREADS, BLOCK_N, HEAD_DIM)
             kdsl.wgmma_wait(0, sacc)
             diagonal = CAUSAL and 0 >= first_diagonal
             softmax_tile(sacc, m, l, alpha, Int32(0), row0, t4, diagonal, scale_log2)
@@ -306,7 +316,7 @@ def attention_tma(
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
-                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
                 values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
                 kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
                 diagonal = CAUSAL and t >= first_diagonal
@@ -332,7 +342,7 @@ def attention_tma(
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
-                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
                 kdsl.wgmma_wait(0, sacc)
                 diagonal = CAUSAL and t >= first_diagonal
                 softmax_tile(
@@ -351,35 +361,61 @@ def attention_tma(
         for h in kdsl.range_constexpr(2):
             total = l[h] + kdsl.shfl_xor(l[h], 1)
             total = total + kdsl.shfl_xor(total, 2)
-            inv = 1.0 / total
-            if lse is not None:  # for the backward: log2 of the row's sum
-                if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
-                    lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)
-            at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
-            for c in kdsl.range_constexpr(HEAD_DIM // 8):
-                x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
-                x1 = oacc[4 * c + 2 * h + 1] * inv  # and the next
-                o.vec(2)[at + c * 4] = D.vec(2)(x0, x1)
+            row = row0 + h * 8
+            if BM % 128 == 0 or row < seq:  # (BM 192: the last block's rows
+                inv = 1.0 / total  # past seq are computed, not stored)
+                if lse is not None:  # for the backward: log2 of the row's sum
+                    if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
+                        lse[head + row] = m[h] + kdsl.math.log2(total)
+                at = ((head + row) * HEAD_DIM + t4 * 2) // 2  # in pairs
+                for c in kdsl.range_constexpr(HEAD_DIM // 8):
+                    x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
+                    x1 = oacc[4 * c + 2 * h + 1] * inv  # and the next
+                    o.vec(2)[at + c * 4] = D.vec(2)(x0, x1)
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_N, STAGES, OVERLAP) per head dim, as deep a ring as shared memory
-# holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's V and
-# tile t's K).  At d = 64 the softmax's instructions, not the tensor cores,
-# bound a tile (docs/tensor-cores.md, "Attention on Hopper"): the plain
-# schedule is the faster there, the overlapped one at d = 128.
+# (BLOCK_N, STAGES, OVERLAP, THREADS) per head dim, as deep a ring as shared
+# memory holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's
+# V and tile t's K).  At d = 128 the tensor cores bound a tile and two
+# consumers with OVERLAP are the fastest.  At d = 64 the softmax's
+# instructions do (docs/tensor-cores.md, "Attention on Hopper"): more
+# consumer warpgroups hide them behind each other's wgmma, so there are
+# three-consumer blocks too (THREADS 512, BM 192, FlashAttention-3's block
+# at d = 64; 160 registers a consumer: S of a 192-key tile and P still fit
+# without OVERLAP, S of a 128-key tile with OVERLAP).  The autotuner picks
+# per seq: three consumers leave a partial last block where 192 does not
+# divide seq, and fewer blocks (waves) at short seq.
 SHAPES = {
-    64: [(128, 4, False), (128, 2, False), (64, 4, False), (128, 6, True)],
-    128: [(128, 3, True), (128, 2, True), (64, 4, True)],
+    64: [
+        (128, 4, False, 384),
+        (128, 2, False, 384),
+        (64, 4, False, 384),
+        (128, 6, True, 384),
+        (128, 4, False, 512),
+        (128, 6, True, 512),
+    ],
+    128: [(128, 3, True, 384), (128, 2, True, 384), (64, 4, True, 384)],
 }
 HEAD_DIMS = tuple(SHAPES)
-NAMES = ("BLOCK_N", "STAGES", "OVERLAP")
+NAMES = ("BLOCK_N", "STAGES", "OVERLAP", "THREADS")
+
+
+def threads(m) -> int:
+    """The block of a configuration (m: its constexprs): a producer
+    warpgroup and the consumers (THREADS; 384 if not given)."""
+    return m.get("THREADS", THREADS)
+
+
+def block_m(m) -> int:
+    """The query rows of a block: 64 a consumer warpgroup."""
+    return 64 * (threads(m) // 128 - 1)
 
 
 def config_shared_mem(m) -> int:
     """Dynamic shared memory bytes of a configuration (m: its constexprs):
     the Q tile and STAGES tiles of K and of V."""
-    return (BM + 2 * m["STAGES"] * m["BLOCK_N"]) * m["HEAD_DIM"] * 2
+    return (block_m(m) + 2 * m["STAGES"] * m["BLOCK_N"]) * m["HEAD_DIM"] * 2
 
 
 def shared_mem(head_dim: int, shape: tuple) -> int:
@@ -387,11 +423,13 @@ def shared_mem(head_dim: int, shape: tuple) -> int:
     return config_shared_mem(dict(zip(NAMES, shape), HEAD_DIM=head_dim))
 
 
+def constexprs(head_dim: int, causal: bool, shape: tuple) -> dict:
+    """The constexprs of one of SHAPES."""
+    return dict(zip(NAMES, shape), HEAD_DIM=head_dim, CAUSAL=causal)
+
+
 def _tuned(head_dim: int, causal: bool):
-    configs = [
-        kdsl.Config(**dict(zip(NAMES, s)), HEAD_DIM=head_dim, CAUSAL=causal)
-        for s in SHAPES[head_dim]
-    ]
+    configs = [kdsl.Config(**constexprs(head_dim, causal, s)) for s in SHAPES[head_dim]]
     return kdsl.autotune(configs=configs, key=["seq"], prune=_fits, restore=[])(
         attention_tma
     )
@@ -413,7 +451,10 @@ TUNED = {(d, c): _tuned(d, c) for d in HEAD_DIMS for c in (False, True)}
 
 
 def grid(seq: int, batch_heads: int):
-    return (seq // BM, batch_heads)
+    """The grid of a configuration (a function of its constexprs): a block
+    per BM query rows (the last one partial where BM = 192 does not divide
+    seq) of each (batch, head)."""
+    return lambda m: (-(-seq // block_m(m)), batch_heads)
 
 
 def tensor_maps(q, k, v):
@@ -441,7 +482,7 @@ def attention(q, k, v, causal: bool = False, out=None, maps=None, lse=None):
         )
     tma_q, tma_k, tma_v = maps if maps is not None else tensor_maps(q, k, v)
     scale_log2 = LOG2E / math.sqrt(head_dim)
-    TUNED[head_dim, bool(causal)][grid(seq, bh), THREADS](
+    TUNED[head_dim, bool(causal)][grid(seq, bh), threads](
         tma_q, tma_k, tma_v, out, lse, seq, scale_log2, shared_mem=config_shared_mem
     )
     return out
