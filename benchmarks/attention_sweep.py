@@ -76,11 +76,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--tma-d64", action="store_true", help="attention_tma, head dim 64 configs"
     )
+    ap.add_argument("--passed", help="--tma-d64: the file of the checked cases")
+    ap.add_argument(
+        "--check-only", action="store_true", help="--tma-d64: write --passed, no times"
+    )
     args = ap.parse_args(argv)
     if args.tma:
         return tma_sweep()
     if args.tma_d64:
-        return tma_d64()
+        return tma_d64(args.passed, args.check_only)
     import torch
 
     import attention as A
@@ -248,22 +252,41 @@ def tma_sweep() -> int:
 
 
 D64_SHAPES = [(8, 12, 1024, 64), (4, 16, 1152, 64), (4, 16, 4096, 64)]
+# session 9's head-dim-64 configurations (two consumers, unordered), and
+# candidates tried beside SHAPES[64]: (BLOCK_N, STAGES, OVERLAP, THREADS, ORDERED)
+D64_OLD = [
+    (128, 4, False, 384, False),
+    (128, 2, False, 384, False),
+    (64, 4, False, 384, False),
+    (128, 6, True, 384, False),
+]
+D64_EXTRA = [
+    (192, 4, True, 384, False),
+    (192, 4, False, 384, False),
+    (128, 4, False, 384, True),
+    (128, 6, True, 384, True),
+]
 
 
-def tma_d64() -> int:
+def tma_d64(passed=None, check_only=False) -> int:
     """attention_tma at head dim 64: each configuration (2 or 3 consumer
-    warpgroups) against SDPA, results checked before anything is timed."""
+    warpgroups) against SDPA, results checked before anything is timed.
+    ``check_only``: check the configurations not in D64_OLD (session 9's,
+    known to work), appending each passing "case|config" to the file
+    ``passed`` as it passes (a kernel that hangs leaves its line out: run
+    this under ``timeout``); else, given ``passed``, time D64_OLD and what
+    it lists (the tuned host function only if every one is there)."""
     import torch
     import torch.nn.functional as F
 
     import attention_tma as A
+    import kdsl
     from kdsl.runtime import compile as kcompile
 
     t0 = time.time()
     arch = kcompile.device_arch(torch.cuda.current_device())
-    jobs = [
-        A.constexprs(64, causal, s) for causal in (False, True) for s in A.SHAPES[64]
-    ]
+    shapes = D64_OLD + [s for s in A.SHAPES[64] + D64_EXTRA if s not in D64_OLD]
+    jobs = [A.constexprs(64, causal, s) for causal in (False, True) for s in shapes]
 
     def compile_one(m):  # NVRTC releases the GIL: compile side by side
         kcompile.cubin_for(A.attention_tma.dispatch("bf16", **m), arch)
@@ -272,6 +295,10 @@ def tma_d64() -> int:
         errors = list(pool.map(_capture(compile_one), jobs))
     print(f"compiled {len(jobs)} instances in {time.time() - t0:.1f} s", flush=True)
     name = lambda m: "x".join(str(int(m[n])) for n in A.NAMES)  # noqa: E731
+    listed = None
+    if passed is not None and not check_only:
+        listed = set(Path(passed).read_text().split("\n"))
+    log = open(passed, "a") if check_only else None
     cases = []
     for batch, heads, seq, d in D64_SHAPES:
         for causal in (False, True):
@@ -287,26 +314,40 @@ def tma_d64() -> int:
             case = f"d{d} {'causal' if causal else 'full'} {batch}x{heads}x{seq}"
             runs = []
             for m, err in zip(jobs, errors):
-                if m["CAUSAL"] != causal or not (causal or seq % m["BLOCK_N"] == 0):
+                if m["CAUSAL"] != causal or not A._fits(
+                    [kdsl.Config(**m)], {"seq": seq}
+                ):
                     continue
                 if err is not None:
                     print(f"{case:28s}{name(m):>16s}  compile failed: {err}")
                     continue
                 launch = A.attention_tma[A.grid(seq, batch * heads), A.threads(m)]
+                kind = "old" if tuple(m[n] for n in A.NAMES) in D64_OLD else "new"
                 runs.append(
                     (
                         name(m),
+                        kind,
                         lambda m=m, launch=launch: launch(
                             *maps, o, None, seq, A.LOG2E / math.sqrt(d), **m,
                             shared_mem=A.config_shared_mem(m),
                         ),  # fmt: skip
                     )
                 )
-            runs.append(
-                ("tuned", lambda: A.attention(q, k, v, causal, out=o, maps=maps))
-            )
+            new = [r for r in runs if r[1] == "new"]
+            if check_only:
+                runs = new
+            elif listed is None or all(f"{case}|{r[0]}" in listed for r in new):
+                runs.append(
+                    (
+                        "tuned",
+                        "tuned",
+                        lambda: A.attention(q, k, v, causal, out=o, maps=maps),
+                    )
+                )
+            if listed is not None:
+                runs = [r for r in runs if r[1] != "new" or f"{case}|{r[0]}" in listed]
             checked = []
-            for config, run in runs:  # every result first
+            for config, kind, run in runs:  # every result first
                 try:
                     o.fill_(float("nan"))
                     run()
@@ -320,9 +361,16 @@ def tma_d64() -> int:
                 if not max_err <= 2e-2:
                     print(f"{case:28s}{config:>16s}  WRONG: max err {max_err:.3g}")
                     continue
-                checked.append((config, run, max_err))
+                checked.append((config, kind, run, max_err))
+                if log is not None:
+                    log.write(f"{case}|{config}\n")
+                    log.flush()
             cases.append((case, dims, causal, q, k, v, checked))
     print(f"checked in {time.time() - t0:.1f} s", flush=True)
+    if check_only:
+        n = sum(len(c[-1]) for c in cases)
+        print(f"{n} (case, configuration) pairs passed; listed in {passed}")
+        return 0
     print(f"{'case':28s}{'config':>16s}{'ms':>9s}{'TFLOP/s':>9s}{'SDPA':>9s}"
           f"{'ratio':>7s}{'max err':>9s}")  # fmt: skip
     summary = []
@@ -333,9 +381,8 @@ def tma_d64() -> int:
             lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         )
         best = {}
-        for config, run, max_err in checked:
+        for config, kind, run, max_err in checked:
             ms = time_ms(run)
-            kind = "tuned" if config == "tuned" else f"{config.split('x')[-1]} threads"
             if kind not in best or ms < best[kind][0]:
                 best[kind] = (ms, config)
             print(
@@ -344,8 +391,10 @@ def tma_d64() -> int:
                 flush=True,
             )
         summary.append((case, sdpa, best))
-    print("\nbest of each kind, x SDPA (its config):")
-    kinds = ["384 threads", "512 threads", "tuned"]
+    print("\nthe best of session 9's configurations (old), the others (new) and")
+    print("the tuned host function, x SDPA (config: BLOCK_N x STAGES x OVERLAP x")
+    print("THREADS x ORDERED):")
+    kinds = ["old", "new", "tuned"]
     print(f"{'case':28s}{'SDPA ms':>9s}" + "".join(f"{k:>24s}" for k in kinds))
     for case, sdpa, best in summary:
         cells = [

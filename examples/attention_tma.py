@@ -1,13 +1,16 @@
 """attention_tma: a FlashAttention forward on Hopper (sm_90a: H100/H200 only),
 ``o = softmax(q k^T / sqrt(HEAD_DIM)) v`` per (batch, head), warp-specialised
 like examples/gemm_tma.py: a producer warpgroup feeds K and V tiles with TMA,
-two consumer warpgroups multiply them with wgmma (docs/tensor-cores.md,
+two or three consumer warpgroups multiply them with wgmma (docs/tensor-cores.md,
 "Attention on Hopper").  q, k, v and o are bf16 or f16 of shape (batch,
 heads, seq, HEAD_DIM), contiguous, HEAD_DIM 64 or 128, seq a multiple of 128;
 the optional causal mask drops key j > query i.
 
-A block computes BM = 128 query rows of one (batch, head) with 3
-warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
+A block computes BM = 64 query rows a consumer of one (batch, head), never
+writing the seq x seq scores anywhere: THREADS = 384 (two consumers, BM =
+128) or 512 (three, BM = 192: where 192 does not divide seq, the last
+block's rows past seq are computed and not stored).  The kernel's
+launch_bounds name THREADS: each instance has its block's.
 
 * **warpgroup 0, the producer** (``setmaxnreg(24, inc=False)``): its first
   thread loads the block's Q tile once, then walks the key tiles (BLOCK_N
@@ -16,8 +19,9 @@ warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
   boxes of 64 rows x 64 columns landing in the 128-byte swizzle wgmma reads
   (a row of HEAD_DIM = 128 is two boxes, one block of 64 columns after the
   other);
-* **warpgroups 1 and 2, the consumers** (``setmaxnreg(240)``), rows 0-63
-  and 64-127 of the block's: for each key tile, S = Q K^T is HEAD_DIM / 16
+* **warpgroups 1 .. CONSUMERS, the consumers** (``setmaxnreg`` of what the
+  producer leaves: 240 registers for two, 160 for three), rows 0-63, 64-127
+  (and 128-191) of the block's: for each key tile, S = Q K^T is HEAD_DIM / 16
   wgmma m64nBLOCK_Nk16 from shared memory (K is (seq, d) row-major: the
   K-major B^T that wgmma reads as it is); the online softmax runs on S in
   the registers, in the accumulator layout (a thread holds two elements of
@@ -34,11 +38,18 @@ Two schedules of a consumer (the constexpr OVERLAP):
   soon as S lands, while the tensor cores still multiply P V.  A consumer
   holds two stages at a time.
 * **plain**: S, the softmax, P V, each tile in turn; only the other
-  consumer's wgmma overlap this one's softmax.
+  consumers' wgmma overlap this one's softmax.
 
-At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP is the faster;
-at 64 the softmax's instructions do, and the plain schedule is.  The
-autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
+ORDERED (FlashAttention-3's warp scheduler barrier): the consumers issue
+their wgmma groups in turn, an mbarrier each, so that one's softmax meets
+the next one's wgmma rather than all softmaxes at once.
+
+At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP with two
+consumers is the fastest.  At 64 the exponentials match the tensor cores
+(16 MUFU.EX2 a cycle an SM, a score's 256 flops at 4,096 a cycle): the
+configurations add three consumers, 192-key tiles (a last one past seq
+masked) and ORDERED, to overlap one warp's softmax with another's wgmma.
+The autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
 log2(e) - m) with the scale folded into one kdsl.math.fma, and the exp2 is
 kdsl.math.fast_exp2_ftz, asked for by name: FlashAttention's exp2, one
 MUFU.EX2, where exp2 (subnormal results kept) adds a compare and two
@@ -146,6 +157,16 @@ def softmax_tile(sacc, m, l, alpha, n0, row0, t4, diagonal, scale_log2):
 
 
 @kdsl.func
+def mask_tail(sacc, n0, t4, seq):
+    """The keys from seq on of S (sacc, the tile of keys n0 ..) to -inf: a
+    last tile past the sequence's end (192 keys where 192 does not divide
+    seq; the rows it loaded there are the next head's, or TMA's zeros)."""
+    for i in kdsl.range_constexpr(len(sacc)):
+        if n0 + i // 4 * 8 + t4 * 2 + i % 2 >= seq:
+            sacc[i] = NEG_INF
+
+
+@kdsl.func
 def rescale(oacc, alpha):
     """O to the new maximum: elements 4 c, 4 c + 1 are of row g (alpha[0]),
     4 c + 2, 4 c + 3 of row g + 8 (alpha[1]); skipped where neither row's
@@ -208,6 +229,7 @@ def attention_tma(
     CAUSAL: Constexpr[bool] = False,
     OVERLAP: Constexpr[bool] = True,  # the softmax overlaps P V (see below)
     THREADS: Constexpr[int] = 384,  # 384: two consumer warpgroups, 512: three
+    ORDERED: Constexpr[bool] = False,  # the consumers issue wgmma in turn
 ):
     kdsl.assume(seq >= 0)
     CONSUMERS = THREADS // 128 - 1  # consumer warpgroups, 64 query rows each
@@ -227,6 +249,8 @@ def attention_tma(
     qbar = kdsl.shared_array(Uint64, (1,))
     full = kdsl.shared_array(Uint64, (STAGES,))
     empty = kdsl.shared_array(Uint64, (STAGES,))
+    if ORDERED:  # turn c: consumer c may issue its next wgmma (a warp each)
+        turns = kdsl.shared_array(Uint64, (CONSUMERS,))
 
     tid = thread_idx.x
     group = tid // 128  # 0: the producer; 1 .. CONSUMERS: the consumers
@@ -241,12 +265,18 @@ def attention_tma(
             ntiles = min(ntiles, (seq + BLOCK_N - 1) // BLOCK_N)
     else:
         ntiles = seq // BLOCK_N
+        if 128 % BLOCK_N != 0:  # (192 keys: a last tile past seq's end, masked)
+            ntiles = (seq + BLOCK_N - 1) // BLOCK_N
+    TAIL = 128 % BLOCK_N != 0 and not CAUSAL  # (causal masks them on the diagonal)
 
     if tid == 0:  # one arrival (with bytes) fills Q or a stage, CONSUMERS free one
         kdsl.mbarrier_init(qbar, 0, 1)
         for st in kdsl.range_constexpr(STAGES):
             kdsl.mbarrier_init(full, st, 1)
             kdsl.mbarrier_init(empty, st, CONSUMERS)
+        if ORDERED:
+            for c in kdsl.range_constexpr(CONSUMERS):
+                kdsl.mbarrier_init(turns, c, 4)
         kdsl.fence_mbarrier_init()
     kdsl.syncthreads()
 
@@ -299,6 +329,13 @@ def attention_tma(
         # (causal) the first key tile that crosses this consumer's diagonal
         first_diagonal = (m0 + rows) // BLOCK_N
         kdsl.mbarrier_wait(qbar, 0, 0)
+        if ORDERED:  # (FlashAttention-3's warp scheduler barrier) the
+            # consumers issue their wgmma in turn, 1, 2, .., so that one's
+            # softmax runs while the next one's wgmma do; the first goes first
+            me = group - 1
+            after = group % CONSUMERS  # the consumer whose turn is next
+            if me == 0 and lane == 0:
+                kdsl.mbarrier_arrive(turns, 0)
         if OVERLAP:
             # FlashAttention-3's intra-warpgroup pipelining: the softmax of
             # key tile t runs while the tensor cores multiply P V of tile t -
@@ -308,18 +345,29 @@ def attention_tma(
             scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), THREADS, BLOCK_N, HEAD_DIM)
             kdsl.wgmma_wait(0, sacc)
             diagonal = CAUSAL and 0 >= first_diagonal
+            if TAIL:
+                if ntiles == 1:
+                    mask_tail(sacc, Int32(0), t4, seq)
             softmax_tile(sacc, m, l, alpha, Int32(0), row0, t4, diagonal, scale_log2)
             pack(p, sacc, D(0.0))
             for t in range(1, ntiles):
                 s = t % STAGES
                 rescale(oacc, alpha)  # to tile t - 1's maximum
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)
+                if ORDERED:  # this consumer's turn t - 1 (its parity: t + 1's)
+                    kdsl.mbarrier_wait(turns, me, (t + 1) % 2)
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
                 scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
                 values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
+                if ORDERED:
+                    if lane == 0:  # the next consumer's turn
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
                 diagonal = CAUSAL and t >= first_diagonal
+                if TAIL:
+                    if t == ntiles - 1:
+                        mask_tail(sacc, t * BLOCK_N, t4, seq)
                 softmax_tile(
                     sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
                 )
@@ -340,18 +388,31 @@ def attention_tma(
             for t in range(ntiles):
                 s = t % STAGES
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
+                if ORDERED:  # this consumer's turn 2 t: S
+                    kdsl.mbarrier_wait(turns, me, 0)
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
                 scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
+                if ORDERED:
+                    if lane == 0:  # the next consumer's turn
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(0, sacc)
                 diagonal = CAUSAL and t >= first_diagonal
+                if TAIL:
+                    if t == ntiles - 1:
+                        mask_tail(sacc, t * BLOCK_N, t4, seq)
                 softmax_tile(
                     sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
                 )
                 rescale(oacc, alpha)
                 pack(p, sacc, D(0.0))
+                if ORDERED:  # turn 2 t + 1: P V
+                    kdsl.mbarrier_wait(turns, me, 1)
                 kdsl.wgmma_fence()
                 values(oacc, p, sv, s * COLS * BLOCK_N * 8, D(0.0))
+                if ORDERED:
+                    if lane == 0:
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(0, oacc)
                 if tid % 128 == 0:  # this consumer is done with the stage
                     kdsl.mbarrier_arrive(empty, s)
@@ -388,17 +449,24 @@ def attention_tma(
 # divide seq, and fewer blocks (waves) at short seq.
 SHAPES = {
     64: [
-        (128, 4, False, 384),
-        (128, 2, False, 384),
-        (64, 4, False, 384),
-        (128, 6, True, 384),
-        (128, 4, False, 512),
-        (128, 6, True, 512),
+        (128, 4, False, 384, False),
+        (128, 2, False, 384, False),
+        (64, 4, False, 384, False),
+        (128, 6, True, 384, False),
+        (128, 4, False, 512, False),
+        (128, 6, True, 512, False),
+        (192, 4, False, 512, False),
+        (128, 6, True, 512, True),
+        (192, 4, False, 512, True),
     ],
-    128: [(128, 3, True, 384), (128, 2, True, 384), (64, 4, True, 384)],
+    128: [
+        (128, 3, True, 384, False),
+        (128, 2, True, 384, False),
+        (64, 4, True, 384, False),
+    ],
 }
 HEAD_DIMS = tuple(SHAPES)
-NAMES = ("BLOCK_N", "STAGES", "OVERLAP", "THREADS")
+NAMES = ("BLOCK_N", "STAGES", "OVERLAP", "THREADS", "ORDERED")
 
 
 def threads(m) -> int:
@@ -437,12 +505,15 @@ def _tuned(head_dim: int, causal: bool):
 
 def _fits(configs, args):
     """The configurations whose key tiles divide seq when every row reads
-    them all (causal blocks stop at the diagonal: a tile past the end is
-    masked, TMA filling rows past the tensor with zeros)."""
+    them all, or whose last tile past seq's end is masked: causal blocks
+    (they stop at the diagonal) and 192-key tiles (TMA fills rows past the
+    tensor with zeros)."""
     return [
         c
         for c in configs
-        if c.constexprs["CAUSAL"] or args["seq"] % c.constexprs["BLOCK_N"] == 0
+        if c.constexprs["CAUSAL"]
+        or 128 % c.constexprs["BLOCK_N"] != 0
+        or args["seq"] % c.constexprs["BLOCK_N"] == 0
     ]
 
 

@@ -18,18 +18,19 @@ A = example_modules()["attention_tma"]
 @pytest.mark.parametrize(
     "dtype, hgmma, d, shape, causal",
     [
-        ("bf16", r"\.BF16", 128, (128, 2, True, 384), False),
-        ("bf16", r"\.BF16", 64, (128, 4, False, 384), True),
-        ("bf16", r"\.BF16", 64, (128, 6, True, 384), False),
-        ("f16", "", 128, (64, 4, True, 384), True),
-        ("bf16", r"\.BF16", 64, (128, 4, False, 512), False),
-        ("bf16", r"\.BF16", 64, (128, 6, True, 512), True),
+        ("bf16", r"\.BF16", 128, (128, 2, True, 384, False), False),
+        ("bf16", r"\.BF16", 64, (128, 4, False, 384, False), True),
+        ("bf16", r"\.BF16", 64, (128, 6, True, 384, False), False),
+        ("f16", "", 128, (64, 4, True, 384, False), True),
+        ("bf16", r"\.BF16", 64, (128, 4, False, 512, False), False),
+        ("bf16", r"\.BF16", 64, (128, 6, True, 512, True), True),
+        ("f16", "", 64, (192, 4, False, 512, True), False),
     ],
 )
 def test_the_hot_loop_is_hgmma_from_registers_without_spills(
     dtype, hgmma, d, shape, causal
 ):
-    block_n, stages, overlap, threads = shape
+    block_n, stages, overlap, threads, ordered = shape
     inst = A.attention_tma.dispatch(
         dtype, **dict(zip(A.NAMES, shape)), HEAD_DIM=d, CAUSAL=causal
     )
@@ -63,6 +64,9 @@ def test_the_hot_loop_is_hgmma_from_registers_without_spills(
     assert sass.count(r"^USETMAXREG\.DEALLOC\.CTAPOOL 0x18$") == 1
     assert sass.count(rf"^USETMAXREG\.TRY_ALLOC\.CTAPOOL UP\d, {consumer:#x}$") == 1
     assert sass.spills == 0
+    # ORDERED: an mbarrier a consumer, its turn to issue wgmma (4 warps arrive)
+    turns = inst.source.count("kdsl::mbarrier_init(&turns[")
+    assert turns == (threads // 128 - 1 if ordered else 0)
     used = [int(r) for i in sass.instructions for r in re.findall(r"\bR(\d+)\b", i)]
     assert max(used) < consumer  # (R0 .. R<consumer - 1>)
 
@@ -71,7 +75,8 @@ def test_each_configuration_fits_in_shared_memory():
     for d, shapes in A.SHAPES.items():
         for shape in shapes:
             assert len(shape) == len(A.NAMES) and shape[3] in (384, 512)
-            barriers = 8 * (1 + 2 * shape[1])
+            consumers = shape[3] // 128 - 1
+            barriers = 8 * (1 + 2 * shape[1] + consumers * shape[4])
             assert A.shared_mem(d, shape) <= 227 * 1024 - barriers
             # every box starts on the 128-byte swizzle's 1024-byte pattern
             assert A.shared_mem(d, shape) % 1024 == 0
@@ -101,8 +106,8 @@ def test_the_interpreter_refuses_its_tensor_maps():
 
 
 def test_the_grid_and_shared_memory_follow_the_consumers():
-    three = A.constexprs(64, False, (128, 4, False, 512))
-    two = A.constexprs(64, False, (128, 4, False, 384))
+    three = A.constexprs(64, False, (128, 4, False, 512, False))
+    two = A.constexprs(64, False, (128, 4, False, 384, False))
     assert (A.threads(two), A.block_m(two)) == (384, 128)
     assert (A.threads(three), A.block_m(three)) == (512, 192)
     # 1152 = 6 x 192; 1024 leaves a last block of 64 rows of 192
