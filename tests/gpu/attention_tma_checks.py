@@ -47,6 +47,16 @@ def every_configuration(dtype, seq=768):
     (the ring wraps); causal blocks have tiles below, across and (for the
     first consumer warpgroup) entirely above their rows' diagonal, and with
     256-key tiles a last tile past the sequence's end."""
+    _compile_all(
+        [
+            A.constexprs(d, c, s)
+            for d in A.HEAD_DIMS
+            for c in (0, 1)
+            for s in A.SHAPES[d]
+        ],
+        dtype,
+        lse=False,
+    )
     failures = []
     for d in A.HEAD_DIMS:
         for causal in (False, True):
@@ -73,6 +83,8 @@ def three_consumers(dtype):
     end written: o is allocated with one (batch, head) more than launched),
     causal and not, with the log-sum-exp checked against float64."""
     seq, d, bh = 640, 64, 3
+    shapes = [s for s in A.SHAPES[d] if s[A.NAMES.index("THREADS")] == 512]
+    _compile_all([A.constexprs(d, c, s) for c in (0, 1) for s in shapes], dtype, True)
     failures = []
     for causal in (False, True):
         host, (q, k, v) = _inputs(11 + causal, (1, bh, seq, d), dtype)
@@ -97,6 +109,25 @@ def three_consumers(dtype):
             except AssertionError as e:
                 failures.append(str(e))
     assert not failures, "\n".join(failures)
+
+
+def _compile_all(configs, dtype, lse):
+    """The instances of ``configs`` (with or without lse) compiled side by
+    side before the launches (NVRTC releases the GIL; the launches then
+    find them in kdsl's cache)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kdsl.runtime import compile as kcompile
+
+    arch = kcompile.device_arch(cp.cuda.Device().id)
+    absent = {} if lse else {"lse": None}  # (lse=None: the instance without it)
+
+    def one(m):
+        m = {**m, "CAUSAL": bool(m["CAUSAL"])}
+        kcompile.cubin_for(A.attention_tma.dispatch(dtype, **m, **absent), arch)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(one, configs))
 
 
 def _lse_reference(q, k, causal):
