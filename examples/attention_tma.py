@@ -436,17 +436,18 @@ def attention_tma(
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_N, STAGES, OVERLAP, THREADS) per head dim, as deep a ring as shared
-# memory holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's
-# V and tile t's K).  At d = 128 the tensor cores bound a tile and two
-# consumers with OVERLAP are the fastest.  At d = 64 the softmax's
-# instructions do (docs/tensor-cores.md, "Attention on Hopper"): more
-# consumer warpgroups hide them behind each other's wgmma, so there are
-# three-consumer blocks too (THREADS 512, BM 192, FlashAttention-3's block
-# at d = 64; 160 registers a consumer: S of a 192-key tile and P still fit
-# without OVERLAP, S of a 128-key tile with OVERLAP).  The autotuner picks
-# per seq: three consumers leave a partial last block where 192 does not
-# divide seq, and fewer blocks (waves) at short seq.
+# (BLOCK_N, STAGES, OVERLAP, THREADS, ORDERED) per head dim, as deep a ring
+# as shared memory holds (OVERLAP: a consumer holds two stages at a time,
+# tile t - 1's V and tile t's K).  At d = 128 the tensor cores bound a tile
+# and two consumers with OVERLAP are the fastest.  At d = 64 the
+# exponentials match the tensor cores (docs/tensor-cores.md, "Attention on
+# Hopper"): session 9's two-consumer configurations, then three-consumer
+# blocks (THREADS 512, BM 192, FlashAttention-3's block at d = 64; 160
+# registers a consumer hold S of a 192-key tile and P without OVERLAP, S of
+# a 128-key tile and P with it), 192-key tiles and ORDERED turns, so that
+# one warp's softmax meets another's wgmma.  The autotuner picks per seq:
+# three consumers leave a partial last block where 192 does not divide seq,
+# and fewer blocks (waves) at short seq.
 SHAPES = {
     64: [
         (128, 4, False, 384, False),
