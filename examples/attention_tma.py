@@ -1,13 +1,16 @@
 """attention_tma: a FlashAttention forward on Hopper (sm_90a: H100/H200 only),
 ``o = softmax(q k^T / sqrt(HEAD_DIM)) v`` per (batch, head), warp-specialised
 like examples/gemm_tma.py: a producer warpgroup feeds K and V tiles with TMA,
-two consumer warpgroups multiply them with wgmma (docs/tensor-cores.md,
+two or three consumer warpgroups multiply them with wgmma (docs/tensor-cores.md,
 "Attention on Hopper").  q, k, v and o are bf16 or f16 of shape (batch,
 heads, seq, HEAD_DIM), contiguous, HEAD_DIM 64 or 128, seq a multiple of 128;
 the optional causal mask drops key j > query i.
 
-A block computes BM = 128 query rows of one (batch, head) with 3
-warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
+A block computes BM = 64 query rows a consumer of one (batch, head), never
+writing the seq x seq scores anywhere: THREADS = 384 (two consumers, BM =
+128) or 512 (three, BM = 192: where 192 does not divide seq, the last
+block's rows past seq are computed and not stored).  The kernel's
+launch_bounds name THREADS: each instance has its block's.
 
 * **warpgroup 0, the producer** (``setmaxnreg(24, inc=False)``): its first
   thread loads the block's Q tile once, then walks the key tiles (BLOCK_N
@@ -16,8 +19,9 @@ warpgroups, 384 threads, and never writes the seq x seq scores anywhere:
   boxes of 64 rows x 64 columns landing in the 128-byte swizzle wgmma reads
   (a row of HEAD_DIM = 128 is two boxes, one block of 64 columns after the
   other);
-* **warpgroups 1 and 2, the consumers** (``setmaxnreg(240)``), rows 0-63
-  and 64-127 of the block's: for each key tile, S = Q K^T is HEAD_DIM / 16
+* **warpgroups 1 .. CONSUMERS, the consumers** (``setmaxnreg`` of what the
+  producer leaves: 240 registers for two, 160 for three), rows 0-63, 64-127
+  (and 128-191) of the block's: for each key tile, S = Q K^T is HEAD_DIM / 16
   wgmma m64nBLOCK_Nk16 from shared memory (K is (seq, d) row-major: the
   K-major B^T that wgmma reads as it is); the online softmax runs on S in
   the registers, in the accumulator layout (a thread holds two elements of
@@ -34,11 +38,18 @@ Two schedules of a consumer (the constexpr OVERLAP):
   soon as S lands, while the tensor cores still multiply P V.  A consumer
   holds two stages at a time.
 * **plain**: S, the softmax, P V, each tile in turn; only the other
-  consumer's wgmma overlap this one's softmax.
+  consumers' wgmma overlap this one's softmax.
 
-At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP is the faster;
-at 64 the softmax's instructions do, and the plain schedule is.  The
-autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
+ORDERED (FlashAttention-3's warp scheduler barrier): the consumers issue
+their wgmma groups in turn, an mbarrier each, so that one's softmax meets
+the next one's wgmma rather than all softmaxes at once.
+
+At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP with two
+consumers is the fastest.  At 64 the exponentials match the tensor cores
+(16 MUFU.EX2 a cycle an SM, a score's 256 flops at 4,096 a cycle): the
+configurations add three consumers, 192-key tiles (a last one past seq
+masked) and ORDERED, to overlap one warp's softmax with another's wgmma.
+The autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
 log2(e) - m) with the scale folded into one kdsl.math.fma, and the exp2 is
 kdsl.math.fast_exp2_ftz, asked for by name: FlashAttention's exp2, one
 MUFU.EX2, where exp2 (subnormal results kept) adds a compare and two
@@ -77,10 +88,11 @@ from kdsl import (
 )
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
-BM = 128  # query rows a block: 64 for each consumer warpgroup
 BOX = 64  # the TMA box: 64 rows x 64 columns (128-byte rows, 8 KB)
-THREADS = 384  # a producer warpgroup and two consumers
-SEQ_MULTIPLE = BM  # seq must be a multiple of it (every BLOCK_N divides it)
+THREADS = 384  # the default block: a producer warpgroup and two consumers
+SEQ_MULTIPLE = 128  # seq must be a multiple of it (every BLOCK_N but 192 divides it)
+REGISTERS = 64 * 1024  # an SM's registers, all of them the block's
+PRODUCER_REGS = 24  # what the producer warpgroup keeps (setmaxnreg)
 
 
 def _backward(
@@ -96,11 +108,12 @@ def _backward(
 
 
 @kdsl.func
-def scores(sacc, dq, dk, like, BLOCK_N, HEAD_DIM):
+def scores(sacc, dq, dk, like, THREADS, BLOCK_N, HEAD_DIM):
     """Issues S = Q K^T into sacc: HEAD_DIM / 16 wgmma m64nBLOCK_Nk16 of the
-    type of ``like`` (a dtype has no value in a device function), Q and K
-    through descriptors; k16 step kk is 32 bytes into column block kk // 4
-    (the descriptors count 16 bytes)."""
+    type of ``like`` (a dtype has no value in a device function), Q (BM rows
+    a column block, 64 a consumer) and K through descriptors; k16 step kk is
+    32 bytes into column block kk // 4 (the descriptors count 16 bytes)."""
+    BM = 64 * (THREADS // 128 - 1)
     for kk in kdsl.range_constexpr(HEAD_DIM // 16):
         step_q = kk // 4 * BM * 8 + kk % 4 * 2
         step_k = kk // 4 * BLOCK_N * 8 + kk % 4 * 2
@@ -141,6 +154,16 @@ def softmax_tile(sacc, m, l, alpha, n0, row0, t4, diagonal, scale_log2):
                 sacc[4 * c + 2 * h + e] = x
                 total += x
         l[h] = l[h] * alpha[h] + total
+
+
+@kdsl.func
+def mask_tail(sacc, n0, t4, seq):
+    """The keys from seq on of S (sacc, the tile of keys n0 ..) to -inf: a
+    last tile past the sequence's end (192 keys where 192 does not divide
+    seq; the rows it loaded there are the next head's, or TMA's zeros)."""
+    for i in kdsl.range_constexpr(len(sacc)):
+        if n0 + i // 4 * 8 + t4 * 2 + i % 2 >= seq:
+            sacc[i] = NEG_INF
 
 
 @kdsl.func
@@ -188,7 +211,7 @@ def values(oacc, p, sv, at, like):
 
 @kdsl.kernel(
     dtypes=["bf16", "f16"],
-    launch_bounds=(THREADS, 1),
+    launch_bounds=("THREADS", 1),
     backward=kdsl.host_backward(_backward),
     no_overflow=True,
 )
@@ -205,13 +228,20 @@ def attention_tma(
     STAGES: Constexpr[int] = 2,
     CAUSAL: Constexpr[bool] = False,
     OVERLAP: Constexpr[bool] = True,  # the softmax overlaps P V (see below)
+    THREADS: Constexpr[int] = 384,  # 384: two consumer warpgroups, 512: three
+    ORDERED: Constexpr[bool] = False,  # the consumers issue wgmma in turn
 ):
     kdsl.assume(seq >= 0)
+    CONSUMERS = THREADS // 128 - 1  # consumer warpgroups, 64 query rows each
+    BM = 64 * CONSUMERS  # the block's query rows
+    # each consumer's registers: what the producer leaves of the SM's, in
+    # steps of 8, at most 240 (two consumers: 240, three: 160)
+    REGS = min(240, (REGISTERS - 128 * PRODUCER_REGS) // (128 * CONSUMERS) // 8 * 8)
     # Shared memory, every tile in blocks of 64 columns (128-byte rows, 8
     # chunks of 16 bytes), block j of a tile of R rows R * 64 elements on: Q
     # (BM rows), then STAGES tiles of K and of V (BLOCK_N rows each), and
     # the mbarriers: q (Q has landed), full (a stage's K and V have), empty
-    # (both consumers are done with a stage).
+    # (every consumer is done with a stage).
     COLS = HEAD_DIM // 64  # blocks of 64 columns in a row
     sq = kdsl.dynamic_shared_array(D.vec(8), BM * HEAD_DIM // 8)
     sk = kdsl.dynamic_shared_array(D.vec(8), STAGES * BLOCK_N * HEAD_DIM // 8)
@@ -219,9 +249,11 @@ def attention_tma(
     qbar = kdsl.shared_array(Uint64, (1,))
     full = kdsl.shared_array(Uint64, (STAGES,))
     empty = kdsl.shared_array(Uint64, (STAGES,))
+    if ORDERED:  # turn c: consumer c may issue its next wgmma (a warp each)
+        turns = kdsl.shared_array(Uint64, (CONSUMERS,))
 
     tid = thread_idx.x
-    group = tid // 128  # 0: the producer; 1, 2: the consumers
+    group = tid // 128  # 0: the producer; 1 .. CONSUMERS: the consumers
     if CAUSAL:  # the blocks with the most key tiles first
         m0 = (grid_dim.x - 1 - block_idx.x) * BM
     else:
@@ -229,19 +261,27 @@ def attention_tma(
     head = block_idx.y * seq  # the first row of this (batch, head)
     if CAUSAL:  # key tiles up to the diagonal
         ntiles = (m0 + BM + BLOCK_N - 1) // BLOCK_N
+        if BM % 128 != 0:  # (the last block's rows past seq need none past it)
+            ntiles = min(ntiles, (seq + BLOCK_N - 1) // BLOCK_N)
     else:
         ntiles = seq // BLOCK_N
+        if 128 % BLOCK_N != 0:  # (192 keys: a last tile past seq's end, masked)
+            ntiles = (seq + BLOCK_N - 1) // BLOCK_N
+    TAIL = 128 % BLOCK_N != 0 and not CAUSAL  # (causal masks them on the diagonal)
 
-    if tid == 0:  # one arrival (with bytes) fills Q or a stage, two free one
+    if tid == 0:  # one arrival (with bytes) fills Q or a stage, CONSUMERS free one
         kdsl.mbarrier_init(qbar, 0, 1)
         for st in kdsl.range_constexpr(STAGES):
             kdsl.mbarrier_init(full, st, 1)
-            kdsl.mbarrier_init(empty, st, 2)
+            kdsl.mbarrier_init(empty, st, CONSUMERS)
+        if ORDERED:
+            for c in kdsl.range_constexpr(CONSUMERS):
+                kdsl.mbarrier_init(turns, c, 4)
         kdsl.fence_mbarrier_init()
     kdsl.syncthreads()
 
     if group == 0:  # the producer
-        kdsl.setmaxnreg(24, inc=False)
+        kdsl.setmaxnreg(PRODUCER_REGS, inc=False)
         if tid == 0:
             kdsl.mbarrier_arrive_expect_tx(qbar, 0, BM * HEAD_DIM * 2)
             for j in kdsl.range_constexpr(COLS):
@@ -263,7 +303,7 @@ def attention_tma(
                         kdsl.tma_load(sk, dst, tma_k, (j * 64, row), full, s)
                         kdsl.tma_load(sv, dst, tma_v, (j * 64, row), full, s)
     else:  # a consumer: rows 64 (group - 1) .. + 63 of the block's
-        kdsl.setmaxnreg(240)
+        kdsl.setmaxnreg(REGS)
         # registers: S (then P in 32 bits) and O in the accumulator layout,
         # P's A fragments, and the running maximum m and this thread's part
         # of the sum l of rows g (h = 0) and g + 8 (h = 1)
@@ -289,27 +329,45 @@ def attention_tma(
         # (causal) the first key tile that crosses this consumer's diagonal
         first_diagonal = (m0 + rows) // BLOCK_N
         kdsl.mbarrier_wait(qbar, 0, 0)
+        if ORDERED:  # (FlashAttention-3's warp scheduler barrier) the
+            # consumers issue their wgmma in turn, 1, 2, .., so that one's
+            # softmax runs while the next one's wgmma do; the first goes first
+            me = group - 1
+            after = group % CONSUMERS  # the consumer whose turn is next
+            if me == 0 and lane == 0:
+                kdsl.mbarrier_arrive(turns, 0)
         if OVERLAP:
             # FlashAttention-3's intra-warpgroup pipelining: the softmax of
             # key tile t runs while the tensor cores multiply P V of tile t -
             # 1, issued right after S = Q K^T of tile t.  Tile 0 first:
             kdsl.mbarrier_wait(full, 0, 0)
             kdsl.wgmma_fence()
-            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), BLOCK_N, HEAD_DIM)
+            scores(sacc, dq, kdsl.wgmma_desc(sk, 0), D(0.0), THREADS, BLOCK_N, HEAD_DIM)
             kdsl.wgmma_wait(0, sacc)
             diagonal = CAUSAL and 0 >= first_diagonal
+            if TAIL:
+                if ntiles == 1:
+                    mask_tail(sacc, Int32(0), t4, seq)
             softmax_tile(sacc, m, l, alpha, Int32(0), row0, t4, diagonal, scale_log2)
             pack(p, sacc, D(0.0))
             for t in range(1, ntiles):
                 s = t % STAGES
                 rescale(oacc, alpha)  # to tile t - 1's maximum
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)
+                if ORDERED:  # this consumer's turn t - 1 (its parity: t + 1's)
+                    kdsl.mbarrier_wait(turns, me, (t + 1) % 2)
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
-                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
                 values(oacc, p, sv, (t - 1) % STAGES * COLS * BLOCK_N * 8, D(0.0))
+                if ORDERED:
+                    if lane == 0:  # the next consumer's turn
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(1, sacc)  # S of tile t (P V of t - 1 may still run)
                 diagonal = CAUSAL and t >= first_diagonal
+                if TAIL:
+                    if t == ntiles - 1:
+                        mask_tail(sacc, t * BLOCK_N, t4, seq)
                 softmax_tile(
                     sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
                 )
@@ -330,18 +388,31 @@ def attention_tma(
             for t in range(ntiles):
                 s = t % STAGES
                 kdsl.mbarrier_wait(full, s, t // STAGES % 2)  # K and V have landed
+                if ORDERED:  # this consumer's turn 2 t: S
+                    kdsl.mbarrier_wait(turns, me, 0)
                 kdsl.wgmma_fence()
                 dk = kdsl.wgmma_desc(sk, s * COLS * BLOCK_N * 8)
-                scores(sacc, dq, dk, D(0.0), BLOCK_N, HEAD_DIM)
+                scores(sacc, dq, dk, D(0.0), THREADS, BLOCK_N, HEAD_DIM)
+                if ORDERED:
+                    if lane == 0:  # the next consumer's turn
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(0, sacc)
                 diagonal = CAUSAL and t >= first_diagonal
+                if TAIL:
+                    if t == ntiles - 1:
+                        mask_tail(sacc, t * BLOCK_N, t4, seq)
                 softmax_tile(
                     sacc, m, l, alpha, t * BLOCK_N, row0, t4, diagonal, scale_log2
                 )
                 rescale(oacc, alpha)
                 pack(p, sacc, D(0.0))
+                if ORDERED:  # turn 2 t + 1: P V
+                    kdsl.mbarrier_wait(turns, me, 1)
                 kdsl.wgmma_fence()
                 values(oacc, p, sv, s * COLS * BLOCK_N * 8, D(0.0))
+                if ORDERED:
+                    if lane == 0:
+                        kdsl.mbarrier_arrive(turns, after)
                 kdsl.wgmma_wait(0, oacc)
                 if tid % 128 == 0:  # this consumer is done with the stage
                     kdsl.mbarrier_arrive(empty, s)
@@ -351,35 +422,69 @@ def attention_tma(
         for h in kdsl.range_constexpr(2):
             total = l[h] + kdsl.shfl_xor(l[h], 1)
             total = total + kdsl.shfl_xor(total, 2)
-            inv = 1.0 / total
-            if lse is not None:  # for the backward: log2 of the row's sum
-                if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
-                    lse[head + row0 + h * 8] = m[h] + kdsl.math.log2(total)
-            at = ((head + row0 + h * 8) * HEAD_DIM + t4 * 2) // 2  # in pairs
-            for c in kdsl.range_constexpr(HEAD_DIM // 8):
-                x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
-                x1 = oacc[4 * c + 2 * h + 1] * inv  # and the next
-                o.vec(2)[at + c * 4] = D.vec(2)(x0, x1)
+            row = row0 + h * 8
+            if BM % 128 == 0 or row < seq:  # (BM 192: the last block's rows
+                inv = 1.0 / total  # past seq are computed, not stored)
+                if lse is not None:  # for the backward: log2 of the row's sum
+                    if t4 == 0:  # of exp2(s * scale_log2), m + log2(l)
+                        lse[head + row] = m[h] + kdsl.math.log2(total)
+                at = ((head + row) * HEAD_DIM + t4 * 2) // 2  # in pairs
+                for c in kdsl.range_constexpr(HEAD_DIM // 8):
+                    x0 = oacc[4 * c + 2 * h] * inv  # column 8 c + 2 t4
+                    x1 = oacc[4 * c + 2 * h + 1] * inv  # and the next
+                    o.vec(2)[at + c * 4] = D.vec(2)(x0, x1)
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BLOCK_N, STAGES, OVERLAP) per head dim, as deep a ring as shared memory
-# holds (OVERLAP: a consumer holds two stages at a time, tile t - 1's V and
-# tile t's K).  At d = 64 the softmax's instructions, not the tensor cores,
-# bound a tile (docs/tensor-cores.md, "Attention on Hopper"): the plain
-# schedule is the faster there, the overlapped one at d = 128.
+# (BLOCK_N, STAGES, OVERLAP, THREADS, ORDERED) per head dim, as deep a ring
+# as shared memory holds (OVERLAP: a consumer holds two stages at a time,
+# tile t - 1's V and tile t's K).  At d = 128 the tensor cores bound a tile
+# and two consumers with OVERLAP are the fastest.  At d = 64 the
+# exponentials match the tensor cores (docs/tensor-cores.md, "Attention on
+# Hopper"): session 9's two-consumer configurations, then three-consumer
+# blocks (THREADS 512, BM 192, FlashAttention-3's block at d = 64; 160
+# registers a consumer hold S of a 192-key tile and P without OVERLAP, S of
+# a 128-key tile and P with it), 192-key tiles and ORDERED turns, so that
+# one warp's softmax meets another's wgmma.  The autotuner picks per seq:
+# three consumers leave a partial last block where 192 does not divide seq,
+# and fewer blocks (waves) at short seq.
 SHAPES = {
-    64: [(128, 4, False), (128, 2, False), (64, 4, False), (128, 6, True)],
-    128: [(128, 3, True), (128, 2, True), (64, 4, True)],
+    64: [
+        (128, 4, False, 384, False),
+        (128, 2, False, 384, False),
+        (64, 4, False, 384, False),
+        (128, 6, True, 384, False),
+        (128, 4, False, 512, False),
+        (128, 6, True, 512, False),
+        (192, 4, False, 512, False),
+        (128, 6, True, 512, True),
+        (192, 4, False, 512, True),
+    ],
+    128: [
+        (128, 3, True, 384, False),
+        (128, 2, True, 384, False),
+        (64, 4, True, 384, False),
+    ],
 }
 HEAD_DIMS = tuple(SHAPES)
-NAMES = ("BLOCK_N", "STAGES", "OVERLAP")
+NAMES = ("BLOCK_N", "STAGES", "OVERLAP", "THREADS", "ORDERED")
+
+
+def threads(m) -> int:
+    """The block of a configuration (m: its constexprs): a producer
+    warpgroup and the consumers (THREADS; 384 if not given)."""
+    return m.get("THREADS", THREADS)
+
+
+def block_m(m) -> int:
+    """The query rows of a block: 64 a consumer warpgroup."""
+    return 64 * (threads(m) // 128 - 1)
 
 
 def config_shared_mem(m) -> int:
     """Dynamic shared memory bytes of a configuration (m: its constexprs):
     the Q tile and STAGES tiles of K and of V."""
-    return (BM + 2 * m["STAGES"] * m["BLOCK_N"]) * m["HEAD_DIM"] * 2
+    return (block_m(m) + 2 * m["STAGES"] * m["BLOCK_N"]) * m["HEAD_DIM"] * 2
 
 
 def shared_mem(head_dim: int, shape: tuple) -> int:
@@ -387,11 +492,13 @@ def shared_mem(head_dim: int, shape: tuple) -> int:
     return config_shared_mem(dict(zip(NAMES, shape), HEAD_DIM=head_dim))
 
 
+def constexprs(head_dim: int, causal: bool, shape: tuple) -> dict:
+    """The constexprs of one of SHAPES."""
+    return dict(zip(NAMES, shape), HEAD_DIM=head_dim, CAUSAL=causal)
+
+
 def _tuned(head_dim: int, causal: bool):
-    configs = [
-        kdsl.Config(**dict(zip(NAMES, s)), HEAD_DIM=head_dim, CAUSAL=causal)
-        for s in SHAPES[head_dim]
-    ]
+    configs = [kdsl.Config(**constexprs(head_dim, causal, s)) for s in SHAPES[head_dim]]
     return kdsl.autotune(configs=configs, key=["seq"], prune=_fits, restore=[])(
         attention_tma
     )
@@ -399,12 +506,15 @@ def _tuned(head_dim: int, causal: bool):
 
 def _fits(configs, args):
     """The configurations whose key tiles divide seq when every row reads
-    them all (causal blocks stop at the diagonal: a tile past the end is
-    masked, TMA filling rows past the tensor with zeros)."""
+    them all, or whose last tile past seq's end is masked: causal blocks
+    (they stop at the diagonal) and 192-key tiles (TMA fills rows past the
+    tensor with zeros)."""
     return [
         c
         for c in configs
-        if c.constexprs["CAUSAL"] or args["seq"] % c.constexprs["BLOCK_N"] == 0
+        if c.constexprs["CAUSAL"]
+        or 128 % c.constexprs["BLOCK_N"] != 0
+        or args["seq"] % c.constexprs["BLOCK_N"] == 0
     ]
 
 
@@ -413,7 +523,10 @@ TUNED = {(d, c): _tuned(d, c) for d in HEAD_DIMS for c in (False, True)}
 
 
 def grid(seq: int, batch_heads: int):
-    return (seq // BM, batch_heads)
+    """The grid of a configuration (a function of its constexprs): a block
+    per BM query rows (the last one partial where BM = 192 does not divide
+    seq) of each (batch, head)."""
+    return lambda m: (-(-seq // block_m(m)), batch_heads)
 
 
 def tensor_maps(q, k, v):
@@ -441,7 +554,7 @@ def attention(q, k, v, causal: bool = False, out=None, maps=None, lse=None):
         )
     tma_q, tma_k, tma_v = maps if maps is not None else tensor_maps(q, k, v)
     scale_log2 = LOG2E / math.sqrt(head_dim)
-    TUNED[head_dim, bool(causal)][grid(seq, bh), THREADS](
+    TUNED[head_dim, bool(causal)][grid(seq, bh), threads](
         tma_q, tma_k, tma_v, out, lse, seq, scale_log2, shared_mem=config_shared_mem
     )
     return out

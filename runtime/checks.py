@@ -93,9 +93,13 @@ def check_block(kernel_name, block, max_threads, max_dims, where) -> None:
             )
 
 
-def check_launch_bounds(kernel_name, block, options) -> None:
-    """``block`` against the kernel's ``launch_bounds`` (its options)."""
+def check_launch_bounds(kernel_name, block, options, constexprs=None) -> None:
+    """``block`` against the kernel's ``launch_bounds`` (its options; bounds
+    that name a constexpr are checked once its value, in ``constexprs``,
+    the instance's, is known)."""
     bound = options.max_threads
+    if bound is None and constexprs is not None:
+        bound = (options.bounds(constexprs) or (None,))[0]
     threads = 1
     for b in block:
         threads *= b

@@ -17,6 +17,7 @@ from kdsl.runtime.checks import (
     BLOCK_LIMITS,
     MAX_THREADS,
     check_block,
+    check_launch_bounds,
     dim3,
     grid_dims,
 )
@@ -511,6 +512,9 @@ class Kernel:
             block = (plan.instance.constexprs[self.block_option],)
             self._check_block(block, device)
         check_tied_block(self, block, plan.instance)
+        if block is not None:
+            bounds_of = plan.instance.constexprs  # (launch_bounds may name one)
+            check_launch_bounds(self.name, block, self.options, bounds_of)
         launcher.remember(plan, args, constexprs, device, block)
         grid = launcher.grid
         if callable(grid):
@@ -537,6 +541,8 @@ class Kernel:
             block = (inst.constexprs[self.block_option],)
             check_block(self.name, block, *limits, "CUDA")
         check_tied_block(self, block, inst)
+        if block is not None:
+            check_launch_bounds(self.name, block, self.options, inst.constexprs)
         raise no_gpu(self.name, exc) from None
 
     def _make_plan(self, launcher, args, constexprs, device):

@@ -29,13 +29,14 @@ from kdsl.transpile.cuda import structs
 from kdsl.transpile.cuda.emit import ctype
 from kdsl.transpile.cuda.prelude import helpers, needs
 from kdsl.transpile.cuda.render import prelude_part, render_file
-from kdsl.transpile.errors import DSLError
+from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.constants import declaration
-from kdsl.transpile.frontend.definition import KernelDef
+from kdsl.transpile.frontend.definition import KernelDef, located
 from kdsl.transpile.frontend.dynamic_smem import BUFFER
 from kdsl.transpile.frontend.lower import Lowerer
 from kdsl.transpile.frontend.lower_expr import AbsentPointer
 from kdsl.transpile.frontend.names import Symbols, entry_name
+from kdsl.transpile.frontend.options import MAX_THREADS
 from kdsl.transpile.frontend.state import Context, FunctionState
 from kdsl.transpile.passes import Analysis, Facts, Rewrite, contract, pointers, simplify
 from kdsl.transpile.passes.ranges import Ranges
@@ -297,7 +298,16 @@ def _lower(kdef: KernelDef, name, dtypes, constexprs, absent=()) -> Lowered:
         body = (ir.DynamicSharedDecl(BUFFER, ctx.dynamic.align),) + tuple(
             s for s in body if s is not unused
         )
-    bounds = kdef.options.launch_bounds
+    bounds = kdef.options.bounds(constexprs)  # a named threads parameter's value
+    if bounds is not None and not 1 <= bounds[0] <= MAX_THREADS:
+        with located(kdef.site, "launch_bounds"):
+            raise error(
+                "kernel-option",
+                option="launch_bounds",
+                kernel=kdef.name,
+                accepted=f"threads from 1 to {MAX_THREADS}",
+                got=f"{kdef.options.launch_bounds[0]} = {bounds[0]}",
+            )
     kernel = ir.Function(
         ctx.symbols.entry,
         params,

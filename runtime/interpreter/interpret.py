@@ -212,7 +212,7 @@ def interpret(kernel, inst, grid, block, args, shared_mem=0):
     dynamic shared memory a block."""
     grid, block = grid_dims(grid), dim3(block, "block")  # as on the GPU
     check_block(kernel.name, block, MAX_THREADS, BLOCK_LIMITS, "CUDA")
-    check_launch_bounds(kernel.name, block, kernel.options)
+    check_launch_bounds(kernel.name, block, kernel.options, inst.constexprs)
     shared_mem = shared_mem_bytes(shared_mem)
     grid, block = _padded(grid), _padded(block)
     threads = math.prod(grid) * math.prod(block)

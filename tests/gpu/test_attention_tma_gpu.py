@@ -23,7 +23,9 @@ def _needs_sm90():
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
-@pytest.mark.parametrize("check", ["every_configuration", "host_function"])
+@pytest.mark.parametrize(
+    "check", ["every_configuration", "three_consumers", "host_function"]
+)
 def test_attention_tma(check, dtype):
     failure = isolated.run("attention_tma_checks", check, dtype, timeout=300)
     if failure is not None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import kdsl
-from kdsl import Float32, Int32, Pointer, thread_idx
+from kdsl import Constexpr, Float32, Int32, Pointer, thread_idx
 from kdsl.runtime import cache, compile as kcompile, nvrtc
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -188,6 +188,47 @@ def test_a_block_over_the_launch_bounds_is_refused():
         "block (16, 32) of 'bounded_copy' has 512 threads, more than its "
         "launch_bounds allow (256)"
     ) in str(info.value)
+
+
+def test_launch_bounds_may_name_a_constexpr_each_instance_has_its_own():
+    """``launch_bounds=("THREADS", 1)``: each instance's __launch_bounds__
+    (and the launch's check) take its THREADS (a warp-specialised kernel
+    whose configurations differ in block size: examples/attention_tma.py)."""
+
+    @kdsl.kernel(launch_bounds=("THREADS", 1))
+    def fill(x: Pointer[Float32], THREADS: Constexpr[int] = 256):
+        x[thread_idx.x] = Float32(THREADS)
+
+    assert fill.options.max_threads is None  # known per instance
+    assert fill.options.bounds({"THREADS": 512}) == (512, 1)
+    for threads in (256, 512):
+        inst = fill.dispatch(THREADS=threads)
+        head = f"__launch_bounds__({threads}, 1) fill__{threads}("
+        assert head in inst.source
+        assert re.search(rf"\.maxntid {threads}, 1, 1", ptx_of(inst.source, inst.name))
+    x = np.zeros(512, np.float32)
+    fill.interpret[1, 512](x, THREADS=512)
+    assert (x == 512).all()
+    with pytest.raises(kdsl.LaunchError) as info:  # the default: 256
+        fill.interpret[1, 512](x)
+    assert info.value.code == "E472"
+    assert "launch_bounds allow (256)" in str(info.value)
+    with pytest.raises(kdsl.DSLError) as info:
+        fill.dispatch(THREADS=2048).source
+    assert info.value.code == "E473"
+    assert "takes threads from 1 to 1024, got THREADS = 2048" in str(info.value)
+
+
+@pytest.mark.parametrize("bounds", [("BLOCKS", 1), ("F", 1), ("n",)])
+def test_named_launch_bounds_must_be_a_constexpr_int_parameter(bounds):
+    with pytest.raises(kdsl.DSLError) as info:
+
+        @kdsl.kernel(launch_bounds=bounds)
+        def k(x: Pointer[Float32], n: Int32, F: Constexpr[float] = 1.0):
+            x[0] = x[0]
+
+    assert info.value.code == "E473"
+    assert "the name of a Constexpr[int] parameter (it has: none)" in str(info.value)
 
 
 def test_capped_registers_change_nothing_in_the_results():

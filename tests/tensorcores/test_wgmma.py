@@ -257,6 +257,51 @@ def test_the_interpreter_multiplies_register_a_and_mn_major_b(dtype, trans, n):
     np.testing.assert_array_equal(unfragment(out, n), d)
 
 
+# 16-bit widths whose helpers are not in wgmma.h: each file defines its own
+OTHER_WIDTHS = (24, 96, 192)
+
+
+@pytest.mark.parametrize("n", OTHER_WIDTHS)
+def test_other_widths_are_one_hgmma_per_k16_with_a_helper_of_their_own(n):
+    assert n in wgmma.WIDTHS_16 and n not in wgmma.WIDTHS
+    inst = wgmma_tile.dispatch("bf16", N=n)
+    assert (
+        inst.source.count(f"void wgmma_m64n{n}k16_f32_bf16(float* d, uint64_t a,") == 1
+    )
+    assert f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16" in inst.source
+    sass = sass_of(inst)
+    assert sass.count(rf"^HGMMA\.64x{n}x16\.F32\.BF16\b") == 4
+    assert sass.spills == 0
+    trans = n % 64 == 0  # (the test kernel copies an MN-major B by 64 columns)
+    rs = wgmma_tile_rs.dispatch("f16", N=n, TRANS_B=trans)
+    assert rs.source.count(f"void wgmma_m64n{n}k16_f32_f16(float* d, const vec<") == 1
+    tnsp = r"\.tnspB" if trans else ""
+    pattern = rf"^HGMMA\.64x{n}x16\.F32 R\d+, R\d+, gdesc\[UR\d+\]{tnsp}, "
+    assert sass_of(rs).count(pattern) == 4
+
+
+@pytest.mark.parametrize("n", OTHER_WIDTHS)
+def test_the_interpreter_multiplies_other_widths(n):
+    """As for the widths of wgmma.h: A and B from shared memory, then A from
+    registers and B MN-major, against numpy."""
+    np_dtype = np.dtype(ml_dtypes.bfloat16)
+    a, bt = random_inputs(np.random.default_rng(n), n, np_dtype)
+    out = np.full(128 * n // 2, np.nan, np.float32)
+    wgmma_tile.interpret[1, 128](a, bt, out, N=n, ACC=False, shared_mem=shared_mem(n))
+    a64, b64 = a.astype(np.float64), bt.astype(np.float64).T
+    d = np.zeros((64, n))
+    for k0 in range(0, 64, 16):  # one rounding to f32 per k16 instruction
+        d = (d + a64[:, k0 : k0 + 16] @ b64[k0 : k0 + 16]).astype(np.float32)
+    np.testing.assert_allclose(unfragment(out, n), d, rtol=0, atol=2e-6)
+    trans = n % 64 == 0  # (the test kernel copies an MN-major B by 64 columns)
+    b = np.ascontiguousarray(bt.T) if trans else bt
+    out[:] = np.nan
+    wgmma_tile_rs.interpret[1, 128](
+        a, b, out, N=n, TRANS_B=trans, shared_mem=shared_mem_rs(n)
+    )
+    np.testing.assert_array_equal(unfragment(out, n), d)
+
+
 def test_the_a_fragment_layout_covers_a_once_as_mma_a_fragments():
     row, col = wgmma.a_fragment_layout()
     seen = np.zeros((64, 16), int)

@@ -86,7 +86,7 @@ def mixed_16_bit(out: Pointer[Float32]):
 @kdsl.kernel
 def odd_width_16_bit(out: Pointer[Float32]):
     a = kdsl.dynamic_shared_array(Uint8x16, 64 * 8)
-    acc = kdsl.local_array(Float32, (12,))
+    acc = kdsl.local_array(Float32, (10,))
     d = kdsl.wgmma_desc(a, 0)
     kdsl.wgmma_mma_async(acc, d, d, kdsl.BFloat16)
 
@@ -127,7 +127,7 @@ def test_located_errors():
     assert "test_wgmma_fp8.py" in str(info.value)
     with pytest.raises(kdsl.DSLError, match=r"E809.*\(Float8E4M3FN, BFloat16\)"):
         mixed_16_bit.dispatch().lowered
-    # N = 24 is an 8-bit width; 16-bit helpers exist for powers of two
+    # N = 20 is no multiple of 8: no width, of 8-bit or 16-bit inputs
     with pytest.raises(kdsl.DSLError, match=r"E808"):
         odd_width_16_bit.dispatch().lowered
 

@@ -10,7 +10,9 @@ multiple of 4).  ``wgmma_mma_async(acc, desc_a, desc_b, T)`` is PTX's
 "K-major" (A row-major, B given as its N x K transpose: row n of B^T holds
 column n of B), each described by a 64-bit matrix descriptor.  D is the
 warpgroup's accumulator: each of its 128 threads holds N / 2 Float32 of it
-in a ``kdsl.local_array(Float32, (N // 2,))``, element ``i`` of thread ``t``
+in a ``kdsl.local_array(Float32, (N // 2,))`` (N any multiple of 8 up to
+256: the helpers of 8, 16, 32, 64, 128 and 256 are in wgmma.h, the others
+generated in the file whose calls use them), element ``i`` of thread ``t``
 (warp ``w = t // 32`` of the warpgroup, lane ``l = t % 32``) being
 
     row = 16 w + l // 4 + 8 ((i // 2) % 2)
@@ -96,13 +98,16 @@ from kdsl.transpile.core.types import (
 from kdsl.transpile.errors import DSLError, error
 
 ARCH = "sm_90a"
-WIDTHS = (8, 16, 32, 64, 128, 256)  # the N a helper exists for
+WIDTHS = (8, 16, 32, 64, 128, 256)  # the N a helper in wgmma.h exists for
 SWIZZLES = {0: 0, 128: 1, 64: 2, 32: 3}  # bytes -> the descriptor's mode
 _PTX = {BFloat16: "bf16", Float16: "f16"}
 # 8-bit inputs (m64nNk32, A and B types each e4m3 or e5m2): every N the
 # instruction takes, K-major only; their helpers are generated per call
 _FP8 = {Float8E4M3FN: "e4m3", Float8E5M2: "e5m2"}
 FP8_WIDTHS = tuple(range(8, 257, 8))
+# 16-bit inputs take every N too: the widths not in WIDTHS (attention's
+# 192-key tiles) have their helper generated per call, as 8-bit ones
+WIDTHS_16 = FP8_WIDTHS
 _NUMPY = {
     "bf16": ml_dtypes.bfloat16,
     "f16": np.float16,
@@ -469,7 +474,9 @@ def _lower_mma(lw, entry, args, kwargs):
         trans_b = bool(trans_b.value)
     ta, tb = _operand_types(lw, entry, dtype)
     fp8 = ta in _FP8
-    address, n, kind = _accumulator(lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS, fp8)
+    address, n, kind = _accumulator(
+        lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS_16, fp8
+    )
     # A: a descriptor, or this thread's fragment of it (T x8; 8-bit: T x16)
     fragment = ta.vec(16 if fp8 else 8)
     registers = isinstance(a, Vector) and type(a) is fragment
@@ -502,6 +509,8 @@ def _lower_mma(lw, entry, args, kwargs):
         )
     else:
         options = (("n", n), ("dtype", _PTX[ta]), ("trans_b", trans_b))
+        if n not in WIDTHS:  # its helper generated for this call (_helper)
+            options += (("registers", registers),)
     lw.emit(ir.ExprStmt(ir.BuiltinCall(None, entry.name, operands, options=options)))
     return None
 
@@ -516,11 +525,14 @@ def _render_mma(r, c, args):
 
 
 def _helper(c):
-    """``(key, text)`` of the 8-bit helper this call needs (None: 16-bit,
-    whose helpers are in wgmma.h)."""
+    """``(key, text)`` of the helper this call needs: 8-bit, or 16-bit of an
+    N not in WIDTHS (None: 16-bit of a width whose helpers are in wgmma.h)."""
     o = dict(c.options)
     if "dtype_b" not in o:
-        return None
+        if o["n"] in WIDTHS:
+            return None
+        n, ptx, regs = o["n"], o["dtype"], o["registers"]
+        return f"wgmma 16-bit {n:03d} {ptx} {int(regs)}", _mma_helper(n, ptx, regs)
     key = (o["n"], o["dtype"], o["dtype_b"], o["registers"], o["acc"])
     n, a, b, regs, acc = key
     return f"wgmma fp8 {n:03d} {a} {b} {int(regs)} {acc}", fp8_helper(*key)
@@ -742,7 +754,7 @@ register(
     "descriptors, K-major (`trans_b=True`: B MN-major, K x N stored row by row), "
     "or A from registers (`a` this thread's `T x8` fragment, mma.sync's A layout "
     "a warp), each thread's N / 2 elements of D in `acc`, a "
-    "`local_array(Float32, (N // 2,))` (N = 8 … 256, a power of two; layout in "
+    "`local_array(Float32, (N // 2,))` (N any multiple of 8 up to 256; layout in "
     "docs/tensor-cores.md); with 8-bit `T` (Float8E4M3FN or Float8E5M2, or a pair "
     "`(TA, TB)` of them) A (64 x 32) * B (32 x N), N any multiple of 8 up to 256, "
     "K-major only, A from registers a `TA x16`, and `acc` f32 or f16 (a "
@@ -807,8 +819,9 @@ register(
     "setmaxnreg",
     "`kdsl.setmaxnreg(n, inc=True)`: raises (`inc=False`: lowers) the registers "
     "of each thread of this warpgroup to `n` (compile-time, 24 … 256, a multiple "
-    "of 8), for warp-specialised kernels (declare `launch_bounds=(threads, 1)`: "
-    "without it ptxas cannot tell the count at entry and ignores the call); "
+    "of 8), for warp-specialised kernels (declare `launch_bounds=(threads, 1)`, "
+    'or `("THREADS", 1)` for a block size each instance has: without it ptxas '
+    "cannot tell the count at entry and ignores the call); "
     "PTX `setmaxnreg` " + _SM90A,
     _lower_setmaxnreg,
     cuda=_render_setmaxnreg,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from kdsl.transpile.errors import DSLError
+from kdsl.transpile.errors import DSLError, error
 from kdsl.transpile.frontend.options import KernelOptions, kernel_options
 from kdsl.transpile.frontend.parse import parse_function
 from kdsl.transpile.frontend.signature import Signature, read_signature
@@ -58,6 +58,18 @@ class KernelDef:
                 name, launch_bounds, maxrregcount, contract, no_overflow
             )
         signature = read_signature(fn, f"kernel '{name}'")
+        bound = (options.launch_bounds or (None,))[0]
+        ints = [c.name for c in signature.constexprs if c.spec.kind is int]
+        if isinstance(bound, str) and bound not in ints:
+            with located(site, "launch_bounds"):
+                raise error(
+                    "kernel-option",
+                    option="launch_bounds",
+                    kernel=name,
+                    accepted="the name of a Constexpr[int] parameter (it has: "
+                    f"{', '.join(ints) or 'none'}) or an int",
+                    got=repr(launch_bounds),
+                )
         return cls(fn, name, site, signature, options, bool(debug))
 
     @cached_property
