@@ -492,7 +492,8 @@ def _launch(a, b, c, maps, b_row_major, split):
     most = most_split(M, N, K, sms) if split is None else split
     part = arrived = None
     if most > 1:  # the slices' sums, and a counter for each warp's rows of a tile
-        part, arrived = workspace(c, most * slice_size(M, N), 8 * tiles(M, N, 128))
+        slices = (M * N + 3) // 4 * 4  # slice_size(M, N), on the host
+        part, arrived = workspace(c, most * slices, 8 * tiles(M, N, 128))
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
     launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
