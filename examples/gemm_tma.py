@@ -257,6 +257,7 @@ def gemm_tma(
             warp = tid % 128 // 32
             row = tm * BM + rows + warp * 16 + lane // 4
             col0 = tn * BN + lane % 4 * 2
+            has_rows = not EDGE or row - lane // 4 < M  # the warp's first row is in c
             if SPLIT == 1:
                 for j in kdsl.range_constexpr(BN // 8):
                     col = col0 + j * 8  # even, and N is: the pair is in or out
@@ -265,7 +266,7 @@ def gemm_tma(
                         c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])
                     if not EDGE or row + 8 < M and col < N:  # row + 8
                         c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])
-            elif not EDGE or row - lane // 4 < M:  # the warp has rows in c
+            elif has_rows:
                 # split-K: the unrounded sums of slice s of the k tiles go to
                 # slice s of part; the warp that computes these 16 rows for
                 # the tile's last slice to arrive adds the slices up in slice
@@ -298,14 +299,35 @@ def gemm_tma(
                     ticket = kdsl.shfl_idx(ticket, 0)
                     if ticket == SPLIT - 1:  # every slice's sums are in part
                         kdsl.threadfence()
-                        for j in kdsl.range_constexpr(BN // 8):
-                            col = col0 + j * 8
-                            at = (row * N + col) // 2
-                            if not EDGE or row < M and col < N:
-                                c.vec(2)[at] = sum_pairs(part, at, apart, SPLIT).to(D)
-                            if not EDGE or row + 8 < M and col < N:
-                                top = sum_pairs(part, at + 4 * N, apart, SPLIT)
-                                c.vec(2)[at + 4 * N] = top.to(D)
+                        # 512 / BN 8-column blocks at a time (4 or 2: as many
+                        # as the registers hold): their loads all first (a
+                        # store between them would keep the next from
+                        # starting), then their stores to c
+                        GATHER = 512 // BN
+                        sums = kdsl.local_array(Float32, (4 * GATHER,))
+                        for q in kdsl.range_constexpr(BN // 8 // GATHER):
+                            for g in kdsl.range_constexpr(GATHER):
+                                col = col0 + (q * GATHER + g) * 8
+                                at = (row * N + col) // 2
+                                if not EDGE or row < M and col < N:
+                                    low = sum_pairs(part, at, apart, SPLIT)
+                                    sums[4 * g] = low[0]
+                                    sums[4 * g + 1] = low[1]
+                                if not EDGE or row + 8 < M and col < N:
+                                    high = sum_pairs(part, at + 4 * N, apart, SPLIT)
+                                    sums[4 * g + 2] = high[0]
+                                    sums[4 * g + 3] = high[1]
+                            for g in kdsl.range_constexpr(GATHER):
+                                col = col0 + (q * GATHER + g) * 8
+                                at = (row * N + col) // 2
+                                if not EDGE or row < M and col < N:
+                                    c.vec(2)[at] = D.vec(2)(
+                                        sums[4 * g], sums[4 * g + 1]
+                                    )
+                                if not EDGE or row + 8 < M and col < N:
+                                    c.vec(2)[at + 4 * N] = D.vec(2)(
+                                        sums[4 * g + 2], sums[4 * g + 3]
+                                    )
                         if lane == 0:  # zero again, for the next launch
                             arrived[counter] = 0
             unit += grid_dim.x
@@ -475,12 +497,29 @@ def matmul(a, b, c, maps=None, split=None):
 
 
 def _launch(a, b, c, maps, b_row_major, split):
-    M, N, K = check_shapes(a, b, c, b_row_major)
+    # what a call of this shape launches, worked out once (the autotuned
+    # kernel and its grid, the workspace's size): a decoding GEMM's kernel
+    # takes 15-30 us, and Python's work per call adds to it
+    plan = _PLANS.get((a.shape, b.shape, c.shape, b_row_major, split))
+    if plan is None or plan[0] != multiprocessors():
+        plan = _plan(a, b, c, b_row_major, split)
+    _, launch, M, N, K, floats, counters = plan
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
-    # A persistent grid: one block a multiprocessor, each looping over its
-    # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
-    # 8192^3: no block start-up per tile, and the next tile's first loads
-    # overlap this tile's epilogue).
+    part = arrived = None
+    if floats:  # the slices' sums, and a counter for each warp's rows of a tile
+        part, arrived = workspace(c, floats, counters)
+    launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+
+
+# (a's, b's and c's shapes, b_row_major, split) -> what _launch launches
+_PLANS: dict = {}
+
+
+def _plan(a, b, c, b_row_major, split) -> tuple:
+    """The shapes checked, and what a call with them launches: (the
+    multiprocessors, the autotuned launch, M, N, K, the workspace's Float32
+    and Int32 elements)."""
+    M, N, K = check_shapes(a, b, c, b_row_major)
     if split is not None and (
         split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
     ):  # every slice at least one k tile (an empty one would free a stage)
@@ -490,17 +529,33 @@ def _launch(a, b, c, maps, b_row_major, split):
         )
     sms = multiprocessors()
     most = most_split(M, N, K, sms) if split is None else split
-    part = arrived = None
-    if most > 1:  # the slices' sums, and a counter for each warp's rows of a tile
-        slices = (M * N + 3) // 4 * 4  # slice_size(M, N), on the host
-        part, arrived = workspace(c, most * slices, 8 * tiles(M, N, 128))
+    floats = counters = 0
+    if most > 1:
+        floats = most * ((M * N + 3) // 4 * 4)  # slice_size(M, N), on the host
+        counters = 8 * tiles(M, N, 128)
+    # A persistent grid: one block a multiprocessor, each looping over its
+    # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
+    # 8192^3: no block start-up per tile, and the next tile's first loads
+    # overlap this tile's epilogue).
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
-    launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+    if len(_PLANS) > 1024:  # shapes made on the fly: forget them
+        _PLANS.clear()
+    plan = _PLANS[a.shape, b.shape, c.shape, b_row_major, split] = (
+        sms,
+        launch,
+        M,
+        N,
+        K,
+        floats,
+        counters,
+    )
+    return plan
 
 
 # (library, device, stream) -> split-K's workspace there: (part, arrived)
 _WORKSPACES: dict = {}
+_STREAM: list = []  # PyTorch's device -> current stream query, once imported
 
 
 def workspace(like, floats: int, counters: int) -> tuple:
@@ -510,14 +565,15 @@ def workspace(like, floats: int, counters: int) -> tuple:
     the next (a launch leaves every counter zero again: the last warp to
     arrive resets its own), and made larger when a call needs more; one a
     stream, so that launches on two streams never share counters."""
-    kind = type(like).__module__
-    if kind.startswith("torch"):
-        import torch
+    if type(like).__module__.startswith("torch"):
+        if not _STREAM:
+            import torch
 
-        from kdsl.runtime.launch import raw_stream_query
+            from kdsl.runtime.launch import raw_stream_query
 
-        device = like.device.index
-        key = ("torch", device, raw_stream_query(torch)(device))
+            _STREAM.append(raw_stream_query(torch))
+        device = like.get_device()
+        key = ("torch", device, _STREAM[0](device))
     else:
         import cupy
 
