@@ -90,7 +90,7 @@ def smoke(todo) -> None:
             maps = gemm_tma.tensor_maps(a_dev, bt_dev)
             grid = (blocks(M, N, bn, p, 7),)  # persistent: 7 blocks, many tiles each
             gemm_tma.gemm_tma[grid, gemm_tma.THREADS](
-                *maps, c, None, M, N, K, BN=bn, STAGES=s,
+                *maps, c, None, None, M, N, K, BN=bn, STAGES=s,
                 shared_mem=gemm_tma.shared_mem(bn, s),
             )  # fmt: skip
             got = cp.asnumpy(c).astype(np.float64)
@@ -154,7 +154,7 @@ def sweep(sizes, passed) -> None:
                     launch = gemm_tma.gemm_tma[grid, gemm_tma.THREADS]
 
                     def run(bn=bn, s=s, launch=launch):
-                        launch(*maps, c, None, n, n, n, BN=bn, STAGES=s,
+                        launch(*maps, c, None, None, n, n, n, BN=bn, STAGES=s,
                                shared_mem=gemm_tma.shared_mem(bn, s))  # fmt: skip
 
                     c.fill_(float("nan"))

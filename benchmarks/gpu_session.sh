@@ -4,6 +4,8 @@
 #   bash benchmarks/gpu_session.sh tests   # every GPU-marked test, 10 groups at once
 #   bash benchmarks/gpu_session.sh bench   # launch costs, then the workload table
 #   bash benchmarks/gpu_session.sh sgemm   # every SGEMM candidate vs cuBLAS (~1 min)
+#   bash benchmarks/gpu_session.sh gemm    # gemm_tma's split-K GPU tests, then the bf16
+#                                          # GEMM shapes, old and new choices (< 4 min)
 #   bash benchmarks/gpu_session.sh attnbwd # the attention backward: its GPU tests, then
 #                                          # the benchmark against SDPA (~3 min)
 #   bash benchmarks/gpu_session.sh fp8     # the fp8 GPU tests, then fp8_bench.py (~3 min)
@@ -125,6 +127,16 @@ sweep)
     cp /tmp/suite/suite.json "$OUT/suite-sweep.json" 2>/dev/null
     python3 -P benchmarks/report.py /tmp/suite/suite.json >"$OUT/sweep-tables.md"
     tar czf "$OUT/plots-sweep.tgz" -C /tmp/suite . 2>/dev/null
+    ;;
+gemm)
+    # the split-K tests (both ways of adding the slices, bit for bit), then
+    # gemm_shapes.py's bf16 table, profile and EDGE comparison; the
+    # autotuner's tables go to gemm-tuned.log
+    timeout "${GEMM_TESTS_TIMEOUT:-100}" python3 -P -m pytest -q -p no:cacheprovider \
+        -m gpu -rf --durations=5 -n 4 tests/gpu/test_tma_gpu.py \
+        -k "split_k or adds_the_slices" 2>&1 | tee "$OUT/gemm-tests.log" | tail -8
+    timeout "${GEMM_BENCH_TIMEOUT:-200}" python3 -P benchmarks/gemm_shapes.py --family gemm \
+        --log "$OUT/gemm-tuned.log" "${@:2}" 2>&1 | tee "$OUT/gemm-shapes.log"
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

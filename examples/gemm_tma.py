@@ -47,9 +47,15 @@ block; the autotuner launches each configuration with its own.
 
 Split-K (``SPLIT`` > 1, for few tiles: decoding's small M): a unit of work
 is one of the SPLIT slices of a tile's k tiles (``unit_work``), its Float32
-sums stored to that slice of ``part``; matmul.py's ``split_sum`` adds the
-slices in order and rounds once.  ``gemm()`` and ``matmul()`` pick SPLIT
-with ``split_k`` (docs/tensor-cores.md, "Split-K for few tiles").
+sums stored to that slice of ``part``.  With ``arrived`` (a counter for each
+warp's 16 rows of each tile, zero), each warp then takes a ticket; the warp
+whose ticket is the last (its rows' other slices all stored) adds the
+slices up in slice order (``sum_pairs``), rounds once, stores c and zeroes
+its counter again: one launch, the same bits whichever block arrives last
+(and as matmul.py's ``split_sum`` adds them).  Without ``arrived`` the
+sums stay in ``part`` for ``split_sum``.  ``gemm()`` and ``matmul()``
+autotune the split with the tile shape (``splits``; docs/tensor-cores.md,
+"Split-K for few tiles").
 """
 
 import sys
@@ -62,7 +68,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import multiprocessors
-from matmul import SPLITS, partial_sums, slice_size, sum_slices  # split-K
+from matmul import SPLITS, empty_f32, slice_size  # split-K
 from kdsl import (
     Constexpr,
     Float32,
@@ -108,12 +114,24 @@ def unit_work(unit, tiles, ktiles, split):
     return unit % tiles, first, (s + 1) * ktiles // split - first
 
 
+@kdsl.func
+def sum_pairs(part, at, apart, split):
+    """The ``split`` slices' pair ``at`` of split-K's partial sums (``apart``
+    pairs from one slice to the next) added in slice order, as split_sum
+    adds them: the same bits whichever block arrives last."""
+    total = part.vec(2)[at]
+    for s in kdsl.range_constexpr(1, split):
+        total = total + part.vec(2)[s * apart + at]
+    return total
+
+
 @kdsl.kernel(dtypes=["bf16", "f16"], launch_bounds=(THREADS, 1), no_overflow=True)
 def gemm_tma(
     tma_a: kdsl.TensorMap,
     tma_b: kdsl.TensorMap,
     c: Pointer[D],
     part: Pointer[Float32] | None,
+    arrived: Pointer[Int32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -202,56 +220,116 @@ def gemm_tma(
         while unit < units:
             tile, k_first, k_count = unit_work(unit, tiles, ktiles, SPLIT)
             tm, tn = tile_origin(tile, tiles_m, tiles_n, GROUP_M)
-            for kt in range(k_count):
-                stage = it % STAGES
-                kdsl.mbarrier_wait(full, stage, it // STAGES % 2)  # it has landed
-                da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-                db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS, lbo=b_lbo)
-                kdsl.wgmma_fence()
-                # kt 0: D = A B
-                kdsl.wgmma_mma_async(
-                    acc, da, db, D, scale_d=kt > 0, trans_b=B_ROW_MAJOR
-                )
-                for kk in kdsl.range_constexpr(1, BK // 16):  # k16 steps
+            if not EDGE or tm * BM + rows < M:
+                for kt in range(k_count):
+                    stage = it % STAGES
+                    kdsl.mbarrier_wait(full, stage, it // STAGES % 2)  # it has landed
+                    da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
+                    db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS, lbo=b_lbo)
+                    kdsl.wgmma_fence()
+                    # kt 0: D = A B
                     kdsl.wgmma_mma_async(
-                        acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR
+                        acc, da, db, D, scale_d=kt > 0, trans_b=B_ROW_MAJOR
                     )
-                kdsl.wgmma_commit()
-                kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done ...
-                if kt > 0 and tid % 128 == 0:  # ... so its stage is free
-                    kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
-                it += 1
-            kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
+                    for kk in kdsl.range_constexpr(1, BK // 16):  # k16 steps
+                        kdsl.wgmma_mma_async(
+                            acc, da + 2 * kk, db + b_step * kk, D, trans_b=B_ROW_MAJOR
+                        )
+                    kdsl.wgmma_commit()
+                    kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done ...
+                    if kt > 0 and tid % 128 == 0:  # ... so its stage is free
+                        kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                    it += 1
+                kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
+            else:  # 64 rows all past c's last (M 64 or less: decoding): the
+                # stages passed on, the tensor cores left to the other warpgroup
+                for kt in range(k_count):
+                    kdsl.mbarrier_wait(full, it % STAGES, it // STAGES % 2)
+                    if kt > 0 and tid % 128 == 0:
+                        kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
+                    it += 1
             if tid % 128 == 0:
                 kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
 
             # Thread l of warp w (of the warpgroup) holds, for each 8-column
             # block j, rows 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4)
             # and + 1: two pairs.  (The producer is loading the next unit.)
-            # With `part`, the sums go there unrounded, slice s of the k
-            # tiles to slice s of part (`split_sum` adds them up).
-            row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
+            warp = tid % 128 // 32
+            row = tm * BM + rows + warp * 16 + lane // 4
             col0 = tn * BN + lane % 4 * 2
-            if part is not None:
-                # the slice's first pair
-                past = unit // tiles * (slice_size(M, N) // 2)
-            for j in kdsl.range_constexpr(BN // 8):
-                col = col0 + j * 8  # even, and N is: the pair is in or out
-                at = (row * N + col) // 2
-                v0 = acc[4 * j]
-                v1 = acc[4 * j + 1]
-                v2 = acc[4 * j + 2]  # row + 8
-                v3 = acc[4 * j + 3]
-                if not EDGE or row < M and col < N:
-                    if part is not None:
-                        part.vec(2)[past + at] = Float32.vec(2)(v0, v1)
-                    else:
-                        c.vec(2)[at] = D.vec(2)(v0, v1)
-                if not EDGE or row + 8 < M and col < N:
-                    if part is not None:
-                        part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)
-                    else:
-                        c.vec(2)[at + 4 * N] = D.vec(2)(v2, v3)
+            has_rows = not EDGE or row - lane // 4 < M  # the warp's first row is in c
+            if SPLIT == 1:
+                for j in kdsl.range_constexpr(BN // 8):
+                    col = col0 + j * 8  # even, and N is: the pair is in or out
+                    at = (row * N + col) // 2
+                    if not EDGE or row < M and col < N:
+                        c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])
+                    if not EDGE or row + 8 < M and col < N:  # row + 8
+                        c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])
+            elif has_rows:
+                # split-K: the unrounded sums of slice s of the k tiles go to
+                # slice s of part; the warp that computes these 16 rows for
+                # the tile's last slice to arrive adds the slices up in slice
+                # order and rounds once (without `arrived`, split_sum does)
+                apart = slice_size(M, N) // 2  # pairs from a slice to the next
+                past = unit // tiles * apart
+                for j in kdsl.range_constexpr(BN // 8):
+                    col = col0 + j * 8
+                    at = (row * N + col) // 2
+                    if not EDGE or row < M and col < N:
+                        part.vec(2)[past + at] = Float32.vec(2)(
+                            acc[4 * j], acc[4 * j + 1]
+                        )
+                    if not EDGE or row + 8 < M and col < N:
+                        part.vec(2)[past + at + 4 * N] = Float32.vec(2)(
+                            acc[4 * j + 2], acc[4 * j + 3]
+                        )
+                if arrived is not None:
+                    # the slice's stores before the ticket (CUDA's
+                    # threadFenceReduction): a fence, the warp together,
+                    # one ticket the warp; the last takes the others' sums
+                    kdsl.threadfence()
+                    kdsl.syncwarp()
+                    counter = tile * 8 + (group - 1) * 4 + warp
+                    ticket = 0
+                    if lane == 0:
+                        ticket = kdsl.atomic_add(
+                            arrived, counter, 1, order="acq_rel", scope="device"
+                        )
+                    ticket = kdsl.shfl_idx(ticket, 0)
+                    if ticket == SPLIT - 1:  # every slice's sums are in part
+                        kdsl.threadfence()
+                        # 512 / BN 8-column blocks at a time (4 or 2: as many
+                        # as the registers hold): their loads all first (a
+                        # store between them would keep the next from
+                        # starting), then their stores to c
+                        GATHER = 512 // BN
+                        sums = kdsl.local_array(Float32, (4 * GATHER,))
+                        for q in kdsl.range_constexpr(BN // 8 // GATHER):
+                            for g in kdsl.range_constexpr(GATHER):
+                                col = col0 + (q * GATHER + g) * 8
+                                at = (row * N + col) // 2
+                                if not EDGE or row < M and col < N:
+                                    low = sum_pairs(part, at, apart, SPLIT)
+                                    sums[4 * g] = low[0]
+                                    sums[4 * g + 1] = low[1]
+                                if not EDGE or row + 8 < M and col < N:
+                                    high = sum_pairs(part, at + 4 * N, apart, SPLIT)
+                                    sums[4 * g + 2] = high[0]
+                                    sums[4 * g + 3] = high[1]
+                            for g in kdsl.range_constexpr(GATHER):
+                                col = col0 + (q * GATHER + g) * 8
+                                at = (row * N + col) // 2
+                                if not EDGE or row < M and col < N:
+                                    c.vec(2)[at] = D.vec(2)(
+                                        sums[4 * g], sums[4 * g + 1]
+                                    )
+                                if not EDGE or row + 8 < M and col < N:
+                                    c.vec(2)[at + 4 * N] = D.vec(2)(
+                                        sums[4 * g + 2], sums[4 * g + 3]
+                                    )
+                        if lane == 0:  # zero again, for the next launch
+                            arrived[counter] = 0
             unit += grid_dim.x
 
 
@@ -270,51 +348,72 @@ def shared_mem(BN: int, STAGES: int) -> int:
     return STAGES * (BM + BN) * BK * 2
 
 
-# split-K: the k slices a tile may be cut into (``split_k`` picks one a shape)
-# k tiles a slice at least: the ring fills and drains once a slice, and the
-# split adds a launch and the Float32 partial sums.  Measured on the
-# H200 (benchmarks/RESULTS.md, session 9): slices of 16 k tiles (K 4096,
-# SPLIT 4) made 1 x 4096 x 4096 and 16 x 4096 x 4096 slower through matmul()
-# (45-47 us against 27-30 unsplit), slices of 56 (K 14336) made 128 x 4096 x 14336
-# faster (54 us against 74).
-MIN_SLICE = 48
+# split-K: each slice at least MIN_SLICE k tiles (the ring fills and drains
+# once a slice).  With the slices added in the kernel (one launch, a
+# workspace kept from call to call) the autotuner's time of a split
+# configuration is what a call costs, so the search picks the split too.
+MIN_SLICE = 4
 
 
-def split_k(M: int, N: int, K: int, sms: int) -> int:
-    """The k slices a tile for this shape: 1 when the 128 x 128 tiles of c
-    keep half the ``sms`` multiprocessors busy or more; else the most of
-    SPLITS whose slices of every tile still fit one wave, each slice at
-    least MIN_SLICE k tiles (decoding: M 1 .. 128 with N and K large, where
-    a tile a block leaves most SMs idle)."""
-    n = tiles(M, N, 128)
+def splits(M: int, N: int, K: int, BN: int, sms: int) -> list:
+    """The SPLITs worth timing for this shape with BN-wide tiles: 1, and,
+    where the tiles of c leave ``sms`` multiprocessors idle, each of SPLITS
+    whose units (tiles x slices) still fit one wave, each slice at least
+    MIN_SLICE k tiles (decoding: M 1 .. 128 with N and K large, where a tile
+    a block leaves most SMs idle while the weights stream through the rest)."""
+    n = tiles(M, N, BN)
     ktiles = -(-K // BK)
-    if 2 * n > sms:
-        return 1
-    fit = [
+    return [
         s
         for s in SPLITS
-        if n * s <= sms and ktiles >= MIN_SLICE * s and s * M * N < 2**30
+        if s == 1 or n * s <= sms and ktiles >= MIN_SLICE * s and s * M * N < 2**30
     ]
-    return max(fit, default=1)
 
 
-def _tuned(edge: bool, b_row_major: bool, split: int):
+def most_split(M: int, N: int, K: int, sms: int) -> int:
+    """The largest SPLIT any configuration may take for this shape (what
+    the workspace must hold)."""
+    return max(max(splits(M, N, K, bn, sms)) for bn, _ in SHAPES)
+
+
+def _prune(configs, args):
+    """The autotuner's prune=: the tile shapes, each with the splits
+    ``splits`` allows for its tiles."""
+    M, N, K = args["M"], args["N"], args["K"]
+    sms = multiprocessors()
+    return [
+        c
+        for c in configs
+        if c.constexprs["SPLIT"] in splits(M, N, K, c.constexprs["BN"], sms)
+    ]
+
+
+def _tuned(edge: bool, b_row_major: bool, split):
+    """The autotuned kernel over the tile shapes: with ``split`` None each
+    with every split ``splits`` allows (pruned per shape), else with that
+    split only (a caller's ``split=``)."""
+    choices = SPLITS if split is None else (split,)
     configs = [
-        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major, SPLIT=split)
+        kdsl.Config(BN=n, STAGES=s, EDGE=edge, B_ROW_MAJOR=b_row_major, SPLIT=k)
+        for k in choices
         for n, s in SHAPES
     ]
-    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_tma)
+    prune = _prune if split is None else None
+    return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[], prune=prune)(
+        gemm_tma
+    )
 
 
-# (EDGE, B_ROW_MAJOR, SPLIT) -> the autotuned kernel: the tile shapes, each
-# with split-K's SPLIT slices.  EDGE: any M, N even, K a multiple of 8 (TMA's
-# 16-byte row strides; a row-major b: N a multiple of 8 too): the edge tiles
-# read zeros past the ends and store only what is in c
+# (EDGE, B_ROW_MAJOR, SPLIT) -> the autotuned kernel: the tile shapes with
+# split-K's SPLIT slices, or with SPLIT None with the splits the shape allows
+# (what gemm() and matmul() launch).  EDGE: any M, N even, K a multiple of 8
+# (TMA's 16-byte row strides; a row-major b: N a multiple of 8 too): the edge
+# tiles read zeros past the ends and store only what is in c
 TUNED = {
     (e, r, k): _tuned(e, r, k)
     for e in (False, True)
     for r in (False, True)
-    for k in SPLITS
+    for k in (None, *SPLITS)
 }
 gemm_tuned = TUNED[False, False, 1]
 gemm_edge = TUNED[True, False, 1]
@@ -384,7 +483,7 @@ def gemm(a, bt, c, maps=None, split=None):
     PyTorch tensors on an H100/H200), c (M, N) of their dtype.  ``maps``:
     the tensor maps of a and bt, if the caller keeps them (building them
     costs two driver calls).  ``split``: split-K's slices (one of SPLITS;
-    None: ``split_k`` picks, 1: no split-K)."""
+    None: the autotuner picks among those ``splits`` allows; 1: no split-K)."""
     _launch(a, bt, c, maps, False, split)
 
 
@@ -398,12 +497,29 @@ def matmul(a, b, c, maps=None, split=None):
 
 
 def _launch(a, b, c, maps, b_row_major, split):
-    M, N, K = check_shapes(a, b, c, b_row_major)
+    # what a call of this shape launches, worked out once (the autotuned
+    # kernel and its grid, the workspace's size): a decoding GEMM's kernel
+    # takes 15-30 us, and Python's work per call adds to it
+    plan = _PLANS.get((a.shape, b.shape, c.shape, b_row_major, split))
+    if plan is None or plan[0] != multiprocessors():
+        plan = _plan(a, b, c, b_row_major, split)
+    _, launch, M, N, K, floats, counters = plan
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
-    # A persistent grid: one block a multiprocessor, each looping over its
-    # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
-    # 8192^3: no block start-up per tile, and the next tile's first loads
-    # overlap this tile's epilogue).
+    part = arrived = None
+    if floats:  # the slices' sums, and a counter for each warp's rows of a tile
+        part, arrived = workspace(c, floats, counters)
+    launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+
+
+# (a's, b's and c's shapes, b_row_major, split) -> what _launch launches
+_PLANS: dict = {}
+
+
+def _plan(a, b, c, b_row_major, split) -> tuple:
+    """The shapes checked, and what a call with them launches: (the
+    multiprocessors, the autotuned launch, M, N, K, the workspace's Float32
+    and Int32 elements)."""
+    M, N, K = check_shapes(a, b, c, b_row_major)
     if split is not None and (
         split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
     ):  # every slice at least one k tile (an empty one would free a stage)
@@ -412,13 +528,74 @@ def _launch(a, b, c, maps, b_row_major, split):
             f" the {-(-K // BK)} k tiles, got {split}"
         )
     sms = multiprocessors()
-    split = split_k(M, N, K, sms) if split is None else split
-    part = None if split == 1 else partial_sums(c, M, N, split)
+    most = most_split(M, N, K, sms) if split is None else split
+    floats = counters = 0
+    if most > 1:
+        floats = most * ((M * N + 3) // 4 * 4)  # slice_size(M, N), on the host
+        counters = 8 * tiles(M, N, 128)
+    # A persistent grid: one block a multiprocessor, each looping over its
+    # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
+    # 8192^3: no block start-up per tile, and the next tile's first loads
+    # overlap this tile's epilogue).
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
-    launch(tma_a, tma_b, c, part, M, N, K, shared_mem=config_shared_mem)
-    if part is not None:  # the slices' sums, in slice order, rounded once
-        sum_slices(part, c, M, N, split)
+    if len(_PLANS) > 1024:  # shapes made on the fly: forget them
+        _PLANS.clear()
+    plan = _PLANS[a.shape, b.shape, c.shape, b_row_major, split] = (
+        sms,
+        launch,
+        M,
+        N,
+        K,
+        floats,
+        counters,
+    )
+    return plan
+
+
+# (library, device, stream) -> split-K's workspace there: (part, arrived)
+_WORKSPACES: dict = {}
+_STREAM: list = []  # PyTorch's device -> current stream query, once imported
+
+
+def workspace(like, floats: int, counters: int) -> tuple:
+    """Split-K's workspace for launches on the current stream of ``like``'s
+    device and library (PyTorch or CuPy): ``floats`` Float32 partial sums
+    and ``counters`` Int32 arrival counters, zero.  Kept from one call to
+    the next (a launch leaves every counter zero again: the last warp to
+    arrive resets its own), and made larger when a call needs more; one a
+    stream, so that launches on two streams never share counters."""
+    if type(like).__module__.startswith("torch"):
+        if not _STREAM:
+            import torch
+
+            from kdsl.runtime.launch import raw_stream_query
+
+            _STREAM.append(raw_stream_query(torch))
+        device = like.get_device()
+        key = ("torch", device, _STREAM[0](device))
+    else:
+        import cupy
+
+        key = ("cupy", like.device.id, cupy.cuda.get_current_stream().ptr)
+    have = _WORKSPACES.get(key)
+    if have is None or len(have[0]) < floats or len(have[1]) < counters:
+        if have is not None:
+            floats, counters = max(floats, len(have[0])), max(counters, len(have[1]))
+        have = _WORKSPACES[key] = (empty_f32(like, floats), zeros_i32(like, counters))
+    return have
+
+
+def zeros_i32(like, n: int):
+    """``n`` Int32 zeros on ``like``'s device, of its library (PyTorch or CuPy)."""
+    if type(like).__module__.startswith("torch"):
+        import torch
+
+        return torch.zeros(n, dtype=torch.int32, device=like.device)
+    import cupy
+
+    with cupy.cuda.Device(like.device.id):
+        return cupy.zeros(n, dtype=cupy.int32)
 
 
 if __name__ == "__main__":

@@ -837,7 +837,7 @@ def gemm_tma(be, t, rng):
         c = be.poison((M, N), t)
         launch = be.launcher(ex.gemm_tma, ((M // ex.BM) * (N // 256),), ex.THREADS)
         with pytest.raises(DSLError, match="E836"):
-            launch(None, None, c, None, M, N, K, shared_mem=ex.shared_mem(256, 4))
+            launch(None, None, c, None, None, M, N, K, shared_mem=ex.shared_mem(256, 4))
         return
     # on the GPU in a process of its own: a kernel hung on an mbarrier
     # cannot be interrupted, and would stall every other example's check

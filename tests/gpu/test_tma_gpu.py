@@ -127,8 +127,13 @@ def test_4_split_k(shape, split, blocks, edge, config):
 
 @pytest.mark.parametrize("shape", [(16, 4096, 14336), (128, 1024, 14336)])
 def test_4_matmul_splits_k_for_few_tiles(shape):
-    assert G.split_k(*shape, 132) > 1
+    assert G.most_split(*shape, 132) > 1
     _run("matmul_example", "bf16", *shape, timeout=300)
+
+
+@pytest.mark.parametrize("shape", [(16, 4096, 4096), (100, 776, 1000)])
+def test_4_matmul_adds_the_slices_as_split_sum_does(shape):
+    _run("matmul_bits", "bf16", *shape, timeout=300)
 
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 776, 1000)])

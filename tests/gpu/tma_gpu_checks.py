@@ -23,6 +23,7 @@ from examples_index import example_modules  # noqa: E402
 from kdsl.transpile.builtins import wgmma  # noqa: E402
 
 G = example_modules()["gemm_tma"]
+MM = example_modules()["matmul"]  # split_sum: split-K's second launch
 NUMPY = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
 TOL = {"bf16": 1.6e-2, "f16": 2e-3}  # c's rounding, as for torch.matmul
 
@@ -141,7 +142,8 @@ def gemm_config(dtype, M, N, K, bn, stages, blocks=None, row_major_b=False):
     tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
     grid = ((M // G.BM) * (N // bn),) if blocks is None else (blocks,)
     G.gemm_tma[grid, G.THREADS](
-        tma_a, tma_b, c, None, M, N, K, BN=bn, STAGES=stages, B_ROW_MAJOR=row_major_b,
+        tma_a, tma_b, c, None, None, M, N, K, BN=bn, STAGES=stages,
+        B_ROW_MAJOR=row_major_b,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
     what = f"BN={bn} STAGES={stages} M={M} N={N} K={K} grid={grid[0]}"
@@ -150,27 +152,68 @@ def gemm_config(dtype, M, N, K, bn, stages, blocks=None, row_major_b=False):
 
 def gemm_split(dtype, M, N, K, bn, stages, split, blocks, edge):
     """One configuration split-K: ``split`` slices of each tile's k tiles,
-    ``blocks`` blocks looping over the (slice, tile) units, the Float32
-    partial sums then added by split_sum; c is the first M rows of a NaN
-    buffer 16 rows longer (a store past c shows), and the kernel must leave
-    c alone (its sums go to the slices)."""
+    ``blocks`` blocks looping over the (slice, tile) units.  First without
+    ``arrived``: the Float32 partial sums, then added by split_sum; c is the
+    first M rows of a NaN buffer 16 rows longer (a store past c shows), and
+    the kernel must leave c alone (its sums go to the slices).  Then with
+    ``arrived`` (the slices added in the kernel, one launch), twice: the
+    same bits as split_sum's, and every counter zero again after each."""
     a, a_dev = _random(13, (M, K), dtype)
     bt, bt_dev = _random(14, (N, K), dtype)
     buf = _filled((M + 16, N), np.nan, dtype)
     c = buf[:M]
-    part = G.partial_sums(c, M, N, split)
+    part = MM.partial_sums(c, M, N, split)
     tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
-    G.gemm_tma[(blocks,), G.THREADS](
-        tma_a, tma_b, c, part, M, N, K, BN=bn, STAGES=stages, EDGE=edge,
-        SPLIT=split, shared_mem=G.shared_mem(bn, stages),
-    )  # fmt: skip
+    launch = G.gemm_tma[(blocks,), G.THREADS]
+    config = dict(BN=bn, STAGES=stages, EDGE=edge, SPLIT=split)
+    shared = G.shared_mem(bn, stages)
+    launch(tma_a, tma_b, c, part, None, M, N, K, **config, shared_mem=shared)
     untouched = np.isnan(cp.asnumpy(buf).astype(np.float64)).all()
     assert untouched, "the split kernel wrote c"
-    G.sum_slices(part, c, M, N, split)
+    MM.sum_slices(part, c, M, N, split)
     what = f"BN={bn} STAGES={stages} SPLIT={split} M={M} N={N} K={K} grid={blocks}"
     _compare(c, a, bt, dtype, what)
     past = cp.asnumpy(buf[M:]).astype(np.float64)
     assert np.isnan(past).all(), f"{what}: stores past c's last row"
+    want = cp.asnumpy(c).view(np.uint16).copy()
+    arrived = cp.zeros(8 * G.tiles(M, N, 128), dtype=cp.int32)
+    for turn in range(2):
+        buf.fill(np.nan)
+        part.fill(np.nan)  # the slices stored again, or NaN shows
+        launch(tma_a, tma_b, c, part, arrived, M, N, K, **config, shared_mem=shared)
+        got = cp.asnumpy(c).view(np.uint16)
+        assert np.array_equal(
+            got, want
+        ), f"{what} in-kernel sum, turn {turn}: not split_sum's bits"
+        assert not cp.asnumpy(arrived).any(), f"{what}: a counter left non-zero"
+        past = cp.asnumpy(buf[M:]).astype(np.float64)
+        assert np.isnan(past).all(), f"{what} in-kernel sum: stores past c's last row"
+
+
+def matmul_bits(dtype, M, N, K):
+    """matmul() with each split forced (one launch, the slices added in the
+    kernel) against split_sum's two launches: the same bits; and twice in
+    a row on the cached workspace."""
+    a, a_dev = _random(15, (M, K), dtype)
+    bt, bt_dev = _random(16, (N, K), dtype)
+    b_dev = cp.ascontiguousarray(bt_dev.T)
+    c = _filled((M, N), np.nan, dtype)
+    G.matmul(a_dev, b_dev, c)
+    _compare(c, a, bt, dtype, f"matmul() M={M} N={N} K={K}")
+    tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
+    for split in (2, 4):
+        part = MM.partial_sums(c, M, N, split)
+        G.gemm_tma[(132,), G.THREADS](
+            tma_a, tma_b, c, part, None, M, N, K, BN=128, STAGES=4, EDGE=True,
+            B_ROW_MAJOR=True, SPLIT=split, shared_mem=G.shared_mem(128, 4),
+        )  # fmt: skip
+        MM.sum_slices(part, c, M, N, split)
+        want = cp.asnumpy(c).view(np.uint16).copy()
+        for turn in range(2):
+            c.fill(np.nan)
+            G.matmul(a_dev, b_dev, c, split=split)
+            got = cp.asnumpy(c).view(np.uint16)
+            assert np.array_equal(got, want), f"matmul split={split} turn {turn}"
 
 
 def matmul_example(dtype, M, N, K):
@@ -221,7 +264,7 @@ def gemm_ragged(dtype, M, N, K, bn, stages):
     c = buf[:M]
     tma_a, tma_b = G.tensor_maps(a_dev, bt_dev)
     G.gemm_tma[(G.tiles(M, N, bn),), G.THREADS](
-        tma_a, tma_b, c, None, M, N, K, BN=bn, STAGES=stages, EDGE=True,
+        tma_a, tma_b, c, None, None, M, N, K, BN=bn, STAGES=stages, EDGE=True,
         shared_mem=G.shared_mem(bn, stages),
     )  # fmt: skip
     what = f"EDGE BN={bn} STAGES={stages} M={M} N={N} K={K}"

@@ -266,6 +266,10 @@ def test_the_tma_gemm_hot_loop(shape, dtype, hgmma, edge):
     # before; the producer: one TMA box of 64 rows for each 64 rows of A and B^T
     assert sass.count(rf"^HGMMA\.64x{bn}x16\.F32{hgmma}\b") == G.BK // 16
     assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == 1
+    # ... and not serialised (ptxas waits after each wgmma when it cannot
+    # follow the accumulator, e.g. a wgmma under an `if` inside the loop):
+    # one wait for all of them, the tile's last
+    assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x0\b") == 1
     assert sass.count(r"^UTMALDG\.2D\b") == (G.BM + bn) // G.BOX
     assert sass.count(r"^SYNCS\.ARRIVE\.TRANS64\b") >= 2  # expect_tx; the release
     assert sass.count(r"^USETMAXREG\b") == 2  # 40 for the producer, 232 the consumers
@@ -276,7 +280,10 @@ def test_the_tma_gemm_hot_loop(shape, dtype, hgmma, edge):
 
 @pytest.mark.parametrize("bn", [128, 256])
 def test_split_k_keeps_the_hot_loop_and_stores_float32_pairs(bn):
-    inst = G.gemm_tma.dispatch("bf16", BN=bn, STAGES=4, B_ROW_MAJOR=True, SPLIT=4)
+    # without `arrived`: the partial sums only, for split_sum
+    inst = G.gemm_tma.dispatch(
+        "bf16", BN=bn, STAGES=4, B_ROW_MAJOR=True, SPLIT=4, arrived=None
+    )
     sass = sass_of(inst)
     assert sass.count(rf"^HGMMA\.64x{bn}x16\.F32\.BF16 .*\.tnspB, ") == G.BK // 16
     assert sass.count(r"^UTMALDG\.2D\b") == (G.BM + bn) // G.BOX
@@ -287,15 +294,44 @@ def test_split_k_keeps_the_hot_loop_and_stores_float32_pairs(bn):
     assert sass.spills == 0
 
 
-def test_split_k_fills_the_sms_for_few_tiles_only():
-    # decoding: 32 tiles of 128 x 128 on 132 SMs -> 4 slices (128 units)
-    assert G.split_k(16, 4096, 14336, 132) == 4  # 224 k tiles, slices of 56
-    assert G.split_k(128, 1024, 14336, 132) == 4  # 8 tiles; slices of 48 at least
-    assert G.split_k(1, 4096, 256, 132) == 1  # 4 k tiles: too few to slice
-    assert G.split_k(16, 4096, 4096, 132) == 1  # 64 k tiles: slower split (measured)
-    assert G.split_k(16, 4096, 8192, 132) == 2  # 128 k tiles: two slices of 64
-    for shape in ((64, 14336, 4096), (1009, 4104, 4104), (4096, 4096, 4096)):
-        assert G.split_k(*shape, 132) == 1  # tiles for half the SMs or more
+@pytest.mark.parametrize("bn", [128, 256])
+def test_split_k_adds_the_slices_in_the_kernel(bn):
+    # with `arrived`: the partial pairs stored, one ticket a warp, and the
+    # last warp's SPLIT loads of each pair it adds up, rounded once to bf16
+    inst = G.gemm_tma.dispatch("bf16", BN=bn, STAGES=4, B_ROW_MAJOR=True, SPLIT=4)
+    sass = sass_of(inst)
+    assert sass.count(rf"^HGMMA\.64x{bn}x16\.F32\.BF16 .*\.tnspB, ") == G.BK // 16
+    assert sass.count(r"\bSTG\.E\.64\b") == bn // 8 * 2
+    assert sass.count(r"\bLDG\.E\.64\b") == bn // 8 * 2 * 4
+    assert sass.count(r"^ATOMG?\.E\.ADD") == 1
+    assert sass.spills == 0
+    # the loads of 512 / BN column blocks go out together before their
+    # stores (a store between loads keeps the next load from starting: one
+    # round trip a pair made the in-kernel sum cost 14 us on the H200)
+    ops = [ins.split()[1 if ins.startswith("@") else 0] for ins in sass.instructions]
+    memory = [op[0] for op in ops if op.startswith(("LDG", "STG"))]  # L, S
+    runs = "".join(memory[memory.index("L") :])
+    assert set(runs.split("S")) - {""} == {"L" * (512 // bn * 2 * 4)}
+    src = inst.source
+    assert (
+        src.count("__nv_atomic_fetch_add(&arrived[counter], 1, __NV_ATOMIC_ACQ_REL")
+        == 1
+    )
+    assert "arrived[counter] = 0;" in src  # zero again for the next launch
+
+
+def test_split_k_is_tried_for_few_tiles_only():
+    # decoding: 32 tiles of 128 x 128 (16 of 128 x 256) on 132 SMs
+    assert G.splits(16, 4096, 4096, 128, 132) == [1, 2, 3, 4]  # 32 tiles, 64 k tiles
+    assert G.splits(16, 4096, 4096, 256, 132) == [1, 2, 3, 4, 6, 8]  # 16 tiles
+    assert G.splits(16, 4096, 14336, 128, 132) == [1, 2, 3, 4]
+    assert G.splits(1, 4096, 256, 256, 132) == [1]  # 4 k tiles: too few to slice
+    assert G.splits(1, 4096, 512, 256, 132) == [1, 2]  # slices of 4 k tiles
+    assert G.splits(64, 14336, 4096, 256, 132) == [1, 2]  # 56 tiles
+    for shape in ((1009, 4104, 4104), (4096, 4096, 4096)):
+        assert G.splits(*shape, 128, 132) == [1]  # a wave of tiles or more
+    assert G.most_split(16, 4096, 4096, 132) == 8
+    assert G.most_split(4096, 4096, 4096, 132) == 1
     a, b, c = np.zeros((128, 128)), np.zeros((128, 256)), np.zeros((128, 256))
     with pytest.raises(ValueError, match="split-K's split must be one of"):
         G.matmul(a, b, c, (None, None), split=5)

@@ -1295,16 +1295,12 @@ static __device__ void tile_origin__i32_i32_i32_c8(
     return;
 }
 
-static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
-    // return (M * N + 3) // 4 * 4
-    return kdsl::floordiv(M * N + 3, 4) * 4;
-}
-
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8__false__false__1(
         const __grid_constant__ kdsl::TensorMap tma_a,
         const __grid_constant__ kdsl::TensorMap tma_b,
-        const __nv_bfloat16* c,
-        float* part,
+        __nv_bfloat16* c,
+        const float* part,
+        const int32_t* arrived,
         int32_t M,
         int32_t N,
         int32_t K) {
@@ -1460,6 +1456,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8__
             int32_t tm;
             int32_t tn;
             tile_origin__i32_i32_i32_c8(tile, tiles_m, tiles_n, tm, tn);
+            // if not EDGE or tm * BM + rows < M:  [True]
             // for kt in range(k_count):
             for (int32_t kt = 0; kt < k_count; ++kt) {
                 // stage = it % STAGES
@@ -1500,687 +1497,462 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_tma__bf16__256__4__8__
                 // kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
                 kdsl::mbarrier_arrive(&empty[kdsl::mod(it - 1, 4)]);
             }
-            // row = tm * BM + rows + tid % 128 // 32 * 16 + lane // 4
-            int32_t row = tm * 128 + rows + tid % 128 / 32 * 16 + lane / 4;
+            // warp = tid % 128 // 32
+            int32_t warp = tid % 128 / 32;
+            // row = tm * BM + rows + warp * 16 + lane // 4
+            int32_t row = tm * 128 + rows + warp * 16 + lane / 4;
             // col0 = tn * BN + lane % 4 * 2
             int32_t col0 = tn * 256 + lane % 4 * 2;
-            // if part is not None:  [True]
-            // past = unit // tiles * (slice_size(M, N) // 2)
-            int32_t past =
-                    kdsl::floordiv(unit, tiles) * kdsl::floordiv(slice_size__i32_i32(M, N), 2);
+            // if SPLIT == 1:  [True]
             // for j in kdsl.range_constexpr(BN // 8):
             // col = col0 + j * 8  [j = 0]
             int32_t col = col0;
             // at = (row * N + col) // 2  [j = 0]
             int32_t at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 0]
-            float v0 = acc[0];
-            // v1 = acc[4 * j + 1]  [j = 0]
-            float v1 = acc[1];
-            // v2 = acc[4 * j + 2]  [j = 0]
-            float v2 = acc[2];
-            // v3 = acc[4 * j + 3]  [j = 0]
-            float v3 = acc[3];
             // if not EDGE or row < M and col < N:  [j = 0]  [True]
-            // if part is not None:  [j = 0]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 0]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[0]),
+                                                 __float2bfloat16_rn(acc[1])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 0]  [True]
-            // if part is not None:  [j = 0]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 0]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 0]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2]),
+                                                 __float2bfloat16_rn(acc[3])}};
             // col = col0 + j * 8  [j = 1]
             col = col0 + 8;
             // at = (row * N + col) // 2  [j = 1]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 1]
-            v0 = acc[4];
-            // v1 = acc[4 * j + 1]  [j = 1]
-            v1 = acc[5];
-            // v2 = acc[4 * j + 2]  [j = 1]
-            v2 = acc[6];
-            // v3 = acc[4 * j + 3]  [j = 1]
-            v3 = acc[7];
             // if not EDGE or row < M and col < N:  [j = 1]  [True]
-            // if part is not None:  [j = 1]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 1]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[4]),
+                                                 __float2bfloat16_rn(acc[5])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 1]  [True]
-            // if part is not None:  [j = 1]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 1]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 1]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[6]),
+                                                 __float2bfloat16_rn(acc[7])}};
             // col = col0 + j * 8  [j = 2]
             col = col0 + 16;
             // at = (row * N + col) // 2  [j = 2]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 2]
-            v0 = acc[8];
-            // v1 = acc[4 * j + 1]  [j = 2]
-            v1 = acc[9];
-            // v2 = acc[4 * j + 2]  [j = 2]
-            v2 = acc[10];
-            // v3 = acc[4 * j + 3]  [j = 2]
-            v3 = acc[11];
             // if not EDGE or row < M and col < N:  [j = 2]  [True]
-            // if part is not None:  [j = 2]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 2]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[8]),
+                                                 __float2bfloat16_rn(acc[9])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 2]  [True]
-            // if part is not None:  [j = 2]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 2]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 2]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[10]),
+                                                 __float2bfloat16_rn(acc[11])}};
             // col = col0 + j * 8  [j = 3]
             col = col0 + 24;
             // at = (row * N + col) // 2  [j = 3]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 3]
-            v0 = acc[12];
-            // v1 = acc[4 * j + 1]  [j = 3]
-            v1 = acc[13];
-            // v2 = acc[4 * j + 2]  [j = 3]
-            v2 = acc[14];
-            // v3 = acc[4 * j + 3]  [j = 3]
-            v3 = acc[15];
             // if not EDGE or row < M and col < N:  [j = 3]  [True]
-            // if part is not None:  [j = 3]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 3]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[12]),
+                                                 __float2bfloat16_rn(acc[13])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 3]  [True]
-            // if part is not None:  [j = 3]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 3]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 3]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[14]),
+                                                 __float2bfloat16_rn(acc[15])}};
             // col = col0 + j * 8  [j = 4]
             col = col0 + 32;
             // at = (row * N + col) // 2  [j = 4]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 4]
-            v0 = acc[16];
-            // v1 = acc[4 * j + 1]  [j = 4]
-            v1 = acc[17];
-            // v2 = acc[4 * j + 2]  [j = 4]
-            v2 = acc[18];
-            // v3 = acc[4 * j + 3]  [j = 4]
-            v3 = acc[19];
             // if not EDGE or row < M and col < N:  [j = 4]  [True]
-            // if part is not None:  [j = 4]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 4]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[16]),
+                                                 __float2bfloat16_rn(acc[17])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 4]  [True]
-            // if part is not None:  [j = 4]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 4]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 4]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[18]),
+                                                 __float2bfloat16_rn(acc[19])}};
             // col = col0 + j * 8  [j = 5]
             col = col0 + 40;
             // at = (row * N + col) // 2  [j = 5]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 5]
-            v0 = acc[20];
-            // v1 = acc[4 * j + 1]  [j = 5]
-            v1 = acc[21];
-            // v2 = acc[4 * j + 2]  [j = 5]
-            v2 = acc[22];
-            // v3 = acc[4 * j + 3]  [j = 5]
-            v3 = acc[23];
             // if not EDGE or row < M and col < N:  [j = 5]  [True]
-            // if part is not None:  [j = 5]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 5]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[20]),
+                                                 __float2bfloat16_rn(acc[21])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 5]  [True]
-            // if part is not None:  [j = 5]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 5]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 5]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[22]),
+                                                 __float2bfloat16_rn(acc[23])}};
             // col = col0 + j * 8  [j = 6]
             col = col0 + 48;
             // at = (row * N + col) // 2  [j = 6]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 6]
-            v0 = acc[24];
-            // v1 = acc[4 * j + 1]  [j = 6]
-            v1 = acc[25];
-            // v2 = acc[4 * j + 2]  [j = 6]
-            v2 = acc[26];
-            // v3 = acc[4 * j + 3]  [j = 6]
-            v3 = acc[27];
             // if not EDGE or row < M and col < N:  [j = 6]  [True]
-            // if part is not None:  [j = 6]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 6]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[24]),
+                                                 __float2bfloat16_rn(acc[25])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 6]  [True]
-            // if part is not None:  [j = 6]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 6]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 6]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[26]),
+                                                 __float2bfloat16_rn(acc[27])}};
             // col = col0 + j * 8  [j = 7]
             col = col0 + 56;
             // at = (row * N + col) // 2  [j = 7]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 7]
-            v0 = acc[28];
-            // v1 = acc[4 * j + 1]  [j = 7]
-            v1 = acc[29];
-            // v2 = acc[4 * j + 2]  [j = 7]
-            v2 = acc[30];
-            // v3 = acc[4 * j + 3]  [j = 7]
-            v3 = acc[31];
             // if not EDGE or row < M and col < N:  [j = 7]  [True]
-            // if part is not None:  [j = 7]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 7]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[28]),
+                                                 __float2bfloat16_rn(acc[29])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 7]  [True]
-            // if part is not None:  [j = 7]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 7]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 7]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[30]),
+                                                 __float2bfloat16_rn(acc[31])}};
             // col = col0 + j * 8  [j = 8]
             col = col0 + 64;
             // at = (row * N + col) // 2  [j = 8]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 8]
-            v0 = acc[32];
-            // v1 = acc[4 * j + 1]  [j = 8]
-            v1 = acc[33];
-            // v2 = acc[4 * j + 2]  [j = 8]
-            v2 = acc[34];
-            // v3 = acc[4 * j + 3]  [j = 8]
-            v3 = acc[35];
             // if not EDGE or row < M and col < N:  [j = 8]  [True]
-            // if part is not None:  [j = 8]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 8]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[32]),
+                                                 __float2bfloat16_rn(acc[33])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 8]  [True]
-            // if part is not None:  [j = 8]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 8]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 8]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[34]),
+                                                 __float2bfloat16_rn(acc[35])}};
             // col = col0 + j * 8  [j = 9]
             col = col0 + 72;
             // at = (row * N + col) // 2  [j = 9]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 9]
-            v0 = acc[36];
-            // v1 = acc[4 * j + 1]  [j = 9]
-            v1 = acc[37];
-            // v2 = acc[4 * j + 2]  [j = 9]
-            v2 = acc[38];
-            // v3 = acc[4 * j + 3]  [j = 9]
-            v3 = acc[39];
             // if not EDGE or row < M and col < N:  [j = 9]  [True]
-            // if part is not None:  [j = 9]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 9]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[36]),
+                                                 __float2bfloat16_rn(acc[37])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 9]  [True]
-            // if part is not None:  [j = 9]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 9]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 9]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[38]),
+                                                 __float2bfloat16_rn(acc[39])}};
             // col = col0 + j * 8  [j = 10]
             col = col0 + 80;
             // at = (row * N + col) // 2  [j = 10]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 10]
-            v0 = acc[40];
-            // v1 = acc[4 * j + 1]  [j = 10]
-            v1 = acc[41];
-            // v2 = acc[4 * j + 2]  [j = 10]
-            v2 = acc[42];
-            // v3 = acc[4 * j + 3]  [j = 10]
-            v3 = acc[43];
             // if not EDGE or row < M and col < N:  [j = 10]  [True]
-            // if part is not None:  [j = 10]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 10]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[40]),
+                                                 __float2bfloat16_rn(acc[41])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 10]  [True]
-            // if part is not None:  [j = 10]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 10]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 10]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[42]),
+                                                 __float2bfloat16_rn(acc[43])}};
             // col = col0 + j * 8  [j = 11]
             col = col0 + 88;
             // at = (row * N + col) // 2  [j = 11]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 11]
-            v0 = acc[44];
-            // v1 = acc[4 * j + 1]  [j = 11]
-            v1 = acc[45];
-            // v2 = acc[4 * j + 2]  [j = 11]
-            v2 = acc[46];
-            // v3 = acc[4 * j + 3]  [j = 11]
-            v3 = acc[47];
             // if not EDGE or row < M and col < N:  [j = 11]  [True]
-            // if part is not None:  [j = 11]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 11]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[44]),
+                                                 __float2bfloat16_rn(acc[45])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 11]  [True]
-            // if part is not None:  [j = 11]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 11]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 11]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[46]),
+                                                 __float2bfloat16_rn(acc[47])}};
             // col = col0 + j * 8  [j = 12]
             col = col0 + 96;
             // at = (row * N + col) // 2  [j = 12]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 12]
-            v0 = acc[48];
-            // v1 = acc[4 * j + 1]  [j = 12]
-            v1 = acc[49];
-            // v2 = acc[4 * j + 2]  [j = 12]
-            v2 = acc[50];
-            // v3 = acc[4 * j + 3]  [j = 12]
-            v3 = acc[51];
             // if not EDGE or row < M and col < N:  [j = 12]  [True]
-            // if part is not None:  [j = 12]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 12]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[48]),
+                                                 __float2bfloat16_rn(acc[49])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 12]  [True]
-            // if part is not None:  [j = 12]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 12]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 12]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[50]),
+                                                 __float2bfloat16_rn(acc[51])}};
             // col = col0 + j * 8  [j = 13]
             col = col0 + 104;
             // at = (row * N + col) // 2  [j = 13]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 13]
-            v0 = acc[52];
-            // v1 = acc[4 * j + 1]  [j = 13]
-            v1 = acc[53];
-            // v2 = acc[4 * j + 2]  [j = 13]
-            v2 = acc[54];
-            // v3 = acc[4 * j + 3]  [j = 13]
-            v3 = acc[55];
             // if not EDGE or row < M and col < N:  [j = 13]  [True]
-            // if part is not None:  [j = 13]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 13]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[52]),
+                                                 __float2bfloat16_rn(acc[53])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 13]  [True]
-            // if part is not None:  [j = 13]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 13]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 13]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[54]),
+                                                 __float2bfloat16_rn(acc[55])}};
             // col = col0 + j * 8  [j = 14]
             col = col0 + 112;
             // at = (row * N + col) // 2  [j = 14]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 14]
-            v0 = acc[56];
-            // v1 = acc[4 * j + 1]  [j = 14]
-            v1 = acc[57];
-            // v2 = acc[4 * j + 2]  [j = 14]
-            v2 = acc[58];
-            // v3 = acc[4 * j + 3]  [j = 14]
-            v3 = acc[59];
             // if not EDGE or row < M and col < N:  [j = 14]  [True]
-            // if part is not None:  [j = 14]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 14]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[56]),
+                                                 __float2bfloat16_rn(acc[57])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 14]  [True]
-            // if part is not None:  [j = 14]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 14]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 14]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[58]),
+                                                 __float2bfloat16_rn(acc[59])}};
             // col = col0 + j * 8  [j = 15]
             col = col0 + 120;
             // at = (row * N + col) // 2  [j = 15]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 15]
-            v0 = acc[60];
-            // v1 = acc[4 * j + 1]  [j = 15]
-            v1 = acc[61];
-            // v2 = acc[4 * j + 2]  [j = 15]
-            v2 = acc[62];
-            // v3 = acc[4 * j + 3]  [j = 15]
-            v3 = acc[63];
             // if not EDGE or row < M and col < N:  [j = 15]  [True]
-            // if part is not None:  [j = 15]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 15]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[60]),
+                                                 __float2bfloat16_rn(acc[61])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 15]  [True]
-            // if part is not None:  [j = 15]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 15]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 15]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[62]),
+                                                 __float2bfloat16_rn(acc[63])}};
             // col = col0 + j * 8  [j = 16]
             col = col0 + 128;
             // at = (row * N + col) // 2  [j = 16]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 16]
-            v0 = acc[64];
-            // v1 = acc[4 * j + 1]  [j = 16]
-            v1 = acc[65];
-            // v2 = acc[4 * j + 2]  [j = 16]
-            v2 = acc[66];
-            // v3 = acc[4 * j + 3]  [j = 16]
-            v3 = acc[67];
             // if not EDGE or row < M and col < N:  [j = 16]  [True]
-            // if part is not None:  [j = 16]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 16]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[64]),
+                                                 __float2bfloat16_rn(acc[65])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 16]  [True]
-            // if part is not None:  [j = 16]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 16]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 16]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[66]),
+                                                 __float2bfloat16_rn(acc[67])}};
             // col = col0 + j * 8  [j = 17]
             col = col0 + 136;
             // at = (row * N + col) // 2  [j = 17]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 17]
-            v0 = acc[68];
-            // v1 = acc[4 * j + 1]  [j = 17]
-            v1 = acc[69];
-            // v2 = acc[4 * j + 2]  [j = 17]
-            v2 = acc[70];
-            // v3 = acc[4 * j + 3]  [j = 17]
-            v3 = acc[71];
             // if not EDGE or row < M and col < N:  [j = 17]  [True]
-            // if part is not None:  [j = 17]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 17]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[68]),
+                                                 __float2bfloat16_rn(acc[69])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 17]  [True]
-            // if part is not None:  [j = 17]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 17]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 17]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[70]),
+                                                 __float2bfloat16_rn(acc[71])}};
             // col = col0 + j * 8  [j = 18]
             col = col0 + 144;
             // at = (row * N + col) // 2  [j = 18]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 18]
-            v0 = acc[72];
-            // v1 = acc[4 * j + 1]  [j = 18]
-            v1 = acc[73];
-            // v2 = acc[4 * j + 2]  [j = 18]
-            v2 = acc[74];
-            // v3 = acc[4 * j + 3]  [j = 18]
-            v3 = acc[75];
             // if not EDGE or row < M and col < N:  [j = 18]  [True]
-            // if part is not None:  [j = 18]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 18]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[72]),
+                                                 __float2bfloat16_rn(acc[73])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 18]  [True]
-            // if part is not None:  [j = 18]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 18]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 18]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[74]),
+                                                 __float2bfloat16_rn(acc[75])}};
             // col = col0 + j * 8  [j = 19]
             col = col0 + 152;
             // at = (row * N + col) // 2  [j = 19]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 19]
-            v0 = acc[76];
-            // v1 = acc[4 * j + 1]  [j = 19]
-            v1 = acc[77];
-            // v2 = acc[4 * j + 2]  [j = 19]
-            v2 = acc[78];
-            // v3 = acc[4 * j + 3]  [j = 19]
-            v3 = acc[79];
             // if not EDGE or row < M and col < N:  [j = 19]  [True]
-            // if part is not None:  [j = 19]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 19]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[76]),
+                                                 __float2bfloat16_rn(acc[77])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 19]  [True]
-            // if part is not None:  [j = 19]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 19]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 19]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[78]),
+                                                 __float2bfloat16_rn(acc[79])}};
             // col = col0 + j * 8  [j = 20]
             col = col0 + 160;
             // at = (row * N + col) // 2  [j = 20]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 20]
-            v0 = acc[80];
-            // v1 = acc[4 * j + 1]  [j = 20]
-            v1 = acc[81];
-            // v2 = acc[4 * j + 2]  [j = 20]
-            v2 = acc[82];
-            // v3 = acc[4 * j + 3]  [j = 20]
-            v3 = acc[83];
             // if not EDGE or row < M and col < N:  [j = 20]  [True]
-            // if part is not None:  [j = 20]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 20]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[80]),
+                                                 __float2bfloat16_rn(acc[81])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 20]  [True]
-            // if part is not None:  [j = 20]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 20]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 20]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[82]),
+                                                 __float2bfloat16_rn(acc[83])}};
             // col = col0 + j * 8  [j = 21]
             col = col0 + 168;
             // at = (row * N + col) // 2  [j = 21]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 21]
-            v0 = acc[84];
-            // v1 = acc[4 * j + 1]  [j = 21]
-            v1 = acc[85];
-            // v2 = acc[4 * j + 2]  [j = 21]
-            v2 = acc[86];
-            // v3 = acc[4 * j + 3]  [j = 21]
-            v3 = acc[87];
             // if not EDGE or row < M and col < N:  [j = 21]  [True]
-            // if part is not None:  [j = 21]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 21]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[84]),
+                                                 __float2bfloat16_rn(acc[85])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 21]  [True]
-            // if part is not None:  [j = 21]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 21]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 21]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[86]),
+                                                 __float2bfloat16_rn(acc[87])}};
             // col = col0 + j * 8  [j = 22]
             col = col0 + 176;
             // at = (row * N + col) // 2  [j = 22]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 22]
-            v0 = acc[88];
-            // v1 = acc[4 * j + 1]  [j = 22]
-            v1 = acc[89];
-            // v2 = acc[4 * j + 2]  [j = 22]
-            v2 = acc[90];
-            // v3 = acc[4 * j + 3]  [j = 22]
-            v3 = acc[91];
             // if not EDGE or row < M and col < N:  [j = 22]  [True]
-            // if part is not None:  [j = 22]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 22]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[88]),
+                                                 __float2bfloat16_rn(acc[89])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 22]  [True]
-            // if part is not None:  [j = 22]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 22]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 22]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[90]),
+                                                 __float2bfloat16_rn(acc[91])}};
             // col = col0 + j * 8  [j = 23]
             col = col0 + 184;
             // at = (row * N + col) // 2  [j = 23]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 23]
-            v0 = acc[92];
-            // v1 = acc[4 * j + 1]  [j = 23]
-            v1 = acc[93];
-            // v2 = acc[4 * j + 2]  [j = 23]
-            v2 = acc[94];
-            // v3 = acc[4 * j + 3]  [j = 23]
-            v3 = acc[95];
             // if not EDGE or row < M and col < N:  [j = 23]  [True]
-            // if part is not None:  [j = 23]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 23]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[92]),
+                                                 __float2bfloat16_rn(acc[93])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 23]  [True]
-            // if part is not None:  [j = 23]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 23]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 23]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[94]),
+                                                 __float2bfloat16_rn(acc[95])}};
             // col = col0 + j * 8  [j = 24]
             col = col0 + 192;
             // at = (row * N + col) // 2  [j = 24]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 24]
-            v0 = acc[96];
-            // v1 = acc[4 * j + 1]  [j = 24]
-            v1 = acc[97];
-            // v2 = acc[4 * j + 2]  [j = 24]
-            v2 = acc[98];
-            // v3 = acc[4 * j + 3]  [j = 24]
-            v3 = acc[99];
             // if not EDGE or row < M and col < N:  [j = 24]  [True]
-            // if part is not None:  [j = 24]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 24]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[96]),
+                                                 __float2bfloat16_rn(acc[97])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 24]  [True]
-            // if part is not None:  [j = 24]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 24]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 24]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[98]),
+                                                 __float2bfloat16_rn(acc[99])}};
             // col = col0 + j * 8  [j = 25]
             col = col0 + 200;
             // at = (row * N + col) // 2  [j = 25]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 25]
-            v0 = acc[100];
-            // v1 = acc[4 * j + 1]  [j = 25]
-            v1 = acc[101];
-            // v2 = acc[4 * j + 2]  [j = 25]
-            v2 = acc[102];
-            // v3 = acc[4 * j + 3]  [j = 25]
-            v3 = acc[103];
             // if not EDGE or row < M and col < N:  [j = 25]  [True]
-            // if part is not None:  [j = 25]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 25]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[100]),
+                                                 __float2bfloat16_rn(acc[101])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 25]  [True]
-            // if part is not None:  [j = 25]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 25]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 25]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[102]),
+                                                 __float2bfloat16_rn(acc[103])}};
             // col = col0 + j * 8  [j = 26]
             col = col0 + 208;
             // at = (row * N + col) // 2  [j = 26]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 26]
-            v0 = acc[104];
-            // v1 = acc[4 * j + 1]  [j = 26]
-            v1 = acc[105];
-            // v2 = acc[4 * j + 2]  [j = 26]
-            v2 = acc[106];
-            // v3 = acc[4 * j + 3]  [j = 26]
-            v3 = acc[107];
             // if not EDGE or row < M and col < N:  [j = 26]  [True]
-            // if part is not None:  [j = 26]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 26]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[104]),
+                                                 __float2bfloat16_rn(acc[105])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 26]  [True]
-            // if part is not None:  [j = 26]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 26]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 26]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[106]),
+                                                 __float2bfloat16_rn(acc[107])}};
             // col = col0 + j * 8  [j = 27]
             col = col0 + 216;
             // at = (row * N + col) // 2  [j = 27]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 27]
-            v0 = acc[108];
-            // v1 = acc[4 * j + 1]  [j = 27]
-            v1 = acc[109];
-            // v2 = acc[4 * j + 2]  [j = 27]
-            v2 = acc[110];
-            // v3 = acc[4 * j + 3]  [j = 27]
-            v3 = acc[111];
             // if not EDGE or row < M and col < N:  [j = 27]  [True]
-            // if part is not None:  [j = 27]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 27]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[108]),
+                                                 __float2bfloat16_rn(acc[109])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 27]  [True]
-            // if part is not None:  [j = 27]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 27]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 27]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[110]),
+                                                 __float2bfloat16_rn(acc[111])}};
             // col = col0 + j * 8  [j = 28]
             col = col0 + 224;
             // at = (row * N + col) // 2  [j = 28]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 28]
-            v0 = acc[112];
-            // v1 = acc[4 * j + 1]  [j = 28]
-            v1 = acc[113];
-            // v2 = acc[4 * j + 2]  [j = 28]
-            v2 = acc[114];
-            // v3 = acc[4 * j + 3]  [j = 28]
-            v3 = acc[115];
             // if not EDGE or row < M and col < N:  [j = 28]  [True]
-            // if part is not None:  [j = 28]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 28]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[112]),
+                                                 __float2bfloat16_rn(acc[113])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 28]  [True]
-            // if part is not None:  [j = 28]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 28]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 28]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[114]),
+                                                 __float2bfloat16_rn(acc[115])}};
             // col = col0 + j * 8  [j = 29]
             col = col0 + 232;
             // at = (row * N + col) // 2  [j = 29]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 29]
-            v0 = acc[116];
-            // v1 = acc[4 * j + 1]  [j = 29]
-            v1 = acc[117];
-            // v2 = acc[4 * j + 2]  [j = 29]
-            v2 = acc[118];
-            // v3 = acc[4 * j + 3]  [j = 29]
-            v3 = acc[119];
             // if not EDGE or row < M and col < N:  [j = 29]  [True]
-            // if part is not None:  [j = 29]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 29]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[116]),
+                                                 __float2bfloat16_rn(acc[117])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 29]  [True]
-            // if part is not None:  [j = 29]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 29]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 29]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[118]),
+                                                 __float2bfloat16_rn(acc[119])}};
             // col = col0 + j * 8  [j = 30]
             col = col0 + 240;
             // at = (row * N + col) // 2  [j = 30]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 30]
-            v0 = acc[120];
-            // v1 = acc[4 * j + 1]  [j = 30]
-            v1 = acc[121];
-            // v2 = acc[4 * j + 2]  [j = 30]
-            v2 = acc[122];
-            // v3 = acc[4 * j + 3]  [j = 30]
-            v3 = acc[123];
             // if not EDGE or row < M and col < N:  [j = 30]  [True]
-            // if part is not None:  [j = 30]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 30]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[120]),
+                                                 __float2bfloat16_rn(acc[121])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 30]  [True]
-            // if part is not None:  [j = 30]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 30]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 30]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[122]),
+                                                 __float2bfloat16_rn(acc[123])}};
             // col = col0 + j * 8  [j = 31]
             col = col0 + 248;
             // at = (row * N + col) // 2  [j = 31]
             at = kdsl::floordiv(row * N + col, 2);
-            // v0 = acc[4 * j]  [j = 31]
-            v0 = acc[124];
-            // v1 = acc[4 * j + 1]  [j = 31]
-            v1 = acc[125];
-            // v2 = acc[4 * j + 2]  [j = 31]
-            v2 = acc[126];
-            // v3 = acc[4 * j + 3]  [j = 31]
-            v3 = acc[127];
             // if not EDGE or row < M and col < N:  [j = 31]  [True]
-            // if part is not None:  [j = 31]  [True]
-            // part.vec(2)[past + at] = Float32.vec(2)(v0, v1)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at] = kdsl::vec<float, 2>{{v0, v1}};
+            // c.vec(2)[at] = D.vec(2)(acc[4 * j], acc[4 * j + 1])  [j = 31]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[124]),
+                                                 __float2bfloat16_rn(acc[125])}};
             // if not EDGE or row + 8 < M and col < N:  [j = 31]  [True]
-            // if part is not None:  [j = 31]  [True]
-            // part.vec(2)[past + at + 4 * N] = Float32.vec(2)(v2, v3)  [j = 31]
-            reinterpret_cast<kdsl::vec<float, 2>*>(part)[past + at + 4 * N] =
-                    kdsl::vec<float, 2>{{v2, v3}};
+            // c.vec(2)[at + 4 * N] = D.vec(2)(acc[4 * j + 2], acc[4 * j + 3])  [j = 31]
+            reinterpret_cast<kdsl::vec<__nv_bfloat16, 2>*>(c)[at + 4 * N] =
+                    kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[126]),
+                                                 __float2bfloat16_rn(acc[127])}};
             // unit += grid_dim.x
             unit = unit + gridDim.x;
         }
