@@ -441,24 +441,19 @@ def attention_tma(
 # tile t - 1's V and tile t's K).  At d = 128 the tensor cores bound a tile
 # and two consumers with OVERLAP are the fastest.  At d = 64 the
 # exponentials match the tensor cores (docs/tensor-cores.md, "Attention on
-# Hopper"): session 9's two-consumer configurations, then three-consumer
-# blocks (THREADS 512, BM 192, FlashAttention-3's block at d = 64; 160
-# registers a consumer hold S of a 192-key tile and P without OVERLAP, S of
-# a 128-key tile and P with it), 192-key tiles and ORDERED turns, so that
-# one warp's softmax meets another's wgmma.  The autotuner picks per seq:
-# three consumers leave a partial last block where 192 does not divide seq,
-# and fewer blocks (waves) at short seq.
+# Hopper"): three-consumer blocks (THREADS 512, BM 192, FlashAttention-3's
+# block at d = 64; 160 registers a consumer) beside session 9's best
+# two-consumer one. Kept from the H200 run of session 10 (RESULTS.md; 13
+# configurations timed at 1024, 1152 and 4096 tokens): each of these three
+# was the fastest at some length (two consumers at 1024 tokens, where three
+# leave too few blocks; three, ORDERED or not, at 1152 and 4096); 192-key
+# tiles (BLOCK_N 192) and the configurations without OVERLAP never were.
+# The autotuner picks per seq.
 SHAPES = {
     64: [
-        (128, 4, False, 384, False),
-        (128, 2, False, 384, False),
-        (64, 4, False, 384, False),
         (128, 6, True, 384, False),
-        (128, 4, False, 512, False),
         (128, 6, True, 512, False),
-        (192, 4, False, 512, False),
         (128, 6, True, 512, True),
-        (192, 4, False, 512, True),
     ],
     128: [
         (128, 3, True, 384, False),

@@ -842,10 +842,55 @@ def _kernel_name(overload) -> str:
     return f"{overload.__module__.replace('._ops.', '.ops.')}.{overload.__name__}"
 
 
+def _dtype_defaults(overload, fn) -> dict:
+    """``{name: (number, dtype)}`` for the dtype arguments of ``overload``
+    that have a default: the schema holds it as its ScalarType number, which
+    Inductor writes into its call (``out_dtype=15``) where the caller left
+    the default (the dispatcher takes either; the function needs the
+    dtype)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    found = {}
+    for arg in overload._schema.arguments:
+        param = params.get(arg.name)
+        default = None if param is None else param.default
+        number = arg.default_value if arg.has_default_value() else None
+        if isinstance(default, torch.dtype) and type(number) is int:
+            found[arg.name] = (number, default)
+    return found
+
+
+def _with_dtypes(fn, defaults: dict):
+    """``fn`` taking a dtype default's number (see ``_dtype_defaults``) as
+    the dtype, by keyword or by position."""
+    if not defaults:
+        return fn
+    names = list(inspect.signature(fn).parameters)
+    at = {names.index(n): n for n in defaults if n in names}
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        args = list(args)
+        for i, name in at.items():
+            number, dtype = defaults[name]
+            if i < len(args) and type(args[i]) is int and args[i] == number:
+                args[i] = dtype
+        for name, (number, dtype) in defaults.items():
+            value = kwargs.get(name)
+            if type(value) is int and value == number:
+                kwargs[name] = dtype
+        return fn(*args, **kwargs)
+
+    return run
+
+
 def _direct_calls(overload, fn) -> None:
     """Give ``overload`` the functions a compiled graph calls for it (kept on
     the overload: code Inductor generated and cached in an earlier process
     finds them once the operator is defined again)."""
+    fn = _with_dtypes(fn, _dtype_defaults(overload, fn))
     overload._kdsl_cuda = fn
     overload._kdsl_cpu = _interpreted(fn)
     _INDUCTOR_PENDING.append(_kernel_name(overload))

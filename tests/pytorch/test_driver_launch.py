@@ -246,6 +246,9 @@ def test_gpu_the_driver_launch_writes_what_the_reference_does():
     side.synchronize()
     torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)
     y.zero_()
+    # (the zeroing runs on the current stream: the side stream waits for it,
+    # or the kernel may run first and be zeroed; seen once on the H200)
+    side.wait_stream(torch.cuda.current_stream())
     launcher(x, y, 0.5, n, 0.25, stream=side)  # a given stream
     side.synchronize()
     torch.testing.assert_close(y.cpu(), want, rtol=0, atol=1e-6)

@@ -268,6 +268,41 @@ def test_inductor_calls_a_function_of_two_outputs_and_a_keyword():
     assert "mul_two.default._kdsl_cpu(arg0_1, arg1_1, twice=False)" in code
 
 
+@kt.op("kdsl_fast::mul_as")
+def mul_as_op(
+    x: torch.Tensor, w: torch.Tensor, out_dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """x * w, returned as ``out_dtype``: a dtype argument."""
+    y = torch.empty_like(x)
+    n = x.numel()
+    mul[kt.blocks(n, 64), 64](x, w, y, n)
+    return y.to(out_dtype)
+
+
+def test_inductor_calls_a_function_with_a_dtype_argument():
+    """Inductor writes a dtype argument as its ScalarType number (the
+    dispatcher takes either): the function gets the dtype (found on the
+    H200: ``scaled_mm_fp8(..., out_dtype=15)`` failed in torch.empty)."""
+    x = torch.randn(40, dtype=torch.float64)
+    w = torch.randn(40, dtype=torch.float64)
+    run = torch.compile(
+        lambda a, b: mul_as_op(a, b, out_dtype=torch.float32) * 2.0, fullgraph=True
+    )
+    y, code = _inductor_code(run, x, w)
+    assert y.dtype == torch.float32
+    assert torch.equal(y, (x * w).to(torch.float32) * 2.0)
+    assert "mul_as.default._kdsl_cpu(" in code
+    # the operator compiled itself, the dtype an argument of the call
+    direct = torch.compile(mul_as_op, fullgraph=True)
+    y, code = _inductor_code(direct, x, w, torch.float32)
+    assert y.dtype == torch.float32 and torch.equal(y, (x * w).to(torch.float32))
+    assert "mul_as.default._kdsl_cpu(" in code
+    # the default filled in by Inductor: out_dtype=7 in its code
+    y, code = _inductor_code(direct, x, w)
+    assert y.dtype == torch.float64 and torch.equal(y, x * w)
+    assert "mul_as.default._kdsl_cpu(" in code
+
+
 def test_the_dispatcher_path_runs_the_function_directly():
     """Below autograd the operator's kernels are the function itself (CPU:
     its launches interpreted), not custom_op's generic wrapper."""
