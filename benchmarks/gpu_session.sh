@@ -12,6 +12,8 @@
 #   bash benchmarks/gpu_session.sh torch   # PyTorch hot path: kdsl ops vs torch, Triton (<150 s)
 #   bash benchmarks/gpu_session.sh ports   # tests/ports/ against their CUDA originals (< 2 min)
 #   bash benchmarks/gpu_session.sh sweep   # every family over its shape sweep (~6 min)
+#   bash benchmarks/gpu_session.sh profile [transpose gemm attention]
+#                                          # Nsight Compute on the sweeps' worst shapes
 #   bash benchmarks/gpu_session.sh progress # the open issues' numbers in one call (< 9.5 min):
 #                                          # ports, fp8, torch ops (small), the GEMM shapes,
 #                                          # the attention/transpose/softmax sweeps
@@ -145,6 +147,23 @@ gemm)
         -k "split_k or adds_the_slices" 2>&1 | tee "$OUT/gemm-tests.log" | tail -8
     timeout "${GEMM_BENCH_TIMEOUT:-200}" python3 -P benchmarks/gemm_shapes.py --family gemm \
         --log "$OUT/gemm-tuned.log" "${@:2}" 2>&1 | tee "$OUT/gemm-shapes.log"
+    ;;
+profile)
+    # Nsight Compute on the sweeps' worst shapes (benchmarks/ncu_targets.py:
+    # each target checked and warmed up first, then profiled once between
+    # cudaProfilerStart/Stop); clocks left alone (METHOD.md). A target each
+    # (transpose gemm attention by default), a report each in $OUT.
+    targets="${*:2}"
+    for target in ${targets:-transpose gemm attention}; do
+        timeout 150 ncu --clock-control none --profile-from-start off \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section LaunchStats --section Occupancy \
+            python3 -P benchmarks/ncu_targets.py "$target" \
+            >"$OUT/ncu-$target.txt" 2>&1
+        echo "== $target: exit $?"
+        grep -E "^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per" \
+            "$OUT/ncu-$target.txt" | head -60
+    done
     ;;
 sgemm)
     timeout 240 python3 -P benchmarks/sgemm_sweep.py "${@:2}" 2>&1 |

@@ -36,6 +36,25 @@ def test_launch_bounds_are_on_the_signature_and_in_the_ptx():
     assert re.search(r"\.maxntid 256, 1, 1", ptx) and ".minnctapersm" not in ptx
 
 
+def test_a_long_name_with_launch_bounds_starts_a_line_of_its_own():
+    """Where the bounds and the name pass the line width (attention_tma's
+    instance names), the name starts the next line, as hand-written CUDA
+    breaks it; the kernel compiles with its bounds."""
+
+    @kdsl.kernel(launch_bounds=(384, 1))
+    def a_kernel_whose_name_is_long_enough_to_pass_the_line_width_alone(
+        x: Pointer[Float32],
+    ):
+        x[thread_idx.x] = x[0]
+
+    inst = a_kernel_whose_name_is_long_enough_to_pass_the_line_width_alone.dispatch()
+    head = 'extern "C" __global__ void __launch_bounds__(384, 1)\n' + inst.name + "("
+    assert head in inst.source
+    kernel = inst.source[inst.source.index('extern "C"') :]
+    assert all(len(line) <= 100 for line in kernel.splitlines())
+    assert re.search(r"\.maxntid 384, 1, 1", ptx_of(inst.source, inst.name))
+
+
 def test_without_options_the_kernel_is_as_before():
     @kdsl.kernel
     def plain(x: Pointer[Float32]):

@@ -156,6 +156,9 @@ class Emitter(Backend):
             if f.launch_bounds is not None:
                 bounds = f"__launch_bounds__({', '.join(map(str, f.launch_bounds))}) "
             head = f'extern "C" __global__ void {bounds}{f.name}('
+            if bounds and len(head) > LIMIT:  # the name on a line of its own
+                self.line(f'extern "C" __global__ void {bounds.rstrip()}')
+                head = f"{f.name}("
         else:
             ret = ctype(f.ret) if f.ret is not None else "void"
             head = f"static __device__ {ret} {f.name}("

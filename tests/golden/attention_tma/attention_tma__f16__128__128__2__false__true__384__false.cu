@@ -2645,7 +2645,8 @@ static __device__ void values__l64f32_l8f16x8_df16x8_i32_f16(
     kdsl::wgmma_commit();
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1) attention_tma__f16__128__128__2__false__true__384__false(
+extern "C" __global__ void __launch_bounds__(384, 1)
+attention_tma__f16__128__128__2__false__true__384__false(
         const __grid_constant__ kdsl::TensorMap tma_q,
         const __grid_constant__ kdsl::TensorMap tma_k,
         const __grid_constant__ kdsl::TensorMap tma_v,

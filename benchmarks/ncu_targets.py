@@ -1,0 +1,107 @@
+"""The sweeps' worst shapes, launched for Nsight Compute (run on a GPU
+machine, through ``bash benchmarks/gpu_session.sh profile``): each target
+is compiled, autotuned and checked first, outside the profiled region, then
+launched once between ``cudaProfilerStart`` and ``cudaProfilerStop``, so
+that ``ncu --profile-from-start off`` records exactly those launches.
+
+    ncu --clock-control none --profile-from-start off --section ... \\
+        python3 benchmarks/ncu_targets.py transpose
+
+Targets (issue 28's misses, RESULTS.md session 10):
+
+* ``transpose``: bf16 12289 x 5003 (``transpose_odd``, 0.60 of a copy),
+  12288 x 5120 (``transpose_vec``, aligned), and a device copy of the same
+  bytes;
+* ``gemm``: bf16 ``matmul`` at 1009 x 4104 x 4104 (0.56 of cuBLAS) and
+  1024 x 4096 x 4096 (whole tiles), cuBLAS at the first;
+* ``attention``: ``attention_tma`` head dim 64, 8 x 12 x 1024 (0.83 of
+  SDPA), and SDPA at the same shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+
+import torch  # noqa: E402
+
+
+def transpose() -> list:
+    import transpose as tr
+
+    runs = []
+    for rows, cols in ((12289, 5003), (12288, 5120)):
+        a = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(cols, rows, device="cuda", dtype=a.dtype)
+        tr.launch_transpose(a, out)
+        torch.cuda.synchronize()
+        assert torch.equal(out, a.T), f"transpose {rows} x {cols}"
+        runs.append(lambda a=a, out=out: tr.launch_transpose(a, out))
+    src = torch.randn(12289 * 5003, device="cuda", dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    runs.append(lambda: dst.copy_(src))
+    return runs
+
+
+def gemm() -> list:
+    import gemm_tma
+
+    runs, operands = [], []
+    for M, N, K in ((1009, 4104, 4104), (1024, 4096, 4096)):
+        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(M, N, device="cuda", dtype=a.dtype)
+        maps = gemm_tma.tensor_maps(a, b)
+        gemm_tma.matmul(a, b, c, maps=maps)  # the autotuner's search
+        torch.testing.assert_close(c, a @ b, rtol=2e-2, atol=2e-2 * K**0.5)
+        runs.append(lambda a=a, b=b, c=c, m=maps: gemm_tma.matmul(a, b, c, maps=m))
+        operands.append((a, b, c))
+    a, b, c = operands[0]  # cuBLAS at the ragged shape
+    runs.append(lambda: torch.matmul(a, b, out=c))
+    return runs
+
+
+def attention() -> list:
+    import torch.nn.functional as F
+
+    import attention_tma as A
+
+    dims = (8, 12, 1024, 64)
+    q, k, v = (torch.randn(dims, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
+    o = torch.empty_like(q)
+    maps = A.tensor_maps(q, k, v)
+    A.attention(q, k, v, False, out=o, maps=maps)  # the autotuner's search
+    want = F.scaled_dot_product_attention(q, k, v)
+    assert (o.float() - want.float()).abs().max().item() <= 2e-2
+    return [
+        lambda: A.attention(q, k, v, False, out=o, maps=maps),
+        lambda: F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(64)),
+    ]
+
+
+TARGETS = {"transpose": transpose, "gemm": gemm, "attention": attention}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("target", choices=sorted(TARGETS))
+    runs = TARGETS[p.parse_args().target]()
+    for run in runs:  # once more outside the region: nothing left to compile
+        run()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    for run in runs:
+        run()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+    print(f"{len(runs)} launches profiled")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
