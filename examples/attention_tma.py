@@ -47,9 +47,10 @@ the next one's wgmma rather than all softmaxes at once.
 At HEAD_DIM 128 the tensor cores bound a tile and OVERLAP with two
 consumers is the fastest.  At 64 the exponentials match the tensor cores
 (16 MUFU.EX2 a cycle an SM, a score's 256 flops at 4,096 a cycle): the
-configurations add three consumers, 192-key tiles (a last one past seq
-masked) and ORDERED, to overlap one warp's softmax with another's wgmma.
-The autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
+configurations add three consumers (and ORDERED) to overlap one warp's
+softmax with another's wgmma; 192-key tiles (a last one past seq masked)
+are there to launch by hand (never the fastest on the H200, so not in
+SHAPES). The autotuner picks per seq among SHAPES.  The exponent is exp2(s * scale *
 log2(e) - m) with the scale folded into one kdsl.math.fma, and the exp2 is
 kdsl.math.fast_exp2_ftz, asked for by name: FlashAttention's exp2, one
 MUFU.EX2, where exp2 (subnormal results kept) adds a compare and two

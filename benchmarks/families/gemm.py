@@ -218,7 +218,7 @@ def _bf16_case(M: int, N: int, K: int):
             "triton": lambda: triton_matmul(a, b, c_triton),
         },
         check=check,
-        note="kdsl: gemm_tma.matmul (TMA + wgmma, b row-major; split-K where split_k picks it)",
+        note="kdsl: gemm_tma.matmul (TMA + wgmma, b row-major; split-K where the autotuner picks it)",
     )
 
 
