@@ -50,6 +50,12 @@ def blocks_in(x: Pointer[Block], n: Int32):
         x[thread_idx.x].scale = Float32(1.0)
 
 
+@kdsl.kernel
+def map_in(m: kdsl.TensorMap, x: Pointer[Float32], n: Int32):
+    if thread_idx.x < n:
+        x[thread_idx.x] = Float32(1.0)
+
+
 class Function:
     """Stands in for CuPy's Function (``_is_cupy_function`` says it is one)."""
 
@@ -195,6 +201,8 @@ def test_a_pointer_to_structs_launches_through_cupy(driver):
     loaded = Function(driver)
     inst = blocks_in.dispatch()
     assert lmod._driver_fields(blocks_in, inst, {}, loaded, loaded) is None
+    inst = map_in.dispatch()  # a tensor map (the TMA GEMMs' and attention's)
+    assert lmod._driver_fields(map_in, inst, {}, loaded, loaded) is None
     inst = axpy.dispatch("f32")
     fields = lmod._driver_fields(axpy, inst, {"D": Float32}, loaded, loaded)
     assert fields[0] is ctypes.c_uint64 and len(fields) == 6
