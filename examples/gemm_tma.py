@@ -68,7 +68,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import multiprocessors
-from matmul import SPLITS, empty_f32, slice_size  # split-K
+from matmul import SPLITS, empty_f32, partial_sums_size, slice_size, zeros_i32
 from kdsl import (
     Constexpr,
     Float32,
@@ -531,7 +531,7 @@ def _plan(a, b, c, b_row_major, split) -> tuple:
     most = most_split(M, N, K, sms) if split is None else split
     floats = counters = 0
     if most > 1:
-        floats = most * ((M * N + 3) // 4 * 4)  # slice_size(M, N), on the host
+        floats = partial_sums_size(M, N, most)
         counters = 8 * tiles(M, N, 128)
     # A persistent grid: one block a multiprocessor, each looping over its
     # tiles (on the H200 1-3 % faster than a block a tile at 4096^3 and
@@ -584,18 +584,6 @@ def workspace(like, floats: int, counters: int) -> tuple:
             floats, counters = max(floats, len(have[0])), max(counters, len(have[1]))
         have = _WORKSPACES[key] = (empty_f32(like, floats), zeros_i32(like, counters))
     return have
-
-
-def zeros_i32(like, n: int):
-    """``n`` Int32 zeros on ``like``'s device, of its library (PyTorch or CuPy)."""
-    if type(like).__module__.startswith("torch"):
-        import torch
-
-        return torch.zeros(n, dtype=torch.int32, device=like.device)
-    import cupy
-
-    with cupy.cuda.Device(like.device.id):
-        return cupy.zeros(n, dtype=cupy.int32)
 
 
 if __name__ == "__main__":

@@ -127,28 +127,46 @@ def sum_slices(part, c, M: int, N: int, split: int, stream=None) -> None:
     split_sum[grid](part, c, M, N, SPLIT=split, stream=stream)
 
 
+def partial_sums_size(M: int, N: int, split: int) -> int:
+    """Float32 elements of split-K's ``split`` slices of M x N, as
+    ``slice_size`` spaces them (its value on the host)."""
+    return split * ((M * N + 3) // 4 * 4)
+
+
 def partial_sums(like, M: int, N: int, split: int):
     """Split-K's partial sums: ``split`` slices of M x N Float32, as
     ``slice_size`` spaces them, on ``like``'s device."""
-    return empty_f32(like, split * ((M * N + 3) // 4 * 4))
+    return empty_f32(like, partial_sums_size(M, N, split))
 
 
 def empty_f32(like, n: int):
     """An uninitialised Float32 buffer of ``n`` elements on ``like``'s device,
     of its library (PyTorch or CuPy; numpy for the interpreter): split-K's
     partial sums."""
+    return _buffer(like, n, "float32", zero=False)
+
+
+def zeros_i32(like, n: int):
+    """``n`` Int32 zeros on ``like``'s device, of its library: split-K's
+    arrival counters (examples/gemm_tma.py)."""
+    return _buffer(like, n, "int32", zero=True)
+
+
+def _buffer(like, n: int, dtype: str, zero: bool):
     kind = type(like).__module__
     if kind.startswith("torch"):
         import torch
 
-        return torch.empty(n, dtype=torch.float32, device=like.device)
+        make = torch.zeros if zero else torch.empty
+        return make(n, dtype=getattr(torch, dtype), device=like.device)
     if kind.startswith("cupy"):
         import cupy
 
-        return cupy.empty(n, dtype=cupy.float32)
+        with cupy.cuda.Device(like.device.id):
+            return (cupy.zeros if zero else cupy.empty)(n, dtype=dtype)
     import numpy
 
-    return numpy.empty(n, dtype=numpy.float32)
+    return (numpy.zeros if zero else numpy.empty)(n, dtype=dtype)
 
 
 # -- SGEMM: the fast Float32 kernel ----------------------------------------------
