@@ -19,16 +19,18 @@ warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
   tensor cores' own sum of 8-bit products keeps fewer bits than f32,
   docs/tensor-cores.md "fp8").  BN = 256: each consumer multiplies its 64
   rows by the tile's two 128-column halves in turn (b's two column blocks,
-  each its own scale), one 64 x 128 partial sum, waited for
-  (``wgmma_wait(0)``) and promoted while the other consumer's wgmma run;
-  each k block's scales are loaded one k tile before they are used.
+  each its own scale), each half as two 64 x 64 partial sums: both issued,
+  the first waited for (``wgmma_wait(1)``) and promoted while the second's
+  wgmma run, then the second (``wgmma_wait(0)``); the other consumer's
+  wgmma may run meanwhile.  Each k block's scales are loaded at the top of
+  its k tile, before the wait for its data.
 
 A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
 producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
 tiles with TMA (boxes of 64 rows x 128 bytes, the 128-byte swizzle: one
 swizzled row is 128 fp8 elements of K); consumers 1 and 2 each multiply
 64 rows of it with m64nBNk32 wgmma (4 a k tile, the descriptor 32 bytes on
-each; block-scaled: m64n128k32, 4 for each 128 columns).  The tile order,
+each; block-scaled: m64n64k32, 4 for each 64 columns).  The tile order,
 the full/empty mbarrier ring running on across the tiles of a persistent
 grid and the epilogue's pairs are gemm_tma's (its ``tile_origin``,
 ``persistent_grid``, ``tiles``).
@@ -217,36 +219,39 @@ def gemm_fp8(
                 )
                 for i in range(BN // 2):
                     acc[i] = 0.0
-                # one partial sum: a 64 x 128 piece of the tile's k tile
-                part = kdsl.local_array(Float32, (64,))
-                # k tile kt's scales; the next k tile's loaded before its wgmma
-                a0, a8, b0, b1 = pa0[0], pa8[0], pb[0], pb_hi[0]
+                # two partial sums: 64 x 64 pieces of the tile's k tile
+                lo = kdsl.local_array(Float32, (32,))
+                hi = kdsl.local_array(Float32, (32,))
                 for kt in range(ktiles):
-                    kn = min(kt + 1, ktiles - 1)
-                    n0, n8, nb0, nb1 = pa0[kn], pa8[kn], pb[kn], pb_hi[kn]
+                    a0, a8, b0, b1 = pa0[kt], pa8[kt], pb[kt], pb_hi[kt]
                     stage = it % STAGES
                     kdsl.mbarrier_wait(full, stage, it // STAGES % 2)
                     da = kdsl.wgmma_desc(sa, (stage * BM + rows) * CHUNKS)
-                    # columns 128 h .. + 127 (b's column block 2 tn + h): part =
-                    # A B by 4 m64n128k32 wgmma, waited for, promoted into acc;
-                    # the other consumer's wgmma may run meanwhile (measured,
-                    # the promotion still costs about a fifth of the time:
-                    # docs/tensor-cores.md "fp8")
-                    for h in kdsl.range_constexpr(BN // 128):
-                        db = kdsl.wgmma_desc(sb, (stage * BN + 128 * h) * CHUNKS)
-                        kdsl.wgmma_fence()
-                        kdsl.wgmma_mma_async(part, da, db, Float8E4M3FN, scale_d=False)
-                        for kk in kdsl.range_constexpr(1, BK // 32):
+                    # columns 128 g .. + 127 (b's column block 2 tn + g): lo =
+                    # A B of its first 64 columns, hi of the next 64, each by 4
+                    # m64n64k32 wgmma; lo promoted into acc while hi's wgmma
+                    # run, then hi (docs/tensor-cores.md "fp8")
+                    for g in kdsl.range_constexpr(BN // 128):
+                        for h in kdsl.range_constexpr(2):
+                            part = lo if h == 0 else hi
+                            col = 128 * g + 64 * h
+                            db = kdsl.wgmma_desc(sb, (stage * BN + col) * CHUNKS)
+                            kdsl.wgmma_fence()
                             kdsl.wgmma_mma_async(
-                                part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
+                                part, da, db, Float8E4M3FN, scale_d=False
                             )
-                        kdsl.wgmma_commit()
-                        kdsl.wgmma_wait(0, part)
-                        if h == BN // 128 - 1:  # the k tile's stage is read
+                            for kk in kdsl.range_constexpr(1, BK // 32):
+                                kdsl.wgmma_mma_async(
+                                    part, da + 2 * kk, db + 2 * kk, Float8E4M3FN
+                                )
+                            kdsl.wgmma_commit()
+                        bg = b0 if g == 0 else b1
+                        kdsl.wgmma_wait(1, lo)
+                        promote(acc, lo, a0 * bg, a8 * bg, 64 * g)
+                        kdsl.wgmma_wait(0, hi)
+                        if g == BN // 128 - 1:  # the k tile's stage is read
                             free(empty, stage)
-                        bh = b0 if h == 0 else b1
-                        promote(acc, part, a0 * bh, a8 * bh, 64 * h)
-                    a0, a8, b0, b1 = n0, n8, nb0, nb1
+                        promote(acc, hi, a0 * bg, a8 * bg, 64 * g + 32)
                     it += 1
             else:
                 for kt in range(ktiles):
@@ -308,14 +313,17 @@ def gemm_fp8(
 
 # -- launching ---------------------------------------------------------------------------
 # (BN, STAGES): per-tensor 128- or 256-wide tiles, as deep a ring as shared
-# memory holds.  Block-scaled BN = 256: the sum (128 f32 a thread) and one
-# 64 x 128 partial sum (64) take 192 registers.  Measured on the H200
+# memory holds.  Block-scaled BN = 256: the sum (128 f32 a thread) and two
+# 64 x 64 partial sums (32 each) take 192 registers.  Measured on the H200
 # (session 10): 1.06-1.08x the earlier BN = 128 with two partial sums taking
 # turns (a k tile's wgmma in flight while the one before was promoted) at
 # the 4 benchmark shapes timed in turns (0.96-1.08x in a sweep timing each
 # once); the two consumers' pieces issued strictly in turn (ping-pong
 # through an mbarrier pair) measured slower, its hand-over costing more
-# than the overlap it bought (docs/tensor-cores.md "fp8")
+# than the overlap it bought.  Session 11: the two 64 x 64 partial sums a
+# half, 0.99-1.06x one 64 x 128 (each waited for before its promotion) in
+# one run; the second consumer started a piece behind the first, 0.96-1.02x
+# (not kept; docs/tensor-cores.md "fp8")
 BLOCK_SHAPES = [(256, 3), (256, 4)]
 SHAPES = [(256, 4), (256, 3), (128, 6), (128, 4)]
 

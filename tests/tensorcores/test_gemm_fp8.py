@@ -1,9 +1,9 @@
 """examples/gemm_fp8.py without a GPU: every configuration of both variants
 compiles for sm_90a to the pipeline it describes (4 QGMMA.64xBNx32 with the
 e4m3 types a k tile — ptxas's 8-bit HGMMA —, the wgmma waits that keep one
-k tile's group in flight; block-scaled 4 QGMMA.64x128x32 for each 128
-columns, each such partial sum waited for and promoted, one FFMA an
-element; the whole-tile epilogue's 16-byte stores, the TMA boxes,
+k tile's group in flight; block-scaled 4 QGMMA.64x64x32 for each 64
+columns, the first 64 of each 128 promoted while the second's are in
+flight, one FFMA an element; the whole-tile epilogue's 16-byte stores, the TMA boxes,
 setmaxnreg, no local memory), the whole-tile epilogue's transpose in the
 interpreter, the host functions' shape and dtype checks, the float64
 references the GPU tests hold it to, the GPU checks' tolerance on CPU
@@ -39,15 +39,16 @@ def test_each_configuration_is_the_pipeline_it_describes(
     )
     assert inst.lowered.arch == "sm_90a"
     sass = sass_of(inst)
-    # 4 a k tile; block-scaled 4 m64n128k32 for each 128 columns
-    width = 128 if block_scaled else bn
+    # 4 a k tile; block-scaled 4 m64n64k32 for each 64 columns
+    width = 64 if block_scaled else bn
     qgmma = rf"^QGMMA\.64x{width}x32\.F32\.E4M3\.E4M3 R\d+, gdesc"
     assert sass.count(qgmma) == 4 * (bn // width)
     assert sass.count(r"^HGMMA\b") == 0
-    if block_scaled:  # each 128 columns' partial sum waited for, then
-        # promoted: one FFMA an element, into the sum's own registers
+    if block_scaled:  # each 128 columns' two partial sums: the first waited
+        # for with the second's group in flight, then the second; each
+        # promoted, one FFMA an element, into the sum's own registers
         assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x0\b") == bn // 128
-        assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == 0
+        assert sass.count(r"^WARPGROUP\.DEPBAR\.LE gsb0, 0x1\b") == bn // 128
         assert sass.count(r"^FFMA\b") == bn // 2
         assert sass.count(r"^FADD\b") == 0
     else:  # the k tile before is waited for with this one's group in flight
@@ -55,7 +56,7 @@ def test_each_configuration_is_the_pipeline_it_describes(
     assert sass.count(r"^UTMALDG\.2D\b") == (F.BM + bn) // F.BOX
     assert sass.count(r"^USETMAXREG\b") == 2
     if block_scaled:
-        # the sum, the partial sum and the scales fill a consumer's 232
+        # the sum, the partial sums and the scales fill a consumer's 232
         # registers in the k loop: ptxas keeps a few of the tile's own values
         # in local memory, stored and loaded once a tile, never from the first
         # wgmma to the last promotion
@@ -63,7 +64,7 @@ def test_each_configuration_is_the_pipeline_it_describes(
         first = next(i for i, x in enumerate(ins) if x.startswith("QGMMA"))
         last = max(i for i, x in enumerate(ins) if x.startswith("FFMA"))
         assert not any(re.search(r"\b(LDL|STL)\b", x) for x in ins[first:last])
-        assert sass.spills <= 16
+        assert sass.spills <= (20 if edge else 16)
     else:
         assert sass.spills == 0
     # whole tiles: one 16-byte store a row and 4 column blocks (after
