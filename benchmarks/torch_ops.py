@@ -24,6 +24,10 @@ result is checked against PyTorch's first, then timed:
   kdsl compiled    torch.compile(fullgraph=True) of the operator (small only);
                    'overhead' is that graph less the same graph without it
   kdsl graph       the operator captured in a CUDA graph, replayed
+  kdsl fn in graph the time inside the function 'kdsl compiled''s graph calls
+                   (``_kdsl_cuda``) per call, and 'kdsl fn eager' the same
+                   function called eagerly under no_grad (benchmarks/
+                   graph_split.py: perf_counter_ns around each call, median)
 
 and forward + backward (``op(x).sum().backward()``, Float32) for torch,
 kdsl op and kdsl dispatcher, the forward alone on inputs that require grad
@@ -60,6 +64,9 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+sys.path.append(str(ROOT / "benchmarks"))  # (after the laid-out kdsl)
+from graph_split import inside_the_graph  # noqa: E402
 
 
 def _example_ops():
@@ -333,7 +340,13 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
         if err > tol * max(1.0, scale):
             raise SystemExit(f"{name} {shape} {label}: max error {err} (tol {tol})")
     calls = 20 if smoke else (2000 if small else 20)
-    return timed(paths, device, calls, rounds=3 if smoke else 5)
+    rows = timed(paths, device, calls, rounds=3 if smoke else 5)
+    if "kdsl compiled" in compiled:  # where the compiled graph's op spends it
+        split = inside_the_graph(
+            paths["kdsl compiled"], inductor_call, "_kdsl_cuda", args, rounds=3
+        )
+        rows.update({f"kdsl {k}": (v, float("nan")) for k, v in split.items()})
+    return rows
 
 
 def launch_steps(shape, dtype) -> dict:
@@ -473,6 +486,15 @@ def verdicts(results: dict) -> list:
                 d = rows["kdsl compiled"][0] - rows["torch compiled"][0]
                 what = "compiled: kdsl op - torch's"
                 lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
+            if "kdsl fn in graph" in rows and "empty compiled" in rows:
+                d = rows["kdsl compiled"][0] - rows["empty compiled"][0]
+                inside = rows["kdsl fn in graph"][0]
+                eager = rows["kdsl fn eager"][0]
+                what = "compiled overhead: fn / rest"
+                lines.append(
+                    f"{name:10s} {what:32s} {inside:5.1f} / {d - inside:5.1f} us"
+                    f" (the fn eagerly {eager:5.1f})"
+                )
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"
                 if a in rows and b in rows:
