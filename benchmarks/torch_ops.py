@@ -1,7 +1,7 @@
 """What a kdsl operator costs a PyTorch program, per call, in one process
 (issue 27; docs/pytorch.md, "What a call costs").
 
-    python benchmarks/torch_ops.py [--sizes small,large] [--out DIR]
+    python benchmarks/torch_ops.py [--sizes small,large] [--ops gelu,softmax,layer_norm] [--out DIR]
     python benchmarks/torch_ops.py --smoke     # CPU tensors, tiny, no timing targets
 
 For gelu, softmax and layer norm (the examples' operators, examples/pytorch/
@@ -545,6 +545,9 @@ def main():
     parser.add_argument(
         "--out", default=os.environ.get("OUT") or ROOT / "benchmarks/plots"
     )
+    parser.add_argument(
+        "--ops", default="gelu,softmax,layer_norm", help="which operators, in order"
+    )
     parser.add_argument("--smoke", action="store_true", help="CPU tensors, tiny sizes")
     args = parser.parse_args()
     device = "cpu" if args.smoke else "cuda"
@@ -565,10 +568,11 @@ def main():
         print(f"[{time.perf_counter() - START:6.1f} s] launch steps", flush=True)
     for size in args.sizes.split(","):
         shape = SIZES[size]
-        for name in ("gelu", "softmax", "layer_norm"):
+        for name in args.ops.split(","):
             results[(name, size, "forward")] = forward_rows(
                 name, shape, device, dtype, triton, args.smoke
             )
+            save(results, device, out)
             results[(name, size, "forward+backward")] = backward_rows(
                 name, shape, device, args.smoke
             )
