@@ -1,7 +1,8 @@
 """What a kdsl operator costs a PyTorch program, per call, in one process
 (issue 27; docs/pytorch.md, "What a call costs").
 
-    python benchmarks/torch_ops.py [--sizes small,large] [--ops gelu,softmax,layer_norm] [--out DIR]
+    python benchmarks/torch_ops.py [--sizes small,large] [--out DIR]
+                                   [--ops gelu,softmax,layer_norm]
     python benchmarks/torch_ops.py --smoke     # CPU tensors, tiny, no timing targets
 
 For gelu, softmax and layer norm (the examples' operators, examples/pytorch/
