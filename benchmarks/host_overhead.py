@@ -35,6 +35,7 @@ machine, made the graphs 2-5x slower and noisy, and the kdsl graph more so):
                    (benchmarks/graph_split.py: perf_counter_ns around it,
                    median call, best round)
   fn eager         the same function, called eagerly under no_grad, timed alike
+  fn eager, cold   the same, each call made after a call of 'compiled v * 2'
 
 Rounds interleave the paths; each is timed in this thread's CPU time
 (``time.thread_time``: time the machine's other tenants take is not
@@ -204,7 +205,13 @@ def main():
         from graph_split import inside_the_graph
 
         overload = torch.ops.kdsl_examples.gelu.default
-        split = inside_the_graph(paths["compiled op"], overload, "_kdsl_cpu", (x,))
+        split = inside_the_graph(
+            paths["compiled op"],
+            overload,
+            "_kdsl_cpu",
+            (x,),
+            between=paths["compiled v * 2"],
+        )
         best.update(split)
     for name, us in best.items():
         print(f"{name:16s} {us:8.2f} us")

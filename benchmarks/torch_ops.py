@@ -27,8 +27,10 @@ result is checked against PyTorch's first, then timed:
   kdsl graph       the operator captured in a CUDA graph, replayed
   kdsl fn in graph the time inside the function 'kdsl compiled''s graph calls
                    (``_kdsl_cuda``) per call, and 'kdsl fn eager' the same
-                   function called eagerly under no_grad (benchmarks/
-                   graph_split.py: perf_counter_ns around each call, median)
+                   function called eagerly under no_grad, and 'kdsl fn eager,
+                   cold' the same after each call of 'empty compiled'
+                   (benchmarks/graph_split.py: perf_counter_ns around each
+                   call, median)
 
 and forward + backward (``op(x).sum().backward()``, Float32) for torch,
 kdsl op and kdsl dispatcher, the forward alone on inputs that require grad
@@ -344,7 +346,12 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
     rows = timed(paths, device, calls, rounds=3 if smoke else 5)
     if "kdsl compiled" in compiled:  # where the compiled graph's op spends it
         split = inside_the_graph(
-            paths["kdsl compiled"], inductor_call, "_kdsl_cuda", args, rounds=3
+            paths["kdsl compiled"],
+            inductor_call,
+            "_kdsl_cuda",
+            args,
+            rounds=3,
+            between=paths["empty compiled"],
         )
         rows.update({f"kdsl {k}": (v, float("nan")) for k, v in split.items()})
     return rows
@@ -492,9 +499,10 @@ def verdicts(results: dict) -> list:
                 inside = rows["kdsl fn in graph"][0]
                 eager = rows["kdsl fn eager"][0]
                 what = "compiled overhead: fn / rest"
+                cold = rows.get("kdsl fn eager, cold", (float("nan"),))[0]
                 lines.append(
                     f"{name:10s} {what:32s} {inside:5.1f} / {d - inside:5.1f} us"
-                    f" (the fn eagerly {eager:5.1f})"
+                    f" (the fn eagerly {eager:5.1f}, after a graph {cold:5.1f})"
                 )
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"

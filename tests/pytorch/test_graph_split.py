@@ -39,13 +39,20 @@ def test_it_times_each_call_the_compiled_graph_makes_of_the_function():
     assert torch.equal(graph(x), x * 2.0 + 1.0)
     overload = torch.ops.kdsl_split.twice.default
     fn = overload._kdsl_cpu
-    seen = []
+    seen, between = [], []
     split = inside_the_graph(
-        lambda: seen.append(graph(x)), overload, "_kdsl_cpu", (x,), rounds=2, calls=3
+        lambda: seen.append(graph(x)),
+        overload,
+        "_kdsl_cpu",
+        (x,),
+        rounds=2,
+        calls=3,
+        between=lambda: between.append(1),
     )
-    assert sorted(split) == ["fn eager", "fn in graph"]
+    assert sorted(split) == ["fn eager", "fn eager, cold", "fn in graph"]
     assert all(0.0 < us < float("inf") for us in split.values())
     assert len(seen) == 6 and all(torch.equal(y, x * 2.0 + 1.0) for y in seen)
+    assert len(between) == 6  # once before each cold call
     assert overload._kdsl_cpu is fn  # put back
 
 
