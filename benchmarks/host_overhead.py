@@ -21,6 +21,22 @@ PyTorch's own CPU work out of the forward + backward row):
   torch fwd+bwd    F.gelu(x, approximate="tanh").sum().backward() (Float32,
                    on the CPU: PyTorch's own CPU kernels, for scale only)
 
+With ``--compiled`` (about a minute more: Inductor compiles C++), the
+compiled graphs too, one OpenMP thread (``torch.set_num_threads(1)``: with
+two, the ``* 2.0`` kernel's threads, woken each call on a shared 2-core
+machine, made the graphs 2-5x slower and noisy, and the kdsl graph more so):
+
+  compiled op      torch.compile(lambda v: ops.gelu(v) * 2.0, fullgraph=True)
+  compiled ops.    the same graph called as torch.ops.kdsl_examples.gelu.default
+  compiled v * 2   torch.compile(lambda v: v * 2.0): the graph without the op
+  fn in graph      the time spent inside the function Inductor's code calls
+                   (``_kdsl_cpu``, made the GPU's ``_kdsl_cuda``: the stub
+                   launches nothing), per call of 'compiled op'
+                   (benchmarks/graph_split.py: perf_counter_ns around it,
+                   median call, best round)
+  fn eager         the same function, called eagerly under no_grad, timed alike
+  fn eager, cold   the same, each call made after a call of 'compiled v * 2'
+
 Rounds interleave the paths; each is timed in this thread's CPU time
 (``time.thread_time``: time the machine's other tenants take is not
 counted), and the minimum round counts.  A real launch adds the driver's
@@ -83,10 +99,33 @@ def stub_gpu(cupy_launch=False):
             setattr(kt, name, lambda a, k, test=test: "cuda" if test(a, k) else None)
 
 
+def compiled_paths(ops, x) -> dict:
+    """The compiled graphs (see the module's docstring), compiled and run."""
+    overload = torch.ops.kdsl_examples.gelu.default
+    # the stub's "device" tensors are CPU tensors, so Inductor's code calls
+    # _kdsl_cpu (the function with its launches interpreted): on the stub,
+    # what the GPU's graphs call, the function itself
+    overload._kdsl_cpu = overload._kdsl_cuda
+    paths = {
+        "compiled op": torch.compile(lambda v: ops.gelu(v) * 2.0, fullgraph=True),
+        "compiled ops.": torch.compile(lambda v: overload(v) * 2.0, fullgraph=True),
+        "compiled v * 2": torch.compile(lambda v: v * 2.0, fullgraph=True),
+    }
+    want = ops.gelu(x) * 2.0
+    for name, fn in paths.items():  # compiled, and the kdsl graphs checked
+        got = fn(x)  # (the stub launches nothing: the output is what the
+        if "op" in name and got.shape != want.shape:  # allocation left)
+            raise SystemExit(f"{name}: shape {tuple(got.shape)}")
+    return {name: (lambda f: lambda: f(x))(fn) for name, fn in paths.items()}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--compiled", action="store_true", help="the compiled graphs too (slow)"
+    )
     parser.add_argument(
         "--cupy-launch",
         action="store_true",
@@ -148,6 +187,9 @@ def main():
         "op softmax": lambda: ops.softmax(rows),
         "op layer norm": lambda: ops.layer_norm(rows, weight, None, 1e-5),
     }
+    if args.compiled:
+        torch.set_num_threads(1)
+        paths.update(compiled_paths(ops, x))
     best = {name: float("inf") for name in paths}
     for fn in paths.values():
         for _ in range(50):
@@ -159,6 +201,18 @@ def main():
             for _ in range(calls):
                 fn()
             best[name] = min(best[name], (time.thread_time() - t) / calls * 1e6)
+    if args.compiled:
+        from graph_split import inside_the_graph
+
+        overload = torch.ops.kdsl_examples.gelu.default
+        split = inside_the_graph(
+            paths["compiled op"],
+            overload,
+            "_kdsl_cpu",
+            (x,),
+            between=paths["compiled v * 2"],
+        )
+        best.update(split)
     for name, us in best.items():
         print(f"{name:16s} {us:8.2f} us")
     print(f"tuned / plain    {best['tuned launch'] / best['plain launch']:8.2f}")

@@ -2,6 +2,7 @@
 (issue 27; docs/pytorch.md, "What a call costs").
 
     python benchmarks/torch_ops.py [--sizes small,large] [--out DIR]
+                                   [--ops gelu,softmax,layer_norm]
     python benchmarks/torch_ops.py --smoke     # CPU tensors, tiny, no timing targets
 
 For gelu, softmax and layer norm (the examples' operators, examples/pytorch/
@@ -24,6 +25,12 @@ result is checked against PyTorch's first, then timed:
   kdsl compiled    torch.compile(fullgraph=True) of the operator (small only);
                    'overhead' is that graph less the same graph without it
   kdsl graph       the operator captured in a CUDA graph, replayed
+  kdsl fn in graph the time inside the function 'kdsl compiled''s graph calls
+                   (``_kdsl_cuda``) per call, and 'kdsl fn eager' the same
+                   function called eagerly under no_grad, and 'kdsl fn eager,
+                   cold' the same after each call of 'empty compiled'
+                   (benchmarks/graph_split.py: perf_counter_ns around each
+                   call, median)
 
 and forward + backward (``op(x).sum().backward()``, Float32) for torch,
 kdsl op and kdsl dispatcher, the forward alone on inputs that require grad
@@ -60,6 +67,9 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+sys.path.append(str(ROOT / "benchmarks"))  # (after the laid-out kdsl)
+from graph_split import inside_the_graph  # noqa: E402
 
 
 def _example_ops():
@@ -333,7 +343,18 @@ def forward_rows(name, shape, device, dtype, triton, smoke):
         if err > tol * max(1.0, scale):
             raise SystemExit(f"{name} {shape} {label}: max error {err} (tol {tol})")
     calls = 20 if smoke else (2000 if small else 20)
-    return timed(paths, device, calls, rounds=3 if smoke else 5)
+    rows = timed(paths, device, calls, rounds=3 if smoke else 5)
+    if "kdsl compiled" in compiled:  # where the compiled graph's op spends it
+        split = inside_the_graph(
+            paths["kdsl compiled"],
+            inductor_call,
+            "_kdsl_cuda",
+            args,
+            rounds=3,
+            between=paths["empty compiled"],
+        )
+        rows.update({f"kdsl {k}": (v, float("nan")) for k, v in split.items()})
+    return rows
 
 
 def launch_steps(shape, dtype) -> dict:
@@ -473,6 +494,16 @@ def verdicts(results: dict) -> list:
                 d = rows["kdsl compiled"][0] - rows["torch compiled"][0]
                 what = "compiled: kdsl op - torch's"
                 lines.append(f"{name:10s} {what:32s} {d:5.1f} us (for comparison)")
+            if "kdsl fn in graph" in rows and "empty compiled" in rows:
+                d = rows["kdsl compiled"][0] - rows["empty compiled"][0]
+                inside = rows["kdsl fn in graph"][0]
+                eager = rows["kdsl fn eager"][0]
+                what = "compiled overhead: fn / rest"
+                cold = rows.get("kdsl fn eager, cold", (float("nan"),))[0]
+                lines.append(
+                    f"{name:10s} {what:32s} {inside:5.1f} / {d - inside:5.1f} us"
+                    f" (the fn eagerly {eager:5.1f}, after a graph {cold:5.1f})"
+                )
             for kind in ("", " ro"):
                 a, b = f"kdsl compiled{kind}", f"empty compiled{kind}"
                 if a in rows and b in rows:
@@ -523,6 +554,9 @@ def main():
     parser.add_argument(
         "--out", default=os.environ.get("OUT") or ROOT / "benchmarks/plots"
     )
+    parser.add_argument(
+        "--ops", default="gelu,softmax,layer_norm", help="which operators, in order"
+    )
     parser.add_argument("--smoke", action="store_true", help="CPU tensors, tiny sizes")
     args = parser.parse_args()
     device = "cpu" if args.smoke else "cuda"
@@ -543,10 +577,11 @@ def main():
         print(f"[{time.perf_counter() - START:6.1f} s] launch steps", flush=True)
     for size in args.sizes.split(","):
         shape = SIZES[size]
-        for name in ("gelu", "softmax", "layer_norm"):
+        for name in args.ops.split(","):
             results[(name, size, "forward")] = forward_rows(
                 name, shape, device, dtype, triton, args.smoke
             )
+            save(results, device, out)
             results[(name, size, "forward+backward")] = backward_rows(
                 name, shape, device, args.smoke
             )
