@@ -58,6 +58,7 @@ autotune the split with the tile shape (``splits``; docs/tensor-cores.md,
 "Split-K for few tiles").
 """
 
+import functools
 import sys
 from pathlib import Path
 
@@ -68,7 +69,14 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import multiprocessors
-from matmul import SPLITS, empty_f32, partial_sums_size, slice_size, zeros_i32
+from matmul import (
+    SPLITS,
+    empty_f32,
+    partial_sums_size,
+    slice_size,
+    sum_slices,
+    zeros_i32,
+)
 from kdsl import (
     Constexpr,
     Float32,
@@ -498,27 +506,33 @@ def matmul(a, b, c, maps=None, split=None):
 
 def _launch(a, b, c, maps, b_row_major, split):
     # what a call of this shape launches, worked out once (the autotuned
-    # kernel and its grid, the workspace's size): a decoding GEMM's kernel
-    # takes 15-30 us, and Python's work per call adds to it
+    # kernel and its grid, the workspace's size, how the slices are added):
+    # a decoding GEMM's kernel takes 15-30 us, and Python's work per call
+    # adds to it
     plan = _PLANS.get((a.shape, b.shape, c.shape, b_row_major, split))
     if plan is None or plan[0] != multiprocessors():
-        plan = _plan(a, b, c, b_row_major, split)
-    _, launch, M, N, K, floats, counters = plan
+        plan = _plan(a, b, c, maps, b_row_major, split)
+    _, launch, M, N, K, floats, counters, summed = plan
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
     part = arrived = None
     if floats:  # the slices' sums, and a counter for each warp's rows of a tile
         part, arrived = workspace(c, floats, counters)
-    launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+    if summed:  # two launches: the slices' sums stay in part, split_sum adds them
+        launch(tma_a, tma_b, c, part, None, M, N, K)
+        sum_slices(part, c, M, N, summed)
+    else:
+        launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
 
 
 # (a's, b's and c's shapes, b_row_major, split) -> what _launch launches
 _PLANS: dict = {}
 
 
-def _plan(a, b, c, b_row_major, split) -> tuple:
+def _plan(a, b, c, maps, b_row_major, split) -> tuple:
     """The shapes checked, and what a call with them launches: (the
-    multiprocessors, the autotuned launch, M, N, K, the workspace's Float32
-    and Int32 elements)."""
+    multiprocessors, the launch, M, N, K, the workspace's Float32 and Int32
+    elements, and 0 where the kernel adds the slices or the split whose
+    slices ``split_sum`` adds in a second launch)."""
     M, N, K = check_shapes(a, b, c, b_row_major)
     if split is not None and (
         split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
@@ -539,6 +553,11 @@ def _plan(a, b, c, b_row_major, split) -> tuple:
     # overlap this tile's epilogue).
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
+    summed = 0
+    if split is None and most > 1:  # one launch or two: whichever is faster
+        if maps is None:
+            maps = tensor_maps(a, b)
+        launch, summed = _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters)
     if len(_PLANS) > 1024:  # shapes made on the fly: forget them
         _PLANS.clear()
     plan = _PLANS[a.shape, b.shape, c.shape, b_row_major, split] = (
@@ -549,8 +568,64 @@ def _plan(a, b, c, b_row_major, split) -> tuple:
         K,
         floats,
         counters,
+        summed,
     )
     return plan
+
+
+def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
+    """Split-K's two ways of adding the slices, each timed whole on these
+    arguments (L2 flushed before each call, median of 20): one launch, the
+    last warp to arrive adding them (``launch``, its tile shape and split
+    autotuned), against, for each split, the fastest tile shape of the
+    kernel that only stores its slices (the same autotuner's search with
+    ``arrived`` None) followed by ``split_sum``.  Both add the slices in
+    slice order: the same bits.  Returns the faster's launch and 0 (one
+    launch) or its split."""
+    from kdsl.runtime.benchmark import Bench
+
+    part, arrived = workspace(c, floats, counters)
+    one = (*maps, c, part, arrived, M, N, K)
+    two = (*maps, c, part, None, M, N, K)
+    launch(*one, shared_mem=config_shared_mem)  # the searches: one launch, and
+    launch(*two, shared_mem=config_shared_mem)  # the kernel that only stores
+    runs = [(launch, 0)]
+    for config in fastest_per_split(tuned.timings(*two)):
+        m = config.constexprs
+        direct = gemm_tma[launch.grid(m), THREADS]
+        smem = shared_mem(m["BN"], m["STAGES"])
+        runs.append((functools.partial(direct, shared_mem=smem, **m), m["SPLIT"]))
+
+    def call(run, summed):
+        if summed:
+            run(*two)
+            sum_slices(part, c, M, N, summed)
+        else:
+            run(*one, shared_mem=config_shared_mem)
+
+    bench = Bench("gemm_tma", {}, None)
+    try:
+        times = [bench.time(lambda r=r: call(*r), 3, 20) for r in runs]
+    finally:
+        bench.close()
+    return runs[faster(times)]
+
+
+def fastest_per_split(timings) -> list:
+    """From an autotuner search's (config, ms or None) pairs, for each SPLIT
+    above 1 the fastest configuration (the earlier on a tie), by SPLIT."""
+    best: dict = {}
+    for config, ms in timings:
+        s = config.constexprs["SPLIT"]
+        if ms is not None and s > 1 and (s not in best or ms < best[s][1]):
+            best[s] = (config, ms)
+    return [best[s][0] for s in sorted(best)]
+
+
+def faster(times) -> int:
+    """The position of the fastest of ``times`` (the earlier on a tie: the
+    one-launch split comes first)."""
+    return min(range(len(times)), key=lambda i: (times[i], i))
 
 
 # (library, device, stream) -> split-K's workspace there: (part, arrived)

@@ -339,6 +339,109 @@ def test_split_k_is_tried_for_few_tiles_only():
         G.matmul(a, b, c, (None, None), split=3)  # a slice without a k tile
 
 
+def _config(bn, split):
+    return kdsl.Config(BN=bn, STAGES=4, EDGE=True, B_ROW_MAJOR=True, SPLIT=split)
+
+
+def test_the_two_launch_candidates_are_the_fastest_tile_shape_of_each_split():
+    timings = [
+        (_config(256, 1), 0.010),  # unsplit: not a two-launch candidate
+        (_config(128, 1), 0.009),
+        (_config(256, 2), 0.030),
+        (_config(128, 2), 0.020),
+        (_config(256, 4), 0.015),
+        (_config(128, 4), 0.015),  # a tie: the earlier
+        (_config(128, 8), None),  # pruned or failed
+    ]
+    assert G.fastest_per_split(timings) == [_config(128, 2), _config(256, 4)]
+    assert G.fastest_per_split(timings[:2]) == []
+    assert G.faster([0.05, 0.04, 0.04]) == 1  # a tie: the earlier
+    assert G.faster([0.04, 0.05]) == 0  # one launch first: it wins a tie
+
+
+class _Launches:
+    """Stands for the kernel, the autotuned launch and split_sum: records
+    what would run, in order."""
+
+    def __init__(self):
+        self.log = []
+        self.grid = lambda m: (m["SPLIT"] * 32,)  # as persistent_grid's
+
+    def __call__(self, *args, **kw):
+        self.log.append(("tuned", args[4] is not None, kw.get("shared_mem")))
+
+    def __getitem__(self, grid_block):  # gemm_tma[grid, THREADS]
+        def direct(*args, shared_mem, **constexprs):
+            self.log.append(("direct", grid_block, args[4], shared_mem, constexprs))
+
+        return direct
+
+
+def test_the_plan_times_one_launch_against_each_splits_two(monkeypatch):
+    """_faster_sum: both searches run, then one launch and, for each split,
+    its fastest kernel followed by split_sum, each timed whole; the fastest
+    is the plan, and a plan of two launches launches the kernel that only
+    stores its slices (arrived None), then split_sum."""
+    import kdsl.runtime.benchmark as benchmark
+
+    fake = _Launches()
+    times = iter([0.050, 0.047, 0.046])  # one launch, split 2, split 4
+    split_sums = []
+
+    class FakeTuned:
+        def timings(self, *args):
+            assert args[4] is None  # the search of the kernel without arrived
+            return [(_config(128, 1), 0.01), (_config(128, 2), 0.03),
+                    (_config(256, 4), 0.02), (_config(128, 4), 0.025)]  # fmt: skip
+
+    class FakeBench:
+        def __init__(self, *args):
+            pass
+
+        def time(self, run, warmup, reps):
+            fake.log.append("timed")
+            run()
+            return next(times)
+
+        def close(self):
+            fake.log.append("closed")
+
+    monkeypatch.setattr(benchmark, "Bench", FakeBench)
+    monkeypatch.setattr(G, "gemm_tma", fake)
+    monkeypatch.setattr(G, "workspace", lambda c, f, n: ("part", "arrived"))
+    monkeypatch.setattr(G, "sum_slices", lambda *a: split_sums.append(a))
+    launch, summed = G._faster_sum(
+        fake, FakeTuned(), ("ma", "mb"), "c", 64, 4096, 14336, 100, 10
+    )
+    assert summed == 4
+    smem = G.shared_mem(256, 4)
+    assert fake.log[:2] == [("tuned", True, G.config_shared_mem)] + [
+        ("tuned", False, G.config_shared_mem)
+    ]  # the two searches
+    assert fake.log[2:] == [
+        "timed",
+        ("tuned", True, G.config_shared_mem),
+        "timed",
+        ("direct", ((64,), G.THREADS), None, G.shared_mem(128, 4), _config(128, 2).constexprs),
+        "timed",
+        ("direct", ((128,), G.THREADS), None, smem, _config(256, 4).constexprs),
+        "closed",
+    ]  # fmt: skip
+    assert [s[-1] for s in split_sums] == [2, 4]
+    # the plan of two launches: the kernel with part and no arrived, then split_sum
+    fake.log.clear()
+    split_sums.clear()
+    a, b, c = np.zeros((64, 14336)), np.zeros((14336, 4096)), np.zeros((64, 4096))
+    key = (a.shape, b.shape, c.shape, True, None)
+    monkeypatch.setitem(G._PLANS, key, (132, launch, 64, 4096, 14336, 100, 10, 4))
+    monkeypatch.setattr(G, "multiprocessors", lambda: 132)
+    G.matmul(a, b, c, maps=("ma", "mb"))
+    assert fake.log == [
+        ("direct", ((128,), G.THREADS), None, smem, _config(256, 4).constexprs)
+    ]
+    assert split_sums == [("part", c, 64, 4096, 4)]
+
+
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
 def test_a_row_major_b_is_read_mn_major(dtype, hgmma):
     inst = G.gemm_tma.dispatch(dtype, BN=128, STAGES=6, EDGE=True, B_ROW_MAJOR=True)
