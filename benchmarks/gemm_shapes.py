@@ -105,24 +105,39 @@ def old_matmul(a, b, c, maps, split: int) -> None:
 
 
 def chosen(M: int, N: int, K: int) -> str:
-    """The configuration the autotuner chose for matmul() at this shape."""
+    """The configuration matmul() chose at this shape: the autotuner's
+    search with the in-kernel sum, or (``+sum``) the plan's two launches,
+    the split kernel then split_sum."""
     import gemm_tma
 
+    for key, plan in gemm_tma._PLANS.items():
+        summed = plan[-1]
+        if key[0] == (M, K) and key[1] == (K, N) and key[4] is None and summed:
+            m = plan[1].keywords
+            return f"BN{m['BN']} S{m['STAGES']} x{summed}+sum"
     tuned = gemm_tma.TUNED[not gemm_tma.whole_tiles(M, N, K), True, None]
     for search in tuned.searches.values():
+        if tuple(search.key[0]) == (M, N, K) and "int32" in str(search.key[1]):
+            m = search.times[search.best][0].constexprs
+            return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}"
+    for search in tuned.searches.values():  # no workspace: unsplit only
         if tuple(search.key[0]) == (M, N, K):
             m = search.times[search.best][0].constexprs
             return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}"
     return "?"
 
 
-def bf16_shapes() -> list:
+def bf16_shapes(only=None) -> list:
+    """The sweep and the decoding grid; ``only``: those of these "MxNxK"."""
     from families.gemm import SWEEP_BF16
 
-    return SWEEP_BF16 + [s for s in DECODE if s not in SWEEP_BF16]
+    shapes = SWEEP_BF16 + [s for s in DECODE if s not in SWEEP_BF16]
+    if only:
+        shapes = [s for s in shapes if "x".join(map(str, s)) in only]
+    return shapes
 
 
-def bf16_table(log) -> None:
+def bf16_table(log, only=None) -> None:
     """The side-by-side table (see the module docstring)."""
     import torch
 
@@ -134,7 +149,7 @@ def bf16_table(log) -> None:
             f" {'new config':>14s} {'host old':>8s} {'host new':>8s}")  # fmt: skip
     print(head + "   (us; x: cuBLAS / kdsl)", flush=True)
     ratios = {"unsplit": [], "old": [], "new": []}
-    for M, N, K in bf16_shapes():
+    for M, N, K in bf16_shapes(only):
         try:
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -326,18 +341,21 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--family", nargs="*", default=["gemm", "int8", "sgemm"])
     p.add_argument("--log", default=None, help="where the autotuner's tables go")
+    p.add_argument("--only", nargs="*", help="bf16 shapes MxNxK (default: all)")
+    p.add_argument("--no-diag", action="store_true", help="no profile, no EDGE table")
     args = p.parse_args()
     start = time.perf_counter()
     log = open(args.log, "w") if args.log else sys.stdout
     if "gemm" in args.family:
-        bf16_table(log)
-        print("\n-- where the split's time goes (16 x 4096 x 4096)", flush=True)
-        profile_split()
-        print(
-            "\n-- the EDGE kernel and the ragged shapes (unsplit, autotuned)",
-            flush=True,
-        )
-        edge_diag()
+        bf16_table(log, args.only)
+        if not args.no_diag:
+            print("\n-- where the split's time goes (16 x 4096 x 4096)", flush=True)
+            profile_split()
+            print(
+                "\n-- the EDGE kernel and the ragged shapes (unsplit, autotuned)",
+                flush=True,
+            )
+            edge_diag()
     families = {"int8": (int8_rows,), "sgemm": (sgemm_rows,)}
     print(f"\n{'shape':24s} {'split':>5s} {'peer ms':>9s} {'before':>9s} {'after':>9s}"
           f" {'ratio before':>12s} {'ratio after':>11s}")  # fmt: skip
