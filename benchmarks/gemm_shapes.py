@@ -111,10 +111,10 @@ def chosen(M: int, N: int, K: int) -> str:
     import gemm_tma
 
     for key, plan in gemm_tma._PLANS.items():
-        summed = plan[-1]
-        if key[0] == (M, K) and key[1] == (K, N) and key[4] is None and summed:
-            m = plan[1].keywords
-            return f"BN{m['BN']} S{m['STAGES']} x{summed}+sum"
+        two = plan[-1]
+        if key[0] == (M, K) and key[1] == (K, N) and key[4] is None and two:
+            m = two.config
+            return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}+sum"
     tuned = gemm_tma.TUNED[not gemm_tma.whole_tiles(M, N, K), True, None]
     for search in tuned.searches.values():
         if tuple(search.key[0]) == (M, N, K) and "int32" in str(search.key[1]):

@@ -60,7 +60,9 @@ autotune the split with the tile shape (``splits``; docs/tensor-cores.md,
 
 import functools
 import sys
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 # the siblings (block_reduce.py ...) import by name however this file is
 # loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
@@ -71,10 +73,11 @@ import kdsl
 from block_reduce import multiprocessors
 from matmul import (
     SPLITS,
+    SUM_THREADS,
     empty_f32,
     partial_sums_size,
     slice_size,
-    sum_slices,
+    split_sum,
     zeros_i32,
 )
 from kdsl import (
@@ -512,16 +515,25 @@ def _launch(a, b, c, maps, b_row_major, split):
     plan = _PLANS.get((a.shape, b.shape, c.shape, b_row_major, split))
     if plan is None or plan[0] != multiprocessors():
         plan = _plan(a, b, c, maps, b_row_major, split)
-    _, launch, M, N, K, floats, counters, summed = plan
+    _, launch, M, N, K, floats, counters, two = plan
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
     part = arrived = None
     if floats:  # the slices' sums, and a counter for each warp's rows of a tile
         part, arrived = workspace(c, floats, counters)
-    if summed:  # two launches: the slices' sums stay in part, split_sum adds them
+    if two is not None:  # the slices' sums stay in part; split_sum adds them
         launch(tma_a, tma_b, c, part, None, M, N, K)
-        sum_slices(part, c, M, N, summed)
+        two.add(part, c, M, N)
     else:
         launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+
+
+class TwoLaunches(NamedTuple):
+    """A plan's split-K in two launches: the configuration (its constexpr
+    values) of the kernel that stores its slices' sums, and ``add``,
+    split_sum's launch that adds them (``add(part, c, M, N)``)."""
+
+    config: dict
+    add: object
 
 
 # (a's, b's and c's shapes, b_row_major, split) -> what _launch launches
@@ -531,8 +543,7 @@ _PLANS: dict = {}
 def _plan(a, b, c, maps, b_row_major, split) -> tuple:
     """The shapes checked, and what a call with them launches: (the
     multiprocessors, the launch, M, N, K, the workspace's Float32 and Int32
-    elements, and 0 where the kernel adds the slices or the split whose
-    slices ``split_sum`` adds in a second launch)."""
+    elements, and None where the kernel adds the slices, else TwoLaunches)."""
     M, N, K = check_shapes(a, b, c, b_row_major)
     if split is not None and (
         split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
@@ -553,11 +564,11 @@ def _plan(a, b, c, maps, b_row_major, split) -> tuple:
     # overlap this tile's epilogue).
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
-    summed = 0
+    two = None
     if split is None and most > 1:  # one launch or two: whichever is faster
         if maps is None:
             maps = tensor_maps(a, b)
-        launch, summed = _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters)
+        launch, two = _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters)
     if len(_PLANS) > 1024:  # shapes made on the fly: forget them
         _PLANS.clear()
     plan = _PLANS[a.shape, b.shape, c.shape, b_row_major, split] = (
@@ -568,20 +579,23 @@ def _plan(a, b, c, maps, b_row_major, split) -> tuple:
         K,
         floats,
         counters,
-        summed,
+        two,
     )
     return plan
 
 
 def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     """Split-K's two ways of adding the slices, each timed whole on these
-    arguments (L2 flushed before each call, median of 20): one launch, the
-    last warp to arrive adding them (``launch``, its tile shape and split
-    autotuned), against, for each split, the fastest tile shape of the
-    kernel that only stores its slices (the same autotuner's search with
-    ``arrived`` None) followed by ``split_sum``.  Both add the slices in
-    slice order: the same bits.  Returns the faster's launch and 0 (one
-    launch) or its split."""
+    arguments: one launch, the last warp to arrive adding them (``launch``,
+    its tile shape and split autotuned), against, for each split, the
+    fastest tile shape of the kernel that only stores its slices (the same
+    autotuner's search with ``arrived`` None) followed by ``split_sum``.
+    Both add the slices in slice order: the same bits.  A call costs the
+    longer of its time on the GPU (L2 flushed before each call, median of
+    20) and its time on the host (two launches' Python: 30-50 us a call on
+    the H200's host, more than a decoding GEMM takes on the GPU), as a
+    stream of calls does.  Returns the cheaper's launch and None (one
+    launch) or its TwoLaunches."""
     from kdsl.runtime.benchmark import Bench
 
     part, arrived = workspace(c, floats, counters)
@@ -589,26 +603,44 @@ def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     two = (*maps, c, part, None, M, N, K)
     launch(*one, shared_mem=config_shared_mem)  # the searches: one launch, and
     launch(*two, shared_mem=config_shared_mem)  # the kernel that only stores
-    runs = [(launch, 0)]
+    runs = [(launch, None)]
     for config in fastest_per_split(tuned.timings(*two)):
         m = config.constexprs
-        direct = gemm_tma[launch.grid(m), THREADS]
-        smem = shared_mem(m["BN"], m["STAGES"])
-        runs.append((functools.partial(direct, shared_mem=smem, **m), m["SPLIT"]))
+        # the instances' own launches: no keywords to key on at each call
+        store = gemm_tma.instance_for(two, m)[launch.grid(m), THREADS]
+        store = functools.partial(store, shared_mem=shared_mem(m["BN"], m["STAGES"]))
+        add = split_sum.instance_for((part, c, M, N), {"SPLIT": m["SPLIT"]})
+        add = add[(M * N + SUM_THREADS - 1) // SUM_THREADS]
+        runs.append((store, TwoLaunches(m, add)))
 
-    def call(run, summed):
-        if summed:
-            run(*two)
-            sum_slices(part, c, M, N, summed)
-        else:
+    def call(run, two_launches):
+        if two_launches is None:
             run(*one, shared_mem=config_shared_mem)
+        else:
+            run(*two)
+            two_launches.add(part, c, M, N)
 
     bench = Bench("gemm_tma", {}, None)
     try:
-        times = [bench.time(lambda r=r: call(*r), 3, 20) for r in runs]
+        costs = []
+        for run in runs:
+            gpu = bench.time(lambda run=run: call(*run), 3, 20)
+            costs.append(max(gpu, host_ms(lambda run=run: call(*run))))
     finally:
         bench.close()
-    return runs[faster(times)]
+    return runs[faster(costs)]
+
+
+def host_ms(call, n: int = 20) -> float:
+    """Milliseconds of host time a ``call`` takes (its launches queued, not
+    waited for): the lesser of two runs of ``n`` calls' average."""
+    spent = []
+    for _ in range(2):
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        spent.append((time.perf_counter() - start) / n * 1e3)
+    return min(spent)
 
 
 def fastest_per_split(timings) -> list:

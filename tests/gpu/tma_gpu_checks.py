@@ -205,14 +205,14 @@ def matmul_bits(dtype, M, N, K):
     chosen = cp.asnumpy(c).view(np.uint16).copy()
     plan = G._PLANS[a_dev.shape, b_dev.shape, c.shape, True, None]
     tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
-    summed = plan[-1]
-    if summed:  # two launches chosen: the in-kernel sum of that split
-        split = summed
+    two = plan[-1]
+    if two is not None:  # two launches chosen: the in-kernel sum of that split
+        split = two.config["SPLIT"]
     else:
         args = (tma_a, tma_b, c, *G.workspace(c, plan[5], plan[6]), M, N, K)
         tuned = G.TUNED[not G.whole_tiles(M, N, K), True, None]
         split = tuned.best_config(*args).constexprs["SPLIT"]
-    print(f"matmul() {M}x{N}x{K}: split {split}, {'two launches' if summed else 'one'}")
+    print(f"matmul() {M}x{N}x{K}: split {split}, {'two launches' if two else 'one'}")
     for split_ in sorted({2, 4, split} - {1}):
         part = MM.partial_sums(c, M, N, split_)
         G.gemm_tma[(132,), G.THREADS](

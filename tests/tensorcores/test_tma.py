@@ -360,7 +360,7 @@ def test_the_two_launch_candidates_are_the_fastest_tile_shape_of_each_split():
 
 
 class _Launches:
-    """Stands for the kernel, the autotuned launch and split_sum: records
+    """Stands for gemm_tma and split_sum and the autotuned launch: records
     what would run, in order."""
 
     def __init__(self):
@@ -370,23 +370,27 @@ class _Launches:
     def __call__(self, *args, **kw):
         self.log.append(("tuned", args[4] is not None, kw.get("shared_mem")))
 
-    def __getitem__(self, grid_block):  # gemm_tma[grid, THREADS]
-        def direct(*args, shared_mem, **constexprs):
-            self.log.append(("direct", grid_block, args[4], shared_mem, constexprs))
+    def instance_for(self, args, constexprs):  # an instance, then [grid, block]
+        def launcher(config):
+            def launch(*args, **kw):
+                self.log.append((constexprs, config, args, kw))
 
-        return direct
+            return launch
+
+        return type("Instance", (), {"__getitem__": lambda _, cfg: launcher(cfg)})()
 
 
-def test_the_plan_times_one_launch_against_each_splits_two(monkeypatch):
+def test_the_plan_weighs_one_launch_against_each_splits_two(monkeypatch):
     """_faster_sum: both searches run, then one launch and, for each split,
-    its fastest kernel followed by split_sum, each timed whole; the fastest
-    is the plan, and a plan of two launches launches the kernel that only
-    stores its slices (arrived None), then split_sum."""
+    its fastest kernel followed by split_sum, each timed whole; a call
+    costs the longer of its GPU and host times, the cheapest is the plan,
+    and a plan of two launches launches the kernel that only stores its
+    slices (arrived None), then split_sum."""
     import kdsl.runtime.benchmark as benchmark
 
     fake = _Launches()
-    times = iter([0.050, 0.047, 0.046])  # one launch, split 2, split 4
-    split_sums = []
+    gpu = iter([0.050, 0.047, 0.046])  # one launch, split 2, split 4
+    host = iter([0.020, 0.048, 0.060])  # split 4: the host is the slower
 
     class FakeTuned:
         def timings(self, *args):
@@ -401,45 +405,52 @@ def test_the_plan_times_one_launch_against_each_splits_two(monkeypatch):
         def time(self, run, warmup, reps):
             fake.log.append("timed")
             run()
-            return next(times)
+            return next(gpu)
 
         def close(self):
             fake.log.append("closed")
 
     monkeypatch.setattr(benchmark, "Bench", FakeBench)
+    monkeypatch.setattr(G, "host_ms", lambda call: next(host))
     monkeypatch.setattr(G, "gemm_tma", fake)
+    monkeypatch.setattr(G, "split_sum", fake)
     monkeypatch.setattr(G, "workspace", lambda c, f, n: ("part", "arrived"))
-    monkeypatch.setattr(G, "sum_slices", lambda *a: split_sums.append(a))
-    launch, summed = G._faster_sum(
+    launch, two = G._faster_sum(
         fake, FakeTuned(), ("ma", "mb"), "c", 64, 4096, 14336, 100, 10
     )
-    assert summed == 4
-    smem = G.shared_mem(256, 4)
-    assert fake.log[:2] == [("tuned", True, G.config_shared_mem)] + [
-        ("tuned", False, G.config_shared_mem)
-    ]  # the two searches
-    assert fake.log[2:] == [
+    assert two.config == _config(128, 2).constexprs
+    sums = (64 * 4096 + G.SUM_THREADS - 1) // G.SUM_THREADS
+    STORE = ("ma", "mb", "c", "part", None, 64, 4096, 14336)  # no arrived
+    stores = [  # the split kernel's instance launch, then split_sum's
+        (_config(128, 2).constexprs, ((64,), G.THREADS), STORE,
+         {"shared_mem": G.shared_mem(128, 4)}),
+        ({"SPLIT": 2}, sums, ("part", "c", 64, 4096), {}),
+    ]  # fmt: skip
+    assert fake.log == [
+        ("tuned", True, G.config_shared_mem),  # the two searches
+        ("tuned", False, G.config_shared_mem),
         "timed",
         ("tuned", True, G.config_shared_mem),
         "timed",
-        ("direct", ((64,), G.THREADS), None, G.shared_mem(128, 4), _config(128, 2).constexprs),
+        *stores,
         "timed",
-        ("direct", ((128,), G.THREADS), None, smem, _config(256, 4).constexprs),
+        (_config(256, 4).constexprs, ((128,), G.THREADS), STORE,
+         {"shared_mem": G.shared_mem(256, 4)}),
+        ({"SPLIT": 4}, sums, ("part", "c", 64, 4096), {}),
         "closed",
     ]  # fmt: skip
-    assert [s[-1] for s in split_sums] == [2, 4]
     # the plan of two launches: the kernel with part and no arrived, then split_sum
     fake.log.clear()
-    split_sums.clear()
     a, b, c = np.zeros((64, 14336)), np.zeros((14336, 4096)), np.zeros((64, 4096))
     key = (a.shape, b.shape, c.shape, True, None)
-    monkeypatch.setitem(G._PLANS, key, (132, launch, 64, 4096, 14336, 100, 10, 4))
+    monkeypatch.setitem(G._PLANS, key, (132, launch, 64, 4096, 14336, 100, 10, two))
     monkeypatch.setattr(G, "multiprocessors", lambda: 132)
     G.matmul(a, b, c, maps=("ma", "mb"))
     assert fake.log == [
-        ("direct", ((128,), G.THREADS), None, smem, _config(256, 4).constexprs)
-    ]
-    assert split_sums == [("part", c, 64, 4096, 4)]
+        (stores[0][0], stores[0][1], ("ma", "mb", c, "part", None, 64, 4096, 14336),
+         stores[0][3]),
+        ({"SPLIT": 2}, sums, ("part", c, 64, 4096), {}),
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
