@@ -137,8 +137,9 @@ def bf16_shapes(only=None) -> list:
     return shapes
 
 
-def bf16_table(log, only=None) -> None:
-    """The side-by-side table (see the module docstring)."""
+def bf16_table(log, only=None, new_only=False) -> None:
+    """The side-by-side table (see the module docstring); ``new_only``:
+    cuBLAS and matmul() as it is, the other columns left out (nan)."""
     import torch
 
     import gemm_tma
@@ -163,6 +164,8 @@ def bf16_table(log, only=None) -> None:
                 "old": lambda: old_matmul(a, b, c, maps, split),
                 "new": lambda: gemm_tma.matmul(a, b, c, maps),
             }
+            if new_only:
+                runs = {"new": runs["new"]}
             for name, run in runs.items():  # results first
                 c.fill_(float("nan"))
                 run()
@@ -175,9 +178,13 @@ def bf16_table(log, only=None) -> None:
                 c, new_bits
             ), f"{M}x{N}x{K}: matmul() not the same bits twice"
             peer = bench(lambda: torch.matmul(a, b, out=ct)) * 1e3
+            nan = float("nan")
             us = {name: bench(run) * 1e3 for name, run in runs.items()}
-            host = {name: host_us(runs[name]) for name in ("old", "new")}
-            for name in ratios:
+            host = {
+                name: host_us(run) for name, run in runs.items() if name != "unsplit"
+            }
+            us, host = {"unsplit": nan, "old": nan} | us, {"old": nan} | host
+            for name in runs:
                 ratios[name].append(peer / us[name])
             line = (f"{M}x{N}x{K}".ljust(20) + f" {peer:8.1f} {us['unsplit']:8.1f}"
                     f" {us['old']:8.1f} {us['new']:8.1f} {peer / us['unsplit']:7.2f}"
@@ -343,11 +350,12 @@ def main() -> None:
     p.add_argument("--log", default=None, help="where the autotuner's tables go")
     p.add_argument("--only", nargs="*", help="bf16 shapes MxNxK (default: all)")
     p.add_argument("--no-diag", action="store_true", help="no profile, no EDGE table")
+    p.add_argument("--new-only", action="store_true", help="cuBLAS and matmul() only")
     args = p.parse_args()
     start = time.perf_counter()
     log = open(args.log, "w") if args.log else sys.stdout
     if "gemm" in args.family:
-        bf16_table(log, args.only)
+        bf16_table(log, args.only, args.new_only)
         if not args.no_diag:
             print("\n-- where the split's time goes (16 x 4096 x 4096)", flush=True)
             profile_split()
