@@ -73,11 +73,10 @@ import kdsl
 from block_reduce import multiprocessors
 from matmul import (
     SPLITS,
-    SUM_THREADS,
     empty_f32,
     partial_sums_size,
+    slice_adder,
     slice_size,
-    split_sum,
     zeros_i32,
 )
 from kdsl import (
@@ -605,13 +604,7 @@ def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     launch(*two, shared_mem=config_shared_mem)  # the kernel that only stores
     runs = [(launch, None)]
     for config in fastest_per_split(tuned.timings(*two)):
-        m = config.constexprs
-        # the instances' own launches: no keywords to key on at each call
-        store = gemm_tma.instance_for(two, m)[launch.grid(m), THREADS]
-        store = functools.partial(store, shared_mem=shared_mem(m["BN"], m["STAGES"]))
-        add = split_sum.instance_for((part, c, M, N), {"SPLIT": m["SPLIT"]})
-        add = add[(M * N + SUM_THREADS - 1) // SUM_THREADS]
-        runs.append((store, TwoLaunches(m, add)))
+        runs.append(two_launches(config.constexprs, launch.grid, two))
 
     def call(run, two_launches):
         if two_launches is None:
@@ -629,6 +622,17 @@ def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     finally:
         bench.close()
     return runs[faster(costs)]
+
+
+def two_launches(m: dict, grid, args) -> tuple:
+    """The launches of split-K in two: configuration ``m``'s kernel that
+    stores its slices (its instance for ``args``, whose ``arrived`` is None,
+    on ``grid(m)``) and TwoLaunches with split_sum's.  Instances' own
+    launches: nothing to key on at each call (host time counts, above)."""
+    _, _, c, part, _, M, N, _ = args
+    store = gemm_tma.instance_for(args, m)[grid(m), THREADS]
+    store = functools.partial(store, shared_mem=shared_mem(m["BN"], m["STAGES"]))
+    return store, TwoLaunches(m, slice_adder(part, c, M, N, m["SPLIT"]))
 
 
 def host_ms(call, n: int = 20) -> float:

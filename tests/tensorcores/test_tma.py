@@ -22,6 +22,7 @@ from examples_index import example_modules  # noqa: E402
 from sass import sass_of  # noqa: E402
 
 G = example_modules()["gemm_tma"]
+MM = example_modules()["matmul"]
 
 
 # -- the generated code ------------------------------------------------------------
@@ -379,6 +380,10 @@ class _Launches:
 
         return type("Instance", (), {"__getitem__": lambda _, cfg: launcher(cfg)})()
 
+    def slice_adder(self, part, c, M, N, split):  # matmul.py's
+        grid = (M * N + MM.SUM_THREADS - 1) // MM.SUM_THREADS
+        return self.instance_for((part, c, M, N), {"SPLIT": split})[grid]
+
 
 def test_the_plan_weighs_one_launch_against_each_splits_two(monkeypatch):
     """_faster_sum: both searches run, then one launch and, for each split,
@@ -413,13 +418,13 @@ def test_the_plan_weighs_one_launch_against_each_splits_two(monkeypatch):
     monkeypatch.setattr(benchmark, "Bench", FakeBench)
     monkeypatch.setattr(G, "host_ms", lambda call: next(host))
     monkeypatch.setattr(G, "gemm_tma", fake)
-    monkeypatch.setattr(G, "split_sum", fake)
+    monkeypatch.setattr(G, "slice_adder", fake.slice_adder)
     monkeypatch.setattr(G, "workspace", lambda c, f, n: ("part", "arrived"))
     launch, two = G._faster_sum(
         fake, FakeTuned(), ("ma", "mb"), "c", 64, 4096, 14336, 100, 10
     )
     assert two.config == _config(128, 2).constexprs
-    sums = (64 * 4096 + G.SUM_THREADS - 1) // G.SUM_THREADS
+    sums = (64 * 4096 + MM.SUM_THREADS - 1) // MM.SUM_THREADS
     STORE = ("ma", "mb", "c", "part", None, 64, 4096, 14336)  # no arrived
     stores = [  # the split kernel's instance launch, then split_sum's
         (_config(128, 2).constexprs, ((64,), G.THREADS), STORE,
