@@ -54,7 +54,10 @@ slices up in slice order (``sum_pairs``), rounds once, stores c and zeroes
 its counter again: one launch, the same bits whichever block arrives last
 (and as matmul.py's ``split_sum`` adds them).  Without ``arrived`` the
 sums stay in ``part`` for ``split_sum``.  ``gemm()`` and ``matmul()``
-autotune the split with the tile shape (``splits``; docs/tensor-cores.md,
+autotune the split with the tile shape (``splits``), and for each shape
+time that one launch against two (each split's fastest kernel without
+``arrived``, then ``split_sum``: ``_faster_sum``), keeping the cheaper, a
+call costing the longer of its GPU and host times (docs/tensor-cores.md,
 "Split-K for few tiles").
 """
 
