@@ -594,7 +594,7 @@ def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     autotuner's search with ``arrived`` None) followed by ``split_sum``.
     Both add the slices in slice order: the same bits.  A call costs the
     longer of its time on the GPU (L2 flushed before each call, median of
-    20) and its time on the host (two launches' Python: 30-50 us a call on
+    20) and its time on the host (two launches' Python: 31-52 us a call on
     the H200's host, more than a decoding GEMM takes on the GPU), as a
     stream of calls does.  Returns the cheaper's launch and None (one
     launch) or its TwoLaunches."""
@@ -609,12 +609,12 @@ def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
     for config in fastest_per_split(tuned.timings(*two)):
         runs.append(two_launches(config.constexprs, launch.grid, two))
 
-    def call(run, two_launches):
-        if two_launches is None:
+    def call(run, second):  # second: None, or the TwoLaunches of run
+        if second is None:
             run(*one, shared_mem=config_shared_mem)
         else:
             run(*two)
-            two_launches.add(part, c, M, N)
+            second.add(part, c, M, N)
 
     bench = Bench("gemm_tma", {}, None)
     try:
