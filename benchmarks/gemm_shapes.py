@@ -7,8 +7,10 @@ takes it.  Per shape, each result checked first: cuBLAS (``torch.matmul``),
 ``gemm_tma.matmul`` unsplit (``split=1``), the old choice (session 9's
 ``split_k``: slices of 48 k tiles or more, summed by a second launch,
 ``split_sum``) and the new (``matmul()`` as it is: the autotuner picks tile
-shape and split together, the slices added in the kernel); its host time a
-call; the configuration the autotuner chose.  Then where the old two-launch
+shape and split together, the slices added in the kernel, and the plan
+keeps that or two launches, whichever costs less: ``+sum`` in the config
+column); its host time a call; the configuration chosen.  ``--only``
+picks shapes, ``--new-only`` leaves out the unsplit and old columns.  Then where the old two-launch
 split lost its time: 16 x 4096 x 4096 split 4 (session 9's first rule,
 slices of 8 k tiles or more) profiled with torch.profiler (each kernel's
 time and the gap between them) against the one-launch split; and the
