@@ -7,8 +7,10 @@ takes it.  Per shape, each result checked first: cuBLAS (``torch.matmul``),
 ``gemm_tma.matmul`` unsplit (``split=1``), the old choice (session 9's
 ``split_k``: slices of 48 k tiles or more, summed by a second launch,
 ``split_sum``) and the new (``matmul()`` as it is: the autotuner picks tile
-shape and split together, the slices added in the kernel); its host time a
-call; the configuration the autotuner chose.  Then where the old two-launch
+shape and split together, the slices added in the kernel, and the plan
+keeps that or two launches, whichever costs less: ``+sum`` in the config
+column); its host time a call; the configuration chosen.  ``--only``
+picks shapes, ``--new-only`` leaves out the unsplit and old columns.  Then where the old two-launch
 split lost its time: 16 x 4096 x 4096 split 4 (session 9's first rule,
 slices of 8 k tiles or more) profiled with torch.profiler (each kernel's
 time and the gap between them) against the one-launch split; and the
@@ -105,25 +107,41 @@ def old_matmul(a, b, c, maps, split: int) -> None:
 
 
 def chosen(M: int, N: int, K: int) -> str:
-    """The configuration the autotuner chose for matmul() at this shape."""
+    """The configuration matmul() chose at this shape: the autotuner's
+    search with the in-kernel sum, or (``+sum``) the plan's two launches,
+    the split kernel then split_sum."""
     import gemm_tma
 
+    for key, plan in gemm_tma._PLANS.items():
+        two = plan[-1]
+        if key[0] == (M, K) and key[1] == (K, N) and key[4] is None and two:
+            m = two.config
+            return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}+sum"
     tuned = gemm_tma.TUNED[not gemm_tma.whole_tiles(M, N, K), True, None]
     for search in tuned.searches.values():
+        if tuple(search.key[0]) == (M, N, K) and "int32" in str(search.key[1]):
+            m = search.times[search.best][0].constexprs
+            return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}"
+    for search in tuned.searches.values():  # no workspace: unsplit only
         if tuple(search.key[0]) == (M, N, K):
             m = search.times[search.best][0].constexprs
             return f"BN{m['BN']} S{m['STAGES']} x{m['SPLIT']}"
     return "?"
 
 
-def bf16_shapes() -> list:
+def bf16_shapes(only=None) -> list:
+    """The sweep and the decoding grid; ``only``: those of these "MxNxK"."""
     from families.gemm import SWEEP_BF16
 
-    return SWEEP_BF16 + [s for s in DECODE if s not in SWEEP_BF16]
+    shapes = SWEEP_BF16 + [s for s in DECODE if s not in SWEEP_BF16]
+    if only:
+        shapes = [s for s in shapes if "x".join(map(str, s)) in only]
+    return shapes
 
 
-def bf16_table(log) -> None:
-    """The side-by-side table (see the module docstring)."""
+def bf16_table(log, only=None, new_only=False) -> None:
+    """The side-by-side table (see the module docstring); ``new_only``:
+    cuBLAS and matmul() as it is, the other columns left out (nan)."""
     import torch
 
     import gemm_tma
@@ -134,7 +152,7 @@ def bf16_table(log) -> None:
             f" {'new config':>14s} {'host old':>8s} {'host new':>8s}")  # fmt: skip
     print(head + "   (us; x: cuBLAS / kdsl)", flush=True)
     ratios = {"unsplit": [], "old": [], "new": []}
-    for M, N, K in bf16_shapes():
+    for M, N, K in bf16_shapes(only):
         try:
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -148,6 +166,8 @@ def bf16_table(log) -> None:
                 "old": lambda: old_matmul(a, b, c, maps, split),
                 "new": lambda: gemm_tma.matmul(a, b, c, maps),
             }
+            if new_only:
+                runs = {"new": runs["new"]}
             for name, run in runs.items():  # results first
                 c.fill_(float("nan"))
                 run()
@@ -160,9 +180,13 @@ def bf16_table(log) -> None:
                 c, new_bits
             ), f"{M}x{N}x{K}: matmul() not the same bits twice"
             peer = bench(lambda: torch.matmul(a, b, out=ct)) * 1e3
+            nan = float("nan")
             us = {name: bench(run) * 1e3 for name, run in runs.items()}
-            host = {name: host_us(runs[name]) for name in ("old", "new")}
-            for name in ratios:
+            host = {
+                name: host_us(run) for name, run in runs.items() if name != "unsplit"
+            }
+            us, host = {"unsplit": nan, "old": nan} | us, {"old": nan} | host
+            for name in runs:
                 ratios[name].append(peer / us[name])
             line = (f"{M}x{N}x{K}".ljust(20) + f" {peer:8.1f} {us['unsplit']:8.1f}"
                     f" {us['old']:8.1f} {us['new']:8.1f} {peer / us['unsplit']:7.2f}"
@@ -326,18 +350,22 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--family", nargs="*", default=["gemm", "int8", "sgemm"])
     p.add_argument("--log", default=None, help="where the autotuner's tables go")
+    p.add_argument("--only", nargs="*", help="bf16 shapes MxNxK (default: all)")
+    p.add_argument("--no-diag", action="store_true", help="no profile, no EDGE table")
+    p.add_argument("--new-only", action="store_true", help="cuBLAS and matmul() only")
     args = p.parse_args()
     start = time.perf_counter()
     log = open(args.log, "w") if args.log else sys.stdout
     if "gemm" in args.family:
-        bf16_table(log)
-        print("\n-- where the split's time goes (16 x 4096 x 4096)", flush=True)
-        profile_split()
-        print(
-            "\n-- the EDGE kernel and the ragged shapes (unsplit, autotuned)",
-            flush=True,
-        )
-        edge_diag()
+        bf16_table(log, args.only, args.new_only)
+        if not args.no_diag:
+            print("\n-- where the split's time goes (16 x 4096 x 4096)", flush=True)
+            profile_split()
+            print(
+                "\n-- the EDGE kernel and the ragged shapes (unsplit, autotuned)",
+                flush=True,
+            )
+            edge_diag()
     families = {"int8": (int8_rows,), "sgemm": (sgemm_rows,)}
     print(f"\n{'shape':24s} {'split':>5s} {'peer ms':>9s} {'before':>9s} {'after':>9s}"
           f" {'ratio before':>12s} {'ratio after':>11s}")  # fmt: skip

@@ -54,12 +54,18 @@ slices up in slice order (``sum_pairs``), rounds once, stores c and zeroes
 its counter again: one launch, the same bits whichever block arrives last
 (and as matmul.py's ``split_sum`` adds them).  Without ``arrived`` the
 sums stay in ``part`` for ``split_sum``.  ``gemm()`` and ``matmul()``
-autotune the split with the tile shape (``splits``; docs/tensor-cores.md,
+autotune the split with the tile shape (``splits``), and for each shape
+time that one launch against two (each split's fastest kernel without
+``arrived``, then ``split_sum``: ``_faster_sum``), keeping the cheaper, a
+call costing the longer of its GPU and host times (docs/tensor-cores.md,
 "Split-K for few tiles").
 """
 
+import functools
 import sys
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 # the siblings (block_reduce.py ...) import by name however this file is
 # loaded: `python examples/x.py`, `from examples.x import ...`, kdsl-transpile
@@ -68,7 +74,14 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 import kdsl
 from block_reduce import multiprocessors
-from matmul import SPLITS, empty_f32, partial_sums_size, slice_size, zeros_i32
+from matmul import (
+    SPLITS,
+    empty_f32,
+    partial_sums_size,
+    slice_adder,
+    slice_size,
+    zeros_i32,
+)
 from kdsl import (
     Constexpr,
     Float32,
@@ -498,27 +511,41 @@ def matmul(a, b, c, maps=None, split=None):
 
 def _launch(a, b, c, maps, b_row_major, split):
     # what a call of this shape launches, worked out once (the autotuned
-    # kernel and its grid, the workspace's size): a decoding GEMM's kernel
-    # takes 15-30 us, and Python's work per call adds to it
+    # kernel and its grid, the workspace's size, how the slices are added):
+    # a decoding GEMM's kernel takes 15-30 us, and Python's work per call
+    # adds to it
     plan = _PLANS.get((a.shape, b.shape, c.shape, b_row_major, split))
     if plan is None or plan[0] != multiprocessors():
-        plan = _plan(a, b, c, b_row_major, split)
-    _, launch, M, N, K, floats, counters = plan
+        plan = _plan(a, b, c, maps, b_row_major, split)
+    _, launch, M, N, K, floats, counters, two = plan
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, b)
     part = arrived = None
     if floats:  # the slices' sums, and a counter for each warp's rows of a tile
         part, arrived = workspace(c, floats, counters)
-    launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+    if two is not None:  # the slices' sums stay in part; split_sum adds them
+        launch(tma_a, tma_b, c, part, None, M, N, K)
+        two.add(part, c, M, N)
+    else:
+        launch(tma_a, tma_b, c, part, arrived, M, N, K, shared_mem=config_shared_mem)
+
+
+class TwoLaunches(NamedTuple):
+    """A plan's split-K in two launches: the configuration (its constexpr
+    values) of the kernel that stores its slices' sums, and ``add``,
+    split_sum's launch that adds them (``add(part, c, M, N)``)."""
+
+    config: dict
+    add: object
 
 
 # (a's, b's and c's shapes, b_row_major, split) -> what _launch launches
 _PLANS: dict = {}
 
 
-def _plan(a, b, c, b_row_major, split) -> tuple:
+def _plan(a, b, c, maps, b_row_major, split) -> tuple:
     """The shapes checked, and what a call with them launches: (the
-    multiprocessors, the autotuned launch, M, N, K, the workspace's Float32
-    and Int32 elements)."""
+    multiprocessors, the launch, M, N, K, the workspace's Float32 and Int32
+    elements, and None where the kernel adds the slices, else TwoLaunches)."""
     M, N, K = check_shapes(a, b, c, b_row_major)
     if split is not None and (
         split not in SPLITS or split * M * N >= 2**30 or split > -(-K // BK)
@@ -539,6 +566,11 @@ def _plan(a, b, c, b_row_major, split) -> tuple:
     # overlap this tile's epilogue).
     tuned = TUNED[not whole_tiles(M, N, K), b_row_major, split]
     launch = tuned[persistent_grid(M, N, sms), THREADS]
+    two = None
+    if split is None and most > 1:  # one launch or two: whichever is faster
+        if maps is None:
+            maps = tensor_maps(a, b)
+        launch, two = _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters)
     if len(_PLANS) > 1024:  # shapes made on the fly: forget them
         _PLANS.clear()
     plan = _PLANS[a.shape, b.shape, c.shape, b_row_major, split] = (
@@ -549,8 +581,90 @@ def _plan(a, b, c, b_row_major, split) -> tuple:
         K,
         floats,
         counters,
+        two,
     )
     return plan
+
+
+def _faster_sum(launch, tuned, maps, c, M, N, K, floats, counters) -> tuple:
+    """Split-K's two ways of adding the slices, each timed whole on these
+    arguments: one launch, the last warp to arrive adding them (``launch``,
+    its tile shape and split autotuned), against, for each split, the
+    fastest tile shape of the kernel that only stores its slices (the same
+    autotuner's search with ``arrived`` None) followed by ``split_sum``.
+    Both add the slices in slice order: the same bits.  A call costs the
+    longer of its time on the GPU (L2 flushed before each call, median of
+    20) and its time on the host (two launches' Python: 31-52 us a call on
+    the H200's host, more than a decoding GEMM takes on the GPU), as a
+    stream of calls does.  Returns the cheaper's launch and None (one
+    launch) or its TwoLaunches."""
+    from kdsl.runtime.benchmark import Bench
+
+    part, arrived = workspace(c, floats, counters)
+    one = (*maps, c, part, arrived, M, N, K)
+    two = (*maps, c, part, None, M, N, K)
+    launch(*one, shared_mem=config_shared_mem)  # the searches: one launch, and
+    launch(*two, shared_mem=config_shared_mem)  # the kernel that only stores
+    runs = [(launch, None)]
+    for config in fastest_per_split(tuned.timings(*two)):
+        runs.append(two_launches(config.constexprs, launch.grid, two))
+
+    def call(run, second):  # second: None, or the TwoLaunches of run
+        if second is None:
+            run(*one, shared_mem=config_shared_mem)
+        else:
+            run(*two)
+            second.add(part, c, M, N)
+
+    bench = Bench("gemm_tma", {}, None)
+    try:
+        costs = []
+        for run in runs:
+            gpu = bench.time(lambda run=run: call(*run), 3, 20)
+            costs.append(max(gpu, host_ms(lambda run=run: call(*run))))
+    finally:
+        bench.close()
+    return runs[faster(costs)]
+
+
+def two_launches(m: dict, grid, args) -> tuple:
+    """The launches of split-K in two: configuration ``m``'s kernel that
+    stores its slices (its instance for ``args``, whose ``arrived`` is None,
+    on ``grid(m)``) and TwoLaunches with split_sum's.  Instances' own
+    launches: nothing to key on at each call (host time counts, above)."""
+    _, _, c, part, _, M, N, _ = args
+    store = gemm_tma.instance_for(args, m)[grid(m), THREADS]
+    store = functools.partial(store, shared_mem=shared_mem(m["BN"], m["STAGES"]))
+    return store, TwoLaunches(m, slice_adder(part, c, M, N, m["SPLIT"]))
+
+
+def host_ms(call, n: int = 20) -> float:
+    """Milliseconds of host time a ``call`` takes (its launches queued, not
+    waited for): the lesser of two runs of ``n`` calls' average."""
+    spent = []
+    for _ in range(2):
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        spent.append((time.perf_counter() - start) / n * 1e3)
+    return min(spent)
+
+
+def fastest_per_split(timings) -> list:
+    """From an autotuner search's (config, ms or None) pairs, for each SPLIT
+    above 1 the fastest configuration (the earlier on a tie), by SPLIT."""
+    best: dict = {}
+    for config, ms in timings:
+        s = config.constexprs["SPLIT"]
+        if ms is not None and s > 1 and (s not in best or ms < best[s][1]):
+            best[s] = (config, ms)
+    return [best[s][0] for s in sorted(best)]
+
+
+def faster(times) -> int:
+    """The position of the fastest of ``times`` (the earlier on a tie: the
+    one-launch split comes first)."""
+    return min(range(len(times)), key=lambda i: (times[i], i))
 
 
 # (library, device, stream) -> split-K's workspace there: (part, arrived)

@@ -127,6 +127,13 @@ def sum_slices(part, c, M: int, N: int, split: int, stream=None) -> None:
     split_sum[grid](part, c, M, N, SPLIT=split, stream=stream)
 
 
+def slice_adder(part, c, M: int, N: int, split: int):
+    """``sum_slices``' launch for these arguments, bound to its instance
+    (nothing to key on at each call): ``adder(part, c, M, N)``."""
+    inst = split_sum.instance_for((part, c, M, N), {"SPLIT": split})
+    return inst[(M * N + SUM_THREADS - 1) // SUM_THREADS]
+
+
 def partial_sums_size(M: int, N: int, split: int) -> int:
     """Float32 elements of split-K's ``split`` slices of M x N, as
     ``slice_size`` spaces them (its value on the host)."""

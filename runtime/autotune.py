@@ -247,6 +247,14 @@ class Autotuned:
         """The configuration the search chose for these arguments (searching if needed)."""
         return self.configs[self._search_for(None, None, args, None, 0).best]
 
+    @user_facing
+    def timings(self, *args) -> list:
+        """Each configuration's median milliseconds in the search for these
+        arguments (searched before, else E446), as (config, ms) pairs; ms is
+        None for one that was pruned or failed."""
+        search = self._search_for(None, None, args, None, 0)
+        return [(config, ms) for config, ms, _ in search.times]
+
     def table(self) -> str:
         """The timing tables of every search so far."""
         return "\n".join(s.table() for s in self.searches.values())

@@ -131,7 +131,9 @@ def test_4_matmul_splits_k_for_few_tiles(shape):
     _run("matmul_example", "bf16", *shape, timeout=300)
 
 
-@pytest.mark.parametrize("shape", [(16, 4096, 4096), (100, 776, 1000)])
+@pytest.mark.parametrize(
+    "shape", [(16, 4096, 4096), (100, 776, 1000), (64, 4096, 14336)]
+)
 def test_4_matmul_adds_the_slices_as_split_sum_does(shape):
     _run("matmul_bits", "bf16", *shape, timeout=300)
 

@@ -193,27 +193,41 @@ def gemm_split(dtype, M, N, K, bn, stages, split, blocks, edge):
 def matmul_bits(dtype, M, N, K):
     """matmul() with each split forced (one launch, the slices added in the
     kernel) against split_sum's two launches: the same bits; and twice in
-    a row on the cached workspace."""
+    a row on the cached workspace.  Then matmul() as the plan chooses (one
+    launch or two, whichever it timed faster) against the same split's
+    other way: the same bits."""
     a, a_dev = _random(15, (M, K), dtype)
     bt, bt_dev = _random(16, (N, K), dtype)
     b_dev = cp.ascontiguousarray(bt_dev.T)
     c = _filled((M, N), np.nan, dtype)
     G.matmul(a_dev, b_dev, c)
     _compare(c, a, bt, dtype, f"matmul() M={M} N={N} K={K}")
+    chosen = cp.asnumpy(c).view(np.uint16).copy()
+    plan = G._PLANS[a_dev.shape, b_dev.shape, c.shape, True, None]
     tma_a, tma_b = G.tensor_maps(a_dev, b_dev)
-    for split in (2, 4):
-        part = MM.partial_sums(c, M, N, split)
+    two = plan[-1]
+    if two is not None:  # two launches chosen: the in-kernel sum of that split
+        split = two.config["SPLIT"]
+    else:
+        args = (tma_a, tma_b, c, *G.workspace(c, plan[5], plan[6]), M, N, K)
+        tuned = G.TUNED[not G.whole_tiles(M, N, K), True, None]
+        split = tuned.best_config(*args).constexprs["SPLIT"]
+    print(f"matmul() {M}x{N}x{K}: split {split}, {'two launches' if two else 'one'}")
+    for split_ in sorted({2, 4, split} - {1}):
+        part = MM.partial_sums(c, M, N, split_)
         G.gemm_tma[(132,), G.THREADS](
             tma_a, tma_b, c, part, None, M, N, K, BN=128, STAGES=4, EDGE=True,
-            B_ROW_MAJOR=True, SPLIT=split, shared_mem=G.shared_mem(128, 4),
+            B_ROW_MAJOR=True, SPLIT=split_, shared_mem=G.shared_mem(128, 4),
         )  # fmt: skip
-        MM.sum_slices(part, c, M, N, split)
+        MM.sum_slices(part, c, M, N, split_)
         want = cp.asnumpy(c).view(np.uint16).copy()
         for turn in range(2):
             c.fill(np.nan)
-            G.matmul(a_dev, b_dev, c, split=split)
+            G.matmul(a_dev, b_dev, c, split=split_)
             got = cp.asnumpy(c).view(np.uint16)
-            assert np.array_equal(got, want), f"matmul split={split} turn {turn}"
+            assert np.array_equal(got, want), f"matmul split={split_} turn {turn}"
+        if split_ == split:
+            assert np.array_equal(chosen, want), f"matmul() (split {split}) bits"
 
 
 def matmul_example(dtype, M, N, K):

@@ -289,6 +289,21 @@ def test_prune_drops_configs_before_they_are_compiled_or_timed(tuned, monkeypatc
     assert table[3].endswith("pruned") and table[4].endswith("pruned")
 
 
+def test_timings_gives_each_configs_time_and_none_where_pruned_or_failed(tuned):
+    t, _ = tuned([0.3, kdsl.DSLError("no"), 0.2, 0.4], prune=lambda c, a: c[:3])
+    x = FakeArray()
+    with pytest.raises(kdsl.DSLError, match="not been tuned"):
+        t.timings(x, 1000)  # nothing searched yet: E446, as best_config
+    with pytest.warns(kdsl.AutotuneWarning):
+        t[grid, 128](x, 1000)
+    assert t.timings(x, 1000) == [
+        (kdsl.Config(BLOCK=64), 0.3),
+        (kdsl.Config(BLOCK=128), None),  # failed
+        (kdsl.Config(BLOCK=256), 0.2),
+        (kdsl.Config(BLOCK=512), None),  # pruned
+    ]
+
+
 def test_prune_must_return_some_of_the_configs(tuned):
     t, _ = tuned([0.1, 0.2], prune=lambda configs, args: [kdsl.Config(BLOCK=7)])
     with pytest.raises(kdsl.DSLError, match=r"E466.*Config\(BLOCK=7\)"):

@@ -960,6 +960,40 @@ def test_a_tensor_map_parameter_takes_only_a_built_map(gpu):
     assert len(gpu.log) == 1
 
 
+def test_gemm_tmas_two_launch_plan_launches_its_two_instances(gpu, monkeypatch):
+    """examples/gemm_tma.py's split-K in two launches, as matmul() runs a
+    plan of them: the instance of the kernel that only stores its slices
+    (``arrived`` None), then split_sum's, each with its own arguments."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    import gemm_tma as G
+
+    M, N, K = 16, 256, 1024
+    a = device_array(M * K, np.float16, ptr=0x20000).reshape(M, K)
+    b = device_array(K * N, np.float16, ptr=0x40000).reshape(K, N)
+    c = device_array(M * N, np.float16, ptr=0x80000).reshape(M, N)
+    part = device_array(4 * M * N, ptr=0x100000)
+    maps = (_fake_map(), _fake_map())
+    m = dict(BN=128, STAGES=4, EDGE=True, B_ROW_MAJOR=True, SPLIT=4)
+    grid = G.persistent_grid(M, N, 132)
+    store, two = G.two_launches(m, grid, (*maps, c, part, None, M, N, K))
+    monkeypatch.setattr(G, "multiprocessors", lambda: 132)
+    monkeypatch.setattr(G, "workspace", lambda like, floats, counters: (part, "n/a"))
+    plan = (132, store, M, N, K, 4 * M * N, 16, two)
+    monkeypatch.setitem(G._PLANS, (a.shape, b.shape, c.shape, True, None), plan)
+    G.matmul(a, b, c, maps=maps)
+    (kernel, packed), (summing, summed) = gpu.log
+    assert kernel == "gemm_tma__f16__128__4__8__true__true__4__noarrived"
+    assert packed[2] is c and packed[3] is part and len(packed) == 7  # no arrived
+    assert [int(v) for v in packed[4:]] == [M, N, K]
+    assert summing == "split_sum__f16__4"
+    assert (
+        summed[0] is part and summed[1] is c and [int(v) for v in summed[2:]] == [M, N]
+    )
+    assert gpu.shared == [G.shared_mem(128, 4), 0]
+    assert gpu.functions[0].blocks == [(G.THREADS,)]
+    assert gpu.functions[1].blocks == [(256,)]
+
+
 def test_tensor_map_reads_the_device_array(gpu, monkeypatch):
     from kdsl.runtime import tensormap
 

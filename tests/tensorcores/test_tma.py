@@ -22,6 +22,7 @@ from examples_index import example_modules  # noqa: E402
 from sass import sass_of  # noqa: E402
 
 G = example_modules()["gemm_tma"]
+MM = example_modules()["matmul"]
 
 
 # -- the generated code ------------------------------------------------------------
@@ -337,6 +338,124 @@ def test_split_k_is_tried_for_few_tiles_only():
         G.matmul(a, b, c, (None, None), split=5)
     with pytest.raises(ValueError, match="at most the 2 k tiles, got 3"):
         G.matmul(a, b, c, (None, None), split=3)  # a slice without a k tile
+
+
+def _config(bn, split):
+    return kdsl.Config(BN=bn, STAGES=4, EDGE=True, B_ROW_MAJOR=True, SPLIT=split)
+
+
+def test_the_two_launch_candidates_are_the_fastest_tile_shape_of_each_split():
+    timings = [
+        (_config(256, 1), 0.010),  # unsplit: not a two-launch candidate
+        (_config(128, 1), 0.009),
+        (_config(256, 2), 0.030),
+        (_config(128, 2), 0.020),
+        (_config(256, 4), 0.015),
+        (_config(128, 4), 0.015),  # a tie: the earlier
+        (_config(128, 8), None),  # pruned or failed
+    ]
+    assert G.fastest_per_split(timings) == [_config(128, 2), _config(256, 4)]
+    assert G.fastest_per_split(timings[:2]) == []
+    assert G.faster([0.05, 0.04, 0.04]) == 1  # a tie: the earlier
+    assert G.faster([0.04, 0.05]) == 0  # one launch first: it wins a tie
+
+
+class _Launches:
+    """Stands for gemm_tma and split_sum and the autotuned launch: records
+    what would run, in order."""
+
+    def __init__(self):
+        self.log = []
+        self.grid = lambda m: (m["SPLIT"] * 32,)  # as persistent_grid's
+
+    def __call__(self, *args, **kw):
+        self.log.append(("tuned", args[4] is not None, kw.get("shared_mem")))
+
+    def instance_for(self, args, constexprs):  # an instance, then [grid, block]
+        def launcher(config):
+            def launch(*args, **kw):
+                self.log.append((constexprs, config, args, kw))
+
+            return launch
+
+        return type("Instance", (), {"__getitem__": lambda _, cfg: launcher(cfg)})()
+
+    def slice_adder(self, part, c, M, N, split):  # matmul.py's
+        grid = (M * N + MM.SUM_THREADS - 1) // MM.SUM_THREADS
+        return self.instance_for((part, c, M, N), {"SPLIT": split})[grid]
+
+
+def test_the_plan_weighs_one_launch_against_each_splits_two(monkeypatch):
+    """_faster_sum: both searches run, then one launch and, for each split,
+    its fastest kernel followed by split_sum, each timed whole; a call
+    costs the longer of its GPU and host times, the cheapest is the plan,
+    and a plan of two launches launches the kernel that only stores its
+    slices (arrived None), then split_sum."""
+    import kdsl.runtime.benchmark as benchmark
+
+    fake = _Launches()
+    gpu = iter([0.050, 0.047, 0.046])  # one launch, split 2, split 4
+    host = iter([0.020, 0.048, 0.060])  # split 4: the host is the slower
+
+    class FakeTuned:
+        def timings(self, *args):
+            assert args[4] is None  # the search of the kernel without arrived
+            return [(_config(128, 1), 0.01), (_config(128, 2), 0.03),
+                    (_config(256, 4), 0.02), (_config(128, 4), 0.025)]  # fmt: skip
+
+    class FakeBench:
+        def __init__(self, *args):
+            pass
+
+        def time(self, run, warmup, reps):
+            fake.log.append("timed")
+            run()
+            return next(gpu)
+
+        def close(self):
+            fake.log.append("closed")
+
+    monkeypatch.setattr(benchmark, "Bench", FakeBench)
+    monkeypatch.setattr(G, "host_ms", lambda call: next(host))
+    monkeypatch.setattr(G, "gemm_tma", fake)
+    monkeypatch.setattr(G, "slice_adder", fake.slice_adder)
+    monkeypatch.setattr(G, "workspace", lambda c, f, n: ("part", "arrived"))
+    launch, two = G._faster_sum(
+        fake, FakeTuned(), ("ma", "mb"), "c", 64, 4096, 14336, 100, 10
+    )
+    assert two.config == _config(128, 2).constexprs
+    sums = (64 * 4096 + MM.SUM_THREADS - 1) // MM.SUM_THREADS
+    STORE = ("ma", "mb", "c", "part", None, 64, 4096, 14336)  # no arrived
+    stores = [  # the split kernel's instance launch, then split_sum's
+        (_config(128, 2).constexprs, ((64,), G.THREADS), STORE,
+         {"shared_mem": G.shared_mem(128, 4)}),
+        ({"SPLIT": 2}, sums, ("part", "c", 64, 4096), {}),
+    ]  # fmt: skip
+    assert fake.log == [
+        ("tuned", True, G.config_shared_mem),  # the two searches
+        ("tuned", False, G.config_shared_mem),
+        "timed",
+        ("tuned", True, G.config_shared_mem),
+        "timed",
+        *stores,
+        "timed",
+        (_config(256, 4).constexprs, ((128,), G.THREADS), STORE,
+         {"shared_mem": G.shared_mem(256, 4)}),
+        ({"SPLIT": 4}, sums, ("part", "c", 64, 4096), {}),
+        "closed",
+    ]  # fmt: skip
+    # the plan of two launches: the kernel with part and no arrived, then split_sum
+    fake.log.clear()
+    a, b, c = np.zeros((64, 14336)), np.zeros((14336, 4096)), np.zeros((64, 4096))
+    key = (a.shape, b.shape, c.shape, True, None)
+    monkeypatch.setitem(G._PLANS, key, (132, launch, 64, 4096, 14336, 100, 10, two))
+    monkeypatch.setattr(G, "multiprocessors", lambda: 132)
+    G.matmul(a, b, c, maps=("ma", "mb"))
+    assert fake.log == [
+        (stores[0][0], stores[0][1], ("ma", "mb", c, "part", None, 64, 4096, 14336),
+         stores[0][3]),
+        ({"SPLIT": 2}, sums, ("part", c, 64, 4096), {}),
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype, hgmma", [("bf16", r"\.BF16"), ("f16", "")])
