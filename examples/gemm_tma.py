@@ -667,7 +667,7 @@ def faster(times) -> int:
     return min(range(len(times)), key=lambda i: (times[i], i))
 
 
-# (library, device, stream) -> split-K's workspace there: (part, arrived)
+# (library, device, stream) -> split-K's workspace there
 _WORKSPACES: dict = {}
 _STREAM: list = []  # PyTorch's device -> current stream query, once imported
 
@@ -692,12 +692,15 @@ def workspace(like, floats: int, counters: int) -> tuple:
         import cupy
 
         key = ("cupy", like.device.id, cupy.cuda.get_current_stream().ptr)
+    # (part, arrived, their sizes): a tensor's len() is a Python call of
+    # PyTorch's, a few of which a decoding GEMM's host time can do without
     have = _WORKSPACES.get(key)
-    if have is None or len(have[0]) < floats or len(have[1]) < counters:
+    if have is None or have[2] < floats or have[3] < counters:
         if have is not None:
-            floats, counters = max(floats, len(have[0])), max(counters, len(have[1]))
-        have = _WORKSPACES[key] = (empty_f32(like, floats), zeros_i32(like, counters))
-    return have
+            floats, counters = max(floats, have[2]), max(counters, have[3])
+        part, arrived = empty_f32(like, floats), zeros_i32(like, counters)
+        have = _WORKSPACES[key] = (part, arrived, floats, counters)
+    return have[0], have[1]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ from kdsl.transpile.sites import at_user_code
 
 
 def dim3(value, what: str) -> tuple:
+    if type(value) is tuple and 0 < len(value) < 4:  # the usual: Python ints
+        for v in value:
+            if type(v) is not int or v <= 0:
+                break
+        else:
+            return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
         value = (value,)
     if _is_symint(value):  # traced with dynamic shapes: specialised (a guard)

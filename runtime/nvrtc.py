@@ -92,6 +92,7 @@ _HELD: list = []  # the builtins library, never unloaded
 _ONE_AT_A_TIME = threading.Lock()  # when it could not be held
 
 
+@lru_cache(maxsize=None)
 def include_options() -> tuple:
     """``-I`` options: the CUDA headers, then CCCL's libcu++ where they are
     not already inside them (a toolkit's include directory has ``nv/``; CUDA

@@ -539,6 +539,12 @@ def host_cupy(as_if_on_device, monkeypatch):
         get_elapsed_time=lambda start, stop: 0.5,
     )
     fake = SimpleNamespace(cuda=cuda, empty=empty, uint8=np.uint8, ndarray=ndarray)
+    # NVRTC's library and headers are found through CuPy the first time:
+    # a search compiles, so that first time must not meet the fake (the
+    # test that searches failed whenever it was its worker's first compile)
+    from kdsl.runtime import nvrtc
+
+    nvrtc.nvrtc_version(), nvrtc.include_options()
     monkeypatch.setitem(sys.modules, "cupy", fake)
     FakeEvent.log = []
     from kdsl.runtime import benchmark
