@@ -35,8 +35,10 @@ def twice_op(x: torch.Tensor) -> torch.Tensor:
 
 def test_it_times_each_call_the_compiled_graph_makes_of_the_function():
     x = torch.randn(40, dtype=torch.float64)
-    graph = torch.compile(lambda a: twice_op(a) + 1.0, fullgraph=True)
-    assert torch.equal(graph(x), x * 2.0 + 1.0)
+    # the operator alone: an elementwise node beside it would cost a C++
+    # kernel's build (Inductor on the CPU), 10 s for nothing tested here
+    graph = torch.compile(lambda a: twice_op(a), fullgraph=True)
+    assert torch.equal(graph(x), x * 2.0)
     overload = torch.ops.kdsl_split.twice.default
     fn = overload._kdsl_cpu
     seen, between = [], []
@@ -51,7 +53,7 @@ def test_it_times_each_call_the_compiled_graph_makes_of_the_function():
     )
     assert sorted(split) == ["fn eager", "fn eager, cold", "fn in graph"]
     assert all(0.0 < us < float("inf") for us in split.values())
-    assert len(seen) == 6 and all(torch.equal(y, x * 2.0 + 1.0) for y in seen)
+    assert len(seen) == 6 and all(torch.equal(y, x * 2.0) for y in seen)
     assert len(between) == 6  # once before each cold call
     assert overload._kdsl_cpu is fn  # put back
 
