@@ -188,110 +188,105 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     width), instead of the one 2-byte access an element of
     ``transpose_tiled``.
 
-    A block of 256 threads moves a SIDE x SIDE tile, SIDE = 15 L = 120 (L =
-    8 lanes of a 16-byte vector). Wherever a row of the tile starts, the 16
-    aligned 16-byte vectors from the one holding its first element cover it:
-    16 threads load them (one 256-byte run a row, all the loads of a
-    thread issued before the first is used), and the tile keeps each row's
-    window whole, the row's elements from its offset ``shift`` (0 .. L-1)
-    on. ``out``'s rows start anywhere too: out row i's vectors
-    are the aligned ones from the one holding its first element (offset
-    ``t``); a vector all of whose lanes lie in the tile is built from L
-    tile reads and stored as one 16-byte store, and the L elements of the
-    two partial vectors at the row's ends (none when ``t`` is 0) are
-    stored one by one in a pass of their own, so that no warp runs both.
-    Loads read clamped rows and vectors (never predicated); the last
-    ``rows * cols % L`` elements, past a's last whole vector, are put into
-    the tile from scalar loads by the block or blocks that hold them.
-    Launch with 256 threads, grid (ceil(cols / SIDE), ceil(rows / SIDE))."""
+    A block of 256 threads owns, for out's rows c0 .. c0 + SIDE - 1 (SIDE =
+    15 L = 120, L = 8 lanes of a 16-byte vector), the aligned 16-byte
+    vectors of out whose first element lies in a's rows r0 .. r0 + SIDE - 1:
+    15 of them an out row, wherever the row starts. Every store of out is
+    one whole aligned vector (no partial vector, no 2-byte store: out's
+    tail past its last whole vector aside); a vector's lanes reach up to 7
+    rows past the block's, so the block reads a's rows r0 .. r0 + SIDE + 6
+    (the next block reads those 7 rows again). Wherever a row of a starts,
+    the 16 aligned vectors from the one holding its element c0 cover its
+    SIDE columns: 16 threads load them (one 256-byte run a row, all the
+    loads of a thread issued before the first is used) and put each
+    element at its column in the tile, the row's offset ``s`` (0 .. L-1)
+    taken off, so that out's vector is L reads of one tile column at fixed
+    offsets. The vectors that wrap from one out row into the next (their
+    lanes past a's last row) are read from a directly, lane by lane, by the
+    blocks of a's last rows. Loads of the tile read clamped rows and
+    vectors (never predicated); the last ``rows * cols % L`` elements, past
+    a's last whole vector, are put into the tile from scalar loads by the
+    block or blocks that hold them. Launch with 256 threads, grid (ceil(cols
+    / SIDE), ceil(rows / SIDE))."""
     L = 8  # lanes of a 16-byte vector
     LOG = 3  # log2(L)
     SIDE = 15 * L
-    PASSES = 8  # a block's 16 rows of 16 vectors a pass: 128 >= SIDE rows
-    # tile[r, skew(r) + j]: element j of the window of a's row r0 + r. The
-    # reads of step 2 take one column of rows L apart in 16 threads, so
-    # rows L apart must start in different banks: rows of 67 4-byte words
-    # (an odd number) and a skew of a word more every 32 rows
-    SKS = 5  # skew(r) = ((r >> SKS) & SKM) * SKW elements
-    SKM = 3
-    SKW = 2
-    # (16 PASSES rows: those past SIDE take the loads of the last pass's
-    # idle threads, so that no store to the tile, and no load, waits on a
-    # condition)
-    tile = kdsl.shared_array(D, (16 * PASSES, 16 * L + SKM * SKW))
+    PASSES = 8  # a block's 16 rows of 16 vectors a pass: 128 >= SIDE + L - 1
+    # tile[r, M + j]: column c0 + j of a's row r0 + r; a window's elements
+    # left of c0 fall into the margin M. Rows of an odd number of elements:
+    # the L rows of a column that a thread reads, and the rows L apart that
+    # the threads of a half warp read, start in different banks
+    M = L
+    W = 16 * L + M + 1
+    tile = kdsl.shared_array(D, (16 * PASSES, W))
     av = a.vec(L)
     ov = out.vec(L)
     n = rows * cols
     last = n // L - 1  # a's last whole vector
     tid = thread_idx.x
-    k = tid % 16  # this thread's vector of a window
+    k = tid % 16  # this thread's vector of a window, and of an out row
     r0 = block_idx.y * SIDE  # the tile's first row and column of a
     c0 = block_idx.x * SIDE
-    f0 = r0 * cols + c0
-    hv = min(SIDE, rows - r0)  # rows (out's columns) of the tile in a
+    hv = min(SIDE, rows - r0)  # rows of a whose vectors the block owns
     wv = min(SIDE, cols - c0)  # columns (out's rows) of the tile in a
 
-    # 1. the windows: every load issued first (clamped: none predicated)
+    # 1. the windows: every load issued first (clamped: none predicated),
+    #    then each element to its column
     blk = kdsl.local_array(Vector[D, L], PASSES)
     for p in kdsl.range_constexpr(PASSES):
-        r = min(tid // 16 + 16 * p, SIDE - 1)
-        f = min(r0 + r, rows - 1) * cols + c0
+        f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0
         blk[p] = av[min((f >> LOG) + k, last)]
     for p2 in kdsl.range_constexpr(PASSES):
         r = tid // 16 + 16 * p2
+        f = min(r0 + r, rows - 1) * cols + c0
+        at = M + k * L - (f & (L - 1))  # the column of the vector's lane 0
         v = blk[p2]
-        at = ((r >> SKS) & SKM) * SKW + k * L
         for lane in kdsl.range_constexpr(L):
             tile[r, at + lane] = v[lane]
     tail = n % L  # the elements past a's last whole vector
-    if tail > 0 and r0 + SIDE > (n - tail) // cols:
+    if tail > 0 and r0 + 16 * PASSES > (n - tail) // cols:
         kdsl.syncthreads()  # (the block-wide condition: every thread here)
         if tid < tail:
             e = n - tail + tid
             r = e // cols - r0
-            i = e % cols - c0
-            if 0 <= r and r < SIDE and 0 <= i and i < SIDE:
-                at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
-                tile[r, at + i] = a[e]
+            j = e % cols - c0
+            if 0 <= r and r < 16 * PASSES and 0 <= j and j < SIDE:
+                tile[r, M + j] = a[e]
     kdsl.syncthreads()
 
-    # 2. out's inner vectors: thread (i, k) builds vector k of out row c0 + i
-    #    (offset t: lanes from tile rows lo = k L - t on), k = 1 .. 14, and
-    #    k = 0 where the row starts aligned; one 16-byte store where all L
-    #    lanes are rows of a (always but in the tiles at a's last rows)
+    # 2. thread (i, k) stores vector k of those out row c0 + i owns: lane 0
+    #    is tile row r = lo + k L (lo: the first of the block's rows where
+    #    a vector of out starts); every lane in a's rows, read from the tile
     for p3 in kdsl.range_constexpr(PASSES):
         i = tid // 16 + 16 * p3
         g = (c0 + i) * rows + r0  # out's element (c0 + i, r0)
-        t = g & (L - 1)
-        lo = k * L - t  # the tile row of lane 0 (>= 0 here)
-        if i < wv and k < 15 and (k > 0 or t == 0):
-            if lo + L <= hv:
-                w = Vector[D, L].splat(0)
-                for lane2 in kdsl.range_constexpr(L):
-                    r = lo + lane2
-                    at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
-                    w[lane2] = tile[r, at + i]
-                ov[(g >> LOG) + k] = w
-            else:  # past a's last row: the lanes that are in it, one by one
-                for lane3 in kdsl.range_constexpr(L):
-                    r = lo + lane3
-                    if r < hv:
-                        at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
-                        out[g + r] = tile[r, at + i]
+        r = ((0 - g) & (L - 1)) + k * L
+        if i < wv and r0 + r + L <= rows and r < hv:
+            w = Vector[D, L].splat(0)
+            for lane2 in kdsl.range_constexpr(L):
+                w[lane2] = tile[r + lane2, M + i]
+            ov[(g + r) >> LOG] = w
 
-    # 3. the lanes of the two partial vectors of each out row (offset t > 0):
-    #    lane j of the first (j >= t) is tile row j - t, of the last (j < t)
-    #    row SIDE + j - t
-    for p4 in kdsl.range_constexpr((SIDE * L + 255) // 256):
-        item = tid + 256 * p4
-        i = item // L
-        j = item % L
-        g = (c0 + i) * rows + r0
-        t = g & (L - 1)
-        r = j - t if j >= t else SIDE + j - t
-        if i < wv and t > 0 and r < hv:
-            at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
-            out[g + r] = tile[r, at + i]
+    # 3. the one vector an out row may own that wraps into out's next
+    #    row(s), or ends out: its lanes read from a, one by one (the blocks
+    #    at a's last rows only)
+    if r0 + SIDE + L - 1 > rows and tid < wv:
+        g = (c0 + tid) * rows + r0
+        lo = (0 - g) & (L - 1)
+        r = lo + (max(rows - r0 - (L - 1) - lo, 0) + L - 1) // L * L
+        if r < hv:
+            e0 = g + r
+            if e0 + L <= n:
+                w2 = Vector[D, L].splat(0)
+                for lane3 in kdsl.range_constexpr(L):
+                    e = e0 + lane3
+                    w2[lane3] = a[e % rows * cols + e // rows]
+                ov[e0 >> LOG] = w2
+            else:  # out's last elements, past its last whole vector
+                for lane4 in kdsl.range_constexpr(L):
+                    e = e0 + lane4
+                    if e < n:
+                        out[e] = a[e % rows * cols + e // rows]
 
 
 # TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)

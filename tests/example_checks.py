@@ -587,7 +587,10 @@ def transpose_odd(be, t, rng):
     anywhere in a vector, ragged tiles both ways), a thin matrix (one window
     covers a row and the next), a whole tile, fewer rows than a vector, and
     sizes whose last elements lie past a's last whole vector (the tail fixed
-    from scalar loads), in one tile or over two rows of tiles."""
+    from scalar loads), in one tile or over two rows of tiles; 125 x 9: the
+    tail lies in the 7 rows past a block's own that its vectors read, and
+    out rows' vectors wrap into the next row from the block above the last
+    (rows fewer than a block's past the last whole tile)."""
     side = EX["transpose"].ODD_SIDE
     lanes = 8
     sizes = [
@@ -597,6 +600,7 @@ def transpose_odd(be, t, rng):
         (side, side),
         (1, lanes + 1),
         (side + 1, 1),
+        (side + 5, 9),
     ]
     for rows, cols in sizes:
         a = _random(rng, (rows, cols), t)

@@ -446,8 +446,8 @@ extern "C" __global__ void transpose_odd__i16(
         int16_t* out,
         int32_t rows,
         int32_t cols) {
-    // tile = kdsl.shared_array(D, (16 * PASSES, 16 * L + SKM * SKW))
-    __shared__ int16_t tile[128][134];
+    // tile = kdsl.shared_array(D, (16 * PASSES, W))
+    __shared__ int16_t tile[128][137];
     // av = a.vec(L)
     const kdsl::vec<int16_t, 8>* av = reinterpret_cast<const kdsl::vec<int16_t, 8>*>(a);
     // ov = out.vec(L)
@@ -464,8 +464,6 @@ extern "C" __global__ void transpose_odd__i16(
     int32_t r0 = blockIdx.y * 120;
     // c0 = block_idx.x * SIDE
     int32_t c0 = blockIdx.x * 120;
-    // f0 = r0 * cols + c0
-    int32_t f0 = kdsl::add(kdsl::mul(r0, cols), c0);
     // hv = min(SIDE, rows - r0)
     int32_t hv = kdsl::min(120, kdsl::sub(rows, r0));
     // wv = min(SIDE, cols - c0)
@@ -473,61 +471,47 @@ extern "C" __global__ void transpose_odd__i16(
     // blk = kdsl.local_array(Vector[D, L], PASSES)
     kdsl::vec<int16_t, 8> blk[8];
     // for p in kdsl.range_constexpr(PASSES):
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 0]
-    int32_t r = kdsl::min(tid / 16, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 0]
-    int32_t f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 0]
+    int32_t f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 0]
     blk[0] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 1]
-    r = kdsl::min(tid / 16 + 16, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 1]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 1]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 16, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 1]
     blk[1] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 2]
-    r = kdsl::min(tid / 16 + 32, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 2]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 2]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 32, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 2]
     blk[2] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 3]
-    r = kdsl::min(tid / 16 + 48, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 3]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 3]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 48, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 3]
     blk[3] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 4]
-    r = kdsl::min(tid / 16 + 64, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 4]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 4]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 64, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 4]
     blk[4] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 5]
-    r = kdsl::min(tid / 16 + 80, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 5]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 5]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 80, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 5]
     blk[5] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 6]
-    r = kdsl::min(tid / 16 + 96, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 6]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 6]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 96, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 6]
     blk[6] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
-    // r = min(tid // 16 + 16 * p, SIDE - 1)  [p = 7]
-    r = kdsl::min(tid / 16 + 112, 119);
-    // f = min(r0 + r, rows - 1) * cols + c0  [p = 7]
-    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0  [p = 7]
+    f = kdsl::add(kdsl::mul(kdsl::min(r0 + tid / 16 + 112, kdsl::sub(rows, 1)), cols), c0);
     // blk[p] = av[min((f >> LOG) + k, last)]  [p = 7]
     blk[7] = av[kdsl::min(kdsl::shr(f, 3) + k, last)];
     // for p2 in kdsl.range_constexpr(PASSES):
     // r = tid // 16 + 16 * p2  [p2 = 0]
-    r = tid / 16;
+    int32_t r = tid / 16;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 0]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 0]
+    int32_t at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 0]
     kdsl::vec<int16_t, 8> v = blk[0];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 0]
-    int32_t at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 0]
     // tile[r, at + lane] = v[lane]  [p2 = 0, lane = 0]
     tile[r][at] = v.v[0];
@@ -547,10 +531,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 1]
     r = tid / 16 + 16;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 1]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 1]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 1]
     v = blk[1];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 1]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 1]
     // tile[r, at + lane] = v[lane]  [p2 = 1, lane = 0]
     tile[r][at] = v.v[0];
@@ -570,10 +556,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 2]
     r = tid / 16 + 32;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 2]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 2]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 2]
     v = blk[2];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 2]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 2]
     // tile[r, at + lane] = v[lane]  [p2 = 2, lane = 0]
     tile[r][at] = v.v[0];
@@ -593,10 +581,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 3]
     r = tid / 16 + 48;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 3]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 3]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 3]
     v = blk[3];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 3]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 3]
     // tile[r, at + lane] = v[lane]  [p2 = 3, lane = 0]
     tile[r][at] = v.v[0];
@@ -616,10 +606,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 4]
     r = tid / 16 + 64;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 4]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 4]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 4]
     v = blk[4];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 4]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 4]
     // tile[r, at + lane] = v[lane]  [p2 = 4, lane = 0]
     tile[r][at] = v.v[0];
@@ -639,10 +631,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 5]
     r = tid / 16 + 80;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 5]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 5]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 5]
     v = blk[5];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 5]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 5]
     // tile[r, at + lane] = v[lane]  [p2 = 5, lane = 0]
     tile[r][at] = v.v[0];
@@ -662,10 +656,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 6]
     r = tid / 16 + 96;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 6]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 6]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 6]
     v = blk[6];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 6]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 6]
     // tile[r, at + lane] = v[lane]  [p2 = 6, lane = 0]
     tile[r][at] = v.v[0];
@@ -685,10 +681,12 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // r = tid // 16 + 16 * p2  [p2 = 7]
     r = tid / 16 + 112;
+    // f = min(r0 + r, rows - 1) * cols + c0  [p2 = 7]
+    f = kdsl::add(kdsl::mul(kdsl::min(kdsl::add(r0, r), kdsl::sub(rows, 1)), cols), c0);
+    // at = M + k * L - (f & (L - 1))  [p2 = 7]
+    at = 8 + k * 8 - (f & 7);
     // v = blk[p2]  [p2 = 7]
     v = blk[7];
-    // at = ((r >> SKS) & SKM) * SKW + k * L  [p2 = 7]
-    at = (kdsl::shr(r, 5) & 3) * 2 + k * 8;
     // for lane in kdsl.range_constexpr(L):  [p2 = 7]
     // tile[r, at + lane] = v[lane]  [p2 = 7, lane = 0]
     tile[r][at] = v.v[0];
@@ -708,8 +706,8 @@ extern "C" __global__ void transpose_odd__i16(
     tile[r][at + 7] = v.v[7];
     // tail = n % L
     int32_t tail = kdsl::mod(n, 8);
-    // if tail > 0 and r0 + SIDE > (n - tail) // cols:
-    if (tail > 0 && r0 + 120 > kdsl::floordiv(kdsl::sub(n, tail), cols)) {
+    // if tail > 0 and r0 + 16 * PASSES > (n - tail) // cols:
+    if (tail > 0 && r0 + 128 > kdsl::floordiv(kdsl::sub(n, tail), cols)) {
         // kdsl.syncthreads()
         __syncthreads();
         // if tid < tail:
@@ -718,14 +716,12 @@ extern "C" __global__ void transpose_odd__i16(
             int32_t e = kdsl::add(kdsl::sub(n, tail), tid);
             // r = e // cols - r0
             r = kdsl::sub(kdsl::floordiv(e, cols), r0);
-            // i = e % cols - c0
-            int32_t i = kdsl::sub(kdsl::mod(e, cols), c0);
-            // if 0 <= r and r < SIDE and 0 <= i and i < SIDE:
-            if (0 <= r && r < 120 && 0 <= i && i < 120) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + ((r >> 5) & 3) * 2;
-                // tile[r, at + i] = a[e]
-                tile[r][at + i] = a[e];
+            // j = e % cols - c0
+            int32_t j = kdsl::sub(kdsl::mod(e, cols), c0);
+            // if 0 <= r and r < 16 * PASSES and 0 <= j and j < SIDE:
+            if (0 <= r && r < 128 && 0 <= j && j < 120) {
+                // tile[r, M + j] = a[e]
+                tile[r][8 + j] = a[e];
             }
         }
     }
@@ -736,1205 +732,370 @@ extern "C" __global__ void transpose_odd__i16(
     int32_t i = tid / 16;
     // g = (c0 + i) * rows + r0  [p3 = 0]
     int32_t g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 0]
-    int32_t t = g & 7;
-    // lo = k * L - t  [p3 = 0]
-    int32_t lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 0]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 0]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 0]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 0]
-            // r = lo + lane2  [p3 = 0, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 0, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 0, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 0]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 0]
-            // r = lo + lane3  [p3 = 0, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 0, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 0, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 0, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 0, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 0, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 0, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 0, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 0, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 0, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 0, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 0, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 0]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 0]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 0]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 0]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 0, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 0]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 1]
     i = tid / 16 + 16;
     // g = (c0 + i) * rows + r0  [p3 = 1]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 1]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 1]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 1]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 1]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 1]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 1]
-            // r = lo + lane2  [p3 = 1, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 1, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 1, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 1]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 1]
-            // r = lo + lane3  [p3 = 1, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 1, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 1, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 1, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 1, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 1, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 1, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 1, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 1, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 1, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 1, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 1, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 1]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 1]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 1]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 1]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 1, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 1]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 2]
     i = tid / 16 + 32;
     // g = (c0 + i) * rows + r0  [p3 = 2]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 2]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 2]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 2]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 2]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 2]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 2]
-            // r = lo + lane2  [p3 = 2, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 2, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 2, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 2]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 2]
-            // r = lo + lane3  [p3 = 2, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 2, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 2, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 2, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 2, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 2, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 2, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 2, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 2, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 2, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 2, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 2, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 2]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 2]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 2]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 2]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 2, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 2]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 3]
     i = tid / 16 + 48;
     // g = (c0 + i) * rows + r0  [p3 = 3]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 3]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 3]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 3]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 3]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 3]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 3]
-            // r = lo + lane2  [p3 = 3, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 3, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 3, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 3]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 3]
-            // r = lo + lane3  [p3 = 3, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 3, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 3, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 3, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 3, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 3, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 3, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 3, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 3, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 3, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 3, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 3, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 3]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 3]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 3]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 3]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 3, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 3]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 4]
     i = tid / 16 + 64;
     // g = (c0 + i) * rows + r0  [p3 = 4]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 4]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 4]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 4]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 4]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 4]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 4]
-            // r = lo + lane2  [p3 = 4, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 4, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 4, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 4]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 4]
-            // r = lo + lane3  [p3 = 4, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 4, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 4, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 4, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 4, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 4, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 4, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 4, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 4, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 4, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 4, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 4, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 4]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 4]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 4]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 4]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 4, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 4]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 5]
     i = tid / 16 + 80;
     // g = (c0 + i) * rows + r0  [p3 = 5]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 5]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 5]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 5]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 5]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 5]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 5]
-            // r = lo + lane2  [p3 = 5, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 5, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 5, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 5]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 5]
-            // r = lo + lane3  [p3 = 5, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 5, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 5, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 5, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 5, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 5, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 5, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 5, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 5, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 5, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 5, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 5, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 5]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 5]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 5]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 5]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 5, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 5]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 6]
     i = tid / 16 + 96;
     // g = (c0 + i) * rows + r0  [p3 = 6]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 6]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 6]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 6]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 6]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 6]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 6]
-            // r = lo + lane2  [p3 = 6, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 6, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 6, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 6]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 6]
-            // r = lo + lane3  [p3 = 6, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 6, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 6, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 6, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 6, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 6, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 6, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 6, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 6, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 6, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 6, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 6, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-        }
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 6]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 6]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 6]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 6]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 6, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 6]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
     }
     // i = tid // 16 + 16 * p3  [p3 = 7]
     i = tid / 16 + 112;
     // g = (c0 + i) * rows + r0  [p3 = 7]
     g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p3 = 7]
-    t = g & 7;
-    // lo = k * L - t  [p3 = 7]
-    lo = k * 8 - t;
-    // if i < wv and k < 15 and (k > 0 or t == 0):  [p3 = 7]
-    if (i < wv && k < 15 && (k > 0 || t == 0)) {
-        // if lo + L <= hv:  [p3 = 7]
-        if (lo + 8 <= hv) {
-            // w = Vector[D, L].splat(0)  [p3 = 7]
-            kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
-            // for lane2 in kdsl.range_constexpr(L):  [p3 = 7]
-            // r = lo + lane2  [p3 = 7, lane2 = 0]
-            r = lo;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 0]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 0]
-            w.v[0] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 1]
-            r = lo + 1;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 1]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 1]
-            w.v[1] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 2]
-            r = lo + 2;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 2]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 2]
-            w.v[2] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 3]
-            r = lo + 3;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 3]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 3]
-            w.v[3] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 4]
-            r = lo + 4;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 4]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 4]
-            w.v[4] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 5]
-            r = lo + 5;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 5]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 5]
-            w.v[5] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 6]
-            r = lo + 6;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 6]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 6]
-            w.v[6] = tile[r][kdsl::add(at, i)];
-            // r = lo + lane2  [p3 = 7, lane2 = 7]
-            r = lo + 7;
-            // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane2 = 7]
-            at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-            // w[lane2] = tile[r, at + i]  [p3 = 7, lane2 = 7]
-            w.v[7] = tile[r][kdsl::add(at, i)];
-            // ov[(g >> LOG) + k] = w  [p3 = 7]
-            ov[kdsl::shr(g, 3) + k] = w;
-        } else {
-            // for lane3 in kdsl.range_constexpr(L):  [p3 = 7]
-            // r = lo + lane3  [p3 = 7, lane3 = 0]
-            r = lo;
-            // if r < hv:  [p3 = 7, lane3 = 0]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 0]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 0]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 1]
-            r = lo + 1;
-            // if r < hv:  [p3 = 7, lane3 = 1]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 1]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 1]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 2]
-            r = lo + 2;
-            // if r < hv:  [p3 = 7, lane3 = 2]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 2]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 2]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 3]
-            r = lo + 3;
-            // if r < hv:  [p3 = 7, lane3 = 3]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 3]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 3]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 4]
-            r = lo + 4;
-            // if r < hv:  [p3 = 7, lane3 = 4]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 4]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 4]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 5]
-            r = lo + 5;
-            // if r < hv:  [p3 = 7, lane3 = 5]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 5]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 5]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 6]
-            r = lo + 6;
-            // if r < hv:  [p3 = 7, lane3 = 6]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 6]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 6]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-            }
-            // r = lo + lane3  [p3 = 7, lane3 = 7]
-            r = lo + 7;
-            // if r < hv:  [p3 = 7, lane3 = 7]
-            if (r < hv) {
-                // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p3 = 7, lane3 = 7]
-                at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-                // out[g + r] = tile[r, at + i]  [p3 = 7, lane3 = 7]
-                out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
+    // r = ((0 - g) & (L - 1)) + k * L  [p3 = 7]
+    r = (kdsl::sub(0, g) & 7) + k * 8;
+    // if i < wv and r0 + r + L <= rows and r < hv:  [p3 = 7]
+    if (i < wv && kdsl::add(kdsl::add(r0, r), 8) <= rows && r < hv) {
+        // w = Vector[D, L].splat(0)  [p3 = 7]
+        kdsl::vec<int16_t, 8> w = kdsl::splat<int16_t, 8>(int16_t(0));
+        // for lane2 in kdsl.range_constexpr(L):  [p3 = 7]
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 0]
+        w.v[0] = tile[r][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 1]
+        w.v[1] = tile[r + 1][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 2]
+        w.v[2] = tile[kdsl::add(r, 2)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 3]
+        w.v[3] = tile[kdsl::add(r, 3)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 4]
+        w.v[4] = tile[kdsl::add(r, 4)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 5]
+        w.v[5] = tile[kdsl::add(r, 5)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 6]
+        w.v[6] = tile[kdsl::add(r, 6)][8 + i];
+        // w[lane2] = tile[r + lane2, M + i]  [p3 = 7, lane2 = 7]
+        w.v[7] = tile[kdsl::add(r, 7)][8 + i];
+        // ov[(g + r) >> LOG] = w  [p3 = 7]
+        ov[kdsl::shr(kdsl::add(g, r), 3)] = w;
+    }
+    // if r0 + SIDE + L - 1 > rows and tid < wv:
+    if (r0 + 127 > rows && tid < wv) {
+        // g = (c0 + tid) * rows + r0
+        g = kdsl::add(kdsl::mul(kdsl::add(c0, tid), rows), r0);
+        // lo = (0 - g) & (L - 1)
+        int32_t lo = kdsl::sub(0, g) & 7;
+        // r = lo + (max(rows - r0 - (L - 1) - lo, 0) + L - 1) // L * L
+        r = lo +
+            kdsl::floordiv(kdsl::add(kdsl::max(kdsl::sub(kdsl::sub(kdsl::sub(rows, r0), 7), lo), 0), 7), 8) *
+            8;
+        // if r < hv:
+        if (r < hv) {
+            // e0 = g + r
+            int32_t e0 = kdsl::add(g, r);
+            // if e0 + L <= n:
+            if (kdsl::add(e0, 8) <= n) {
+                // w2 = Vector[D, L].splat(0)
+                kdsl::vec<int16_t, 8> w2 = kdsl::splat<int16_t, 8>(int16_t(0));
+                // for lane3 in kdsl.range_constexpr(L):
+                // e = e0 + lane3  [lane3 = 0]
+                int32_t e = e0;
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 0]
+                w2.v[0] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 1]
+                e = kdsl::add(e0, 1);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 1]
+                w2.v[1] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 2]
+                e = kdsl::add(e0, 2);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 2]
+                w2.v[2] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 3]
+                e = kdsl::add(e0, 3);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 3]
+                w2.v[3] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 4]
+                e = kdsl::add(e0, 4);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 4]
+                w2.v[4] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 5]
+                e = kdsl::add(e0, 5);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 5]
+                w2.v[5] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 6]
+                e = kdsl::add(e0, 6);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 6]
+                w2.v[6] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // e = e0 + lane3  [lane3 = 7]
+                e = kdsl::add(e0, 7);
+                // w2[lane3] = a[e % rows * cols + e // rows]  [lane3 = 7]
+                w2.v[7] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                      kdsl::floordiv(e, rows))];
+                // ov[e0 >> LOG] = w2
+                ov[kdsl::shr(e0, 3)] = w2;
+            } else {
+                // for lane4 in kdsl.range_constexpr(L):
+                // e = e0 + lane4  [lane4 = 0]
+                int32_t e = e0;
+                // if e < n:  [lane4 = 0]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 0]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 1]
+                e = kdsl::add(e0, 1);
+                // if e < n:  [lane4 = 1]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 1]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 2]
+                e = kdsl::add(e0, 2);
+                // if e < n:  [lane4 = 2]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 2]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 3]
+                e = kdsl::add(e0, 3);
+                // if e < n:  [lane4 = 3]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 3]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 4]
+                e = kdsl::add(e0, 4);
+                // if e < n:  [lane4 = 4]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 4]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 5]
+                e = kdsl::add(e0, 5);
+                // if e < n:  [lane4 = 5]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 5]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 6]
+                e = kdsl::add(e0, 6);
+                // if e < n:  [lane4 = 6]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 6]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
+                // e = e0 + lane4  [lane4 = 7]
+                e = kdsl::add(e0, 7);
+                // if e < n:  [lane4 = 7]
+                if (e < n) {
+                    // out[e] = a[e % rows * cols + e // rows]  [lane4 = 7]
+                    out[e] = a[kdsl::add(kdsl::mul(kdsl::mod(e, rows), cols),
+                                         kdsl::floordiv(e, rows))];
+                }
             }
         }
-    }
-    // for p4 in kdsl.range_constexpr((SIDE * L + 255) // 256):
-    // item = tid + 256 * p4  [p4 = 0]
-    int32_t item = tid;
-    // i = item // L  [p4 = 0]
-    i = item / 8;
-    // j = item % L  [p4 = 0]
-    int32_t j = item % 8;
-    // g = (c0 + i) * rows + r0  [p4 = 0]
-    g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p4 = 0]
-    t = g & 7;
-    // r = j - t if j >= t else SIDE + j - t  [p4 = 0]
-    r = (j >= t) ? (j - t) : (120 + j - t);
-    // if i < wv and t > 0 and r < hv:  [p4 = 0]
-    if (i < wv && t > 0 && r < hv) {
-        // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p4 = 0]
-        at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-        // out[g + r] = tile[r, at + i]  [p4 = 0]
-        out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-    }
-    // item = tid + 256 * p4  [p4 = 1]
-    item = tid + 256;
-    // i = item // L  [p4 = 1]
-    i = item / 8;
-    // j = item % L  [p4 = 1]
-    j = item % 8;
-    // g = (c0 + i) * rows + r0  [p4 = 1]
-    g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p4 = 1]
-    t = g & 7;
-    // r = j - t if j >= t else SIDE + j - t  [p4 = 1]
-    r = (j >= t) ? (j - t) : (120 + j - t);
-    // if i < wv and t > 0 and r < hv:  [p4 = 1]
-    if (i < wv && t > 0 && r < hv) {
-        // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p4 = 1]
-        at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-        // out[g + r] = tile[r, at + i]  [p4 = 1]
-        out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-    }
-    // item = tid + 256 * p4  [p4 = 2]
-    item = tid + 512;
-    // i = item // L  [p4 = 2]
-    i = item / 8;
-    // j = item % L  [p4 = 2]
-    j = item % 8;
-    // g = (c0 + i) * rows + r0  [p4 = 2]
-    g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p4 = 2]
-    t = g & 7;
-    // r = j - t if j >= t else SIDE + j - t  [p4 = 2]
-    r = (j >= t) ? (j - t) : (120 + j - t);
-    // if i < wv and t > 0 and r < hv:  [p4 = 2]
-    if (i < wv && t > 0 && r < hv) {
-        // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p4 = 2]
-        at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-        // out[g + r] = tile[r, at + i]  [p4 = 2]
-        out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
-    }
-    // item = tid + 256 * p4  [p4 = 3]
-    item = tid + 768;
-    // i = item // L  [p4 = 3]
-    i = item / 8;
-    // j = item % L  [p4 = 3]
-    j = item % 8;
-    // g = (c0 + i) * rows + r0  [p4 = 3]
-    g = kdsl::add(kdsl::mul(kdsl::add(c0, i), rows), r0);
-    // t = g & (L - 1)  [p4 = 3]
-    t = g & 7;
-    // r = j - t if j >= t else SIDE + j - t  [p4 = 3]
-    r = (j >= t) ? (j - t) : (120 + j - t);
-    // if i < wv and t > 0 and r < hv:  [p4 = 3]
-    if (i < wv && t > 0 && r < hv) {
-        // at = ((f0 + r * cols) & (L - 1)) + ((r >> SKS) & SKM) * SKW  [p4 = 3]
-        at = (kdsl::add(f0, kdsl::mul(r, cols)) & 7) + (kdsl::shr(r, 5) & 3) * 2;
-        // out[g + r] = tile[r, at + i]  [p4 = 3]
-        out[kdsl::add(g, r)] = tile[r][kdsl::add(at, i)];
     }
 }
