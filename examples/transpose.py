@@ -273,7 +273,9 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     if r0 + SIDE + L - 1 > rows and tid < wv:
         g = (c0 + tid) * rows + r0
         lo = (0 - g) & (L - 1)
-        r = lo + (max(rows - r0 - (L - 1) - lo, 0) + L - 1) // L * L
+        # (in two statements: one would pass the generated line width)
+        whole = max(rows - r0 - (L - 1) - lo, 0)
+        r = lo + (whole + L - 1) // L * L
         if r < hv:
             e0 = g + r
             if e0 + L <= n:

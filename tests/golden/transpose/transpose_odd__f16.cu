@@ -1006,10 +1006,10 @@ extern "C" __global__ void transpose_odd__f16(
         g = kdsl::add(kdsl::mul(kdsl::add(c0, tid), rows), r0);
         // lo = (0 - g) & (L - 1)
         int32_t lo = kdsl::sub(0, g) & 7;
-        // r = lo + (max(rows - r0 - (L - 1) - lo, 0) + L - 1) // L * L
-        r = lo +
-            kdsl::floordiv(kdsl::add(kdsl::max(kdsl::sub(kdsl::sub(kdsl::sub(rows, r0), 7), lo), 0), 7), 8) *
-            8;
+        // whole = max(rows - r0 - (L - 1) - lo, 0)
+        int32_t whole = kdsl::max(kdsl::sub(kdsl::sub(kdsl::sub(rows, r0), 7), lo), 0);
+        // r = lo + (whole + L - 1) // L * L
+        r = lo + kdsl::floordiv(kdsl::add(whole, 7), 8) * 8;
         // if r < hv:
         if (r < hv) {
             // e0 = g + r
