@@ -664,7 +664,7 @@ def fastest_per_split(timings) -> list:
 def faster(times) -> int:
     """The position of the fastest of ``times`` (the earlier on a tie: the
     one-launch split comes first)."""
-    return min(range(len(times)), key=lambda i: (times[i], i))
+    return times.index(min(times))
 
 
 # (library, device, stream) -> split-K's workspace there

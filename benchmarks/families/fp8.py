@@ -18,13 +18,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fp8_bench import SHAPES  # benchmarks/ is on the path: the bench's shapes
+
 FAMILY = "fp8 gemm"
-SHAPES = [
-    (4096, 4096, 4096),
-    (8192, 8192, 8192),
-    (4096, 14336, 4096),
-    (4096, 4096, 14336),
-]
+
 # the sweep: the MLP up projection, both ways (the other shapes are the
 # workload table's; the sweep's budget is shared by every family)
 SWEEP_SHAPES = [(4096, 14336, 4096)]
