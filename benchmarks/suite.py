@@ -171,12 +171,18 @@ def print_table(family: str, cases: list, seconds: float | None = None):
     unit = next((c.unit for c in cases if c.unit), "")
     took = "" if seconds is None else f", {seconds:.0f} s"
     print(f"\n== {family} ({unit}{took}) ==")
-    print(f"{'case':28s}" + "".join(f"{n:>10s}" for n in names) + f"{'ratio':>8s}")
+    # a column as wide as its peer's name needs ("kdsl per-tensor"), 10 at least;
+    # the case column as wide as the longest label
+    widths = [max(10, len(n) + 2) for n in names]
+    lw = max([28] + [len(c.label) + 2 for c in cases])
+    head = "".join(f"{n:>{w}s}" for n, w in zip(names, widths))
+    print(f"{'case':{lw}s}{head}{'ratio':>8s}")
     for c in cases:
         cells = "".join(
-            f"{rate(c, n):10.2f}" if n in c.results else f"{'-':>10s}" for n in names
+            f"{rate(c, n):{w}.2f}" if n in c.results else f"{'-':>{w}s}"
+            for n, w in zip(names, widths)
         )
-        print(f"{c.label:28s}{cells}{c.ratio:8.2f}  {c.note}")
+        print(f"{c.label:{lw}s}{cells}{c.ratio:8.2f}  {c.note}")
 
 
 def rate(case, name: str) -> float:
