@@ -347,12 +347,16 @@ def gemm_tma(
 
 
 # -- launching ---------------------------------------------------------------------------
-# (BN, STAGES): 128- or 256-wide tiles, as deep a ring as shared memory holds.
+# (BN, STAGES): 128- or 256-wide tiles, as deep a ring as shared memory holds;
+# 64-wide ones only for shapes whose 128-wide tiles leave multiprocessors
+# idle (decoding's small M: twice the tiles, so more of the SMs stream the
+# weights before split-K has to; ``_prune``).
 SHAPES = [
     (256, 4),
     (256, 3),
     (128, 6),
     (128, 4),
+    (64, 8),
 ]
 
 
@@ -391,13 +395,16 @@ def most_split(M: int, N: int, K: int, sms: int) -> int:
 
 def _prune(configs, args):
     """The autotuner's prune=: the tile shapes, each with the splits
-    ``splits`` allows for its tiles."""
+    ``splits`` allows for its tiles; 64-wide tiles only where 128-wide ones
+    do not fill the multiprocessors."""
     M, N, K = args["M"], args["N"], args["K"]
     sms = multiprocessors()
+    few = tiles(M, N, 128) < sms
     return [
         c
         for c in configs
         if c.constexprs["SPLIT"] in splits(M, N, K, c.constexprs["BN"], sms)
+        and (few or c.constexprs["BN"] > 64)
     ]
 
 
