@@ -14,6 +14,8 @@ Targets (issue 28's misses, RESULTS.md session 10):
   bytes;
 * ``gemm``: bf16 ``matmul`` at 1009 x 4104 x 4104 (0.56 of cuBLAS) and
   1024 x 4096 x 4096 (whole tiles), cuBLAS at the first;
+* ``decode``: the same at 128 x 4096 x 4096 (0.71 in session 11; cuBLAS
+  there) and 64 x 4096 x 4096 (0.75): split-K's launches;
 * ``attention``: ``attention_tma`` head dim 64, 8 x 12 x 1024 (0.83 of
   SDPA), and SDPA at the same shape.
 """
@@ -48,11 +50,11 @@ def transpose() -> list:
     return runs
 
 
-def gemm() -> list:
+def gemm(shapes=((1009, 4104, 4104), (1024, 4096, 4096))) -> list:
     import gemm_tma
 
     runs, operands = [], []
-    for M, N, K in ((1009, 4104, 4104), (1024, 4096, 4096)):
+    for M, N, K in shapes:
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(M, N, device="cuda", dtype=a.dtype)
@@ -61,9 +63,15 @@ def gemm() -> list:
         torch.testing.assert_close(c, a @ b, rtol=2e-2, atol=2e-2 * K**0.5)
         runs.append(lambda a=a, b=b, c=c, m=maps: gemm_tma.matmul(a, b, c, maps=m))
         operands.append((a, b, c))
-    a, b, c = operands[0]  # cuBLAS at the ragged shape
+    a, b, c = operands[0]  # cuBLAS at the first shape
     runs.append(lambda: torch.matmul(a, b, out=c))
     return runs
+
+
+def decode() -> list:
+    # the decoding shapes furthest behind (session 11: 0.71 and 0.75), their
+    # split-K launches as the plan chose them (the slices' sum included)
+    return gemm(((128, 4096, 4096), (64, 4096, 4096)))
 
 
 def attention() -> list:
@@ -84,7 +92,12 @@ def attention() -> list:
     ]
 
 
-TARGETS = {"transpose": transpose, "gemm": gemm, "attention": attention}
+TARGETS = {
+    "transpose": transpose,
+    "gemm": gemm,
+    "decode": decode,
+    "attention": attention,
+}
 
 
 def main() -> int:
