@@ -298,10 +298,18 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
 ODD4_DTYPES = ["i32", "u32", "f32"]
 
 
-# (256, 8): 8 blocks an SM (32 registers a thread, no spills): 128 KB of
-# loads in flight an SM, against 96 KB at the 40 registers ptxas picks alone
+# (256, 8): 8 blocks an SM (32 registers a thread at WIN 16, no spills):
+# 128 KB of loads in flight an SM, against 96 KB at the 40 registers ptxas
+# picks alone
 @kdsl.kernel(dtypes=ODD4_DTYPES, launch_bounds=(256, 8))
-def transpose_odd4(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+def transpose_odd4(
+    a: Pointer[D],
+    out: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    WIN: Constexpr[int] = 16,
+    TROWS: Constexpr[int] = 64,
+):
     """``out = a.T`` for contiguous ``a`` (rows, cols) of 4-byte elements,
     any shape, 16-byte aligned pointers and fewer than 2**31 elements:
     ``transpose_odd``'s plan for L = 4 lanes of a 16-byte vector, every
@@ -309,54 +317,59 @@ def transpose_odd4(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     bank conflicts.
 
     A block of 256 threads owns, for out's rows c0 .. c0 + SIDE - 1 (SIDE =
-    15 L = 60), the aligned vectors of out whose first element lies in a's
-    rows r0 .. r0 + SIDE - 1 (15 an out row), and reads a's rows r0 .. r0 +
-    63: the 16 aligned vectors of each row from the one holding its element
-    c0 (one 256-byte run a row, 4 loads a thread, clamped, issued before
-    the first is used). Each vector goes to the tile as it is (one 16-byte
-    shared store), at 16-byte chunk ``k ^ (r // 4) % 8`` of tile row r and
-    its lanes rotated by ``r * (cols % 2) % 4``: element (r, c0 + j) lies at
-    ``u = s_r + j`` of the row's window (s_r its lane in a's vector). A
-    thread then builds out's vector from L reads of one tile column, each at
-    its row's ``u``. The chunk swizzle puts the 8 rows 4 apart that 8
-    threads of an out row read in 8 different 16-byte bank groups; the lane
-    rotation makes 4 consecutive out rows read 4 different banks of a group
-    (without it, when rows * cols % 4 == 1, every lane q of every vector
-    lies at the same lane of a's vectors: a 4-way conflict). The vectors
-    that wrap from an out row into the next, and a's and out's elements
-    past their last whole vectors, are ``transpose_odd``'s: from a, lane by
-    lane. Launch with 256 threads, grid (ceil(cols / SIDE), ceil(rows /
-    SIDE))."""
+    (WIN - 1) L: 60 at WIN 16), the aligned vectors of out whose first
+    element lies in a's rows r0 .. r0 + HIGH - 1 (HIGH = TROWS - L: 60 at
+    TROWS 64, HIGH / L an out row), and reads a's rows r0 .. r0 + TROWS - 1:
+    the WIN aligned vectors of each row from the one holding its element c0
+    (one run of 16 WIN bytes a row, WIN TROWS / 256 loads a thread, clamped,
+    issued before the first is used).
+    Each vector goes to the tile as it is (one 16-byte shared store), at
+    16-byte chunk ``k ^ (r // 4) % 8`` of tile row r and its lanes rotated
+    by ``r * (cols % 2) % 4``: element (r, c0 + j) lies at ``u = s_r + j``
+    of the row's window (s_r its lane in a's vector). A thread then builds
+    out's vector from L reads of one tile column, each at its row's ``u``.
+    The chunk swizzle puts the 8 rows 4 apart that 8 threads of an out row
+    read in 8 different 16-byte bank groups; the lane rotation makes 4
+    consecutive out rows read 4 different banks of a group (without it,
+    when rows * cols % 4 == 1, every lane q of every vector lies at the same
+    lane of a's vectors: a 4-way conflict). The vectors that wrap from an
+    out row into the next, and a's and out's elements past their last whole
+    vectors, are ``transpose_odd``'s: from a, lane by lane. Launch with 256
+    threads, grid (ceil(cols / SIDE), ceil(rows / HIGH)); WIN 16 or 32,
+    TROWS 64 or 128 (the tile, WIN TROWS 16 bytes, at most 32 KB)."""
     L = 4  # lanes of a 16-byte vector
     LOG = 2  # log2(L)
-    SIDE = 15 * L
-    PASSES = 4  # 16 rows of 16 vectors a pass: 64 >= SIDE + L - 1
+    SIDE = (WIN - 1) * L
+    HIGH = TROWS - L  # TROWS >= HIGH + L - 1: the last vector's lanes
+    STEP = 256 // WIN  # a's rows a pass (16 or 8: a multiple of L)
+    PASSES = TROWS // STEP
+    GROUPS = WIN // 8  # 32 out rows a pass, 8 vectors each: WIN / 8 of each
     # tile[r, 4 chunk + lane]: chunk k ^ (r // 4) % 8 of row r holds the
-    # window's vector k, its lanes rotated; rows of 64 words (no padding)
-    tile = kdsl.shared_array(D, (16 * PASSES, 16 * L))
+    # window's vector k, its lanes rotated; rows of WIN L words, no padding
+    tile = kdsl.shared_array(D, (TROWS, WIN * L))
     av = a.vec(L)
     ov = out.vec(L)
     n = rows * cols
     last = n // L - 1  # a's last whole vector
     odd = cols & 1  # the rotation a tile row: r * odd % L
     tid = thread_idx.x
-    r0 = block_idx.y * SIDE  # the tile's first row and column of a
+    r0 = block_idx.y * HIGH  # the tile's first row and column of a
     c0 = block_idx.x * SIDE
-    hv = min(SIDE, rows - r0)  # rows of a whose vectors the block owns
+    hv = min(HIGH, rows - r0)  # rows of a whose vectors the block owns
     wv = min(SIDE, cols - c0)  # columns (out's rows) of the tile in a
 
-    # 1. the windows: thread (tid // 16, k) loads vector k of 4 rows 16
+    # 1. the windows: thread (tid // WIN, k) loads vector k of rows STEP
     #    apart (clamped: none predicated), then stores each to the tile
-    k = tid % 16
+    k = tid % WIN
     blk = kdsl.local_array(Vector[D, L], PASSES)
     for p in kdsl.range_constexpr(PASSES):
-        f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0
+        f = min(r0 + tid // WIN + STEP * p, rows - 1) * cols + c0
         blk[p] = av[min((f >> LOG) + k, last)]
-    rot = tid // 16 * odd  # the thread's rows are 16 apart: one rotation
+    rot = tid // WIN * odd  # rows STEP (0 mod L) apart: one rotation
     by1 = (rot & 1) != 0
     by2 = (rot & 2) != 0
     for p2 in kdsl.range_constexpr(PASSES):
-        r = tid // 16 + 16 * p2
+        r = tid // WIN + STEP * p2
         v = blk[p2]
         h = Vector[D, L].splat(0)  # v rotated by rot & 1
         for q in kdsl.range_constexpr(L):
@@ -370,25 +383,25 @@ def transpose_odd4(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
     # the elements past a's last whole vector: in a's last L - 1 rows (its
     # last row unless cols < L; no division on every block's path)
     tail = n % L
-    if tail > 0 and r0 + 16 * PASSES + L - 1 > rows:
+    if tail > 0 and r0 + TROWS + L - 1 > rows:
         kdsl.syncthreads()  # (the block-wide condition: every thread here)
         if tid < tail:
             e = n - tail + tid
             r = e // cols - r0
             j = e % cols - c0
-            if 0 <= r and r < 16 * PASSES and 0 <= j and j < SIDE:
+            if 0 <= r and r < TROWS and 0 <= j and j < SIDE:
                 u = (((r0 + r) * cols + c0) & (L - 1)) + j
                 at = ((u >> LOG) ^ ((r >> LOG) & 7)) * L + ((u + r * odd) & (L - 1))
                 tile[r, at] = a[e]
     kdsl.syncthreads()
 
-    # 2. thread (ii, kk) stores vector kv = kk (+ 8) of out row c0 + i, i =
-    #    ii (+ 32): lane 0 is tile row r = lo + kv L (lo: the first of the
+    # 2. thread (ii, kk) stores vector kv = kk + 8 m of out row c0 + i, i =
+    #    ii + 32 m': lane 0 is tile row r = lo + kv L (lo: the first of the
     #    block's rows where a vector of out starts); lane q is element (r +
     #    q, c0 + i) of the tile. A warp: 4 out rows, 8 vectors each. Out rows
     #    32 apart share lo, and rows 4 apart s_r (32 and 4 L: multiples of
-    #    L), so where lane q lies is worked out once: (rq, cq) for pass 0,
-    #    the other passes 32 rows (kv + 8) or 8 chunks (i + 32) on
+    #    L), so where lane q lies is worked out once: (rq, cq) for m = m' =
+    #    0, the others 32 m rows (kv + 8 m) and 8 m' chunks (i + 32 m') on
     kk = tid % 8
     ii = tid // 8
     g0 = (c0 + ii) * rows + r0  # out's element (c0 + ii, r0)
@@ -402,19 +415,21 @@ def transpose_odd4(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
         rq[q4] = rr
         cq[q4] = ((u >> LOG) ^ ((rr >> LOG) & 7)) * L + ((u + rr * odd) & (L - 1))
     for p3 in kdsl.range_constexpr(PASSES):
-        i = ii + 32 * (p3 % 2)
-        kv = kk + 8 * (p3 // 2)
+        m = p3 // GROUPS
+        m2 = p3 % GROUPS
+        i = ii + 32 * m2
+        kv = kk + 8 * m
         r = lo + kv * L
         if i < wv and r0 + r + L <= rows and r < hv:
             w2 = Vector[D, L].splat(0)
             for lane in kdsl.range_constexpr(L):
-                w2[lane] = tile[rq[lane] + 32 * (p3 // 2), cq[lane] + 32 * (p3 % 2)]
-            ov[((g0 + lo) >> LOG) + 8 * (p3 % 2) * rows + kv] = w2
+                w2[lane] = tile[rq[lane] + 32 * m, cq[lane] + 32 * m2]
+            ov[((g0 + lo) >> LOG) + 8 * m2 * rows + kv] = w2
 
     # 3. the one vector an out row may own that wraps into out's next
     #    row(s), or ends out: its lanes read from a, one by one (the blocks
     #    at a's last rows only)
-    if r0 + SIDE + L - 1 > rows and tid < wv:
+    if r0 + HIGH + L - 1 > rows and tid < wv:
         g = (c0 + tid) * rows + r0
         lo = (0 - g) & (L - 1)
         whole = max(rows - r0 - (L - 1) - lo, 0)

@@ -619,7 +619,7 @@ def transpose_odd4(be, t, rng):
     matrix, a whole tile, fewer rows than a vector, a's tail past its last
     whole vector in one tile or over two rows of tiles, and 65 x 5 (the
     tail in the rows past block 0's own, vectors wrapping from the block
-    above the last)."""
+    above the last); the same at the other tiles for some of them."""
     side = EX["transpose"].ODD4_SIDE
     sizes = [
         (be.size(1031, side + 3), be.size(777, side - 1)),
@@ -635,14 +635,20 @@ def transpose_odd4(be, t, rng):
         (be.size(129, side + 9), be.size(131, 2 * side + 11)),
         (be.size(130, side + 2), be.size(126, side + 2)),
     ]
-    for rows, cols in sizes:
+    # the larger tiles (124 x 60, 60 x 124): the odd shapes
+    cases = [(size, 16, 64) for size in sizes]
+    cases += [(size, w, h) for size in sizes[:3] + sizes[-3:] for w, h in ODD4_TILES]
+    for (rows, cols), win, trows in cases:
         a = _random(rng, (rows, cols), t)
         out = be.poison((cols, rows), t)
-        grid = (_grid(cols, side), _grid(rows, side))
+        grid = (_grid(cols, (win - 1) * 4), _grid(rows, trows - 4))
         be.launcher(EX["transpose"].transpose_odd4, grid, 256)(
-            be.to_device(a), out, rows, cols
+            be.to_device(a), out, rows, cols, WIN=win, TROWS=trows
         )
         np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
+ODD4_TILES = [(32, 64), (16, 128)]  # transpose_odd4's (WIN, TROWS) besides 16, 64
 
 
 def transpose_vec(be, t, rng):
