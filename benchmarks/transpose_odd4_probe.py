@@ -5,7 +5,8 @@ took before), the same kernel with the registers ptxas picks alone (40: 6
 blocks an SM), the larger tiles (124 x 60: WIN 32; 60 x 124: TROWS 128;
 launch bounds (256, 6)), a probe that issues the kernel's global loads and
 stores and nothing else (no tile, no barrier: its output is wrong, only its
-time counts), a device-to-device copy of the same bytes and PyTorch's
+time counts), the same with 16 threads an out row (``global only 16``,
+added after session 12's run), a device-to-device copy of the same bytes and PyTorch's
 ``x.t().contiguous()``.
 
     . benchmarks/device_env.sh && python3 -P benchmarks/transpose_odd4_probe.py
@@ -74,6 +75,39 @@ def global_only(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
             ov[((g0 + lo) >> LOG) + 8 * (p3 % 2) * rows + kv] = blk[p3]
 
 
+@kdsl.kernel(dtypes=["f32"], launch_bounds=(256, 8))
+def global_only_16(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
+    """``global_only`` with bf16 ``transpose_odd``'s store mapping: 16
+    threads an out row (a warp stores 2 out rows x 256 bytes, not 4 x 128);
+    the same loads, and stores of the same vectors of out. (Added after the
+    session-12 run: not measured yet.)"""
+    L = 4
+    LOG = 2
+    SIDE = 60
+    av = a.vec(L)
+    ov = out.vec(L)
+    n = rows * cols
+    last = n // L - 1
+    tid = thread_idx.x
+    k = tid % 16
+    r0 = block_idx.y * SIDE
+    c0 = block_idx.x * SIDE
+    hv = min(SIDE, rows - r0)
+    wv = min(SIDE, cols - c0)
+    blk = kdsl.local_array(Vector[D, L], 4)
+    for p in kdsl.range_constexpr(4):
+        f = min(r0 + tid // 16 + 16 * p, rows - 1) * cols + c0
+        blk[p] = av[min((f >> LOG) + k, last)]
+    ii = tid // 16
+    g0 = (c0 + ii) * rows + r0
+    lo = (0 - g0) & (L - 1)  # the same for out rows 16 apart
+    for p3 in kdsl.range_constexpr(4):
+        i = ii + 16 * p3
+        r = lo + k * L
+        if i < wv and r0 + r + L <= rows and r < hv:
+            ov[((g0 + lo) >> LOG) + 4 * p3 * rows + k] = blk[p3]
+
+
 def bench_us(fn) -> float:
     import triton.testing
 
@@ -94,6 +128,7 @@ def main():
         "odd4 124x60",
         "odd4 60x124",
         "global only",
+        "global only 16",
     ]
     print(
         "| f32 shape | copy us | torch us | "
@@ -136,6 +171,9 @@ def main():
         grid = (-(-cols // 60), -(-rows // 60))
         us["global only"] = bench_us(
             lambda: global_only[grid, 256](x, scratch, rows, cols)
+        )
+        us["global only 16"] = bench_us(
+            lambda: global_only_16[grid, 256](x, scratch, rows, cols)
         )
         us["copy"] = bench_us(lambda: copy.copy_(x))
         us["torch"] = bench_us(lambda: x.t().contiguous())
