@@ -1,8 +1,9 @@
 """transpose: out = a.T for a (rows, cols) array, for every dtype: a fast
 path with 16-byte accesses (``transpose_vec``), 16-byte accesses at odd
-sizes for 2-byte types (``transpose_odd``), one for contiguous arrays of
-any shape and element size (``transpose_tiled``) and a general one
-(``transpose``: any strides); ``launch_transpose`` picks.
+sizes for 2- and 4-byte types (``transpose_odd``, ``transpose_odd4``), one
+for contiguous arrays of any shape and element size (``transpose_tiled``)
+and a general one (``transpose``: any strides); ``launch_transpose``
+picks.
 
 A transpose moves every byte once each way; the target is the speed of a
 device-to-device copy. What that takes:
@@ -25,7 +26,7 @@ ceil(rows / TILE)); any shape (edges are guarded), any strides.
 ``transpose_tiled``: contiguous arrays of any shape, scalar accesses with 16
 loads in flight a thread and edge tiles as cheap as interior ones (the
 path for sizes no multiple of the vectors). ``transpose_vec``,
-``transpose_odd``: see their docstrings.
+``transpose_odd``, ``transpose_odd4``: see their docstrings.
 """
 
 import kdsl
@@ -291,6 +292,163 @@ def transpose_odd(a: Pointer[D], out: Pointer[D], rows: Int32, cols: Int32):
                         out[e] = a[e % rows * cols + e // rows]
 
 
+# 4-byte elements at odd sizes: ``transpose_tiled``'s scalar accesses issue
+# 4 memory instructions an element; this kernel's 16-byte global accesses
+# and conflict-free tile 2.5 (RESULTS.md, session 12)
+ODD4_DTYPES = ["i32", "u32", "f32"]
+
+
+# (256, 8): 8 blocks an SM (32 registers a thread at WIN 16, no spills):
+# 128 KB of loads in flight an SM, against 96 KB at the 40 registers ptxas
+# picks alone
+@kdsl.kernel(dtypes=ODD4_DTYPES, launch_bounds=(256, 8))
+def transpose_odd4(
+    a: Pointer[D],
+    out: Pointer[D],
+    rows: Int32,
+    cols: Int32,
+    WIN: Constexpr[int] = 16,
+    TROWS: Constexpr[int] = 64,
+):
+    """``out = a.T`` for contiguous ``a`` (rows, cols) of 4-byte elements,
+    any shape, 16-byte aligned pointers and fewer than 2**31 elements:
+    ``transpose_odd``'s plan for L = 4 lanes of a 16-byte vector, every
+    global access of the tile 16 bytes wide and every shared one free of
+    bank conflicts.
+
+    A block of 256 threads owns, for out's rows c0 .. c0 + SIDE - 1 (SIDE =
+    (WIN - 1) L: 60 at WIN 16), the aligned vectors of out whose first
+    element lies in a's rows r0 .. r0 + HIGH - 1 (HIGH = TROWS - L: 60 at
+    TROWS 64, HIGH / L an out row), and reads a's rows r0 .. r0 + TROWS - 1:
+    the WIN aligned vectors of each row from the one holding its element c0
+    (one run of 16 WIN bytes a row, WIN TROWS / 256 loads a thread, clamped,
+    issued before the first is used).
+    Each vector goes to the tile as it is (one 16-byte shared store), at
+    16-byte chunk ``k ^ (r // 4) % 8`` of tile row r and its lanes rotated
+    by ``r * (cols % 2) % 4``: element (r, c0 + j) lies at ``u = s_r + j``
+    of the row's window (s_r its lane in a's vector). A thread then builds
+    out's vector from L reads of one tile column, each at its row's ``u``.
+    The chunk swizzle puts the 8 rows 4 apart that 8 threads of an out row
+    read in 8 different 16-byte bank groups; the lane rotation makes 4
+    consecutive out rows read 4 different banks of a group (without it,
+    when rows * cols % 4 == 1, every lane q of every vector lies at the same
+    lane of a's vectors: a 4-way conflict). The vectors that wrap from an
+    out row into the next, and a's and out's elements past their last whole
+    vectors, are ``transpose_odd``'s: from a, lane by lane. Launch with 256
+    threads, grid (ceil(cols / SIDE), ceil(rows / HIGH)); WIN 16 or 32,
+    TROWS 64 or 128 (the tile, WIN TROWS 16 bytes, at most 32 KB)."""
+    L = 4  # lanes of a 16-byte vector
+    LOG = 2  # log2(L)
+    SIDE = (WIN - 1) * L
+    HIGH = TROWS - L  # TROWS >= HIGH + L - 1: the last vector's lanes
+    STEP = 256 // WIN  # a's rows a pass (16 or 8: a multiple of L)
+    PASSES = TROWS // STEP
+    GROUPS = WIN // 8  # 32 out rows a pass, 8 vectors each: WIN / 8 of each
+    # tile[r, 4 chunk + lane]: chunk k ^ (r // 4) % 8 of row r holds the
+    # window's vector k, its lanes rotated; rows of WIN L words, no padding
+    tile = kdsl.shared_array(D, (TROWS, WIN * L))
+    av = a.vec(L)
+    ov = out.vec(L)
+    n = rows * cols
+    last = n // L - 1  # a's last whole vector
+    odd = cols & 1  # the rotation a tile row: r * odd % L
+    tid = thread_idx.x
+    r0 = block_idx.y * HIGH  # the tile's first row and column of a
+    c0 = block_idx.x * SIDE
+    hv = min(HIGH, rows - r0)  # rows of a whose vectors the block owns
+    wv = min(SIDE, cols - c0)  # columns (out's rows) of the tile in a
+
+    # 1. the windows: thread (tid // WIN, k) loads vector k of rows STEP
+    #    apart (clamped: none predicated), then stores each to the tile
+    k = tid % WIN
+    blk = kdsl.local_array(Vector[D, L], PASSES)
+    for p in kdsl.range_constexpr(PASSES):
+        f = min(r0 + tid // WIN + STEP * p, rows - 1) * cols + c0
+        blk[p] = av[min((f >> LOG) + k, last)]
+    rot = tid // WIN * odd  # rows STEP (0 mod L) apart: one rotation
+    by1 = (rot & 1) != 0
+    by2 = (rot & 2) != 0
+    for p2 in kdsl.range_constexpr(PASSES):
+        r = tid // WIN + STEP * p2
+        v = blk[p2]
+        h = Vector[D, L].splat(0)  # v rotated by rot & 1
+        for q in kdsl.range_constexpr(L):
+            h[q] = v[(q + L - 1) % L] if by1 else v[q]
+        w = Vector[D, L].splat(0)  # and by rot & 2: w[(q + rot) % L] = v[q]
+        for q2 in kdsl.range_constexpr(L):
+            w[q2] = h[(q2 + 2) % L] if by2 else h[q2]
+        at = (k ^ ((r >> LOG) & 7)) * L
+        for q3 in kdsl.range_constexpr(L):
+            tile[r, at + q3] = w[q3]
+    # the elements past a's last whole vector: in a's last L - 1 rows (its
+    # last row unless cols < L; no division on every block's path)
+    tail = n % L
+    if tail > 0 and r0 + TROWS + L - 1 > rows:
+        kdsl.syncthreads()  # (the block-wide condition: every thread here)
+        if tid < tail:
+            e = n - tail + tid
+            r = e // cols - r0
+            j = e % cols - c0
+            if 0 <= r and r < TROWS and 0 <= j and j < SIDE:
+                u = (((r0 + r) * cols + c0) & (L - 1)) + j
+                at = ((u >> LOG) ^ ((r >> LOG) & 7)) * L + ((u + r * odd) & (L - 1))
+                tile[r, at] = a[e]
+    kdsl.syncthreads()
+
+    # 2. thread (ii, kk) stores vector kv = kk + 8 m of out row c0 + i, i =
+    #    ii + 32 m': lane 0 is tile row r = lo + kv L (lo: the first of the
+    #    block's rows where a vector of out starts); lane q is element (r +
+    #    q, c0 + i) of the tile. A warp: 4 out rows, 8 vectors each. Out rows
+    #    32 apart share lo, and rows 4 apart s_r (32 and 4 L: multiples of
+    #    L), so where lane q lies is worked out once: (rq, cq) for m = m' =
+    #    0, the others 32 m rows (kv + 8 m) and 8 m' chunks (i + 32 m') on
+    kk = tid % 8
+    ii = tid // 8
+    g0 = (c0 + ii) * rows + r0  # out's element (c0 + ii, r0)
+    lo = (0 - g0) & (L - 1)
+    s0 = (r0 * cols + c0) & (L - 1)  # the lane of a's element (r0, c0)
+    rq = kdsl.local_array(Int32, L)
+    cq = kdsl.local_array(Int32, L)
+    for q4 in kdsl.range_constexpr(L):
+        rr = lo + q4 + kk * L
+        u = ((s0 + rr * cols) & (L - 1)) + ii  # s_rr + ii
+        rq[q4] = rr
+        cq[q4] = ((u >> LOG) ^ ((rr >> LOG) & 7)) * L + ((u + rr * odd) & (L - 1))
+    for p3 in kdsl.range_constexpr(PASSES):
+        m = p3 // GROUPS
+        m2 = p3 % GROUPS
+        i = ii + 32 * m2
+        kv = kk + 8 * m
+        r = lo + kv * L
+        if i < wv and r0 + r + L <= rows and r < hv:
+            w2 = Vector[D, L].splat(0)
+            for lane in kdsl.range_constexpr(L):
+                w2[lane] = tile[rq[lane] + 32 * m, cq[lane] + 32 * m2]
+            ov[((g0 + lo) >> LOG) + 8 * m2 * rows + kv] = w2
+
+    # 3. the one vector an out row may own that wraps into out's next
+    #    row(s), or ends out: its lanes read from a, one by one (the blocks
+    #    at a's last rows only)
+    if r0 + HIGH + L - 1 > rows and tid < wv:
+        g = (c0 + tid) * rows + r0
+        lo = (0 - g) & (L - 1)
+        whole = max(rows - r0 - (L - 1) - lo, 0)
+        r = lo + (whole + L - 1) // L * L
+        if r < hv:
+            e0 = g + r
+            if e0 + L <= n:
+                w3 = Vector[D, L].splat(0)
+                for lane3 in kdsl.range_constexpr(L):
+                    e = e0 + lane3
+                    w3[lane3] = a[e % rows * cols + e // rows]
+                ov[e0 >> LOG] = w3
+            else:  # out's last elements, past its last whole vector
+                for lane4 in kdsl.range_constexpr(L):
+                    e = e0 + lane4
+                    if e < n:
+                        out[e] = a[e % rows * cols + e // rows]
+
+
 # TILES 8L x 8L tiles a block: 64 to 256 threads (4 to 32 KiB of tile)
 TRANSPOSE_CONFIGS = [kdsl.Config(TILES=t) for t in (1, 2, 4)]
 # out is only written: nothing to save and restore around the search
@@ -339,21 +497,25 @@ def vector_path(a, out) -> bool:
 
 
 ODD_SIDE = 120  # transpose_odd's tile: 15 vectors of 8 lanes each way
+ODD4_SIDE = 60  # transpose_odd4's tile: 15 vectors of 4 lanes each way
 
 
 def odd_path(a, out) -> bool:
-    """Whether ``launch_transpose`` takes ``transpose_odd``: 2-byte
-    elements, both arrays contiguous and 16-byte aligned, fewer than 2**31
-    elements, and both sides at least 4 tiles (a thin matrix makes few
-    blocks of 120 x 120: ``transpose_tiled``'s 64 x 64 tiles are faster
-    there, 1.0x a copy against 0.44x at 31 x 4097)."""
-    if _itemsize(a) != 2 or _itemsize(out) != 2:
+    """Whether ``launch_transpose`` takes ``transpose_odd`` (2-byte
+    elements) or ``transpose_odd4`` (4-byte ones): both arrays contiguous
+    and 16-byte aligned, fewer than 2**31 elements, and both sides at least
+    4 tiles (a thin matrix makes few blocks of 120 x 120: ``transpose_tiled``'s
+    64 x 64 tiles are faster there, 1.0x a copy against 0.44x at 31 x 4097
+    for BFloat16)."""
+    size = _itemsize(a)
+    if size not in (2, 4) or _itemsize(out) != size:
         return False
+    side = ODD_SIDE if size == 2 else ODD4_SIDE
     rows, cols = a.shape
     return (
         rows * cols < 2**31
-        and min(rows, cols) >= 4 * ODD_SIDE
-        and -(-rows // ODD_SIDE) <= 65535
+        and min(rows, cols) >= 4 * side
+        and -(-rows // side) <= 65535
         and _contiguous(a)
         and _contiguous(out)
         and _ptr(a) % 16 == 0
@@ -381,8 +543,8 @@ def tiled_path(a, out) -> bool:
 def launch_transpose(a, out, stream=None):
     """``out = a.T`` on the GPU (2-D CuPy arrays or PyTorch tensors):
     ``transpose_vec`` (16-byte accesses) where ``vector_path`` allows it,
-    else ``transpose_odd`` (16-byte accesses at any offset, 2-byte types:
-    ``odd_path``), else ``transpose_tiled`` (contiguous, any shape and
+    else ``transpose_odd`` or ``transpose_odd4`` (16-byte accesses at any
+    offset, 2- and 4-byte types: ``odd_path``), else ``transpose_tiled`` (contiguous, any shape and
     alignment), else ``transpose`` (any strides, one element an access)."""
     rows, cols = a.shape
     if tuple(out.shape) != (cols, rows):
@@ -396,9 +558,11 @@ def launch_transpose(a, out, stream=None):
         transpose_vec_tuned[launch](a, out, rows, cols, stream=stream)
         return
     if odd_path(a, out):
-        t = ODD_SIDE
+        wide = _itemsize(a) == 4
+        t = ODD4_SIDE if wide else ODD_SIDE
         grid = ((cols + t - 1) // t, (rows + t - 1) // t)
-        transpose_odd[grid, 256](a, out, rows, cols, stream=stream)
+        kernel = transpose_odd4 if wide else transpose_odd
+        kernel[grid, 256](a, out, rows, cols, stream=stream)
         return
     if tiled_path(a, out):
         t = TILED_SIDE

@@ -612,6 +612,45 @@ def transpose_odd(be, t, rng):
         np.testing.assert_array_equal(be.to_host(out), a.T)
 
 
+def transpose_odd4(be, t, rng):
+    """``transpose_odd``'s cases for 4-byte elements (L = 4, tiles of 60),
+    with every residue of rows and cols mod 4 among them (the lane rotation
+    and the window's offsets differ by each): odd and prime sizes, a thin
+    matrix, a whole tile, fewer rows than a vector, a's tail past its last
+    whole vector in one tile or over two rows of tiles, and 65 x 5 (the
+    tail in the rows past block 0's own, vectors wrapping from the block
+    above the last); the same at the other tiles for some of them."""
+    side = EX["transpose"].ODD4_SIDE
+    sizes = [
+        (be.size(1031, side + 3), be.size(777, side - 1)),
+        (be.size(4097, 2 * side + 1), 3),
+        (3, be.size(4097, 2 * side + 5)),
+        (side, side),
+        (1, 5),
+        (side + 1, 1),
+        (side + 5, 5),
+        (be.size(502, 2 * side + 2), be.size(303, side + 7)),
+        (be.size(303, side + 7), be.size(498, 2 * side + 2)),
+        (be.size(500, 2 * side + 4), be.size(301, side + 5)),
+        (be.size(129, side + 9), be.size(131, 2 * side + 11)),
+        (be.size(130, side + 2), be.size(126, side + 2)),
+    ]
+    # the larger tiles (124 x 60, 60 x 124): the odd shapes
+    cases = [(size, 16, 64) for size in sizes]
+    cases += [(size, w, h) for size in sizes[:3] + sizes[-3:] for w, h in ODD4_TILES]
+    for (rows, cols), win, trows in cases:
+        a = _random(rng, (rows, cols), t)
+        out = be.poison((cols, rows), t)
+        grid = (_grid(cols, (win - 1) * 4), _grid(rows, trows - 4))
+        be.launcher(EX["transpose"].transpose_odd4, grid, 256)(
+            be.to_device(a), out, rows, cols, WIN=win, TROWS=trows
+        )
+        np.testing.assert_array_equal(be.to_host(out), a.T)
+
+
+ODD4_TILES = [(32, 64), (16, 128)]  # transpose_odd4's (WIN, TROWS) besides 16, 64
+
+
 def transpose_vec(be, t, rng):
     """The 16-byte path: dimensions multiples of the lanes, tiles ragged
     (a partial tile in each direction) and whole, 1, 2 and 4 tiles a block."""
@@ -1085,6 +1124,7 @@ CHECKS = {  # check -> the kernel whose dtypes it runs
     transpose_tiled: EX["transpose"].transpose_tiled,
     transpose_vec: EX["transpose"].transpose_vec,
     transpose_odd: EX["transpose"].transpose_odd,
+    transpose_odd4: EX["transpose"].transpose_odd4,
     matmul: EX["matmul"].matmul,
     gemm_mma: EX["gemm_mma"].gemm_mma,
     gemm_int8: EX["gemm_int8"].gemm_int8,

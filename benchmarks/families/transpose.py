@@ -28,9 +28,8 @@ def _case(dtype: str, rows: int, cols: int | None = None) -> Case:
         if not torch.equal(out, x.t()):
             raise AssertionError(f"transpose {dtype} {rows}x{cols}: differs from x.t()")
 
-    path = (
-        "vec" if ex.vector_path(x, out) else "odd" if ex.odd_path(x, out) else "tiled"
-    )
+    odd = "odd4" if x.element_size() == 4 else "odd"
+    path = "vec" if ex.vector_path(x, out) else odd if ex.odd_path(x, out) else "tiled"
     return Case(
         family=FAMILY,
         label=f"{dtype} {rows}x{cols}",

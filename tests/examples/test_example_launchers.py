@@ -48,16 +48,17 @@ def test_launch_transpose_picks_the_odd_kernel_for_ragged_sizes(dtype, monkeypat
         "transpose",
         "transpose_tiled",
         "transpose_odd",
+        "transpose_odd4",
         "transpose_vec_tuned",
     ):
         kernel = getattr(mod, name)
         monkeypatch.setattr(mod, name, _Spy(kernel, name, launched))
-    # prime sizes, ragged tiles: 16-byte accesses for 2-byte types from 4
-    # tiles of 120 a side on
-    shape = (487, 491) if np.dtype(dtype).itemsize == 2 else (67, 131)
+    # prime sizes, ragged tiles: 16-byte accesses for 2- and 4-byte types
+    # from 4 tiles of 120 (60) a side on
+    wide = np.dtype(dtype).itemsize in (2, 4)
+    shape = (487, 491) if wide else (67, 131)
     a = RNG.integers(0, 100, shape).astype(dtype)
     out = np.zeros(shape[::-1], dtype)
-    wide = np.dtype(dtype).itemsize == 2
     assert mod.odd_path(a, out) is wide and not mod.vector_path(a, out)
     assert not mod.odd_path(a[:300], np.zeros(shape[::-1], dtype)[:, :300])
     mod.launch_transpose(a, out)
@@ -73,7 +74,8 @@ def test_launch_transpose_picks_the_odd_kernel_for_ragged_sizes(dtype, monkeypat
     assert not mod.tiled_path(strided, out) and not mod.odd_path(strided, out)
     mod.launch_transpose(strided, out)
     np.testing.assert_array_equal(out, strided.T)
-    first = "transpose_odd" if wide else "transpose_tiled"
+    size = np.dtype(dtype).itemsize
+    first = {2: "transpose_odd", 4: "transpose_odd4"}.get(size, "transpose_tiled")
     assert launched == [first, "transpose_tiled", "transpose"]
 
 

@@ -98,20 +98,24 @@ TILED = [
     TILED
     + [
         (np.float32, (12289, 5003)),
+        (np.float32, (50257, 768)),
+        (np.int32, (3001, 4098)),
         (np.float16, (12289, 5003)),
         (np.float16, (50257, 768)),
     ],
 )
 def test_transpose_odd_shapes(dtype, shape):
-    """Odd sizes through ``launch_transpose``: ``transpose_odd`` (16-byte
-    accesses at any offset) for 2-byte types, ``transpose_tiled`` for the
-    others, thin matrices and when a is one element off 16-byte alignment;
-    every element checked against numpy's transpose."""
+    """Odd sizes through ``launch_transpose``: ``transpose_odd`` and
+    ``transpose_odd4`` (16-byte accesses at any offset) for 2- and 4-byte
+    types, ``transpose_tiled`` for the others, thin matrices and when a is
+    one element off 16-byte alignment; every element checked against
+    numpy's transpose."""
     mod = EX["transpose"]
     a = np.random.default_rng(4).integers(0, 250, shape).astype(dtype)
     da = cp.asarray(a)
     out = cp.full(shape[::-1], 7, dtype)
-    wide = a.itemsize == 2 and min(shape) >= 4 * mod.ODD_SIDE
+    side = {2: mod.ODD_SIDE, 4: mod.ODD4_SIDE}.get(a.itemsize)
+    wide = side is not None and min(shape) >= 4 * side
     assert mod.odd_path(da, out) is wide and not mod.vector_path(da, out)
     mod.launch_transpose(da, out)
     np.testing.assert_array_equal(cp.asnumpy(out), a.T)

@@ -162,6 +162,41 @@ def test_transpose_odd_moves_16_bytes_per_access_at_any_offset(dtype):
     assert sass.spills == 0
 
 
+@pytest.mark.parametrize("dtype", ["f32", "i32"])
+def test_transpose_odd4_moves_16_bytes_per_access_at_any_offset(dtype):
+    passes = 4
+    sass = sass_of(EX["transpose"].transpose_odd4.dispatch(dtype))
+    # one 128-bit load of a's window a pass and thread, clamped (none
+    # predicated), all of them issued before the first shared store
+    loads = [i for i in sass.instructions if re.search(r"\bLDG\.E\.128", i)]
+    assert len(loads) == passes and not any(i.startswith("@") for i in loads)
+    first_sts = next(
+        n for n, i in enumerate(sass.instructions) if re.search(r"\bSTS", i)
+    )
+    before = [
+        i for i in sass.instructions[:first_sts] if re.search(r"\bLDG\.E\.128", i)
+    ]
+    assert len(before) == passes
+    # each vector goes to the tile whole (its lanes rotated in registers),
+    # the tail's elements one by one
+    assert sass.count(r"\bSTS\.128") == passes
+    assert sass.count(r"\bSTS\s") == 1
+    # out's vectors: 4 reads of the tile a vector, at addresses worked out
+    # once (the other passes at immediate offsets), one 128-bit store each
+    # and one for the vector that wraps; 4-byte stores only for out's last
+    # elements (past its last whole vector), 4-byte loads only for the
+    # tail's and the wrapping vector's lanes
+    assert sass.count(r"\bLDS\b") == passes * 4
+    assert sass.count(r"\bLDS.*\+0x") >= passes * 4 // 2
+    assert sass.count(r"\bSTG\.E\.128") == passes + 1
+    assert sass.count(r"\bSTG\.") == passes + 1 + 4
+    assert sass.count(r"\bLDG\.") == passes + 1 + 2 * 4
+    assert sass.count(r"\bBAR\.SYNC") == 2  # the tail's barrier: its tiles only
+    assert sass.spills == 0
+    # launch_bounds (256, 8): 8 blocks an SM, all their loads in flight
+    assert registers_of(EX["transpose"].transpose_odd4.dispatch(dtype)) <= 32
+
+
 @pytest.mark.parametrize("tiles", [1, 4])
 @pytest.mark.parametrize("dtype", ["f16", "bf16", "i16", "f32", "i32", "f64", "i64"])
 def test_transpose_vec_moves_16_bytes_per_access(dtype, tiles):
