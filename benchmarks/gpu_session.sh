@@ -158,11 +158,12 @@ profile)
         timeout 150 ncu --clock-control none --profile-from-start off \
             --section SpeedOfLight --section MemoryWorkloadAnalysis \
             --section WarpStateStats --section LaunchStats --section Occupancy \
+            --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum \
             python3 -P benchmarks/ncu_targets.py "$target" \
             >"$OUT/ncu-$target.txt" 2>&1
         echo "== $target: exit $?"
-        grep -E "^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per" \
-            "$OUT/ncu-$target.txt" | head -60
+        grep -E "^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|dram__bytes|lts__t_sectors" \
+            "$OUT/ncu-$target.txt" | head -90
     done
     ;;
 sgemm)

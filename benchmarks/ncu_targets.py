@@ -10,8 +10,9 @@ that ``ncu --profile-from-start off`` records exactly those launches.
 Targets (issue 28's misses, RESULTS.md session 10):
 
 * ``transpose``: bf16 12289 x 5003 (``transpose_odd``, 0.60 of a copy),
-  12288 x 5120 (``transpose_vec``, aligned), and a device copy of the same
-  bytes;
+  12288 x 5120 (``transpose_vec``, aligned), f32 12289 x 5003
+  (``transpose_odd4``, 0.69), and a device copy of the same bytes, bf16 and
+  f32;
 * ``gemm``: bf16 ``matmul`` at 1009 x 4104 x 4104 (0.56 of cuBLAS) and
   1024 x 4096 x 4096 (whole tiles), cuBLAS at the first;
 * ``decode``: the same at 128 x 4096 x 4096 (0.71 in session 11; cuBLAS
@@ -37,16 +38,21 @@ def transpose() -> list:
     import transpose as tr
 
     runs = []
-    for rows, cols in ((12289, 5003), (12288, 5120)):
-        a = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+    for rows, cols, dtype in (
+        (12289, 5003, torch.bfloat16),
+        (12288, 5120, torch.bfloat16),
+        (12289, 5003, torch.float32),
+    ):
+        a = torch.randn(rows, cols, device="cuda", dtype=dtype)
         out = torch.empty(cols, rows, device="cuda", dtype=a.dtype)
         tr.launch_transpose(a, out)
         torch.cuda.synchronize()
         assert torch.equal(out, a.T), f"transpose {rows} x {cols}"
         runs.append(lambda a=a, out=out: tr.launch_transpose(a, out))
-    src = torch.randn(12289 * 5003, device="cuda", dtype=torch.bfloat16)
-    dst = torch.empty_like(src)
-    runs.append(lambda: dst.copy_(src))
+    for dtype in (torch.bfloat16, torch.float32):
+        src = torch.randn(12289 * 5003, device="cuda", dtype=dtype)
+        dst = torch.empty_like(src)
+        runs.append(lambda src=src, dst=dst: dst.copy_(src))
     return runs
 
 
