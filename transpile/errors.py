@@ -1438,10 +1438,9 @@ register(
         "wgmma-accumulator",
         "E808",
         DSLTypeError,
-        "{callee} keeps each thread's part of the warpgroup's 64 x N f32 "
-        "accumulator in a kdsl.local_array(Float32, (N // 2,)) of N // 2 = {widths} "
-        "elements (8-bit inputs: or an f16 one, kdsl.local_array(Float16x2, "
-        "(N // 4,))); got {got}",
+        "{callee} keeps each thread's part of the warpgroup's 64 x N {acc} "
+        "accumulator in a kdsl.local_array({elem}, (N // 2,)) of N // 2 = {widths} "
+        "elements{f16}; got {got}",
     ),
     (
         "wgmma-dtype",
@@ -1449,7 +1448,8 @@ register(
         DSLTypeError,
         "{callee}(acc, desc_a, desc_b, T): T, the element type of the A and B "
         "tiles, must be kdsl.BFloat16 or kdsl.Float16, or 8-bit: kdsl.Float8E4M3FN "
-        "or kdsl.Float8E5M2, or a pair (TA, TB) of those two; got {got}",
+        "or kdsl.Float8E5M2, or a pair (TA, TB) of those two, or 8-bit integers: "
+        "kdsl.Int8, kdsl.Uint8 or a pair of them; got {got}",
     ),
     (
         "wgmma-descriptor",
@@ -1493,7 +1493,8 @@ register(
         "wgmma-fp8-k-major",
         "E626",
         DSLValueError,
-        "{callee} reads 8-bit (Float8E4M3FN/Float8E5M2) tiles K-major only: PTX's "
+        "{callee} reads 8-bit (Float8E4M3FN/Float8E5M2, Int8/Uint8) tiles K-major "
+        "only: PTX's "
         "transposed modes are for 16-bit types; store B as its N x K transpose "
         "(row n holds column n of B) and drop trans_b=True",
     ),

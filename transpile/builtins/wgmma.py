@@ -60,7 +60,15 @@ fragment a warp), and D f32 or (PTX's ``.f16``) f16: a
 ``local_array(Float16x2, (N // 4,))``, pair p holding elements 2p, 2p + 1
 of the f32 layout (its wait's overload is generated alike).  Their helpers — 32 widths, 4 type pairs, 2 operand forms
 — are not in wgmma.h: each file defines the ones its calls use
-(``fp8_helper``, through the registry's ``helper``).
+(``helper_8bit``, through the registry's ``helper``).
+
+Integer 8-bit inputs (``T`` Int8 or Uint8, or a pair of them, PTX's
+``.s8``/``.u8``, mixed pairs too) are the same ``m64nNk32`` with the same
+operands, D an Int32 accumulator (``local_array(Int32, (N // 2,))``, the
+f32 layout) and fewer widths: N 8, 16, 24 or a multiple of 16 up to 256
+(PTX's integer shapes; 40, 56 … are E808).  PTX's ``.s32`` form takes no
+scale-a/b immediates; its optional ``.satfinite`` (clamping D to Int32's
+range) is not used: the sums wrap, as mma.sync's integer ones do in kdsl.
 
 The interpreter runs fence, commit, wait and setmaxnreg as no-ops (it is
 synchronous and has no register file).  It models ``wgmma_desc`` of a
@@ -71,7 +79,9 @@ through the descriptors with the hardware's swizzle (bits 4-6 of each byte
 address XORed with bits 7-9, :func:`read_tile`), each product exact in
 float64, summed in k order onto D and rounded to f32 once per instruction
 (8-bit inputs too: docs/tensor-cores.md, "fp8", states the tolerance to the
-hardware, whose internal sum of 8-bit products is narrower).
+hardware, whose internal sum of 8-bit products is narrower); integer
+products summed exactly and wrapped to Int32 (exact by construction: a
+wrapping sum's order cannot matter).
 Descriptors of static shared arrays, other swizzle modes, and descriptors
 or ``scale_d`` that differ across a warpgroup are E362 there (GPU only).
 """
@@ -92,6 +102,9 @@ from kdsl.transpile.core.types import (
     Float8E5M2,
     Float16,
     Float32,
+    Int8,
+    Int32,
+    Uint8,
     Uint64,
     Vector,
 )
@@ -105,6 +118,12 @@ _PTX = {BFloat16: "bf16", Float16: "f16"}
 # instruction takes, K-major only; their helpers are generated per call
 _FP8 = {Float8E4M3FN: "e4m3", Float8E5M2: "e5m2"}
 FP8_WIDTHS = tuple(range(8, 257, 8))
+# integer 8-bit inputs (m64nNk32, A and B each s8 or u8, D s32): fewer N
+# than fp8's (PTX ISA, wgmma.mma_async's integer shapes): 8, 16, 24, then
+# the multiples of 16 from 32 to 256
+_INT8 = {Int8: "s8", Uint8: "u8"}
+INT8_WIDTHS = (8, 16, 24) + tuple(range(32, 257, 16))
+_EIGHT_BIT = {**_FP8, **_INT8}
 # 16-bit inputs take every N too: the widths not in WIDTHS (attention's
 # 192-key tiles) have their helper generated per call, as 8-bit ones
 WIDTHS_16 = FP8_WIDTHS
@@ -113,6 +132,8 @@ _NUMPY = {
     "f16": np.float16,
     "e4m3": ml_dtypes.float8_e4m3fn,
     "e5m2": ml_dtypes.float8_e5m2,
+    "s8": np.int8,
+    "u8": np.uint8,
 }
 # the helpers taking A in registers take a kdsl::vec (vector.h)
 PRELUDE = ("vector.h", "wgmma.h")
@@ -220,19 +241,36 @@ def _register_list(first: int, count: int) -> list[str]:
     return lines
 
 
-def fp8_helper(
+# 8-bit helpers: the C type of A's elements, and of D's registers (what
+# the helper takes; its asm constraint) for each accumulator kind
+_ELEM_8 = {
+    "e4m3": "__nv_fp8_e4m3",
+    "e5m2": "__nv_fp8_e5m2",
+    "s8": "int8_t",
+    "u8": "uint8_t",
+}
+_D_8 = {
+    "f32": ("float* d", '"+f"(d[{}])'),
+    "f16": ("vec<__half, 2>* d", '"+r"(D[{}])'),
+    "s32": ("int32_t* d", '"+r"(d[{}])'),
+}
+
+
+def helper_8bit(
     n: int, a: str, b: str, registers: bool = False, acc: str = "f32"
 ) -> str:
     """The helper of one width and pair of 8-bit types: D (64 x n, f32, or
-    ``acc="f16"``: f16 in n / 4 pairs) += A (64 x 32) * B (32 x n), B K-major
-    through a descriptor, A through one or (``registers``) this thread's 16
-    elements of A in 4 registers."""
-    regs = n // 2 if acc == "f32" else n // 4
-    elem = {"e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
+    ``acc="f16"``: f16 in n / 4 pairs; integer inputs ``acc="s32"``) += A
+    (64 x 32) * B (32 x n), B K-major through a descriptor, A through one or
+    (``registers``) this thread's 16 elements of A in 4 registers.  Integer
+    sums wrap (PTX's ``.satfinite`` off); they take no scale-a/b
+    immediates."""
+    regs = n // 4 if acc == "f16" else n // 2
     name = f"wgmma_m64n{n}k32_{acc}_{a}_{b}"
-    d_type = "float* d" if acc == "f32" else "vec<__half, 2>* d"
+    d_type, constraint = _D_8[acc]
+    imm = "" if acc == "s32" else ", 1, 1"  # imm-scale-a, -b: floats only
     if registers:
-        a_type, a_text = f"const vec<{elem[a]}, 16>& a", "A (64 x 32) in registers"
+        a_type, a_text = f"const vec<{_ELEM_8[a]}, 16>& a", "A (64 x 32) in registers"
         a_operand = f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}"
         b_at, scale = regs + 4, regs + 5
         a_inputs = [f'"r"(A[{i}])' for i in range(4)]
@@ -257,10 +295,10 @@ def fp8_helper(
         f'        "setp.ne.b32 p, %{scale}, 0;\\n"',
         f'        "wgmma.mma_async.sync.aligned.m64n{n}k32.{acc}.{a}.{b} "',
         *_register_list(0, regs),
-        f'        ", {a_operand}, %{b_at}, p, 1, 1;\\n"',
+        f'        ", {a_operand}, %{b_at}, p{imm};\\n"',
         '        "}\\n"',
     ]
-    outs = [f'"+f"(d[{i}])' if acc == "f32" else f'"+r"(D[{i}])' for i in range(regs)]
+    outs = [constraint.format(i) for i in range(regs)]
     for k in range(0, regs, 8):
         sep = "," if k + 8 < regs else ""
         lead = ": " if k == 0 else "  "
@@ -407,13 +445,19 @@ def _render_desc(r, c, args):
     return call(template("kdsl::wgmma_desc", o["mode"], o["lbo"], o["sbo"]), args[0])
 
 
-def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, f16=False):
-    """``(address of acc[0], N, "f32" or "f16")`` of an accumulator array of
-    one of the ``widths`` (N): N // 2 Float32, or (``f16``: 8-bit inputs,
-    and the waits) N // 4 Float16x2 pairs; E808 otherwise."""
+# the accumulator kinds: element type -> (kind, N an element covers)
+_KINDS = {Float32: ("f32", 2), Float16.vec(2): ("f16", 4), Int32: ("s32", 2)}
+
+
+def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, kinds=("f32", "f16", "s32")):
+    """``(address of acc[0], N, kind)`` of an accumulator array of one of
+    the ``widths`` (N) and ``kinds``: N // 2 Float32 ("f32"), N // 4
+    Float16x2 pairs ("f16": fp8 inputs) or N // 2 Int32 ("s32": integer
+    inputs); E808 otherwise."""
     shape = getattr(acc, "shape", None)
     elem = getattr(acc, "elem", None)
-    per = {Float32: 2, Float16.vec(2): 4 if f16 else None}.get(elem)
+    kind, per = _KINDS.get(elem, (None, None))
+    per = per if kind in kinds else None
     ok = (
         lw.is_memory(acc)
         and per is not None
@@ -423,14 +467,21 @@ def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, f16=False):
     )
     base = lw.address(acc, (0,))[0] if ok else None
     if not ok or base.type.space != "local":
+        integer = kinds == ("s32",)
         raise error(
             "wgmma-accumulator",
             callee=entry.spelled,
             got=lw.describe(acc),
             widths=_spelled_widths(widths),
+            acc="s32 (integer 8-bit inputs)" if integer else "f32",
+            elem="Int32" if integer else "Float32",
+            f16=(
+                " (fp8 inputs: or an f16 one, kdsl.local_array(Float16x2, (N // 4,)))"
+                if not integer
+                else ""
+            ),
         )
     base, flat = lw.address(acc, (0,))
-    kind = "f32" if elem is Float32 else "f16"
     return (
         ir.Address(ir.PointerType(elem, space="local"), base, flat),
         per * shape[0],
@@ -439,6 +490,8 @@ def _accumulator(lw, entry, acc, widths=FP8_WIDTHS, f16=False):
 
 
 def _spelled_widths(widths) -> str:
+    if widths == INT8_WIDTHS:  # 8, 16, 24, then steps of 16
+        return "4, 8, 12, 16, 24, 32, … 128 (N 8, 16, 24 or a multiple of 16)"
     halves = [str(n // 2) for n in widths]
     return (
         ", ".join(halves)
@@ -449,9 +502,10 @@ def _spelled_widths(widths) -> str:
 
 def _operand_types(lw, entry, dtype):
     """``(A's, B's)`` element types of ``T``: one 16-bit type, or an 8-bit
-    one or a pair of them ``(TA, TB)``; E809 otherwise."""
+    one or a pair of them ``(TA, TB)``, both fp8 or both integers; E809
+    otherwise."""
     pair = tuple(dtype) if isinstance(dtype, tuple) else (dtype, dtype)
-    if len(pair) == 2 and all(t in _FP8 for t in pair):
+    if len(pair) == 2 and any(all(t in k for t in pair) for k in (_FP8, _INT8)):
         return pair
     if not isinstance(dtype, tuple) and dtype in _PTX:
         return pair
@@ -473,10 +527,12 @@ def _lower_mma(lw, entry, args, kwargs):
     if isinstance(trans_b, Boolean) and trans_b.is_static():
         trans_b = bool(trans_b.value)
     ta, tb = _operand_types(lw, entry, dtype)
-    fp8 = ta in _FP8
-    address, n, kind = _accumulator(
-        lw, entry, acc, FP8_WIDTHS if fp8 else WIDTHS_16, fp8
-    )
+    fp8 = ta in _EIGHT_BIT  # 8-bit inputs, floating or integer
+    if ta in _INT8:
+        widths, kinds = INT8_WIDTHS, ("s32",)
+    else:
+        widths, kinds = (FP8_WIDTHS, ("f32", "f16")) if fp8 else (WIDTHS_16, ("f32",))
+    address, n, kind = _accumulator(lw, entry, acc, widths, kinds)
     # A: a descriptor, or this thread's fragment of it (T x8; 8-bit: T x16)
     fragment = ta.vec(16 if fp8 else 8)
     registers = isinstance(a, Vector) and type(a) is fragment
@@ -501,8 +557,8 @@ def _lower_mma(lw, entry, args, kwargs):
     if fp8:
         options = (
             ("n", n),
-            ("dtype", _FP8[ta]),
-            ("dtype_b", _FP8[tb]),
+            ("dtype", _EIGHT_BIT[ta]),
+            ("dtype_b", _EIGHT_BIT[tb]),
             ("registers", registers),
             ("trans_b", False),
             ("acc", kind),
@@ -535,15 +591,26 @@ def _helper(c):
         return f"wgmma 16-bit {n:03d} {ptx} {int(regs)}", _mma_helper(n, ptx, regs)
     key = (o["n"], o["dtype"], o["dtype_b"], o["registers"], o["acc"])
     n, a, b, regs, acc = key
-    return f"wgmma fp8 {n:03d} {a} {b} {int(regs)} {acc}", fp8_helper(*key)
+    family = "int8" if acc == "s32" else "fp8"
+    return f"wgmma {family} {n:03d} {a} {b} {int(regs)} {acc}", helper_8bit(*key)
 
 
-_WAIT_F16 = """\
+# the wait's overloads for the accumulators that are not f32 (whose is in
+# wgmma.h): kind -> (element type, what it is)
+_WAIT_OVERLOADS = {
+    "f16": ("vec<__half, 2>", "Float16x2 pairs (8-bit inputs, f16 D)"),
+    "s32": ("int32_t", "Int32 (integer 8-bit inputs, s32 D)"),
+}
+
+
+def _wait_text(kind: str) -> str:
+    elem, what = _WAIT_OVERLOADS[kind]
+    return f"""\
 // Waits as wgmma_wait<N, COUNT>(float*) does, for an accumulator of COUNT
-// Float16x2 pairs (8-bit inputs, f16 D): its registers held across the wait.
+// {what}: its registers held across the wait.
 template <int N, int COUNT>
-__device__ __forceinline__ void wgmma_wait(vec<__half, 2>* d)
-{
+__device__ __forceinline__ void wgmma_wait({elem}* d)
+{{
     uint32_t* D = reinterpret_cast<uint32_t*>(d);
     #pragma unroll
     for (int i = 0; i < COUNT; ++i)
@@ -552,15 +619,14 @@ __device__ __forceinline__ void wgmma_wait(vec<__half, 2>* d)
     #pragma unroll
     for (int i = 0; i < COUNT; ++i)
         asm volatile("" : "+r"(D[i])::"memory");
-}"""
+}}"""
 
 
 def _wait_helper(c):
-    """The wait's overload for Float16x2 accumulators (None: f32's, in
-    wgmma.h)."""
-    return (
-        ("wgmma wait f16", _WAIT_F16) if dict(c.options).get("acc") == "f16" else None
-    )
+    """The wait's overload for Float16x2 or Int32 accumulators (None:
+    f32's, in wgmma.h)."""
+    kind = dict(c.options).get("acc")
+    return (f"wgmma wait {kind}", _wait_text(kind)) if kind else None
 
 
 def _lower_fence(lw, entry, args, kwargs):
@@ -579,14 +645,14 @@ def _lower_wait(lw, entry, args, kwargs):
         raise error("wgmma-wait", callee=entry.spelled, got=lw.describe(args[0]))
     operands, options = (), (("n", n),)
     if len(args) == 2:
-        address, width, kind = _accumulator(lw, entry, args[1], f16=True)
+        address, width, kind = _accumulator(lw, entry, args[1])
         # the wait's register holds ("+f") write the accumulator: a device
         # function that only waits on one and reads it takes it writable
         lw.mark_written(args[1])
-        count = width // 2 if kind == "f32" else width // 4
+        count = width // 4 if kind == "f16" else width // 2
         operands, options = (address,), options + (("count", count),)
-        if kind == "f16":
-            options += (("acc", "f16"),)
+        if kind != "f32":
+            options += (("acc", kind),)
     emit_statement(lw, entry, operands, options)
 
 
@@ -689,8 +755,10 @@ def _interpret_mma(t, call, args, mask):
     fp8 = "dtype_b" in o
     k_depth = 32 if fp8 else 16
     registers = isinstance(a_arg, tuple)  # A's fragments, a T x8 (x16) a thread
+    integer = o.get("acc") == "s32"  # exact: int64 sums, wrapped to Int32
+    exact = np.int64 if integer else np.float64
     groups = t.warpgroups(call, mask)  # (groups, 128)
-    full = np.zeros((t.n, n // 2), np.float32)
+    full = np.zeros((t.n, n // 2), np.int64 if integer else np.float32)
     where = np.flatnonzero(mask)
     for i in range(n // 2):
         full[where, i] = acc.mem.data[acc.addr + i]
@@ -719,14 +787,20 @@ def _interpret_mma(t, call, args, mask):
         b = read_tile(
             data, int(base[0]), int(db[0]), n, b_type, k_major=not o["trans_b"]
         )
-        d = np.zeros((64, n))
+        a, b = a.astype(exact), b.astype(exact)
+        d = np.zeros((64, n), exact)
         if scale[0]:
             d[row, col] = full[threads]
         # products exact in float64 (8-bit ones in f32 too), summed in k order
+        # (integers: in int64, then wrapped to Int32 as the hardware's
+        # .satfinite-free sum, whose order cannot matter)
         for k in range(k_depth):
             d += a[:, k, None] * b[None, :, k]
-        rounded = np.float16 if o.get("acc") == "f16" else np.float32
-        full[threads] = d[row, col].astype(rounded)
+        if integer:
+            full[threads] = (d[row, col] + 2**31) % 2**32 - 2**31
+        else:
+            rounded = np.float16 if o.get("acc") == "f16" else np.float32
+            full[threads] = d[row, col].astype(rounded)
     for i in range(n // 2):
         acc.mem.data[addr[where] + i] = full[where, i]
 
@@ -758,7 +832,9 @@ register(
     "docs/tensor-cores.md); with 8-bit `T` (Float8E4M3FN or Float8E5M2, or a pair "
     "`(TA, TB)` of them) A (64 x 32) * B (32 x N), N any multiple of 8 up to 256, "
     "K-major only, A from registers a `TA x16`, and `acc` f32 or f16 (a "
-    "`local_array(Float16x2, (N // 4,))`); PTX "
+    "`local_array(Float16x2, (N // 4,))`); with integer 8-bit `T` (Int8 or Uint8, "
+    "or a pair of them) likewise m64nNk32, `acc` a `local_array(Int32, (N // 2,))` "
+    "(N 8, 16, 24 or a multiple of 16 up to 256), the sums wrapping; PTX "
     "`wgmma.mma_async.sync.aligned.m64nNk16` (8-bit: `m64nNk32`) "
     + _SM90A
     + " — every thread of the warpgroup (the interpreter: 128-byte swizzle)",
