@@ -25,6 +25,13 @@ warp-specialised TMA + wgmma pipeline of gemm_tma.py with 8-bit inputs.
   wgmma may run meanwhile.  Each k block's scales are loaded at the top of
   its k tile, before the wait for its data.
 
+* **int8** (``int_mm``, the contract of ``torch._int_mm`` and of
+  gemm_int8.py's ``gemm``, which launches it on Hopper): ``c = a @ bt.T``
+  for int8 ``a`` (M, K) and ``bt`` (N, K) row-major, c (M, N) int32, exact
+  (Int32 sums, wrapping): the per-tensor pipeline's instance for an Int32
+  c, whose wgmma read Int8 tiles (PTX's ``.s32.s8.s8``) into Int32
+  accumulators, and with no scales (``scale_a``/``scale_b`` None).
+
 A block computes a 128 x BN tile of c with 3 warpgroups (384 threads): the
 producer's first thread feeds a STAGES-deep ring of (BM + BN) x 128-byte
 tiles with TMA (boxes of 64 rows x 128 bytes, the 128-byte swizzle: one
@@ -57,6 +64,7 @@ from kdsl import (
     Constexpr,
     Float8E4M3FN,
     Float32,
+    Int8,
     Int32,
     Pointer,
     Uint8,
@@ -67,7 +75,8 @@ from kdsl import (
     thread_idx,
 )
 
-O = kdsl.TypeVar("O", bound=kdsl.Float)  # c's element type
+# c's element type: bf16 or f32 from fp8 inputs; Int32 from Int8 ones
+O = kdsl.TypeVar("O", bound=kdsl.Num)
 BM = 128  # rows of c a block computes: 64 for each consumer warpgroup
 BK = 128  # a k tile: 128 fp8 elements, one 128-byte swizzled row
 CHUNKS = BK // 16  # 16-byte chunks a tile row
@@ -108,10 +117,11 @@ def word(v):
 
 @kdsl.func
 def row8(w0, w1, w2, w3):
-    """Four pairs' bits (``word``) as the 8 elements they hold, in order."""
+    """Four pairs' bits (``word``) in one vector, the 8 elements they hold in
+    order (``.bitcast(O.vec(8))`` gives them back)."""
     if w0.dtype == Uint32:
-        return Uint32.vec(4)(w0, w1, w2, w3).bitcast(BFloat16.vec(8))
-    return Uint64.vec(4)(w0, w1, w2, w3).bitcast(Float32.vec(8))
+        return Uint32.vec(4)(w0, w1, w2, w3)
+    return Uint64.vec(4)(w0, w1, w2, w3)
 
 
 @kdsl.func
@@ -134,13 +144,13 @@ def quad_transpose(v0, v1, v2, v3, q):
     return v0, v1, v2, v3
 
 
-@kdsl.kernel(dtypes=["bf16", "f32"], launch_bounds=(THREADS, 1))
+@kdsl.kernel(dtypes=["bf16", "f32", "i32"], launch_bounds=(THREADS, 1))
 def gemm_fp8(
     tma_a: kdsl.TensorMap,
     tma_b: kdsl.TensorMap,
     c: Pointer[O],
-    scale_a: Pointer[Float32],
-    scale_b: Pointer[Float32],
+    scale_a: Pointer[Float32] | None,
+    scale_b: Pointer[Float32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -150,6 +160,11 @@ def gemm_fp8(
     EDGE: Constexpr[bool] = False,
     BLOCK_SCALED: Constexpr[bool] = False,
 ):
+    # An Int32 c: int8 a and bt, exact Int32 sums (torch._int_mm's
+    # contract), no scales; otherwise e4m3 a and bt, Float32 sums.
+    T = Int8 if O == Int32 else Float8E4M3FN  # a's and bt's element type
+    ACC = Int32 if O == Int32 else Float32
+
     # The ring: STAGES tiles of A (BM rows) and of B^T (BN rows), each row
     # 128 bytes (8 chunks of 16), in the 128-byte swizzle TMA writes.
     sa = kdsl.dynamic_shared_array(Uint8.vec(16), STAGES * BM * CHUNKS)
@@ -197,7 +212,7 @@ def gemm_fp8(
                 tile += grid_dim.x
     else:  # a consumer: rows 64 (group - 1) .. + 63 of each tile
         kdsl.setmaxnreg(232)
-        acc = kdsl.local_array(Float32, (BN // 2,))
+        acc = kdsl.local_array(ACC, (BN // 2,))
         rows = (group - 1) * 64
         lane = tid % 32
         tile = block_idx.x
@@ -261,21 +276,20 @@ def gemm_fp8(
                     db = kdsl.wgmma_desc(sb, stage * BN * CHUNKS)
                     kdsl.wgmma_fence()
                     # kt 0: D = A B; then D += A B
-                    kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
+                    kdsl.wgmma_mma_async(acc, da, db, T, scale_d=kt > 0)
                     for kk in kdsl.range_constexpr(1, BK // 32):
-                        kdsl.wgmma_mma_async(
-                            acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN
-                        )
+                        kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)
                     kdsl.wgmma_commit()
                     kdsl.wgmma_wait(1, acc)  # the wgmma of k tile it - 1 is done
                     if kt > 0 and tid % 128 == 0:  # ... so its stage is free
                         kdsl.mbarrier_arrive(empty, (it - 1) % STAGES)
                     it += 1
-            scale = Float32(1.0)
+            scale = ACC(1)  # int8: x * 1 folds to x, the sums stored as they are
             if not BLOCK_SCALED:
                 kdsl.wgmma_wait(0, acc)  # the tile's last wgmma: its stage is free
                 free(empty, (it - 1) % STAGES)
-                scale = scale_a[0] * scale_b[0]
+                if O != Int32:  # int8: no scales (int_mm passes None)
+                    scale = scale_a[0] * scale_b[0]
 
             # Thread l of warp w holds, for each 8-column block j, rows
             # 16 w + l // 4 and + 8, columns 8 j + 2 (l % 4) and + 1.
@@ -307,7 +321,7 @@ def gemm_fp8(
                         )
                         col = tn * BN + 32 * g + lane % 4 * 8
                         at = ((row + 8 * h) * N + col) // 8
-                        c.vec(8)[at] = row8(w0, w1, w2, w3)
+                        c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))
             tile += grid_dim.x
 
 
@@ -349,6 +363,9 @@ def _tuned(edge: bool, block_scaled: bool):
 
 # (EDGE, BLOCK_SCALED) -> the autotuned kernel
 TUNED = {(e, b): _tuned(e, b) for e in (False, True) for b in (False, True)}
+# the int8 GEMM: the per-tensor pipeline's configurations, EDGE or not
+# (an Int32 c picks the instance; no scales)
+TUNED_INT8 = {e: _tuned(e, False) for e in (False, True)}
 
 
 def whole_tiles(M: int, N: int, K: int) -> bool:
@@ -405,8 +422,8 @@ def check_shapes(a, b, scale_a, scale_b, c, block_scaled: bool) -> tuple:
 
 
 def tensor_maps(a, bt):
-    """The TMA maps of a (M, K) and bt (N, K), fp8 as bytes: boxes of 64
-    rows x 128 bytes, 128-byte swizzle."""
+    """The TMA maps of a (M, K) and bt (N, K), fp8 (or int8) as bytes: boxes
+    of 64 rows x 128 bytes, 128-byte swizzle."""
     import torch
 
     return (
@@ -437,6 +454,37 @@ def _launch(a, b, scale_a, scale_b, c, maps, block_scaled):
     tuned = TUNED[not whole_tiles(M, N, K), block_scaled]
     launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, scale_a, scale_b, M, N, K, shared_mem=config_shared_mem)
+
+
+def int_mm(a, bt, c, maps=None):
+    """c = a @ bt.T, exact in Int32, as ``torch._int_mm(a, bt.T)``: a (M, K)
+    and bt (N, K) row-major int8 CUDA tensors (bt is b transposed, K-major:
+    the layout torch._int_mm reads fastest), c (M, N) row-major int32; N
+    even and K a multiple of 16 (TMA's rows).  ``maps``: ``tensor_maps(a,
+    bt)`` if the caller keeps them."""
+    import torch
+
+    M, K = a.shape
+    N = bt.shape[0]
+    if a.dtype != torch.int8 or bt.dtype != torch.int8 or c.dtype != torch.int32:
+        raise TypeError(
+            f"int_mm takes int8 a and bt and an int32 c, got {a.dtype}, "
+            f"{bt.dtype}, {c.dtype}"
+        )
+    if bt.shape[1] != K or N % 2 or K % 16 or 0 in (M, N, K):
+        raise ValueError(
+            "int_mm needs a (M, K) and bt (N, K), N even and K a multiple of 16 "
+            f"(TMA reads rows of 16-byte multiples), got a {tuple(a.shape)}, bt "
+            f"{tuple(bt.shape)}"
+        )
+    if not (a.is_contiguous() and bt.is_contiguous() and c.is_contiguous()):
+        raise ValueError("int_mm needs a, bt and c contiguous (row-major)")
+    if tuple(c.shape) != (M, N):
+        raise ValueError(f"c must be ({M}, {N}), got {tuple(c.shape)}")
+    tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
+    tuned = TUNED_INT8[not whole_tiles(M, N, K)]
+    launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
+    launch(tma_a, tma_b, c, None, None, M, N, K, shared_mem=config_shared_mem)
 
 
 # -- references (the tests' and the benchmark's) -----------------------------------------

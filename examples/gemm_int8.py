@@ -12,7 +12,21 @@ PTX's mma with .satfinite off does.
 `EDGE=False` needs M and N multiples of the tile and K of BK; `EDGE=True`
 any M and N, and K a multiple of 16.  `gemm(a, bt, c)` picks the variant
 and launches the autotuned kernel.
+
+On Hopper (compute capability 9.0) `gemm` launches instead the TMA + wgmma
+pipeline of gemm_fp8.py with Int8 inputs and an Int32 c (``gemm_fp8.int_mm``:
+m64nNk32 wgmma with s8 operands; benchmarks/RESULTS.md has both measured)
+for the operands it takes: int8 torch tensors,
+contiguous, N even (any M, and K a multiple of 16, as here: TMA reads zeros
+past the edges).  This kernel stays the path elsewhere, for Uint8, and in
+the interpreter (which cannot run TMA).
 """
+
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kdsl
 from kdsl import Constexpr, Int32, Int32x4, Pointer, block_idx, thread_idx
@@ -160,12 +174,36 @@ def block(m) -> int:
     return m["BM"] // m["WM"] * (m["BN"] // m["WN"]) * 32
 
 
+def hopper_operands(a, bt, c) -> bool:
+    """Whether gemm_fp8.int_mm (TMA + wgmma, sm_90a) takes these operands:
+    int8 CUDA torch tensors on a compute capability 9.0 GPU, contiguous, N
+    even (a and bt's K a multiple of 16, as gemm checks)."""
+    torch = sys.modules.get("torch")  # only torch tensors have TMA maps here
+    if torch is None or not all(isinstance(t, torch.Tensor) for t in (a, bt, c)):
+        return False
+    return (
+        a.is_cuda
+        and torch.cuda.get_device_capability(a.device) == (9, 0)
+        and a.dtype == bt.dtype == torch.int8
+        and c.dtype == torch.int32
+        and bt.shape[0] % 2 == 0
+        and all(t.is_contiguous() for t in (a, bt, c))
+    )
+
+
 def gemm(a, bt, c, interpret: bool = False):
-    """c = a @ bt.T for int8 (or uint8) a (M, K) and bt (N, K), c (M, N) Int32."""
+    """c = a @ bt.T for int8 (or uint8) a (M, K) and bt (N, K), c (M, N) Int32:
+    on Hopper the TMA + wgmma kernel (``gemm_fp8.int_mm``) where it takes
+    the operands, else the mma.sync one."""
     M, K = a.shape
     N = bt.shape[0]
     if K % 16:
         raise ValueError(f"gemm_int8 needs K a multiple of 16, got K={K}")
+    if not interpret and hopper_operands(a, bt, c):
+        import gemm_fp8
+
+        gemm_fp8.int_mm(a, bt, c)
+        return
     full = M % 128 == 0 and N % 128 == 0 and K % 64 == 0  # every config's tile
     tuned = gemm_full if full else gemm_edge
     launch = tuned.interpret if interpret else tuned

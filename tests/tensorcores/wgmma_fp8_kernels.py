@@ -327,4 +327,5 @@ def epilogue_rows(acc_in: Pointer[Float32], c: Pointer[O]):
     p2 = O.vec(2)(acc_in[8 * lane + 4], acc_in[8 * lane + 5])
     p3 = O.vec(2)(acc_in[8 * lane + 6], acc_in[8 * lane + 7])
     w0, w1, w2, w3 = quad_transpose(word(p0), word(p1), word(p2), word(p3), lane % 4)
-    c.vec(8)[(lane // 4 * 32 + lane % 4 * 8) // 8] = row8(w0, w1, w2, w3)
+    at = (lane // 4 * 32 + lane % 4 * 8) // 8
+    c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))

@@ -1377,14 +1377,14 @@ static __device__ void quad_transpose__u32_u32_u32_u32_i32(
     return;
 }
 
-static __device__ kdsl::vec<__nv_bfloat16, 8> row8__u32_u32_u32_u32(
+static __device__ kdsl::vec<uint32_t, 4> row8__u32_u32_u32_u32(
         uint32_t w0,
         uint32_t w1,
         uint32_t w2,
         uint32_t w3) {
     // if w0.dtype == Uint32:  [True]
-    // return Uint32.vec(4)(w0, w1, w2, w3).bitcast(BFloat16.vec(8))
-    return kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(kdsl::vec<uint32_t, 4>{{w0, w1, w2, w3}});
+    // return Uint32.vec(4)(w0, w1, w2, w3)
+    return kdsl::vec<uint32_t, 4>{{w0, w1, w2, w3}};
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__false__false(
@@ -1510,7 +1510,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
     } else {
         // kdsl.setmaxnreg(232)
         kdsl::setmaxnreg_inc<232>();
-        // acc = kdsl.local_array(Float32, (BN // 2,))
+        // acc = kdsl.local_array(ACC, (BN // 2,))
         float acc[128];
         // rows = (group - 1) * 64
         int32_t rows = (group - 1) * 64;
@@ -1543,14 +1543,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
                 uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
                 // kdsl.wgmma_fence()
                 kdsl::wgmma_fence();
-                // kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
+                // kdsl.wgmma_mma_async(acc, da, db, T, scale_d=kt > 0)
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da, db, kt > 0);
                 // for kk in kdsl.range_constexpr(1, BK // 32):
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 1]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 1]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 2ull, db + 2ull, true);
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 2]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 2]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 4ull, db + 4ull, true);
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 3]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 3]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 6ull, db + 6ull, true);
                 // kdsl.wgmma_commit()
                 kdsl::wgmma_commit();
@@ -1569,6 +1569,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             kdsl::wgmma_wait<0, 128>(&acc[0]);
             // free(empty, (it - 1) % STAGES)
             free__s4u64_i32(empty, kdsl::mod(kdsl::sub(it, 1), 4));
+            // if O != Int32:  [True]
             // scale = scale_a[0] * scale_b[0]
             float scale = scale_a[0] * scale_b[0];
             // if EDGE:  [False]; else:
@@ -1604,9 +1605,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
             int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2] * scale),
                                               __float2bfloat16_rn(acc[3] * scale)}};
@@ -1637,9 +1639,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 1]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[16] * scale),
@@ -1671,9 +1674,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[18] * scale),
                                               __float2bfloat16_rn(acc[19] * scale)}};
@@ -1704,9 +1708,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 2]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[32] * scale),
@@ -1738,9 +1743,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[34] * scale),
                                               __float2bfloat16_rn(acc[35] * scale)}};
@@ -1771,9 +1777,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 3]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[48] * scale),
@@ -1805,9 +1812,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[50] * scale),
                                               __float2bfloat16_rn(acc[51] * scale)}};
@@ -1838,9 +1846,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 4]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[64] * scale),
@@ -1872,9 +1881,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[66] * scale),
                                               __float2bfloat16_rn(acc[67] * scale)}};
@@ -1905,9 +1915,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 5]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[80] * scale),
@@ -1939,9 +1950,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[82] * scale),
                                               __float2bfloat16_rn(acc[83] * scale)}};
@@ -1972,9 +1984,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 6]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[96] * scale),
@@ -2006,9 +2019,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[98] * scale),
                                               __float2bfloat16_rn(acc[99] * scale)}};
@@ -2039,9 +2053,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // for h in kdsl.range_constexpr(2):  [g = 7]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[112] * scale),
@@ -2073,9 +2088,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 0]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[114] * scale),
                                               __float2bfloat16_rn(acc[115] * scale)}};
@@ -2106,9 +2122,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 1]
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    row8__u32_u32_u32_u32(w0, w1, w2, w3);
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
+                                                                                     w3));
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }

@@ -1344,13 +1344,13 @@ static __device__ void quad_transpose__u64_u64_u64_u64_i32(
     return;
 }
 
-static __device__ kdsl::vec<float, 8> row8__u64_u64_u64_u64(
+static __device__ kdsl::vec<uint64_t, 4> row8__u64_u64_u64_u64(
         uint64_t w0,
         uint64_t w1,
         uint64_t w2,
         uint64_t w3) {
-    // return Uint64.vec(4)(w0, w1, w2, w3).bitcast(Float32.vec(8))
-    return kdsl::bitcast<kdsl::vec<float, 8>>(kdsl::vec<uint64_t, 4>{{w0, w1, w2, w3}});
+    // return Uint64.vec(4)(w0, w1, w2, w3)
+    return kdsl::vec<uint64_t, 4>{{w0, w1, w2, w3}};
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__false__false(
@@ -1476,7 +1476,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
     } else {
         // kdsl.setmaxnreg(232)
         kdsl::setmaxnreg_inc<232>();
-        // acc = kdsl.local_array(Float32, (BN // 2,))
+        // acc = kdsl.local_array(ACC, (BN // 2,))
         float acc[128];
         // rows = (group - 1) * 64
         int32_t rows = (group - 1) * 64;
@@ -1509,14 +1509,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
                 uint64_t db = kdsl::wgmma_desc<1, 16, 1024>(&sb[stage * 256 * 8]);
                 // kdsl.wgmma_fence()
                 kdsl::wgmma_fence();
-                // kdsl.wgmma_mma_async(acc, da, db, Float8E4M3FN, scale_d=kt > 0)
+                // kdsl.wgmma_mma_async(acc, da, db, T, scale_d=kt > 0)
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da, db, kt > 0);
                 // for kk in kdsl.range_constexpr(1, BK // 32):
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 1]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 1]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 2ull, db + 2ull, true);
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 2]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 2]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 4ull, db + 4ull, true);
-                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, Float8E4M3FN)  [kk = 3]
+                // kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, T)  [kk = 3]
                 kdsl::wgmma_m64n256k32_f32_e4m3_e4m3(&acc[0], da + 6ull, db + 6ull, true);
                 // kdsl.wgmma_commit()
                 kdsl::wgmma_commit();
@@ -1535,6 +1535,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             kdsl::wgmma_wait<0, 128>(&acc[0]);
             // free(empty, (it - 1) % STAGES)
             free__s4u64_i32(empty, kdsl::mod(kdsl::sub(it, 1), 4));
+            // if O != Int32:  [True]
             // scale = scale_a[0] * scale_b[0]
             float scale = scale_a[0] * scale_b[0];
             // if EDGE:  [False]; else:
@@ -1561,8 +1562,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
             int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[2] * scale, acc[3] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 1]
@@ -1588,8 +1590,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 0, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 1]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[16] * scale, acc[17] * scale}};
@@ -1616,8 +1619,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[18] * scale, acc[19] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 1, h = 1]
@@ -1643,8 +1647,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 1, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 2]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[32] * scale, acc[33] * scale}};
@@ -1671,8 +1676,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[34] * scale, acc[35] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 2, h = 1]
@@ -1698,8 +1704,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 2, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 3]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[48] * scale, acc[49] * scale}};
@@ -1726,8 +1733,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[50] * scale, acc[51] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 3, h = 1]
@@ -1753,8 +1761,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 3, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 4]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[64] * scale, acc[65] * scale}};
@@ -1781,8 +1790,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[66] * scale, acc[67] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 4, h = 1]
@@ -1809,8 +1819,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 4, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 5]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[80] * scale, acc[81] * scale}};
@@ -1838,8 +1849,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[82] * scale, acc[83] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 5, h = 1]
@@ -1866,8 +1878,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 5, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 6]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[96] * scale, acc[97] * scale}};
@@ -1895,8 +1908,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[98] * scale, acc[99] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 6, h = 1]
@@ -1923,8 +1937,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 6, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // for h in kdsl.range_constexpr(2):  [g = 7]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[112] * scale, acc[113] * scale}};
@@ -1952,8 +1967,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 0]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 0]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[114] * scale, acc[115] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 7, h = 1]
@@ -1980,8 +1996,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3)  [g = 7, h = 1]
-            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 1]
+            reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
+                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }
