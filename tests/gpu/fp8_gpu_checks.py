@@ -148,3 +148,75 @@ def op(M, N, K):
     assert torch.equal(got, c), "the operator differs from scaled_mm"
     compiled = torch.compile(scaled_mm_fp8, fullgraph=True)
     assert torch.equal(compiled(a, b, sa, sb, torch.bfloat16), c)
+
+
+# -- the int8 instance (int_mm: Int8 tiles, Int32 c, no scales) ---------------------------
+def int8_operands(M, N, K, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8, generator=g)
+    bt = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8, generator=g)
+    return a, bt
+
+
+def int8_exact(a, bt):
+    """a @ bt.T exactly (|sums| < 2^31 and 2^53 here)."""
+    return (a.double() @ bt.double().T).to(torch.int32)
+
+
+def int8_config(bn, stages, M, N, K, edge, persistent):
+    """One int8 configuration launched directly, as ``config``: c the first
+    M rows of a buffer of -7 16 rows longer (stores past its end show), the
+    result equal to the exact product."""
+    a, bt = int8_operands(M, N, K, seed=bn + stages + M)
+    buf = torch.full((M + 16, N), -7, device="cuda", dtype=torch.int32)
+    c = buf[:M]
+    tma_a, tma_b = F.tensor_maps(a, bt)
+    tiles = F.tiles(M, N, bn)
+    grid = min(7, tiles) if persistent else tiles
+    F.gemm_fp8[(grid,), F.THREADS](
+        tma_a, tma_b, c, None, None, M, N, K, BN=bn, STAGES=stages, EDGE=edge,
+        shared_mem=F.shared_mem(bn, stages),
+    )  # fmt: skip
+    torch.cuda.synchronize()
+    what = f"int8 BN={bn} STAGES={stages} M={M} N={N} K={K} EDGE={edge} grid={grid}"
+    want = int8_exact(a, bt)
+    bad = (c != want).sum().item()
+    assert bad == 0, f"{what}: {bad} elements differ from the exact product"
+    assert (buf[M:] == -7).all(), f"{what}: stores past c's last row"
+
+
+def int8_configuration(bn, stages):
+    """One int8 configuration on one tile, whole tiles with a persistent
+    grid, and ragged (EDGE) both ways."""
+    int8_config(bn, stages, 128, bn, 128, False, False)
+    int8_config(bn, stages, 1024, 3 * bn, 2048, False, True)
+    int8_config(bn, stages, 333, 2 * bn - 6, 784, True, False)
+    int8_config(bn, stages, 1000, 5 * bn + 2, 1040, True, True)
+
+
+def int_mm():
+    """The autotuned int_mm, and gemm_int8.gemm (which launches it on
+    Hopper), equal to torch._int_mm and to the exact product, whole and
+    ragged; and the sums wrap, as the interpreter's model has it (K = 2^17
+    products -128 * -128: 2^31, one past Int32's largest)."""
+    G = example_modules()["gemm_int8"]
+    for M, N, K in ((4096, 4096, 4096), (1009, 4104, 4112), (200, 528, 4112)):
+        a, bt = int8_operands(M, N, K, seed=M + N)
+        c = torch.full((M, N), -7, device="cuda", dtype=torch.int32)
+        F.int_mm(a, bt, c)
+        assert torch.equal(c, int8_exact(a, bt)), f"int_mm {M}x{N}x{K}"
+        assert torch.equal(c, torch._int_mm(a, bt.T)), f"vs torch._int_mm {M}x{N}x{K}"
+        c.fill_(-7)
+        G.gemm(a, bt, c)
+        assert torch.equal(c, torch._int_mm(a, bt.T)), f"gemm_int8.gemm {M}x{N}x{K}"
+    for M, N, K in ((72, 520, 208), (1, 64, 16)):  # below torch._int_mm's sizes
+        a, bt = int8_operands(M, N, K, seed=K)
+        c = torch.full((M, N), -7, device="cuda", dtype=torch.int32)
+        F.int_mm(a, bt, c)
+        assert torch.equal(c, int8_exact(a, bt)), f"int_mm {M}x{N}x{K}"
+    K = 2**17
+    a = torch.full((128, K), -128, device="cuda", dtype=torch.int8)
+    bt = torch.full((256, K), -128, device="cuda", dtype=torch.int8)
+    c = torch.zeros((128, 256), device="cuda", dtype=torch.int32)
+    F.int_mm(a, bt, c)
+    assert (c == -(2**31)).all(), f"the wrapped sum: {c[0, 0].item()}"

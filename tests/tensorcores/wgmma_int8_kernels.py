@@ -126,3 +126,57 @@ def model(a, bt, c=None) -> np.ndarray:
     if c is not None:
         d += c.astype(np.int64)
     return ((d + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+@kdsl.kernel
+def int_gemm(
+    a: Pointer[kdsl.Int8], bt: Pointer[kdsl.Int8], c: Pointer[Int32], N: Int32, K: Int32
+):
+    """The arithmetic of examples/gemm_fp8.py's int8 instance (int_mm) in a
+    kernel the interpreter runs (cp.async copies and one warpgroup a block
+    in place of its TMA pipeline): a block computes 64 rows x 128 columns of
+    c = a @ bt.T from 128-deep k tiles, 4 m64n128k32 wgmma each (the first
+    with scale_d=False), one Int32 accumulator over the whole of K."""
+    sa = kdsl.dynamic_shared_array(kdsl.Int8.vec(16), 64 * 8)
+    sb = kdsl.dynamic_shared_array(kdsl.Int8.vec(16), 128 * 8)
+    acc = kdsl.local_array(Int32, (64,))
+    tid = thread_idx.x
+    m0 = kdsl.block_idx.x * 64
+    n0 = kdsl.block_idx.y * 128
+    for kt in range(K // 128):
+        for p in kdsl.range_constexpr(4):  # A: 64 rows x 8 chunks
+            chunk = p * 128 + tid
+            r = chunk // 8
+            q = chunk % 8
+            src = ((m0 + r) * K + kt * 128) // 16 + q
+            kdsl.cp_async(sa, r * 8 + kdsl.swizzle(r, q, 8), a.vec(16), src)
+        for p in kdsl.range_constexpr(8):  # B^T: 128 rows x 8 chunks
+            chunk = p * 128 + tid
+            r = chunk // 8
+            q = chunk % 8
+            src = ((n0 + r) * K + kt * 128) // 16 + q
+            kdsl.cp_async(sb, r * 8 + kdsl.swizzle(r, q, 8), bt.vec(16), src)
+        kdsl.cp_async_commit()
+        kdsl.cp_async_wait(0)
+        kdsl.fence_proxy_async()
+        kdsl.syncthreads()
+        da = kdsl.wgmma_desc(sa, 0)
+        db = kdsl.wgmma_desc(sb, 0)
+        kdsl.wgmma_fence()
+        kdsl.wgmma_mma_async(acc, da, db, kdsl.Int8, scale_d=kt > 0)
+        for kk in kdsl.range_constexpr(1, 4):
+            kdsl.wgmma_mma_async(acc, da + 2 * kk, db + 2 * kk, kdsl.Int8)
+        kdsl.wgmma_commit()
+        kdsl.wgmma_wait(0, acc)
+        kdsl.syncthreads()  # the tiles are read: the next copies may land
+    row = m0 + tid // 32 * 16 + tid % 32 // 4
+    col0 = n0 + tid % 4 * 2
+    for j in kdsl.range_constexpr(16):
+        col = col0 + j * 8
+        c.vec(2)[(row * N + col) // 2] = Int32.vec(2)(acc[4 * j], acc[4 * j + 1])
+        c.vec(2)[((row + 8) * N + col) // 2] = Int32.vec(2)(
+            acc[4 * j + 2], acc[4 * j + 3]
+        )
+
+
+INT_GEMM_SHARED = (64 + 128) * 128
