@@ -6,7 +6,9 @@ warpgroup; its tensor maps built once outside the timing) against
 torch.matmul (cuBLAS) and
 a Triton tutorial-style `tl.dot` kernel autotuned over a few configurations,
 bf16 and f16, square sizes (4096^3 and 8192^3; --quick: 2048^3); and
-examples/gemm_int8.py against torch._int_mm.  torch and
+examples/gemm_int8.py's ``gemm`` (on Hopper gemm_fp8.int_mm: TMA + wgmma
+with Int8 tiles) against torch._int_mm, square and (not --quick) the LLM up
+projection 4096 x 14336 x 4096 and a ragged 1009 x 4104 x 4112.  torch and
 triton are imported when the cases are built, on the GPU machine."""
 
 from __future__ import annotations
@@ -144,6 +146,8 @@ def cases(quick: bool):
             ]
     for n in sizes:  # int8 in, int32 out: c = a @ bt.T (bt is B transposed)
         out.append(_int8_case(n, n, n))
+    if not quick:  # an LLM MLP shape, and edges (TMA's zero fill)
+        out += [_int8_case(4096, 14336, 4096), _int8_case(1009, 4104, 4112)]
     return out
 
 
