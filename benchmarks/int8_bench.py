@@ -95,6 +95,10 @@ def run_shape(M: int, N: int, K: int, rounds: int = 3) -> None:
             print(f"{name} int_mm search {config}: {ms} ms")
     except Exception as exc:  # the timings are extra: never lose the run
         print(f"{name} int_mm search timings unavailable: {exc}")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for bn in sorted({bn for bn, _ in gemm_fp8.SHAPES}):
+        count = gemm_fp8.tiles(M, N, bn)
+        print(f"{name} 128 x {bn} tiles: {count}, {count / sms:.2f} waves of {sms}")
     ops = 2.0 * M * N * K
     times = {label: [] for label in runners}
     for _ in range(rounds):
