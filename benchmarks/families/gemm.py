@@ -154,6 +154,7 @@ def cases(quick: bool):
 def _int8_case(M: int, N: int, K: int):
     import torch
 
+    import gemm_fp8
     import gemm_int8
     from suite import Case
 
@@ -161,9 +162,14 @@ def _int8_case(M: int, N: int, K: int):
     bt = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8)
     c = torch.empty(M, N, device="cuda", dtype=torch.int32)
     c_torch = torch.empty_like(c)
+    # on Hopper gemm launches gemm_fp8.int_mm (TMA + wgmma): its tensor maps
+    # built once, as a caller keeps them (as the bf16 tma rows do)
+    hopper = gemm_int8.hopper_operands(a, bt, c)
+    maps = gemm_fp8.tensor_maps(a, bt) if hopper else None
 
     def check():
-        gemm_int8.gemm(a, bt, c)
+        c.fill_(-7)
+        gemm_int8.gemm(a, bt, c, maps=maps)
         assert torch.equal(c, torch._int_mm(a, bt.T))
 
     return Case(
@@ -174,11 +180,13 @@ def _int8_case(M: int, N: int, K: int):
         unit="TOP/s",
         work=2.0 * M * N * K,
         runners={
-            "kdsl": lambda: gemm_int8.gemm(a, bt, c),
+            "kdsl": lambda: gemm_int8.gemm(a, bt, c, maps=maps),
             "torch": lambda: c_torch.copy_(torch._int_mm(a, bt.T)),
         },
         check=check,
-        note="torch: torch._int_mm (plus a copy into c)",
+        note="kdsl: "
+        + ("gemm_fp8.int_mm (TMA + wgmma), maps kept" if hopper else "mma.sync")
+        + "; torch: torch._int_mm (plus a copy into c)",
     )
 
 
