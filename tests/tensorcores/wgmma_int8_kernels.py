@@ -1,6 +1,7 @@
 """A warpgroup's integer 8-bit wgmma tile (s8/u8 inputs, s32 D), for the CPU
-tests (compiles, SASS, the interpreter) and the GPU test
-(tests/gpu/test_wgmma_int8_gpu.py: the interpreter against the hardware).
+tests (compiles, SASS, the interpreter); the hardware's s8 x s8 sums are
+checked through examples/gemm_fp8.py's int8 instance
+(tests/gpu/test_gemm_int8_gpu.py).
 
 ``wgmma_int8_tile`` is wgmma_fp8_kernels.wgmma_fp8_tile with Int8/Uint8
 operands and an Int32 accumulator: A (64 x K) and B^T (N x K), row-major in
