@@ -538,8 +538,8 @@ def attention(q, k, v, causal: bool = False, out=None, maps=None, lse=None):
     """softmax(q k^T / sqrt(head_dim)) v for contiguous (batch, heads, seq,
     head_dim) bf16 or f16 q, k, v on an H100/H200 (PyTorch tensors or CuPy
     arrays); returns ``out`` (allocated if None).  ``maps``: the tensor maps
-    of q, k and v, if the caller keeps them (building them costs three
-    driver calls).  ``lse``: a contiguous (batch, heads, seq) float32 array
+    of q, k and v, if the caller keeps them (built otherwise: kdsl.tensor_map
+    encodes the same memory once).  ``lse``: a contiguous (batch, heads, seq) float32 array
     that receives each row's log-sum-exp in the log2 domain (m + log2(l) of
     the scores times scale * log2(e)), what attention_backward needs."""
     out = empty_like(q) if out is None else out

@@ -19,9 +19,10 @@ m64nNk32 wgmma with s8 operands) for the operands it takes: int8 torch
 tensors, contiguous, N even (any M, and K a multiple of 16, as here: TMA
 reads zeros past the edges).  On the H200 (benchmarks/RESULTS.md, session
 12) it is 1.00-1.40x torch._int_mm where this kernel is 0.74-0.83x — with
-its tensor maps kept by the caller (``gemm(a, bt, c, maps=...)``): building
-the two maps costs about 0.13 ms of host time a call, which bounds a
-small GEMM (0.42x at 1009 x 4104 x 4112 with the maps built each call).
+its tensor maps kept by the caller (``gemm(a, bt, c, maps=...)``); built
+each call, the two maps cost about 0.13 ms of host time on the H200, which
+bounded a small GEMM (0.42x at 1009 x 4104 x 4112) until kdsl.tensor_map
+kept each encoding for the memory it describes (made once, since).
 This kernel stays the path elsewhere, for Uint8, and in the interpreter
 (which cannot run TMA).
 """
@@ -200,7 +201,8 @@ def gemm(a, bt, c, interpret: bool = False, maps=None):
     on Hopper the TMA + wgmma kernel (``gemm_fp8.int_mm``) where it takes
     the operands, else the mma.sync one.  ``maps``: ``gemm_fp8.tensor_maps(a,
     bt)``, kept by a caller that multiplies the same tensors again (the
-    Hopper path builds them otherwise, each call)."""
+    Hopper path builds them otherwise, each call; kdsl.tensor_map encodes
+    the same memory once)."""
     M, K = a.shape
     N = bt.shape[0]
     if K % 16:

@@ -501,8 +501,8 @@ def whole_tiles(M: int, N: int, K: int) -> bool:
 def gemm(a, bt, c, maps=None, split=None):
     """c = a @ bt.T for row-major (M, K) a and (N, K) bt (CuPy arrays or
     PyTorch tensors on an H100/H200), c (M, N) of their dtype.  ``maps``:
-    the tensor maps of a and bt, if the caller keeps them (building them
-    costs two driver calls).  ``split``: split-K's slices (one of SPLITS;
+    the tensor maps of a and bt, if the caller keeps them (built otherwise:
+    kdsl.tensor_map encodes the same memory once, the rest is Python).  ``split``: split-K's slices (one of SPLITS;
     None: the autotuner picks among those ``splits`` allows; 1: no split-K)."""
     _launch(a, bt, c, maps, False, split)
 

@@ -153,7 +153,8 @@ def tensor_map(array, box, swizzle: int = 128) -> TensorMapArg:
     (rows, columns), stored in shared memory with the ``swizzle`` (128, 64,
     32 or 0 bytes; a box row may not be wider).  The array's element type is
     the map's; boxes past its edges read zeros.  Needs the CUDA driver and
-    the ``cuda-bindings`` package (E845 otherwise)."""
+    the ``cuda-bindings`` package (E845 otherwise).  Maps of the same memory
+    with the same box and swizzle share one encoding, made once."""
     try:
         info = arrays.describe(array)
     except Exception as e:  # noqa: BLE001 - whatever a foreign object raises
@@ -161,7 +162,22 @@ def tensor_map(array, box, swizzle: int = 128) -> TensorMapArg:
     if info is None:
         raise error("tensor-map-array", got=type(array).__name__, detail="")
     enc = plan(info, box, swizzle)
-    return TensorMapArg(array, info, box, swizzle, _encode(enc))
+    param = _ENCODED.get(enc)
+    if param is None:
+        if len(_ENCODED) >= MAX_ENCODED:  # maps made on the fly: forget them
+            _ENCODED.clear()
+        param = _ENCODED[enc] = _encode(enc)
+    return TensorMapArg(array, info, box, swizzle, param)
+
+
+# Encoding -> its 128 bytes.  The driver's encoding is a function of the
+# Encoding alone (address, sizes, stride, element type, box, swizzle; no
+# device or context), and through cuda-bindings' Python objects it costs
+# tens of microseconds: a host function that makes the maps of its operands
+# on every call (gemm_tma.matmul, gemm_int8.gemm, attention_tma.attention)
+# pays it once for each tensor it sees.  The bytes are shared, never written.
+_ENCODED: dict = {}
+MAX_ENCODED = 4096
 
 
 def _encode(enc: Encoding) -> np.ndarray:

@@ -999,6 +999,7 @@ def test_tensor_map_reads_the_device_array(gpu, monkeypatch):
 
     seen = []
     monkeypatch.setattr(tensormap, "_encode", lambda enc: seen.append(enc) or "bytes")
+    monkeypatch.setattr(tensormap, "_ENCODED", {})
     a = device_array(128 * 64, np.float16, ptr=0x20000).reshape(128, 64)
     m = kdsl.tensor_map(a, box=(64, 64))
     assert seen == [
@@ -1012,6 +1013,29 @@ def test_tensor_map_reads_the_device_array(gpu, monkeypatch):
         kdsl.tensor_map(np.zeros((64, 64), np.float16), box=(64, 64))
     with pytest.raises(kdsl.DSLError, match="E841"):
         kdsl.tensor_map("a", box=(64, 64))
+
+
+def test_a_map_of_the_same_memory_is_encoded_once(gpu, monkeypatch):
+    from kdsl.runtime import tensormap
+
+    seen = []
+    monkeypatch.setattr(tensormap, "_encode", lambda enc: seen.append(enc) or [enc])
+    monkeypatch.setattr(tensormap, "_ENCODED", {})
+    a = device_array(128 * 64, np.float16, ptr=0x40000).reshape(128, 64)
+    b = device_array(128 * 64, np.float16, ptr=0x40000).reshape(128, 64)
+    first = kdsl.tensor_map(a, box=(64, 64))
+    again = kdsl.tensor_map(b, box=(64, 64))  # another array, the same memory
+    assert len(seen) == 1 and again.param is first.param and again.array is b
+    # another box, swizzle, address or shape: encoded on its own
+    kdsl.tensor_map(a, box=(32, 64))
+    kdsl.tensor_map(a, box=(64, 32), swizzle=64)
+    kdsl.tensor_map(a[64:], box=(64, 64))
+    kdsl.tensor_map(a.reshape(64, 128), box=(64, 64))
+    assert len(seen) == 5 and len(set(seen)) == 5
+    # a bounded table: full, it starts again
+    monkeypatch.setattr(tensormap, "MAX_ENCODED", 5)
+    kdsl.tensor_map(a, box=(16, 64))
+    assert len(tensormap._ENCODED) == 1 and len(seen) == 6
 
 
 def _cuda_device_count() -> int:
