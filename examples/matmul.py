@@ -505,6 +505,8 @@ def sgemm_warp(
     BK: Constexpr[int] = 16,
     GROUP: Constexpr[int] = 8,
     UNROLL: Constexpr[int] = 2,
+    EDGE: Constexpr[bool] = False,
+    VEC: Constexpr[bool] = True,
 ):
     kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
@@ -529,6 +531,17 @@ def sgemm_warp(
     rows_here = min(tiles_m - first_m, GROUP)
     m0 = (first_m + pid % in_group % rows_here) * BM
     n0 = pid % in_group // rows_here * BN
+    # EDGE: the last row (column) tile moves back to end at row M (column
+    # N), overlapping its neighbour, which writes the same bits to the rows
+    # both hold (M >= BM and N >= BN: `edge_path`). Its k tiles start at
+    # K % BK - BK (one partial tile first, its k < 0 read as 0): no edge
+    # checks after the first tile.
+    kt = 0  # the k of the tile being loaded
+    if EDGE:
+        m0 = min(m0, M - BM)
+        n0 = min(n0, N - BN)
+        if K % BK != 0:
+            kt = K % BK - BK
 
     tid = thread_idx.x
     warp = tid // 32
@@ -559,17 +572,30 @@ def sgemm_warp(
     bc = tid % 32
     STEP = B_T // 32
     r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
+    zero = Float32x4.splat(0)
     # One running index a thread, into a's vectors or b's: its first
     # vector of the tile, the distance to its next ones, a tile's step.
-    if loads_a:
-        at = (m0 + 4 * g) * kv + ka  # row 4g, k 4ka
-        apart = kv  # the next rows
-        step = KC
+    # VEC = False (rows not 16-byte aligned): the same, in Float32 elements,
+    # each vector four 4-byte loads.
+    if VEC:
+        if loads_a:
+            at = (m0 + 4 * g) * kv + ka + kt // 4  # row 4g, k 4ka
+            apart = kv  # the next rows
+            step = KC
+        else:
+            at = (br + kt) * nv + n0 // 4 + bc  # row br, column bc
+            apart = STEP * nv  # STEP rows further
+            step = BK * nv
     else:
-        at = br * nv + n0 // 4 + bc  # row br, column bc
-        apart = STEP * nv  # STEP rows further
-        step = BK * nv
-    tiles = K // BK
+        if loads_a:
+            at = (m0 + 4 * g) * K + 4 * ka + kt
+            apart = K
+            step = BK
+        else:
+            at = (br + kt) * N + n0 + 4 * bc
+            apart = STEP * N
+            step = BK * N
+    tiles = (K + BK - 1) // BK
 
     # Tile t: the loads of tile t + 1, issued before the multiply of tile t
     # so that they are in flight during it, then stored to the other buffer
@@ -593,14 +619,38 @@ def sgemm_warp(
                 cur = t % 2
                 nxt = (t + 1) % 2
             if p == 0 or t < tiles:
-                if loads_a:
+                if VEC and not EDGE:
+                    if loads_a:
+                        for q in kdsl.range_constexpr(4):
+                            r[q] = av[at + q * apart]
+                    elif loads_b:
+                        for q in kdsl.range_constexpr(4):
+                            r[q] = bv[at + q * apart]
+                elif loads_a:  # k of a's vector: kt + 4ka (+ e); k < 0: 0
                     for q in kdsl.range_constexpr(4):
-                        r[q] = av[at + q * apart]
-                elif loads_b:
+                        i = at + q * apart
+                        if VEC:
+                            r[q] = av[i] if kt + 4 * ka >= 0 else zero
+                        else:
+                            w = zero
+                            for e in kdsl.range_constexpr(4):
+                                w[e] = a[i + e] if kt + 4 * ka + e >= 0 else 0
+                            r[q] = w
+                elif loads_b:  # k of b's vector q: its row, kt + br + STEP q
                     for q in kdsl.range_constexpr(4):
-                        r[q] = bv[at + q * apart]
+                        i = at + q * apart
+                        live = kt + br + STEP * q >= 0
+                        if VEC:
+                            r[q] = bv[i] if live else zero
+                        else:
+                            w = zero
+                            for e in kdsl.range_constexpr(4):
+                                w[e] = b[i + e] if live else 0
+                            r[q] = w
                 if t + 2 < tiles:
                     at += step
+                    if EDGE:
+                        kt += BK
                 if p == 1 or t >= 0:
                     for k in kdsl.range(BK, unroll=BK):
                         a0 = a_s[cur, k, am]
@@ -634,6 +684,7 @@ def sgemm_warp(
                 kdsl.syncthreads()
 
     # c: each half of the thread's rows and columns, one Float32x4 a row
+    # (VEC = False: four 4-byte stores, c's rows not 16-byte aligned)
     cv = c.vec(4)
     for h in kdsl.range_constexpr(2):
         for ri in kdsl.range_constexpr(4):
@@ -643,7 +694,11 @@ def sgemm_warp(
                 out = Float32x4.splat(0)
                 for e in kdsl.range_constexpr(4):
                     out[e] = acc[h * 4 + ri, v * 4 + e]
-                cv[(row * N + col) // 4] = out
+                if VEC:
+                    cv[(row * N + col) // 4] = out
+                else:
+                    for e in kdsl.range_constexpr(4):
+                        c[row * N + col + e] = out[e]
 
 
 def _ptr(x) -> int:
@@ -694,6 +749,42 @@ sgemm_warp_tuned = kdsl.autotune(
 )(sgemm_warp)
 
 
+def fits_tiles(configs, args):
+    """The configurations whose tile fits in c (``sgemm_warp`` with EDGE
+    moves its last tiles back inside c: M >= BM)."""
+    return [cfg for cfg in configs if args["M"] >= cfg.constexprs["BM"]]
+
+
+def _edge_tuned(vec: bool):
+    return kdsl.autotune(
+        configs=[
+            kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll, EDGE=True, VEC=vec)
+            for bm, bk, group, unroll in WARP_CONFIGS
+        ],
+        key=["M", "N", "K"],
+        prune=fits_tiles,
+        restore=[],  # c is written whole, never read
+    )(sgemm_warp)
+
+
+# `sgemm_warp` on ragged shapes (EDGE), with 16-byte loads and stores where
+# `vector_path` allows them (VEC) and 4-byte ones elsewhere
+sgemm_edge_vec_tuned = _edge_tuned(True)
+sgemm_edge_tuned = _edge_tuned(False)
+
+
+def edge_path(a, b, c) -> bool:
+    """Whether ``sgemm_warp`` with EDGE is the better kernel for this
+    shape: c at least one tile (M, N >= 128, K > 0) and a grid that needs
+    no split-K for ``sgemm``'s one block an SM (``sgemm_split`` gives 1;
+    ``sgemm_warp`` does not split K). Contiguous arrays only."""
+    M, K = a.shape
+    N = b.shape[1]
+    if min(M, N) < 128 or K == 0 or not all(_contiguous(x) for x in (a, b, c)):
+        return False
+    return sgemm_split(M, N, K, multiprocessors_of(a)) == 1
+
+
 def warp_path(a, b, c) -> bool:
     """Whether ``sgemm_warp`` can run: ``vector_path`` and whole tiles (M a
     multiple of 128, N of 128, K of 16, none of them 0)."""
@@ -704,8 +795,9 @@ def warp_path(a, b, c) -> bool:
 
 
 def sgemm_warp_grid(M: int, N: int):
-    """``sgemm_warp``'s grid for a configuration: one block a tile."""
-    return lambda m: (M // m["BM"] * (N // m["BN"]),)
+    """``sgemm_warp``'s grid for a configuration: one block a tile (with
+    EDGE, the last row and column tiles partly over their neighbours)."""
+    return lambda m: (-(-M // m["BM"]) * -(-N // m["BN"]),)
 
 
 def sgemm_warp_block(m) -> int:
@@ -751,19 +843,24 @@ def multiprocessors_of(x) -> int:
 
 def launch_sgemm(a, b, c, stream=None, split=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
-    the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
-    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``; those two
-    split-K (``sgemm_split``) where the tiles fill the SMs badly.  ``split``
-    forces their slices (one of SPLITS; 1: no split-K)."""
+    the autotuned ``sgemm_warp`` where ``warp_path`` allows it (whole
+    tiles), else where ``edge_path`` does (with EDGE); else ``sgemm_vec``
+    where ``vector_path`` allows it, else ``sgemm``; those two split-K
+    (``sgemm_split``) where the tiles fill the SMs badly.  ``split`` forces
+    their slices (one of SPLITS; 1: no split-K)."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
+    grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
     if warp_path(a, b, c):
-        grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
         sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
+        return
+    if split is None and edge_path(a, b, c):
+        tuned = sgemm_edge_vec_tuned if vector_path(a, b, c) else sgemm_edge_tuned
+        tuned[grid, block](a, b, c, M, N, K, stream=stream)
         return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
     if split is None:
