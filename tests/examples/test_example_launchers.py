@@ -142,6 +142,28 @@ def test_launch_sgemm_takes_the_warp_tiled_kernel_for_whole_tiles():
         assert not mod.warp_path(a, b, np.zeros(shape[:2], np.float32))
 
 
+def test_launch_sgemm_takes_the_warp_tiled_kernel_with_edges_for_ragged_shapes():
+    """M, N >= 128 not whole tiles, no split-K wanted: ``sgemm_warp`` with
+    EDGE (VEC where rows are 16-byte aligned), the same bits as ``sgemm``."""
+    mod = EX["matmul"]
+    for M, N, K in ((130, 131, 19), (129, 132, 20)):
+        a = RNG.standard_normal((M, K)).astype(np.float32)
+        b = RNG.standard_normal((K, N)).astype(np.float32)
+        c = np.full((M, N), np.nan, np.float32)
+        assert not mod.warp_path(a, b, c) and mod.edge_path(a, b, c)
+        assert mod.vector_path(a, b, c) is (N % 4 == 0)
+        mod.launch_sgemm(a, b, c)
+        c0 = np.full((M, N), np.nan, np.float32)
+        mod.sgemm.interpret[(2, 2), 256](a, b, c0, None, M, N, K)
+        np.testing.assert_array_equal(c, c0)
+    # less than a tile, or a split of k wanted: sgemm / sgemm_vec
+    for M, N, K in ((127, 4096, 4096), (1000, 1000, 1000), (130, 100, 8)):
+        a, b = np.zeros((M, K), np.float32), np.zeros((K, N), np.float32)
+        assert not mod.edge_path(a, b, np.zeros((M, N), np.float32))
+    a, b = np.zeros((3000, 1500), np.float32), np.zeros((1500, 2050), np.float32)
+    assert mod.edge_path(a, b, np.zeros((3000, 2050), np.float32))
+
+
 def test_launch_sgemm_splits_k_when_the_tiles_leave_sms_idle():
     mod = EX["matmul"]
     # one tile of c on 132 SMs: two slices of k (the most MIN_SLICE_K allows)

@@ -291,6 +291,34 @@ def test_sgemm_warp_fits_128_registers_without_spills(inst):
     assert sass.count(r"\bSTG\b") == 16
 
 
+EDGE_SGEMMS = [
+    EX["matmul"].sgemm_warp.dispatch(
+        "f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll, EDGE=True, VEC=vec
+    )
+    for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
+    for vec in (True, False)
+]
+
+
+@pytest.mark.parametrize("inst", EDGE_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_with_edges_fits_128_registers_without_spills(inst):
+    # ragged shapes (launch_sgemm's edge_path): the multiply of whole tiles,
+    # the loads 128-bit (VEC) or 32-bit, all predicated on k >= 0
+    assert registers_of(inst) <= 128
+    sass = sass_of(inst)
+    assert sass.spills == 0
+    tiles = inst.constexprs["UNROLL"]
+    bk = inst.constexprs["BK"]
+    assert sass.count(r"^FFMA\s") == 64 * bk * tiles
+    assert sass.count(r"^LDS\b") == sass.count(r"^LDS\.128") == 4 * bk * tiles
+    width = 1 if inst.constexprs["VEC"] else 4
+    assert sass.count(r"\bLDG\b") == 8 * tiles * width
+    assert sass.count(r"^STS\b") == sass.count(r"^STS\.128") == 8 * tiles
+    assert sass.count(r"^BAR\.SYNC") == tiles
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0
+    assert sass.count(r"\bSTG\b") == 16 * width
+
+
 @pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
 def test_sgemm_warp_prefetches_the_next_tile_during_the_multiply(inst):
     ins = sass_of(inst).instructions
