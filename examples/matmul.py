@@ -497,6 +497,7 @@ def sgemm_warp(
     a: Pointer[D],
     b: Pointer[D],
     c: Pointer[D],
+    part: Pointer[Float32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -542,6 +543,10 @@ def sgemm_warp(
         n0 = min(n0, N - BN)
         if K % BK != 0:
             kt = K % BK - BK
+    tiles = (K + BK - 1) // BK
+    if part is not None:  # split-K: slice block_idx.z of the k tiles
+        first, tiles = k_slice(tiles)
+        kt += first * BK
 
     tid = thread_idx.x
     warp = tid // 32
@@ -595,7 +600,6 @@ def sgemm_warp(
             at = (br + kt) * N + n0 + 4 * bc
             apart = STEP * N
             step = BK * N
-    tiles = (K + BK - 1) // BK
 
     # Tile t: the loads of tile t + 1, issued before the multiply of tile t
     # so that they are in flight during it, then stored to the other buffer
@@ -684,8 +688,12 @@ def sgemm_warp(
                 kdsl.syncthreads()
 
     # c: each half of the thread's rows and columns, one Float32x4 a row
-    # (VEC = False: four 4-byte stores, c's rows not 16-byte aligned)
-    cv = c.vec(4)
+    # (VEC = False: four 4-byte stores, c's rows not 16-byte aligned), or
+    # split-K's slice of partial sums
+    dst = c
+    if part is not None:
+        dst = part + block_idx.z * slice_size(M, N)
+    cv = dst.vec(4)
     for h in kdsl.range_constexpr(2):
         for ri in kdsl.range_constexpr(4):
             row = m0 + 4 * am + 16 * h + ri
@@ -698,7 +706,7 @@ def sgemm_warp(
                     cv[(row * N + col) // 4] = out
                 else:
                     for e in kdsl.range_constexpr(4):
-                        c[row * N + col + e] = out[e]
+                        dst[row * N + col + e] = out[e]
 
 
 def _ptr(x) -> int:
@@ -738,6 +746,7 @@ def whole_tiles(configs, args):
     return [cfg for cfg in configs if args["M"] % cfg.constexprs["BM"] == 0]
 
 
+# (restore=[]: c and the partial sums are written whole, never read)
 sgemm_warp_tuned = kdsl.autotune(
     configs=[
         kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
@@ -745,7 +754,7 @@ sgemm_warp_tuned = kdsl.autotune(
     ],
     key=["M", "N", "K"],
     prune=whole_tiles,
-    restore=[],  # c is written whole, never read
+    restore=[],
 )(sgemm_warp)
 
 
@@ -763,7 +772,7 @@ def _edge_tuned(vec: bool):
         ],
         key=["M", "N", "K"],
         prune=fits_tiles,
-        restore=[],  # c is written whole, never read
+        restore=[],
     )(sgemm_warp)
 
 
@@ -774,15 +783,12 @@ sgemm_edge_tuned = _edge_tuned(False)
 
 
 def edge_path(a, b, c) -> bool:
-    """Whether ``sgemm_warp`` with EDGE is the better kernel for this
-    shape: c at least one tile (M, N >= 128, K > 0) and a grid that needs
-    no split-K for ``sgemm``'s one block an SM (``sgemm_split`` gives 1;
-    ``sgemm_warp`` does not split K). Contiguous arrays only."""
+    """Whether ``sgemm_warp`` with EDGE can run: c at least one tile (M, N
+    >= 128), K > 0, contiguous arrays (any alignment: VEC where
+    ``vector_path`` allows it)."""
     M, K = a.shape
     N = b.shape[1]
-    if min(M, N) < 128 or K == 0 or not all(_contiguous(x) for x in (a, b, c)):
-        return False
-    return sgemm_split(M, N, K, multiprocessors_of(a)) == 1
+    return min(M, N) >= 128 and K > 0 and all(_contiguous(x) for x in (a, b, c))
 
 
 def warp_path(a, b, c) -> bool:
@@ -794,10 +800,11 @@ def warp_path(a, b, c) -> bool:
     return whole and min(M, N, K) > 0 and vector_path(a, b, c)
 
 
-def sgemm_warp_grid(M: int, N: int):
+def sgemm_warp_grid(M: int, N: int, split: int = 1):
     """``sgemm_warp``'s grid for a configuration: one block a tile (with
-    EDGE, the last row and column tiles partly over their neighbours)."""
-    return lambda m: (-(-M // m["BM"]) * -(-N // m["BN"]),)
+    EDGE, the last row and column tiles partly over their neighbours), and
+    a block a slice of k with split-K."""
+    return lambda m: (-(-M // m["BM"]) * -(-N // m["BN"]), 1, split)
 
 
 def sgemm_warp_block(m) -> int:
@@ -835,6 +842,31 @@ def sgemm_split(M: int, N: int, K: int, sms: int) -> int:
     return best if seconds(best) < 0.9 * seconds(1) else 1
 
 
+# split-K for `sgemm_warp` (BM = 128: two blocks an SM)
+WARP_FLOPS = 40e12  # its Float32 fma rate, two blocks on every SM
+ALONE = 0.86  # an SM's rate with one block, of its rate with two
+
+
+def warp_split(M: int, N: int, K: int, sms: int) -> int:
+    """The k slices for `sgemm_warp` (128 x 128 tiles, two blocks an SM) on
+    ``sms`` multiprocessors, as `sgemm_split` weighs them but by the busiest
+    SM's blocks: two at a time, and one alone at ``ALONE`` of the rate when
+    it holds an odd number (1009 x 3001 tiles: 192 blocks, 60 SMs with two
+    and 72 with one, each half idle)."""
+    tiles = -(-M // 128) * -(-N // 128)
+    per_k = 2 * 128 * 128 / (WARP_FLOPS / sms)  # seconds a tile's k step, an SM
+
+    def seconds(split: int) -> float:
+        blocks = -(-tiles * split // sms)  # on the busiest SM
+        ks = -(-K // split)
+        extra = 8 * split * M * N / BYTES_PER_S + LAUNCH_S if split > 1 else 0
+        return (blocks // 2 * 2 + blocks % 2 / ALONE) * ks * per_k + extra
+
+    fit = [s for s in SPLITS if s == 1 or K >= s * MIN_SLICE_K and s * M * N < 2**30]
+    best = min(fit, key=seconds)
+    return best if seconds(best) < 0.9 * seconds(1) else 1
+
+
 def multiprocessors_of(x) -> int:
     """The multiprocessors of the GPU that runs ``x``'s kernels: a numpy
     array's run in the interpreter, which splits as the H200 would."""
@@ -844,23 +876,29 @@ def multiprocessors_of(x) -> int:
 def launch_sgemm(a, b, c, stream=None, split=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
     the autotuned ``sgemm_warp`` where ``warp_path`` allows it (whole
-    tiles), else where ``edge_path`` does (with EDGE); else ``sgemm_vec``
-    where ``vector_path`` allows it, else ``sgemm``; those two split-K
-    (``sgemm_split``) where the tiles fill the SMs badly.  ``split`` forces
-    their slices (one of SPLITS; 1: no split-K)."""
+    tiles), else where ``edge_path`` does (with EDGE), split-K
+    (``warp_split``) where its tiles fill the SMs badly; else ``sgemm_vec``
+    where ``vector_path`` allows it, else ``sgemm``, split-K by
+    ``sgemm_split``.  ``split`` forces the slices of ``sgemm_vec`` and
+    ``sgemm`` (one of SPLITS; 1: no split-K; whole tiles ignore it)."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
-    grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
-    if warp_path(a, b, c):
-        sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
-        return
-    if split is None and edge_path(a, b, c):
-        tuned = sgemm_edge_vec_tuned if vector_path(a, b, c) else sgemm_edge_tuned
-        tuned[grid, block](a, b, c, M, N, K, stream=stream)
+    whole = warp_path(a, b, c)
+    if whole or split is None and edge_path(a, b, c):
+        if whole:
+            tuned = sgemm_warp_tuned
+        else:
+            tuned = sgemm_edge_vec_tuned if vector_path(a, b, c) else sgemm_edge_tuned
+        ws = 1 if split is not None else warp_split(M, N, K, multiprocessors_of(a))
+        part = None if ws == 1 else partial_sums(c, M, N, ws)
+        launch = tuned[sgemm_warp_grid(M, N, ws), sgemm_warp_block]
+        launch(a, b, c, part, M, N, K, stream=stream)
+        if part is not None:
+            sum_slices(part, c, M, N, ws, stream)
         return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
     if split is None:

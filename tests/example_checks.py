@@ -996,9 +996,22 @@ def sgemm_warp(be, t, rng):
         launch = be.launcher(mod.sgemm_warp, (tiles,), bm * 2)
         constexprs = dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
         constexprs.update(EDGE=edge, VEC=vec)
-        launch(be.to_device(a), be.to_device(b), c, M, N, K, **constexprs)
+        launch(be.to_device(a), be.to_device(b), c, None, M, N, K, **constexprs)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        if edge and not be.small:
+            # split-K in 3 slices (the partial k tile in the first), summed
+            # by split_sum
+            S = 3
+            part = np.full(S * ((M * N + 3) // 4 * 4), np.nan, np.float32)
+            part = be.to_device(part)
+            c = be.poison((M, N), t)
+            launch = be.launcher(mod.sgemm_warp, (tiles, 1, S), bm * 2)
+            launch(be.to_device(a), be.to_device(b), c, part, M, N, K, **constexprs)
+            sums = be.launcher(mod.split_sum, (_grid(M * N, mod.SUM_THREADS),))
+            sums(part, c, M, N, SPLIT=S)
+            _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+            continue
         # the same fmas in the same order as sgemm: the same bits
         c0 = be.poison((M, N), t)
         grid = (_grid(N, mod.BN), _grid(M, mod.BM))

@@ -257,8 +257,11 @@ def test_sgemm_prefetches_the_next_tile_during_the_multiply(part):
 
 
 WARP_SGEMMS = [
-    EX["matmul"].sgemm_warp.dispatch("f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+    EX["matmul"].sgemm_warp.dispatch(
+        "f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll, **PARTS[part]
+    )
     for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
+    for part in PARTS
 ]
 
 
@@ -293,10 +296,18 @@ def test_sgemm_warp_fits_128_registers_without_spills(inst):
 
 EDGE_SGEMMS = [
     EX["matmul"].sgemm_warp.dispatch(
-        "f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll, EDGE=True, VEC=vec
+        "f32",
+        BM=bm,
+        BK=bk,
+        GROUP=group,
+        UNROLL=unroll,
+        EDGE=True,
+        VEC=vec,
+        **PARTS[part],
     )
     for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
     for vec in (True, False)
+    for part in PARTS
 ]
 
 

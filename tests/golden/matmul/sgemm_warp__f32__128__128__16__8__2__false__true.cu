@@ -442,10 +442,25 @@ __device__ __forceinline__ auto vmap(F f, const vec<T, N> a, const vec<Ts, N>...
 #endif  // KDSL_VECTOR_H
 // ---- end of kdsl prelude ----
 
+static __device__ void k_slice__i32(int32_t ktiles, int32_t& result0, int32_t& result1) {
+    // first = block_idx.z * ktiles // grid_dim.z
+    int32_t first = kdsl::floordiv(int32_t(blockIdx.z) * ktiles, int32_t(gridDim.z));
+    // return first, (block_idx.z + 1) * ktiles // grid_dim.z - first
+    result0 = first;
+    result1 = kdsl::floordiv((int32_t(blockIdx.z) + 1) * ktiles, int32_t(gridDim.z)) - first;
+    return;
+}
+
+static __device__ int32_t slice_size__i32_i32(int32_t M, int32_t N) {
+    // return (M * N + 3) // 4 * 4
+    return kdsl::floordiv(M * N + 3, 4) * 4;
+}
+
 extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16__8__2__false__true(
         const float* a,
         const float* b,
-        float* c,
+        const float* c,
+        float* part,
         int32_t M,
         int32_t N,
         int32_t K) {
@@ -490,6 +505,16 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     int32_t m0 = (first_m + kdsl::mod(kdsl::mod(pid, in_group), rows_here)) * 128;
     // n0 = pid % in_group // rows_here * BN
     int32_t n0 = kdsl::floordiv(kdsl::mod(pid, in_group), rows_here) * 128;
+    // tiles = (K + BK - 1) // BK
+    int32_t tiles = (K + 15) / 16;
+    // if part is not None:  [True]
+    // first, tiles = k_slice(tiles)
+    int32_t first;
+    int32_t tiles_2;
+    k_slice__i32(tiles, first, tiles_2);
+    tiles = tiles_2;
+    // kt += first * BK
+    int32_t kt = first * 16;
     // tid = thread_idx.x
     int32_t tid = threadIdx.x;
     // warp = tid // 32
@@ -525,22 +550,19 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
     // if loads_a:
     if (loads_a) {
         // at = (m0 + 4 * g) * kv + ka + kt // 4
-        at = (m0 + 4 * g) * kv + ka;
+        at = (m0 + 4 * g) * kv + ka + kdsl::floordiv(kt, 4);
         // apart = kv
         apart = kv;
         // step = KC
         step = 4;
     } else {
         // at = (br + kt) * nv + n0 // 4 + bc
-        at = br * nv_ + kdsl::floordiv(n0, 4) + bc;
+        at = (br + kt) * nv_ + kdsl::floordiv(n0, 4) + bc;
         // apart = STEP * nv
         apart = 4 * nv_;
         // step = BK * nv
         step = 16 * nv_;
     }
-    // tiles = (K + BK - 1) // BK
-    int32_t tiles = (K + 15) / 16;
-    // kt = 0
     // for t0 in range(-1, tiles, UNROLL):
     for (int32_t t0 = -1; t0 < tiles; t0 += 2) {
         // for p in kdsl.range_constexpr(UNROLL):
@@ -1043,8 +1065,11 @@ extern "C" __global__ void __launch_bounds__(512) sgemm_warp__f32__128__128__16_
             __syncthreads();
         }
     }
-    // cv = c.vec(4)
-    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(c);
+    // if part is not None:  [True]
+    // dst = part + block_idx.z * slice_size(M, N)
+    float* dst = part + int32_t(blockIdx.z) * slice_size__i32_i32(M, N);
+    // cv = dst.vec(4)
+    kdsl::vec<float, 4>* cv = reinterpret_cast<kdsl::vec<float, 4>*>(dst);
     // for h in kdsl.range_constexpr(2):
     // for ri in kdsl.range_constexpr(4):  [h = 0]
     // row = m0 + 4 * am + 16 * h + ri  [h = 0, ri = 0]
