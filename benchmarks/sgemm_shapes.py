@@ -9,7 +9,8 @@ SGEMM), ``launch_sgemm`` of this tree, ``launch_sgemm`` of the matmul.py
 given by ``--before`` (an earlier tree's, loaded beside this one), and
 ``sgemm_warp`` launched directly (BM 128, BK 16, GROUP 8, UNROLL 2; EDGE
 unless the tiles are whole) with split-K in 1 .. 4 slices (what
-``warp_split`` chooses between). Each is checked against a float64 product
+``warp_split`` chooses between), and for c less than a tile high
+``launch_sgemm`` with split-K forced to 2, 4, 8 slices. Each is checked against a float64 product
 first (the suite's tolerance), then timed by ``triton.testing.do_bench``
 (median, L2 flushed between repetitions) and printed as TFLOP/s and as a
 ratio to cuBLAS. Then the autotuners' tables (which configuration
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 FORCED = (1, 2, 3, 4)  # sgemm_warp's slices of k, launched directly
+SMALL = (2, 4, 8)  # sgemm_vec's slices of k forced, for M < 128
 
 
 def load_before(path: str):
@@ -65,6 +67,18 @@ def forced_warp(ex, split: int):
     return make
 
 
+def forced_small(ex, split: int):
+    """``launch_sgemm`` with ``split`` forced (``sgemm_vec`` or ``sgemm``)
+    where c is less than a tile high (M < 128); None elsewhere."""
+
+    def make(a, b, c):
+        if a.shape[0] >= 128:
+            return None
+        return lambda: ex.launch_sgemm(a, b, c, split=split)
+
+    return make
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", help="an earlier examples/matmul.py")
@@ -84,6 +98,7 @@ def main() -> int:
         old = load_before(args.before)
         runners.append(("before", lambda a, b, c: lambda: old.launch_sgemm(a, b, c)))
     runners += [(f"warp/{s}", forced_warp(ex, s)) for s in FORCED]
+    runners += [(f"small/{s}", forced_small(ex, s)) for s in SMALL]
 
     header = f"{'shape':>16s} {'cuBLAS':>7s}" + "".join(
         f" {name:>13s}" for name, _ in runners
