@@ -10,7 +10,8 @@ given by ``--before`` (an earlier tree's, loaded beside this one), and
 ``sgemm_warp`` launched directly (BM 128, BK 16, GROUP 8, UNROLL 2; EDGE
 unless the tiles are whole) with split-K in 1 .. 4 slices (what
 ``warp_split`` chooses between), and for c less than a tile high
-``launch_sgemm`` with split-K forced to 2, 4, 8 slices. Each is checked against a float64 product
+``launch_sgemm``'s former path, ``sgemm_vec`` with split-K forced to 2,
+4, 8 slices. Each is checked against a float64 product
 first (the suite's tolerance), then timed by ``triton.testing.do_bench``
 (median, L2 flushed between repetitions) and printed as TFLOP/s and as a
 ratio to cuBLAS. Then the autotuners' tables (which configuration
@@ -53,12 +54,13 @@ def forced_warp(ex, split: int):
             return None
         edge = not ex.warp_path(a, b, c)
         vec = ex.vector_path(a, b, c)
+        short = M < 128
         part = None if split == 1 else ex.partial_sums(c, M, N, split)
         grid = ex.sgemm_warp_grid(M, N, split)(cfg)
         launch = ex.sgemm_warp[grid, 256]
 
         def run():
-            launch(a, b, c, part, M, N, K, EDGE=edge, VEC=vec, **cfg)
+            launch(a, b, c, part, M, N, K, EDGE=edge, VEC=vec, SHORT=short, **cfg)
             if part is not None:
                 ex.sum_slices(part, c, M, N, split)
 
@@ -149,11 +151,14 @@ def main() -> int:
                 f"{name:>10s}: worst {min(rs):.2f}, median {statistics.median(rs):.2f}"
                 f" over {len(rs)} shapes"
             )
-    for label in ("sgemm_warp_tuned", "sgemm_edge_vec_tuned", "sgemm_edge_tuned"):
+    tuned = {"whole tiles": ex.sgemm_warp_tuned}
+    for (vec, short), t in ex.EDGE_TUNED.items():
+        tuned[f"EDGE VEC={vec} SHORT={short}"] = t
+    for label, t in tuned.items():
         try:
-            print(f"\n{label}:\n{getattr(ex, label).table()}")
+            print(f"\nsgemm_warp, {label}:\n{t.table()}")
         except Exception as exc:
-            print(f"\n{label}: no table ({type(exc).__name__}: {exc})")
+            print(f"\nsgemm_warp, {label}: no table ({type(exc).__name__}: {exc})")
     print(f"\n{time.time() - start:.0f} s")
     return 0
 

@@ -508,6 +508,7 @@ def sgemm_warp(
     UNROLL: Constexpr[int] = 2,
     EDGE: Constexpr[bool] = False,
     VEC: Constexpr[bool] = True,
+    SHORT: Constexpr[bool] = False,
 ):
     kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
@@ -536,10 +537,13 @@ def sgemm_warp(
     # N), overlapping its neighbour, which writes the same bits to the rows
     # both hold (M >= BM and N >= BN: `edge_path`). Its k tiles start at
     # K % BK - BK (one partial tile first, its k < 0 read as 0): no edge
-    # checks after the first tile.
+    # checks after the first tile. SHORT (with EDGE): c less than a tile
+    # high (M < BM, one row tile): rows past M read row M - 1 and are not
+    # stored.
     kt = 0  # the k of the tile being loaded
     if EDGE:
-        m0 = min(m0, M - BM)
+        if not SHORT:
+            m0 = min(m0, M - BM)
         n0 = min(n0, N - BN)
         if K % BK != 0:
             kt = K % BK - BK
@@ -581,10 +585,16 @@ def sgemm_warp(
     # One running index a thread, into a's vectors or b's: its first
     # vector of the tile, the distance to its next ones, a tile's step.
     # VEC = False (rows not 16-byte aligned): the same, in Float32 elements,
-    # each vector four 4-byte loads.
+    # each vector four 4-byte loads. SHORT: a's rows past M - 1 are row
+    # M - 1 (vector q of a thread: row 4g + min(q, last)).
+    row0 = m0 + 4 * g
+    last = 3
+    if SHORT:
+        row0 = min(row0, M - 1)
+        last = M - 1 - row0
     if VEC:
         if loads_a:
-            at = (m0 + 4 * g) * kv + ka + kt // 4  # row 4g, k 4ka
+            at = row0 * kv + ka + kt // 4  # row 4g, k 4ka
             apart = kv  # the next rows
             step = KC
         else:
@@ -593,7 +603,7 @@ def sgemm_warp(
             step = BK * nv
     else:
         if loads_a:
-            at = (m0 + 4 * g) * K + 4 * ka + kt
+            at = row0 * K + 4 * ka + kt
             apart = K
             step = BK
         else:
@@ -633,6 +643,8 @@ def sgemm_warp(
                 elif loads_a:  # k of a's vector: kt + 4ka (+ e); k < 0: 0
                     for q in kdsl.range_constexpr(4):
                         i = at + q * apart
+                        if SHORT:
+                            i = at + min(q, last) * apart
                         if VEC:
                             r[q] = av[i] if kt + 4 * ka >= 0 else zero
                         else:
@@ -702,11 +714,12 @@ def sgemm_warp(
                 out = Float32x4.splat(0)
                 for e in kdsl.range_constexpr(4):
                     out[e] = acc[h * 4 + ri, v * 4 + e]
-                if VEC:
-                    cv[(row * N + col) // 4] = out
-                else:
-                    for e in kdsl.range_constexpr(4):
-                        dst[row * N + col + e] = out[e]
+                if not SHORT or row < M:
+                    if VEC:
+                        cv[(row * N + col) // 4] = out
+                    else:
+                        for e in kdsl.range_constexpr(4):
+                            dst[row * N + col + e] = out[e]
 
 
 def _ptr(x) -> int:
@@ -760,15 +773,29 @@ sgemm_warp_tuned = kdsl.autotune(
 
 def fits_tiles(configs, args):
     """The configurations whose tile fits in c (``sgemm_warp`` with EDGE
-    moves its last tiles back inside c: M >= BM)."""
-    return [cfg for cfg in configs if args["M"] >= cfg.constexprs["BM"]]
+    moves its last tiles back inside c: M >= BM), and SHORT ones (c less
+    than a tile high)."""
+    return [
+        cfg
+        for cfg in configs
+        if cfg.constexprs["BM"] <= args["M"] or cfg.constexprs["SHORT"]
+    ]
 
 
-def _edge_tuned(vec: bool):
+def _edge_tuned(vec: bool, short: bool):
     return kdsl.autotune(
         configs=[
-            kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll, EDGE=True, VEC=vec)
+            kdsl.Config(
+                BM=bm,
+                BK=bk,
+                GROUP=group,
+                UNROLL=unroll,
+                EDGE=True,
+                VEC=vec,
+                SHORT=short,
+            )
             for bm, bk, group, unroll in WARP_CONFIGS
+            if not short or (bm, unroll) == (128, 2)  # the others spill
         ],
         key=["M", "N", "K"],
         prune=fits_tiles,
@@ -777,18 +804,19 @@ def _edge_tuned(vec: bool):
 
 
 # `sgemm_warp` on ragged shapes (EDGE), with 16-byte loads and stores where
-# `vector_path` allows them (VEC) and 4-byte ones elsewhere
-sgemm_edge_vec_tuned = _edge_tuned(True)
-sgemm_edge_tuned = _edge_tuned(False)
+# `vector_path` allows them (VEC) and 4-byte ones elsewhere, for c less
+# than a tile high (SHORT) or not: EDGE_TUNED[vec, short]
+EDGE_TUNED = {(v, s): _edge_tuned(v, s) for v in (True, False) for s in (False, True)}
 
 
 def edge_path(a, b, c) -> bool:
-    """Whether ``sgemm_warp`` with EDGE can run: c at least one tile (M, N
-    >= 128), K > 0, contiguous arrays (any alignment: VEC where
-    ``vector_path`` allows it)."""
+    """Whether ``sgemm_warp`` with EDGE can run: c at least one tile wide
+    (N >= 128; M < 128: SHORT), M and K > 0, contiguous arrays (any
+    alignment: VEC where ``vector_path`` allows it)."""
     M, K = a.shape
     N = b.shape[1]
-    return min(M, N) >= 128 and K > 0 and all(_contiguous(x) for x in (a, b, c))
+    contiguous = all(_contiguous(x) for x in (a, b, c))
+    return N >= 128 and min(M, K) > 0 and contiguous
 
 
 def warp_path(a, b, c) -> bool:
@@ -876,7 +904,7 @@ def multiprocessors_of(x) -> int:
 def launch_sgemm(a, b, c, stream=None, split=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
     the autotuned ``sgemm_warp`` where ``warp_path`` allows it (whole
-    tiles), else where ``edge_path`` does (with EDGE), split-K
+    tiles), else where ``edge_path`` does (with EDGE; SHORT for M < 128), split-K
     (``warp_split``) where its tiles fill the SMs badly; else ``sgemm_vec``
     where ``vector_path`` allows it, else ``sgemm``, split-K by
     ``sgemm_split``.  ``split`` forces the slices of ``sgemm_vec`` and
@@ -892,7 +920,7 @@ def launch_sgemm(a, b, c, stream=None, split=None):
         if whole:
             tuned = sgemm_warp_tuned
         else:
-            tuned = sgemm_edge_vec_tuned if vector_path(a, b, c) else sgemm_edge_tuned
+            tuned = EDGE_TUNED[vector_path(a, b, c), M < 128]
         ws = 1 if split is not None else warp_split(M, N, K, multiprocessors_of(a))
         part = None if ws == 1 else partial_sums(c, M, N, ws)
         launch = tuned[sgemm_warp_grid(M, N, ws), sgemm_warp_block]

@@ -979,23 +979,29 @@ def sgemm_warp(be, t, rng):
     mod = EX["matmul"]
     # EDGE (ragged M, N, K: the last tiles moved back, a partial first k
     # tile), with 16-byte (VEC) or 4-byte accesses
-    edges = [(130, 131, 19, 128, 16, 8, 2, True, False)]
+    # tile 128: (EDGE, VEC, SHORT): less than a tile high (rows past M read
+    # row M - 1)
+    edges = [(130, 131, 19, 128, 16, 8, 2, True, False, False)]
+    edges.append((21, 132, 20, 128, 16, 8, 2, True, True, True))
     if be.small:  # UNROLL = 2 over an odd number of k tiles (3)
-        cases = [(128, 128, 48, 128, 16, 8, 2, False, True)] + edges
+        cases = [(128, 128, 48, 128, 16, 8, 2, False, True, False)] + edges
     else:
         configs = mod.WARP_CONFIGS + [(128, 8, 8, 2), (256, 16, 8, 1), (128, 16, 3, 2)]
-        cases = [(1024, 768, 512, *config, False, True) for config in configs]
-        cases.append((1024, 768, 528, 128, 16, 8, 2, False, True))  # 33 k tiles
+        cases = [(1024, 768, 512, *config, False, True, False) for config in configs]
+        cases.append((1024, 768, 528, 128, 16, 8, 2, False, True, False))  # 33 k tiles
         cases += edges
-        cases += [(1000, 780, 508, *cfg, True, True) for cfg in mod.WARP_CONFIGS]
-        cases += [(1001, 779, 509, *cfg, True, False) for cfg in mod.WARP_CONFIGS]
-    for M, N, K, bm, bk, group, unroll, edge, vec in cases:
+        for cfg in mod.WARP_CONFIGS:
+            cases.append((1000, 780, 508, *cfg, True, True, False))
+            cases.append((1001, 779, 509, *cfg, True, False, False))
+        cases.append((99, 779, 509, 128, 16, 8, 2, True, False, True))
+        cases.append((100, 780, 508, 128, 16, 8, 2, True, True, True))
+    for M, N, K, bm, bk, group, unroll, edge, vec, short in cases:
         a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
         c = be.poison((M, N), t)
         tiles = -(-M // bm) * -(-N // 128)
         launch = be.launcher(mod.sgemm_warp, (tiles,), bm * 2)
         constexprs = dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
-        constexprs.update(EDGE=edge, VEC=vec)
+        constexprs.update(EDGE=edge, VEC=vec, SHORT=short)
         launch(be.to_device(a), be.to_device(b), c, None, M, N, K, **constexprs)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())

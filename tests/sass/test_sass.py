@@ -303,11 +303,14 @@ EDGE_SGEMMS = [
         UNROLL=unroll,
         EDGE=True,
         VEC=vec,
+        SHORT=short,
         **PARTS[part],
     )
     for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
     for vec in (True, False)
+    for short in (False, True)
     for part in PARTS
+    if not short or (bm, unroll) == (128, 2)  # launch_sgemm's SHORT configurations
 ]
 
 
