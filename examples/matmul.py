@@ -5,10 +5,11 @@
 reads, double buffering; further down, with why each trick is there);
 ``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
 multiples of 4; ``sgemm_warp``: the same multiply warp-tiled at 128
-registers (two blocks an SM), for whole tiles, autotuned (``launch_sgemm``
-picks). ``sgemm`` and ``sgemm_vec`` split K across the grid's depth when
-the tiles leave SMs idle (``sgemm_split``), their slices' Float32 sums
-added by ``split_sum`` (which gemm_tma.py's split-K uses too).
+registers (two blocks an SM), for every c at least one tile wide (whole
+tiles, or EDGE: ragged ones), autotuned (``launch_sgemm`` picks). All three
+split K across the grid's depth when the tiles leave SMs idle
+(``sgemm_split``, ``warp_split``), their slices' Float32 sums added by
+``split_sum`` (which gemm_tma.py's split-K uses too).
 
 ``matmul``, tiled in shared memory:
 
@@ -459,7 +460,8 @@ def sgemm_vec(
 #
 # `sgemm_warp` is the kernel `launch_sgemm` uses for whole tiles (M and N
 # multiples of 128, K of 16, and what `sgemm_vec` needs: 16-byte aligned
-# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
+# rows), and with EDGE for every other c at least 128 wide (below the
+# list). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
 # default, a transposed in shared memory, the next tile's 16-byte loads in flight
 # during the multiply, one barrier a tile; the same fmas in the same order,
 # so the same bits) and changes what limited `sgemm_vec` (147 registers: one
@@ -469,8 +471,8 @@ def sgemm_vec(
 #   A BM = 128 block (256 threads, 32 KiB of shared memory) then fits twice
 #   on an SM, a BM = 256 block (512 threads, 48 KiB) once: 16 warps an SM
 #   either way, so while some wait at a barrier the others issue. What
-#   makes 128 fit without spills: no edge checks (whole tiles only: ragged
-#   shapes take `sgemm_vec` or `sgemm`), one running index a thread into
+#   makes 128 fit without spills: no edge checks in the loop (EDGE's are
+#   outside it but for the first k tile's), one running index a thread into
 #   the matrix it loads (not an address a load), and the same four vectors
 #   in flight in both loader roles.
 # * warp tiling: warp w computes a 32 x 64 piece of the block's tile, its
@@ -488,8 +490,20 @@ def sgemm_vec(
 # of the k loop, below); WARP_CONFIGS lists the autotuned ones. At 128
 # registers ptxas is close to spilling: tests/sass/test_sass.py checks that the
 # autotuned ones do not.
-# Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
-# (`sgemm_warp_grid`, `sgemm_warp_block`).
+#
+# Ragged shapes (EDGE, any M, N >= 128, any K), as cheaply as whole tiles
+# inside the loop: the last row and column tiles move back to end at M and
+# N (they overlap their neighbours, which write the same bits there), and
+# the k tiles start at K % BK - BK, so that only the first is partial (its
+# loads predicated on k >= 0, which costs 7-10 ISETP a tile). Rows and
+# columns not 16 bytes aligned (N or K not a multiple of 4) take VEC =
+# False: each Float32x4 four 4-byte loads, c four 4-byte stores. With
+# SHORT, c less than a tile high (M < 128): rows past M read row M - 1 and
+# are not stored. Split-K (`part`, as in `sgemm`): slice `block_idx.z` of
+# the k tiles into slice z of `part`, the partial k tile in slice 0.
+# Launch: grid ceil(M / BM) * ceil(N / BN), one-dimensional (times the
+# slices of split-K in z); block BM * BN / 64 (`sgemm_warp_grid`,
+# `sgemm_warp_block`).
 
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=512, no_overflow=True)
