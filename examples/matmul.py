@@ -884,29 +884,36 @@ def sgemm_split(M: int, N: int, K: int, sms: int) -> int:
     return best if seconds(best) < 0.9 * seconds(1) else 1
 
 
-# split-K for `sgemm_warp` (BM = 128: two blocks an SM)
-WARP_FLOPS = 40e12  # its Float32 fma rate, two blocks on every SM
+# split-K for `sgemm_warp` (BM = 128: two blocks an SM): the model's
+# constants fitted to the H200's times of `sgemm_warp` at the suite's eight
+# SGEMM shapes with 1-4 slices each (benchmarks/sgemm_shapes.py, RESULTS.md
+# session 12), which it predicts within 5 % but for 4104³ unsplit (14 %
+# under)
+WARP_FLOPS = 44e12  # its Float32 fma rate, two blocks on every SM
 ALONE = 0.86  # an SM's rate with one block, of its rate with two
+SUM_BYTES_PER_S = 2e12  # the partial sums' write and read, c's write
 
 
 def warp_split(M: int, N: int, K: int, sms: int) -> int:
     """The k slices for `sgemm_warp` (128 x 128 tiles, two blocks an SM) on
-    ``sms`` multiprocessors, as `sgemm_split` weighs them but by the busiest
-    SM's blocks: two at a time, and one alone at ``ALONE`` of the rate when
-    it holds an odd number (1009 x 3001 tiles: 192 blocks, 60 SMs with two
-    and 72 with one, each half idle)."""
+    ``sms`` multiprocessors: the split of SPLITS with the least time by a
+    model, the busiest SM's blocks (two at a time, and one alone at
+    ``ALONE`` of the rate when it holds an odd number: 1009 x 3001 tiles
+    are 192 blocks, 60 SMs with two and 72 with one) times a slice's
+    multiply, plus the partial sums' traffic and `split_sum`'s launch."""
     tiles = -(-M // 128) * -(-N // 128)
     per_k = 2 * 128 * 128 / (WARP_FLOPS / sms)  # seconds a tile's k step, an SM
 
     def seconds(split: int) -> float:
         blocks = -(-tiles * split // sms)  # on the busiest SM
         ks = -(-K // split)
-        extra = 8 * split * M * N / BYTES_PER_S + LAUNCH_S if split > 1 else 0
-        return (blocks // 2 * 2 + blocks % 2 / ALONE) * ks * per_k + extra
+        sums = (8 * split + 4) * M * N / SUM_BYTES_PER_S + LAUNCH_S
+        return (blocks // 2 * 2 + blocks % 2 / ALONE) * ks * per_k + (
+            sums if split > 1 else 0
+        )
 
     fit = [s for s in SPLITS if s == 1 or K >= s * MIN_SLICE_K and s * M * N < 2**30]
-    best = min(fit, key=seconds)
-    return best if seconds(best) < 0.9 * seconds(1) else 1
+    return min(fit, key=seconds)
 
 
 def multiprocessors_of(x) -> int:
