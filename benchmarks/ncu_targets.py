@@ -18,7 +18,9 @@ Targets (issue 28's misses, RESULTS.md session 10):
 * ``decode``: the same at 128 x 4096 x 4096 (0.71 in session 11; cuBLAS
   there) and 64 x 4096 x 4096 (0.75): split-K's launches;
 * ``attention``: ``attention_tma`` head dim 64, 8 x 12 x 1024 (0.83 of
-  SDPA), and SDPA at the same shape.
+  SDPA), and SDPA at the same shape;
+* ``sgemm``: ``launch_sgemm`` (Float32) and cuBLAS with TF32 off at 4096³
+  and 3000 x 2050 x 1500.
 """
 
 from __future__ import annotations
@@ -98,11 +100,30 @@ def attention() -> list:
     ]
 
 
+def sgemm() -> list:
+    import matmul as ex
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # cuBLAS's exact SGEMM
+    runs = []
+    for M, N, K in ((4096, 4096, 4096), (3000, 2050, 1500)):
+        a = torch.randn(M, K, device="cuda")
+        b = torch.randn(K, N, device="cuda")
+        c = torch.empty(M, N, device="cuda")
+        ex.launch_sgemm(a, b, c)  # the autotuner's search
+        want = a.double() @ b.double()
+        err = float((c.double() - want).abs().max() / (want.abs().max() + 1))
+        assert err <= 1e-5, f"sgemm {M}x{N}x{K}: {err}"
+        runs.append(lambda a=a, b=b, c=c: ex.launch_sgemm(a, b, c))
+        runs.append(lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
+    return runs
+
+
 TARGETS = {
     "transpose": transpose,
     "gemm": gemm,
     "decode": decode,
     "attention": attention,
+    "sgemm": sgemm,
 }
 
 

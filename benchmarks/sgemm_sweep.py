@@ -42,8 +42,8 @@ class Candidate:
     def launch(self, a, b, c):
         M, K = a.shape
         N = b.shape[1]
-        # sgemm and sgemm_vec take split-K's partial sums (None: c, no split)
-        split = (None,) if self.kernel.name in ("sgemm", "sgemm_vec") else ()
+        # every kernel takes split-K's partial sums (None: c, no split)
+        split = (None,)
         launch = self.kernel[self.grid(M, N), self.block]
         launch(a, b, c, *split, M, N, K, **self.constexprs)
 
@@ -55,7 +55,7 @@ def candidates():
         return ((N + 127) // 128, (M + 127) // 128)
 
     def tiles_1d(bm):  # sgemm_warp: one block a tile, a 1-D grid
-        return lambda M, N: ((M // bm) * (N // 128),)
+        return lambda M, N: ex.sgemm_warp_grid(M, N)(dict(BM=bm, BN=128))
 
     out = [
         Candidate("sgemm        BK=8  256 thr, scalar loads", ex.sgemm, grid=tiles_2d),
@@ -79,6 +79,17 @@ def candidates():
                 bm * 2,
             )
         )
+    # the ragged shapes' kernel on whole tiles: what its edge code costs
+    for vec in (True, False):
+        out.append(
+            Candidate(
+                f"sgemm_warp 128 EDGE {'16-byte' if vec else '4-byte'} accesses",
+                ex.sgemm_warp,
+                dict(BM=128, BK=16, GROUP=8, UNROLL=2, EDGE=True, VEC=vec),
+                tiles_1d(128),
+                256,
+            )
+        )
     return out
 
 
@@ -87,7 +98,7 @@ def resources(cand) -> str:
     driver computes for the block; "?" where a tool is missing)."""
     from sass import registers_of, sass_of
 
-    inst = cand.kernel.dispatch("f32", **cand.constexprs)
+    inst = cand.kernel.dispatch("f32", part=None, **cand.constexprs)
     out = f"{registers_of(inst)} regs"
     try:
         out += f", {sass_of(inst).spills} LDL/STL"

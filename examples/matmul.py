@@ -5,10 +5,11 @@
 reads, double buffering; further down, with why each trick is there);
 ``sgemm_vec``: the same with 16-byte global loads and BK = 16, for N and K
 multiples of 4; ``sgemm_warp``: the same multiply warp-tiled at 128
-registers (two blocks an SM), for whole tiles, autotuned (``launch_sgemm``
-picks). ``sgemm`` and ``sgemm_vec`` split K across the grid's depth when
-the tiles leave SMs idle (``sgemm_split``), their slices' Float32 sums
-added by ``split_sum`` (which gemm_tma.py's split-K uses too).
+registers (two blocks an SM), for every c at least one tile wide (whole
+tiles, or EDGE: ragged ones), autotuned (``launch_sgemm`` picks). All three
+split K across the grid's depth when the tiles leave SMs idle
+(``sgemm_split``, ``warp_split``), their slices' Float32 sums added by
+``split_sum`` (which gemm_tma.py's split-K uses too).
 
 ``matmul``, tiled in shared memory:
 
@@ -459,7 +460,8 @@ def sgemm_vec(
 #
 # `sgemm_warp` is the kernel `launch_sgemm` uses for whole tiles (M and N
 # multiples of 128, K of 16, and what `sgemm_vec` needs: 16-byte aligned
-# rows). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
+# rows), and with EDGE for every other c at least 128 wide (below the
+# list). It keeps `sgemm_vec`'s multiply (8 x 8 of c a thread, BK = 16 by
 # default, a transposed in shared memory, the next tile's 16-byte loads in flight
 # during the multiply, one barrier a tile; the same fmas in the same order,
 # so the same bits) and changes what limited `sgemm_vec` (147 registers: one
@@ -469,8 +471,8 @@ def sgemm_vec(
 #   A BM = 128 block (256 threads, 32 KiB of shared memory) then fits twice
 #   on an SM, a BM = 256 block (512 threads, 48 KiB) once: 16 warps an SM
 #   either way, so while some wait at a barrier the others issue. What
-#   makes 128 fit without spills: no edge checks (whole tiles only: ragged
-#   shapes take `sgemm_vec` or `sgemm`), one running index a thread into
+#   makes 128 fit without spills: no edge checks in the loop (EDGE's are
+#   outside it but for the first k tile's), one running index a thread into
 #   the matrix it loads (not an address a load), and the same four vectors
 #   in flight in both loader roles.
 # * warp tiling: warp w computes a 32 x 64 piece of the block's tile, its
@@ -488,8 +490,20 @@ def sgemm_vec(
 # of the k loop, below); WARP_CONFIGS lists the autotuned ones. At 128
 # registers ptxas is close to spilling: tests/sass/test_sass.py checks that the
 # autotuned ones do not.
-# Launch: grid (M / BM) * (N / BN), one-dimensional; block BM * BN / 64
-# (`sgemm_warp_grid`, `sgemm_warp_block`).
+#
+# Ragged shapes (EDGE, any M, N >= 128, any K), as cheaply as whole tiles
+# inside the loop: the last row and column tiles move back to end at M and
+# N (they overlap their neighbours, which write the same bits there), and
+# the k tiles start at K % BK - BK, so that only the first is partial (its
+# loads predicated on k >= 0, which costs 7-10 ISETP a tile). Rows and
+# columns not 16 bytes aligned (N or K not a multiple of 4) take VEC =
+# False: each Float32x4 four 4-byte loads, c four 4-byte stores. With
+# SHORT, c less than a tile high (M < 128): rows past M read row M - 1 and
+# are not stored. Split-K (`part`, as in `sgemm`): slice `block_idx.z` of
+# the k tiles into slice z of `part`, the partial k tile in slice 0.
+# Launch: grid ceil(M / BM) * ceil(N / BN), one-dimensional (times the
+# slices of split-K in z); block BM * BN / 64 (`sgemm_warp_grid`,
+# `sgemm_warp_block`).
 
 
 @kdsl.kernel(dtypes=[Float32], launch_bounds=512, no_overflow=True)
@@ -497,6 +511,7 @@ def sgemm_warp(
     a: Pointer[D],
     b: Pointer[D],
     c: Pointer[D],
+    part: Pointer[Float32] | None,
     M: Int32,
     N: Int32,
     K: Int32,
@@ -505,6 +520,9 @@ def sgemm_warp(
     BK: Constexpr[int] = 16,
     GROUP: Constexpr[int] = 8,
     UNROLL: Constexpr[int] = 2,
+    EDGE: Constexpr[bool] = False,
+    VEC: Constexpr[bool] = True,
+    SHORT: Constexpr[bool] = False,
 ):
     kdsl.assume(M >= 0 and N >= 0 and K >= 0)
     a_s = kdsl.shared_array(Float32x4, (2, BK, BM // 4))
@@ -529,6 +547,24 @@ def sgemm_warp(
     rows_here = min(tiles_m - first_m, GROUP)
     m0 = (first_m + pid % in_group % rows_here) * BM
     n0 = pid % in_group // rows_here * BN
+    # EDGE: the last row (column) tile moves back to end at row M (column
+    # N), overlapping its neighbour, which writes the same bits to the rows
+    # both hold (M >= BM and N >= BN: `edge_path`). Its k tiles start at
+    # K % BK - BK (one partial tile first, its k < 0 read as 0): no edge
+    # checks after the first tile. SHORT (with EDGE): c less than a tile
+    # high (M < BM, one row tile): rows past M read row M - 1 and are not
+    # stored.
+    kt = 0  # the k of the tile being loaded
+    if EDGE:
+        if not SHORT:
+            m0 = min(m0, M - BM)
+        n0 = min(n0, N - BN)
+        if K % BK != 0:
+            kt = K % BK - BK
+    tiles = (K + BK - 1) // BK
+    if part is not None:  # split-K: slice block_idx.z of the k tiles
+        first, tiles = k_slice(tiles)
+        kt += first * BK
 
     tid = thread_idx.x
     warp = tid // 32
@@ -559,17 +595,35 @@ def sgemm_warp(
     bc = tid % 32
     STEP = B_T // 32
     r = kdsl.local_array(Float32x4, 4)  # the vectors in flight
+    zero = Float32x4.splat(0)
     # One running index a thread, into a's vectors or b's: its first
     # vector of the tile, the distance to its next ones, a tile's step.
-    if loads_a:
-        at = (m0 + 4 * g) * kv + ka  # row 4g, k 4ka
-        apart = kv  # the next rows
-        step = KC
+    # VEC = False (rows not 16-byte aligned): the same, in Float32 elements,
+    # each vector four 4-byte loads. SHORT: a's rows past M - 1 are row
+    # M - 1 (vector q of a thread: row 4g + min(q, last)).
+    row0 = m0 + 4 * g
+    last = 3
+    if SHORT:
+        row0 = min(row0, M - 1)
+        last = M - 1 - row0
+    if VEC:
+        if loads_a:
+            at = row0 * kv + ka + kt // 4  # row 4g, k 4ka
+            apart = kv  # the next rows
+            step = KC
+        else:
+            at = (br + kt) * nv + n0 // 4 + bc  # row br, column bc
+            apart = STEP * nv  # STEP rows further
+            step = BK * nv
     else:
-        at = br * nv + n0 // 4 + bc  # row br, column bc
-        apart = STEP * nv  # STEP rows further
-        step = BK * nv
-    tiles = K // BK
+        if loads_a:
+            at = row0 * K + 4 * ka + kt
+            apart = K
+            step = BK
+        else:
+            at = (br + kt) * N + n0 + 4 * bc
+            apart = STEP * N
+            step = BK * N
 
     # Tile t: the loads of tile t + 1, issued before the multiply of tile t
     # so that they are in flight during it, then stored to the other buffer
@@ -593,14 +647,40 @@ def sgemm_warp(
                 cur = t % 2
                 nxt = (t + 1) % 2
             if p == 0 or t < tiles:
-                if loads_a:
+                if VEC and not EDGE:
+                    if loads_a:
+                        for q in kdsl.range_constexpr(4):
+                            r[q] = av[at + q * apart]
+                    elif loads_b:
+                        for q in kdsl.range_constexpr(4):
+                            r[q] = bv[at + q * apart]
+                elif loads_a:  # k of a's vector: kt + 4ka (+ e); k < 0: 0
                     for q in kdsl.range_constexpr(4):
-                        r[q] = av[at + q * apart]
-                elif loads_b:
+                        i = at + q * apart
+                        if SHORT:
+                            i = at + min(q, last) * apart
+                        if VEC:
+                            r[q] = av[i] if kt + 4 * ka >= 0 else zero
+                        else:
+                            w = zero
+                            for e in kdsl.range_constexpr(4):
+                                w[e] = a[i + e] if kt + 4 * ka + e >= 0 else 0
+                            r[q] = w
+                elif loads_b:  # k of b's vector q: its row, kt + br + STEP q
                     for q in kdsl.range_constexpr(4):
-                        r[q] = bv[at + q * apart]
+                        i = at + q * apart
+                        live = kt + br + STEP * q >= 0
+                        if VEC:
+                            r[q] = bv[i] if live else zero
+                        else:
+                            w = zero
+                            for e in kdsl.range_constexpr(4):
+                                w[e] = b[i + e] if live else 0
+                            r[q] = w
                 if t + 2 < tiles:
                     at += step
+                    if EDGE:
+                        kt += BK
                 if p == 1 or t >= 0:
                     for k in kdsl.range(BK, unroll=BK):
                         a0 = a_s[cur, k, am]
@@ -634,7 +714,12 @@ def sgemm_warp(
                 kdsl.syncthreads()
 
     # c: each half of the thread's rows and columns, one Float32x4 a row
-    cv = c.vec(4)
+    # (VEC = False: four 4-byte stores, c's rows not 16-byte aligned), or
+    # split-K's slice of partial sums
+    dst = c
+    if part is not None:
+        dst = part + block_idx.z * slice_size(M, N)
+    cv = dst.vec(4)
     for h in kdsl.range_constexpr(2):
         for ri in kdsl.range_constexpr(4):
             row = m0 + 4 * am + 16 * h + ri
@@ -643,7 +728,12 @@ def sgemm_warp(
                 out = Float32x4.splat(0)
                 for e in kdsl.range_constexpr(4):
                     out[e] = acc[h * 4 + ri, v * 4 + e]
-                cv[(row * N + col) // 4] = out
+                if not SHORT or row < M:
+                    if VEC:
+                        cv[(row * N + col) // 4] = out
+                    else:
+                        for e in kdsl.range_constexpr(4):
+                            dst[row * N + col + e] = out[e]
 
 
 def _ptr(x) -> int:
@@ -683,6 +773,7 @@ def whole_tiles(configs, args):
     return [cfg for cfg in configs if args["M"] % cfg.constexprs["BM"] == 0]
 
 
+# (restore=[]: c and the partial sums are written whole, never read)
 sgemm_warp_tuned = kdsl.autotune(
     configs=[
         kdsl.Config(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
@@ -690,8 +781,56 @@ sgemm_warp_tuned = kdsl.autotune(
     ],
     key=["M", "N", "K"],
     prune=whole_tiles,
-    restore=[],  # c is written whole, never read
+    restore=[],
 )(sgemm_warp)
+
+
+def fits_tiles(configs, args):
+    """The configurations whose tile fits in c (``sgemm_warp`` with EDGE
+    moves its last tiles back inside c: M >= BM), and SHORT ones (c less
+    than a tile high)."""
+    return [
+        cfg
+        for cfg in configs
+        if cfg.constexprs["BM"] <= args["M"] or cfg.constexprs["SHORT"]
+    ]
+
+
+def _edge_tuned(vec: bool, short: bool):
+    return kdsl.autotune(
+        configs=[
+            kdsl.Config(
+                BM=bm,
+                BK=bk,
+                GROUP=group,
+                UNROLL=unroll,
+                EDGE=True,
+                VEC=vec,
+                SHORT=short,
+            )
+            for bm, bk, group, unroll in WARP_CONFIGS
+            if not short or (bm, unroll) == (128, 2)  # the others spill
+        ],
+        key=["M", "N", "K"],
+        prune=fits_tiles,
+        restore=[],
+    )(sgemm_warp)
+
+
+# `sgemm_warp` on ragged shapes (EDGE), with 16-byte loads and stores where
+# `vector_path` allows them (VEC) and 4-byte ones elsewhere, for c less
+# than a tile high (SHORT) or not: EDGE_TUNED[vec, short]
+EDGE_TUNED = {(v, s): _edge_tuned(v, s) for v in (True, False) for s in (False, True)}
+
+
+def edge_path(a, b, c) -> bool:
+    """Whether ``sgemm_warp`` with EDGE can run: c at least one tile wide
+    (N >= 128; M < 128: SHORT), M and K > 0, contiguous arrays (any
+    alignment: VEC where ``vector_path`` allows it)."""
+    M, K = a.shape
+    N = b.shape[1]
+    contiguous = all(_contiguous(x) for x in (a, b, c))
+    return N >= 128 and min(M, K) > 0 and contiguous
 
 
 def warp_path(a, b, c) -> bool:
@@ -703,9 +842,11 @@ def warp_path(a, b, c) -> bool:
     return whole and min(M, N, K) > 0 and vector_path(a, b, c)
 
 
-def sgemm_warp_grid(M: int, N: int):
-    """``sgemm_warp``'s grid for a configuration: one block a tile."""
-    return lambda m: (M // m["BM"] * (N // m["BN"]),)
+def sgemm_warp_grid(M: int, N: int, split: int = 1):
+    """``sgemm_warp``'s grid for a configuration: one block a tile (with
+    EDGE, the last row and column tiles partly over their neighbours), and
+    a block a slice of k with split-K."""
+    return lambda m: (-(-M // m["BM"]) * -(-N // m["BN"]), 1, split)
 
 
 def sgemm_warp_block(m) -> int:
@@ -743,6 +884,38 @@ def sgemm_split(M: int, N: int, K: int, sms: int) -> int:
     return best if seconds(best) < 0.9 * seconds(1) else 1
 
 
+# split-K for `sgemm_warp` (BM = 128: two blocks an SM): the model's
+# constants fitted to the H200's times of `sgemm_warp` at the suite's eight
+# SGEMM shapes with 1-4 slices each (benchmarks/sgemm_shapes.py, RESULTS.md
+# session 12), which it predicts within 5 % but for 4104³ unsplit (14 %
+# under)
+WARP_FLOPS = 44e12  # its Float32 fma rate, two blocks on every SM
+ALONE = 0.86  # an SM's rate with one block, of its rate with two
+SUM_BYTES_PER_S = 2e12  # the partial sums' write and read, c's write
+
+
+def warp_split(M: int, N: int, K: int, sms: int) -> int:
+    """The k slices for `sgemm_warp` (128 x 128 tiles, two blocks an SM) on
+    ``sms`` multiprocessors: the split of SPLITS with the least time by a
+    model, the busiest SM's blocks (two at a time, and one alone at
+    ``ALONE`` of the rate when it holds an odd number: 1009 x 3001 tiles
+    are 192 blocks, 60 SMs with two and 72 with one) times a slice's
+    multiply, plus the partial sums' traffic and `split_sum`'s launch."""
+    tiles = -(-M // 128) * -(-N // 128)
+    per_k = 2 * 128 * 128 / (WARP_FLOPS / sms)  # seconds a tile's k step, an SM
+
+    def seconds(split: int) -> float:
+        blocks = -(-tiles * split // sms)  # on the busiest SM
+        ks = -(-K // split)
+        sums = (8 * split + 4) * M * N / SUM_BYTES_PER_S + LAUNCH_S
+        return (blocks // 2 * 2 + blocks % 2 / ALONE) * ks * per_k + (
+            sums if split > 1 else 0
+        )
+
+    fit = [s for s in SPLITS if s == 1 or K >= s * MIN_SLICE_K and s * M * N < 2**30]
+    return min(fit, key=seconds)
+
+
 def multiprocessors_of(x) -> int:
     """The multiprocessors of the GPU that runs ``x``'s kernels: a numpy
     array's run in the interpreter, which splits as the H200 would."""
@@ -751,19 +924,30 @@ def multiprocessors_of(x) -> int:
 
 def launch_sgemm(a, b, c, stream=None, split=None):
     """``c = a @ b`` in Float32 on the GPU (contiguous row-major 2-D arrays):
-    the autotuned ``sgemm_warp`` where ``warp_path`` allows it, else
-    ``sgemm_vec`` where ``vector_path`` does, else ``sgemm``; those two
-    split-K (``sgemm_split``) where the tiles fill the SMs badly.  ``split``
-    forces their slices (one of SPLITS; 1: no split-K)."""
+    the autotuned ``sgemm_warp`` where ``warp_path`` allows it (whole
+    tiles), else where ``edge_path`` does (with EDGE; SHORT for M < 128), split-K
+    (``warp_split``) where its tiles fill the SMs badly; else ``sgemm_vec``
+    where ``vector_path`` allows it, else ``sgemm``, split-K by
+    ``sgemm_split``.  ``split`` forces the slices of ``sgemm_vec`` and
+    ``sgemm`` (one of SPLITS; 1: no split-K; whole tiles ignore it)."""
     M, K = a.shape
     N = b.shape[1]
     if b.shape[0] != K or tuple(c.shape) != (M, N):
         raise ValueError(
             f"sgemm: a {tuple(a.shape)} @ b {tuple(b.shape)} into c {tuple(c.shape)}"
         )
-    if warp_path(a, b, c):
-        grid, block = sgemm_warp_grid(M, N), sgemm_warp_block
-        sgemm_warp_tuned[grid, block](a, b, c, M, N, K, stream=stream)
+    whole = warp_path(a, b, c)
+    if whole or split is None and edge_path(a, b, c):
+        if whole:
+            tuned = sgemm_warp_tuned
+        else:
+            tuned = EDGE_TUNED[vector_path(a, b, c), M < 128]
+        ws = 1 if split is not None else warp_split(M, N, K, multiprocessors_of(a))
+        part = None if ws == 1 else partial_sums(c, M, N, ws)
+        launch = tuned[sgemm_warp_grid(M, N, ws), sgemm_warp_block]
+        launch(a, b, c, part, M, N, K, stream=stream)
+        if part is not None:
+            sum_slices(part, c, M, N, ws, stream)
         return
     kernel = sgemm_vec if vector_path(a, b, c) else sgemm
     if split is None:

@@ -1011,25 +1011,52 @@ def split_sum(be, t, rng):
 
 
 def sgemm_warp(be, t, rng):
-    """Whole tiles only (launch_sgemm checks). The interpreter (tens of
+    """Whole tiles, and ragged ones with EDGE. The interpreter (tens of
     seconds a case, so one): UNROLL = 2 over an odd number of k tiles; the
     GPU: every configuration, ones that spill too, a ragged last group (8
     row tiles, GROUP = 3), several column tiles."""
     mod = EX["matmul"]
+    # EDGE (ragged M, N, K: the last tiles moved back, a partial first k
+    # tile), with 16-byte (VEC) or 4-byte accesses
+    # tile 128: (EDGE, VEC, SHORT): less than a tile high (rows past M read
+    # row M - 1)
+    edges = [(130, 131, 19, 128, 16, 8, 2, True, False, False)]
+    edges.append((21, 132, 20, 128, 16, 8, 2, True, True, True))
     if be.small:  # UNROLL = 2 over an odd number of k tiles (3)
-        cases = [(128, 128, 48, 128, 16, 8, 2)]
+        cases = [(128, 128, 48, 128, 16, 8, 2, False, True, False)] + edges
     else:
         configs = mod.WARP_CONFIGS + [(128, 8, 8, 2), (256, 16, 8, 1), (128, 16, 3, 2)]
-        cases = [(1024, 768, 512, *config) for config in configs]
-        cases.append((1024, 768, 528, 128, 16, 8, 2))  # 33 k tiles
-    for M, N, K, bm, bk, group, unroll in cases:
+        cases = [(1024, 768, 512, *config, False, True, False) for config in configs]
+        cases.append((1024, 768, 528, 128, 16, 8, 2, False, True, False))  # 33 k tiles
+        cases += edges
+        for cfg in mod.WARP_CONFIGS:
+            cases.append((1000, 780, 508, *cfg, True, True, False))
+            cases.append((1001, 779, 509, *cfg, True, False, False))
+        cases.append((99, 779, 509, 128, 16, 8, 2, True, False, True))
+        cases.append((100, 780, 508, 128, 16, 8, 2, True, True, True))
+    for M, N, K, bm, bk, group, unroll, edge, vec, short in cases:
         a, b = _random(rng, (M, K), t, -1, 1), _random(rng, (K, N), t, -1, 1)
         c = be.poison((M, N), t)
-        launch = be.launcher(mod.sgemm_warp, (M // bm * (N // 128),), bm * 2)
+        tiles = -(-M // bm) * -(-N // 128)
+        launch = be.launcher(mod.sgemm_warp, (tiles,), bm * 2)
         constexprs = dict(BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
-        launch(be.to_device(a), be.to_device(b), c, M, N, K, **constexprs)
+        constexprs.update(EDGE=edge, VEC=vec, SHORT=short)
+        launch(be.to_device(a), be.to_device(b), c, None, M, N, K, **constexprs)
         want = a.astype(np.float64) @ b.astype(np.float64)
         _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+        if edge and not be.small:
+            # split-K in 3 slices (the partial k tile in the first), summed
+            # by split_sum
+            S = 3
+            part = np.full(S * ((M * N + 3) // 4 * 4), np.nan, np.float32)
+            part = be.to_device(part)
+            c = be.poison((M, N), t)
+            launch = be.launcher(mod.sgemm_warp, (tiles, 1, S), bm * 2)
+            launch(be.to_device(a), be.to_device(b), c, part, M, N, K, **constexprs)
+            sums = be.launcher(mod.split_sum, (_grid(M * N, mod.SUM_THREADS),))
+            sums(part, c, M, N, SPLIT=S)
+            _close(be, c, want, t, scale=np.abs(a).astype(np.float64).sum(1).max())
+            continue
         # the same fmas in the same order as sgemm: the same bits
         c0 = be.poison((M, N), t)
         grid = (_grid(N, mod.BN), _grid(M, mod.BM))

@@ -144,6 +144,56 @@ def test_launch_sgemm_takes_the_warp_tiled_kernel_for_whole_tiles():
         assert not mod.warp_path(a, b, np.zeros(shape[:2], np.float32))
 
 
+def test_launch_sgemm_takes_the_warp_tiled_kernel_with_edges_for_ragged_shapes():
+    """Not whole tiles, no split-K wanted: ``sgemm_warp`` with EDGE (VEC
+    where rows are 16-byte aligned), the same bits as ``sgemm``."""
+    mod = EX["matmul"]
+    for M, N, K in ((130, 131, 19), (129, 132, 20)):
+        a = RNG.standard_normal((M, K)).astype(np.float32)
+        b = RNG.standard_normal((K, N)).astype(np.float32)
+        c = np.full((M, N), np.nan, np.float32)
+        assert not mod.warp_path(a, b, c) and mod.edge_path(a, b, c)
+        assert mod.vector_path(a, b, c) is (N % 4 == 0)
+        mod.launch_sgemm(a, b, c)
+        c0 = np.full((M, N), np.nan, np.float32)
+        mod.sgemm.interpret[(2, 2), 256](a, b, c0, None, M, N, K)
+        np.testing.assert_array_equal(c, c0)
+    # less than a tile wide: sgemm / sgemm_vec
+    for M, N, K in ((1000, 100, 1000), (130, 100, 8)):
+        a, b = np.zeros((M, K), np.float32), np.zeros((K, N), np.float32)
+        assert not mod.edge_path(a, b, np.zeros((M, N), np.float32))
+    # less than a tile high: SHORT, rows past M read row M - 1, not stored
+    M, N, K = 21, 130, 19
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    assert mod.edge_path(a, b, c)
+    mod.launch_sgemm(a, b, c)
+    c0 = np.full((M, N), np.nan, np.float32)
+    mod.sgemm.interpret[(2, 1), 256](a, b, c0, None, M, N, K)
+    np.testing.assert_array_equal(c, c0)
+    # split-K where the busiest SM's blocks leave the others idle
+    assert mod.warp_split(3000, 2050, 1500, 132) == 3  # 408 tiles: 1224 blocks
+    assert mod.warp_split(1009, 3001, 2053, 132) == 2  # 192 tiles: 384 blocks
+    assert mod.warp_split(1000, 1000, 1000, 132) == 2  # 64 tiles
+    assert mod.warp_split(4096, 4096, 4096, 132) == 1
+    assert mod.warp_split(127, 4096, 4096, 132) == 8  # 32 tiles: 256 blocks
+
+
+def test_launch_sgemm_splits_k_of_the_warp_tiled_kernel():
+    """``sgemm_warp`` with EDGE split in 2 (warp_split: 4 tiles, k 520 on
+    132 SMs), its slices summed by split_sum: as in the interpreter."""
+    mod = EX["matmul"]
+    M, N, K = 130, 130, 520
+    assert mod.warp_split(M, N, K, 132) == 2
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    b = RNG.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    mod.launch_sgemm(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
 def test_launch_sgemm_splits_k_when_the_tiles_leave_sms_idle():
     mod = EX["matmul"]
     # one tile of c on 132 SMs: two slices of k (the most MIN_SLICE_K allows)
@@ -194,7 +244,7 @@ def test_the_sgemm_sweep_times_every_autotuned_configuration():
     timed = {
         tuple(c.constexprs[n] for n in names): c
         for c in sweep.candidates()
-        if c.kernel.name == "sgemm_warp"
+        if c.kernel.name == "sgemm_warp" and not c.constexprs.get("EDGE")
     }
     for config in mod.WARP_CONFIGS:
         cand = timed[config]

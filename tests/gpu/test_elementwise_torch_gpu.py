@@ -103,11 +103,13 @@ def test_histogram_equals_a_bincount(dtype, n):
 @pytest.mark.parametrize(
     "M,N,K",
     [
-        (128, 128, 8),  # sgemm_vec (K % 16 != 0)
-        (1000, 1000, 1000),  # sgemm_vec (ragged tiles), split-K in 2
-        (3000, 2050, 1500),  # sgemm (N % 4 != 0)
-        (127, 4096, 4096),  # sgemm_vec split-K in 4: 32 tiles
-        (1009, 3001, 2053),  # sgemm split-K in 2, slices M N + 3 apart
+        (128, 128, 8),  # sgemm_warp EDGE (K % 16 != 0)
+        (1000, 1000, 1000),  # sgemm_warp EDGE (ragged tiles), split-K in 2
+        (3000, 2050, 1500),  # sgemm_warp EDGE, 4-byte accesses, split-K in 3
+        (127, 4096, 4096),  # sgemm_warp SHORT split-K in 8: 32 tiles
+        (1009, 3001, 2053),  # sgemm_warp EDGE split-K in 2, slices M N + 3 apart
+        (100, 100, 100),  # sgemm_vec (c less than a tile wide)
+        (120, 61, 300),  # sgemm
         (384, 640, 48),  # sgemm_warp: 3 row tiles, fewer than a group
         (4096, 4096, 4096),  # sgemm_warp, autotuned
         (8192, 8192, 8192),  # sgemm_warp: 8 groups of 8 row tiles

@@ -292,8 +292,11 @@ def test_sgemm_prefetches_the_next_tile_during_the_multiply(part):
 
 
 WARP_SGEMMS = [
-    EX["matmul"].sgemm_warp.dispatch("f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll)
+    EX["matmul"].sgemm_warp.dispatch(
+        "f32", BM=bm, BK=bk, GROUP=group, UNROLL=unroll, **PARTS[part]
+    )
     for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
+    for part in PARTS
 ]
 
 
@@ -324,6 +327,45 @@ def test_sgemm_warp_fits_128_registers_without_spills(inst):
     # c: 16 Float32x4 a thread, unguarded (whole tiles)
     assert sass.count(r"STG\.E\.128") == 16
     assert sass.count(r"\bSTG\b") == 16
+
+
+EDGE_SGEMMS = [
+    EX["matmul"].sgemm_warp.dispatch(
+        "f32",
+        BM=bm,
+        BK=bk,
+        GROUP=group,
+        UNROLL=unroll,
+        EDGE=True,
+        VEC=vec,
+        SHORT=short,
+        **PARTS[part],
+    )
+    for bm, bk, group, unroll in EX["matmul"].WARP_CONFIGS
+    for vec in (True, False)
+    for short in (False, True)
+    for part in PARTS
+    if not short or (bm, unroll) == (128, 2)  # launch_sgemm's SHORT configurations
+]
+
+
+@pytest.mark.parametrize("inst", EDGE_SGEMMS, ids=lambda i: i.name)
+def test_sgemm_warp_with_edges_fits_128_registers_without_spills(inst):
+    # ragged shapes (launch_sgemm's edge_path): the multiply of whole tiles,
+    # the loads 128-bit (VEC) or 32-bit, all predicated on k >= 0
+    assert registers_of(inst) <= 128
+    sass = sass_of(inst)
+    assert sass.spills == 0
+    tiles = inst.constexprs["UNROLL"]
+    bk = inst.constexprs["BK"]
+    assert sass.count(r"^FFMA\s") == 64 * bk * tiles
+    assert sass.count(r"^LDS\b") == sass.count(r"^LDS\.128") == 4 * bk * tiles
+    width = 1 if inst.constexprs["VEC"] else 4
+    assert sass.count(r"\bLDG\b") == 8 * tiles * width
+    assert sass.count(r"^STS\b") == sass.count(r"^STS\.128") == 8 * tiles
+    assert sass.count(r"^BAR\.SYNC") == tiles
+    assert sass.count(r"^(HMMA|IMMA|DMMA)") == 0
+    assert sass.count(r"\bSTG\b") == 16 * width
 
 
 @pytest.mark.parametrize("inst", WARP_SGEMMS, ids=lambda i: i.name)
