@@ -130,7 +130,14 @@ def host_functions(out):
 
 
 def example(out):
-    """example_checks.gemm_fp8: both host functions at a small ragged size."""
+    """example_checks.gemm_fp8: both host functions at a small ragged size
+    (the Int32 instance: int_mm, against the exact product)."""
+    if out == "i32":
+        a, bt = int8_operands(300, 392, 272, seed=3)
+        c = torch.full((300, 392), -7, device="cuda", dtype=torch.int32)
+        F.int_mm(a, bt, c)
+        assert torch.equal(c, int8_exact(a, bt)), "int_mm 300x392x272"
+        return
     scaled_mm(out, 300, 392, 272)
     block_scaled(out, 300, 392, 272)
 
