@@ -8,11 +8,23 @@ that every timed launch starts from the caller's data with nothing of it
 cached.  CUDA events on the launch stream time each launch; the median
 counts.  :meth:`Bench.close` puts the arrays back a last time: after the
 search they hold what they held before it.
+
+Events time the stream, not the kernel: if the host takes longer to queue a
+launch than the GPU takes to finish what was queued before it, the GPU
+waits between the start event and the kernel, and the wait is counted (on
+the H200 the autotuner timed 20 us GEMMs, whose launches take tens of
+microseconds of Python, at 66-127 us).  So before each start event a
+one-thread kernel holds the stream, spinning on the GPU's global timer for
+twice the longest host time of a launch seen so far plus 20 us (200 us
+before any was seen; at most 2 ms): the start event, the launch and the
+stop event are queued while it spins, and the kernel runs right after the
+start event.
 """
 
 from __future__ import annotations
 
 import statistics
+import time
 
 from kdsl.runtime import arrays
 from kdsl.runtime.launch import as_cupy_stream
@@ -64,21 +76,35 @@ class Bench:
         runs after ``warmup`` untimed ones."""
         import cupy
 
+        host = None  # the longest host time of a run() seen, seconds
         for _ in range(warmup):
-            run()
+            host = _longest(host, run)
         events = [(cupy.cuda.Event(), cupy.cuda.Event()) for _ in range(reps)]
         for start, stop in events:
             self.restore()
             self.flush_buffer.data.memset_async(
                 0, self.flush_buffer.nbytes, self.stream
             )
+            self._hold(host)
             start.record(self.stream)
-            run()
+            host = _longest(host, run)
             stop.record(self.stream)
         events[-1][1].synchronize()
         return statistics.median(
             cupy.cuda.get_elapsed_time(start, stop) for start, stop in events
         )
+
+    def _hold(self, host) -> None:
+        """Queue the hold kernel on the stream for long enough to queue a
+        launch taking ``host`` seconds (None: not known yet) behind it."""
+        import cupy
+
+        if not _HOLD:
+            _HOLD.append(cupy.RawKernel(_HOLD_SOURCE, "kdsl_bench_hold"))
+        us = HOLD_DEFAULT_US if host is None else 2 * host * 1e6 + HOLD_MARGIN_US
+        ns = round(min(us, HOLD_MAX_US) * 1000)
+        with self.stream:  # a RawKernel launches on CuPy's current stream
+            _HOLD[0]((1,), (1,), (ns,))
 
     def restore(self) -> None:
         """Put every saved array back (queued on the stream)."""
@@ -98,6 +124,33 @@ class Bench:
         runtime.memcpyAsync(
             dst, src, size, runtime.memcpyDeviceToDevice, self.stream.ptr
         )
+
+
+HOLD_DEFAULT_US = 200.0  # before any launch's host time was seen
+HOLD_MARGIN_US = 20.0
+HOLD_MAX_US = 2000.0
+_HOLD: list = []  # the hold kernel, compiled by CuPy at the first search
+_HOLD_SOURCE = r"""
+extern "C" __global__ void kdsl_bench_hold(unsigned long long ns)
+{
+    // one thread spins until the GPU's global timer (nanoseconds) has moved
+    // ns past where it started
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+"""
+
+
+def _longest(host, run):
+    """``run()``, and the longer of ``host`` (None: none yet) and the host
+    seconds it took."""
+    t0 = time.perf_counter()
+    run()
+    took = time.perf_counter() - t0
+    return took if host is None else max(host, took)
 
 
 def _span(array) -> tuple[int, int] | None:

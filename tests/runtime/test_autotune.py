@@ -499,6 +499,37 @@ class FakeEvent:
         pass
 
 
+class FakeHold:
+    """CuPy's RawKernel for Bench's hold kernel: logs the nanoseconds it is
+    launched with and the stream it goes to."""
+
+    def __init__(self, source, name):
+        assert "%globaltimer" in source and name == "kdsl_bench_hold"
+
+    def __call__(self, grid, block, args):
+        assert grid == (1,) and block == (1,)
+        FakeEvent.log.append(("hold", int(args[0]), FakeStream.current))
+
+
+class FakeStream:
+    """A stream that knows when it is CuPy's current one (``with stream:``)."""
+
+    current = None
+
+    def __init__(self):
+        self.ptr = 0
+
+    def synchronize(self):
+        pass
+
+    def __enter__(self):
+        FakeStream.current = self
+        return self
+
+    def __exit__(self, *exc):
+        FakeStream.current = None
+
+
 @pytest.fixture
 def host_cupy(as_if_on_device, monkeypatch):
     """What Bench calls of CuPy, on host memory; logs the flushes and events."""
@@ -530,7 +561,7 @@ def host_cupy(as_if_on_device, monkeypatch):
         deviceGetAttribute=lambda attribute, device: 4096,
         getDevice=lambda: 0,
     )
-    stream = SimpleNamespace(ptr=0, synchronize=lambda: None)
+    stream = FakeStream()
     cuda = SimpleNamespace(
         runtime=runtime,
         memory=SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
@@ -538,7 +569,9 @@ def host_cupy(as_if_on_device, monkeypatch):
         get_current_stream=lambda: stream,
         get_elapsed_time=lambda start, stop: 0.5,
     )
-    fake = SimpleNamespace(cuda=cuda, empty=empty, uint8=np.uint8, ndarray=ndarray)
+    fake = SimpleNamespace(
+        cuda=cuda, empty=empty, uint8=np.uint8, ndarray=ndarray, RawKernel=FakeHold
+    )
     # NVRTC's library and headers are found through CuPy the first time:
     # a search compiles, so that first time must not meet the fake (the
     # test that searches failed whenever it was its worker's first compile)
@@ -565,12 +598,43 @@ def test_bench_restores_before_each_timed_launch_and_at_the_end(host_cupy):
 
     assert bench.time(run, 1, 2) == 0.5
     # each timed run starts from the original data, after an L2 flush (2 x L2)
+    # and a hold of the stream (below)
     first_sum = original[::-2, 1::2].sum()
-    timed = [("flush", 8192), "event", first_sum, "event"]
-    assert FakeEvent.log == [first_sum] + timed * 2
+    log = [
+        e if type(e) is not tuple or e[0] != "hold" else "hold" for e in FakeEvent.log
+    ]
+    timed = [("flush", 8192), "hold", "event", first_sum, "event"]
+    assert log == [first_sum] + timed * 2
     assert not np.array_equal(base, original)
     bench.close()
     assert base.tobytes() == original.tobytes()
+
+
+def test_the_stream_is_held_while_the_host_queues_a_timed_launch(
+    host_cupy, monkeypatch
+):
+    # Events time the stream, not the kernel: a launch whose host side takes
+    # longer than the GPU's queued work (the flush) leaves the GPU idle after
+    # the start event, and that idle time was counted (the autotuner timed
+    # 20 us GEMMs at 66-127 us on the H200).  Before each start event a
+    # one-thread kernel spins on the GPU's clock for twice the longest host
+    # time of a launch seen (20 us more; 200 us before any was seen, at most
+    # 2 ms), on the launches' stream.
+    from kdsl.runtime import benchmark
+
+    clock = iter([0.0, 30e-6, 1.0, 1.0 + 50e-6, 2.0, 2.0 + 10e-6])
+    monkeypatch.setattr(benchmark.time, "perf_counter", lambda: next(clock))
+    bench = host_cupy("k", {}, None)
+    bench.time(lambda: None, 1, 2)
+    holds = [e for e in FakeEvent.log if type(e) is tuple and e[0] == "hold"]
+    assert [ns for _, ns, _ in holds] == [80_000, 120_000]
+    assert all(s is bench.stream for _, _, s in holds)
+    # no warmup: the first hold is the default
+    FakeEvent.log = []
+    clock = iter([0.0, 5e-3, 1.0, 1.0])
+    bench.time(lambda: None, 0, 2)
+    holds = [e[1] for e in FakeEvent.log if type(e) is tuple and e[0] == "hold"]
+    assert holds == [200_000, 2_000_000]  # the second capped
 
 
 def test_no_memory_for_the_copies_is_an_error(host_cupy):
