@@ -321,7 +321,8 @@ def gemm_fp8(
                         )
                         col = tn * BN + 32 * g + lane % 4 * 8
                         at = ((row + 8 * h) * N + col) // 8
-                        c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))
+                        words = row8(w0, w1, w2, w3)
+                        c.vec(8)[at] = words.bitcast(O.vec(8))
             tile += grid_dim.x
 
 

@@ -1605,10 +1605,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
             int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 0]
+            kdsl::vec<uint32_t, 4> words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[2] * scale),
                                               __float2bfloat16_rn(acc[3] * scale)}};
@@ -1639,10 +1640,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 1]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[16] * scale),
@@ -1674,10 +1676,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[18] * scale),
                                               __float2bfloat16_rn(acc[19] * scale)}};
@@ -1708,10 +1711,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 2]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[32] * scale),
@@ -1743,10 +1747,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[34] * scale),
                                               __float2bfloat16_rn(acc[35] * scale)}};
@@ -1777,10 +1782,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 3]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[48] * scale),
@@ -1812,10 +1818,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[50] * scale),
                                               __float2bfloat16_rn(acc[51] * scale)}};
@@ -1846,10 +1853,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 4]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[64] * scale),
@@ -1881,10 +1889,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[66] * scale),
                                               __float2bfloat16_rn(acc[67] * scale)}};
@@ -1915,10 +1924,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 5]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[80] * scale),
@@ -1950,10 +1960,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[82] * scale),
                                               __float2bfloat16_rn(acc[83] * scale)}};
@@ -1984,10 +1995,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 6]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[96] * scale),
@@ -2019,10 +2031,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[98] * scale),
                                               __float2bfloat16_rn(acc[99] * scale)}};
@@ -2053,10 +2066,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 7]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[112] * scale),
@@ -2088,10 +2102,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 0]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 0]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
             p0 = kdsl::vec<__nv_bfloat16, 2>{{__float2bfloat16_rn(acc[114] * scale),
                                               __float2bfloat16_rn(acc[115] * scale)}};
@@ -2122,10 +2137,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__bf16__256__4__8__
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 1]
+            words = row8__u32_u32_u32_u32(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 1]
             reinterpret_cast<kdsl::vec<__nv_bfloat16, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(row8__u32_u32_u32_u32(w0, w1, w2,
-                                                                                     w3));
+                    kdsl::bitcast<kdsl::vec<__nv_bfloat16, 8>>(words);
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }

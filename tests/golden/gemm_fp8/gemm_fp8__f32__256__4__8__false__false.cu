@@ -1562,9 +1562,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
             int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 0]
+            kdsl::vec<uint64_t, 4> words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[2] * scale, acc[3] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 1]
@@ -1590,9 +1592,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 1]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[16] * scale, acc[17] * scale}};
@@ -1619,9 +1623,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[18] * scale, acc[19] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 1, h = 1]
@@ -1647,9 +1653,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 2]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[32] * scale, acc[33] * scale}};
@@ -1676,9 +1684,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[34] * scale, acc[35] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 2, h = 1]
@@ -1704,9 +1714,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 3]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[48] * scale, acc[49] * scale}};
@@ -1733,9 +1745,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[50] * scale, acc[51] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 3, h = 1]
@@ -1761,9 +1775,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 4]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[64] * scale, acc[65] * scale}};
@@ -1790,9 +1806,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[66] * scale, acc[67] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 4, h = 1]
@@ -1819,9 +1837,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 5]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[80] * scale, acc[81] * scale}};
@@ -1849,9 +1869,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[82] * scale, acc[83] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 5, h = 1]
@@ -1878,9 +1900,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 6]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[96] * scale, acc[97] * scale}};
@@ -1908,9 +1932,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[98] * scale, acc[99] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 6, h = 1]
@@ -1937,9 +1963,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 7]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
             p0 = kdsl::vec<float, 2>{{acc[112] * scale, acc[113] * scale}};
@@ -1967,9 +1995,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 0]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
             p0 = kdsl::vec<float, 2>{{acc[114] * scale, acc[115] * scale}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 7, h = 1]
@@ -1996,9 +2026,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__f32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 1]
             reinterpret_cast<kdsl::vec<float, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<float, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<float, 8>>(words);
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }

@@ -1574,9 +1574,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             int32_t col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 0]
             int32_t at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 0]
+            kdsl::vec<uint64_t, 4> words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 0, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[2], acc[3]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 0, h = 1]
@@ -1602,9 +1604,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::mul(tn, 256), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 0, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 0, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 0, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 0, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 1]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[16], acc[17]}};
@@ -1631,9 +1635,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 1, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[18], acc[19]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 1, h = 1]
@@ -1659,9 +1665,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 32), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 1, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 1, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 1, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 1, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 2]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[32], acc[33]}};
@@ -1688,9 +1696,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 2, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[34], acc[35]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 2, h = 1]
@@ -1716,9 +1726,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 64), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 2, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 2, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 2, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 2, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 3]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[48], acc[49]}};
@@ -1745,9 +1757,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 3, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[50], acc[51]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 3, h = 1]
@@ -1773,9 +1787,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 96), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 3, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 3, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 3, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 3, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 4]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[64], acc[65]}};
@@ -1802,9 +1818,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 4, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[66], acc[67]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 4, h = 1]
@@ -1831,9 +1849,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 128), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 4, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 4, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 4, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 4, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 5]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[80], acc[81]}};
@@ -1861,9 +1881,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 5, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[82], acc[83]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 5, h = 1]
@@ -1890,9 +1912,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 160), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 5, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 5, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 5, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 5, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 6]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[96], acc[97]}};
@@ -1920,9 +1944,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 6, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[98], acc[99]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 6, h = 1]
@@ -1949,9 +1975,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 192), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 6, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 6, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 6, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 6, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // for h in kdsl.range_constexpr(2):  [g = 7]
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 0]
             p0 = kdsl::vec<int32_t, 2>{{acc[112], acc[113]}};
@@ -1979,9 +2007,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 0]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(row, N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 0]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 0]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 0]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // p0 = O.vec(2)(acc[i] * scale, acc[i + 1] * scale)  [g = 7, h = 1]
             p0 = kdsl::vec<int32_t, 2>{{acc[114], acc[115]}};
             // p1 = O.vec(2)(acc[i + 4] * scale, acc[i + 5] * scale)  [g = 7, h = 1]
@@ -2008,9 +2038,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8__i32__256__4__8__f
             col = kdsl::add(kdsl::add(kdsl::mul(tn, 256), 224), lane % 4 * 8);
             // at = ((row + 8 * h) * N + col) // 8  [g = 7, h = 1]
             at = kdsl::floordiv(kdsl::add(kdsl::mul(kdsl::add(row, 8), N), col), 8);
-            // c.vec(8)[at] = row8(w0, w1, w2, w3).bitcast(O.vec(8))  [g = 7, h = 1]
+            // words = row8(w0, w1, w2, w3)  [g = 7, h = 1]
+            words = row8__u64_u64_u64_u64(w0, w1, w2, w3);
+            // c.vec(8)[at] = words.bitcast(O.vec(8))  [g = 7, h = 1]
             reinterpret_cast<kdsl::vec<int32_t, 8>*>(c)[at] =
-                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(row8__u64_u64_u64_u64(w0, w1, w2, w3));
+                    kdsl::bitcast<kdsl::vec<int32_t, 8>>(words);
             // tile += grid_dim.x
             tile = tile + gridDim.x;
         }
