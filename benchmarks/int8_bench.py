@@ -89,7 +89,7 @@ def run_shape(M: int, N: int, K: int, rounds: int = 3) -> None:
         run()
         torch.cuda.synchronize()
         assert torch.equal(c, want), f"{name} {label}: differs from torch._int_mm"
-    tuned = gemm_fp8.TUNED_INT8[not gemm_fp8.whole_tiles(M, N, K)]
+    tuned = gemm_fp8.TUNED[not gemm_fp8.whole_tiles(M, N, K), False]
     try:
         for config, ms in tuned.timings(*_int_mm_args(a, bt, c, maps, M, N, K)):
             print(f"{name} int_mm search {config}: {ms} ms")

@@ -362,11 +362,10 @@ def _tuned(edge: bool, block_scaled: bool):
     return kdsl.autotune(configs=configs, key=["M", "N", "K"], restore=[])(gemm_fp8)
 
 
-# (EDGE, BLOCK_SCALED) -> the autotuned kernel
+# (EDGE, BLOCK_SCALED) -> the autotuned kernel (the int8 GEMM takes the
+# per-tensor ones: its Int32 c picks the instance, and the autotuner keys
+# its searches by the arguments' dtypes too)
 TUNED = {(e, b): _tuned(e, b) for e in (False, True) for b in (False, True)}
-# the int8 GEMM: the per-tensor pipeline's configurations, EDGE or not
-# (an Int32 c picks the instance; no scales)
-TUNED_INT8 = {e: _tuned(e, False) for e in (False, True)}
 
 
 def whole_tiles(M: int, N: int, K: int) -> bool:
@@ -483,7 +482,7 @@ def int_mm(a, bt, c, maps=None):
     if tuple(c.shape) != (M, N):
         raise ValueError(f"c must be ({M}, {N}), got {tuple(c.shape)}")
     tma_a, tma_b = maps if maps is not None else tensor_maps(a, bt)
-    tuned = TUNED_INT8[not whole_tiles(M, N, K)]
+    tuned = TUNED[not whole_tiles(M, N, K), False]
     launch = tuned[persistent_grid(M, N, multiprocessors()), THREADS]
     launch(tma_a, tma_b, c, None, None, M, N, K, shared_mem=config_shared_mem)
 
