@@ -92,6 +92,7 @@ def stub_gpu(cupy_launch=False):
     import kdsl.torch as kt
 
     kt._on_host = lambda args: False  # CPU tensors launch on the stub
+    kt._one_gpu = lambda: True  # (replays keep the stub's packers, as on one GPU)
     kt._interpret = None  # (the CPU kernels and the fast path's CPU branch too)
     for name in ("_direct", "_plain"):  # (the CPU tensors as the stub's)
         if hasattr(kt, name):

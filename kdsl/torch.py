@@ -84,6 +84,7 @@ class Launch:
     args: tuple
     shared_mem: int
     constexprs: dict
+    stream: object = None
 
 
 @contextmanager
@@ -176,7 +177,9 @@ class Plan:
     ``new_input`` the operator input it is the gradient of, ``new_dtype``
     the dtype it is computed in (a ``torch`` dtype name: the backward
     parameter's own dtype, ``Pointer[Float64]``, when it is not a dtype
-    parameter; ``None``: the input's) and rounded from; ``grad_output``
+    parameter; ``None``: the input's) and rounded from, ``new_empty``
+    whether the kernel writes it whole (the operator's ``overwrites``: no
+    zero fill); ``grad_output``
     which operator outputs the used incoming gradients belong to."""
 
     kernel: object
@@ -187,6 +190,7 @@ class Plan:
     new_like: tuple
     new_input: tuple
     new_dtype: tuple
+    new_empty: tuple
     grad_output: tuple
 
     @functools.cached_property
@@ -232,10 +236,12 @@ def _same(tensor, arg) -> bool:
     )
 
 
-def _plan(op_name, inputs, outputs, launches, real_outputs=None):
+def _plan(op_name, inputs, outputs, launches, real_outputs=None, overwrites=()):
     """``(Plan, saved tensors, ints, floats)`` for the one forward launch
     whose kernel has a backward kernel; ``outputs`` are those the launches
-    saw, ``real_outputs`` (default: the same) those saved for backward."""
+    saw, ``real_outputs`` (default: the same) those saved for backward;
+    ``overwrites`` the backward's gradient parameters allocated without
+    their zero fill."""
     real_outputs = outputs if real_outputs is None else real_outputs
     paired = [r for r in launches if r.launcher.kernel.backward is not None]
     if not paired:
@@ -265,7 +271,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
         else:
             role[name] = ("value", arg)
     saved, saved_at, ints, floats = [], {}, [], []
-    grads, news, new_input, new_dtype = [], [], [], []
+    grads, news, new_input, new_dtype, new_empty = [], [], [], [], []
     sources = []
 
     def save(t):
@@ -301,6 +307,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
                 news.append(save(inputs[k]))
                 new_input.append(k)
                 new_dtype.append(_fixed_dtype(p))
+                new_empty.append(name in overwrites)
                 sources.append(("new", len(news) - 1))
         elif name in role:
             kind, v = role[name]
@@ -332,6 +339,15 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
                 kernel=kernel.name,
                 params=", ".join(names),
             )
+    computed = {p.name for p, (kind, _) in zip(params, sources) if kind == "new"}
+    if not computed.issuperset(overwrites):
+        raise error(
+            "torch-overwrites-unknown",
+            op=op_name,
+            names=", ".join(sorted(set(overwrites) - computed)),
+            backward=backward.name,
+            computed=", ".join(sorted(computed)) or "none",
+        )
     launcher = fwd.launcher
     grid, block = launcher.grid, launcher.block
     if callable(grid) or launcher.follows:  # from this launch's constexprs
@@ -349,6 +365,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None):
         new_like=tuple(news),
         new_input=tuple(new_input),
         new_dtype=tuple(new_dtype),
+        new_empty=tuple(new_empty),
         grad_output=tuple(grads),
     )
     return plan, saved, [len(grid), *grid, *ints], floats
@@ -358,8 +375,8 @@ def _planned_backward(planned, plan, saved, grads):
     """_backward_launch for a plan the fast path keeps: its launcher (the
     grid is the signature's) looked up once."""
     news = [
-        torch.zeros_like(saved[i], dtype=d)
-        for i, d in zip(plan.new_like, planned.new_dtypes)
+        _gradient(saved[i], d, empty)
+        for i, d, empty in zip(plan.new_like, planned.new_dtypes, plan.new_empty)
     ]
     pools = (saved, grads, news, planned.scalars, planned.floats, _NONE)
     args = _arguments(plan, pools)
@@ -377,6 +394,18 @@ def _planned_backward(planned, plan, saved, grads):
             planned.__dict__["packer"] = _packer(launcher, args, plan.keywords)
     dtypes = [saved[i].dtype for i in plan.new_like]
     return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
+
+
+def _gradient(like, dtype, written):
+    """A gradient buffer shaped like ``like``: zero-filled, or, when the
+    backward kernel writes every element (``written``), uninitialised on the
+    GPU and NaN on the CPU (where the interpreter runs the kernel, so that
+    an element it skips shows)."""
+    if not written:
+        return torch.zeros_like(like, dtype=dtype)
+    if like.is_cuda:
+        return torch.empty_like(like, dtype=dtype)
+    return torch.full_like(like, float("nan"), dtype=dtype)
 
 
 def _packer(launcher, args, constexprs):
@@ -404,8 +433,8 @@ def _backward_launch(saved, grads, number, ints, floats):
     """The backward operator's body: the gradients it computes."""
     plan = _BY_NUMBER[number]
     news = [
-        torch.zeros_like(saved[i], dtype=None if d is None else getattr(torch, d))
-        for i, d in zip(plan.new_like, plan.new_dtype)
+        _gradient(saved[i], None if d is None else getattr(torch, d), empty)
+        for i, d, empty in zip(plan.new_like, plan.new_dtype, plan.new_empty)
     ]
     pools = (saved, grads, news, ints[1 + ints[0] :], floats, _NONE)
     args = _arguments(plan, pools)
@@ -457,9 +486,17 @@ class Op:
     """A PyTorch operator made of a function that launches kdsl kernels.
     Call it like the function; ``.op`` is the ``torch.library`` operator."""
 
-    def __init__(self, name: str, fn, mutates_args=()):
+    def __init__(self, name: str, fn, mutates_args=(), replay=False, overwrites=()):
         self.name, self.fn = name, fn
         functools.update_wrapper(self, fn)
+        # replay=True: each input signature's launches, once two recorded
+        # calls agree, are replayed without the function (_call)
+        self.replay = bool(replay) and not mutates_args
+        self.replays: dict = {}  # input signature -> replay function / record state
+        # backward parameters the backward kernel writes whole: not zero-filled
+        self.overwrites = frozenset(
+            [overwrites] if isinstance(overwrites, str) else overwrites
+        )
         # the eager fast path (_direct): functional operators only, whose
         # keyword arguments are the function's keyword-only parameters
         self.direct = not mutates_args
@@ -492,7 +529,10 @@ class Op:
         # check, most of its cost); one registration a device type.
         namespace, opname = name.split("::")
         self.lib = torch.library.Library(namespace, "FRAGMENT")
-        for key, call in (("CUDA", fn), ("CPU", _interpreted(fn))):
+        on_cuda, on_cpu = fn, _interpreted(fn)
+        if self.replay:  # the same, replayed where they can be
+            on_cuda, on_cpu = self._replaying("cuda"), self._replaying("cpu")
+        for key, call in (("CUDA", on_cuda), ("CPU", on_cpu)):
             self.lib.impl(opname, call, key)
         for key, call in (
             ("CUDA", _backward_launch),
@@ -505,12 +545,12 @@ class Op:
         # the function at once, and give everything else to that layer.
         layer = _autograd_layer(self.op)
         if layer is not None and not mutates_args:
-            for key, call in (("AutogradCUDA", fn), ("AutogradCPU", _interpreted(fn))):
+            for key, call in (("AutogradCUDA", on_cuda), ("AutogradCPU", on_cpu)):
                 self.lib.impl(opname, _short_cut(layer, call), key, with_keyset=True)
         # Under torch.compile, Inductor's generated code calls these same
         # functions itself, not the operator (_inductor_call)
         if not mutates_args:
-            _direct_calls(self.op._opoverload, fn)
+            _direct_calls(self.op._opoverload, fn, on_cuda if self.replay else None)
         _direct_calls(self.backward_op._opoverload, _backward_launch)
 
     def _fake(self, *args, **kwargs):
@@ -525,7 +565,9 @@ class Op:
         # the roles come from the recorded run; what is saved is the real
         # output (the recorded run's outputs were never written)
         real = output if isinstance(output, tuple) else (output,)
-        plan, saved, ints, floats = _plan(self.name, inputs, outs, launches, real)
+        plan, saved, ints, floats = _plan(
+            self.name, inputs, outs, launches, real, self.overwrites
+        )
         ctx.save_for_backward(*saved)
         ctx.kdsl = (_number(plan), ints, floats, len(inputs))
 
@@ -549,10 +591,84 @@ class Op:
             if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
                 return self.op(*args, **kwargs)
             return _apply(self, device, kwargs, *args)
+        if self.replay:
+            return self._call(device, args, kwargs, _signature(args, kwargs))
         if device == "cuda":
             return self.fn(*args, **kwargs)
         with _intercepting(_interpret):
             return self.fn(*args, **kwargs)
+
+    # -- replay=True ----------------------------------------------------------------
+    def _call(self, device, args, kwargs, key):
+        """The function's outputs for a call on ``device`` whose input
+        signature is ``key`` (None: not replayed): the signature's replay
+        where there is one, else the function (which records, while a
+        signature is being learnt)."""
+        try:
+            entry = self.replays.get(key, _NEW) if key is not None else _NEVER
+        except TypeError:  # an unhashable argument (a list): not replayed
+            entry = _NEVER
+        if type(entry) is _FunctionType:
+            return entry((*args, *kwargs.values()) if kwargs else args)
+        if entry is _NEVER or entry is _NEW or _launch.interpret_requested():
+            if entry is _NEW and key is not None:
+                self._keep(key, (None, 0))  # (after a first call: its searches run)
+            if device == "cuda":
+                return self.fn(*args, **kwargs)
+            with _intercepting(_interpret):
+                return self.fn(*args, **kwargs)
+        return self._learn(device, key, entry, args, kwargs)
+
+    def _learn(self, device, key, entry, args, kwargs):
+        """Call the function, its launches recorded as they run; keep the
+        signature's replay once two recorded calls agree (``_Recorded.same``),
+        or _NEVER when a call cannot be replayed or _RECORDS calls disagree."""
+        seen = []
+
+        def record(launcher, largs, stream, shared_mem, constexprs):
+            seen.append(Launch(launcher, largs, shared_mem, constexprs, stream))
+            if device == "cpu":
+                return _interpret(launcher, largs, stream, shared_mem, constexprs)
+            with _intercepting(None):
+                return launcher(
+                    *largs, stream=stream, shared_mem=shared_mem, **constexprs
+                )
+
+        with _intercepting(record):
+            out = self.fn(*args, **kwargs)
+        inputs = (*args, *kwargs.values())
+        previous, tries = entry
+        recorded = _recorded_call(inputs, out, seen)
+        if recorded is None:
+            self._keep(key, _NEVER)
+        elif previous is not None and previous.same == recorded.same:
+            made = [s.args for s in seen]
+            self._keep(
+                key,
+                _replay_function(self.name, recorded, made, len(inputs), device),
+            )
+        else:
+            self._keep(key, (recorded, tries + 1) if tries + 1 < _RECORDS else _NEVER)
+        return out
+
+    def _keep(self, key, value) -> None:
+        if key not in self.replays and len(self.replays) >= _MAX_PLANS:
+            self.replays.clear()
+        self.replays[key] = value
+
+    def _replaying(self, device):
+        """The function, replayed where it can be (the operator's CUDA or CPU
+        kernel: the tensors are plain, of ``device``)."""
+
+        @functools.wraps(self.fn)
+        def run(*args, **kwargs):
+            try:
+                key = _signature(args, kwargs)
+            except (AttributeError, TypeError):  # not a signature kept: the function
+                key = None
+            return self._call(device, args, kwargs, key)
+
+        return run
 
     # -- the eager fast path's autograd (_Differentiable) ---------------------------
     def _forward_saving(self, ctx, device, args, kwargs):
@@ -561,17 +677,21 @@ class Op:
         run of the function the first time an input signature is seen, then
         reused (a plan depends on what the signature fixes: shapes, strides,
         dtypes, devices, the values of the other arguments)."""
-        if device == "cuda":
+        key = _signature(args, kwargs)
+        if self.replay:
+            out = self._call(device, args, kwargs, key)
+        elif device == "cuda":
             out = self.fn(*args, **kwargs)
         else:
             with _intercepting(_interpret):
                 out = self.fn(*args, **kwargs)
         real = out if isinstance(out, tuple) else (out,)
-        key = _signature(args, kwargs)
         planned = self.plans.get(key) if key is not None else None
         if planned is None:
             outs, launches = _recorded(self.fn, args, kwargs)
-            plan, saved, ints, floats = _plan(self.name, args, outs, launches, real)
+            plan, saved, ints, floats = _plan(
+                self.name, args, outs, launches, real, self.overwrites
+            )
             planned = _Planned(_number(plan), _roles(saved, args, real), ints, floats)
             if key is not None:
                 if len(self.plans) >= _MAX_PLANS:
@@ -739,23 +859,238 @@ _MAX_PLANS = 1024  # input signatures kept per operator
 def _signature(args, kwargs):
     """An eager call's inputs as a plan key: each tensor's shape, strides,
     dtype, device and whether it requires grad, each scalar by type and
-    value (floats by their bits: -0.0 is not 0.0); None when two tensor
-    arguments share their first element (which one a launch argument is
-    cannot be told from the signature: planned at each call)."""
-    key, ptrs = [], set()
-    for name, a in (*enumerate(args), *kwargs.items()):
+    value (floats by their bits: -0.0 is not 0.0), keyword arguments by name
+    too; None when two tensor arguments share their first element (which
+    one a launch argument is cannot be told from the signature: planned at
+    each call)."""
+    key, ptrs = [], []
+    for a in args:
         t = type(a)
         if t is torch.Tensor or t is torch.nn.Parameter:
-            ptr = a.data_ptr()
-            if ptr in ptrs:
-                return None
-            ptrs.add(ptr)
-            key.append((name, a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
+            ptrs.append(a.data_ptr())
+            key.append((a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
         elif t is float:
-            key.append((name, t, a.hex()))
+            key.append((t, a.hex()))
         else:
-            key.append((name, t, a))
+            key.append((t, a))
+    if kwargs:
+        for name, a in kwargs.items():
+            t = type(a)
+            if t is torch.Tensor or t is torch.nn.Parameter:
+                ptrs.append(a.data_ptr())
+                key.append(
+                    (name, a.shape, a.stride(), a.dtype, a.device, a.requires_grad)
+                )
+            elif t is float:
+                key.append((name, t, a.hex()))
+            else:
+                key.append((name, t, a))
+    if len(ptrs) > 1 and len(set(ptrs)) < len(ptrs):
+        return None
     return tuple(key)
+
+
+# -- replay=True: an input signature's launches, without the function -----------------
+_NEVER = (
+    "never"  # a signature whose launches cannot be replayed: the function each time
+)
+_NEW = "new"  # a signature not seen before
+_FunctionType = type(lambda: None)
+_RECORDS = 3  # recorded calls of one signature that may disagree before _NEVER
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """What one call of the function did, in terms a replay can repeat: its
+    outputs' ``(shape, strides, dtype, device)``, whether it returned a
+    tuple, and its launches, each ``(launcher, [(role, k)] of its arguments,
+    shared_mem, constexprs)`` with a role ``0`` (input k), ``1`` (output k)
+    or ``_CONST`` (the value k itself: an int, float, bool or None); and
+    for each output, an input of its shape, row-major strides, dtype and
+    device (which ``torch.empty_like`` copies), or None."""
+
+    outputs: tuple
+    tupled: bool
+    launches: tuple
+    like: tuple
+
+    @functools.cached_property
+    def same(self) -> tuple:
+        """What two calls of one signature must share to be replayed."""
+        return (
+            self.outputs,
+            self.tupled,
+            tuple(
+                (
+                    launcher.kernel,
+                    launcher.grid,
+                    launcher.block,
+                    launcher.instance,
+                    tuple(
+                        (r, (type(k), k.hex() if type(k) is float else k))
+                        for r, k in roles
+                    ),
+                    shared_mem,
+                    tuple(sorted(constexprs.items())),
+                )
+                for launcher, roles, shared_mem, constexprs in self.launches
+            ),
+        )
+
+
+_REPLAYABLE = frozenset({int, float, bool, type(None)})
+
+
+def _recorded_call(inputs, out, seen):
+    """The _Recorded of a call that returned ``out`` and made the launches
+    ``seen``, or None when a replay could not repeat it: an output that is
+    not a fresh tensor of its own (a view, an input), a launch on a stream
+    given explicitly, an argument that is neither an input, an output nor a
+    plain scalar (a temporary buffer, a tensor map)."""
+    tupled = isinstance(out, tuple)
+    outs = out if tupled else (out,)
+    specs = []
+    for o in outs:
+        if (
+            type(o) is not torch.Tensor
+            or o._base is not None
+            or o.storage_offset() != 0
+            or any(o is t for t in inputs)
+            or o.untyped_storage().nbytes() != _extent(o) * o.element_size()
+        ):
+            return None
+        specs.append((tuple(o.shape), o.stride(), o.dtype, o.device))
+    like = []
+    for shape, stride, dtype, device in specs:
+        same = [
+            i
+            for i, t in enumerate(inputs)
+            if type(t) in (torch.Tensor, torch.nn.Parameter)
+            and stride == _row_major(shape)
+            and (tuple(t.shape), t.stride(), t.dtype, t.device)
+            == (shape, stride, dtype, device)
+        ]
+        like.append(same[0] if same else None)
+    launches = []
+    for s in seen:
+        params = s.launcher.kernel.signature.runtime
+        if s.stream is not None or len(s.args) != len(params):
+            return None
+        roles = []
+        for p, a in zip(params, s.args):
+            if type(a) in _REPLAYABLE:
+                roles.append((_CONST, a))
+                continue
+            where = [(0, i) for i, t in enumerate(inputs) if a is t]
+            where += [(1, j) for j, o in enumerate(outs) if a is o]
+            if not where and p.kind == "pointer":  # a contiguous view: its address
+                where = [(0, i) for i, t in enumerate(inputs) if _same(t, a)]
+                where += [(1, j) for j, o in enumerate(outs) if _same(o, a)]
+            if not where:
+                return None
+            roles.append(where[0])
+        launches.append((s.launcher, tuple(roles), s.shared_mem, s.constexprs))
+    return _Recorded(tuple(specs), tupled, tuple(launches), tuple(like))
+
+
+def _row_major(shape) -> tuple:
+    """The strides ``torch.empty(shape)`` gives."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _extent(t) -> int:
+    """The elements a tensor's strides span (0 for an empty tensor)."""
+    if t.numel() == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+
+
+def _replay_function(name, recorded, made, n_inputs, device):
+    """A function of the inputs (positional, then keyword values) that
+    allocates the recorded outputs and makes the recorded launches (``made``:
+    each launch's arguments in the call recorded): on the GPU through each
+    launch's generated packer (kdsl.runtime.launch), on the CPU in the
+    interpreter."""
+    env = {"_empty_like": torch.empty_like, "_empty_strided": torch.empty_strided}
+    inputs = [f"a{i}" for i in range(n_inputs)]
+    lines = ["def replay(inputs):"]
+    if inputs:
+        lines.append(f"    {', '.join(inputs)}{',' if n_inputs == 1 else ''} = inputs")
+    for j, (shape, stride, dtype, dev) in enumerate(recorded.outputs):
+        like = recorded.like[j]
+        if like is not None:  # (the cheapest allocation PyTorch has)
+            lines.append(f"    o{j} = _empty_like(a{like})")
+            continue
+        env[f"_shape{j}"], env[f"_stride{j}"] = shape, stride
+        env[f"_dtype{j}"], env[f"_device{j}"] = dtype, dev
+        lines.append(
+            f"    o{j} = _empty_strided(_shape{j}, _stride{j}, dtype=_dtype{j},"
+            f" device=_device{j})"
+        )
+    names = ("a", "o")
+    for k, (launcher, roles, shared_mem, constexprs) in enumerate(recorded.launches):
+        args = []
+        for m, (role, i) in enumerate(roles):
+            if role == _CONST:
+                env[f"_c{k}_{m}"] = i
+                args.append(f"_c{k}_{m}")
+            else:
+                args.append(f"{names[role]}{i}")
+        env[f"_launch{k}"], env[f"_grid{k}"], env[f"_block{k}"] = _replayed_launch(
+            launcher, made[k], shared_mem, constexprs, device
+        )
+        lines.append(
+            f"    _launch{k}(_grid{k}, _block{k}, ({', '.join(args)},), None,"
+            f" {shared_mem})"
+        )
+    outs = [f"o{j}" for j in range(len(recorded.outputs))]
+    if recorded.tupled:
+        lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    else:
+        lines.append(f"    return {outs[0]}")
+    code = "\n".join(lines) + "\n"
+    exec(compile(code, f"<kdsl replay {name}>", "exec"), env)  # noqa: S102
+    replay = env["replay"]
+    replay.__kdsl_source__ = code
+    return replay
+
+
+def _one_gpu() -> bool:
+    """Whether the process sees one GPU: a recorded launch may then keep the
+    plan of the device it was made on."""
+    return not _launch._several_gpus()
+
+
+def _replayed_launch(launcher, args, shared_mem, constexprs, device) -> tuple:
+    """``(launch(grid, block, args, stream, shared_mem), grid, block)`` for
+    one recorded launch (made with ``args``): on one GPU the generated
+    packer the launcher keeps for these arguments and constexprs (what the
+    launcher itself would call), else the launcher (with several GPUs it
+    picks the current device's plan at each call), and on the CPU the
+    interpreter."""
+    if device == "cpu":
+        return (
+            lambda grid, block, a, stream, smem: _interpret(
+                launcher, a, None, smem, constexprs
+            ),
+            None,
+            None,
+        )
+    if isinstance(launcher, _launch.Launcher) and _one_gpu():
+        packer = _packer(launcher, args, constexprs)
+        if packer is not None:
+            return packer
+    return (
+        lambda grid, block, a, stream, smem: launcher(
+            *a, shared_mem=smem, **constexprs
+        ),
+        None,
+        None,
+    )
 
 
 def _roles(saved, inputs, outputs) -> tuple:
@@ -886,13 +1221,14 @@ def _with_dtypes(fn, defaults: dict):
     return run
 
 
-def _direct_calls(overload, fn) -> None:
+def _direct_calls(overload, fn, on_cuda=None) -> None:
     """Give ``overload`` the functions a compiled graph calls for it (kept on
     the overload: code Inductor generated and cached in an earlier process
-    finds them once the operator is defined again)."""
-    fn = _with_dtypes(fn, _dtype_defaults(overload, fn))
-    overload._kdsl_cuda = fn
-    overload._kdsl_cpu = _interpreted(fn)
+    finds them once the operator is defined again): ``on_cuda`` (default:
+    the function) on the GPU, the function interpreted on the CPU."""
+    defaults = _dtype_defaults(overload, fn)
+    overload._kdsl_cuda = _with_dtypes(on_cuda or fn, defaults)
+    overload._kdsl_cpu = _with_dtypes(_interpreted(fn), defaults)
     _INDUCTOR_PENDING.append(_kernel_name(overload))
     _inductor_register()
 
@@ -944,12 +1280,20 @@ def _inductor_call(node, writeline) -> None:
         writeline(f"{node.get_name()} = {call}")
 
 
-def op(name: str, *, mutates_args=()):
+def op(name: str, *, mutates_args=(), replay=False, overwrites=()):
     """Decorator: ``@kdsl.torch.op("namespace::name")`` on a function of
     annotated tensors that allocates its outputs and launches kdsl kernels
-    (see the module's docstring)."""
+    (see the module's docstring).
+
+    ``replay=True`` promises that the function's launches and outputs depend
+    only on its arguments' shapes, strides, dtypes, devices and scalar
+    values: once two recorded calls of one such signature agree, later
+    calls allocate the outputs and make the launches without running the
+    function (docs/pytorch.md, "Replayed calls").  ``overwrites`` names the
+    backward kernel's gradient parameters (``"grad_x"``) that it writes
+    every element of: they are allocated without the zero fill."""
 
     def decorate(fn):
-        return Op(name, fn, mutates_args)
+        return Op(name, fn, mutates_args, replay, overwrites)
 
     return decorate

@@ -752,6 +752,13 @@ register(
         "can be given tensors, ints and floats",
     ),
     (
+        "torch-overwrites-unknown",
+        "E535",
+        DSLError,
+        "operator '{op}': overwrites names {names}, which backward kernel "
+        "'{backward}' does not compute (its gradients: {computed})",
+    ),
+    (
         "torch-mixed-devices",
         "E536",
         DSLError,

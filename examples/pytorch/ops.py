@@ -30,7 +30,7 @@ import softmax as _softmax  # noqa: E402
 from block_reduce import itemsize  # noqa: E402
 
 
-@kdsl.torch.op("kdsl_examples::gelu")
+@kdsl.torch.op("kdsl_examples::gelu", replay=True, overwrites="grad_x")
 def gelu(x: torch.Tensor) -> torch.Tensor:
     """GELU (tanh approximation), tuned per size; backward: gelu_backward."""
     x = x.contiguous()  # (so is the output: empty_like keeps x's strides)
@@ -57,7 +57,7 @@ def _rows(x: torch.Tensor, what: str) -> tuple:
     return x.view(-1, cols), y, y.view(-1, cols)
 
 
-@kdsl.torch.op("kdsl_examples::softmax")
+@kdsl.torch.op("kdsl_examples::softmax", replay=True, overwrites="grad_x")
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Softmax over the last dimension (``softmax_rows``, tuned per row
     length); backward: softmax_rows_backward."""
@@ -66,7 +66,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     return y
 
 
-@kdsl.torch.op("kdsl_examples::layer_norm")
+@kdsl.torch.op("kdsl_examples::layer_norm", replay=True, overwrites="grad_x")
 def layer_norm(
     x: torch.Tensor,
     weight: Optional[torch.Tensor],
