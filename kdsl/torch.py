@@ -396,6 +396,65 @@ def _planned_backward(planned, plan, saved, grads):
     return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
 
 
+def _fast_backward(planned, plan, saved, packer, n_inputs):
+    """The backward of a kept plan on the GPU as one generated function of
+    the saved tensors and the incoming gradients: the gradients allocated,
+    the kernel launched through the packer its first launch used, the
+    gradients rounded to their inputs' dtypes (all fixed by the input
+    signature), returned in the inputs' places."""
+    launch, grid, block = packer
+    env = {
+        "_launch": launch,
+        "_grid": grid,
+        "_block": block,
+        "_empty_like": torch.empty_like,
+        "_zeros_like": torch.zeros_like,
+    }
+    lines = ["def backward(saved, grad_outputs):"]
+    if saved:
+        names = ", ".join(f"s{i}" for i in range(len(saved)))
+        lines.append(f"    {names}{',' if len(saved) == 1 else ''} = saved")
+    for k, j in enumerate(plan.grad_output):
+        lines.append(f"    g{k} = grad_outputs[{j}].contiguous()")
+    for k, (i, dtype, empty) in enumerate(
+        zip(plan.new_like, planned.new_dtypes, plan.new_empty)
+    ):
+        make = "_empty_like" if empty else "_zeros_like"
+        if dtype is None:
+            lines.append(f"    n{k} = {make}(s{i})")
+        else:
+            env[f"_dtype{k}"] = dtype
+            lines.append(f"    n{k} = {make}(s{i}, dtype=_dtype{k})")
+    pools = ("s", "g", "n")
+    values = (None, None, None, planned.scalars, planned.floats, _NONE)
+    args = []
+    for m, (kind, k) in enumerate(plan.coded):
+        if 0 <= kind < len(pools):
+            args.append(f"{pools[kind]}{k}")
+        else:
+            env[f"_c{m}"] = k if kind == _CONST else values[kind][k]
+            args.append(f"_c{m}")
+    lines.append(
+        f"    _launch(_grid, _block, ({', '.join(args)},), None, {plan.shared_mem})"
+    )
+    out = ["None"] * n_inputs
+    for k, i in enumerate(plan.new_input):
+        want = saved[plan.new_like[k]].dtype
+        if planned.new_dtypes[k] in (None, want):
+            out[i] = f"n{k}"
+        else:  # (a sum kept in Float64, rounded to the input's dtype)
+            env[f"_input_dtype{k}"] = want
+            out[i] = f"n{k}.to(_input_dtype{k})"
+    lines.append(f"    return [{', '.join(out)}]")
+    code = "\n".join(lines) + "\n"
+    exec(
+        compile(code, f"<kdsl backward {plan.kernel.name}>", "exec"), env
+    )  # noqa: S102
+    backward = env["backward"]
+    backward.__kdsl_source__ = code
+    return backward
+
+
 def _gradient(like, dtype, written):
     """A gradient buffer shaped like ``like``: zero-filled, or, when the
     backward kernel writes every element (``written``), uninitialised on the
@@ -705,11 +764,19 @@ class Op:
     @staticmethod
     def _gradients(ctx, grad_outputs) -> list:
         planned, n_inputs, device = ctx.kdsl
+        fast = planned.__dict__.get("fast")
+        if fast is not None and _launch.INTERCEPT.hook is None:  # (on the GPU)
+            return fast(ctx.saved_tensors, grad_outputs)
         plan = _BY_NUMBER[planned.number]
         grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
         saved = list(ctx.saved_tensors)
         if device == "cuda":
             news = _planned_backward(planned, plan, saved, grads)
+            packer = planned.__dict__.get("packer")
+            if packer is not None and _one_gpu():  # the next ones: one function
+                planned.__dict__["fast"] = _fast_backward(
+                    planned, plan, saved, packer, n_inputs
+                )
         else:
             with _intercepting(_interpret):
                 news = _planned_backward(planned, plan, saved, grads)

@@ -401,6 +401,31 @@ def test_the_cuda_branch_launches_forward_and_backward_once_each(stub_gpu, monke
     assert stub_gpu[-1] == ("mul", (3,), (64,))
 
 
+def test_the_cuda_branch_backward_becomes_one_generated_function(stub_gpu, monkeypatch):
+    monkeypatch.setattr(kt, "_one_gpu", lambda: True)  # (the stub's device -1)
+    slow = []
+    before = kt._planned_backward
+    monkeypatch.setattr(
+        kt, "_planned_backward", lambda *a: (slow.append(1), before(*a))[1]
+    )
+    planned = []
+    for k in range(4):
+        x = torch.randn(100, requires_grad=True)
+        mul_op(x, torch.ones(100)).sum().backward()
+        assert x.grad is not None and x.grad.shape == (100,)
+        (p,) = mul_op.plans.values()
+        planned.append("fast" in p.__dict__)
+    assert planned == [True] * 4 and slow == [1]  # made by the first, used after
+    assert stub_gpu == [("mul", (2,), (64,)), ("mul_backward", (2,), (64,))] * 4
+    source = p.__dict__["fast"].__kdsl_source__
+    # saved x and w, the incoming gradient made contiguous, grad_x zero-filled
+    # (mul_op does not declare it overwritten), n a constant of the signature
+    assert "    g0 = grad_outputs[0].contiguous()\n" in source
+    assert "    n0 = _zeros_like(s0)\n" in source
+    assert "_launch(_grid, _block, (s0, s1, g0, n0, _c4,), None, 0)" in source
+    assert source.endswith("    return [n0, None]\n")
+
+
 # -- on the GPU -------------------------------------------------------------------------
 gpu = pytest.mark.gpu
 
