@@ -129,7 +129,8 @@ torch)
     timeout 150 python3 -P benchmarks/torch_ops.py --out "$OUT" "${@:2}" 2>&1 |
         tee "$OUT/torch_ops.log" | tail -75
     timeout 240 python3 -P -m pytest -q -p no:cacheprovider -m gpu -rf -n 0 \
-        tests/pytorch/test_fast_path.py 2>&1 | tee "$OUT/torch_tests.log" | tail -15
+        tests/pytorch/test_fast_path.py tests/pytorch/test_replay_gpu.py 2>&1 |
+        tee "$OUT/torch_tests.log" | tail -15
     ;;
 sweep)
     # suite.py --sweep: odd, prime and model shapes, 177 cases; --budget (330 s

@@ -94,10 +94,8 @@ def stub_gpu(cupy_launch=False):
     kt._on_host = lambda args: False  # CPU tensors launch on the stub
     kt._one_gpu = lambda: True  # (replays keep the stub's packers, as on one GPU)
     kt._interpret = None  # (the CPU kernels and the fast path's CPU branch too)
-    for name in ("_direct", "_plain"):  # (the CPU tensors as the stub's)
-        if hasattr(kt, name):
-            test = getattr(kt, name)
-            setattr(kt, name, lambda a, k, test=test: "cuda" if test(a, k) else None)
+    inspect = kt._inspect  # (the CPU tensors as the stub's)
+    kt._inspect = lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
 
 
 def compiled_paths(ops, x) -> dict:

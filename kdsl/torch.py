@@ -643,15 +643,16 @@ class Op:
     def __call__(self, *args, **kwargs):
         if _compiling():  # a constant under dynamo: the graph holds the operator
             return self.overload(*args, **kwargs)
-        device = _plain(args, kwargs) if self.direct else None
-        if device is None:  # traced, faked, in a mode: the operator
+        found = _inspect(args, kwargs) if self.direct else None
+        if found is None:  # traced, faked, in a mode: the operator
             return self.op(*args, **kwargs)
-        if torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs):
+        device, grad, key = found
+        if grad and torch.is_grad_enabled():
             if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
                 return self.op(*args, **kwargs)
-            return _apply(self, device, kwargs, *args)
+            return _apply(self, (device, key), kwargs, *args)
         if self.replay:
-            return self._call(device, args, kwargs, _signature(args, kwargs))
+            return self._call(device, args, kwargs, key)
         if device == "cuda":
             return self.fn(*args, **kwargs)
         with _intercepting(_interpret):
@@ -667,6 +668,8 @@ class Op:
             entry = self.replays.get(key, _NEW) if key is not None else _NEVER
         except TypeError:  # an unhashable argument (a list): not replayed
             entry = _NEVER
+        if _launch.INTERCEPT.hook is not None:  # inside a call being recorded,
+            return self.fn(*args, **kwargs)  # faked or interpreted: its launches
         if type(entry) is _FunctionType:
             return entry((*args, *kwargs.values()) if kwargs else args)
         if entry is _NEVER or entry is _NEW or _launch.interpret_requested():
@@ -721,22 +724,21 @@ class Op:
 
         @functools.wraps(self.fn)
         def run(*args, **kwargs):
-            try:
-                key = _signature(args, kwargs)
-            except (AttributeError, TypeError):  # not a signature kept: the function
-                key = None
+            found = _inspect(args, kwargs)  # (None: in a mode, or not plain)
+            key = found[2] if found is not None and found[0] == device else None
             return self._call(device, args, kwargs, key)
 
         return run
 
     # -- the eager fast path's autograd (_Differentiable) ---------------------------
-    def _forward_saving(self, ctx, device, args, kwargs):
-        """The forward, run on ``device``: its outputs, with what the
+    def _forward_saving(self, ctx, where, args, kwargs):
+        """The forward, run on ``where``'s device: its outputs, with what the
         backward needs saved on ``ctx``.  The plan is made from a recorded
-        run of the function the first time an input signature is seen, then
-        reused (a plan depends on what the signature fixes: shapes, strides,
-        dtypes, devices, the values of the other arguments)."""
-        key = _signature(args, kwargs)
+        run of the function the first time an input signature (``where``'s
+        key) is seen, then reused (a plan depends on what the signature
+        fixes: shapes, strides, dtypes, devices, the values of the other
+        arguments)."""
+        device, key = where
         if self.replay:
             out = self._call(device, args, kwargs, key)
         elif device == "cuda":
@@ -796,22 +798,11 @@ _wrapped = getattr(_C._functorch, "is_functorch_wrapped_tensor", lambda t: False
 _functional = getattr(torch, "_is_functional_tensor", lambda t: False)
 
 
-def _any_requires_grad_py(*args, **kwargs) -> bool:
-    for values in (args, kwargs.values()):
-        for a in values:
-            if isinstance(a, torch.Tensor) and a.requires_grad:
-                return True
-    return False
-
-
-# (PyTorch's C function where it has one: what custom_op's autograd asks)
-_any_requires_grad = getattr(_C, "_any_requires_grad", _any_requires_grad_py)
-
-
 def _direct(args, kwargs):
-    """``"cuda"`` or ``"cpu"`` when a call may skip PyTorch's dispatcher and
-    run the function itself (on the GPU, or its launches in the
-    interpreter), else None.
+    """``(device, grad, key)`` when a call may skip PyTorch's dispatcher and
+    run the function itself (``device`` ``"cuda"``: on the GPU, ``"cpu"``:
+    its launches in the interpreter), else None; ``grad``: whether an
+    argument requires grad; ``key``: the input signature (_inspect).
 
     It may when nothing would see the operator: not compiling or tracing
     (``torch.compile``'s dynamo, ``torch.jit.trace``), no torch function or
@@ -824,7 +815,7 @@ def _direct(args, kwargs):
     first: under dynamo it is a constant, and the rest is not traced."""
     if _compiling():
         return None
-    return _plain(args, kwargs)
+    return _inspect(args, kwargs)
 
 
 _compiling = torch.compiler.is_compiling
@@ -837,13 +828,21 @@ _modes = (
 _tracing = _C._get_tracing_state
 
 
-def _plain(args, kwargs):
-    """_direct less its ``is_compiling()`` (which Op.__call__ asks first)."""
+def _inspect(args, kwargs):
+    """_direct less its ``is_compiling()`` (which Op.__call__ asks first), in
+    one pass over the arguments.  The input signature (the key of backward
+    plans and replays) is each tensor's shape, strides, dtype, device and
+    whether it requires grad, each scalar's type and value (a float's bits:
+    -0.0 is not 0.0), keyword arguments by name too; it is None when two
+    tensor arguments share their first element (which one a launch argument
+    is cannot be told from the signature: such calls are planned each
+    time)."""
     mode, stack, functorch, profiler = _modes
     if mode() or stack() or functorch() or profiler() or _tracing() is not None:
         return None
-    cuda = cpu = False
-    for a in (*args, *kwargs.values()) if kwargs else args:
+    cuda = cpu = grad = False
+    key, ptrs = [], []
+    for name, a in (*enumerate(args), *kwargs.items()) if kwargs else enumerate(args):
         t = type(a)
         if t is torch.Tensor or t is torch.nn.Parameter:
             if _wrapped(a) or _functional(a):  # wrappers (functorch's,
@@ -854,11 +853,21 @@ def _plain(args, kwargs):
                 cpu = True
             else:  # meta, another device: the operator says what it makes of it
                 return None
-        elif t not in _SCALARS:  # lists, SymInts, anything else
+            needs = a.requires_grad
+            grad = grad or needs
+            ptrs.append(a.data_ptr())
+            key.append((name, a.shape, a.stride(), a.dtype, a.device, needs))
+        elif t is float:
+            key.append((name, t, a.hex()))
+        elif t in _SCALARS:
+            key.append((name, t, a))
+        else:  # lists, SymInts, anything else
             return None
     if cuda is cpu:  # both, or no tensor at all
         return None
-    return "cuda" if cuda else "cpu"
+    if len(ptrs) > 1 and len(set(ptrs)) < len(ptrs):
+        return ("cuda" if cuda else "cpu"), grad, None
+    return ("cuda" if cuda else "cpu"), grad, tuple(key)
 
 
 class _Differentiable(torch.autograd.Function):
@@ -866,8 +875,8 @@ class _Differentiable(torch.autograd.Function):
     and backward kernels without the dispatcher, as one autograd node."""
 
     @staticmethod
-    def forward(ctx, op, device, kwargs, *args):
-        return op._forward_saving(ctx, device, args, kwargs)
+    def forward(ctx, op, where, kwargs, *args):
+        return op._forward_saving(ctx, where, args, kwargs)
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -921,40 +930,6 @@ class _Planned:
 
 
 _MAX_PLANS = 1024  # input signatures kept per operator
-
-
-def _signature(args, kwargs):
-    """An eager call's inputs as a plan key: each tensor's shape, strides,
-    dtype, device and whether it requires grad, each scalar by type and
-    value (floats by their bits: -0.0 is not 0.0), keyword arguments by name
-    too; None when two tensor arguments share their first element (which
-    one a launch argument is cannot be told from the signature: planned at
-    each call)."""
-    key, ptrs = [], []
-    for a in args:
-        t = type(a)
-        if t is torch.Tensor or t is torch.nn.Parameter:
-            ptrs.append(a.data_ptr())
-            key.append((a.shape, a.stride(), a.dtype, a.device, a.requires_grad))
-        elif t is float:
-            key.append((t, a.hex()))
-        else:
-            key.append((t, a))
-    if kwargs:
-        for name, a in kwargs.items():
-            t = type(a)
-            if t is torch.Tensor or t is torch.nn.Parameter:
-                ptrs.append(a.data_ptr())
-                key.append(
-                    (name, a.shape, a.stride(), a.dtype, a.device, a.requires_grad)
-                )
-            elif t is float:
-                key.append((name, t, a.hex()))
-            else:
-                key.append((name, t, a))
-    if len(ptrs) > 1 and len(set(ptrs)) < len(ptrs):
-        return None
-    return tuple(key)
 
 
 # -- replay=True: an input signature's launches, without the function -----------------
@@ -1188,9 +1163,8 @@ def _short_cut(layer, call):
     needed, else custom_op's ``layer``."""
 
     def kernel(keyset, *args, **kwargs):
-        if _direct(args, kwargs) is None or (
-            torch.is_grad_enabled() and _any_requires_grad(*args, **kwargs)
-        ):
+        found = _direct(args, kwargs)
+        if found is None or (found[1] and torch.is_grad_enabled()):
             return layer(keyset, *args, **kwargs)
         return call(*args, **kwargs)
 

@@ -370,11 +370,10 @@ def stub_gpu(monkeypatch):
     for k in (mul, mul_backward):
         monkeypatch.setattr(k, "_plans", {})
         monkeypatch.setattr(k, "_launchers", {})
-    for name in ("_direct", "_plain"):  # the short cut's test, Op.__call__'s
-        test = getattr(kt, name)
-        monkeypatch.setattr(
-            kt, name, lambda a, k, test=test: "cuda" if test(a, k) else None
-        )
+    inspect = kt._inspect  # the CPU tensors taken for the stub's (device -1)
+    monkeypatch.setattr(
+        kt, "_inspect", lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
+    )
     mul_op.plans.clear()
     return calls
 

@@ -124,6 +124,15 @@ def misnamed(x: torch.Tensor) -> torch.Tensor:
     return y
 
 
+@kt.op("kdsl_replay::outer", replay=True)
+def outer(x: torch.Tensor) -> torch.Tensor:
+    """An operator whose function calls another replayed operator: the inner
+    call's launches are the outer call's (recorded, interpreted), never a
+    replay that would bypass them."""
+    CALLS.append("outer")
+    return scale_op(x, 4.0)
+
+
 def runs(fn, *args, times=5, **kwargs):
     """The outputs of ``times`` calls, and how many ran the function."""
     CALLS.clear()
@@ -227,3 +236,18 @@ def test_overwrites_must_name_a_computed_gradient():
     with pytest.raises(DSLError, match="E535") as info:
         misnamed(x).sum().backward()
     assert "grad_y" in str(info.value) and "grad_x" in str(info.value)
+
+
+def test_an_operator_called_inside_another_is_recorded_with_it():
+    scale_op.replays.clear()
+    outer.replays.clear()
+    x = torch.arange(24, dtype=torch.float64)
+    for _ in range(4):  # the inner operator learns its replay, eagerly
+        scale_op(x, 4.0)
+    CALLS.clear()
+    for k in range(6):
+        assert torch.equal(outer(x + k), (x + k) * 4.0)
+    # the outer function ran three times (each time the inner one's function,
+    # never its replay), then the outer replay made the launch itself
+    assert CALLS == ["outer", "scale"] * 3
+    assert any(callable(v) for v in outer.replays.values())
