@@ -620,15 +620,13 @@ class Op:
 
     def _setup(self, ctx, inputs, output, keyword_only_inputs=None):
         # (PyTorch passes keyword_only_inputs when the function has any)
-        outs, launches = _recorded(self.fn, inputs, keyword_only_inputs)
-        # the roles come from the recorded run; what is saved is the real
-        # output (the recorded run's outputs were never written)
+        found = _inspect(inputs, keyword_only_inputs or {})  # plain tensors: a key
         real = output if isinstance(output, tuple) else (output,)
-        plan, saved, ints, floats = _plan(
-            self.name, inputs, outs, launches, real, self.overwrites
-        )
-        ctx.save_for_backward(*saved)
-        ctx.kdsl = (_number(plan), ints, floats, len(inputs))
+        key = found[2] if found is not None else None
+        planned = self._planned(key, inputs, keyword_only_inputs, real)
+        pools = (inputs, real)
+        ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
+        ctx.kdsl = (planned.number, planned.ints, planned.floats, len(inputs))
 
     def _backward(self, ctx, *grad_outputs):
         number, ints, floats, n_inputs = ctx.kdsl
@@ -747,6 +745,18 @@ class Op:
             with _intercepting(_interpret):
                 out = self.fn(*args, **kwargs)
         real = out if isinstance(out, tuple) else (out,)
+        planned = self._planned(key, args, kwargs, real)
+        pools = (args, real)
+        ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
+        ctx.kdsl = (planned, len(args), device)
+        return out
+
+    def _planned(self, key, args, kwargs, real) -> "_Planned":
+        """The backward plan of a call whose input signature is ``key`` (None:
+        made for this call alone) and whose outputs are ``real``: made from a
+        recorded run of the function (the roles come from it; what is saved
+        is the real output, the recorded run's were never written) the first
+        time the signature is seen, then kept."""
         planned = self.plans.get(key) if key is not None else None
         if planned is None:
             outs, launches = _recorded(self.fn, args, kwargs)
@@ -758,10 +768,7 @@ class Op:
                 if len(self.plans) >= _MAX_PLANS:
                     self.plans.clear()
                 self.plans[key] = planned
-        pools = (args, real)
-        ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
-        ctx.kdsl = (planned, len(args), device)
-        return out
+        return planned
 
     @staticmethod
     def _gradients(ctx, grad_outputs) -> list:

@@ -110,6 +110,31 @@ def test_the_backward_plan_is_kept_per_input_signature(no_dispatcher, counted_pl
     assert len(counted_plans) == 2
 
 
+def test_the_dispatchers_autograd_keeps_the_plans_too(counted_plans):
+    """custom_op's autograd layer (a call the fast path leaves to the
+    operator) plans each input signature once as well, unless the tensors
+    are not plain (here: inside a dispatch mode)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    w = torch.randn(50, dtype=torch.float64)
+    for _ in range(3):
+        x = torch.randn(50, dtype=torch.float64, requires_grad=True)
+        mul_op.op(x, w).sum().backward()
+        torch.testing.assert_close(x.grad, w)
+    assert len(counted_plans) == 1
+    for _ in range(2):
+        x = torch.randn(50, dtype=torch.float64, requires_grad=True)
+        with Passing():
+            y = mul_op(x, w)
+        y.sum().backward()
+        torch.testing.assert_close(x.grad, w)
+    assert len(counted_plans) == 3
+
+
 def test_the_same_tensor_twice_is_planned_at_each_call(no_dispatcher, counted_plans):
     """``op(x, x)``: which input a launch argument is cannot be told from
     shapes, so such a call is planned each time (and the gradient flows
