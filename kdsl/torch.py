@@ -42,10 +42,13 @@ once a first call outside the capture has compiled and loaded the kernels.
 An eager call that nothing traces, fakes or records (``_direct``) skips the
 dispatcher: it runs the function itself, or, when a gradient is needed, one
 ``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
-per input signature.  Below autograd, the operator's CUDA and CPU kernels
+per input signature (its backward, on one GPU, a function generated for the
+plan: _fast_backward).  Below autograd, the operator's CUDA and CPU kernels
 are the function itself; a graph Inductor compiles calls the function
-without the dispatcher (_inductor_call).  docs/pytorch.md, "What a call
-costs".
+without the dispatcher (_inductor_call).  With ``replay=True`` each of those
+runs a signature's recorded launches instead of the function, once two
+recorded calls agree (Op._call, _replay_function).  docs/pytorch.md, "What a
+call costs".
 """
 
 from __future__ import annotations

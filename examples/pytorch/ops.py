@@ -1,7 +1,10 @@
 """kdsl's examples as PyTorch operators (docs/pytorch.md): each is a plain
 function that allocates its output and launches the example's kernel, made an
 operator by ``kdsl.torch.op``; the gradient comes from the kernel's
-``backward=`` pairing.
+``backward=`` pairing.  gelu, softmax and layer norm say ``replay=True``
+(their launches follow from the input shapes: a signature's launches are
+replayed without the function) and ``overwrites="grad_x"`` (their backward
+kernels write all of it: no zero fill).
 
     import torch
     from examples.pytorch.ops import attention, gelu, layer_norm, softmax
