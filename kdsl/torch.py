@@ -54,7 +54,9 @@ call costs".
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import json
 import sys
 import threading
 from contextlib import contextmanager
@@ -183,9 +185,12 @@ class Plan:
     parameter; ``None``: the input's) and rounded from, ``new_empty``
     whether the kernel writes it whole (the operator's ``overwrites``: no
     zero fill); ``grad_output``
-    which operator outputs the used incoming gradients belong to."""
+    which operator outputs the used incoming gradients belong to;
+    ``forward`` the paired forward kernel (whose ``backward`` ``kernel``
+    is: the plan's name starts with its module and qualified name)."""
 
     kernel: object
+    forward: object
     block: tuple
     constexprs: tuple
     shared_mem: int
@@ -206,17 +211,80 @@ class Plan:
         return dict(self.constexprs)
 
 
-_PLANS: dict = {}  # Plan -> its number (the backward operator's argument)
-_BY_NUMBER: list = []
-_NUMBERING = threading.Lock()  # two threads' new plans get two numbers
+# A plan's name is the backward operator's argument, which a compiled graph
+# holds and Inductor's cache hands to later processes: it is the plan itself,
+# written out (the forward kernel by module and qualified name, the rest as
+# JSON), so that any process can rebuild the plan it names.
+_PLANS: dict = {}  # name -> Plan
+_KEYS: dict = {}  # Plan -> name
+_NAMING = threading.Lock()  # two threads' new plans get two names
 
 
-def _number(plan: Plan) -> int:
-    with _NUMBERING:
-        if plan not in _PLANS:
-            _PLANS[plan] = len(_BY_NUMBER)
-            _BY_NUMBER.append(plan)
-        return _PLANS[plan]
+def _name(plan: Plan) -> str:
+    """The name of ``plan`` (made and kept the first time it is asked)."""
+    name = _KEYS.get(plan)
+    if name is not None:
+        return name
+    with _NAMING:
+        name = _KEYS.get(plan)
+        if name is None:
+            fn = plan.forward.definition.fn
+            fields = [getattr(plan, f) for f in _PLAN_FIELDS]
+            name = base = f"{fn.__module__}:{fn.__qualname__} " + json.dumps(
+                fields, separators=(",", ":")
+            )
+            n = 1
+            while name in _PLANS:  # another kernel of that name (made in a function):
+                n += 1  # a name of this process only
+                name = f"{base} #{n}"
+            _PLANS[name] = plan
+            _KEYS[plan] = name
+        return name
+
+
+_PLAN_FIELDS = (
+    "block",
+    "constexprs",
+    "shared_mem",
+    "sources",
+    "new_like",
+    "new_input",
+    "new_dtype",
+    "new_empty",
+    "grad_output",
+)
+
+
+def _named(name: str) -> Plan:
+    """The plan ``name`` names: this process's, or rebuilt from the name (a
+    compiled graph from Inductor's cache, made by another process)."""
+    plan = _PLANS.get(name)
+    if plan is not None:
+        return plan
+    ref, _, text = name.partition(" ")
+    module, _, qualname = ref.partition(":")
+    try:
+        forward = sys.modules.get(module) or importlib.import_module(module)
+        for part in qualname.split("."):
+            forward = getattr(forward, part)
+        values = _tuples(json.loads(text))
+        plan = Plan(forward.backward, forward, **dict(zip(_PLAN_FIELDS, values)))
+        if plan.kernel is None or _name(plan) != name:
+            raise ValueError("the kernel found there makes another plan")
+    except Exception as exc:  # noqa: BLE001 - said in the error
+        raise error(
+            "torch-plan-unknown",
+            kernel=ref,
+            why=f"{type(exc).__name__}: {exc}",
+        ) from None
+    return plan
+
+
+def _tuples(value):
+    """JSON's lists as tuples, all the way down."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 def _same(tensor, arg) -> bool:
@@ -361,6 +429,7 @@ def _plan(op_name, inputs, outputs, launches, real_outputs=None, overwrites=()):
             block = (inst.constexprs[kernel.block_option],)
     plan = Plan(
         kernel=backward,
+        forward=kernel,
         block=tuple(block),
         constexprs=tuple(sorted(fwd.constexprs.items())),
         shared_mem=fwd.shared_mem,
@@ -491,9 +560,10 @@ def _packer(launcher, args, constexprs):
     return launch, launcher.grid, block
 
 
-def _backward_launch(saved, grads, number, ints, floats):
-    """The backward operator's body: the gradients it computes."""
-    plan = _BY_NUMBER[number]
+def _backward_launch(saved, grads, plan, ints, floats):
+    """The backward operator's body: the gradients it computes (``plan``: the
+    plan's name)."""
+    plan = _named(plan)
     news = [
         _gradient(saved[i], None if d is None else getattr(torch, d), empty)
         for i, d, empty in zip(plan.new_like, plan.new_dtype, plan.new_empty)
@@ -629,13 +699,13 @@ class Op:
         planned = self._planned(key, inputs, keyword_only_inputs, real)
         pools = (inputs, real)
         ctx.save_for_backward(*[pools[kind][i] for kind, i in planned.saved])
-        ctx.kdsl = (planned.number, planned.ints, planned.floats, len(inputs))
+        ctx.kdsl = (planned.plan, planned.ints, planned.floats, len(inputs))
 
     def _backward(self, ctx, *grad_outputs):
-        number, ints, floats, n_inputs = ctx.kdsl
-        plan = _BY_NUMBER[number]
+        plan, ints, floats, n_inputs = ctx.kdsl
         grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
-        news = self.backward_op(list(ctx.saved_tensors), grads, number, ints, floats)
+        saved = list(ctx.saved_tensors)
+        news = self.backward_op(saved, grads, _name(plan), ints, floats)
         out = [None] * n_inputs
         for k, i in enumerate(plan.new_input):
             out[i] = news[k]
@@ -766,7 +836,7 @@ class Op:
             plan, saved, ints, floats = _plan(
                 self.name, args, outs, launches, real, self.overwrites
             )
-            planned = _Planned(_number(plan), _roles(saved, args, real), ints, floats)
+            planned = _Planned(plan, _roles(saved, args, real), ints, floats)
             if key is not None:
                 if len(self.plans) >= _MAX_PLANS:
                     self.plans.clear()
@@ -779,7 +849,7 @@ class Op:
         fast = planned.__dict__.get("fast")
         if fast is not None and _launch.INTERCEPT.hook is None:  # (on the GPU)
             return fast(ctx.saved_tensors, grad_outputs)
-        plan = _BY_NUMBER[planned.number]
+        plan = planned.plan
         grads = [grad_outputs[j].contiguous() for j in plan.grad_output]
         saved = list(ctx.saved_tensors)
         if device == "cuda":
@@ -913,11 +983,11 @@ _apply = (
 
 @dataclass(frozen=True)
 class _Planned:
-    """A backward plan kept for an input signature: its number, where each
+    """A backward plan kept for an input signature: the plan, where each
     saved tensor comes from (``(0, i)``: input i, ``(1, j)``: output j), and
     the backward operator's scalars."""
 
-    number: int
+    plan: Plan
     saved: tuple
     ints: list
     floats: list
@@ -925,7 +995,7 @@ class _Planned:
     @functools.cached_property
     def launcher(self):
         """The backward kernel's ``kernel[grid, block]``."""
-        plan = _BY_NUMBER[self.number]
+        plan = self.plan
         grid = tuple(int(g) for g in self.ints[1 : 1 + self.ints[0]])
         return plan.kernel[grid, plan.block]
 
@@ -935,8 +1005,7 @@ class _Planned:
 
     @functools.cached_property
     def new_dtypes(self) -> list:
-        plan = _BY_NUMBER[self.number]
-        return [None if d is None else getattr(torch, d) for d in plan.new_dtype]
+        return [None if d is None else getattr(torch, d) for d in self.plan.new_dtype]
 
 
 _MAX_PLANS = 1024  # input signatures kept per operator
@@ -1195,7 +1264,7 @@ def _interpreted(fn):
 def _backward_op_body(
     saved: list[torch.Tensor],
     grads: list[torch.Tensor],
-    plan: int,
+    plan: str,
     ints: list[int],
     floats: list[float],
 ) -> list[torch.Tensor]:
@@ -1205,7 +1274,7 @@ def _backward_op_body(
 def _backward_op_fake(saved, grads, plan, ints, floats):
     if _INDUCTOR_PENDING:
         _inductor_register()
-    return [torch.empty_like(saved[i]) for i in _BY_NUMBER[plan].new_like]
+    return [torch.empty_like(saved[i]) for i in _named(plan).new_like]
 
 
 # -- torch.compile: Inductor calls the function, not the operator ----------------------

@@ -759,6 +759,15 @@ register(
         "'{backward}' does not compute (its gradients: {computed})",
     ),
     (
+        "torch-plan-unknown",
+        "E537",
+        DSLError,
+        "a kdsl operator's backward names a plan of kernel '{kernel}' that this "
+        "process cannot rebuild ({why}); a graph compiled by another process "
+        "(Inductor's cache) needs its kernels at module level, with the same "
+        "code: define them there, or clear the cache (TORCHINDUCTOR_CACHE_DIR)",
+    ),
+    (
         "torch-mixed-devices",
         "E536",
         DSLError,

@@ -135,6 +135,35 @@ def test_the_dispatchers_autograd_keeps_the_plans_too(counted_plans):
     assert len(counted_plans) == 3
 
 
+def test_a_backward_plan_named_in_another_process_is_rebuilt(monkeypatch):
+    """A compiled graph holds the backward operator's plan argument, and
+    Inductor's cache hands that graph to later processes: the argument must
+    name the same plan in a process that made other plans first, or none."""
+    x = torch.randn(30, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(30, dtype=torch.float64)
+    calls = []
+    backward_op = mul_op.backward_op
+    monkeypatch.setattr(
+        mul_op, "backward_op", lambda *a: (calls.append(a), backward_op(*a))[1]
+    )
+    mul_op.op(x, w).sum().backward()  # custom_op's autograd: the backward operator
+    (args,) = calls
+    plan = args[2]
+    assert isinstance(plan, str) and "mul" in plan  # what the graph holds
+    for fresh in (True, False):  # "another process": no plans, or others first
+        monkeypatch.setattr(kt, "_PLANS", {})
+        monkeypatch.setattr(kt, "_KEYS", {})
+        if not fresh:
+            y = torch.randn(7, dtype=torch.float64, requires_grad=True)
+            mul_op.op(y, torch.ones(7, dtype=torch.float64)).sum().backward()
+        (grad_x,) = torch.ops.kdsl_fast.mul_backward.default(*args)
+        assert torch.equal(grad_x, args[1][0] * w)
+    with pytest.raises(kdsl.DSLError, match="E537"):  # a kernel it cannot find
+        torch.ops.kdsl_fast.mul_backward.default(
+            args[0], args[1], plan.replace(":mul ", ":no_such_kernel "), *args[3:]
+        )
+
+
 def test_the_same_tensor_twice_is_planned_at_each_call(no_dispatcher, counted_plans):
     """``op(x, x)``: which input a launch argument is cannot be told from
     shapes, so such a call is planned each time (and the gradient flows
@@ -545,3 +574,99 @@ def test_gpu_compiled_with_fullgraph_and_reduce_overhead(mode):
     xg.grad = None
     model(xg).sum().backward()
     torch.testing.assert_close(xg.grad, want, rtol=1e-5, atol=1e-6)
+
+
+_CACHED_GRAPH_SCRIPT = """
+import sys
+import torch
+import kdsl
+import kdsl.torch as kt
+from kdsl import Float32, Float64, Int32, Pointer, block_idx, thread_idx
+
+D = kdsl.TypeVar("D", bound=kdsl.Float)
+
+
+@kdsl.kernel
+def scale_backward(grad_y: Pointer[D], grad_x: Pointer[D], n: Int32, s: Float32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = (grad_y[i].to(Float64) * s.to(Float64)).to(D)
+
+
+@kdsl.kernel(backward=scale_backward)
+def scale(x: Pointer[D], y: Pointer[D], n: Int32, s: Float32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = (x[i].to(Float64) * s.to(Float64)).to(D)
+
+
+@kdsl.kernel
+def negate_backward(grad_y: Pointer[D], grad_x: Pointer[D], n: Int32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        grad_x[i] = -grad_y[i]
+
+
+@kdsl.kernel(backward=negate_backward)
+def negate(x: Pointer[D], y: Pointer[D], n: Int32):
+    i = block_idx.x * 64 + thread_idx.x
+    if i < n:
+        y[i] = -x[i]
+
+
+@kt.op("kdsl_cached::scale")
+def scale_op(x: torch.Tensor, s: float) -> torch.Tensor:
+    y = torch.empty_like(x)
+    scale[kt.blocks(x.numel(), 64), 64](x, y, x.numel(), s)
+    return y
+
+
+@kt.op("kdsl_cached::negate")
+def negate_op(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    negate[kt.blocks(x.numel(), 64), 64](x, y, x.numel())
+    return y
+
+
+if sys.argv[1] == "second":  # another plan first: this process's first plan
+    v = torch.ones(5, dtype=torch.float64, requires_grad=True)
+    negate_op.op(v).sum().backward()
+x = torch.linspace(-1, 1, 40, dtype=torch.float64, requires_grad=True)
+compiled = torch.compile(lambda t: scale_op(t, 2.5), fullgraph=True)
+compiled(x).sum().backward()
+from torch._dynamo.utils import counters
+
+print("cache hits", counters["aot_autograd"]["autograd_cache_hit"])
+print("grad ok", torch.equal(x.grad, torch.full_like(x, 2.5)))
+"""
+
+
+def test_a_compiled_graph_from_inductors_cache_runs_its_own_backward(tmp_path):
+    """Inductor's cache hands a graph compiled in one process to the next:
+    the backward operator's plan argument in it must name the same plan in a
+    process that made another plan first (it was a number, the plan's
+    place in the first process's order: the second process ran the other
+    operator's backward)."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "cached_graph.py"
+    script.write_text(_CACHED_GRAPH_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHINDUCTOR")}
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "inductor")
+    env["KDSL_CACHE_DIR"] = str(tmp_path / "kdsl")
+    outputs = []
+    for run in ("first", "second"):
+        done = subprocess.run(
+            [sys.executable, str(script), run],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        outputs.append(done.stdout)
+    assert "cache hits 0" in outputs[0] and "grad ok True" in outputs[0]
+    assert "cache hits 1" in outputs[1], outputs[1]  # the first one's graph
+    assert "grad ok True" in outputs[1], outputs[1]

@@ -567,7 +567,7 @@ def test_a_tensor_map_argument_stands_for_its_tensor_in_the_backward_plan():
     )
     assert saved == [x] and plan.new_input == (0,)
     g = torch.randn(64, dtype=torch.float32)
-    (gx,) = kt._run(kt._backward_launch, saved, [g], kt._number(plan), ints, floats)
+    (gx,) = kt._run(kt._backward_launch, saved, [g], kt._name(plan), ints, floats)
     torch.testing.assert_close(gx, 3 * g.view(4, 16))
 
 
