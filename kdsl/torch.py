@@ -518,13 +518,8 @@ def _fast_backward(planned, plan, saved, packer, n_inputs):
             env[f"_input_dtype{k}"] = want
             out[i] = f"n{k}.to(_input_dtype{k})"
     lines.append(f"    return [{', '.join(out)}]")
-    code = "\n".join(lines) + "\n"
-    exec(
-        compile(code, f"<kdsl backward {plan.kernel.name}>", "exec"), env
-    )  # noqa: S102
-    backward = env["backward"]
-    backward.__kdsl_source__ = code
-    return backward
+    name = f"<kdsl backward {plan.kernel.name}>"
+    return _launch.generated(lines, name, env, "backward")
 
 
 def _gradient(like, dtype, written):
@@ -1173,11 +1168,7 @@ def _replay_function(name, recorded, made, n_inputs, device):
         lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     else:
         lines.append(f"    return {outs[0]}")
-    code = "\n".join(lines) + "\n"
-    exec(compile(code, f"<kdsl replay {name}>", "exec"), env)  # noqa: S102
-    replay = env["replay"]
-    replay.__kdsl_source__ = code
-    return replay
+    return _launch.generated(lines, f"<kdsl replay {name}>", env, "replay")
 
 
 def _one_gpu() -> bool:

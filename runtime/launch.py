@@ -818,11 +818,19 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             lines.append("    if stream is None and torch_args:")
             lines.append("        stream = _torch_stream()")
         lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
+    return generated(lines, f"<kdsl launch {inst.name}>", env, "launch")
+
+
+def generated(lines, filename: str, env: dict, name: str):
+    """The function ``name`` that the source ``lines`` define, compiled in
+    ``env`` under ``filename`` (what a traceback names), its source kept as
+    ``__kdsl_source__``: kdsl's generated launch, replay and backward
+    functions."""
     code = "\n".join(lines) + "\n"
-    exec(compile(code, f"<kdsl launch {inst.name}>", "exec"), env)  # noqa: S102
-    launch = env["launch"]
-    launch.__kdsl_source__ = code
-    return launch
+    exec(compile(code, filename, "exec"), env)  # noqa: S102
+    fn = env[name]
+    fn.__kdsl_source__ = code
+    return fn
 
 
 def _driver_fields(kernel, inst, dtype_map, function, loaded):
