@@ -230,8 +230,10 @@ def _name(plan: Plan) -> str:
         if name is None:
             fn = plan.forward.definition.fn
             fields = [getattr(plan, f) for f in _PLAN_FIELDS]
+            # (a value JSON has no form for is written as its repr: such a
+            # plan is rebuilt in no other process, E537)
             name = base = f"{fn.__module__}:{fn.__qualname__} " + json.dumps(
-                fields, separators=(",", ":")
+                fields, separators=(",", ":"), default=repr
             )
             n = 1
             while name in _PLANS:  # another kernel of that name (made in a function):
@@ -1007,10 +1009,10 @@ _MAX_PLANS = 1024  # input signatures kept per operator
 
 
 # -- replay=True: an input signature's launches, without the function -----------------
-_NEVER = (
-    "never"  # a signature whose launches cannot be replayed: the function each time
-)
-_NEW = "new"  # a signature not seen before
+# what Op.replays holds for a signature besides its replay function and the
+# record (the last recorded call, how many disagreed) of one being learnt:
+_NEVER = "never"  # its launches cannot be replayed: the function each time
+_NEW = "new"  # not seen before
 _FunctionType = type(lambda: None)
 _RECORDS = 3  # recorded calls of one signature that may disagree before _NEVER
 
@@ -1060,18 +1062,19 @@ _REPLAYABLE = frozenset({int, float, bool, type(None)})
 def _recorded_call(inputs, out, seen):
     """The _Recorded of a call that returned ``out`` and made the launches
     ``seen``, or None when a replay could not repeat it: an output that is
-    not a fresh tensor of its own (a view, an input), a launch on a stream
+    not a fresh tensor of its own (a view, an input, another output), a
+    launch on a stream
     given explicitly, an argument that is neither an input, an output nor a
     plain scalar (a temporary buffer, a tensor map)."""
     tupled = isinstance(out, tuple)
     outs = out if tupled else (out,)
     specs = []
-    for o in outs:
+    for j, o in enumerate(outs):
         if (
             type(o) is not torch.Tensor
             or o._base is not None
             or o.storage_offset() != 0
-            or any(o is t for t in inputs)
+            or any(o is t for t in (*inputs, *outs[:j]))
             or o.untyped_storage().nbytes() != _extent(o) * o.element_size()
         ):
             return None

@@ -110,6 +110,15 @@ def sliced(x: torch.Tensor) -> torch.Tensor:
     return y.view(x.shape)
 
 
+@kt.op("kdsl_replay::twice", replay=True)
+def twice(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One output returned twice (a replay would make two)."""
+    CALLS.append("twice")
+    y = torch.empty_like(x)
+    scale[kt.blocks(x.numel(), 64), 64](x, y, x.numel(), 2.0)
+    return y, y
+
+
 @kt.op("kdsl_replay::skipping", overwrites=("grad_x",))
 def skipping(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
@@ -191,14 +200,19 @@ def test_a_function_whose_launches_drift_is_never_replayed():
     assert set(drifting.replays.values()) == {kt._NEVER}
 
 
-@pytest.mark.parametrize("fn", [scratch, sliced], ids=["temporary", "view-output"])
+@pytest.mark.parametrize(
+    "fn", [scratch, sliced, twice], ids=["temporary", "view-output", "same-output"]
+)
 def test_what_a_replay_cannot_repeat_runs_the_function(fn):
     fn.replays.clear()
     x = torch.arange(16, dtype=torch.float64)
     outs, ran = runs(fn, x)
     assert ran == 5
-    want = x * 6.0 if fn is scratch else x * 2.0
-    assert all(torch.equal(y, want) for y in outs)
+    if fn is twice:
+        assert all(y is z and torch.equal(y, x * 2.0) for y, z in outs)
+    else:
+        want = x * 6.0 if fn is scratch else x * 2.0
+        assert all(torch.equal(y, want) for y in outs)
     assert set(fn.replays.values()) == {kt._NEVER}
 
 
