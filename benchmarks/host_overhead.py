@@ -13,7 +13,8 @@ PyTorch's own CPU work out of the forward + backward row):
   tuned launch     gelu_tuned[grid_fn, block_fn](x, y, n), its key cached
   host function    examples/gelu.py's launch_gelu(x, y)
   op eager         ops.gelu(x)
-  op dispatcher    ops.gelu.op(x): through torch.library
+  op dispatcher    ops.gelu.op(x): through torch.library (on the stub the
+                   operator's CPU kernel: the function, not its replay)
   op fwd (grad)    ops.gelu(x) on an input that requires grad
   op fwd+bwd       ops.gelu(x).sum().backward() (Float32)
   op softmax       ops.softmax(x), x 64 x 1024 bf16 (softmax_rows)
