@@ -579,6 +579,7 @@ def _backward_launch(saved, grads, plan, ints, floats):
 _POOLS = {"saved": 0, "grad": 1, "new": 2, "int": 3, "float": 4, "none": 5}
 _CONST = -1  # ("const", value): the value itself
 _NONE = (None,)
+_NO_DEFAULT = object()  # a parameter without a default (Op.positional)
 
 
 def _arguments(plan, pools) -> list:
@@ -629,10 +630,15 @@ class Op:
         # the eager fast path (_direct): functional operators only, whose
         # keyword arguments are the function's keyword-only parameters
         self.direct = not mutates_args
+        params = inspect.signature(fn).parameters.values()
         self.keyword_only = frozenset(
-            p.name
-            for p in inspect.signature(fn).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
+            p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY
+        )
+        # the others a caller may name: (name, default or _NO_DEFAULT) in order
+        self.positional = tuple(
+            (p.name, _NO_DEFAULT if p.default is p.empty else p.default)
+            for p in params
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
         )
         self.plans: dict = {}  # input signature -> _Planned (the fast path's)
 
@@ -716,8 +722,12 @@ class Op:
             return self.op(*args, **kwargs)
         device, grad, key = found
         if grad and torch.is_grad_enabled():
-            if not self.keyword_only.issuperset(kwargs):  # inputs by keyword
-                return self.op(*args, **kwargs)
+            if not self.keyword_only.issuperset(kwargs):  # inputs by keyword:
+                placed = self._placed(args, kwargs)  # in their places
+                found = None if placed is None else _inspect(*placed)
+                if found is None:
+                    return self.op(*args, **kwargs)
+                (args, kwargs), key = placed, found[2]
             return _apply(self, (device, key), kwargs, *args)
         if self.replay:
             return self._call(device, args, kwargs, key)
@@ -725,6 +735,26 @@ class Op:
             return self.fn(*args, **kwargs)
         with _intercepting(_interpret):
             return self.fn(*args, **kwargs)
+
+    def _placed(self, args, kwargs):
+        """``(args, kwargs)`` with the arguments given by the name of a
+        parameter that is not keyword-only moved to their positions (the
+        defaults of those before them filled in), as the autograd node takes
+        its inputs; None when some cannot be (a name the function does not
+        have, a parameter without a default left out)."""
+        args, kwargs = list(args), dict(kwargs)
+        for name, default in self.positional[len(args) :]:
+            if self.keyword_only.issuperset(kwargs):
+                break
+            if name in kwargs:
+                args.append(kwargs.pop(name))
+            elif default is not _NO_DEFAULT:
+                args.append(default)
+            else:
+                return None
+        if not self.keyword_only.issuperset(kwargs):
+            return None
+        return tuple(args), kwargs
 
     # -- replay=True ----------------------------------------------------------------
     def _call(self, device, args, kwargs, key):

@@ -322,3 +322,18 @@ def test_attention_gradients_on_the_cpu_against_float64():
         ref = ref.detach() if name == "o" else ref.grad
         err = ((got.double() - ref).abs().max() / ref.abs().max()).item()
         assert err < 2.0**-6, f"{name}: relative error {err:.3g}"
+
+
+def test_layer_norm_with_eps_by_keyword_takes_the_fast_path():
+    """``layer_norm(x, w, None, eps=...)`` needing a gradient runs as the fast
+    path's autograd node (the keyword is put in its place), with the
+    gradients of the positional call."""
+    x = torch.randn(4, 64, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(64, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(4, 64, dtype=torch.float64)
+    named = ops.layer_norm(x, w, bias=None, eps=1e-3)
+    assert type(named.grad_fn).__name__ == "_DifferentiableBackward"
+    got = torch.autograd.grad(named, (x, w), g)
+    want = torch.autograd.grad(ops.layer_norm(x, w, None, 1e-3), (x, w), g)
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)

@@ -175,6 +175,33 @@ def test_the_same_tensor_twice_is_planned_at_each_call(no_dispatcher, counted_pl
     assert len(counted_plans) == 2
 
 
+def test_inputs_named_by_keyword_take_the_fast_path_with_a_gradient(
+    no_dispatcher, counted_plans
+):
+    """``op(x, w=w)`` needing a gradient: the autograd node takes its inputs
+    by position, so the named ones are put in their places (it went
+    through the dispatcher, twice the host time of the fast path)."""
+    w = torch.randn(30, dtype=torch.float64)
+    for call in (
+        lambda x: mul_op(x, w=w),
+        lambda x: mul_op(x=x, w=w),
+        lambda x: mul_op(w=w, x=x),
+        lambda x: mul_op(x, w),
+    ):
+        x = torch.randn(30, dtype=torch.float64, requires_grad=True)
+        y = call(x)
+        assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
+        y.sum().backward()
+        torch.testing.assert_close(x.grad, w)
+    assert len(counted_plans) == 1  # one signature: the same plan each time
+
+
+def test_a_keyword_the_function_does_not_have_is_the_operators_error():
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="missing value for argument 'w'"):
+        mul_op(x, weight=torch.ones(5, dtype=torch.float64))
+
+
 def test_double_backward_is_refused(no_dispatcher):
     x = torch.randn(10, dtype=torch.float64, requires_grad=True)
     w = torch.randn(10, dtype=torch.float64)
