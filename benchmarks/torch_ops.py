@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import operator
 import os
 import statistics
 import sys
@@ -162,12 +163,7 @@ def paired(rows, a: str, b: str, how) -> float:
     return how(rows[a][0], rows[b][0])
 
 
-def _ratio(x, y):
-    return x / y
-
-
-def _less(x, y):
-    return x - y
+_ratio, _less = operator.truediv, operator.sub
 
 
 def compiling_allowed() -> bool:

@@ -731,6 +731,11 @@ class Op:
             return _apply(self, (device, key), kwargs, *args)
         if self.replay:
             return self._call(device, args, kwargs, key)
+        return self._plainly(device, args, kwargs)
+
+    def _plainly(self, device, args, kwargs):
+        """The function run on ``device``: on the GPU, or its launches in the
+        interpreter (CPU tensors)."""
         if device == "cuda":
             return self.fn(*args, **kwargs)
         with _intercepting(_interpret):
@@ -773,10 +778,7 @@ class Op:
         if entry is _NEVER or entry is _NEW or _launch.interpret_requested():
             if entry is _NEW and key is not None:
                 self._keep(key, (None, 0))  # (after a first call: its searches run)
-            if device == "cuda":
-                return self.fn(*args, **kwargs)
-            with _intercepting(_interpret):
-                return self.fn(*args, **kwargs)
+            return self._plainly(device, args, kwargs)
         return self._learn(device, key, entry, args, kwargs)
 
     def _learn(self, device, key, entry, args, kwargs):
@@ -839,11 +841,8 @@ class Op:
         device, key = where
         if self.replay:
             out = self._call(device, args, kwargs, key)
-        elif device == "cuda":
-            out = self.fn(*args, **kwargs)
         else:
-            with _intercepting(_interpret):
-                out = self.fn(*args, **kwargs)
+            out = self._plainly(device, args, kwargs)
         real = out if isinstance(out, tuple) else (out,)
         planned = self._planned(key, args, kwargs, real)
         pools = (args, real)
