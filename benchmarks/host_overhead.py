@@ -22,6 +22,9 @@ PyTorch's own CPU work out of the forward + backward row):
   torch fwd+bwd    F.gelu(x, approximate="tanh").sum().backward() (Float32,
                    on the CPU: PyTorch's own CPU kernels, for scale only)
 
+Replays run compiled (runtime/native.c) where the host can build it;
+``--no-native`` times the Python replays.
+
 With ``--compiled`` (about a minute more: Inductor compiles C++), the
 compiled graphs too, one OpenMP thread (``torch.set_num_threads(1)``: with
 two, the ``* 2.0`` kernel's threads, woken each call on a shared 2-core
@@ -70,10 +73,13 @@ class _NoLaunch:
         pass
 
 
-def stub_gpu(cupy_launch=False):
+def stub_gpu(cupy_launch=False, native=True):
     """A device -1 whose launches do nothing; ``cupy_launch``: the launch
     functions call CuPy's ``Function`` (stubbed) rather than the driver's
-    ``cuLaunchKernel`` (stubbed), so the two packings can be compared."""
+    ``cuLaunchKernel`` (stubbed), so the two packings can be compared;
+    ``native``: replays run compiled (runtime/native.c), their
+    ``cuLaunchKernel`` libc's ``sched_yield`` (a C function that ignores its
+    arguments and returns 0)."""
     from cupy.cuda import driver
 
     device = lambda: -1  # noqa: E731
@@ -97,6 +103,16 @@ def stub_gpu(cupy_launch=False):
     kt._interpret = None  # (the CPU kernels and the fast path's CPU branch too)
     inspect = kt._inspect  # (the CPU tensors as the stub's)
     kt._inspect = lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
+    if native:
+        import ctypes
+
+        no_launch = ctypes.cast(ctypes.CDLL(None).sched_yield, ctypes.c_void_p)
+        if kt._native_configure(no_launch.value, lambda d: 0) is None:
+            from kdsl.runtime import native
+
+            print(f"no compiled replay: {native.why()}")
+    else:
+        kt._NATIVE["module"] = None
 
 
 def compiled_paths(ops, x) -> dict:
@@ -127,12 +143,15 @@ def main():
         "--compiled", action="store_true", help="the compiled graphs too (slow)"
     )
     parser.add_argument(
+        "--no-native", action="store_true", help="replays in Python, not compiled"
+    )
+    parser.add_argument(
         "--cupy-launch",
         action="store_true",
         help="launch through CuPy's Function (stubbed), not the driver's call",
     )
     args = parser.parse_args()
-    stub_gpu(args.cupy_launch)
+    stub_gpu(args.cupy_launch, not args.no_native)
     import gelu as G
 
     spec = importlib.util.spec_from_file_location(

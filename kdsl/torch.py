@@ -57,6 +57,7 @@ import functools
 import importlib
 import inspect
 import json
+import struct
 import sys
 import threading
 from contextlib import contextmanager
@@ -623,6 +624,9 @@ class Op:
         # calls agree, are replayed without the function (_call)
         self.replay = bool(replay) and not mutates_args
         self.replays: dict = {}  # input signature -> replay function / record state
+        # the GPU replays of positional signatures that need no gradient,
+        # compiled (runtime/native.c: _native_replay)
+        self.native: list = []
         # backward parameters the backward kernel writes whole: not zero-filled
         self.overwrites = frozenset(
             [overwrites] if isinstance(overwrites, str) else overwrites
@@ -717,6 +721,10 @@ class Op:
     def __call__(self, *args, **kwargs):
         if _compiling():  # a constant under dynamo: the graph holds the operator
             return self.overload(*args, **kwargs)
+        if self.native and not kwargs:  # a compiled replay's signature: run it
+            out = _NATIVE_CALL(self.native, args)
+            if out is not None:
+                return out
         found = _inspect(args, kwargs) if self.direct else None
         if found is None:  # traced, faked, in a mode: the operator
             return self.op(*args, **kwargs)
@@ -804,19 +812,36 @@ class Op:
         if recorded is None:
             self._keep(key, _NEVER)
         elif previous is not None and previous.same == recorded.same:
-            made = [s.args for s in seen]
-            self._keep(
-                key,
-                _replay_function(self.name, recorded, made, len(inputs), device),
+            launches = [
+                _replayed_launch(launcher, s.args, shared_mem, constexprs, device)
+                for s, (launcher, _, shared_mem, constexprs) in zip(
+                    seen, recorded.launches
+                )
+            ]
+            native = (
+                _native_replay(recorded, launches, key) if device == "cuda" else None
             )
+            replay = _replay_function(
+                self.name, recorded, launches, len(inputs), native
+            )
+            self._keep(key, replay)
+            if native is not None and len(self.native) < _MAX_NATIVE:
+                if all(e[0] == i and not _needs_grad(e) for i, e in enumerate(key)):
+                    self.native.append(native)  # (tested by the call itself)
         else:
             self._keep(key, (recorded, tries + 1) if tries + 1 < _RECORDS else _NEVER)
         return out
 
     def _keep(self, key, value) -> None:
         if key not in self.replays and len(self.replays) >= _MAX_PLANS:
-            self.replays.clear()
+            self.forget()
         self.replays[key] = value
+
+    def forget(self) -> None:
+        """Drop the replays learnt so far (Python and compiled): the next
+        calls of each signature learn it again."""
+        self.replays.clear()
+        self.native.clear()
 
     def _replaying(self, device):
         """The function, replayed where it can be (the operator's CUDA or CPU
@@ -824,6 +849,10 @@ class Op:
 
         @functools.wraps(self.fn)
         def run(*args, **kwargs):
+            if self.native and not kwargs and device == "cuda":
+                out = _NATIVE_CALL(self.native, args)
+                if out is not None:
+                    return out
             found = _inspect(args, kwargs)  # (None: in a mode, or not plain)
             key = found[2] if found is not None and found[0] == device else None
             return self._call(device, args, kwargs, key)
@@ -1157,15 +1186,21 @@ def _extent(t) -> int:
     return 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
 
 
-def _replay_function(name, recorded, made, n_inputs, device):
+def _replay_function(name, recorded, launches, n_inputs, native=None):
     """A function of the inputs (positional, then keyword values) that
-    allocates the recorded outputs and makes the recorded launches (``made``:
-    each launch's arguments in the call recorded): on the GPU through each
-    launch's generated packer (kdsl.runtime.launch), on the CPU in the
-    interpreter."""
+    allocates the recorded outputs and makes the recorded launches
+    (``launches``: each one's ``_replayed_launch``); ``native``: the same
+    compiled (_native_replay), which it calls first."""
     env = {"_empty_like": torch.empty_like, "_empty_strided": torch.empty_strided}
     inputs = [f"a{i}" for i in range(n_inputs)]
     lines = ["def replay(inputs):"]
+    if native is not None:  # (None: an address not aligned as a launch needs)
+        env["_native"] = native
+        lines += [
+            "    out = _native(inputs)",
+            "    if out is not None:",
+            "        return out",
+        ]
     if inputs:
         lines.append(f"    {', '.join(inputs)}{',' if n_inputs == 1 else ''} = inputs")
     for j, (shape, stride, dtype, dev) in enumerate(recorded.outputs):
@@ -1188,9 +1223,7 @@ def _replay_function(name, recorded, made, n_inputs, device):
                 args.append(f"_c{k}_{m}")
             else:
                 args.append(f"{names[role]}{i}")
-        env[f"_launch{k}"], env[f"_grid{k}"], env[f"_block{k}"] = _replayed_launch(
-            launcher, made[k], shared_mem, constexprs, device
-        )
+        env[f"_launch{k}"], env[f"_grid{k}"], env[f"_block{k}"] = launches[k]
         lines.append(
             f"    _launch{k}(_grid{k}, _block{k}, ({', '.join(args)},), None,"
             f" {shared_mem})"
@@ -1235,6 +1268,146 @@ def _replayed_launch(launcher, args, shared_mem, constexprs, device) -> tuple:
         None,
         None,
     )
+
+
+# -- the compiled replay (runtime/native.c) ------------------------------------------
+_MAX_NATIVE = 8  # compiled replays an operator tests a call against, in order
+_NATIVE: dict = {}  # "module": runtime/native.py's module, configured, or None
+
+
+def _native_replay(recorded, launches, key):
+    """The compiled replay (runtime/native.c) of the signature ``key`` whose
+    recorded call made ``recorded`` (``launches``: each launch's
+    ``_replayed_launch``), or None where there is none: a launch that does
+    not go through the driver (array, struct, tensor map or half scalar
+    parameters, several GPUs, an assertion record, a cooperative launch),
+    no C compiler."""
+    inputs, device = [], None
+    for entry in key:
+        if len(entry) == 6:
+            _, shape, stride, dtype, dev, _ = entry
+            device = dev.index if device is None else device
+            inputs.append(("tensor", dtype, shape, stride, dev.type == "cuda"))
+        elif entry[1] is float:
+            bits = struct.unpack("<Q", struct.pack("<d", float.fromhex(entry[2])))
+            inputs.append(("float", bits[0]))
+        else:
+            inputs.append(("value", entry[1], entry[2]))
+    outputs = []
+    for like, (shape, stride, dtype, dev) in zip(recorded.like, recorded.outputs):
+        if like is not None:
+            outputs.append((like, None, (), {}))
+        else:
+            where = {"dtype": dtype, "device": dev}
+            outputs.append((-1, torch.empty_strided, (shape, stride), where))
+    specs = []
+    for (launch, grid, block), (_, roles, shared_mem, _) in zip(
+        launches, recorded.launches
+    ):
+        driver = getattr(launch, "driver", None)
+        spec = None if driver is None else _native_launch(driver, roles, grid, block)
+        if spec is None:
+            return None
+        specs.append((*spec[:3], shared_mem, *spec[3:]))
+    module = _native_module()
+    if module is None:
+        return None
+    return module.Replay(
+        tuple(inputs), tuple(outputs), tuple(specs), recorded.tupled, device or 0
+    )
+
+
+def _needs_grad(entry) -> bool:
+    """Whether a signature's entry is a tensor's that requires grad."""
+    return len(entry) == 6 and entry[5]
+
+
+def _native_launch(driver, roles, grid, block):
+    """``(function, grid, block, parameter buffer, offsets, pointers)`` of
+    one launch for native.c's Replay: the buffer the recorded constants are
+    written in (ctypes lays it out as the driver launch does), each
+    parameter's offset in it, and ``(role, index, offset, alignment)`` of
+    each address an input or output gives; None when a pointer is given no
+    tensor or a scalar no constant."""
+    import ctypes
+
+    class Arguments(ctypes.Structure):
+        _fields_ = [(f"a{m}", t) for m, (_, t, _) in enumerate(driver.params)]
+
+    values, offsets, pointers = Arguments(), [], []
+    for m, (i, _, align) in enumerate(driver.params):
+        offset = getattr(Arguments, f"a{m}").offset
+        offsets.append(offset)
+        role, k = roles[i]
+        if align and role != _CONST:  # a pointer: a tensor's address
+            pointers.append((role, k, offset, align))
+        elif not align and role == _CONST and k is not None:
+            setattr(values, f"a{m}", k)
+        else:
+            return None
+    if grid is None or block is None:
+        return None
+    dims = (tuple((*grid, 1, 1)[:3]), tuple((*block, 1, 1)[:3]))
+    return (driver.function, *dims, bytes(values), tuple(offsets), tuple(pointers))
+
+
+def _native_module():
+    """runtime/native.py's module configured for PyTorch's GPU (once), or
+    None (no compiler, no driver)."""
+    if "module" not in _NATIVE:
+        import ctypes
+
+        try:
+            libcuda = ctypes.CDLL("libcuda.so.1")
+            launch_kernel = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p)
+        except (OSError, AttributeError):
+            _NATIVE["module"] = None
+        else:
+            stream = _launch.raw_stream_query(torch)
+            _native_configure(launch_kernel.value, stream)
+    return _NATIVE["module"]
+
+
+def _native_configure(launch_kernel: int, current_stream):
+    """Configure the compiled module (None where it cannot be built) with
+    ``launch_kernel`` (``cuLaunchKernel``'s address) and
+    ``current_stream(device)`` (the ``CUstream`` to launch on), and what it
+    tests: _inspect's modes and the launch hook."""
+    from kdsl.runtime import native
+
+    global _NATIVE_CALL
+    module = native.module()
+    if module is not None:
+        module.configure(
+            launch_kernel,
+            (*_modes, _tracing),
+            (_wrapped, _functional),
+            _launch.INTERCEPT,
+            (torch.Tensor, torch.nn.Parameter),
+            current_stream,
+            torch.empty_like,
+            _native_error,
+        )
+        _NATIVE_CALL = module.call
+    _NATIVE["module"] = module
+    return module
+
+
+def _native_error(status: int, first: bool, device: int) -> bool:
+    """A compiled replay's failed ``cuLaunchKernel``: True (launch again)
+    when it was a thread's first and the thread had no CUDA context (now
+    made, as the Python launch does), else CuPy's ``CUDADriverError``."""
+    from cupy.cuda import driver, runtime
+
+    exc = driver.CUDADriverError(status)
+    if not first:
+        raise exc
+    _launch._with_context(device, runtime)(exc)
+    return True
+
+
+def _NATIVE_CALL(replays, args):  # (runtime/native.c's call, once configured)
+    return None
 
 
 def _roles(saved, inputs, outputs) -> tuple:

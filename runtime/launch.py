@@ -20,7 +20,7 @@ import sys
 import threading
 import warnings
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -711,6 +711,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
         lines.append("    if args:")
         lines.append("        _bad_count(args)")
     packed = []
+    sources = []  # (the parameter, its alignment; 0: a scalar) of each packed
     for i, info in enumerate(params):
         spec = info.spec
         if info.optional:  # None or not: the instance's, or a LaunchError
@@ -764,6 +765,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             else:
                 lines.append(f"    p{i} = _scalar{i}({a})")
             packed.append(f"p{i}")
+            sources.append((i, 0))
             continue
         kind = "pointer" if info.kind == "pointer" else ("array", spec.ndim)
         align = alignment.get(info.name, 1)
@@ -810,6 +812,7 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             .rstrip("\n")
         )
         packed.append(f"p{i}")
+        sources.append((i, align))
     args = ", ".join(packed) + ("," if len(packed) == 1 else "")
     if driver:
         lines += _driver_launch(env, fields, packed, device, torch is not None, loaded)
@@ -818,7 +821,24 @@ def _generate(kernel, inst, device, function, alignment, loaded):
             lines.append("    if stream is None and torch_args:")
             lines.append("        stream = _torch_stream()")
         lines.append(f"    _function(grid, block, ({args}), shared_mem, stream)")
-    return generated(lines, f"<kdsl launch {inst.name}>", env, "launch")
+    launch = generated(lines, f"<kdsl launch {inst.name}>", env, "launch")
+    if driver:
+        launch.driver = DriverLaunch(
+            loaded.ptr, tuple((i, t, a) for (i, a), t in zip(sources, fields))
+        )
+    return launch
+
+
+@dataclass(frozen=True)
+class DriverLaunch:
+    """What a launch function that launches through the driver passes, for
+    kdsl's compiled replay (runtime/native.c): the ``CUfunction``, and per
+    parameter it packs (in order) the kernel parameter it comes from, its
+    ctypes type and, for a pointer, the alignment its address needs (0 for
+    a scalar)."""
+
+    function: int
+    params: tuple
 
 
 def generated(lines, filename: str, env: dict, name: str):

@@ -216,6 +216,191 @@ def test_cupy_launch_requested_by_the_environment(driver, monkeypatch):
     assert call[0] == "cupy"
 
 
+# -- the compiled replay (runtime/native.c) --------------------------------------------
+import kdsl.torch as kt  # noqa: E402
+from kdsl.runtime import native  # noqa: E402
+
+needs_cc = pytest.mark.skipif(
+    native.module() is None, reason=f"no compiled replay: {native.why()}"
+)
+
+CALLS = []  # one entry per run of axpy_op's function
+
+
+@kt.op("kdsl_native::axpy", replay=True)
+def axpy_op(x: torch.Tensor, a: float, n: int) -> torch.Tensor:
+    CALLS.append(n)
+    y = torch.empty_like(x)
+    axpy[2, 32](x, y, a, n, 2**40, -0.5)
+    return y
+
+
+@kt.op("kdsl_native::axpy_pair", replay=True)
+def axpy_pair(x: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two outputs, one of them of no input's shape, two launches."""
+    CALLS.append("pair")
+    y, z = torch.empty_like(x), torch.empty(x.shape[0] + 1, dtype=x.dtype)
+    axpy[1, 32](x, y, 2.0, x.shape[0], 1, 0.0)
+    axpy[1, 32](w, z, 3.0, x.shape[0], 1, 0.0)
+    return y, z
+
+
+LAUNCH_KERNEL = ctypes.CFUNCTYPE(
+    ctypes.c_int,
+    *([ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3),
+)
+
+
+@pytest.fixture
+def compiled(driver, monkeypatch):
+    """The compiled replay on device -1: CPU tensors are its tensors, and
+    its cuLaunchKernel (a ctypes function) reads the parameters as the
+    driver fixture's launch does, or returns the status in
+    ``driver.fail``."""
+
+    def launch_kernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        if driver.fail:
+            return driver.fail.pop(0)
+        driver.native += 1
+        launch = cupy.cuda.driver.launchKernel
+        launch(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra)
+        return 0
+
+    driver.native = 0
+    function = LAUNCH_KERNEL(launch_kernel)
+    monkeypatch.setattr(kt, "_NATIVE", {})
+    monkeypatch.setattr(kt, "_NATIVE_CALL", kt._NATIVE_CALL)
+    monkeypatch.setattr(kt, "_one_gpu", lambda: True)  # (the fixture's device -1)
+    inspect = kt._inspect  # the CPU tensors taken for device -1's
+    monkeypatch.setattr(
+        kt, "_inspect", lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
+    )
+    for op in (axpy_op, axpy_pair):
+        monkeypatch.setattr(op, "replays", {})
+        monkeypatch.setattr(op, "native", [])
+    kt._native_configure(ctypes.cast(function, ctypes.c_void_p).value, lambda d: 0x5EA)
+    CALLS.clear()
+    yield driver
+    KEEP.append(function)  # (the module keeps its address)
+
+
+KEEP = []
+
+
+@needs_cc
+def test_a_replay_runs_compiled_after_two_recorded_calls_agree(compiled):
+    compiled.kinds = "ppfiqd"
+    x = torch.arange(32, dtype=torch.float32)
+    outs = [axpy_op(x, 0.5, 32) for _ in range(5)]
+    assert CALLS == [32] * 3  # the first call, two recorded: then compiled
+    assert compiled.native == 2 and len(axpy_op.native) == 1
+    for (f, grid, block, smem, stream, values), y in zip(compiled, outs):
+        assert (f, grid, block, smem, stream) == (
+            0xF00D,
+            (2, 1, 1),
+            (32, 1, 1),
+            0,
+            0x5EA,
+        )
+        assert values == [x.data_ptr(), y.data_ptr(), 0.5, 32, 2**40, -0.5]
+    assert len({y.data_ptr() for y in outs}) == 5  # each call its own output
+    assert outs[-1].shape == x.shape and outs[-1].dtype == x.dtype
+
+
+@needs_cc
+def test_another_signature_takes_the_python_path(compiled):
+    compiled.kinds = "ppfiqd"
+    x = torch.ones(32, 1)
+    for _ in range(3):
+        axpy_op(x, 0.5, 32)
+    CALLS.clear()
+    axpy_op(x, 0.25, 32)  # another scalar: learnt anew
+    axpy_op(x, 0.5, 31)
+    axpy_op(x.double(), 0.5, 32)
+    axpy_op(torch.ones(16, 2), 0.5, 32)  # another shape
+    axpy_op(torch.ones(1, 32).t(), 0.5, 32)  # other strides (32 x 1 too)
+    assert CALLS == [32, 31, 32, 32, 32] and compiled.native == 0
+    axpy_op(torch.ones(33)[1:].view(32, 1), 0.5, 32)  # another address
+    assert compiled.native == 1
+
+
+@needs_cc
+def test_what_must_see_the_call_keeps_it_from_the_compiled_replay(
+    compiled, monkeypatch
+):
+    compiled.kinds = "ppfiqd"
+    x = torch.ones(32)
+    for _ in range(3):
+        axpy_op(x, 0.5, 32)
+    CALLS.clear()
+    with torch.no_grad():  # a tensor that requires grad: another signature
+        axpy_op(x.clone().requires_grad_(), 0.5, 32)
+
+    class Passing(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Passing():  # a mode sees the operator
+        axpy_op(x, 0.5, 32)
+    seen = []
+    with kt._intercepting(lambda *a: seen.append(a)):  # a call being recorded
+        axpy_op(x, 0.5, 32)
+    assert compiled.native == 0 and len(seen) == 1
+    axpy_op(x, 0.5, 32)
+    assert compiled.native == 1
+
+
+@needs_cc
+def test_a_signature_the_python_path_finds_runs_its_compiled_replay(compiled):
+    """A tensor that requires grad (here under no_grad; a forward that
+    saves for backward alike) is not the compiled test's: the Python path
+    finds the signature, and its replay function runs the compiled one."""
+    compiled.kinds = "ppfiqd"
+    x = torch.ones(32, requires_grad=True)
+    with torch.no_grad():
+        outs = [axpy_op(x, 0.5, 32) for _ in range(5)]
+    assert CALLS == [32] * 3 and compiled.native == 2
+    assert axpy_op.native == []  # (not in the list the call itself tests)
+    (replay,) = axpy_op.replays.values()
+    assert "_native(inputs)" in replay.__kdsl_source__
+    assert compiled[-1][5][:2] == [x.data_ptr(), outs[-1].data_ptr()]
+
+
+@needs_cc
+def test_two_outputs_and_launches_replay_compiled(compiled):
+    compiled.kinds = "ppfiqd"
+    x, w = torch.ones(8), torch.zeros(8)
+    outs = [axpy_pair(x, w) for _ in range(4)]
+    assert CALLS == ["pair"] * 3 and compiled.native == 2
+    y, z = outs[-1]
+    assert z.shape == (9,) and z.dtype == torch.float32
+    first, second = compiled[-2:]
+    assert first[5][:4] == [x.data_ptr(), y.data_ptr(), 2.0, 8]
+    assert second[5][:4] == [w.data_ptr(), z.data_ptr(), 3.0, 8]
+    CALLS.clear()
+    axpy_pair(x, x)  # one tensor twice: not this signature
+    assert CALLS == ["pair"] and compiled.native == 2
+
+
+@needs_cc
+def test_a_failed_launch_raises_or_gets_a_context(compiled, monkeypatch):
+    compiled.kinds = "ppfiqd"
+    made = []
+    x = torch.ones(32)
+    for _ in range(3):
+        axpy_op(x, 0.5, 32)
+    compiled.fail = [700]
+    with pytest.raises(DriverError) as caught:
+        axpy_op(x, 0.5, 32)
+    assert caught.value.status == 700 and compiled.native == 0
+    compiled.fail = [201]  # no context on this thread: made, launched again
+    monkeypatch.setattr(
+        lmod, "_with_context", lambda d, r: lambda e: made.append((d, e.status))
+    )
+    axpy_op(x, 0.5, 32)
+    assert made == [(0, 201)] and compiled.native == 1
+
+
 # -- on the GPU ------------------------------------------------------------------------
 gpu = pytest.mark.gpu
 

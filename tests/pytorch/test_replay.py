@@ -151,7 +151,7 @@ def runs(fn, *args, times=5, **kwargs):
 
 def test_a_signature_is_replayed_after_two_recorded_calls_agree():
     x = torch.linspace(-2, 2, 200, dtype=torch.float64).reshape(10, 20)
-    scale_op.replays.clear()
+    scale_op.forget()
     outs, ran = runs(scale_op, x, 1.5)
     assert ran == 3  # the first call, then two recorded ones
     for y in outs:
@@ -167,7 +167,7 @@ def test_a_signature_is_replayed_after_two_recorded_calls_agree():
 
 
 def test_each_signature_is_learnt_apart():
-    scale_op.replays.clear()
+    scale_op.forget()
     x = torch.arange(64, dtype=torch.float32)
     runs(scale_op, x, 2.0)
     # another scalar value, another dtype, another shape: learnt anew
@@ -183,7 +183,7 @@ def test_each_signature_is_learnt_apart():
 
 def test_two_outputs_a_keyword_and_views_are_replayed():
     x = torch.linspace(-1, 1, 96, dtype=torch.float64).reshape(8, 12)
-    scale_pair.replays.clear()
+    scale_pair.forget()
     outs, ran = runs(scale_pair, x, s=0.5)
     assert ran == 3
     for y, z in outs:
@@ -191,7 +191,7 @@ def test_two_outputs_a_keyword_and_views_are_replayed():
 
 
 def test_a_function_whose_launches_drift_is_never_replayed():
-    drifting.replays.clear()
+    drifting.forget()
     COUNTER[0] = 0
     x = torch.ones(32, dtype=torch.float64)
     outs, ran = runs(drifting, x, times=8)
@@ -204,7 +204,7 @@ def test_a_function_whose_launches_drift_is_never_replayed():
     "fn", [scratch, sliced, twice], ids=["temporary", "view-output", "same-output"]
 )
 def test_what_a_replay_cannot_repeat_runs_the_function(fn):
-    fn.replays.clear()
+    fn.forget()
     x = torch.arange(16, dtype=torch.float64)
     outs, ran = runs(fn, x)
     assert ran == 5
@@ -218,13 +218,13 @@ def test_what_a_replay_cannot_repeat_runs_the_function(fn):
 
 def test_the_dispatcher_path_is_replayed_too():
     x = torch.arange(40, dtype=torch.float64)
-    scale_op.replays.clear()
+    scale_op.forget()
     outs, ran = runs(scale_op.op, x, 2.0)  # through torch.library: replayed too
     assert ran == 3 and all(torch.equal(y, 2.0 * x) for y in outs)
 
 
 def test_a_replayed_forward_keeps_its_gradient():
-    scale_op.replays.clear()
+    scale_op.forget()
     scale_op.plans.clear()
     x = torch.linspace(-1, 1, 50, dtype=torch.float64, requires_grad=True)
     for _ in range(5):
@@ -253,8 +253,8 @@ def test_overwrites_must_name_a_computed_gradient():
 
 
 def test_an_operator_called_inside_another_is_recorded_with_it():
-    scale_op.replays.clear()
-    outer.replays.clear()
+    scale_op.forget()
+    outer.forget()
     x = torch.arange(24, dtype=torch.float64)
     for _ in range(4):  # the inner operator learns its replay, eagerly
         scale_op(x, 4.0)

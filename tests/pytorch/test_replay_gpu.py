@@ -15,7 +15,7 @@ gpu = pytest.mark.gpu
 def learnt(op, *args):
     """``op``'s replay function for these arguments, after the calls that
     learn it."""
-    op.replays.clear()
+    op.forget()
     for _ in range(3):
         op(*args)
     (replay,) = op.replays.values()
@@ -55,6 +55,39 @@ def test_gpu_a_replay_launches_through_the_packers_and_equals_the_function():
 
 
 @gpu
+def test_gpu_a_replay_runs_compiled_where_the_host_can_build_it():
+    """runtime/native.c: the call tests the signature and launches in C,
+    with the function's result bit for bit (no_grad); a forward that needs a
+    gradient gets it through the replay function."""
+    from kdsl.runtime import native
+
+    if native.module() is None:
+        pytest.skip(f"no compiled replay: {native.why()}")
+    ops = example_ops()
+    with torch.no_grad():
+        for op, args in cases(ops):
+            replay = learnt(op, *args)
+            assert "_native(inputs)" in replay.__kdsl_source__
+            assert len(op.native) == 1
+            called = []
+            op.fn, fn = (lambda *a: called.append(a)), op.fn  # (must not run)
+            try:
+                fresh = [
+                    [
+                        torch.randn_like(a) if isinstance(a, torch.Tensor) else a
+                        for a in args
+                    ]
+                    for _ in range(3)
+                ]
+                outs = [op(*f) for f in fresh]
+            finally:
+                op.fn = fn
+            assert called == []
+            for f, out in zip(fresh, outs):
+                assert torch.equal(out, op.fn(*f))
+
+
+@gpu
 def test_gpu_a_replay_runs_on_the_current_stream_and_in_a_cuda_graph():
     ops = example_ops()
     x = torch.randn(64, 1024, device="cuda", dtype=torch.bfloat16)
@@ -87,7 +120,7 @@ def test_gpu_replayed_forward_and_overwritten_gradients_equal_the_operators():
         (ops.softmax, (x,)),
         (ops.layer_norm, (x, w, None, 1e-5)),
     ):
-        op.replays.clear()
+        op.forget()
         g = torch.randn(32, 512, device="cuda")
         inputs = [a for a in args if isinstance(a, torch.Tensor)]
         slow = torch.autograd.grad(op.op(*args), inputs, g)  # the dispatcher's
