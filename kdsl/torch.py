@@ -471,12 +471,13 @@ def _planned_backward(planned, plan, saved, grads):
     return [n if n.dtype == d else n.to(d) for n, d in zip(news, dtypes)]
 
 
-def _fast_backward(planned, plan, saved, packer, n_inputs):
+def _fast_backward(planned, plan, saved, grads, packer, n_inputs):
     """The backward of a kept plan on the GPU as one generated function of
     the saved tensors and the incoming gradients: the gradients allocated,
-    the kernel launched through the packer its first launch used, the
-    gradients rounded to their inputs' dtypes (all fixed by the input
-    signature), returned in the inputs' places."""
+    the kernel launched through the packer its first launch used (or both
+    compiled: _native_backward), the gradients rounded to their inputs'
+    dtypes (all fixed by the input signature), returned in the inputs'
+    places.  ``saved``, ``grads``: a first backward's."""
     launch, grid, block = packer
     env = {
         "_launch": launch,
@@ -491,15 +492,29 @@ def _fast_backward(planned, plan, saved, packer, n_inputs):
         lines.append(f"    {names}{',' if len(saved) == 1 else ''} = saved")
     for k, j in enumerate(plan.grad_output):
         lines.append(f"    g{k} = grad_outputs[{j}].contiguous()")
+    news = [f"n{k}" for k in range(len(plan.new_like))]
+    native = _native_backward(planned, plan, saved, grads, packer)
+    indent = "    "
+    if native is not None:
+        env["_native"] = native
+        inputs = [f"s{i}" for i in range(len(saved))]
+        inputs += [f"g{k}" for k in range(len(plan.grad_output))]
+        lines += [
+            f"    made = _native(({', '.join(inputs)},))",
+            "    if made is not None:",
+            f"        {', '.join(news)}, = made",
+            "    else:  # (an address not aligned as the kernel needs: it says so)",
+        ]
+        indent = "        "
     for k, (i, dtype, empty) in enumerate(
         zip(plan.new_like, planned.new_dtypes, plan.new_empty)
     ):
         make = "_empty_like" if empty else "_zeros_like"
         if dtype is None:
-            lines.append(f"    n{k} = {make}(s{i})")
+            lines.append(f"{indent}n{k} = {make}(s{i})")
         else:
             env[f"_dtype{k}"] = dtype
-            lines.append(f"    n{k} = {make}(s{i}, dtype=_dtype{k})")
+            lines.append(f"{indent}n{k} = {make}(s{i}, dtype=_dtype{k})")
     pools = ("s", "g", "n")
     values = (None, None, None, planned.scalars, planned.floats, _NONE)
     args = []
@@ -510,7 +525,8 @@ def _fast_backward(planned, plan, saved, packer, n_inputs):
             env[f"_c{m}"] = k if kind == _CONST else values[kind][k]
             args.append(f"_c{m}")
     lines.append(
-        f"    _launch(_grid, _block, ({', '.join(args)},), None, {plan.shared_mem})"
+        f"{indent}_launch(_grid, _block, ({', '.join(args)},), None,"
+        f" {plan.shared_mem})"
     )
     out = ["None"] * n_inputs
     for k, i in enumerate(plan.new_input):
@@ -523,6 +539,44 @@ def _fast_backward(planned, plan, saved, packer, n_inputs):
     lines.append(f"    return [{', '.join(out)}]")
     name = f"<kdsl backward {plan.kernel.name}>"
     return _launch.generated(lines, name, env, "backward")
+
+
+def _native_backward(planned, plan, saved, grads, packer):
+    """The compiled replay (runtime/native.c) of a kept plan's backward: of
+    the saved tensors and the incoming gradients (made contiguous), the
+    gradients allocated as _fast_backward allocates them and the kernel
+    launched; None where there is none (see _native_replay)."""
+    driver = getattr(packer[0], "driver", None)
+    module = _native_module() if driver is not None else None
+    if module is None:
+        return None
+    tensors = [*saved, *grads]
+    inputs = [
+        ("tensor", t.dtype, t.shape, t.stride(), t.is_cuda, t.requires_grad)
+        for t in tensors
+    ]
+    outputs = []
+    for i, dtype, empty in zip(plan.new_like, planned.new_dtypes, plan.new_empty):
+        make = torch.empty_like if empty else torch.zeros_like
+        outputs.append((i, make, (), {} if dtype is None else {"dtype": dtype}))
+    values = (None, None, None, planned.scalars, planned.floats, _NONE)
+    # saved tensors and gradients are the replay's inputs, new ones its outputs
+    places = {0: (0, 0), 1: (0, len(saved)), 2: (1, 0)}
+    roles = []
+    for kind, k in plan.coded:
+        if kind in places:
+            role, first = places[kind]
+            roles.append((role, first + k))
+        else:
+            roles.append((_CONST, k if kind == _CONST else values[kind][k]))
+    spec = _native_launch(driver, roles, packer[1], packer[2])
+    if spec is None:
+        return None
+    launch = (*spec[:3], plan.shared_mem, *spec[3:])
+    device = tensors[0].device.index if tensors else 0
+    return module.Replay(
+        tuple(inputs), tuple(outputs), (launch,), True, device or 0, None
+    )
 
 
 def _gradient(like, dtype, written):
@@ -723,6 +777,8 @@ class Op:
             return self.overload(*args, **kwargs)
         if self.native and not kwargs:  # a compiled replay's signature: run it
             out = _NATIVE_CALL(self.native, args)
+            if type(out) is _NATIVE_REPLAY:  # (a gradient needed: autograd's)
+                return _apply(self, ("cuda", out.tag, out), kwargs, *args)
             if out is not None:
                 return out
         found = _inspect(args, kwargs) if self.direct else None
@@ -736,7 +792,7 @@ class Op:
                 if found is None:
                     return self.op(*args, **kwargs)
                 (args, kwargs), key = placed, found[2]
-            return _apply(self, (device, key), kwargs, *args)
+            return _apply(self, (device, key, None), kwargs, *args)
         if self.replay:
             return self._call(device, args, kwargs, key)
         return self._plainly(device, args, kwargs)
@@ -826,7 +882,7 @@ class Op:
             )
             self._keep(key, replay)
             if native is not None and len(self.native) < _MAX_NATIVE:
-                if all(e[0] == i and not _needs_grad(e) for i, e in enumerate(key)):
+                if all(e[0] == i for i, e in enumerate(key)):  # (positional)
                     self.native.append(native)  # (tested by the call itself)
         else:
             self._keep(key, (recorded, tries + 1) if tries + 1 < _RECORDS else _NEVER)
@@ -851,6 +907,8 @@ class Op:
         def run(*args, **kwargs):
             if self.native and not kwargs and device == "cuda":
                 out = _NATIVE_CALL(self.native, args)
+                if type(out) is _NATIVE_REPLAY:  # (below autograd: run it)
+                    out = out(args)
                 if out is not None:
                     return out
             found = _inspect(args, kwargs)  # (None: in a mode, or not plain)
@@ -866,11 +924,13 @@ class Op:
         run of the function the first time an input signature (``where``'s
         key) is seen, then reused (a plan depends on what the signature
         fixes: shapes, strides, dtypes, devices, the values of the other
-        arguments)."""
-        device, key = where
-        if self.replay:
+        arguments).  ``where``: ``(device, key, the compiled replay that
+        matched the call, or None)``."""
+        device, key, native = where
+        out = native(args) if native is not None else None
+        if out is None and self.replay:
             out = self._call(device, args, kwargs, key)
-        else:
+        elif out is None:
             out = self._plainly(device, args, kwargs)
         real = out if isinstance(out, tuple) else (out,)
         planned = self._planned(key, args, kwargs, real)
@@ -912,7 +972,7 @@ class Op:
             packer = planned.__dict__.get("packer")
             if packer is not None and _one_gpu():  # the next ones: one function
                 planned.__dict__["fast"] = _fast_backward(
-                    planned, plan, saved, packer, n_inputs
+                    planned, plan, saved, grads, packer, n_inputs
                 )
         else:
             with _intercepting(_interpret):
@@ -1285,9 +1345,10 @@ def _native_replay(recorded, launches, key):
     inputs, device = [], None
     for entry in key:
         if len(entry) == 6:
-            _, shape, stride, dtype, dev, _ = entry
+            _, shape, stride, dtype, dev, needs = entry
             device = dev.index if device is None else device
-            inputs.append(("tensor", dtype, shape, stride, dev.type == "cuda"))
+            cuda = dev.type == "cuda"
+            inputs.append(("tensor", dtype, shape, stride, cuda, needs))
         elif entry[1] is float:
             bits = struct.unpack("<Q", struct.pack("<d", float.fromhex(entry[2])))
             inputs.append(("float", bits[0]))
@@ -1313,13 +1374,8 @@ def _native_replay(recorded, launches, key):
     if module is None:
         return None
     return module.Replay(
-        tuple(inputs), tuple(outputs), tuple(specs), recorded.tupled, device or 0
+        tuple(inputs), tuple(outputs), tuple(specs), recorded.tupled, device or 0, key
     )
-
-
-def _needs_grad(entry) -> bool:
-    """Whether a signature's entry is a tensor's that requires grad."""
-    return len(entry) == 6 and entry[5]
 
 
 def _native_launch(driver, roles, grid, block):
@@ -1375,7 +1431,7 @@ def _native_configure(launch_kernel: int, current_stream):
     tests: _inspect's modes and the launch hook."""
     from kdsl.runtime import native
 
-    global _NATIVE_CALL
+    global _NATIVE_CALL, _NATIVE_REPLAY
     module = native.module()
     if module is not None:
         module.configure(
@@ -1387,8 +1443,9 @@ def _native_configure(launch_kernel: int, current_stream):
             current_stream,
             torch.empty_like,
             _native_error,
+            torch.is_grad_enabled,
         )
-        _NATIVE_CALL = module.call
+        _NATIVE_CALL, _NATIVE_REPLAY = module.call, module.Replay
     _NATIVE["module"] = module
     return module
 
@@ -1408,6 +1465,10 @@ def _native_error(status: int, first: bool, device: int) -> bool:
 
 def _NATIVE_CALL(replays, args):  # (runtime/native.c's call, once configured)
     return None
+
+
+class _NATIVE_REPLAY:  # (its Replay, once configured)
+    pass
 
 
 def _roles(saved, inputs, outputs) -> tuple:

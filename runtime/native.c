@@ -6,12 +6,15 @@
  * as a generated Python function; this module runs the same thing without
  * the interpreter: `call(replays, args)` tests each replay's signature
  * against the call's positional arguments (the same test as kdsl.torch's
- * _inspect, and no tensor that requires grad) and, on the first that
- * matches, allocates the outputs (the PyTorch functions it was given),
- * writes each launch's parameters (the recorded constants, the tensors'
- * addresses) into a buffer on the stack and calls cuLaunchKernel on
- * PyTorch's current stream.  It returns None when none matches: the caller
- * takes its Python path, which says what is wrong, if anything is.
+ * _inspect) and, on the first that matches, allocates the outputs (the
+ * PyTorch functions it was given), writes each launch's parameters (the
+ * recorded constants, the tensors' addresses) into a buffer on the stack
+ * and calls cuLaunchKernel on PyTorch's current stream.  A signature with a
+ * tensor that requires grad, while grad mode is on, is returned instead:
+ * the caller makes the autograd node, whose forward calls the replay
+ * (`replay(inputs)`, which launches without testing).  `call` returns None
+ * when none matches: the caller takes its Python path, which says what is
+ * wrong, if anything is.
  *
  * Built at run time with the host's C compiler (runtime/native.py), as
  * Triton builds its launchers; without a compiler kdsl replays in Python.
@@ -20,6 +23,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,6 +40,7 @@ typedef int (*launch_kernel_t)(void *function, unsigned gx, unsigned gy,
 /* what `configure` was given */
 static launch_kernel_t launch_kernel;
 static PyObject *guards;        /* tuple of f(): any true, no replay */
+static PyObject *grad_enabled;  /* f(): torch.is_grad_enabled */
 static PyObject *tensor_guards; /* tuple of f(t): any true, no replay */
 static PyObject *intercept;     /* its `hook` set: no replay */
 static PyObject *tensor_type, *parameter_type;
@@ -52,15 +57,15 @@ enum { FROM_INPUT, FROM_OUTPUT };
 typedef struct {
   int kind;
   PyObject *dtype, *shape, *stride; /* IN_TENSOR */
-  int cuda;
+  int cuda, needs; /* is_cuda, requires_grad */
   uint64_t bits;    /* IN_FLOAT: the double's bits (-0.0 is not 0.0) */
   PyObject *type;   /* IN_VALUE: its exact type ... */
   PyObject *value;  /* ... and value (int, bool, None, str) */
 } Input;
 
 typedef struct {
-  int like;              /* >= 0: empty_like(input like) */
-  PyObject *make, *args, *kwargs; /* else make(*args, **kwargs) */
+  int like; /* >= 0: make(input like, **kwargs), make None: empty_like */
+  PyObject *make, *args, *kwargs; /* < 0: make(*args, **kwargs) */
 } Output;
 
 typedef struct {
@@ -82,10 +87,11 @@ typedef struct {
 
 typedef struct {
   PyObject_HEAD
-  int ninputs, noutputs, nlaunches, tupled, device;
+  int ninputs, noutputs, nlaunches, tupled, device, grad;
   Input *inputs;
   Output *outputs;
   Launch *launches;
+  PyObject *tag;  /* the caller's (kdsl.torch: the signature) */
   PyObject *keep; /* the spec it was made from (owns the objects above) */
 } Replay;
 
@@ -100,6 +106,7 @@ static void Replay_dealloc(Replay *self) {
   PyMem_Free(self->outputs);
   PyMem_Free(self->launches);
   Py_XDECREF(self->keep);
+  Py_XDECREF(self->tag);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -116,28 +123,32 @@ static int unsigned_triple(PyObject *seq, unsigned out[3]) {
   return 0;
 }
 
-/* Replay(inputs, outputs, launches, tupled, device):
- *   inputs: ("tensor", dtype, shape, strides, is_cuda) | ("float", bits) |
- *           ("value", type, value), one a positional argument;
- *   outputs: (like, make, args, kwargs): like an input's index whose
- *            empty_like it is, or -1: make(*args, **kwargs);
+/* Replay(inputs, outputs, launches, tupled, device, tag):
+ *   inputs: ("tensor", dtype, shape, strides, is_cuda, requires_grad) |
+ *           ("float", bits) | ("value", type, value), one a positional
+ *           argument;
+ *   outputs: (like, make, args, kwargs): like an input's index, the output
+ *            make(input, **kwargs) (make None: empty_like(input)), or -1:
+ *            make(*args, **kwargs);
  *   launches: (function, grid, block, shared_mem, consts, offsets,
  *              pointers), consts the parameter buffer (bytes) with the
  *              constants in it, offsets each parameter's place, pointers
  *              ((from, index, offset, align), ...);
- *   tupled: whether the outputs are returned as a tuple. */
+ *   tupled: whether the outputs are returned as a tuple;
+ *   tag: kept as the replay's `tag`. */
 static int Replay_init(Replay *self, PyObject *args, PyObject *kwds) {
-  PyObject *inputs, *outputs, *launches;
+  PyObject *inputs, *outputs, *launches, *tag;
   int tupled, device;
-  if (!PyArg_ParseTuple(args, "O!O!O!pi", &PyTuple_Type, &inputs,
+  if (!PyArg_ParseTuple(args, "O!O!O!piO", &PyTuple_Type, &inputs,
                         &PyTuple_Type, &outputs, &PyTuple_Type, &launches,
-                        &tupled, &device))
+                        &tupled, &device, &tag))
     return -1;
   if (self->keep) {
     PyErr_SetString(PyExc_TypeError, "a Replay is made once");
     return -1;
   }
   self->keep = Py_NewRef(args);
+  self->tag = Py_NewRef(tag);
   self->tupled = tupled;
   self->device = device;
   self->ninputs = (int)PyTuple_GET_SIZE(inputs);
@@ -159,12 +170,15 @@ static int Replay_init(Replay *self, PyObject *args, PyObject *kwds) {
     Input *in = &self->inputs[i];
     PyObject *spec = PyTuple_GET_ITEM(inputs, i);
     const char *kind;
-    PyObject *a, *b = NULL, *c = NULL, *d = NULL;
-    if (!PyArg_ParseTuple(spec, "sO|OOO", &kind, &a, &b, &c, &d)) return -1;
-    if (strcmp(kind, "tensor") == 0 && d != NULL) {
+    PyObject *a, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+    if (!PyArg_ParseTuple(spec, "sO|OOOO", &kind, &a, &b, &c, &d, &e))
+      return -1;
+    if (strcmp(kind, "tensor") == 0 && e != NULL) {
       in->kind = IN_TENSOR;
       in->dtype = a, in->shape = b, in->stride = c;
       in->cuda = PyObject_IsTrue(d);
+      in->needs = PyObject_IsTrue(e);
+      self->grad |= in->needs;
     } else if (strcmp(kind, "float") == 0) {
       in->kind = IN_FLOAT;
       in->bits = PyLong_AsUnsignedLongLong(a);
@@ -183,10 +197,9 @@ static int Replay_init(Replay *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(spec, "iOOO", &out->like, &out->make, &out->args,
                           &out->kwargs))
       return -1;
-    if (out->like >= self->ninputs ||
-        (out->like < 0 && !(PyCallable_Check(out->make) &&
-                            PyTuple_Check(out->args) &&
-                            PyDict_Check(out->kwargs)))) {
+    if (out->like >= self->ninputs || !PyTuple_Check(out->args) ||
+        !PyDict_Check(out->kwargs) ||
+        (out->make == Py_None ? out->like < 0 : !PyCallable_Check(out->make))) {
       PyErr_Format(PyExc_ValueError, "output %d: unknown spec", j);
       return -1;
     }
@@ -283,13 +296,14 @@ static int any_true(PyObject *fns, PyObject *arg) {
   return 0;
 }
 
-/* The tensor's address into *ptr: 1 when `a` is a plain tensor that needs
- * no gradient and no guard holds for it, 0 when not, -1 on an error. */
-static int plain_tensor(PyObject *a, uint64_t *ptr) {
+/* The tensor's address into *ptr: 1 when `a` is a plain tensor that
+ * requires grad as `needs` says and no guard holds for it, 0 when not, -1
+ * on an error. */
+static int plain_tensor(PyObject *a, int needs, uint64_t *ptr) {
   if (Py_TYPE(a) != (PyTypeObject *)tensor_type &&
       Py_TYPE(a) != (PyTypeObject *)parameter_type)
     return 0;
-  int r = attr_is(a, s_requires_grad, Py_False);
+  int r = attr_is(a, s_requires_grad, needs ? Py_True : Py_False);
   if (r != 1) return r;
   if ((r = any_true(tensor_guards, a)) != 0) return r < 0 ? -1 : 0;
   PyObject *v = PyObject_CallMethodNoArgs(a, s_data_ptr);
@@ -311,7 +325,7 @@ static int matches(Replay *r, PyObject *args, uint64_t *ptrs) {
     int ok;
     switch (in->kind) {
       case IN_TENSOR:
-        if ((ok = plain_tensor(a, &ptrs[i])) != 1) return ok;
+        if ((ok = plain_tensor(a, in->needs, &ptrs[i])) != 1) return ok;
         if ((ok = attr_is(a, s_dtype, in->dtype)) != 1) return ok;
         if ((ok = attr_is(a, s_is_cuda, in->cuda ? Py_True : Py_False)) != 1)
           return ok;
@@ -350,9 +364,14 @@ static int aligned(Replay *r, const uint64_t *ptrs) {
 }
 
 static PyObject *allocate(Output *out, PyObject *args) {
-  if (out->like >= 0)
-    return PyObject_CallOneArg(empty_like, PyTuple_GET_ITEM(args, out->like));
-  return PyObject_Call(out->make, out->args, out->kwargs);
+  if (out->like < 0) return PyObject_Call(out->make, out->args, out->kwargs);
+  PyObject *like = PyTuple_GET_ITEM(args, out->like);
+  if (out->make == Py_None) return PyObject_CallOneArg(empty_like, like);
+  PyObject *one = PyTuple_Pack(1, like);
+  if (!one) return NULL;
+  PyObject *made = PyObject_Call(out->make, one, out->kwargs);
+  Py_DECREF(one);
+  return made;
 }
 
 static PyObject *run(Replay *r, PyObject *args, uint64_t *ptrs) {
@@ -447,6 +466,11 @@ static PyObject *Replay_call(Replay *r, PyObject *args, PyObject *kwds) {
   return run(r, inputs, ptrs);
 }
 
+static PyMemberDef Replay_members[] = {
+    {"tag", T_OBJECT, offsetof(Replay, tag), READONLY, "the caller's tag"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyTypeObject ReplayType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kdsl_native.Replay",
     .tp_basicsize = sizeof(Replay),
@@ -456,12 +480,14 @@ static PyTypeObject ReplayType = {
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Replay_init,
     .tp_call = (ternaryfunc)Replay_call,
+    .tp_members = Replay_members,
 };
 
 /* call(replays, args): the outputs of the first replay in the list whose
  * signature the positional arguments `args` have, after launching its
- * kernels; None when there is none or something would see the call (a
- * mode, a transform, a launch hook). */
+ * kernels, or the replay itself when it needs autograd (above); None when
+ * there is none or something would see the call (a mode, a transform, a
+ * launch hook). */
 static PyObject *call(PyObject *module, PyObject *const *argv,
                       Py_ssize_t argc) {
   if (argc != 2 || !PyList_Check(argv[0]) || !PyTuple_Check(argv[1])) {
@@ -481,6 +507,13 @@ static PyObject *call(PyObject *module, PyObject *const *argv,
     int m = matches((Replay *)item, args, ptrs);
     if (m < 0) return NULL;
     if (m) {
+      if (((Replay *)item)->grad) { /* autograd's, while grad mode is on */
+        PyObject *on = PyObject_CallNoArgs(grad_enabled);
+        if (!on) return NULL;
+        int t = PyObject_IsTrue(on);
+        Py_DECREF(on);
+        if (t) return t < 0 ? NULL : Py_NewRef(item);
+      }
       Py_INCREF(item); /* (the list may change under an allocation) */
       PyObject *out = run((Replay *)item, args, ptrs);
       Py_DECREF(item);
@@ -497,13 +530,13 @@ static void set(PyObject **slot, PyObject *value) {
 }
 
 /* configure(launch_kernel, guards, tensor_guards, intercept, tensor_types,
- *           current_stream, empty_like, on_error) */
+ *           current_stream, empty_like, on_error, grad_enabled) */
 static PyObject *configure(PyObject *module, PyObject *args) {
   unsigned long long fn;
-  PyObject *g, *tg, *icpt, *types, *stream, *like, *err;
-  if (!PyArg_ParseTuple(args, "KO!O!OO!OOO", &fn, &PyTuple_Type, &g,
+  PyObject *g, *tg, *icpt, *types, *stream, *like, *err, *grad;
+  if (!PyArg_ParseTuple(args, "KO!O!OO!OOOO", &fn, &PyTuple_Type, &g,
                         &PyTuple_Type, &tg, &icpt, &PyTuple_Type, &types,
-                        &stream, &like, &err))
+                        &stream, &like, &err, &grad))
     return NULL;
   if (PyTuple_GET_SIZE(types) != 2 || !PyType_Check(PyTuple_GET_ITEM(types, 0)) ||
       !PyType_Check(PyTuple_GET_ITEM(types, 1))) {
@@ -518,6 +551,7 @@ static PyObject *configure(PyObject *module, PyObject *args) {
   set(&current_stream, stream);
   set(&empty_like, like);
   set(&on_error, err);
+  set(&grad_enabled, grad);
   launch_kernel = (launch_kernel_t)(uintptr_t)fn;
   Py_RETURN_NONE;
 }

@@ -112,7 +112,7 @@ def driver(monkeypatch):
 
     launches.fail = []
     monkeypatch.setattr(cupy.cuda.driver, "launchKernel", launch)
-    for k in (axpy, bytes_in, blocks_in):
+    for k in (axpy, bytes_in, blocks_in, twice, twice_backward):
         monkeypatch.setattr(k, "_plans", {})
         monkeypatch.setattr(k, "_launchers", {})
     return launches
@@ -245,6 +245,26 @@ def axpy_pair(x: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, torch.Ten
     return y, z
 
 
+@kdsl.kernel
+def twice_backward(grad_y: Pointer[D], grad_x: Pointer[D], n: Int32):
+    if thread_idx.x < n:
+        grad_x[thread_idx.x] = grad_y[thread_idx.x] + grad_y[thread_idx.x]
+
+
+@kdsl.kernel(backward=twice_backward)
+def twice(x: Pointer[D], y: Pointer[D], n: Int32):
+    if thread_idx.x < n:
+        y[thread_idx.x] = x[thread_idx.x] + x[thread_idx.x]
+
+
+@kt.op("kdsl_native::twice", replay=True)
+def twice_op(x: torch.Tensor) -> torch.Tensor:
+    CALLS.append("twice")
+    y = torch.empty_like(x)
+    twice[1, 32](x, y, x.numel())
+    return y
+
+
 LAUNCH_KERNEL = ctypes.CFUNCTYPE(
     ctypes.c_int,
     *([ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3),
@@ -275,9 +295,10 @@ def compiled(driver, monkeypatch):
     monkeypatch.setattr(
         kt, "_inspect", lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
     )
-    for op in (axpy_op, axpy_pair):
+    for op in (axpy_op, axpy_pair, twice_op):
         monkeypatch.setattr(op, "replays", {})
         monkeypatch.setattr(op, "native", [])
+        monkeypatch.setattr(op, "plans", {})
     kt._native_configure(ctypes.cast(function, ctypes.c_void_p).value, lambda d: 0x5EA)
     CALLS.clear()
     yield driver
@@ -351,19 +372,32 @@ def test_what_must_see_the_call_keeps_it_from_the_compiled_replay(
 
 
 @needs_cc
-def test_a_signature_the_python_path_finds_runs_its_compiled_replay(compiled):
-    """A tensor that requires grad (here under no_grad; a forward that
-    saves for backward alike) is not the compiled test's: the Python path
-    finds the signature, and its replay function runs the compiled one."""
-    compiled.kinds = "ppfiqd"
+def test_a_call_that_needs_a_gradient_gets_a_node_whose_forward_runs_compiled(
+    compiled,
+):
+    """A signature with a tensor that requires grad: with grad mode on, the
+    compiled test hands the call to autograd's node (the backward plan and
+    launch as before), whose forward runs the compiled replay; under
+    no_grad the call runs it at once."""
+    compiled.kinds = "ppi"
     x = torch.ones(32, requires_grad=True)
+    for _ in range(5):
+        twice_op(x).sum().backward()
+    # the first call, its backward plan's recorded run, two recorded calls
+    assert CALLS == ["twice"] * 4
+    assert len(twice_op.native) == 1
+    assert len(compiled) == 10  # a forward and a backward launch each time
+    # compiled: the last two forwards, and the backwards after the first
+    # (its plan's generated backward calls the compiled one)
+    assert compiled.native == 2 + 4
+    (planned,) = twice_op.plans.values()
+    assert "_native((s0, g0,))" in planned.fast.__kdsl_source__
+    assert x.grad.shape == x.shape
     with torch.no_grad():
-        outs = [axpy_op(x, 0.5, 32) for _ in range(5)]
-    assert CALLS == [32] * 3 and compiled.native == 2
-    assert axpy_op.native == []  # (not in the list the call itself tests)
-    (replay,) = axpy_op.replays.values()
+        y = twice_op(x)
+    assert compiled.native == 7 and not y.requires_grad
+    (replay,) = twice_op.replays.values()
     assert "_native(inputs)" in replay.__kdsl_source__
-    assert compiled[-1][5][:2] == [x.data_ptr(), outs[-1].data_ptr()]
 
 
 @needs_cc
