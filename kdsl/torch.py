@@ -678,8 +678,8 @@ class Op:
         # calls agree, are replayed without the function (_call)
         self.replay = bool(replay) and not mutates_args
         self.replays: dict = {}  # input signature -> replay function / record state
-        # the GPU replays of positional signatures that need no gradient,
-        # compiled (runtime/native.c: _native_replay)
+        # the compiled GPU replays of positional signatures, which a call
+        # tests itself (runtime/native.c: _native_replay, Op.__call__)
         self.native: list = []
         # backward parameters the backward kernel writes whole: not zero-filled
         self.overwrites = frozenset(

@@ -63,21 +63,36 @@ class _Unavailable(Exception):
 def _load():
     if os.environ.get("KDSL_NATIVE") == "0":
         raise _Unavailable("KDSL_NATIVE=0")
-    source = _SOURCE.read_bytes()
+    cc, include, path = target()
+    if not path.exists():
+        _build(cc, include, path)
+    try:
+        return _imported(path)
+    except ImportError:  # a broken file (truncated, another Python's): anew
+        _build(cc, include, path)
+    try:
+        return _imported(path)
+    except ImportError as exc:
+        raise _Unavailable(f"{path}: {exc}") from None
+
+
+def target() -> tuple:
+    """``(compiler command, Python's include folder, the module's file)``:
+    the file is named by the source, Python, the platform and the
+    compiler."""
     cc = compiler()
     include = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    source = _SOURCE.read_bytes()
     key = digest(source, sys.version, sys.platform, " ".join(cc), include)[:24]
-    path = cache_dir() / "native" / f"{_NAME}-{key}{suffix}"
-    if not path.exists():
-        _build(cc, include, path)
+    return cc, include, cache_dir() / "native" / f"{_NAME}-{key}{suffix}"
+
+
+def _imported(path: Path):
     loader = importlib.machinery.ExtensionFileLoader(_NAME, str(path))
     spec = importlib.util.spec_from_file_location(_NAME, path, loader=loader)
-    try:
-        mod = importlib.util.module_from_spec(spec)
-        loader.exec_module(mod)
-    except ImportError as exc:  # a file another build left broken
-        raise _Unavailable(f"{path}: {exc}") from None
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
     return mod
 
 

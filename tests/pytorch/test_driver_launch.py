@@ -290,6 +290,7 @@ def compiled(driver, monkeypatch):
     function = LAUNCH_KERNEL(launch_kernel)
     monkeypatch.setattr(kt, "_NATIVE", {})
     monkeypatch.setattr(kt, "_NATIVE_CALL", kt._NATIVE_CALL)
+    monkeypatch.setattr(kt, "_NATIVE_REPLAY", kt._NATIVE_REPLAY)
     monkeypatch.setattr(kt, "_one_gpu", lambda: True)  # (the fixture's device -1)
     inspect = kt._inspect  # the CPU tensors taken for device -1's
     monkeypatch.setattr(
