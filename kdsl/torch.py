@@ -739,7 +739,9 @@ class Op:
         layer = _autograd_layer(self.op)
         if layer is not None and not mutates_args:
             for key, call in (("AutogradCUDA", on_cuda), ("AutogradCPU", on_cpu)):
-                self.lib.impl(opname, _short_cut(layer, call), key, with_keyset=True)
+                self.lib.impl(
+                    opname, _short_cut(layer, call, self.native), key, with_keyset=True
+                )
         # Under torch.compile, Inductor's generated code calls these same
         # functions itself, not the operator (_inductor_call)
         if not mutates_args:
@@ -1493,12 +1495,17 @@ def _autograd_layer(custom_op):
         return None
 
 
-def _short_cut(layer, call):
+def _short_cut(layer, call, native):
     """An Autograd-key kernel: ``call`` itself when the eager fast path's
     test holds (plain tensors, no mode, nothing tracing) and no gradient is
-    needed, else custom_op's ``layer``."""
+    needed, else custom_op's ``layer``; first, the operator's compiled
+    replays (``native``), which test the same."""
 
     def kernel(keyset, *args, **kwargs):
+        if native and not kwargs:
+            out = _NATIVE_CALL(native, args)
+            if out is not None and type(out) is not _NATIVE_REPLAY:
+                return out
         found = _direct(args, kwargs)
         if found is None or (found[1] and torch.is_grad_enabled()):
             return layer(keyset, *args, **kwargs)

@@ -296,14 +296,17 @@ def compiled(driver, monkeypatch):
     monkeypatch.setattr(
         kt, "_inspect", lambda a, k: (lambda f: f and ("cuda", *f[1:]))(inspect(a, k))
     )
-    for op in (axpy_op, axpy_pair, twice_op):
+    ops = (axpy_op, axpy_pair, twice_op)
+    for op in ops:
         monkeypatch.setattr(op, "replays", {})
-        monkeypatch.setattr(op, "native", [])
         monkeypatch.setattr(op, "plans", {})
+        op.native.clear()  # (the list the dispatcher's kernels hold too)
     kt._native_configure(ctypes.cast(function, ctypes.c_void_p).value, lambda d: 0x5EA)
     CALLS.clear()
     yield driver
     KEEP.append(function)  # (the module keeps its address)
+    for op in ops:
+        op.native.clear()
 
 
 KEEP = []
@@ -327,6 +330,8 @@ def test_a_replay_runs_compiled_after_two_recorded_calls_agree(compiled):
         assert values == [x.data_ptr(), y.data_ptr(), 0.5, 32, 2**40, -0.5]
     assert len({y.data_ptr() for y in outs}) == 5  # each call its own output
     assert outs[-1].shape == x.shape and outs[-1].dtype == x.dtype
+    axpy_op.op(x, 0.5, 32)  # through the dispatcher: its autograd-key kernel
+    assert compiled.native == 3 and len(CALLS) == 3
 
 
 @needs_cc
@@ -358,18 +363,23 @@ def test_what_must_see_the_call_keeps_it_from_the_compiled_replay(
     with torch.no_grad():  # a tensor that requires grad: another signature
         axpy_op(x.clone().requires_grad_(), 0.5, 32)
 
+    funcs = []
+
     class Passing(torch.overrides.TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
+            funcs.append(func)
             return func(*args, **(kwargs or {}))
 
-    with Passing():  # a mode sees the operator
+    with Passing():  # a mode sees the operator: the call goes to the dispatcher
         axpy_op(x, 0.5, 32)
+    assert funcs == [axpy_op.overload]
+    assert compiled.native == 1  # (below the mode, the operator's kernel)
     seen = []
     with kt._intercepting(lambda *a: seen.append(a)):  # a call being recorded
         axpy_op(x, 0.5, 32)
-    assert compiled.native == 0 and len(seen) == 1
+    assert compiled.native == 1 and len(seen) == 1
     axpy_op(x, 0.5, 32)
-    assert compiled.native == 1
+    assert compiled.native == 2
 
 
 @needs_cc
