@@ -428,6 +428,50 @@ def test_two_outputs_and_launches_replay_compiled(compiled):
 
 
 @needs_cc
+def test_the_compiled_test_tells_what_the_signature_tells(compiled):
+    """Floats by their bits, scalars by their exact type, nn.Parameter as a
+    tensor, a subclass not."""
+    compiled.kinds = "ppfiqd"
+    x = torch.ones(32)
+    for _ in range(3):
+        axpy_op(x, 0.0, 32)
+    CALLS.clear()
+    axpy_op(x, -0.0, 32)  # not 0.0
+    with pytest.raises(kdsl.DSLError, match="E427"):  # a bool is not an int:
+        axpy_op(x, 0.0, True)  # the function's launch says so
+    assert CALLS == [32, True] and compiled.native == 0
+    axpy_op(torch.nn.Parameter(torch.ones(32), requires_grad=False), 0.0, 32)
+    assert compiled.native == 1
+
+    class Sub(torch.Tensor):
+        pass
+
+    axpy_op(torch.ones(32).as_subclass(Sub), 0.0, 32)
+    assert compiled.native == 1
+
+
+@needs_cc
+def test_the_compiled_test_refuses_a_misaligned_address(compiled):
+    """A launch that needs 16-byte addresses: a view 4 bytes in is not
+    its call (the Python path says what is wrong)."""
+    module = kt._NATIVE["module"]
+    compiled.kinds = "p"
+    x = torch.ones(64)
+    tensor = ("tensor", x.dtype, torch.Size([32]), (1,), False, False)
+    launch = (0xF00D, (1, 1, 1), (32, 1, 1), 0, bytes(8), (0,), ((0, 0, 0, 16),))
+    replay = module.Replay((tensor,), ((0, None, (), {}),), (launch,), False, 0, "t")
+    assert replay.tag == "t"
+    assert module.call([replay], (x[1:33],)) is None
+    assert replay((x[1:33],)) is None
+    assert module.call([replay], (x[:32], x)) is None  # another arity
+    out = module.call([replay], (x[:32],))
+    assert out.shape == (32,) and compiled[-1][5] == [x.data_ptr()]
+    stray = (*launch[:6], ((0, 5, 0, 16),))  # input 5 of 1
+    with pytest.raises(ValueError, match="a pointer of no tensor"):
+        module.Replay((tensor,), ((0, None, (), {}),), (stray,), False, 0, None)
+
+
+@needs_cc
 def test_a_failed_launch_raises_or_gets_a_context(compiled, monkeypatch):
     compiled.kinds = "ppfiqd"
     made = []
