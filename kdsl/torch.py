@@ -740,7 +740,7 @@ class Op:
         if layer is not None and not mutates_args:
             for key, call in (("AutogradCUDA", on_cuda), ("AutogradCPU", on_cpu)):
                 self.lib.impl(
-                    opname, _short_cut(layer, call, self.native), key, with_keyset=True
+                    opname, _short_cut(layer, call, self), key, with_keyset=True
                 )
         # Under torch.compile, Inductor's generated code calls these same
         # functions itself, not the operator (_inductor_call)
@@ -1495,20 +1495,28 @@ def _autograd_layer(custom_op):
         return None
 
 
-def _short_cut(layer, call, native):
-    """An Autograd-key kernel: ``call`` itself when the eager fast path's
-    test holds (plain tensors, no mode, nothing tracing) and no gradient is
-    needed, else custom_op's ``layer``; first, the operator's compiled
-    replays (``native``), which test the same."""
+def _short_cut(layer, call, op):
+    """An Autograd-key kernel that does what an eager call of ``op`` does
+    when the fast path's test holds (plain tensors, no mode, nothing
+    tracing): ``call`` itself when no gradient is needed, the fast path's
+    autograd node (_Differentiable) when one is, the operator's compiled
+    replays first (which test the same); and gives anything else to
+    custom_op's ``layer``."""
+    native = op.native
 
     def kernel(keyset, *args, **kwargs):
         if native and not kwargs:
             out = _NATIVE_CALL(native, args)
-            if out is not None and type(out) is not _NATIVE_REPLAY:
+            if type(out) is _NATIVE_REPLAY:  # (a gradient needed)
+                return _apply(op, ("cuda", out.tag, out), kwargs, *args)
+            if out is not None:
                 return out
         found = _direct(args, kwargs)
-        if found is None or (found[1] and torch.is_grad_enabled()):
+        if found is None:
             return layer(keyset, *args, **kwargs)
+        device, grad, key = found
+        if grad and torch.is_grad_enabled():
+            return _apply(op, (device, key, None), kwargs, *args)
         return call(*args, **kwargs)
 
     return kernel

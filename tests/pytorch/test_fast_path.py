@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 import kdsl  # noqa: E402
 import kdsl.torch as kt  # noqa: E402
 from kdsl import Float32, Float64, Int32, Pointer, block_idx, thread_idx  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 D = kdsl.TypeVar("D", bound=kdsl.Float)
 
@@ -41,6 +42,15 @@ def mul_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     n = x.numel()
     mul[kt.blocks(n, 64), 64](x, w, y, n)
     return y
+
+
+class ThroughTheLayer(TorchDispatchMode):
+    """A dispatch mode that changes nothing: under it no call is plain, so
+    the operator's gradient comes from custom_op's autograd layer (the
+    reference the fast path's node is compared with)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
 
 
 @pytest.fixture
@@ -84,7 +94,9 @@ def test_a_gradient_through_the_fast_path_equals_the_operators(
     assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
     (fast,) = torch.autograd.grad((y * y).sum(), x)
     monkeypatch.undo()  # the operator again, through the dispatcher
-    y2 = mul_op.op(x, w)
+    with ThroughTheLayer():
+        y2 = mul_op.op(x, w)
+    assert type(y2.grad_fn).__name__ != "_DifferentiableBackward"
     (slow,) = torch.autograd.grad((y2 * y2).sum(), x)
     assert torch.equal(fast, slow)
     assert torch.equal(y.detach(), y2.detach())
@@ -110,25 +122,24 @@ def test_the_backward_plan_is_kept_per_input_signature(no_dispatcher, counted_pl
     assert len(counted_plans) == 2
 
 
-def test_the_dispatchers_autograd_keeps_the_plans_too(counted_plans):
-    """custom_op's autograd layer (a call the fast path leaves to the
-    operator) plans each input signature once as well, unless the tensors
-    are not plain (here: inside a dispatch mode)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Passing(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            return func(*args, **(kwargs or {}))
-
+def test_the_dispatchers_autograd_gives_plain_tensors_the_fast_paths_node(
+    counted_plans,
+):
+    """Through the dispatcher (``op.op``, ``torch.ops``), plain tensors that
+    need a gradient get the fast path's node, its plans kept per input
+    signature; tensors that are not plain (here: inside a dispatch mode)
+    get custom_op's autograd layer, planned at each call."""
     w = torch.randn(50, dtype=torch.float64)
     for _ in range(3):
         x = torch.randn(50, dtype=torch.float64, requires_grad=True)
-        mul_op.op(x, w).sum().backward()
+        y = mul_op.op(x, w)
+        assert type(y.grad_fn).__name__ == "_DifferentiableBackward"
+        y.sum().backward()
         torch.testing.assert_close(x.grad, w)
     assert len(counted_plans) == 1
     for _ in range(2):
         x = torch.randn(50, dtype=torch.float64, requires_grad=True)
-        with Passing():
+        with ThroughTheLayer():
             y = mul_op(x, w)
         y.sum().backward()
         torch.testing.assert_close(x.grad, w)
@@ -146,7 +157,9 @@ def test_a_backward_plan_named_in_another_process_is_rebuilt(monkeypatch):
     monkeypatch.setattr(
         mul_op, "backward_op", lambda *a: (calls.append(a), backward_op(*a))[1]
     )
-    mul_op.op(x, w).sum().backward()  # custom_op's autograd: the backward operator
+    with ThroughTheLayer():  # custom_op's autograd: the backward operator
+        y = mul_op.op(x, w)
+    y.sum().backward()
     (args,) = calls
     plan = args[2]
     assert isinstance(plan, str) and "mul" in plan  # what the graph holds
@@ -155,7 +168,9 @@ def test_a_backward_plan_named_in_another_process_is_rebuilt(monkeypatch):
         monkeypatch.setattr(kt, "_KEYS", {})
         if not fresh:
             y = torch.randn(7, dtype=torch.float64, requires_grad=True)
-            mul_op.op(y, torch.ones(7, dtype=torch.float64)).sum().backward()
+            with ThroughTheLayer():
+                z = mul_op.op(y, torch.ones(7, dtype=torch.float64))
+            z.sum().backward()
         (grad_x,) = torch.ops.kdsl_fast.mul_backward.default(*args)
         assert torch.equal(grad_x, args[1][0] * w)
     with pytest.raises(kdsl.DSLError, match="E537"):  # a kernel it cannot find
@@ -560,7 +575,9 @@ def test_gpu_fast_path_gradients_equal_the_operators_and_pass_gradcheck():
         g = torch.randn_like(y)
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
         fast = torch.autograd.grad(y, inputs, g)
-        slow = torch.autograd.grad(op.op(*args), inputs, g)  # the dispatcher's
+        with ThroughTheLayer():  # custom_op's autograd layer
+            reference = op.op(*args)
+        slow = torch.autograd.grad(reference, inputs, g)
         for f, s in zip(fast, slow):  # (w's: sums by atomics, in any order)
             torch.testing.assert_close(f, s, rtol=1e-10, atol=1e-12)
 
@@ -656,8 +673,16 @@ def negate_op(x: torch.Tensor) -> torch.Tensor:
 
 
 if sys.argv[1] == "second":  # another plan first: this process's first plan
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class ThroughTheLayer(TorchDispatchMode):  # (the backward operator's path)
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
     v = torch.ones(5, dtype=torch.float64, requires_grad=True)
-    negate_op.op(v).sum().backward()
+    with ThroughTheLayer():
+        negated = negate_op.op(v)
+    negated.sum().backward()
 x = torch.linspace(-1, 1, 40, dtype=torch.float64, requires_grad=True)
 compiled = torch.compile(lambda t: scale_op(t, 2.5), fullgraph=True)
 compiled(x).sum().backward()
