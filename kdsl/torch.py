@@ -43,12 +43,14 @@ An eager call that nothing traces, fakes or records (``_direct``) skips the
 dispatcher: it runs the function itself, or, when a gradient is needed, one
 ``torch.autograd.Function`` (``_Differentiable``) whose backward plan is kept
 per input signature (its backward, on one GPU, a function generated for the
-plan: _fast_backward).  Below autograd, the operator's CUDA and CPU kernels
-are the function itself; a graph Inductor compiles calls the function
-without the dispatcher (_inductor_call).  With ``replay=True`` each of those
-runs a signature's recorded launches instead of the function, once two
-recorded calls agree (Op._call, _replay_function).  docs/pytorch.md, "What a
-call costs".
+plan: _fast_backward); the dispatcher's autograd-key kernels do the same for
+plain tensors (_short_cut).  Below autograd, the operator's CUDA and CPU
+kernels are the function itself; a graph Inductor compiles calls the
+function without the dispatcher (_inductor_call).  With ``replay=True`` each
+of those runs a signature's recorded launches instead of the function, once
+two recorded calls agree (Op._call, _replay_function), on the GPU compiled
+where the host can build runtime/native.c (_native_replay).
+docs/pytorch.md, "What a call costs".
 """
 
 from __future__ import annotations
