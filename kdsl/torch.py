@@ -1385,19 +1385,13 @@ def _native_replay(recorded, launches, key):
 def _native_launch(driver, roles, grid, block):
     """``(function, grid, block, parameter buffer, offsets, pointers)`` of
     one launch for native.c's Replay: the buffer the recorded constants are
-    written in (ctypes lays it out as the driver launch does), each
+    written in (laid out by the launch's parameter_struct), each
     parameter's offset in it, and ``(role, index, offset, alignment)`` of
     each address an input or output gives; None when a pointer is given no
     tensor or a scalar no constant."""
-    import ctypes
-
-    class Arguments(ctypes.Structure):
-        _fields_ = [(f"a{m}", t) for m, (_, t, _) in enumerate(driver.params)]
-
-    values, offsets, pointers = Arguments(), [], []
-    for m, (i, _, align) in enumerate(driver.params):
-        offset = getattr(Arguments, f"a{m}").offset
-        offsets.append(offset)
+    Arguments, offsets = _launch.parameter_struct([t for _, t, _ in driver.params])
+    values, pointers = Arguments(), []
+    for m, ((i, _, align), offset) in enumerate(zip(driver.params, offsets)):
         role, k = roles[i]
         if align and role != _CONST:  # a pointer: a tensor's address
             pointers.append((role, k, offset, align))

@@ -905,6 +905,19 @@ def _driver_scalar(t) -> bool:
     return t.kind == "float" and np.dtype(t.np_dtype) in (np.float32, np.float64)
 
 
+def parameter_struct(fields) -> tuple:
+    """``(the ctypes structure of a driver launch's arguments, each one's
+    offset in it)`` for their C types ``fields``: the parameter buffer's
+    layout, which the Python launch and kdsl's compiled replay both
+    write."""
+    import ctypes
+
+    class Arguments(ctypes.Structure):
+        _fields_ = [(f"a{i}", t) for i, t in enumerate(fields)]
+
+    return Arguments, [getattr(Arguments, f"a{i}").offset for i in range(len(fields))]
+
+
 class _Parameters(threading.local):
     """A plan's parameter buffer, one per thread (the driver reads it after
     the launch call has let go of the GIL): a ctypes structure of the
@@ -914,12 +927,9 @@ class _Parameters(threading.local):
     def __init__(self, fields):
         import ctypes
 
-        class Arguments(ctypes.Structure):
-            _fields_ = [(f"a{i}", t) for i, t in enumerate(fields)]
-
+        Arguments, offsets = parameter_struct(fields)
         values = Arguments()
         start = ctypes.addressof(values)
-        offsets = [getattr(Arguments, f"a{i}").offset for i in range(len(fields))]
         addresses = (ctypes.c_void_p * max(1, len(fields)))(
             *[start + o for o in offsets]
         )

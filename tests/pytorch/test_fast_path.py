@@ -53,6 +53,15 @@ class ThroughTheLayer(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+def layer_gradients(op, args, inputs, g):
+    """The gradients of ``op(*args)`` with respect to ``inputs`` for the
+    incoming ``g`` as custom_op's autograd layer gives them: the reference
+    the fast path's node is compared with."""
+    with ThroughTheLayer():
+        reference = op.op(*args)
+    return torch.autograd.grad(reference, inputs, g)
+
+
 @pytest.fixture
 def no_dispatcher(monkeypatch):
     """The torch.library operator refuses to be called: a call that reaches
@@ -575,9 +584,7 @@ def test_gpu_fast_path_gradients_equal_the_operators_and_pass_gradcheck():
         g = torch.randn_like(y)
         inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
         fast = torch.autograd.grad(y, inputs, g)
-        with ThroughTheLayer():  # custom_op's autograd layer
-            reference = op.op(*args)
-        slow = torch.autograd.grad(reference, inputs, g)
+        slow = layer_gradients(op, args, inputs, g)
         for f, s in zip(fast, slow):  # (w's: sums by atomics, in any order)
             torch.testing.assert_close(f, s, rtol=1e-10, atol=1e-12)
 
