@@ -1655,7 +1655,7 @@ def _inductor_call(node, writeline) -> None:
         return
     device = node.get_device()
     attr = _DEVICE_CALLS.get(getattr(device, "type", None))
-    args = ", ".join([*node.codegen_args(), *node.codegen_kwargs()])
+    args = ", ".join(_call_arguments(node, graph.wrapper_code.val_to_arg_str))
     target = (
         node.python_kernel_name
         if attr is None
@@ -1666,6 +1666,22 @@ def _inductor_call(node, writeline) -> None:
         writeline(call)
     else:
         writeline(f"{node.get_name()} = {call}")
+
+
+def _call_arguments(node, written) -> list:
+    """The arguments of Inductor's call line for ``node``, the ones it holds
+    by keyword that the schema lets come by position (``eps=1e-05``, a
+    default Inductor names) moved to their places while no earlier one is
+    missing: a compiled replay tests positional calls only (runtime/
+    native.c), and a call with keywords would take the Python replay."""
+    args = list(node.codegen_args())  # (first: it moves keywords into kwargs)
+    kwargs = dict(node.kwargs)
+    schema = getattr(getattr(node, "op_overload", None), "_schema", None)
+    for arg in schema.arguments[len(args) :] if schema is not None else ():
+        if arg.kwarg_only or arg.name not in kwargs:
+            break
+        args.append(written(kwargs.pop(arg.name)))
+    return [*args, *(f"{k}={written(v)}" for k, v in kwargs.items())]
 
 
 def op(name: str, *, mutates_args=(), replay=False, overwrites=()):

@@ -412,6 +412,30 @@ def test_inductor_calls_a_function_with_a_dtype_argument():
     assert "mul_as.default._kdsl_cpu(" in code
 
 
+@kt.op("kdsl_fast::mul_by")
+def mul_by_op(x: torch.Tensor, w: torch.Tensor, by: float = 1.0) -> torch.Tensor:
+    """x * w * by: a parameter with a default, given by position."""
+    y = torch.empty_like(x)
+    n = x.numel()
+    mul[kt.blocks(n, 64), 64](x, w, y, n)
+    return y * by
+
+
+def test_inductor_passes_a_default_by_position():
+    """Inductor holds an argument given its default value by keyword
+    (``eps=1e-05``); the call line gives it by position, as the caller did:
+    a compiled replay is tested for positional calls only (found on the
+    H200: layer norm's call in a graph took the Python replay, 17 us against
+    8 eagerly)."""
+    x = torch.randn(40, dtype=torch.float64)
+    w = torch.randn(40, dtype=torch.float64)
+    run = torch.compile(lambda a, b: mul_by_op(a, b, 1.0), fullgraph=True)
+    y, code = _inductor_code(run, x, w)
+    assert torch.equal(y, x * w)
+    assert "mul_by.default._kdsl_cpu(arg0_1, arg1_1, 1.0)" in code
+    # keyword-only stays a keyword (test_inductor_calls_a_function_of_two_...)
+
+
 def test_the_dispatcher_path_runs_the_function_directly():
     """Below autograd the operator's kernels are the function itself (CPU:
     its launches interpreted), not custom_op's generic wrapper."""
