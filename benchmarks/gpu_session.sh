@@ -47,7 +47,7 @@ tests)
         "test_wgmma_gpu.py test_mma_gpu.py test_gemm_mma_gpu.py test_tma_gpu.py test_attention_gpu.py test_attention_tma_gpu.py test_attention_backward_gpu.py"
         "test_wgmma_fp8_gpu.py test_gemm_fp8_gpu.py test_gemm_int8_gpu.py"
         "PYTORCH test_rows_gpu.py test_elementwise_torch_gpu.py"
-        "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_structs_gpu.py test_nan_payloads.py test_allreduce_multi_gpu.py"
+        "test_cache_hints_gpu.py test_pointer_swap_gpu.py test_block_option_gpu.py test_names_gpu.py test_codegen_gpu.py test_lanemask_gpu.py test_ports_gpu.py test_structs_gpu.py test_nan_payloads.py test_allreduce_multi_gpu.py test_allreduce_ranks_one_gpu.py"
         "WORKERS=4 test_examples_gpu.py|$examples_heavy"
         "test_examples_gpu.py|$examples_mid"
         "test_examples_gpu.py|not ($examples_heavy or $examples_mid)"

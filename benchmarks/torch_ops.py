@@ -39,8 +39,10 @@ with the autograd engine on the calling thread ('... 1 thread').  For gelu, smal
 timed alone ("launch steps"): PyTorch's stream queries, CuPy's device
 query, an output allocation, the plan's packing and launch through the
 driver (kdsl's launch) and through CuPy's ``Function`` (the launch before
-it, ``KDSL_CUPY_LAUNCH=1``), and ``cuLaunchKernel`` alone.  Host microseconds per call: many calls in a
-loop, synchronised at the end, rounds interleaved, median of the rounds;
+it, ``KDSL_CUPY_LAUNCH=1``), ``cuLaunchKernel`` alone, and two
+``cuLaunchKernel`` calls: of one function, or of two functions in turn (as
+a compiled graph launches its own kernel and the operator's).  Host
+microseconds per call: many calls in a loop, synchronised at the end, rounds interleaved, median of the rounds;
 GPU microseconds per call: CUDA events around the same loop (for small
 tensors the loop is host-bound and the two agree).  Prints a table and the
 issue's targets (tuned <= 1.2 x bare, op <= 1.5 x torch, forward + backward
@@ -424,6 +426,18 @@ def launch_steps(shape, dtype) -> dict:
         )
     finally:
         del os.environ["KDSL_CUPY_LAUNCH"]
+    # a second function of the same parameters (another config of gelu):
+    # two functions launched in turn, as a compiled graph launches its own
+    # kernel and the operator's, against one function launched twice
+    other = next(c.constexprs for c in G.GELU_CONFIGS if c.constexprs != config)
+    other_meta = {**meta, **other}
+    other_launcher = G.gelu[grid_fn(other_meta), block_fn(other_meta)]
+    other_launcher(x, y, n, **other)
+    ((other_launch, other_block),) = other_launcher.plans.values()
+    other_plan = next(p for p in G.gelu._plans.values() if p.launch is other_launch)
+    other_fptr = other_plan.loaded.ptr
+    og = (*other_launcher.grid, 1, 1)[:3]
+    ob = (*other_block, 1, 1)[:3]
     driven = plan.launch
     values, addresses = driven.__globals__["_parameters"].buffer
     stream = torch.cuda.current_stream().cuda_stream
@@ -441,6 +455,14 @@ def launch_steps(shape, dtype) -> dict:
         "CuPy Function call": lambda: plan.loaded(grid, block, packed, 0, cupy_stream),
         "cuLaunchKernel alone": lambda: driver.launchKernel(
             fptr, *g, *b, 0, stream, addresses, 0
+        ),
+        "cuLaunchKernel, one function twice": lambda: (
+            driver.launchKernel(fptr, *g, *b, 0, stream, addresses, 0),
+            driver.launchKernel(fptr, *g, *b, 0, stream, addresses, 0),
+        ),
+        "cuLaunchKernel, two functions in turn": lambda: (
+            driver.launchKernel(fptr, *g, *b, 0, stream, addresses, 0),
+            driver.launchKernel(other_fptr, *og, *ob, 0, stream, addresses, 0),
         ),
         "bare launch": lambda: launcher(x, y, n, **config),
         "torch gelu": lambda: F.gelu(x, approximate="tanh"),
