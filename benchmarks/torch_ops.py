@@ -410,10 +410,15 @@ def launch_steps(shape, dtype) -> dict:
     meta = {**G.gelu_tuned._defaults(), **config}
     launcher = G.gelu[grid_fn(meta), block_fn(meta)]
     launcher(x, y, n, **config)
-    ((launch, block),) = launcher.plans.values()  # what the launcher calls
+
+    def plan_of(launcher):
+        """``(plan, block)`` the launcher calls (one plan may be kept under
+        several keys of the kernel's)."""
+        ((launch, block),) = launcher.plans.values()
+        return next(p for p in G.gelu._plans.values() if p.launch is launch), block
+
+    plan, block = plan_of(launcher)
     grid = launcher.grid
-    # (one plan may be kept under several keys)
-    plan = next(p for p in G.gelu._plans.values() if p.launch is launch)
     os.environ["KDSL_CUPY_LAUNCH"] = "1"
     try:  # the same plan's launch function as CuPy's Function launched it
         via_cupy = lmod._generate(
@@ -433,8 +438,7 @@ def launch_steps(shape, dtype) -> dict:
     other_meta = {**meta, **other}
     other_launcher = G.gelu[grid_fn(other_meta), block_fn(other_meta)]
     other_launcher(x, y, n, **other)
-    ((other_launch, other_block),) = other_launcher.plans.values()
-    other_plan = next(p for p in G.gelu._plans.values() if p.launch is other_launch)
+    other_plan, other_block = plan_of(other_launcher)
     other_fptr = other_plan.loaded.ptr
     og = (*other_launcher.grid, 1, 1)[:3]
     ob = (*other_block, 1, 1)[:3]

@@ -155,6 +155,18 @@ def address_table(arrays, xp):
     return xp.asarray(np.array([address(a) for a in arrays], np.uint64))
 
 
+def rank_order_sum(arrays, dtype):
+    """What both kernels compute, in numpy: the arrays summed in rank order
+    in Float32 (``arrays[0] + arrays[1] + ...``), rounded once to
+    ``dtype``."""
+    import numpy as np
+
+    total = np.asarray(arrays[0]).astype(np.float32)
+    for a in arrays[1:]:
+        total = total + np.asarray(a).astype(np.float32)
+    return total.astype(dtype)
+
+
 def launch_all_reduce(kernel, launcher, bufs, buf, pads, pad, out, rank, world, grid):
     """Launch one rank's ``kernel`` (``launcher(kernel, grid, block)``:
     ``kernel[grid, block]`` or ``kernel.interpret[grid, block]``) with the

@@ -32,20 +32,13 @@ DTYPES = {  # name: (numpy's, PyTorch's; the integer of its size, for its bits)
 }
 
 
-def rank_order_sum(xs, dtype):
-    total = xs[0].astype(np.float32)
-    for x in xs[1:]:
-        total = total + x.astype(np.float32)
-    return total.astype(dtype)
-
-
 def run_case(kernel, dtypes, world, n, grid, calls, seed) -> list:
     """The mismatches (``(call, rank, first index)``) of ``calls`` all-reduces
     of ``world`` ranks on one GPU, each rank's kernel on its own stream."""
     dtype, tdtype, bits, tbits = dtypes
     rng = np.random.default_rng(seed)
     xs = [rng.standard_normal(n).astype(np.float32).astype(dtype) for _ in range(world)]
-    want = rank_order_sum(xs, dtype).view(bits)
+    want = AR.rank_order_sum(xs, dtype).view(bits)
     inputs = [torch.from_numpy(x.astype(np.float32)).to("cuda", tdtype) for x in xs]
     bufs = [torch.empty(n, dtype=tdtype, device="cuda") for _ in range(world)]
     pads = [
